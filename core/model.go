@@ -1,0 +1,78 @@
+package core
+
+// Worktree is one row of `copse list --json`, the picker and every mutation's reply.
+type Worktree struct {
+	Branch      string  `json:"branch,omitempty"` // absent when detached or bare
+	Path        string  `json:"path"`
+	Head        string  `json:"head"`
+	Main        bool    `json:"main"`
+	Current     bool    `json:"current"`
+	Detached    bool    `json:"detached"`
+	Bare        bool    `json:"bare,omitempty"`
+	Locked      *string `json:"locked"`       // nil, or the lock reason ("" when none given)
+	Prunable    *string `json:"prunable"`     // nil, or git's prunable reason
+	WorkspaceID *string `json:"workspace_id"` // the open Herdr workspace, if any
+	Status      *Status `json:"status"`       // nil unless asked for
+}
+
+// Status is a worktree's state as the picker badges and `list --status` show it.
+// A row whose status could not be computed carries Error; it is never shown as clean.
+type Status struct {
+	Staged     int    `json:"staged"`
+	Unstaged   int    `json:"unstaged"`
+	Untracked  int    `json:"untracked"`
+	Conflicted int    `json:"conflicted"`
+	Upstream   string `json:"upstream,omitempty"`
+	Ahead      int    `json:"ahead"`
+	Behind     int    `json:"behind"`
+	Rebasing   bool   `json:"rebasing,omitempty"`
+	Merging    bool   `json:"merging,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Dirty reports uncommitted work of any kind.
+func (s Status) Dirty() bool {
+	return s.Staged+s.Unstaged+s.Untracked+s.Conflicted > 0
+}
+
+// Changes is the number of uncommitted entries (the picker's ✚N badge).
+func (s Status) Changes() int { return s.Staged + s.Unstaged + s.Untracked + s.Conflicted }
+
+// Listing is the reply to `list`.
+type Listing struct {
+	RepoRoot  string     `json:"repo_root"`
+	Backend   string     `json:"backend"`
+	Worktrees []Worktree `json:"worktrees"`
+	Token     StateToken `json:"-"` // digest of git's worktree list when this was read
+}
+
+// StatusResult is one row's status from Service.Statuses (the picker fills rows progressively).
+type StatusResult struct {
+	Path   string
+	Status Status // Status.Error set when it could not be computed
+}
+
+// StateToken is a digest of `git worktree list --porcelain -z`. A confirmation carries the
+// token it was shown with; if the list changed before the user said yes, nothing runs.
+type StateToken string
+
+// Outcome is what a request did (or, with DryRun, would do), in list's vocabulary.
+type Outcome struct {
+	Operation     Operation `json:"operation"`
+	DryRun        bool      `json:"dry_run,omitempty"`
+	Commands      []string  `json:"commands,omitempty"` // dry run: the exact commands, as the builders made them
+	Worktree      *Worktree `json:"worktree,omitempty"` // created, opened, switched to, removed
+	Path          string    `json:"path,omitempty"`     // where to cd (switch, back) or what was removed
+	WorkspaceID   string    `json:"workspace_id,omitempty"`
+	BranchDeleted bool      `json:"branch_deleted,omitempty"`
+	Warnings      []string  `json:"warnings,omitempty"`
+	Listing       *Listing  `json:"-"` // for list
+}
+
+// Result is the JSON value a reply carries: the Listing for list, the Outcome otherwise.
+func (o *Outcome) Result() any {
+	if o.Listing != nil {
+		return o.Listing
+	}
+	return o
+}

@@ -1,0 +1,134 @@
+package core
+
+// Request is the closed union of everything copse can be asked to do. Every entry point
+// (CLI flags, the picker, `copse tool` JSON, MCP) builds one of these values and hands it to
+// Service.Prepare; nothing else reaches git or Herdr.
+//
+// Fields hold the caller's raw values: optional strings are pointers so that "absent" and
+// "empty" stay distinct (an empty value is rejected, an absent one takes the default).
+// Struct tags drive both the strict JSON decoder and the generated JSON Schema:
+//   json:"name"            the wire name
+//   copse:"required"       must be present
+//   copse:"oneof=GROUP"    exactly one field of GROUP must be present
+type Request interface {
+	Op() Operation
+	isRequest()
+}
+
+// Operation names a Request variant; it is the `operation` field on the wire.
+type Operation string
+
+const (
+	OpList   Operation = "list"
+	OpCreate Operation = "create"
+	OpOpen   Operation = "open"
+	OpSwitch Operation = "switch"
+	OpRemove Operation = "remove"
+	OpBack   Operation = "back"
+)
+
+// Operations lists every variant in a stable order (schema generation, docs, tests).
+var Operations = []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack}
+
+// Approval classes tell agent hosts which operations need a human's yes.
+type Approval string
+
+const (
+	ApprovalRead        Approval = "read"
+	ApprovalExecute     Approval = "execute"
+	ApprovalDestructive Approval = "destructive"
+)
+
+type ListRequest struct {
+	Status bool `json:"status,omitempty" doc:"compute uncommitted/ahead/behind status for every worktree"`
+}
+
+type CreateRequest struct {
+	Branch string  `json:"branch" copse:"required" doc:"branch to create, or an existing local branch no worktree holds"`
+	Base   *string `json:"base,omitempty" doc:"commit-ish to start a new branch from (default HEAD)"`
+	Path   *string `json:"path,omitempty" doc:"absolute checkout path (default <parent>/<repo>.worktrees/<branch-slug>); needs confirmation"`
+	Label  *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
+	Focus  bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr only)"`
+}
+
+type OpenRequest struct {
+	Path   *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
+	Branch *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
+	Label  *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
+	Focus  bool    `json:"focus,omitempty" doc:"focus the workspace (Herdr only)"`
+}
+
+type SwitchRequest struct {
+	Path   *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
+	Branch *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
+}
+
+type RemoveRequest struct {
+	Path         *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of the worktree to remove"`
+	Branch       *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of the worktree to remove"`
+	WorkspaceID  *string `json:"workspace_id,omitempty" copse:"oneof=target" doc:"Herdr workspace id of the worktree to remove"`
+	Force        bool    `json:"force,omitempty" doc:"remove even if dirty or locked; delete an unmerged branch"`
+	DeleteBranch bool    `json:"delete_branch,omitempty" doc:"also delete the worktree's branch"`
+}
+
+type BackRequest struct{}
+
+func (ListRequest) Op() Operation   { return OpList }
+func (CreateRequest) Op() Operation { return OpCreate }
+func (OpenRequest) Op() Operation   { return OpOpen }
+func (SwitchRequest) Op() Operation { return OpSwitch }
+func (RemoveRequest) Op() Operation { return OpRemove }
+func (BackRequest) Op() Operation   { return OpBack }
+
+func (ListRequest) isRequest()   {}
+func (CreateRequest) isRequest() {}
+func (OpenRequest) isRequest()   {}
+func (SwitchRequest) isRequest() {}
+func (RemoveRequest) isRequest() {}
+func (BackRequest) isRequest()   {}
+
+// ApprovalOf is the operation's approval class for agent hosts.
+func ApprovalOf(op Operation) Approval {
+	switch op {
+	case OpList:
+		return ApprovalRead
+	case OpRemove:
+		return ApprovalDestructive
+	default:
+		return ApprovalExecute
+	}
+}
+
+// NeedsConfirmation reports whether a human must say yes before req runs:
+// remove always; create with an explicit path.
+func NeedsConfirmation(req Request) bool {
+	switch r := req.(type) {
+	case RemoveRequest:
+		return true
+	case CreateRequest:
+		return r.Path != nil
+	}
+	return false
+}
+
+// NewRequest returns a zero value of the variant named op (decoder and schema use it).
+func NewRequest(op Operation) (Request, bool) {
+	switch op {
+	case OpList:
+		return ListRequest{}, true
+	case OpCreate:
+		return CreateRequest{}, true
+	case OpOpen:
+		return OpenRequest{}, true
+	case OpSwitch:
+		return SwitchRequest{}, true
+	case OpRemove:
+		return RemoveRequest{}, true
+	case OpBack:
+		return BackRequest{}, true
+	}
+	return nil, false
+}
+
+// Str is a helper for building optional request fields.
+func Str(s string) *string { return &s }

@@ -1,0 +1,119 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// Options configure a Service. Zero values mean: current directory, auto backend,
+// os.Getenv, git on PATH.
+type Options struct {
+	Dir      string              // any directory inside the repository
+	Backend  string              // "auto" (default), "git" or "herdr"
+	Getenv   func(string) string // environment (tests inject); os.Getenv when nil
+	GitBin   string              // git executable; "git" when empty
+	Env      []string            // extra environment for child processes (tests)
+	Timeout  time.Duration       // per child process; 60s when zero
+	Session  string              // history session key; derived from the backend when empty
+	Previous string              // previous worktree of this session, from the shell function (git backend)
+}
+
+// Plan is a prepared request: parsed into typed values, preconditions checked, the exact
+// commands known. It runs with Service.Execute. A Plan that needs confirmation carries it;
+// Execute re-checks the state token under the repository lock before running anything.
+type Plan struct {
+	Request  Request
+	Confirm  *Confirmation // nil when no human confirmation is needed
+	Commands []string      // the exact commands Execute would run (dry run shows these)
+	Warnings []string
+	Token    StateToken
+
+	cmd command // the typed command; unexported so only Prepare can make one
+}
+
+// command is implemented by each typed command (createCmd, removeCmd, ...).
+type command interface{ op() Operation }
+
+// Service is the safety core for one repository. It is safe for concurrent use; mutations
+// are serialised by an in-process mutex plus an advisory file lock in the git common dir.
+type Service struct {
+	impl *service
+}
+
+// Open finds the repository holding opts.Dir, detects the backend and returns the Service.
+// Not being inside a git work tree is a KindUsage error with code "not_a_repository".
+func Open(ctx context.Context, opts Options) (*Service, error) { return openService(ctx, opts) }
+
+// BackendName is "git" or "herdr".
+func (s *Service) BackendName() string { return s.impl.backend.name() }
+
+// HasWorkspaces reports a workspace backend (Herdr): `open` differs from `switch` and the
+// picker shows its `o` key.
+func (s *Service) HasWorkspaces() bool { return s.impl.backend.hasWorkspaces() }
+
+// RepoRoot is the main checkout's path.
+func (s *Service) RepoRoot() string { return s.impl.repo.root }
+
+// CurrentPath is the worktree this process runs in ("" when outside any).
+func (s *Service) CurrentPath() string { return s.impl.repo.current }
+
+// List reads every worktree, branch first. With status, every row gets a Status computed
+// on a bounded worker pool (a row that failed carries Status.Error).
+func (s *Service) List(ctx context.Context, withStatus bool) (*Listing, error) {
+	return s.impl.list(ctx, withStatus)
+}
+
+// Statuses computes the status of each path on a pool of at most workers goroutines and
+// calls emit for each result as it arrives (from several goroutines; emit must be safe).
+// It returns when all are done or ctx is cancelled.
+func (s *Service) Statuses(ctx context.Context, paths []string, workers int, emit func(StatusResult)) {
+	s.impl.statuses(ctx, paths, workers, emit)
+}
+
+// Branches lists local branch names (completion in the create form).
+func (s *Service) Branches(ctx context.Context) ([]string, error) { return s.impl.branches(ctx) }
+
+// CheckBranch runs the branch parser on raw (git check-ref-format included) and returns
+// the name git resolves it to, or the same error Prepare would give.
+func (s *Service) CheckBranch(ctx context.Context, raw string) (string, error) {
+	b, err := s.impl.parseBranch(ctx, "branch", raw)
+	return b.String(), err
+}
+
+// Prepare parses req into typed values, checks its preconditions against git's current
+// state and builds the exact commands, without changing anything.
+func (s *Service) Prepare(ctx context.Context, req Request) (*Plan, error) {
+	return s.impl.prepare(ctx, req)
+}
+
+// Execute runs a prepared plan under the repository lock. If the worktree list changed
+// since Prepare (the state token differs), nothing runs: a KindRefused error with code
+// "stale_state". Postconditions are checked after; a mismatch is KindUncertain.
+func (s *Service) Execute(ctx context.Context, p *Plan) (*Outcome, error) {
+	return s.impl.execute(ctx, p)
+}
+
+// DryRun returns what Execute would do: the checks passed and the commands, changing nothing.
+func (s *Service) DryRun(p *Plan) *Outcome {
+	return &Outcome{Operation: p.Request.Op(), DryRun: true, Commands: p.Commands, Warnings: p.Warnings}
+}
+
+// Do is Prepare then Execute. A request that needs confirmation and is not approved is
+// refused with code "needs_approval" (the error carries the confirmation line as Hint).
+func (s *Service) Do(ctx context.Context, req Request, approved bool) (*Outcome, error) {
+	p, err := s.Prepare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if p.Confirm != nil && !approved {
+		return nil, &Error{Kind: KindRefused, Code: "needs_approval", Message: p.Confirm.Line(),
+			Hint: "ask the user, then run again with approval (--yes, --approved)"}
+	}
+	return s.Execute(ctx, p)
+}
+
+// History is this process's in-memory session history (back-switching).
+func (s *Service) History() *History { return s.impl.history }
+
+// Session is the history key of this process (Herdr workspace id, or "shell").
+func (s *Service) Session() string { return s.impl.session }
