@@ -54,3 +54,16 @@ func (h *History) Peek(session string) (string, bool) {
 	}
 	return st[len(st)-1], true
 }
+
+// lookup is Previous without forgetting anything: Prepare must change nothing.
+func (h *History) lookup(session string, exists func(path string) bool) (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := h.stacks[session]
+	for i := len(st) - 1; i >= 0; i-- {
+		if exists(st[i]) {
+			return st[i], true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,71 @@
+package core
+
+import (
+	"context"
+	"errors"
+)
+
+// backend carries out mutations; the engine owns parsing, preconditions, locking and
+// postconditions (always read back from git), so every backend gets the same guarantees.
+type backend interface {
+	name() string
+	hasWorkspaces() bool
+	// session is the history key of this process under the backend.
+	session() string
+	// annotate adds what the backend knows to git's rows (Herdr: open workspace ids).
+	annotate(ctx context.Context, rows []Worktree) error
+
+	// The exact commands each mutation would run (dry run and plans).
+	createCommands(c *createCmd) ([]string, error)
+	openCommands(c *targetCmd) ([]string, error)
+	switchCommands(c *targetCmd) ([]string, error)
+	removeCommands(c *removeCmd) ([]string, error)
+
+	// The mutations. They return the workspace id involved, if any. A returned *Error keeps
+	// its kind (refused, uncertain); any other error is reconciled by the engine with git.
+	create(ctx context.Context, c *createCmd) (workspace string, err error)
+	open(ctx context.Context, c *targetCmd) (workspace string, err error)
+	switchTo(ctx context.Context, c *targetCmd) (workspace string, err error)
+	remove(ctx context.Context, c *removeCmd) error
+}
+
+// herdrFactory builds the Herdr backend; it is set by herdr_backend.go. Detection errors
+// other than "not in Herdr" are returned to the caller of pickBackend.
+var herdrFactory func(ctx context.Context, s *service) (backend, error)
+
+// errNotInHerdr is returned by herdrFactory when auto-detection finds no Herdr.
+var errNotInHerdr = errors.New("not running inside Herdr")
+
+func pickBackend(ctx context.Context, s *service, want string) (backend, error) {
+	switch want {
+	case "", "auto":
+		if herdrFactory != nil && s.opts.Getenv("HERDR_ENV") == "1" {
+			b, err := herdrFactory(ctx, s)
+			if err == nil {
+				return b, nil
+			}
+			if !errors.Is(err, errNotInHerdr) {
+				// Herdr is there but unusable (too old, broken): say so rather than
+				// silently acting without workspaces.
+				return nil, err
+			}
+		}
+		return &gitBackend{s: s}, nil
+	case "git":
+		return &gitBackend{s: s}, nil
+	case "herdr":
+		if herdrFactory == nil {
+			return nil, usage("no_herdr_backend", "backend", "use --backend git", "this copse was built without the Herdr backend")
+		}
+		b, err := herdrFactory(ctx, s)
+		if err != nil {
+			if errors.Is(err, errNotInHerdr) {
+				return nil, usage("herdr_not_detected", "backend", "run copse inside a Herdr pane (HERDR_ENV=1), or use --backend git",
+					"--backend herdr was asked for, but %v", err)
+			}
+			return nil, err
+		}
+		return b, nil
+	}
+	return nil, usage("bad_backend", "backend", "use auto, git or herdr", "unknown backend %q", Escape(want))
+}

@@ -1,0 +1,98 @@
+package core
+
+import (
+	"context"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// gitBackend works anywhere: git makes and removes worktrees, and switching hands the path
+// to the shell integration (COPSE_CD_FILE) or prints it. Without workspaces, open is switch.
+type gitBackend struct{ s *service }
+
+func (b *gitBackend) name() string                                { return "git" }
+func (b *gitBackend) hasWorkspaces() bool                         { return false }
+func (b *gitBackend) session() string                             { return "shell" }
+func (b *gitBackend) annotate(context.Context, []Worktree) error { return nil }
+
+func (b *gitBackend) createCmd(c *createCmd) (gitx.Cmd, error) {
+	if c.existing {
+		return gitx.WorktreeAddExisting(c.cwd, c.path.String(), c.branch.String())
+	}
+	return gitx.WorktreeAddNew(c.cwd, c.path.String(), c.branch.String(), c.base.OID)
+}
+
+func (b *gitBackend) createCommands(c *createCmd) ([]string, error) {
+	cmd, err := b.createCmd(c)
+	if err != nil {
+		return nil, builderErr(err)
+	}
+	return []string{cmd.String()}, nil
+}
+
+func (b *gitBackend) create(ctx context.Context, c *createCmd) (string, error) {
+	cmd, err := b.createCmd(c)
+	if err != nil {
+		return "", builderErr(err)
+	}
+	_, err = b.s.git.Run(ctx, cmd)
+	return "", err
+}
+
+// Switching runs nothing: the path goes to the shell. The "command" shown is the cd.
+func (b *gitBackend) switchCommands(c *targetCmd) ([]string, error) {
+	return []string{"cd " + quoteDisplay(c.target.Path)}, nil
+}
+func (b *gitBackend) openCommands(c *targetCmd) ([]string, error) { return b.switchCommands(c) }
+func (b *gitBackend) switchTo(context.Context, *targetCmd) (string, error) { return "", nil }
+func (b *gitBackend) open(context.Context, *targetCmd) (string, error)     { return "", nil }
+
+func (b *gitBackend) removeCmd(c *removeCmd) (gitx.Cmd, error) {
+	return gitx.WorktreeRemove(c.cwd, c.target.Path, c.force, c.target.Locked != nil)
+}
+
+func (b *gitBackend) removeCommands(c *removeCmd) ([]string, error) {
+	cmd, err := b.removeCmd(c)
+	if err != nil {
+		return nil, builderErr(err)
+	}
+	return []string{cmd.String()}, nil
+}
+
+func (b *gitBackend) remove(ctx context.Context, c *removeCmd) error {
+	cmd, err := b.removeCmd(c)
+	if err != nil {
+		return builderErr(err)
+	}
+	_, err = b.s.git.Run(ctx, cmd)
+	return err
+}
+
+// builderErr: a builder refusing a value the parsers accepted is a bug, reported as bad input.
+func builderErr(err error) *Error {
+	return &Error{Kind: KindUsage, Code: "bad_argument", Err: err, Message: Escape(err.Error()),
+		Hint: "this value passed copse's parser but not the command builder; please report it"}
+}
+
+// quoteDisplay quotes a path for display the way the builders' String() would.
+func quoteDisplay(p string) string {
+	safe := true
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' || r == ',') {
+			safe = false
+			break
+		}
+	}
+	if safe && p != "" {
+		return p
+	}
+	out := "'"
+	for _, r := range p {
+		if r == '\'' {
+			out += `'\''`
+		} else {
+			out += string(r)
+		}
+	}
+	return Escape(out + "'")
+}

@@ -1,0 +1,48 @@
+package core
+
+import "github.com/copse-dev/copse/gitx"
+
+// The typed commands Prepare makes from a Request. Every field is a parsed value or git's
+// own record; nothing here is a raw caller string.
+
+type listCmd struct{ withStatus bool }
+
+type createCmd struct {
+	branch   BranchName
+	existing bool       // check out an existing local branch instead of creating one
+	base     BaseCommit // zero when existing
+	path     AbsPath
+	explicit bool // the caller chose the path (needs confirmation)
+	label    Label
+	focus    bool
+	cwd      string // main checkout: where git and Herdr run
+}
+
+// targetCmd names an existing worktree for open, switch and back.
+type targetCmd struct {
+	target  gitx.Worktree
+	from    string // the worktree the session leaves ("" when none)
+	label   Label
+	focus   bool
+	cwd     string
+	operation Operation // OpOpen, OpSwitch or OpBack
+	wsID    string // open workspace of the target, if known
+	leaving *Status
+}
+
+type removeCmd struct {
+	target       gitx.Worktree
+	wsID         string
+	force        bool
+	deleteBranch bool
+	status       Status
+	unique       int // commits of the branch on no other branch or remote
+	cwd          string
+}
+
+func (listCmd) op() Operation   { return OpList }
+func (createCmd) op() Operation { return OpCreate }
+func (removeCmd) op() Operation { return OpRemove }
+
+// targetCmd serves three operations; which one it is, it keeps.
+func (c targetCmd) op() Operation { return c.operation }

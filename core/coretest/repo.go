@@ -1,0 +1,212 @@
+// Package coretest makes real git repositories for tests and snapshots their state, so a
+// test can prove that a refused request changed nothing.
+package coretest
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Env is the environment every test git process gets: no system or user config, a fixed
+// identity, no prompts.
+func Env(home string) []string {
+	return []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=copse test", "GIT_AUTHOR_EMAIL=test@copse.invalid",
+		"GIT_COMMITTER_NAME=copse test", "GIT_COMMITTER_EMAIL=test@copse.invalid",
+		"GIT_TERMINAL_PROMPT=0",
+	}
+}
+
+// Repo is a temporary repository: Root is the main checkout, inside Base (a directory that
+// also holds the default worktree folder, so Snapshot sees everything copse could touch).
+type Repo struct {
+	T    testing.TB
+	Base string
+	Root string
+	Home string
+}
+
+// Getenv is an environment without HERDR_ENV for core.Options.Getenv.
+func (r *Repo) Getenv(key string) string {
+	for _, kv := range Env(r.Home) {
+		if k, v, _ := strings.Cut(kv, "="); k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// New makes a repository with one commit on main. It sets HOME and GIT_CONFIG_NOSYSTEM for
+// the test process too (t.Setenv), so every git that copse runs sees the same clean config.
+func New(t testing.TB) *Repo {
+	t.Helper()
+	base := t.TempDir()
+	base, _ = filepath.EvalSymlinks(base)
+	home := filepath.Join(base, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if tt, ok := t.(interface{ Setenv(string, string) }); ok {
+		for _, kv := range Env(home) {
+			k, v, _ := strings.Cut(kv, "=")
+			tt.Setenv(k, v)
+		}
+		tt.Setenv("HERDR_ENV", "")
+		tt.Setenv("COPSE_CD_FILE", "")
+	}
+	r := &Repo{T: t, Base: base, Root: filepath.Join(base, "app"), Home: home}
+	r.Git(base, "init", "-q", "-b", "main", r.Root)
+	r.Write("README.md", "hello\n")
+	r.Git(r.Root, "add", "README.md")
+	r.Git(r.Root, "commit", "-q", "-m", "initial")
+	return r
+}
+
+// Git runs git in dir and returns its trimmed stdout; a failure fails the test.
+func (r *Repo) Git(dir string, args ...string) string {
+	r.T.Helper()
+	out, err := r.TryGit(dir, args...)
+	if err != nil {
+		r.T.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// TryGit runs git in dir and returns combined output and the error.
+func (r *Repo) TryGit(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), Env(r.Home)...)
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// Write writes a file relative to the main checkout.
+func (r *Repo) Write(rel, content string) {
+	r.T.Helper()
+	WriteFile(r.T, filepath.Join(r.Root, rel), content)
+}
+
+// WriteFile writes a file, making its directory.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// AddWorktree makes a linked worktree on a new branch at path (relative to Base when not absolute).
+func (r *Repo) AddWorktree(branch, path string) string {
+	r.T.Helper()
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.Base, path)
+	}
+	r.Git(r.Root, "worktree", "add", "-q", "-b", branch, path)
+	return path
+}
+
+// Snapshot is everything a copse mutation could change: git's worktree list, the branches
+// and their commits, and every file under Base (except .git internals that git itself
+// touches on reads, like the index stat cache, and copse's own lock file).
+type Snapshot struct {
+	Worktrees string
+	Branches  string
+	Files     string
+}
+
+// Snapshot reads the repository's state now.
+func (r *Repo) Snapshot() Snapshot {
+	r.T.Helper()
+	var files []string
+	filepath.WalkDir(r.Base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			files = append(files, p+" !"+err.Error())
+			return nil
+		}
+		rel, _ := filepath.Rel(r.Base, p)
+		if strings.HasPrefix(rel, "home") {
+			return nil
+		}
+		name := d.Name()
+		if name == "index" || name == "copse.lock" || name == "ORIG_HEAD" || name == "FETCH_HEAD" || name == "logs" && d.IsDir() {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		line := rel
+		if d.Type()&fs.ModeSymlink != 0 {
+			tgt, _ := os.Readlink(p)
+			line += " -> " + tgt
+		} else if !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			line += " = " + string(b)
+		} else {
+			line += "/"
+		}
+		files = append(files, line)
+		return nil
+	})
+	sort.Strings(files)
+	return Snapshot{
+		Worktrees: r.Git(r.Root, "worktree", "list", "--porcelain"),
+		Branches:  r.Git(r.Root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/"),
+		Files:     strings.Join(files, "\n"),
+	}
+}
+
+// Unchanged fails the test if the state differs from before.
+func (r *Repo) Unchanged(before Snapshot) {
+	r.T.Helper()
+	after := r.Snapshot()
+	if after.Worktrees != before.Worktrees {
+		r.T.Errorf("worktree list changed:\nbefore:\n%s\nafter:\n%s", before.Worktrees, after.Worktrees)
+	}
+	if after.Branches != before.Branches {
+		r.T.Errorf("branches changed:\nbefore:\n%s\nafter:\n%s", before.Branches, after.Branches)
+	}
+	if after.Files != before.Files {
+		r.T.Errorf("files changed:\n%s", diffLines(before.Files, after.Files))
+	}
+}
+
+func diffLines(a, b string) string {
+	as := map[string]bool{}
+	for _, l := range strings.Split(a, "\n") {
+		as[l] = true
+	}
+	bs := map[string]bool{}
+	for _, l := range strings.Split(b, "\n") {
+		bs[l] = true
+	}
+	var out []string
+	for l := range as {
+		if !bs[l] {
+			out = append(out, "- "+truncate(l))
+		}
+	}
+	for l := range bs {
+		if !as[l] {
+			out = append(out, "+ "+truncate(l))
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+func truncate(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}

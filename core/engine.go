@@ -1,0 +1,312 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// service holds one repository's state. Everything that reads git goes through s.git.
+type service struct {
+	opts    Options
+	git     *gitx.Runner
+	dir     string // where copse was started (-C)
+	repo    repoState
+	backend backend
+	history *History
+	session string
+	sessAt  string // where this session is after a switch ("" = where copse started)
+}
+
+// repoState is what copse knows of the repository from the last worktree list.
+type repoState struct {
+	root      string // main checkout
+	current   string // worktree holding dir ("" when none)
+	commonDir string // filled lazily (mutations need it for the lock)
+}
+
+// snapshot is one reading of `git worktree list --porcelain -z`.
+type snapshot struct {
+	trees []gitx.Worktree
+	token StateToken
+}
+
+func openService(ctx context.Context, opts Options) (*Service, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	dir := opts.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, failed("no_cwd", err, "run copse from an existing directory or pass -C DIR", "cannot read the current directory")
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, usage("bad_dir", "dir", "pass -C with an existing directory", "cannot use %q: %v", Escape(dir), err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, usage("bad_dir", "dir", "pass -C with an existing directory", "%s is not a directory", Escape(abs))
+	}
+	s := &service{
+		opts:    opts,
+		git:     &gitx.Runner{Bin: opts.GitBin, Timeout: opts.Timeout, Env: opts.Env},
+		dir:     abs,
+		history: NewHistory(),
+	}
+	snap, err := s.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.learn(snap)
+	be, err := pickBackend(ctx, s, opts.Backend)
+	if err != nil {
+		return nil, err
+	}
+	s.backend = be
+	s.session = opts.Session
+	if s.session == "" {
+		s.session = be.session()
+	}
+	if opts.Previous != "" {
+		s.history.Visit(s.session, filepath.Clean(opts.Previous))
+	}
+	return &Service{impl: s}, nil
+}
+
+// read lists the worktrees. Failure to list from dir means dir is not in a repository.
+func (s *service) read(ctx context.Context) (snapshot, error) {
+	trees, raw, err := s.git.Worktrees(ctx, s.dir)
+	if err != nil {
+		var ge *gitx.Error
+		if errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "not a git repository") {
+			return snapshot{}, &Error{Kind: KindUsage, Code: "not_a_repository", Err: err,
+				Message: Escape(s.dir) + " is not inside a git repository",
+				Hint:    "cd into a repository or pass -C DIR"}
+		}
+		return snapshot{}, gitFailure("list_failed", err, "cannot list worktrees")
+	}
+	sum := sha256.Sum256(raw)
+	return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
+}
+
+// learn updates the main checkout and current worktree from a snapshot.
+func (s *service) learn(snap snapshot) {
+	if len(snap.trees) > 0 {
+		s.repo.root = snap.trees[0].Path
+	}
+	s.repo.current = ""
+	here := canonical(s.dir)
+	best := -1
+	for _, t := range snap.trees {
+		if t.Bare {
+			continue
+		}
+		p := canonical(t.Path)
+		if within(here, p) && len(p) > best {
+			best = len(p)
+			s.repo.current = t.Path
+		}
+	}
+}
+
+// commonDir asks git once for the common git directory (the lock lives there).
+func (s *service) commonDir(ctx context.Context) (string, error) {
+	if s.repo.commonDir != "" {
+		return s.repo.commonDir, nil
+	}
+	info, err := s.git.RepoInfo(ctx, s.dir)
+	if err != nil {
+		return "", gitFailure("repo_info_failed", err, "cannot find the git directory")
+	}
+	s.repo.commonDir = info.CommonDir
+	return info.CommonDir, nil
+}
+
+func (s *service) rows(snap snapshot) []Worktree {
+	out := make([]Worktree, 0, len(snap.trees))
+	for i, t := range snap.trees {
+		out = append(out, Worktree{
+			Branch: t.Branch, Path: t.Path, Head: t.Head,
+			Main: i == 0 && !t.Bare, Current: t.Path == s.repo.current,
+			Detached: t.Detached, Bare: t.Bare, Locked: t.Locked, Prunable: t.Prunable,
+		})
+	}
+	return out
+}
+
+func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
+	snap, err := s.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.learn(snap)
+	rows := s.rows(snap)
+	if err := s.backend.annotate(ctx, rows); err != nil {
+		return nil, err
+	}
+	if withStatus {
+		idx := make(map[string]int, len(rows))
+		var paths []string
+		for i, r := range rows {
+			if r.Bare {
+				continue
+			}
+			idx[r.Path] = i
+			paths = append(paths, r.Path)
+		}
+		var mu sync.Mutex
+		s.statuses(ctx, paths, 0, func(r StatusResult) {
+			st := r.Status
+			mu.Lock()
+			rows[idx[r.Path]].Status = &st
+			mu.Unlock()
+		})
+		// A row the pool never reached (cancelled) is an error for that row, never clean.
+		for i := range rows {
+			if !rows[i].Bare && rows[i].Status == nil {
+				rows[i].Status = &Status{Error: "status not computed: cancelled"}
+			}
+		}
+	}
+	return &Listing{RepoRoot: s.repo.root, Backend: s.backend.name(), Worktrees: rows, Token: snap.token}, nil
+}
+
+// defaultWorkers bounds the status pool: git status is part CPU, part I/O wait.
+func defaultWorkers() int { return min(max(2*runtime.NumCPU(), 4), 16) }
+
+func (s *service) statuses(ctx context.Context, paths []string, workers int, emit func(StatusResult)) {
+	if workers <= 0 {
+		workers = defaultWorkers()
+	}
+	jobs := make(chan string)
+	var wg sync.WaitGroup
+	for range min(workers, len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range jobs {
+				emit(StatusResult{Path: p, Status: s.status(ctx, p)})
+			}
+		}()
+	}
+feed:
+	for _, p := range paths {
+		select {
+		case jobs <- p:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+// status reads one worktree's status; a failure becomes Status.Error for that row.
+func (s *service) status(ctx context.Context, path string) Status {
+	if ctx.Err() != nil {
+		return Status{Error: "status not computed: cancelled"}
+	}
+	st, err := s.git.Status(ctx, path)
+	if err != nil {
+		msg := err.Error()
+		var ge *gitx.Error
+		if errors.As(err, &ge) && ge.Stderr != "" {
+			msg = firstLine(ge.Stderr)
+		}
+		return Status{Error: Escape(msg)}
+	}
+	return fromGitStatus(st)
+}
+
+func fromGitStatus(st gitx.Status) Status {
+	return Status{
+		Staged: st.Staged, Unstaged: st.Unstaged, Untracked: st.Untracked, Conflicted: st.Conflicted,
+		Upstream: st.Upstream, Ahead: st.Ahead, Behind: st.Behind, Rebasing: st.Rebasing, Merging: st.Merging,
+	}
+}
+
+func (s *service) branches(ctx context.Context) ([]string, error) {
+	b, err := s.git.Branches(ctx, s.dir)
+	if err != nil {
+		return nil, gitFailure("branches_failed", err, "cannot list branches")
+	}
+	return b, nil
+}
+
+// gitFailure wraps a git error; cancellation stays cancellation.
+func gitFailure(code string, err error, what string) *Error {
+	var ge *gitx.Error
+	if errors.As(err, &ge) {
+		switch ge.Kind {
+		case gitx.ErrCanceled:
+			return &Error{Kind: KindCancelled, Code: "cancelled", Message: what + ": cancelled", Err: err}
+		case gitx.ErrOutputLimit:
+			return &Error{Kind: KindFailed, Code: "output_limit", Err: err, Message: what + ": git printed more than the 2 MB limit",
+				Hint: "check hooks (e.g. post-checkout) that print a lot of output"}
+		case gitx.ErrTimeout:
+			return &Error{Kind: KindFailed, Code: "timeout", Err: err, Message: what + ": git timed out", Hint: "check hooks that hang"}
+		case gitx.ErrNotFound:
+			return &Error{Kind: KindFailed, Code: "git_not_found", Err: err, Message: what + ": git is not installed", Hint: "install git"}
+		case gitx.ErrExit:
+			msg := strings.TrimSpace(ge.Stderr)
+			if msg == "" {
+				msg = "git exited with status " + strconv.Itoa(ge.ExitCode) + " and no error output"
+			}
+			return &Error{Kind: KindFailed, Code: code, Err: err, Message: what + ": " + Escape(firstLine(msg))}
+		}
+	}
+	return failed(code, err, "", "%s: %s", what, Escape(err.Error()))
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// canonical resolves symlinks of the longest existing prefix of p, so that two spellings
+// of one place compare equal and a path reached through a symlink is seen for what it is.
+func canonical(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	cur := p
+	for {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			if rest == "" {
+				return r
+			}
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// within reports whether p is dir or lies inside it (both canonical).
+func within(p, dir string) bool {
+	if p == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, dir)
+}

@@ -1,0 +1,259 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// readBackTimeout bounds the reads that check a mutation's result. They run even when the
+// caller's context was cancelled: after an interrupt the user must learn what state is left.
+const readBackTimeout = 30 * time.Second
+
+func (s *service) sessionAt() string {
+	if s.sessAt != "" {
+		return s.sessAt
+	}
+	return s.repo.current
+}
+
+func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
+	if p == nil || p.cmd == nil || p.Request == nil {
+		return nil, usage("no_plan", "", "call Prepare first", "nothing to execute: the plan is empty")
+	}
+	if c, ok := p.cmd.(listCmd); ok {
+		l, err := s.list(ctx, c.withStatus)
+		if err != nil {
+			return nil, err
+		}
+		return &Outcome{Operation: OpList, Listing: l}, nil
+	}
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := lockRepo(ctx, cd)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	// Under the lock, read git again: a confirmed plan runs only against the list the
+	// human saw; any plan re-checks its preconditions against the state it will change.
+	snap, err := s.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.learn(snap)
+	if p.Confirm != nil && snap.token != p.Token {
+		return nil, refused("stale_state", "look at the list again and confirm again",
+			"the worktree list changed after the confirmation was shown; nothing ran")
+	}
+	fresh, err := s.prepareWith(ctx, p.Request, snap)
+	if err != nil {
+		return nil, err
+	}
+	switch c := fresh.cmd.(type) {
+	case *createCmd:
+		if old, ok := p.cmd.(*createCmd); ok && old.base.OID != c.base.OID {
+			return nil, refused("base_moved", "run the create again to start from the new commit",
+				"%s moved from %s to %s after it was checked; nothing ran", Escape(c.base.Ref), short(old.base.OID), short(c.base.OID))
+		}
+		return s.runCreate(ctx, c, snap, fresh.Warnings)
+	case *removeCmd:
+		return s.runRemove(ctx, c, snap, fresh.Warnings)
+	case *targetCmd:
+		return s.runTarget(ctx, c, fresh.Warnings)
+	}
+	return nil, usage("unknown_operation", "operation", "", "cannot execute %T", fresh.cmd)
+}
+
+// readBack lists the worktrees after a mutation, even if ctx was cancelled.
+func (s *service) readBack(ctx context.Context) (snapshot, error) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
+	return s.read(rctx)
+}
+
+func find(snap snapshot, path string) (gitx.Worktree, bool) {
+	cp := canonical(path)
+	for _, t := range snap.trees {
+		if canonical(t.Path) == cp {
+			return t, true
+		}
+	}
+	return gitx.Worktree{}, false
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+func (s *service) row(t gitx.Worktree, ws string) *Worktree {
+	w := &Worktree{Branch: t.Branch, Path: t.Path, Head: t.Head, Detached: t.Detached, Bare: t.Bare,
+		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.repo.root, Current: t.Path == s.repo.current}
+	if ws != "" {
+		w.WorkspaceID = &ws
+	}
+	return w
+}
+
+func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, warnings []string) (*Outcome, error) {
+	ws, runErr := s.backend.create(ctx, c)
+	after, err := s.readBack(ctx)
+	if err != nil {
+		return nil, uncertain("create_unverified", err, "run copse list to see what exists",
+			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
+	}
+	s.learn(after)
+	t, listed := find(after, c.path.s)
+	if runErr != nil {
+		var e *Error
+		cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
+		switch {
+		case after.token == before.token && !exists(c.path.s):
+			if cancelled {
+				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
+					Message: "create of " + Escape(c.path.s) + " cancelled; nothing was created"}
+			}
+			if errors.As(runErr, &e) {
+				return nil, e
+			}
+			return nil, gitFailure("create_failed", runErr, "git could not create the worktree")
+		case cancelled && listed:
+			return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
+				Message: "create cancelled after git made the worktree: " + Escape(c.path.s) + " is listed (" + describe(t) + ")",
+				Hint:    "keep it, or remove it: copse remove --path " + quoteDisplay(c.path.s)}
+		case cancelled:
+			return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
+				Message: "create cancelled; git does not list " + Escape(c.path.s) + " but the directory exists",
+				Hint:    "inspect and delete the directory by hand"}
+		default:
+			return nil, uncertain("create_uncertain", runErr, "run copse list and check "+quoteDisplay(c.path.s),
+				"create failed (%s) but the worktree list changed", Escape(firstLine(runErr.Error())))
+		}
+	}
+	switch {
+	case !listed:
+		return nil, uncertain("create_not_listed", nil, "run copse list; do not retry blindly",
+			"create reported success but git does not list %s", Escape(c.path.s))
+	case t.Branch != c.branch.s:
+		return nil, uncertain("create_wrong_branch", nil, "inspect the worktree before using it",
+			"git lists %s on %s, not on branch %s", Escape(c.path.s), describe(t), Escape(c.branch.s))
+	case t.Head != c.base.OID:
+		return nil, uncertain("create_wrong_commit", nil, "inspect the worktree before using it",
+			"git lists %s at %s, not at %s (%s)", Escape(c.path.s), short(t.Head), short(c.base.OID), Escape(c.base.Ref))
+	case !exists(c.path.s):
+		return nil, uncertain("create_no_directory", nil, "run git worktree prune if the directory is really gone",
+			"git lists %s but the directory does not exist", Escape(c.path.s))
+	}
+	return &Outcome{Operation: OpCreate, Worktree: s.row(t, ws), Path: t.Path, WorkspaceID: ws, Warnings: warnings}, nil
+}
+
+func isGitKind(err error, k gitx.ErrKind) bool {
+	var ge *gitx.Error
+	return errors.As(err, &ge) && ge.Kind == k
+}
+
+func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, warnings []string) (*Outcome, error) {
+	gone := s.row(c.target, c.wsID)
+	runErr := s.backend.remove(ctx, c)
+	after, err := s.readBack(ctx)
+	if err != nil {
+		return nil, uncertain("remove_unverified", err, "run copse list to see what exists",
+			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))
+	}
+	s.learn(after)
+	_, listed := find(after, c.target.Path)
+	onDisk := exists(c.target.Path)
+	if runErr != nil {
+		cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
+		if after.token == before.token && listed && (onDisk || c.target.Prunable != nil) {
+			if cancelled {
+				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
+					Message: "remove of " + Escape(c.target.Path) + " cancelled; nothing was removed"}
+			}
+			var e *Error
+			if errors.As(runErr, &e) {
+				return nil, e
+			}
+			var ge *gitx.Error
+			if errors.As(runErr, &ge) && strings.Contains(ge.Stderr, "contains modified or untracked files") {
+				return nil, refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
+					"%s has uncommitted changes", Escape(c.target.Path))
+			}
+			return nil, gitFailure("remove_failed", runErr, "git could not remove the worktree")
+		}
+		kind := KindUncertain
+		if cancelled {
+			kind = KindCancelled
+		}
+		return nil, &Error{Kind: kind, Code: "remove_interrupted", Err: runErr,
+			Message: removeState(c.target.Path, listed, onDisk), Hint: "run copse list; git worktree prune forgets a worktree whose directory is gone"}
+	}
+	if listed || onDisk {
+		return nil, uncertain("remove_incomplete", nil, "run copse list; git worktree prune forgets a worktree whose directory is gone",
+			"%s", removeState(c.target.Path, listed, onDisk))
+	}
+	out := &Outcome{Operation: OpRemove, Worktree: gone, Path: c.target.Path, WorkspaceID: c.wsID, Warnings: warnings}
+	if c.deleteBranch {
+		cmd, err := gitx.BranchDelete(c.cwd, c.target.Branch, true)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+		defer cancel()
+		_, delErr := s.git.Run(rctx, cmd)
+		still, err := s.git.BranchExists(rctx, c.cwd, c.target.Branch)
+		if delErr != nil || err != nil || still {
+			return nil, uncertain("branch_not_deleted", delErr, "delete it by hand: git branch -D "+quoteDisplay(c.target.Branch),
+				"the worktree %s was removed, but branch %s could not be deleted", Escape(c.target.Path), Escape(c.target.Branch))
+		}
+		out.BranchDeleted = true
+	}
+	return out, nil
+}
+
+func removeState(path string, listed, onDisk bool) string {
+	switch {
+	case listed && onDisk:
+		return Escape(path) + " is still listed by git and still on disk"
+	case listed:
+		return Escape(path) + " is gone from disk but still listed by git"
+	case onDisk:
+		return "git no longer lists " + Escape(path) + " but its directory is still on disk"
+	}
+	return Escape(path) + " was removed"
+}
+
+func (s *service) runTarget(ctx context.Context, c *targetCmd, warnings []string) (*Outcome, error) {
+	var (
+		ws  string
+		err error
+	)
+	if c.operation == OpOpen {
+		ws, err = s.backend.open(ctx, c)
+	} else {
+		ws, err = s.backend.switchTo(ctx, c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ws == "" {
+		ws = c.wsID
+	}
+	if c.operation == OpBack {
+		s.history.Previous(s.session, func(p string) bool { return canonical(p) == canonical(c.target.Path) || false })
+	} else if c.operation == OpSwitch || !s.backend.hasWorkspaces() {
+		s.history.Visit(s.session, c.from)
+	}
+	if c.operation != OpOpen || !s.backend.hasWorkspaces() {
+		s.sessAt = c.target.Path
+	}
+	return &Outcome{Operation: c.operation, Worktree: s.row(c.target, ws), Path: c.target.Path, WorkspaceID: ws, Warnings: warnings}, nil
+}

@@ -1,0 +1,154 @@
+package core
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// The typed values a command is made of. Each has an unexported field, so the only way to
+// get one is through its parser: a plain string fits nowhere in a command.
+
+// BranchName is a local branch name as git resolved it (`@{-1}` becomes the real name).
+type BranchName struct{ s string }
+
+// BaseCommit is the ref a new branch starts from and the commit it named when parsed; the
+// OID travels with it so a ref that moves before the create is noticed.
+type BaseCommit struct {
+	Ref string
+	OID string
+}
+
+// AbsPath is an absolute, cleaned path.
+type AbsPath struct{ s string }
+
+// Label is a Herdr workspace label.
+type Label struct{ s string }
+
+// WorkspaceID is an opaque Herdr workspace id: "w" + 1-16 letters or digits.
+type WorkspaceID struct{ s string }
+
+func (b BranchName) String() string  { return b.s }
+func (p AbsPath) String() string     { return p.s }
+func (l Label) String() string       { return l.s }
+func (w WorkspaceID) String() string { return w.s }
+
+// IsZero reports an absent optional value.
+func (p AbsPath) IsZero() bool     { return p.s == "" }
+func (l Label) IsZero() bool       { return l.s == "" }
+func (w WorkspaceID) IsZero() bool { return w.s == "" }
+
+// Limits of each value, in characters (runes).
+const (
+	maxBranch = 255
+	maxPath   = 4096
+	maxLabel  = 120
+	maxRef    = 255
+)
+
+// checkText applies the rules every raw value obeys before anything else looks at it:
+// valid UTF-8, no control characters, no bidirectional marks, not padded with spaces,
+// no leading '-', and a length limit. field names the request field in the message.
+func checkText(field, raw string, maxLen int) error {
+	hint := fmt.Sprintf("pass a plain %s", field)
+	if raw == "" {
+		return usage("empty_value", field, hint, "%s is empty", field)
+	}
+	if !utf8.ValidString(raw) {
+		return usage("invalid_utf8", field, hint, "%s %q is not valid UTF-8", field, Escape(raw))
+	}
+	for _, r := range raw {
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return usage("control_character", field, hint+" without control characters",
+				"%s %q contains a control character (%s)", field, Escape(raw), Escape(string(r)))
+		case isBidi(r):
+			return usage("bidi_mark", field, hint+" without bidirectional marks",
+				"%s %q contains a bidirectional mark (%s), which can disguise what is shown", field, Escape(raw), Escape(string(r)))
+		case r == 0x2028 || r == 0x2029 || r == 0xFEFF:
+			return usage("invisible_character", field, hint, "%s %q contains an invisible separator (%s)", field, Escape(raw), Escape(string(r)))
+		}
+	}
+	if strings.TrimSpace(raw) != raw {
+		return usage("untrimmed_value", field, "remove the leading or trailing spaces", "%s %q starts or ends with white space", field, raw)
+	}
+	if strings.HasPrefix(raw, "-") {
+		return usage("leading_dash", field, fmt.Sprintf("a %s may not start with '-' (it would be read as an option)", field),
+			"%s %q starts with '-'", field, raw)
+	}
+	if n := utf8.RuneCountInString(raw); n > maxLen {
+		return usage("too_long", field, fmt.Sprintf("use at most %d characters", maxLen),
+			"%s is %d characters long (limit %d)", field, n, maxLen)
+	}
+	return nil
+}
+
+// ParseAbsPath accepts an absolute path with no `.`/`..` segments and no repeated or
+// trailing separators, i.e. a path that is already clean: copse never guesses what a
+// relative or unclean path was meant to name.
+func ParseAbsPath(field, raw string) (AbsPath, error) {
+	if err := checkText(field, raw, maxPath); err != nil {
+		return AbsPath{}, err
+	}
+	if !filepath.IsAbs(raw) {
+		return AbsPath{}, usage("relative_path", field, "pass an absolute path, e.g. "+filepath.Join("/", "src", "app.worktrees", "feat-x"),
+			"%s %q is not absolute", field, raw)
+	}
+	for _, seg := range strings.Split(raw, "/") {
+		if seg == "." || seg == ".." {
+			return AbsPath{}, usage("dot_segment", field, "pass the path without '.' or '..' segments",
+				"%s %q has a %q segment", field, raw, seg)
+		}
+	}
+	if clean := filepath.Clean(raw); clean != raw {
+		return AbsPath{}, usage("unclean_path", field, fmt.Sprintf("pass %q", clean), "%s %q is not a clean path", field, raw)
+	}
+	return AbsPath{raw}, nil
+}
+
+// ParseLabel accepts 1-120 characters of plain text.
+func ParseLabel(raw string) (Label, error) {
+	if err := checkText("label", raw, maxLabel); err != nil {
+		return Label{}, err
+	}
+	return Label{raw}, nil
+}
+
+// ParseWorkspaceID accepts "w" followed by 1-16 ASCII letters or digits.
+func ParseWorkspaceID(raw string) (WorkspaceID, error) {
+	if err := checkText("workspace_id", raw, 17); err != nil {
+		return WorkspaceID{}, err
+	}
+	ok := len(raw) >= 2 && len(raw) <= 17 && raw[0] == 'w'
+	for i := 1; ok && i < len(raw); i++ {
+		c := raw[i]
+		ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	if !ok {
+		return WorkspaceID{}, usage("bad_workspace_id", "workspace_id", "use the id `copse list --json` shows, e.g. wG",
+			"workspace_id %q is not a Herdr workspace id", raw)
+	}
+	return WorkspaceID{raw}, nil
+}
+
+// BranchSlug turns a branch into a directory name: lower case, runs of anything but ASCII
+// letters and digits collapsed to '-', trimmed; "worktree" if nothing is left.
+func BranchSlug(branch string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(branch) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.Trim(b.String(), "-.")
+	if s == "" {
+		return "worktree"
+	}
+	return s
+}

@@ -1,0 +1,189 @@
+// Package gitx is the only place in copse that runs git. It builds argument
+// arrays (never shell strings), runs them with bounded resources, and parses
+// git's machine-readable output into typed values. It imports only the
+// standard library.
+package gitx
+
+// Cmd is one git invocation. Its fields are unexported so that a Cmd can only
+// come from a builder below, which has checked every value; Runner.Run refuses
+// the zero Cmd. It always runs as `git -C <dir> <args...>` so that the
+// process's working directory never decides which repository is touched.
+type Cmd struct {
+	dir  string
+	args []string
+	read bool // read-only: run with GIT_OPTIONAL_LOCKS=0 so it never takes index.lock
+}
+
+// Argv returns exactly what is executed, starting with "git" (Runner.Bin
+// replaces only the program that is started, not this display name).
+func (c Cmd) Argv() []string {
+	argv := make([]string, 0, 3+len(c.args))
+	argv = append(argv, "git", "-C", c.dir)
+	return append(argv, c.args...)
+}
+
+// String is the command for humans (--dry-run output): each argument is
+// shell-quoted only when needed, and control characters are escaped so a
+// value can never start a new line of output.
+func (c Cmd) String() string { return quoteArgv(c.Argv()) }
+
+// ReadOnly reports whether the command only reads repository state.
+func (c Cmd) ReadOnly() bool { return c.read }
+
+// WorktreeList lists every worktree; -z makes each attribute NUL-terminated so
+// a path containing a newline cannot forge a record.
+func WorktreeList(dir string) (Cmd, error) {
+	if err := check("worktree list", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"worktree", "list", "--porcelain", "-z"}, read: true}, nil
+}
+
+// WorktreeAddNew creates branch at baseOID and checks it out at path. The base
+// must be a full object id (resolved earlier), so a ref moving between the
+// check and the mutation cannot change what is checked out.
+func WorktreeAddNew(dir, path, branch, baseOID string) (Cmd, error) {
+	if err := check("worktree add", checkDir(dir), checkPath("path", path),
+		checkBranch("branch", branch), checkOID("base", baseOID)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"worktree", "add", "-b", branch, "--", path, baseOID}}, nil
+}
+
+// WorktreeAddExisting checks out an existing local branch at path. If no local
+// branch of that name exists, git may instead create one from a uniquely named
+// remote-tracking branch, so callers check LocalBranchExists first.
+func WorktreeAddExisting(dir, path, branch string) (Cmd, error) {
+	if err := check("worktree add", checkDir(dir), checkPath("path", path),
+		checkBranch("branch", branch)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"worktree", "add", "--", path, branch}}, nil
+}
+
+// WorktreeRemove removes the worktree at path. git wants --force twice to
+// remove a locked worktree, so locked only matters together with force.
+func WorktreeRemove(dir, path string, force, locked bool) (Cmd, error) {
+	if err := check("worktree remove", checkDir(dir), checkPath("path", path)); err != nil {
+		return Cmd{}, err
+	}
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+		if locked {
+			args = append(args, "--force")
+		}
+	}
+	return Cmd{dir: dir, args: append(args, "--", path)}, nil
+}
+
+// WorktreePrune drops administrative records of worktrees whose directory is gone.
+func WorktreePrune(dir string) (Cmd, error) {
+	if err := check("worktree prune", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"worktree", "prune"}}, nil
+}
+
+// StatusCmd reads the status of the worktree at dir in a stable machine format.
+func StatusCmd(dir string) (Cmd, error) {
+	if err := check("status", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"status", "--porcelain=v2", "--branch", "-z"}, read: true}, nil
+}
+
+// CheckRefFormatBranch validates name as a branch and prints the name git
+// resolves it to (@{-1} becomes the real branch). check-ref-format parses its
+// arguments by hand and rejects "--end-of-options" (exit 129 on git 2.39), so
+// the leading-'-' check here is what keeps name from being read as an option.
+func CheckRefFormatBranch(dir, name string) (Cmd, error) {
+	if err := check("check-ref-format", checkDir(dir), checkRef("branch", name)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"check-ref-format", "--branch", name}, read: true}, nil
+}
+
+// RevParseCommit resolves ref to the full id of a commit (tags are peeled).
+func RevParseCommit(dir, ref string) (Cmd, error) {
+	if err := check("rev-parse", checkDir(dir), checkRef("ref", ref)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rev-parse", "--verify", "--end-of-options", ref + "^{commit}"}, read: true}, nil
+}
+
+// RevParseRepo prints the work tree top level, the common git directory and
+// this worktree's git directory, one absolute path per line.
+func RevParseRepo(dir string) (Cmd, error) {
+	if err := check("rev-parse", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rev-parse", "--path-format=absolute",
+		"--show-toplevel", "--git-common-dir", "--git-dir"}, read: true}, nil
+}
+
+// ConfigGet reads one config value; git exits 1 with no output when it is unset.
+func ConfigGet(dir, key string) (Cmd, error) {
+	if err := check("config", checkDir(dir), checkConfigKey(key)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"config", "--get", "--end-of-options", key}, read: true}, nil
+}
+
+// LocalBranchExists exits 0 when refs/heads/<branch> exists and 1 when not.
+// The full ref name keeps a tag or remote of the same name from matching.
+func LocalBranchExists(dir, branch string) (Cmd, error) {
+	if err := check("show-ref", checkDir(dir), checkBranch("branch", branch)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"show-ref", "--verify", "--quiet", "--", "refs/heads/" + branch}, read: true}, nil
+}
+
+// LocalBranches prints every local branch name, one per line. It uses
+// lstrip=2 rather than refname:short because :short prints "heads/x" when a
+// tag x also exists, which is not the branch's name.
+func LocalBranches(dir string) (Cmd, error) {
+	if err := check("for-each-ref", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"for-each-ref", "--format=%(refname:lstrip=2)", "refs/heads/"}, read: true}, nil
+}
+
+// BranchDelete deletes a local branch; -d refuses an unmerged one, -D does not.
+func BranchDelete(dir, branch string, force bool) (Cmd, error) {
+	if err := check("branch", checkDir(dir), checkBranch("branch", branch)); err != nil {
+		return Cmd{}, err
+	}
+	flag := "-d"
+	if force {
+		flag = "-D"
+	}
+	return Cmd{dir: dir, args: []string{"branch", flag, "--", branch}}, nil
+}
+
+// IsAncestor exits 0 when ancestor is an ancestor of descendant, 1 when not.
+func IsAncestor(dir, ancestor, descendant string) (Cmd, error) {
+	if err := check("merge-base", checkDir(dir), checkRef("ancestor", ancestor),
+		checkRef("descendant", descendant)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"merge-base", "--is-ancestor", "--end-of-options", ancestor, descendant}, read: true}, nil
+}
+
+// UniqueCommitCount counts commits reachable from the branch but from no other
+// local branch and no remote-tracking branch: the work lost by deleting it.
+//
+// The --exclude pattern is the bare branch name on purpose: with --branches,
+// git matches exclusions against names with refs/heads/ already stripped
+// (documented in git-rev-list(1)), so "--exclude=refs/heads/x" excludes
+// nothing and the count would always be 0. Branch names cannot contain glob
+// characters (* ? [ \), which checkBranch enforces, so the pattern matches only
+// this branch. The positional ref is prefixed with refs/heads/, so it can
+// never be read as an option.
+func UniqueCommitCount(dir, branch string) (Cmd, error) {
+	if err := check("rev-list", checkDir(dir), checkBranch("branch", branch)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rev-list", "--count", "refs/heads/" + branch,
+		"--not", "--exclude=" + branch, "--branches", "--remotes"}, read: true}, nil
+}

@@ -1,0 +1,164 @@
+package gitx
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// RepoInfo locates a repository. Paths are absolute as git prints them; gitx
+// does not resolve symlinks (git has already resolved the working directory).
+type RepoInfo struct {
+	Toplevel  string // the work tree containing dir
+	CommonDir string // shared by all worktrees (the main .git)
+	GitDir    string // this worktree's own git directory
+}
+
+// RepoInfo describes the repository containing dir. It fails in a bare
+// repository or inside a .git directory ("must be run in a work tree").
+func (r *Runner) RepoInfo(ctx context.Context, dir string) (RepoInfo, error) {
+	c, err := RevParseRepo(dir)
+	if err != nil {
+		return RepoInfo{}, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return RepoInfo{}, err
+	}
+	// rev-parse has no -z: a newline inside one of these paths would make the
+	// lines ambiguous, so anything but three absolute lines is refused.
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != 3 {
+		return RepoInfo{}, fmt.Errorf("gitx: rev-parse printed %d lines, want 3 (does a repository path contain a newline?): %q", len(lines), clip(string(out)))
+	}
+	for _, l := range lines {
+		if !filepath.IsAbs(l) {
+			return RepoInfo{}, fmt.Errorf("gitx: rev-parse printed %q, not an absolute path", l)
+		}
+	}
+	return RepoInfo{Toplevel: lines[0], CommonDir: lines[1], GitDir: lines[2]}, nil
+}
+
+// ConfigValue reads one config value; ok is false when the key is unset.
+// Only the final newline git adds is removed; the value is otherwise verbatim.
+func (r *Runner) ConfigValue(ctx context.Context, dir, key string) (string, bool, error) {
+	c, err := ConfigGet(dir, key)
+	if err != nil {
+		return "", false, err
+	}
+	out, err := r.Run(ctx, c)
+	if exitedOneSilently(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return strings.TrimSuffix(string(out), "\n"), true, nil
+}
+
+// BranchExists reports whether refs/heads/<branch> exists.
+func (r *Runner) BranchExists(ctx context.Context, dir, branch string) (bool, error) {
+	c, err := LocalBranchExists(dir, branch)
+	if err != nil {
+		return false, err
+	}
+	return r.yesNo(ctx, c)
+}
+
+// Branches lists local branch names in git's (byte-wise) order.
+func (r *Runner) Branches(ctx context.Context, dir string) ([]string, error) {
+	c, err := LocalBranches(dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	// Branch names cannot contain newlines (check-ref-format forbids control
+	// characters), so lines are unambiguous.
+	var names []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l != "" {
+			names = append(names, l)
+		}
+	}
+	return names, nil
+}
+
+// ResolveBranchName runs `git check-ref-format --branch` and returns the name
+// git prints back (e.g. "@{-1}" becomes the branch checked out before).
+// Added beyond the brief: it pairs the builder with its output parsing.
+func (r *Runner) ResolveBranchName(ctx context.Context, dir, name string) (string, error) {
+	c, err := CheckRefFormatBranch(dir, name)
+	if err != nil {
+		return "", err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	got := strings.TrimSuffix(string(out), "\n")
+	if why := checkBranch("branch", got); why != "" {
+		return "", fmt.Errorf("gitx: check-ref-format returned an unusable name: %s", why)
+	}
+	return got, nil
+}
+
+// ResolveCommit returns the full object id of the commit ref names.
+func (r *Runner) ResolveCommit(ctx context.Context, dir, ref string) (string, error) {
+	c, err := RevParseCommit(dir, ref)
+	if err != nil {
+		return "", err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	oid := strings.TrimSuffix(string(out), "\n")
+	if !isOID(oid) {
+		return "", fmt.Errorf("gitx: rev-parse printed %q, not an object id", clip(oid))
+	}
+	return oid, nil
+}
+
+// Ancestor reports whether ancestor is an ancestor of (or equal to) descendant.
+func (r *Runner) Ancestor(ctx context.Context, dir, ancestor, descendant string) (bool, error) {
+	c, err := IsAncestor(dir, ancestor, descendant)
+	if err != nil {
+		return false, err
+	}
+	return r.yesNo(ctx, c)
+}
+
+// UniqueCommits counts the commits only branch holds (see UniqueCommitCount).
+func (r *Runner) UniqueCommits(ctx context.Context, dir, branch string) (int, error) {
+	c, err := UniqueCommitCount(dir, branch)
+	if err != nil {
+		return 0, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	s := strings.TrimSuffix(string(out), "\n")
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || !isDigits(s) {
+		return 0, fmt.Errorf("gitx: rev-list --count printed %q, not a count", clip(s))
+	}
+	return n, nil
+}
+
+// yesNo runs a command whose exit status is the answer: 0 yes, 1 (silent) no.
+func (r *Runner) yesNo(ctx context.Context, c Cmd) (bool, error) {
+	_, err := r.Run(ctx, c)
+	switch {
+	case err == nil:
+		return true, nil
+	case exitedOneSilently(err):
+		return false, nil
+	}
+	return false, err
+}

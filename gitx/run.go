@@ -1,0 +1,279 @@
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+const (
+	defaultTimeout     = 60 * time.Second
+	defaultOutputLimit = 2 << 20
+	// waitDelay bounds how long Wait waits for the output pipes after git has
+	// exited or been killed; a child that left the process group (setsid) and
+	// kept the pipes open cannot hang copse.
+	waitDelay = 2 * time.Second
+)
+
+// Runner runs Cmds. The zero value is ready to use.
+type Runner struct {
+	Bin         string        // "git" when empty
+	Timeout     time.Duration // per command; 60s when zero
+	OutputLimit int64         // cap on stdout and on stderr, each; 2 MiB when zero
+	Env         []string      // extra environment entries, appended last so they win
+}
+
+// ErrKind classifies why Run failed.
+type ErrKind int
+
+const (
+	ErrExit        ErrKind = iota + 1 // git ran and exited non-zero (or died of a signal: ExitCode -1)
+	ErrNotFound                       // the git executable does not exist
+	ErrOutputLimit                    // stdout or stderr passed OutputLimit; git was killed
+	ErrTimeout                        // Runner.Timeout (or the caller's deadline) passed; git was killed
+	ErrCanceled                       // the caller's context was canceled; git was killed
+	ErrStart                          // git could not be started for another reason
+	ErrIO                             // git exited 0 but its output could not be fully collected
+)
+
+func (k ErrKind) String() string {
+	switch k {
+	case ErrExit:
+		return "exit"
+	case ErrNotFound:
+		return "not found"
+	case ErrOutputLimit:
+		return "output limit"
+	case ErrTimeout:
+		return "timeout"
+	case ErrCanceled:
+		return "canceled"
+	case ErrStart:
+		return "start"
+	case ErrIO:
+		return "io"
+	}
+	return fmt.Sprintf("ErrKind(%d)", int(k))
+}
+
+// Error is every failure of Run. It keeps git's stderr and exit code because
+// a bare "exit status 128" tells the user nothing.
+type Error struct {
+	Kind     ErrKind
+	Argv     []string
+	ExitCode int    // meaningful for ErrExit
+	Stderr   string // as much as was captured (at most OutputLimit bytes)
+	Err      error  // the underlying error; context.Canceled for ErrCanceled
+}
+
+// maxStderrInMessage keeps Error() readable when a hook printed megabytes.
+const maxStderrInMessage = 4096
+
+func (e *Error) Error() string {
+	cmd := quoteArgv(e.Argv)
+	switch e.Kind {
+	case ErrExit:
+		if e.ExitCode < 0 {
+			return fmt.Sprintf("%s: %v", cmd, e.Err)
+		}
+		msg := strings.TrimSpace(e.Stderr)
+		if msg == "" {
+			// An empty message hides the failure; say so instead (DESIGN §4).
+			return fmt.Sprintf("%s: exit %d with no error output", cmd, e.ExitCode)
+		}
+		if len(msg) > maxStderrInMessage {
+			msg = msg[:maxStderrInMessage] + "…"
+		}
+		return fmt.Sprintf("%s: exit %d: %s", cmd, e.ExitCode, msg)
+	case ErrNotFound:
+		return fmt.Sprintf("%s: git executable not found: %v", cmd, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: %v", cmd, e.Kind, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ExitCode returns git's exit code when err is an *Error of kind ErrExit.
+func ExitCode(err error) (int, bool) {
+	var e *Error
+	if errors.As(err, &e) && e.Kind == ErrExit {
+		return e.ExitCode, true
+	}
+	return 0, false
+}
+
+// exitedOneSilently reports git's way of saying "no" (unset key, missing ref,
+// not an ancestor): exit 1 with nothing on stderr. Exit 1 with a message is a
+// real error (e.g. `config --get` on a malformed key).
+func exitedOneSilently(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == ErrExit && e.ExitCode == 1 && strings.TrimSpace(e.Stderr) == ""
+}
+
+// Run executes c and returns its stdout when it exits 0.
+//
+// git gets its own process group so that on cancel, timeout or output overflow
+// the whole group (git plus any hook and its children) is killed, not just git.
+// stdin is /dev/null, and GIT_TERMINAL_PROMPT=0 stops git asking for
+// credentials, so nothing can wait on a terminal.
+func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
+	argv := c.Argv()
+	if c.dir == "" || len(c.args) == 0 {
+		return nil, &Error{Kind: ErrStart, Argv: argv, Err: errors.New("command was not made by a gitx builder")}
+	}
+	bin, timeout, limit := r.Bin, r.Timeout, r.OutputLimit
+	if bin == "" {
+		bin = "git"
+	}
+	if timeout <= 0 {
+		timeout = defaultTimeout
+	}
+	if limit <= 0 {
+		limit = defaultOutputLimit
+	}
+
+	runCtx, cancelRun := context.WithTimeout(ctx, timeout)
+	defer cancelRun()
+	// procCtx is also canceled by an output overflow, which kills the group
+	// through cmd.Cancel exactly like a timeout does.
+	procCtx, stop := context.WithCancel(runCtx)
+	defer stop()
+
+	var over atomic.Bool
+	stdout := &capBuffer{limit: limit, over: &over, stop: stop}
+	stderr := &capBuffer{limit: limit, over: &over, stop: stop}
+
+	cmd := exec.CommandContext(procCtx, bin, argv[1:]...)
+	cmd.Env = r.environ(c.read)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// Negative pid: the whole group. git is the group leader (Setpgid).
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if errors.Is(err, syscall.ESRCH) {
+			return os.ErrProcessDone
+		}
+		return err
+	}
+	cmd.WaitDelay = waitDelay
+
+	fail := func(kind ErrKind, err error) *Error {
+		return &Error{Kind: kind, Argv: argv, Stderr: stderr.buf.String(), Err: err}
+	}
+	if err := cmd.Start(); err != nil {
+		if e := contextFailure(ctx, runCtx, timeout, fail); e != nil {
+			return nil, e
+		}
+		// Checked only for start errors, and the limit never reaches here: an
+		// overflow is never reported as a missing executable.
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return nil, fail(ErrNotFound, err)
+		}
+		return nil, fail(ErrStart, err)
+	}
+	waitErr := cmd.Wait()
+
+	if over.Load() {
+		// Checked first: git may even have exited 0, but its output was cut.
+		return nil, fail(ErrOutputLimit, fmt.Errorf("output passed the %d-byte limit; git was stopped", limit))
+	}
+	if waitErr == nil {
+		return stdout.buf.Bytes(), nil
+	}
+	if e := contextFailure(ctx, runCtx, timeout, fail); e != nil {
+		return nil, e
+	}
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) {
+		e := fail(ErrExit, waitErr)
+		e.ExitCode = ee.ExitCode()
+		return nil, e
+	}
+	// exec.ErrWaitDelay: git exited 0 but something it started still held the
+	// output pipes open after waitDelay.
+	return nil, fail(ErrIO, waitErr)
+}
+
+// contextFailure classifies a failure caused by a context, or returns nil.
+// The caller's ctx is checked first so that its cancellation is reported as
+// such even when our own timeout fired at the same moment.
+func contextFailure(ctx, runCtx context.Context, timeout time.Duration, fail func(ErrKind, error) *Error) *Error {
+	if err := ctx.Err(); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fail(ErrTimeout, fmt.Errorf("caller's deadline passed: %w", err))
+		}
+		if cause := context.Cause(ctx); cause != nil && cause != err {
+			return fail(ErrCanceled, fmt.Errorf("%w: %w", err, cause))
+		}
+		return fail(ErrCanceled, err)
+	}
+	if errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+		return fail(ErrTimeout, fmt.Errorf("timed out after %s: %w", timeout, context.DeadlineExceeded))
+	}
+	return nil
+}
+
+// capBuffer collects at most limit bytes. The first write that does not fit
+// marks the overflow and stops the process; the write fails so os/exec stops
+// reading and nothing beyond the limit is ever buffered.
+type capBuffer struct {
+	buf   bytes.Buffer
+	limit int64
+	over  *atomic.Bool // shared by stdout and stderr
+	stop  func()
+}
+
+var errOverflow = errors.New("gitx: output limit reached")
+
+func (w *capBuffer) Write(p []byte) (int, error) {
+	room := w.limit - int64(w.buf.Len())
+	if int64(len(p)) <= room {
+		return w.buf.Write(p)
+	}
+	if room > 0 {
+		w.buf.Write(p[:room])
+	} else {
+		room = 0
+	}
+	w.over.Store(true)
+	w.stop()
+	return int(room), errOverflow
+}
+
+// repoEnv are inherited variables that would make git operate on a repository
+// other than the one named by -C (e.g. GIT_DIR set by a hook that runs copse).
+// From `git rev-parse --local-env-vars`, minus the config ones, which carry
+// the user's own settings rather than a repository location.
+var repoEnv = []string{
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE",
+	"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+	"GIT_IMPLICIT_WORK_TREE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX",
+	"GIT_SHALLOW_FILE", "GIT_GRAFT_FILE", "GIT_NAMESPACE",
+}
+
+// environ is os.Environ() without repoEnv, then the fixed settings, then r.Env
+// (os/exec keeps the last value of a duplicated key, so r.Env wins).
+func (r *Runner) environ(read bool) []string {
+	base := os.Environ()
+	env := make([]string, 0, len(base)+3+len(r.Env))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(repoEnv, name) {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	if read {
+		env = append(env, "GIT_OPTIONAL_LOCKS=0")
+	}
+	return append(env, r.Env...)
+}

@@ -1,0 +1,14 @@
+package herdr
+
+import (
+	"os"
+	"testing"
+
+	"github.com/copse-dev/copse/herdr/herdrtest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	herdrtest.Cleanup()
+	os.Exit(code)
+}

@@ -1,0 +1,174 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/copse-dev/copse/core"
+)
+
+// Every call into core runs in a tea.Cmd built here. A Cmd captures the values it needs
+// (never the model) and returns a typed message carrying the id of what asked for it, so
+// Update can drop answers to questions nobody is asking any more.
+
+// listingMsg is the worktree list without status: the first frame needs nothing else.
+type listingMsg struct {
+	seq     int
+	listing *core.Listing
+	err     error
+}
+
+func loadListCmd(ctx context.Context, svc *core.Service, seq int) tea.Cmd {
+	return func() tea.Msg {
+		l, err := svc.List(ctx, false)
+		return listingMsg{seq: seq, listing: l, err: err}
+	}
+}
+
+// statusStream carries status results from core's worker pool to the UI. ch is buffered
+// for every path so the workers never block on a UI that is busy or gone; done closes when
+// core.Service.Statuses returns.
+type statusStream struct {
+	ch   chan core.StatusResult
+	done chan struct{}
+}
+
+// statusBatchMsg is the status results collected over one batching window.
+type statusBatchMsg struct {
+	seq     int
+	results []core.StatusResult
+	stream  *statusStream
+	done    bool
+}
+
+// statusWorkers bounds how many `git status` processes one picker runs at once.
+const statusWorkers = 4
+
+// statusWindow is how long results are collected into one message: long enough that a
+// repository with many worktrees repaints a few times, not once per row.
+const statusWindow = 50 * time.Millisecond
+
+// startStatusCmd runs core's bounded worker pool; it returns no message of its own, the
+// results arrive through drainStatusCmd.
+func startStatusCmd(ctx context.Context, svc *core.Service, paths []string, s *statusStream) tea.Cmd {
+	return func() tea.Msg {
+		defer close(s.done)
+		svc.Statuses(ctx, paths, statusWorkers, func(r core.StatusResult) {
+			select {
+			case s.ch <- r:
+			default: // more results than paths asked for: nobody is waiting for them
+			}
+		})
+		return nil
+	}
+}
+
+// drainStatusCmd waits for the next result, then gathers whatever else arrives within
+// window into one batch. Update re-arms it until the stream is done.
+func drainStatusCmd(seq int, s *statusStream, window time.Duration) tea.Cmd {
+	return func() tea.Msg {
+		var batch []core.StatusResult
+		select {
+		case r := <-s.ch:
+			batch = append(batch, r)
+		case <-s.done:
+			return statusBatchMsg{seq: seq, results: drainNow(s.ch, batch), stream: s, done: true}
+		}
+		timer := time.NewTimer(window)
+		defer timer.Stop()
+		for {
+			select {
+			case r := <-s.ch:
+				batch = append(batch, r)
+			case <-s.done:
+				return statusBatchMsg{seq: seq, results: drainNow(s.ch, batch), stream: s, done: true}
+			case <-timer.C:
+				return statusBatchMsg{seq: seq, results: batch, stream: s}
+			}
+		}
+	}
+}
+
+func drainNow(ch chan core.StatusResult, batch []core.StatusResult) []core.StatusResult {
+	for {
+		select {
+		case r := <-ch:
+			batch = append(batch, r)
+		default:
+			return batch
+		}
+	}
+}
+
+// preparedMsg is core's answer to Prepare: a plan (maybe needing confirmation) or a refusal.
+type preparedMsg struct {
+	op   int
+	plan *core.Plan
+	err  error
+}
+
+func prepareCmd(ctx context.Context, svc *core.Service, op int, req core.Request) tea.Cmd {
+	return func() tea.Msg {
+		p, err := svc.Prepare(ctx, req)
+		return preparedMsg{op: op, plan: p, err: err}
+	}
+}
+
+// executedMsg is what a plan did, or why it did not.
+type executedMsg struct {
+	op      int
+	outcome *core.Outcome
+	err     error
+}
+
+// executeCmd runs a plan. visitFrom, when set, is recorded in the session history after a
+// successful switch, so `-` can return to where the user came from.
+func executeCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan, visitFrom string) tea.Cmd {
+	return func() tea.Msg {
+		out, err := svc.Execute(ctx, plan)
+		if err == nil && visitFrom != "" {
+			svc.History().Visit(svc.Session(), visitFrom)
+		}
+		return executedMsg{op: op, outcome: out, err: err}
+	}
+}
+
+// branchesMsg feeds the base field's completion.
+type branchesMsg struct {
+	names []string
+	err   error
+}
+
+func loadBranchesCmd(ctx context.Context, svc *core.Service) tea.Cmd {
+	return func() tea.Msg {
+		names, err := svc.Branches(ctx)
+		return branchesMsg{names: names, err: err}
+	}
+}
+
+// branchTickMsg fires when typing in the branch field paused; seq says which keystroke.
+type branchTickMsg struct{ seq int }
+
+// branchDebounce is how long the branch field waits for typing to pause before it asks
+// core's parser (which runs git check-ref-format).
+const branchDebounce = 150 * time.Millisecond
+
+func branchTickCmd(seq int) tea.Cmd {
+	return tea.Tick(branchDebounce, func(time.Time) tea.Msg { return branchTickMsg{seq: seq} })
+}
+
+// branchCheckedMsg is the parser's verdict on one value of the branch field.
+type branchCheckedMsg struct {
+	seq  int
+	raw  string
+	name string
+	err  error
+}
+
+func checkBranchCmd(ctx context.Context, svc *core.Service, seq int, raw string) tea.Cmd {
+	return func() tea.Msg {
+		name, err := svc.CheckBranch(ctx, raw)
+		return branchCheckedMsg{seq: seq, raw: raw, name: name, err: err}
+	}
+}

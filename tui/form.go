@@ -1,0 +1,259 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/copse-dev/copse/core"
+)
+
+// Form fields, in tab order. Label and the focus toggle exist only under Herdr.
+const (
+	fieldBranch = iota
+	fieldBase
+	fieldPath
+	fieldLabel
+	fieldFocus // a toggle, not a text input
+)
+
+var fieldNames = [...]string{"branch", "base", "path", "label", "focus"}
+
+// form is the create dialog. It holds raw text only: every value is parsed by core, live
+// for the branch (debounced CheckBranch) and for all fields on submit (Prepare).
+type form struct {
+	inputs    []textinput.Model // branch, base, path[, label]
+	focus     int
+	workspace bool // Herdr: label and focus fields shown
+	focusWS   bool // the focus toggle's value
+
+	errs     [5]string // per field, from the parser
+	note     string    // branch: what core resolved the name to, or that it exists
+	checkSeq int       // bumps on every branch edit; stale checks are dropped
+	branches []string  // local branches (base completion; "existing branch" note)
+}
+
+func newForm(workspace bool, st *Styles, width int) form {
+	f := form{workspace: workspace}
+	mk := func(placeholder string) textinput.Model {
+		ti := textinput.New()
+		ti.Prompt = ""
+		ti.Placeholder = placeholder
+		ti.CharLimit = 4096
+		// Up/down move between fields here; suggestions cycle with ctrl+n/ctrl+p.
+		ti.KeyMap.NextSuggestion = key.NewBinding(key.WithKeys("ctrl+n"))
+		ti.KeyMap.PrevSuggestion = key.NewBinding(key.WithKeys("ctrl+p"))
+		ti.SetStyles(st.Input)
+		return ti
+	}
+	f.inputs = []textinput.Model{
+		mk("new or existing local branch"),
+		mk("HEAD"),
+		mk("default: <repo>.worktrees/<branch>"),
+	}
+	f.inputs[fieldBase].ShowSuggestions = true
+	if workspace {
+		f.inputs = append(f.inputs, mk("workspace label (optional)"))
+	}
+	f.setWidth(width)
+	f.inputs[0].Focus()
+	return f
+}
+
+func (f *form) setWidth(width int) {
+	for i := range f.inputs {
+		f.inputs[i].SetWidth(max(4, width-formIndent-2))
+	}
+}
+
+func (f *form) setStyles(st *Styles) {
+	for i := range f.inputs {
+		f.inputs[i].SetStyles(st.Input)
+	}
+}
+
+// fieldCount is the number of focus stops.
+func (f form) fieldCount() int {
+	if f.workspace {
+		return len(f.inputs) + 1
+	}
+	return len(f.inputs)
+}
+
+// focusRow reports the focus toggle having focus (space toggles it).
+func (f form) focusRow() bool { return f.workspace && f.focus == fieldFocus }
+
+func (f *form) move(delta int) {
+	if f.focus < len(f.inputs) {
+		f.inputs[f.focus].Blur()
+	}
+	n := f.fieldCount()
+	f.focus = ((f.focus+delta)%n + n) % n
+	if f.focus < len(f.inputs) {
+		f.inputs[f.focus].Focus()
+	}
+}
+
+func (f form) value(i int) string {
+	if i < len(f.inputs) {
+		return f.inputs[i].Value()
+	}
+	return ""
+}
+
+// request builds core's CreateRequest from the raw field values: empty optional fields are
+// absent (core applies its defaults); nothing is trimmed or fixed up here, so what core
+// checks is exactly what the user typed.
+func (f form) request() core.CreateRequest {
+	req := core.CreateRequest{Branch: f.value(fieldBranch)}
+	opt := func(i int) *string {
+		if v := f.value(i); v != "" {
+			return core.Str(v)
+		}
+		return nil
+	}
+	req.Base = opt(fieldBase)
+	req.Path = opt(fieldPath)
+	if f.workspace {
+		req.Label = opt(fieldLabel)
+		req.Focus = f.focusWS
+	}
+	return req
+}
+
+// setBranches installs the completion list for base.
+func (f *form) setBranches(names []string) {
+	f.branches = slices.Clone(names)
+	f.inputs[fieldBase].SetSuggestions(names)
+}
+
+// fieldError places a core error on the field it names, if the form has that field.
+func (f *form) fieldError(e *core.Error) bool {
+	for i, n := range fieldNames {
+		if e.Field == n && (i < len(f.inputs) || (i == fieldFocus && f.workspace)) {
+			msg := core.Escape(e.Message)
+			if e.Hint != "" {
+				msg += " — " + core.Escape(e.Hint)
+			}
+			f.errs[i] = msg
+			if i == fieldBranch {
+				f.note = ""
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// updateForm handles a key or paste while the form is open. It returns whether the branch
+// value changed (the model then schedules a debounced check).
+func (f *form) update(msg tea.Msg, keys KeyMap) (cmd tea.Cmd, branchChanged bool) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case f.focus == fieldBase && key.Matches(k, f.inputs[fieldBase].KeyMap.AcceptSuggestion) && f.canComplete():
+			// tab completes a branch name first; a second tab moves on.
+		case key.Matches(k, keys.NextField):
+			f.move(1)
+			return nil, false
+		case key.Matches(k, keys.PrevField):
+			f.move(-1)
+			return nil, false
+		case f.focusRow() && key.Matches(k, keys.ToggleFocus):
+			f.focusWS = !f.focusWS
+			return nil, false
+		}
+	}
+	if f.focus >= len(f.inputs) {
+		return nil, false
+	}
+	before := f.inputs[f.focus].Value()
+	f.inputs[f.focus], cmd = f.inputs[f.focus].Update(msg)
+	if f.inputs[f.focus].Value() != before {
+		f.errs[f.focus] = ""
+		if f.focus == fieldBranch {
+			f.note = ""
+			f.checkSeq++
+			return cmd, true
+		}
+	}
+	return cmd, false
+}
+
+// canComplete reports a suggestion that would extend what is typed in base.
+func (f *form) canComplete() bool {
+	in := &f.inputs[fieldBase]
+	s := in.CurrentSuggestion()
+	return s != "" && len(s) > len(in.Value())
+}
+
+// applyCheck records the parser's verdict if it is about the current branch value.
+func (f *form) applyCheck(msg branchCheckedMsg) {
+	if msg.seq != f.checkSeq || msg.raw != f.value(fieldBranch) {
+		return
+	}
+	if msg.err != nil {
+		f.fieldError(withField(core.AsError(msg.err), "branch"))
+		return
+	}
+	f.errs[fieldBranch] = ""
+	switch {
+	case slices.Contains(f.branches, msg.name):
+		f.note = "existing branch " + core.Escape(msg.name) + " will be checked out"
+	case msg.name != msg.raw:
+		f.note = "resolves to " + core.Escape(msg.name)
+	default:
+		f.note = ""
+	}
+}
+
+// withField makes sure a branch-check error lands on the branch field even if core did not
+// name one.
+func withField(e *core.Error, field string) *core.Error {
+	if e.Field != "" {
+		return e
+	}
+	c := *e
+	c.Field = field
+	return &c
+}
+
+// formIndent is the label column: "  branch  ".
+const formIndent = 10
+
+// view renders the form: one line per field, each field's error or note below it.
+func (f form) view(st *Styles, width int) []string {
+	lines := []string{st.FormTitle.Render(cut("New worktree", width)), ""}
+	label := func(i int) string {
+		s := st.FormLabel
+		if f.focus == i {
+			s = st.FormLabelFocus
+		}
+		marker := "  "
+		if f.focus == i {
+			marker = "› "
+		}
+		return s.Render(pad(marker+fieldNames[i], formIndent))
+	}
+	for i := range f.inputs {
+		lines = append(lines, label(i)+f.inputs[i].View())
+		switch {
+		case f.errs[i] != "":
+			lines = append(lines, st.FormError.Render(cut(strings.Repeat(" ", formIndent)+"✗ "+f.errs[i], width)))
+		case i == fieldBranch && f.note != "":
+			lines = append(lines, st.FormOK.Render(cut(strings.Repeat(" ", formIndent)+"✓ "+f.note, width)))
+		}
+	}
+	if f.workspace {
+		box := "[ ]"
+		if f.focusWS {
+			box = "[x]"
+		}
+		lines = append(lines, label(fieldFocus)+box+" focus the new workspace")
+	}
+	if f.value(fieldPath) != "" {
+		lines = append(lines, "", st.FormNote.Render(cut("A custom path asks for confirmation before anything runs.", width)))
+	}
+	return lines
+}

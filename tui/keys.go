@@ -1,0 +1,145 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap holds every binding of the picker as data. Help is generated from it (see
+// helpView), and bindings that do not apply are disabled rather than special-cased, so the
+// help line and the behaviour cannot drift apart.
+type KeyMap struct {
+	// List navigation.
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Home     key.Binding
+	End      key.Binding
+
+	// Actions on the list.
+	Switch      key.Binding
+	Open        key.Binding
+	New         key.Binding
+	Remove      key.Binding
+	ForceRemove key.Binding
+	Back        key.Binding
+	Filter      key.Binding
+	Refresh     key.Binding
+	Help        key.Binding
+	Quit        key.Binding
+	ForceQuit   key.Binding
+
+	// While typing a filter.
+	FilterUp    key.Binding
+	FilterDown  key.Binding
+	FilterClear key.Binding
+
+	// Create form.
+	NextField   key.Binding
+	PrevField   key.Binding
+	Submit      key.Binding
+	ToggleFocus key.Binding
+	CancelForm  key.Binding
+
+	// Confirmation dialog: only y confirms; enter alone does nothing.
+	Yes key.Binding
+	No  key.Binding
+
+	// While an operation runs: ctrl+c cancels the operation, not the picker.
+	CancelOp key.Binding
+}
+
+// DefaultKeyMap returns the picker's bindings. It is a function, not a package variable, so
+// each model owns its copy and can enable or disable bindings per state.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k", "ctrl+p"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j", "ctrl+n"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Home:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
+		End:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
+
+		Switch:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "switch")),
+		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open workspace")),
+		New:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new")),
+		Remove:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "remove")),
+		ForceRemove: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "force remove")),
+		Back:        key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "back")),
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Refresh:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
+		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:        key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "quit")),
+		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+
+		FilterUp:    key.NewBinding(key.WithKeys("up", "ctrl+p", "ctrl+k"), key.WithHelp("↑", "up")),
+		FilterDown:  key.NewBinding(key.WithKeys("down", "ctrl+n", "ctrl+j"), key.WithHelp("↓", "down")),
+		FilterClear: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+
+		NextField:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
+		PrevField:   key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous")),
+		Submit:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "create")),
+		ToggleFocus: key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
+		CancelForm:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+
+		Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		No:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no")),
+
+		CancelOp: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel operation")),
+	}
+}
+
+// helpKeys adapts the bindings of one mode to bubbles/help.
+type helpKeys struct {
+	short []key.Binding
+	full  [][]key.Binding
+}
+
+func (h helpKeys) ShortHelp() []key.Binding  { return h.short }
+func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
+
+// helpFor returns the bindings that apply in the model's current mode. The same KeyMap
+// drives both matching and help, so a disabled key vanishes from both.
+func (m Model) helpFor() helpKeys {
+	k := m.keys
+	switch m.mode {
+	case modeFilter:
+		sw := k.Switch
+		if m.opts.Pick {
+			sw.SetHelp("enter", "select")
+		}
+		b := []key.Binding{k.FilterUp, k.FilterDown, sw, k.FilterClear}
+		return helpKeys{short: b, full: [][]key.Binding{b}}
+	case modeForm:
+		b := []key.Binding{k.NextField, k.PrevField, k.Submit, k.CancelForm}
+		if m.form.focusRow() {
+			b = append(b, k.ToggleFocus)
+		}
+		return helpKeys{short: b, full: [][]key.Binding{b}}
+	case modeConfirm:
+		b := []key.Binding{k.Yes, k.No}
+		return helpKeys{short: b, full: [][]key.Binding{b}}
+	}
+	if m.op != nil {
+		b := []key.Binding{k.CancelOp}
+		return helpKeys{short: b, full: [][]key.Binding{b}}
+	}
+	return helpKeys{
+		short: []key.Binding{k.Switch, k.Open, k.New, k.Remove, k.Back, k.Filter, k.Help, k.Quit},
+		full: [][]key.Binding{
+			{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
+			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},
+			{k.New, k.Remove, k.ForceRemove},
+			{k.Help, k.Quit, k.ForceQuit},
+		},
+	}
+}
+
+// applyKeyState enables and disables bindings for what the backend and mode allow:
+// `o` exists only with a workspace backend, and pick mode selects instead of switching.
+func (k *KeyMap) applyKeyState(hasWorkspaces, pick bool) {
+	k.Open.SetEnabled(hasWorkspaces)
+	if pick {
+		k.Switch.SetHelp("enter", "select")
+		// Back switches the shell; a picker that only reports a choice has nothing to go back to.
+		k.Back.SetEnabled(false)
+	}
+}

@@ -1,0 +1,160 @@
+package tui
+
+import (
+	"image/color"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// palette is the semantic colour set. It is the only place colour literals live; every
+// style below is derived from it, so light and dark themes differ only here.
+type palette struct {
+	text, muted, subtle  color.Color
+	accent, selectionBg  color.Color
+	good, warn, bad, inf color.Color
+}
+
+func newPalette(isDark bool) palette {
+	ld := lipgloss.LightDark(isDark)
+	c := lipgloss.Color
+	return palette{
+		text:        ld(c("#1F1F28"), c("#E6E6EF")),
+		muted:       ld(c("#6A6A78"), c("#9090A0")),
+		subtle:      ld(c("#A0A0AC"), c("#5A5A68")),
+		accent:      ld(c("#5B3FD0"), c("#A890FF")),
+		selectionBg: ld(c("#E9E5FB"), c("#2C2842")),
+		good:        ld(c("#1C7C36"), c("#62D48A")),
+		warn:        ld(c("#9A5B00"), c("#F0C050")),
+		bad:         ld(c("#B8322A"), c("#FF6F6F")),
+		inf:         ld(c("#1F66A8"), c("#70B8FF")),
+	}
+}
+
+// Styles is every style the picker renders with, built by one pure function from the
+// palette (or plain, for NO_COLOR). It includes the bubbles' own styles so help and inputs
+// match the theme.
+type Styles struct {
+	Header, Repo, Meta lipgloss.Style
+
+	Cursor, CurrentMark     lipgloss.Style
+	Branch, BranchCurrent   lipgloss.Style
+	Detached, Path          lipgloss.Style
+	SelectedBg              color.Color // nil: selection shown by the cursor and bold only
+	Clean, Changes, Conflict lipgloss.Style
+	Ahead, Behind, Progress  lipgloss.Style
+	Pending, StatusErr       lipgloss.Style
+	TagMain, TagLocked       lipgloss.Style
+	TagPrunable, TagWS       lipgloss.Style
+
+	Detail, Empty lipgloss.Style
+
+	StatusError, StatusHint, StatusInfo, Busy lipgloss.Style
+
+	FilterPrompt, FilterCount lipgloss.Style
+
+	FormTitle, FormLabel, FormLabelFocus, FormError, FormOK, FormNote lipgloss.Style
+
+	DialogBox, DialogTitle, DialogName, DialogValue, DialogLoss, DialogWarn, DialogKeys lipgloss.Style
+
+	Help  help.Styles
+	Input textinput.Styles
+}
+
+// NewStyles builds the theme for a dark or light background; noColor gives the plain set.
+func NewStyles(isDark, noColor bool) Styles {
+	if noColor {
+		return plainStyles()
+	}
+	p := newPalette(isDark)
+	s := lipgloss.NewStyle
+	st := Styles{
+		Header: s().Bold(true).Foreground(p.accent),
+		Repo:   s().Bold(true).Foreground(p.text),
+		Meta:   s().Foreground(p.muted),
+
+		Cursor:        s().Bold(true).Foreground(p.accent),
+		CurrentMark:   s().Foreground(p.good),
+		Branch:        s().Foreground(p.text),
+		BranchCurrent: s().Bold(true).Foreground(p.good),
+		Detached:      s().Italic(true).Foreground(p.muted),
+		Path:          s().Foreground(p.muted),
+		SelectedBg:    p.selectionBg,
+		Clean:         s().Foreground(p.good),
+		Changes:       s().Foreground(p.warn),
+		Conflict:      s().Bold(true).Foreground(p.bad),
+		Ahead:         s().Foreground(p.inf),
+		Behind:        s().Foreground(p.inf),
+		Progress:      s().Bold(true).Foreground(p.bad),
+		Pending:       s().Foreground(p.subtle),
+		StatusErr:     s().Foreground(p.warn),
+		TagMain:       s().Foreground(p.muted),
+		TagLocked:     s().Foreground(p.warn),
+		TagPrunable:   s().Foreground(p.bad),
+		TagWS:         s().Foreground(p.accent),
+
+		Detail: s().Foreground(p.muted),
+		Empty:  s().Foreground(p.muted).Italic(true),
+
+		StatusError: s().Bold(true).Foreground(p.bad),
+		StatusHint:  s().Foreground(p.muted),
+		StatusInfo:  s().Foreground(p.good),
+		Busy:        s().Foreground(p.accent),
+
+		FilterPrompt: s().Bold(true).Foreground(p.accent),
+		FilterCount:  s().Foreground(p.muted),
+
+		FormTitle:      s().Bold(true).Foreground(p.accent),
+		FormLabel:      s().Foreground(p.muted),
+		FormLabelFocus: s().Bold(true).Foreground(p.accent),
+		FormError:      s().Foreground(p.bad),
+		FormOK:         s().Foreground(p.good),
+		FormNote:       s().Foreground(p.muted),
+
+		DialogBox:   s().Border(lipgloss.RoundedBorder()).BorderForeground(p.bad).Padding(0, 1),
+		DialogTitle: s().Bold(true).Foreground(p.bad),
+		DialogName:  s().Foreground(p.muted),
+		DialogValue: s().Foreground(p.text),
+		DialogLoss:  s().Bold(true).Foreground(p.bad),
+		DialogWarn:  s().Foreground(p.warn),
+		DialogKeys:  s().Foreground(p.muted),
+
+		Help:  help.DefaultStyles(isDark),
+		Input: textinput.DefaultStyles(isDark),
+	}
+	st.Input.Cursor.Blink = false // a blinking cursor only adds redraws
+	st.Input.Focused.Prompt = s().Foreground(p.accent)
+	return st
+}
+
+// plainStyles honours NO_COLOR: no colour at all, only bold and the cursor glyph to mark
+// focus, which NO_COLOR explicitly allows.
+func plainStyles() Styles {
+	s := lipgloss.NewStyle
+	plain := s()
+	bold := s().Bold(true)
+	st := Styles{
+		Header: bold, Repo: bold, Meta: plain,
+		Cursor: bold, CurrentMark: plain, Branch: plain, BranchCurrent: bold,
+		Detached: plain, Path: plain,
+		Clean: plain, Changes: plain, Conflict: bold, Ahead: plain, Behind: plain,
+		Progress: bold, Pending: plain, StatusErr: plain,
+		TagMain: plain, TagLocked: plain, TagPrunable: plain, TagWS: plain,
+		Detail: plain, Empty: plain,
+		StatusError: bold, StatusHint: plain, StatusInfo: plain, Busy: plain,
+		FilterPrompt: bold, FilterCount: plain,
+		FormTitle: bold, FormLabel: plain, FormLabelFocus: bold, FormError: plain, FormOK: plain, FormNote: plain,
+		DialogBox:   s().Border(lipgloss.RoundedBorder()).Padding(0, 1),
+		DialogTitle: bold, DialogName: plain, DialogValue: plain, DialogLoss: bold, DialogWarn: plain, DialogKeys: plain,
+	}
+	st.Help = help.Styles{Ellipsis: plain, ShortKey: bold, ShortDesc: plain, ShortSeparator: plain,
+		FullKey: bold, FullDesc: plain, FullSeparator: plain}
+	st.Input = textinput.Styles{
+		Focused: textinput.StyleState{Text: plain, Placeholder: plain, Suggestion: plain, Prompt: bold},
+		Blurred: textinput.StyleState{Text: plain, Placeholder: plain, Suggestion: plain, Prompt: plain},
+		Cursor:  textinput.CursorStyle{Shape: tea.CursorBlock},
+	}
+	return st
+}
