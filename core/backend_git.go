@@ -10,9 +10,9 @@ import (
 // to the shell integration (COPSE_CD_FILE) or prints it. Without workspaces, open is switch.
 type gitBackend struct{ s *service }
 
-func (b *gitBackend) name() string                                { return "git" }
-func (b *gitBackend) hasWorkspaces() bool                         { return false }
-func (b *gitBackend) session() string                             { return "shell" }
+func (b *gitBackend) name() string                               { return "git" }
+func (b *gitBackend) hasWorkspaces() bool                        { return false }
+func (b *gitBackend) session() string                            { return "shell" }
 func (b *gitBackend) annotate(context.Context, []Worktree) error { return nil }
 
 func (b *gitBackend) createCmd(c *createCmd) (gitx.Cmd, error) {
@@ -43,7 +43,7 @@ func (b *gitBackend) create(ctx context.Context, c *createCmd) (string, error) {
 func (b *gitBackend) switchCommands(c *targetCmd) ([]string, error) {
 	return []string{"cd " + quoteDisplay(c.target.Path)}, nil
 }
-func (b *gitBackend) openCommands(c *targetCmd) ([]string, error) { return b.switchCommands(c) }
+func (b *gitBackend) openCommands(c *targetCmd) ([]string, error)          { return b.switchCommands(c) }
 func (b *gitBackend) switchTo(context.Context, *targetCmd) (string, error) { return "", nil }
 func (b *gitBackend) open(context.Context, *targetCmd) (string, error)     { return "", nil }
 

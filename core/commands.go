@@ -20,14 +20,14 @@ type createCmd struct {
 
 // targetCmd names an existing worktree for open, switch and back.
 type targetCmd struct {
-	target  gitx.Worktree
-	from    string // the worktree the session leaves ("" when none)
-	label   Label
-	focus   bool
-	cwd     string
+	target    gitx.Worktree
+	from      string // the worktree the session leaves ("" when none)
+	label     Label
+	focus     bool
+	cwd       string
 	operation Operation // OpOpen, OpSwitch or OpBack
-	wsID    string // open workspace of the target, if known
-	leaving *Status
+	wsID      string    // open workspace of the target, if known
+	leaving   *Status
 }
 
 type removeCmd struct {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/copse-dev/copse/gitx"
 )
@@ -25,6 +26,12 @@ type service struct {
 	history *History
 	session string
 	sessAt  string // where this session is after a switch ("" = where copse started)
+
+	// first is the snapshot Open read; the first List uses it instead of running git
+	// again, so `copse list` costs exactly one git process.
+	firstMu sync.Mutex
+	first   *snapshot
+	firstAt time.Time
 }
 
 // repoState is what copse knows of the repository from the last worktree list.
@@ -70,6 +77,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		return nil, err
 	}
 	s.learn(snap)
+	s.first, s.firstAt = &snap, time.Now()
 	be, err := pickBackend(ctx, s, opts.Backend)
 	if err != nil {
 		return nil, err
@@ -87,6 +95,9 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 
 // read lists the worktrees. Failure to list from dir means dir is not in a repository.
 func (s *service) read(ctx context.Context) (snapshot, error) {
+	s.firstMu.Lock()
+	s.first = nil // any newer reading supersedes Open's
+	s.firstMu.Unlock()
 	trees, raw, err := s.git.Worktrees(ctx, s.dir)
 	if err != nil {
 		var ge *gitx.Error
@@ -101,22 +112,38 @@ func (s *service) read(ctx context.Context) (snapshot, error) {
 	return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
 }
 
+// firstTTL bounds how old Open's snapshot may be for the first List to reuse it.
+const firstTTL = 2 * time.Second
+
 // learn updates the main checkout and current worktree from a snapshot.
 func (s *service) learn(snap snapshot) {
 	if len(snap.trees) > 0 {
 		s.repo.root = snap.trees[0].Path
 	}
 	s.repo.current = ""
-	here := canonical(s.dir)
-	best := -1
-	for _, t := range snap.trees {
-		if t.Bare {
-			continue
+	// Fast path: git records worktree paths as given, usually already canonical; resolve
+	// symlinks (a syscall per path component) only when the plain comparison finds nothing.
+	for _, resolve := range []bool{false, true} {
+		here := s.dir
+		if resolve {
+			here = canonical(s.dir)
 		}
-		p := canonical(t.Path)
-		if within(here, p) && len(p) > best {
-			best = len(p)
-			s.repo.current = t.Path
+		best := -1
+		for _, t := range snap.trees {
+			if t.Bare {
+				continue
+			}
+			p := t.Path
+			if resolve {
+				p = canonical(p)
+			}
+			if within(here, p) && len(p) > best {
+				best = len(p)
+				s.repo.current = t.Path
+			}
+		}
+		if s.repo.current != "" {
+			return
 		}
 	}
 }
@@ -147,9 +174,21 @@ func (s *service) rows(snap snapshot) []Worktree {
 }
 
 func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
-	snap, err := s.read(ctx)
-	if err != nil {
-		return nil, err
+	s.firstMu.Lock()
+	first := s.first
+	if time.Since(s.firstAt) > firstTTL {
+		first = nil
+	}
+	s.first = nil
+	s.firstMu.Unlock()
+	var snap snapshot
+	if first != nil {
+		snap = *first
+	} else {
+		var err error
+		if snap, err = s.read(ctx); err != nil {
+			return nil, err
+		}
 	}
 	s.learn(snap)
 	rows := s.rows(snap)

@@ -7,9 +7,10 @@ package core
 // Fields hold the caller's raw values: optional strings are pointers so that "absent" and
 // "empty" stay distinct (an empty value is rejected, an absent one takes the default).
 // Struct tags drive both the strict JSON decoder and the generated JSON Schema:
-//   json:"name"            the wire name
-//   copse:"required"       must be present
-//   copse:"oneof=GROUP"    exactly one field of GROUP must be present
+//
+//	json:"name"            the wire name
+//	copse:"required"       must be present
+//	copse:"oneof=GROUP"    exactly one field of GROUP must be present
 type Request interface {
 	Op() Operation
 	isRequest()
