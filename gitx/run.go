@@ -173,8 +173,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 		if e := contextFailure(ctx, runCtx, timeout, fail); e != nil {
 			return nil, e
 		}
-		// Checked only for start errors, and the limit never reaches here: an
-		// overflow is never reported as a missing executable.
+		// Only a failed start can mean "not found". The output cap can trip only
+		// after a successful start and is classified below, so passing the cap
+		// is never misreported as a missing executable.
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, fail(ErrNotFound, err)
 		}
