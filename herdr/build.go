@@ -178,7 +178,7 @@ func checkValue(kind valueKind, v string) string {
 	case pathValue:
 		return checkPath(v)
 	case wsValue:
-		if why := checkText(v, 17); why != "" {
+		if why := checkText(v, maxPath); why != "" { // the id check below owns the length
 			return why
 		}
 		return checkWorkspaceID(v)

@@ -43,12 +43,6 @@ func checkText(v string, maxLen int) string {
 		return "is empty"
 	case !utf8.ValidString(v):
 		return "is not valid UTF-8"
-	case strings.TrimSpace(v) != v:
-		return "starts or ends with white space"
-	case strings.HasPrefix(v, "-"):
-		return "starts with '-' and would be read as an option"
-	case utf8.RuneCountInString(v) > maxLen:
-		return fmt.Sprintf("is longer than %d characters", maxLen)
 	}
 	for _, r := range v {
 		switch {
@@ -57,6 +51,14 @@ func checkText(v string, maxLen int) string {
 		case isHidden(r):
 			return "contains a control character"
 		}
+	}
+	switch {
+	case strings.TrimSpace(v) != v:
+		return "starts or ends with white space"
+	case strings.HasPrefix(v, "-"):
+		return "starts with '-' and would be read as an option"
+	case utf8.RuneCountInString(v) > maxLen:
+		return fmt.Sprintf("is longer than %d characters", maxLen)
 	}
 	return ""
 }

@@ -32,7 +32,7 @@ func NewSandbox(t testing.TB) *Sandbox {
 		Home:      filepath.Join(root, "home"),
 		Repo:      filepath.Join(root, "src", "app"),
 		State:     filepath.Join(root, "herdr-state.json"),
-		Worktrees: filepath.Join(root, "home", ".herdr", "worktrees"),
+		Worktrees: filepath.Join(root, "worktrees"), // not Herdr's default, so tests see the knob work
 	}
 	for _, d := range []string{s.Home, s.Repo} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

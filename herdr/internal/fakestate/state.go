@@ -84,7 +84,7 @@ func Update(path string, fn func(*State) error) error {
 }
 
 // Find returns the index of the workspace with id, or -1.
-func (s *State) Find(id string) int {
+func (s State) Find(id string) int {
 	for i, w := range s.Workspaces {
 		if w.ID == id {
 			return i
@@ -94,7 +94,7 @@ func (s *State) Find(id string) int {
 }
 
 // FindCheckout returns the index of the workspace showing checkout, or -1.
-func (s *State) FindCheckout(checkout string) int {
+func (s State) FindCheckout(checkout string) int {
 	for i, w := range s.Workspaces {
 		if w.Checkout == checkout {
 			return i
