@@ -99,9 +99,9 @@ func opList() string {
 type fieldType int
 
 const (
-	typeString fieldType = iota + 1 // string: always present when required
-	typeOptString                   // *string: nil when absent
-	typeBool                        // bool: false when absent
+	typeString    fieldType = iota + 1 // string: always present when required
+	typeOptString                      // *string: nil when absent
+	typeBool                           // bool: false when absent
 )
 
 // fieldSpec is one wire field of a variant; the decoder and Schema both read these.

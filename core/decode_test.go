@@ -187,3 +187,17 @@ func TestDecodeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeRejectsMalformed(t *testing.T) {
+	for _, in := range []string{
+		`{"operation":"list",}`, `{"operation" "list"}`, `{"operation":"list" "status":true}`,
+		`{,"operation":"list"}`, `{"operation":"list"]`, `{"operation":'list'}`, "\ufeff{\"operation\":\"list\"}",
+		`{"operation":"list"}}`, `{"operation":"list","status":tru}`, `{"operation":"li\st"}`,
+	} {
+		if _, err := core.Decode([]byte(in)); err == nil {
+			t.Errorf("accepted %q", in)
+		} else {
+			mustUsage(t, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -40,6 +41,10 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("not a usage error: %#v", e)
 			}
 			return
+		}
+		// Strictness never goes below encoding/json's own syntax check.
+		if !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
 		}
 		again, err := core.Decode(encode(t, req))
 		if err != nil {

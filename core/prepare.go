@@ -76,6 +76,11 @@ func (s *service) parseBranch(ctx context.Context, field, raw string) (BranchNam
 	if err := checkText(field, name, maxBranch); err != nil {
 		return BranchName{}, err
 	}
+	// git accepts these as branch names, but each also means HEAD to git: a branch so
+	// named would make later commands ambiguous.
+	if name == "@" || name == "HEAD" {
+		return BranchName{}, usage("invalid_branch", field, "pick another name", "%s %q is git's name for HEAD, not a usable branch", field, name)
+	}
 	return BranchName{name}, nil
 }
 

@@ -116,6 +116,7 @@ func TestCreateRefusals(t *testing.T) {
 		{"dot dot", core.CreateRequest{Branch: "n8", Path: core.Str(r.Base + "/a/../b")}, core.KindUsage, "dot_segment"},
 		{"unknown base", core.CreateRequest{Branch: "n9", Base: core.Str("nope")}, core.KindUsage, "unknown_base"},
 		{"invalid ref name", core.CreateRequest{Branch: "a..b"}, core.KindUsage, "invalid_branch"},
+		{"at sign", core.CreateRequest{Branch: "@"}, core.KindUsage, "invalid_branch"},
 		{"lock suffix", core.CreateRequest{Branch: "x.lock"}, core.KindUsage, "invalid_branch"},
 		{"256 chars", core.CreateRequest{Branch: strings.Repeat("b", 256)}, core.KindUsage, "too_long"},
 		{"leading dash", core.CreateRequest{Branch: "-x"}, core.KindUsage, "leading_dash"},

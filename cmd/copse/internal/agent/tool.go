@@ -1,0 +1,119 @@
+// Package agent is copse's interface for coding agents: `copse tool` (one JSON request on
+// stdin, one JSON reply on stdout) and `copse mcp` (an MCP server with one tool,
+// "worktree"). Both decode with core.Decode and run through core.Service, exactly like
+// the CLI and the picker; this package adds only framing and the approval step.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/copse-dev/copse/core"
+)
+
+// Opener opens the Service for the repository the agent works on. cmd passes a func
+// that honours -C and --backend.
+type Opener func(ctx context.Context) (*core.Service, error)
+
+// MaxRequestBytes bounds one request. Real requests are a few hundred bytes; the cap
+// keeps a runaway or hostile writer from making copse buffer without end.
+const MaxRequestBytes = 1 << 20
+
+// Reply is the one JSON line `copse tool` prints (and each MCP result carries):
+// {"ok":true,"result":…} or {"ok":false,"error":{…}}.
+type Reply struct {
+	OK     bool        `json:"ok"`
+	Result any         `json:"result,omitempty"`
+	Error  *ReplyError `json:"error,omitempty"`
+}
+
+// ReplyError is core.Error in the agent vocabulary. Uncertain means a mutation ran but
+// its outcome could not be confirmed: report it, never retry.
+type ReplyError struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Hint      string `json:"hint"`
+	Field     string `json:"field,omitempty"`
+	Uncertain bool   `json:"uncertain"`
+}
+
+func okReply(o *core.Outcome) Reply { return Reply{OK: true, Result: o.Result()} }
+
+func errReply(err error) Reply {
+	e := core.AsError(err)
+	return Reply{Error: &ReplyError{Code: e.Code, Message: e.Message, Hint: e.Hint, Field: e.Field, Uncertain: e.Uncertain()}}
+}
+
+// needsApproval refuses a plan that needs a human's yes. The message is the
+// confirmation on one line, already escaped by core, so a host can show it verbatim.
+func needsApproval(p *core.Plan, hint string) error {
+	return &core.Error{Kind: core.KindRefused, Code: "needs_approval", Message: p.Confirm.Line(), Hint: hint}
+}
+
+// Tool reads ONE JSON request from in (at most MaxRequestBytes; it never prompts),
+// writes ONE reply line to out and returns the exit code: 0 done, 1 refused or failed,
+// 2 bad input, 3 uncertain, 130 cancelled (core.ExitCode).
+//
+// The request is decoded before the repository is opened, so bad input is exit 2
+// wherever copse runs. A request that needs confirmation (remove; create with a path)
+// runs only when approved is set (`copse tool --approved`, given by a host after its
+// user said yes); otherwise the reply is needs_approval and nothing runs.
+func Tool(ctx context.Context, open Opener, in io.Reader, out io.Writer, approved bool) int {
+	o, err := runTool(ctx, open, in, approved)
+	if err != nil {
+		writeReply(out, errReply(err))
+		return core.ExitCode(err)
+	}
+	writeReply(out, okReply(o))
+	return 0
+}
+
+func runTool(ctx context.Context, open Opener, in io.Reader, approved bool) (*core.Outcome, error) {
+	data, err := io.ReadAll(io.LimitReader(in, MaxRequestBytes+1))
+	if err != nil {
+		return nil, &core.Error{Kind: core.KindUsage, Code: "read_failed", Message: "could not read the request: " + core.Escape(err.Error()),
+			Hint: "pass one JSON request on stdin", Err: err}
+	}
+	if len(data) > MaxRequestBytes {
+		return nil, &core.Error{Kind: core.KindUsage, Code: "too_large", Message: "request is larger than 1 MiB",
+			Hint: "pass one small JSON request on stdin"}
+	}
+	req, err := core.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := svc.Prepare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if plan.Confirm != nil && !approved {
+		return nil, needsApproval(plan, "show this to the user; if they agree, run the same request again with `copse tool --approved`")
+	}
+	return svc.Execute(ctx, plan)
+}
+
+// writeReply writes rep as one line. encoding/json escapes control characters and
+// U+2028/U+2029, so no value can break the line. A failed write is not reported: the
+// exit code still tells the caller what happened.
+func writeReply(out io.Writer, rep Reply) {
+	b, err := json.Marshal(rep)
+	if err != nil {
+		b, _ = json.Marshal(errReply(err))
+	}
+	_, _ = out.Write(append(b, '\n'))
+}
+
+// WriteSchema prints the request JSON Schema (`copse tool --schema`).
+func WriteSchema(out io.Writer) error {
+	b, err := core.SchemaJSON()
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(append(b, '\n'))
+	return err
+}
