@@ -1,0 +1,459 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/copse-dev/copse/herdr"
+)
+
+// The Herdr backend: inside a Herdr pane, worktrees are made, opened and removed through
+// `herdr worktree …`, so each one gets (and loses) its workspace. The engine still owns
+// parsing, preconditions, locking and git's postconditions; this file only runs Herdr,
+// checks that Herdr's reply is about what was asked, and turns Herdr's failures into
+// copse's error kinds.
+//
+// How a failed run is reported depends on whether Herdr may have acted:
+//   - Herdr said no (JSON error envelope), or never started: a *Error of kind refused or
+//     failed. The engine re-reads git and returns it only if nothing changed.
+//   - Herdr may have acted (killed at the timeout, reply lost, unreadable or of the wrong
+//     type): also a *Error of kind failed, never uncertain, because for create and remove
+//     the engine decides by re-reading git: nothing changed → this failure; changed →
+//     uncertain. open changes no git state, so open reconciles here with Herdr's list.
+//   - Herdr's success reply names another checkout or branch than asked: a *Error of kind
+//     uncertain, whatever git says (Herdr acted on something; never retry).
+
+func init() { herdrFactory = newHerdrBackend }
+
+type herdrBackend struct {
+	s      *service
+	git    *gitBackend // worktrees without an open workspace are removed by git
+	client *herdr.Client
+	det    herdr.Detection
+	sess   string
+}
+
+// notInHerdr is a detection that found no usable Herdr for this repository: pickBackend
+// falls back to git under --backend auto, and --backend herdr is a usage error naming why.
+type notInHerdr struct {
+	why string
+	err error
+}
+
+func (e *notInHerdr) Error() string        { return e.why }
+func (e *notInHerdr) Unwrap() error        { return e.err }
+func (e *notInHerdr) Is(target error) bool { return target == errNotInHerdr }
+
+// newHerdrBackend detects Herdr (HERDR_ENV=1, HERDR_BIN_PATH or herdr on PATH, version at
+// least herdr.MinVersion; herdr.Detect caches the answer in memory for ten minutes) and
+// checks that the repository has a main work tree to scope every call with.
+func newHerdrBackend(ctx context.Context, s *service) (backend, error) {
+	getenv := s.opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if getenv("HERDR_ENV") != "1" {
+		// Decided here, before Detect, so nothing is started outside Herdr.
+		return nil, &notInHerdr{why: "HERDR_ENV is not 1: copse is not running in a Herdr pane", err: herdr.ErrNotInHerdr}
+	}
+	if why := herdrRepoProblem(s); why != "" {
+		return nil, &notInHerdr{why: why}
+	}
+	det, err := herdr.Detect(ctx, getenv)
+	switch {
+	case errors.Is(err, herdr.ErrNotInHerdr):
+		return nil, &notInHerdr{why: "HERDR_ENV is not 1: copse is not running in a Herdr pane", err: err}
+	case errors.Is(err, herdr.ErrVersionTooOld):
+		return nil, &Error{Kind: KindFailed, Code: "herdr_too_old", Err: err,
+			Message: Escape(err.Error()),
+			Hint:    "upgrade herdr to " + herdr.MinVersion.String() + " or newer, or run copse with --backend git"}
+	case err != nil && ctx.Err() != nil:
+		return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: err, Message: "cancelled while detecting herdr"}
+	case err != nil:
+		return nil, &Error{Kind: KindFailed, Code: "herdr_unusable", Err: err,
+			Message: "HERDR_ENV=1 but herdr cannot be used: " + Escape(err.Error()),
+			Hint:    "check HERDR_BIN_PATH and that `herdr --version` works, or run copse with --backend git"}
+	}
+	env := os.Environ()
+	if len(s.opts.Env) > 0 {
+		env = append(env, s.opts.Env...)
+	}
+	b := &herdrBackend{
+		s:      s,
+		git:    &gitBackend{s: s},
+		client: &herdr.Client{Bin: det.Bin, Timeout: s.opts.Timeout, Env: env},
+		det:    det,
+		sess:   "herdr",
+	}
+	if id, err := ParseWorkspaceID(getenv("HERDR_WORKSPACE_ID")); err == nil {
+		b.sess = id.s
+	}
+	return b, nil
+}
+
+// herdrRepoProblem says why this repository cannot be driven through Herdr: every call is
+// scoped with --cwd <main checkout>, so there must be a main work tree at an absolute path.
+func herdrRepoProblem(s *service) string {
+	root := s.repo.root
+	if root == "" || !filepath.IsAbs(root) {
+		return "the repository has no main checkout at an absolute path to scope herdr worktree commands with"
+	}
+	s.firstMu.Lock()
+	first := s.first
+	s.firstMu.Unlock()
+	if first != nil && len(first.trees) > 0 && first.trees[0].Bare {
+		return "the repository is bare: herdr worktree commands need a main work tree (" + Escape(root) + " has none)"
+	}
+	return ""
+}
+
+func (b *herdrBackend) name() string        { return "herdr" }
+func (b *herdrBackend) hasWorkspaces() bool { return true }
+func (b *herdrBackend) session() string     { return b.sess }
+
+// annotate sets each row's open workspace from `herdr worktree list --cwd <main>`,
+// matching checkouts by canonical path. A failed list is an error: showing no workspaces
+// would make remove go through git and leave a workspace on a deleted checkout.
+func (b *herdrBackend) annotate(ctx context.Context, rows []Worktree) error {
+	l, err := b.client.List(ctx, b.s.repo.root)
+	if err != nil {
+		return herdrFailure("list", err)
+	}
+	return annotateRows(rows, l)
+}
+
+func annotateRows(rows []Worktree, l herdr.ListResult) error {
+	idx := make(map[string]int, len(rows))
+	for i, r := range rows {
+		idx[canonical(r.Path)] = i
+	}
+	for _, w := range l.Worktrees {
+		if w.OpenWorkspaceID == "" {
+			continue
+		}
+		id, err := ParseWorkspaceID(w.OpenWorkspaceID)
+		if err != nil {
+			return &Error{Kind: KindFailed, Code: "herdr_bad_reply", Err: err,
+				Message: fmt.Sprintf("herdr worktree list reported workspace %s for %s, which is not a Herdr workspace id",
+					herdrText(w.OpenWorkspaceID, 40), herdrText(w.Path, 200)),
+				Hint: "run copse with --backend git; please report this"}
+		}
+		if i, ok := idx[canonical(w.Path)]; ok {
+			ws := id.s
+			rows[i].WorkspaceID = &ws
+		}
+	}
+	return nil
+}
+
+// ---- create
+
+func (b *herdrBackend) createArgs(c *createCmd) herdr.CreateArgs {
+	// --path and --base always: git and copse then agree on where and from what. For an
+	// existing branch Herdr ignores --base; c.base is the branch tip, checked afterwards.
+	return herdr.CreateArgs{Cwd: c.cwd, Branch: c.branch.s, Base: c.base.OID, Path: c.path.s, Label: c.label.s, Focus: c.focus}
+}
+
+func (b *herdrBackend) createCommands(c *createCmd) ([]string, error) {
+	cmd, err := herdr.CreateCmd(b.createArgs(c))
+	if err != nil {
+		return nil, builderErr(err)
+	}
+	return []string{cmd.String()}, nil
+}
+
+func (b *herdrBackend) create(ctx context.Context, c *createCmd) (string, error) {
+	r, err := b.client.Create(ctx, b.createArgs(c))
+	if err != nil {
+		return "", herdrFailure("create", err)
+	}
+	var why []string
+	if canonical(r.Worktree.Path) != canonical(c.path.s) {
+		why = append(why, "it names checkout "+herdrText(r.Worktree.Path, 200)+", not "+Escape(c.path.s))
+	}
+	if ww := r.Workspace.Worktree; ww != nil && ww.CheckoutPath != "" && canonical(ww.CheckoutPath) != canonical(c.path.s) {
+		why = append(why, "its workspace shows checkout "+herdrText(ww.CheckoutPath, 200)+", not "+Escape(c.path.s))
+	}
+	if r.Worktree.Branch != c.branch.s {
+		why = append(why, "it names branch "+herdrText(r.Worktree.Branch, 100)+", not "+Escape(c.branch.s))
+	}
+	if !r.Worktree.IsLinkedWorktree {
+		why = append(why, "it says the checkout is not a linked worktree")
+	}
+	ws, err := ParseWorkspaceID(r.Workspace.WorkspaceID)
+	if err != nil {
+		why = append(why, "its workspace id "+herdrText(r.Workspace.WorkspaceID, 40)+" is not a Herdr workspace id")
+	}
+	if len(why) > 0 {
+		return "", replyMismatch("create", why)
+	}
+	return ws.s, nil
+}
+
+// ---- open, switch, back
+
+func (b *herdrBackend) openArgs(c *targetCmd, focus bool, label Label) herdr.OpenArgs {
+	// Always the path git listed, also when the request named a branch: Herdr then opens
+	// exactly the checkout the engine checked.
+	return herdr.OpenArgs{Cwd: c.cwd, Path: c.target.Path, Label: label.s, Focus: focus}
+}
+
+func (b *herdrBackend) openCommands(c *targetCmd) ([]string, error) {
+	return b.commands(b.openArgs(c, c.focus, c.label))
+}
+
+// switch (and back) is open with focus: the workspace showing the worktree comes forward.
+func (b *herdrBackend) switchCommands(c *targetCmd) ([]string, error) {
+	return b.commands(b.openArgs(c, true, Label{}))
+}
+
+func (b *herdrBackend) commands(a herdr.OpenArgs) ([]string, error) {
+	cmd, err := herdr.OpenCmd(a)
+	if err != nil {
+		return nil, builderErr(err)
+	}
+	return []string{cmd.String()}, nil
+}
+
+func (b *herdrBackend) open(ctx context.Context, c *targetCmd) (string, error) {
+	return b.openWith(ctx, c, b.openArgs(c, c.focus, c.label))
+}
+
+func (b *herdrBackend) switchTo(ctx context.Context, c *targetCmd) (string, error) {
+	return b.openWith(ctx, c, b.openArgs(c, true, Label{}))
+}
+
+func (b *herdrBackend) openWith(ctx context.Context, c *targetCmd, args herdr.OpenArgs) (string, error) {
+	r, err := b.client.Open(ctx, args) // a builder refusal comes back as *herdr.ArgError
+	if err != nil {
+		return "", b.reconcileOpen(ctx, c, err)
+	}
+	var why []string
+	if canonical(r.Worktree.Path) != canonical(c.target.Path) {
+		why = append(why, "it names checkout "+herdrText(r.Worktree.Path, 200)+", not "+Escape(c.target.Path))
+	}
+	if ww := r.Workspace.Worktree; ww != nil && ww.CheckoutPath != "" && canonical(ww.CheckoutPath) != canonical(c.target.Path) {
+		why = append(why, "its workspace shows checkout "+herdrText(ww.CheckoutPath, 200)+", not "+Escape(c.target.Path))
+	}
+	if c.target.Branch != "" && r.Worktree.Branch != c.target.Branch {
+		why = append(why, "it names branch "+herdrText(r.Worktree.Branch, 100)+", not "+Escape(c.target.Branch))
+	}
+	ws, err := ParseWorkspaceID(r.Workspace.WorkspaceID)
+	if err != nil {
+		why = append(why, "its workspace id "+herdrText(r.Workspace.WorkspaceID, 40)+" is not a Herdr workspace id")
+	}
+	if len(why) > 0 {
+		return "", replyMismatch("open", why)
+	}
+	return ws.s, nil
+}
+
+// reconcileOpen: open changes no git state, so when Herdr may have acted (timeout, lost
+// or unreadable reply) the engine's token comparison cannot tell; Herdr's own list can.
+// The same workspace (or none) shows the target as before: nothing was opened or closed, a
+// plain failure. A workspace appeared, changed or went away: uncertain.
+func (b *herdrBackend) reconcileOpen(ctx context.Context, c *targetCmd, runErr error) error {
+	e := herdrFailure("open", runErr)
+	if !mayHaveActed(runErr) {
+		return e
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
+	l, err := b.client.List(rctx, c.cwd)
+	if err != nil {
+		return &Error{Kind: uncertainOr(e), Code: "open_unverified", Err: runErr,
+			Message: e.Message + "; Herdr's workspaces could not be read back: " + herdrText(err.Error(), 300),
+			Hint:    "look at Herdr's sidebar, or run copse list"}
+	}
+	now := ""
+	for _, w := range l.Worktrees {
+		if canonical(w.Path) == canonical(c.target.Path) {
+			now = w.OpenWorkspaceID
+		}
+	}
+	switch {
+	case now == "" && c.wsID == "":
+		e.Message += "; no workspace shows " + Escape(c.target.Path) + ", so nothing was opened"
+		return e
+	case now == c.wsID:
+		// The same workspace shows it as before: nothing was opened or closed. Only its
+		// focus or label may have changed, which is harmless to ask for again.
+		e.Message += "; " + Escape(c.target.Path) + " is still open in workspace " + Escape(c.wsID) +
+			" and nothing else was opened (whether its focus or label changed is unknown)"
+		return e
+	case now == "":
+		return &Error{Kind: uncertainOr(e), Code: "open_uncertain", Err: runErr,
+			Message: e.Message + "; workspace " + Escape(c.wsID) + " no longer shows " + Escape(c.target.Path),
+			Hint:    "look at Herdr's sidebar before trying again"}
+	default:
+		return &Error{Kind: uncertainOr(e), Code: "open_uncertain", Err: runErr,
+			Message: e.Message + "; workspace " + herdrText(now, 40) + " now shows " + Escape(c.target.Path),
+			Hint:    "look at Herdr's sidebar before trying again"}
+	}
+}
+
+// uncertainOr keeps a cancellation a cancellation; anything else becomes uncertain.
+func uncertainOr(e *Error) Kind {
+	if e.Kind == KindCancelled {
+		return KindCancelled
+	}
+	return KindUncertain
+}
+
+// ---- remove
+
+func (b *herdrBackend) removeCommands(c *removeCmd) ([]string, error) {
+	if c.wsID == "" {
+		return b.git.removeCommands(c)
+	}
+	cmd, err := b.removeCmd(c)
+	if err != nil {
+		return nil, err
+	}
+	return []string{cmd.String()}, nil
+}
+
+func (b *herdrBackend) removeCmd(c *removeCmd) (herdr.Cmd, error) {
+	if c.wsID == b.sess {
+		// Herdr closes the workspace it removes, and every pane in it: copse's own, too.
+		return herdr.Cmd{}, refused("current_workspace",
+			"run the remove from another Herdr workspace, or close this workspace first",
+			"%s is open in workspace %s, the workspace copse is running in; removing it would close this pane",
+			Escape(c.target.Path), Escape(c.wsID))
+	}
+	if c.target.Locked != nil {
+		// Herdr runs `git worktree remove [--force]` once; a locked worktree needs it twice,
+		// so Herdr would fail after --force had already ended the workspace's processes.
+		return herdr.Cmd{}, refused("locked_worktree",
+			"unlock it first (git worktree unlock "+quoteDisplay(c.target.Path)+"), then remove it",
+			"%s is locked and open in Herdr workspace %s; Herdr cannot remove a locked worktree", Escape(c.target.Path), Escape(c.wsID))
+	}
+	cmd, err := herdr.RemoveCmd(c.wsID, c.force)
+	if err != nil {
+		return herdr.Cmd{}, builderErr(err)
+	}
+	return cmd, nil
+}
+
+// remove goes through Herdr when a workspace shows the worktree (Herdr closes it and, with
+// --force, ends its processes), and through git, exactly as the git backend, otherwise.
+func (b *herdrBackend) remove(ctx context.Context, c *removeCmd) error {
+	if c.wsID == "" {
+		return b.git.remove(ctx, c)
+	}
+	if _, err := b.removeCmd(c); err != nil {
+		return err
+	}
+	r, err := b.client.Remove(ctx, c.wsID, c.force)
+	if err != nil {
+		return herdrFailure("remove", err)
+	}
+	if canonical(r.Path) != canonical(c.target.Path) {
+		return replyMismatch("remove", []string{"it names checkout " + herdrText(r.Path, 200) + ", not " + Escape(c.target.Path)})
+	}
+	return nil
+}
+
+// ---- errors
+
+// herdrFailure turns a failed herdr run into copse's vocabulary. It never returns
+// KindUncertain: whether a mutation happened is decided from git by the engine (create,
+// remove) or from Herdr's list (open).
+func herdrFailure(action string, err error) *Error {
+	var ae *herdr.ArgError
+	if errors.As(err, &ae) {
+		return builderErr(err)
+	}
+	var he *herdr.Error
+	if !errors.As(err, &he) {
+		return failed("herdr_"+action+"_failed", err, "", "herdr worktree %s failed: %s", action, herdrText(err.Error(), 300))
+	}
+	what := "herdr worktree " + action
+	mk := func(kind Kind, code, hint, msg string) *Error {
+		return &Error{Kind: kind, Code: code, Err: err, Hint: hint, Message: msg}
+	}
+	switch he.Kind {
+	case herdr.ErrReply:
+		msg := what + " failed: " + herdrText(he.Code, 80) + ": " + herdrText(he.Message, 300)
+		switch he.Code {
+		case "server_not_running":
+			return mk(KindFailed, "herdr_not_running", "start herdr, or use --backend git",
+				what+": no Herdr server is running ("+herdrText(he.Message, 300)+")")
+		case "protocol_mismatch":
+			return mk(KindFailed, "herdr_protocol_mismatch",
+				"restart herdr: its binary was upgraded while the old server kept running; or use --backend git", msg)
+		case "dirty_worktree_requires_force":
+			return mk(KindRefused, "dirty_worktree", "commit or stash them first, or pass --force to discard them",
+				"the worktree has uncommitted changes; Herdr refused to remove it: "+herdrText(he.Message, 300))
+		case "worktree_operation_in_progress":
+			return mk(KindFailed, "herdr_busy", "wait until Herdr has finished, look at copse list, then try again", msg)
+		case "not_linked_worktree":
+			return mk(KindFailed, "herdr_not_linked",
+				"close that workspace in Herdr, then run copse remove again (copse then removes the worktree with git)", msg)
+		case "linked_worktree_source", "not_git_worktree", "workspace_not_found":
+			return mk(KindFailed, "herdr_"+action+"_failed",
+				"copse scopes every call with --cwd <main checkout>; if this persists, use --backend git and please report it", msg)
+		}
+		return mk(KindFailed, "herdr_"+action+"_failed", "", msg)
+	case herdr.ErrUsage:
+		return mk(KindFailed, "herdr_usage_bug", "please report this bug in copse; meanwhile use --backend git",
+			what+" rejected copse's arguments (exit 2): this is a bug in copse, or a Herdr whose command line changed: "+herdrText(he.Message, 300))
+	case herdr.ErrTimeout:
+		return mk(KindFailed, "herdr_timeout",
+			"Herdr's server may still finish it: run copse list before trying again",
+			what+" "+herdrText(he.Message, 100)+" and was stopped")
+	case herdr.ErrCanceled:
+		return mk(KindCancelled, "cancelled", "run copse list to see what exists", what+" cancelled")
+	case herdr.ErrWrongReply:
+		return mk(KindFailed, "herdr_bad_reply", "run copse list before trying again",
+			what+" gave a reply copse cannot trust: "+herdrText(he.Message, 300))
+	case herdr.ErrOutputLimit:
+		return mk(KindFailed, "herdr_output_limit", "run copse list before trying again",
+			what+" printed more than the output limit; its reply is lost")
+	default: // herdr.ErrExec
+		hint := "check that herdr works (herdr --version), or use --backend git"
+		if !he.Started {
+			hint = "check HERDR_BIN_PATH and that herdr is installed, or use --backend git"
+		}
+		return mk(KindFailed, "herdr_failed", hint, what+" failed: "+herdrText(he.Message, 300))
+	}
+}
+
+// mayHaveActed reports a run after which Herdr's server may have done the work: the
+// process started and was stopped, died, or answered with a reply that cannot be read.
+func mayHaveActed(err error) bool {
+	var he *herdr.Error
+	if !errors.As(err, &he) {
+		return false
+	}
+	return he.Uncertain() || (he.Kind == herdr.ErrExec && he.Started && he.ExitCode == -1)
+}
+
+// replyMismatch is a success reply about something other than what was asked: Herdr did
+// something, to somewhere else, or lies. Uncertain, never retried.
+func replyMismatch(action string, why []string) *Error {
+	msg := "herdr worktree " + action + " replied with success, but "
+	for i, w := range why {
+		if i > 0 {
+			msg += "; "
+		}
+		msg += w
+	}
+	return &Error{Kind: KindUncertain, Code: "herdr_reply_mismatch", Message: msg,
+		Hint: "run copse list and look at Herdr's sidebar; do not retry blindly"}
+}
+
+// herdrText makes text from Herdr safe for one line: escaped and cut to max characters.
+func herdrText(s string, max int) string {
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max]) + "…"
+	}
+	if s == "" {
+		return `""`
+	}
+	return Escape(s)
+}
