@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"strings"
 )
 
 // backend carries out mutations; the engine owns parsing, preconditions, locking and
@@ -29,7 +30,7 @@ type backend interface {
 	remove(ctx context.Context, c *removeCmd) error
 }
 
-// herdrFactory builds the Herdr backend; it is set by herdr_backend.go. Detection errors
+// herdrFactory builds the Herdr backend; it is set by backend_herdr.go. Detection errors
 // other than "not in Herdr" are returned to the caller of pickBackend.
 var herdrFactory func(ctx context.Context, s *service) (backend, error)
 
@@ -37,6 +38,17 @@ var herdrFactory func(ctx context.Context, s *service) (backend, error)
 var errNotInHerdr = errors.New("not running inside Herdr")
 
 func pickBackend(ctx context.Context, s *service, want string) (backend, error) {
+	if want == "" && s.opts.Getenv("HERDR_ENV") == "1" {
+		// git config copse.backend matters only where there is a choice, inside Herdr;
+		// elsewhere it costs a git process on every command for nothing.
+		v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.backend")
+		if err != nil {
+			return nil, gitFailure("config_failed", err, "cannot read git config copse.backend")
+		}
+		if ok {
+			want = strings.TrimSpace(v)
+		}
+	}
 	switch want {
 	case "", "auto":
 		if herdrFactory != nil && s.opts.Getenv("HERDR_ENV") == "1" {

@@ -98,7 +98,7 @@ func newHerdrBackend(ctx context.Context, s *service) (backend, error) {
 // herdrRepoProblem says why this repository cannot be driven through Herdr: every call is
 // scoped with --cwd <main checkout>, so there must be a main work tree at an absolute path.
 func herdrRepoProblem(s *service) string {
-	root := s.repo.root
+	root := s.root()
 	if root == "" || !filepath.IsAbs(root) {
 		return "the repository has no main checkout at an absolute path to scope herdr worktree commands with"
 	}
@@ -119,7 +119,7 @@ func (b *herdrBackend) session() string     { return b.sess }
 // matching checkouts by canonical path. A failed list is an error: showing no workspaces
 // would make remove go through git and leave a workspace on a deleted checkout.
 func (b *herdrBackend) annotate(ctx context.Context, rows []Worktree) error {
-	l, err := b.client.List(ctx, b.s.repo.root)
+	l, err := b.client.List(ctx, b.s.root())
 	if err != nil {
 		return herdrFailure("list", err)
 	}
@@ -387,8 +387,8 @@ func herdrFailure(action string, err error) *Error {
 			return mk(KindFailed, "herdr_protocol_mismatch",
 				"restart herdr: its binary was upgraded while the old server kept running; or use --backend git", msg)
 		case "dirty_worktree_requires_force":
-			return mk(KindRefused, "dirty_worktree", "commit or stash them first, or pass --force to discard them",
-				"the worktree has uncommitted changes; Herdr refused to remove it: "+herdrText(he.Message, 300))
+			return forceHelps(mk(KindRefused, "dirty_worktree", "commit or stash them first, or pass --force to discard them",
+				"the worktree has uncommitted changes; Herdr refused to remove it: "+herdrText(he.Message, 300)))
 		case "worktree_operation_in_progress":
 			return mk(KindFailed, "herdr_busy", "wait until Herdr has finished, look at copse list, then try again", msg)
 		case "not_linked_worktree":

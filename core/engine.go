@@ -25,7 +25,8 @@ type service struct {
 	backend backend
 	history *History
 	session string
-	sessAt  string // where this session is after a switch ("" = where copse started)
+	mu      sync.Mutex // guards repo and sessAt
+	sessAt  string     // where this session is after a switch ("" = where copse started)
 
 	// first is the snapshot Open read; the first List uses it instead of running git
 	// again, so `copse list` costs exactly one git process.
@@ -115,12 +116,15 @@ func (s *service) read(ctx context.Context) (snapshot, error) {
 // firstTTL bounds how old Open's snapshot may be for the first List to reuse it.
 const firstTTL = 2 * time.Second
 
-// learn updates the main checkout and current worktree from a snapshot.
+// learn updates the main checkout and current worktree from a snapshot. Several
+// requests may run at once on one Service (the picker checks a branch name while an
+// operation runs), so the fields are guarded by s.mu.
 func (s *service) learn(snap snapshot) {
+	root := s.root()
 	if len(snap.trees) > 0 {
-		s.repo.root = snap.trees[0].Path
+		root = snap.trees[0].Path
 	}
-	s.repo.current = ""
+	current := ""
 	// Fast path: git records worktree paths as given, usually already canonical; resolve
 	// symlinks (a syscall per path component) only when the plain comparison finds nothing.
 	for _, resolve := range []bool{false, true} {
@@ -139,25 +143,45 @@ func (s *service) learn(snap snapshot) {
 			}
 			if within(here, p) && len(p) > best {
 				best = len(p)
-				s.repo.current = t.Path
+				current = t.Path
 			}
 		}
-		if s.repo.current != "" {
-			return
+		if current != "" {
+			break
 		}
 	}
+	s.mu.Lock()
+	s.repo.root, s.repo.current = root, current
+	s.mu.Unlock()
+}
+
+func (s *service) root() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.repo.root
+}
+
+func (s *service) current() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.repo.current
 }
 
 // commonDir asks git once for the common git directory (the lock lives there).
 func (s *service) commonDir(ctx context.Context) (string, error) {
-	if s.repo.commonDir != "" {
-		return s.repo.commonDir, nil
+	s.mu.Lock()
+	cd := s.repo.commonDir
+	s.mu.Unlock()
+	if cd != "" {
+		return cd, nil
 	}
 	info, err := s.git.RepoInfo(ctx, s.dir)
 	if err != nil {
 		return "", gitFailure("repo_info_failed", err, "cannot find the git directory")
 	}
+	s.mu.Lock()
 	s.repo.commonDir = info.CommonDir
+	s.mu.Unlock()
 	return info.CommonDir, nil
 }
 
@@ -166,7 +190,7 @@ func (s *service) rows(snap snapshot) []Worktree {
 	for i, t := range snap.trees {
 		out = append(out, Worktree{
 			Branch: t.Branch, Path: t.Path, Head: t.Head,
-			Main: i == 0 && !t.Bare, Current: t.Path == s.repo.current,
+			Main: i == 0 && !t.Bare, Current: t.Path == s.current(),
 			Detached: t.Detached, Bare: t.Bare, Locked: t.Locked, Prunable: t.Prunable,
 		})
 	}
@@ -192,8 +216,14 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 	}
 	s.learn(snap)
 	rows := s.rows(snap)
+	var warnings []string
+	// git's list is the truth; the backend's annotations are extra. If Herdr cannot be
+	// asked, show git's rows and say plainly that workspace ids are missing.
 	if err := s.backend.annotate(ctx, rows); err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, AsError(err)
+		}
+		warnings = append(warnings, "workspace ids unavailable: "+AsError(err).Error())
 	}
 	if withStatus {
 		idx := make(map[string]int, len(rows))
@@ -219,7 +249,7 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 			}
 		}
 	}
-	return &Listing{RepoRoot: s.repo.root, Backend: s.backend.name(), Worktrees: rows, Token: snap.token}, nil
+	return &Listing{RepoRoot: s.root(), Backend: s.backend.name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
 }
 
 // defaultWorkers bounds the status pool: git status is part CPU, part I/O wait.

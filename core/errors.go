@@ -29,7 +29,10 @@ type Error struct {
 	Message string // what happened, naming what was protected
 	Hint    string // how to proceed
 	Field   string // the request field at fault, when there is one
-	Err     error  // underlying cause (git/herdr error), if any
+	// ForceHelps marks a refusal that the same request with force would get past
+	// (dirty, locked, unmerged): front ends phrase their own hint ("press D", "--force").
+	ForceHelps bool
+	Err        error // underlying cause (git/herdr error), if any
 }
 
 func (e *Error) Error() string {

@@ -15,10 +15,13 @@ import (
 const readBackTimeout = 30 * time.Second
 
 func (s *service) sessionAt() string {
-	if s.sessAt != "" {
-		return s.sessAt
+	s.mu.Lock()
+	at := s.sessAt
+	s.mu.Unlock()
+	if at != "" {
+		return at
 	}
-	return s.repo.current
+	return s.current()
 }
 
 func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
@@ -96,7 +99,7 @@ func exists(path string) bool {
 
 func (s *service) row(t gitx.Worktree, ws string) *Worktree {
 	w := &Worktree{Branch: t.Branch, Path: t.Path, Head: t.Head, Detached: t.Detached, Bare: t.Bare,
-		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.repo.root, Current: t.Path == s.repo.current}
+		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.root(), Current: t.Path == s.current()}
 	if ws != "" {
 		w.WorkspaceID = &ws
 	}
@@ -114,6 +117,9 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 	t, listed := find(after, c.path.s)
 	if runErr != nil {
 		var e *Error
+		if errors.As(runErr, &e) && e.Kind == KindUncertain {
+			return nil, e // the backend already knows precisely what is uncertain
+		}
 		cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
 		switch {
 		case after.token == before.token && !exists(c.path.s):
@@ -172,6 +178,9 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 	_, listed := find(after, c.target.Path)
 	onDisk := exists(c.target.Path)
 	if runErr != nil {
+		if e := AsError(runErr); e.Kind == KindUncertain {
+			return nil, e
+		}
 		cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
 		if after.token == before.token && listed && (onDisk || c.target.Prunable != nil) {
 			if cancelled {
@@ -184,8 +193,8 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 			}
 			var ge *gitx.Error
 			if errors.As(runErr, &ge) && strings.Contains(ge.Stderr, "contains modified or untracked files") {
-				return nil, refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
-					"%s has uncommitted changes", Escape(c.target.Path))
+				return nil, forceHelps(refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
+					"%s has uncommitted changes", Escape(c.target.Path)))
 			}
 			return nil, gitFailure("remove_failed", runErr, "git could not remove the worktree")
 		}
@@ -253,7 +262,9 @@ func (s *service) runTarget(ctx context.Context, c *targetCmd, warnings []string
 		s.history.Visit(s.session, c.from)
 	}
 	if c.operation != OpOpen || !s.backend.hasWorkspaces() {
+		s.mu.Lock()
 		s.sessAt = c.target.Path
+		s.mu.Unlock()
 	}
 	return &Outcome{Operation: c.operation, Worktree: s.row(c.target, ws), Path: c.target.Path, WorkspaceID: ws, Warnings: warnings}, nil
 }

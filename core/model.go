@@ -43,7 +43,8 @@ type Listing struct {
 	RepoRoot  string     `json:"repo_root"`
 	Backend   string     `json:"backend"`
 	Worktrees []Worktree `json:"worktrees"`
-	Token     StateToken `json:"-"` // digest of git's worktree list when this was read
+	Warnings  []string   `json:"warnings,omitempty"` // e.g. Herdr's list failed: rows show no workspaces
+	Token     StateToken `json:"-"`                  // digest of git's worktree list when this was read
 }
 
 // StatusResult is one row's status from Service.Statuses (the picker fills rows progressively).

@@ -106,8 +106,8 @@ func (s *service) parseBase(ctx context.Context, raw string) (BaseCommit, error)
 
 // at is the directory the session is in: where relative refs (HEAD, @{-1}) are read.
 func (s *service) at() string {
-	if s.repo.current != "" {
-		return s.repo.current
+	if s.current() != "" {
+		return s.current()
 	}
 	return s.dir
 }
@@ -117,7 +117,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	if err != nil {
 		return nil, err
 	}
-	c := &createCmd{branch: branch, cwd: s.repo.root, focus: r.Focus}
+	c := &createCmd{branch: branch, cwd: s.root(), focus: r.Focus}
 	var warnings []string
 	if r.Label != nil {
 		if c.label, err = ParseLabel(*r.Label); err != nil {
@@ -133,7 +133,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 				"branch %s is already checked out at %s", Escape(branch.s), Escape(t.Path))
 		}
 	}
-	exists, err := s.git.BranchExists(ctx, s.repo.root, branch.s)
+	exists, err := s.git.BranchExists(ctx, s.root(), branch.s)
 	if err != nil {
 		return nil, gitFailure("branch_lookup_failed", err, "cannot check whether the branch exists")
 	}
@@ -190,7 +190,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 // defaultPath is <copse.root>/<slug> when git config copse.root is set, else
 // <parent of main checkout>/<repo>.worktrees/<slug>.
 func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
-	root, ok, err := s.git.ConfigValue(ctx, s.repo.root, "copse.root")
+	root, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.root")
 	if err != nil {
 		return AbsPath{}, gitFailure("config_failed", err, "cannot read git config copse.root")
 	}
@@ -203,7 +203,7 @@ func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error
 		}
 		dir = filepath.Clean(root)
 	} else {
-		dir = filepath.Join(filepath.Dir(s.repo.root), filepath.Base(s.repo.root)+".worktrees")
+		dir = filepath.Join(filepath.Dir(s.root()), filepath.Base(s.root())+".worktrees")
 	}
 	return ParseAbsPath("path", filepath.Join(dir, BranchSlug(b.s)))
 }
@@ -344,7 +344,7 @@ func (s *service) prepareTarget(ctx context.Context, req Request, op Operation, 
 	if err != nil {
 		return nil, err
 	}
-	c := &targetCmd{operation: op, target: t, wsID: ws, focus: focus, cwd: s.repo.root, from: s.sessionAt()}
+	c := &targetCmd{operation: op, target: t, wsID: ws, focus: focus, cwd: s.root(), from: s.sessionAt()}
 	var warnings []string
 	if rawLabel != nil {
 		if c.label, err = ParseLabel(*rawLabel); err != nil {
@@ -437,7 +437,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		return nil, refused("main_checkout", "remove linked worktrees only; the main checkout holds the repository",
 			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), what)
 	}
-	if s.repo.current != "" && canonical(s.repo.current) == canonical(t.Path) {
+	if s.current() != "" && canonical(s.current()) == canonical(t.Path) {
 		return nil, refused("current_worktree", "switch to another worktree first (copse switch), then remove this one",
 			"%s (%s) is the worktree copse is running in", Escape(t.Path), what)
 	}
@@ -446,23 +446,23 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		if reason == "" {
 			reason = "no reason given"
 		}
-		return nil, refused("locked_worktree", "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
-			"%s (%s) is locked: %s", Escape(t.Path), what, Escape(reason))
+		return nil, forceHelps(refused("locked_worktree", "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
+			"%s (%s) is locked: %s", Escape(t.Path), what, Escape(reason)))
 	}
-	c := &removeCmd{target: t, wsID: ws, force: r.Force, deleteBranch: r.DeleteBranch, cwd: s.repo.root}
+	c := &removeCmd{target: t, wsID: ws, force: r.Force, deleteBranch: r.DeleteBranch, cwd: s.root()}
 	if t.Prunable == nil {
 		c.status = s.status(ctx, t.Path)
 		if c.status.Error != "" && !r.Force {
-			return nil, refused("status_unknown", "fix the worktree, or pass --force to remove it anyway",
-				"cannot tell whether %s has uncommitted changes: %s", Escape(t.Path), c.status.Error)
+			return nil, forceHelps(refused("status_unknown", "fix the worktree, or pass --force to remove it anyway",
+				"cannot tell whether %s has uncommitted changes: %s", Escape(t.Path), c.status.Error))
 		}
 		if c.status.Dirty() && !r.Force {
-			return nil, refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
-				"%s (%s) has uncommitted changes: %s", Escape(t.Path), what, changeSummary(c.status))
+			return nil, forceHelps(refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
+				"%s (%s) has uncommitted changes: %s", Escape(t.Path), what, changeSummary(c.status)))
 		}
 	}
 	if t.Branch != "" {
-		cmd, err := gitx.UniqueCommitCount(s.repo.root, t.Branch)
+		cmd, err := gitx.UniqueCommitCount(s.root(), t.Branch)
 		if err != nil {
 			return nil, builderErr(err)
 		}
@@ -477,8 +477,8 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 			return nil, usage("no_branch", "delete_branch", "drop --delete-branch", "%s is detached; there is no branch to delete", Escape(t.Path))
 		}
 		if c.unique > 0 && !r.Force {
-			return nil, refused("unmerged_branch", "merge or push it first, or pass --force to delete it anyway",
-				"branch %s has %d commits on no other branch or remote", Escape(t.Branch), c.unique)
+			return nil, forceHelps(refused("unmerged_branch", "merge or push it first, or pass --force to delete it anyway",
+				"branch %s has %d commits on no other branch or remote", Escape(t.Branch), c.unique))
 		}
 	}
 	cmds, err := s.backend.removeCommands(c)
@@ -486,7 +486,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		return nil, err
 	}
 	if r.DeleteBranch {
-		bd, err := gitx.BranchDelete(s.repo.root, t.Branch, true)
+		bd, err := gitx.BranchDelete(s.root(), t.Branch, true)
 		if err != nil {
 			return nil, builderErr(err)
 		}
@@ -530,8 +530,13 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	if t.Locked != nil {
 		conf.Losses = append(conf.Losses, "the worktree is locked: "+Escape(*t.Locked))
 	}
-	if r.Force && ws != "" {
-		conf.Warnings = append(conf.Warnings, "Herdr ends the processes running in workspace "+ws)
+	if ws != "" {
+		// Herdr closes the workspace on every remove: an agent running there is ended too.
+		w := "Herdr closes workspace " + ws + " and ends the processes running in it"
+		if r.Force {
+			w = "forced: " + w + ", even with uncommitted work"
+		}
+		conf.Warnings = append(conf.Warnings, w)
 	}
 	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings}, nil
 }
@@ -547,4 +552,9 @@ func changeSummary(st Status) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+func forceHelps(e *Error) *Error {
+	e.ForceHelps = true
+	return e
 }

@@ -52,10 +52,10 @@ func (s *Service) BackendName() string { return s.impl.backend.name() }
 func (s *Service) HasWorkspaces() bool { return s.impl.backend.hasWorkspaces() }
 
 // RepoRoot is the main checkout's path.
-func (s *Service) RepoRoot() string { return s.impl.repo.root }
+func (s *Service) RepoRoot() string { return s.impl.root() }
 
 // CurrentPath is the worktree this process runs in ("" when outside any).
-func (s *Service) CurrentPath() string { return s.impl.repo.current }
+func (s *Service) CurrentPath() string { return s.impl.current() }
 
 // List reads every worktree, branch first. With status, every row gets a Status computed
 // on a bounded worker pool (a row that failed carries Status.Error).
@@ -111,6 +111,10 @@ func (s *Service) Do(ctx context.Context, req Request, approved bool) (*Outcome,
 	}
 	return s.Execute(ctx, p)
 }
+
+// SessionPath is the worktree this session is in: where the last switch or back went,
+// else the worktree copse started in ("" when outside any).
+func (s *Service) SessionPath() string { return s.impl.sessionAt() }
 
 // History is this process's in-memory session history (back-switching).
 func (s *Service) History() *History { return s.impl.history }
