@@ -122,14 +122,12 @@ type executedMsg struct {
 	err     error
 }
 
-// executeCmd runs a plan. visitFrom, when set, is recorded in the session history after a
-// successful switch, so `-` can return to where the user came from.
-func executeCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan, visitFrom string) tea.Cmd {
+// executeCmd runs a plan. A successful switch records where the session came from in
+// core's history itself (Execute visits the session's position before the switch), so `-`
+// returns there; the picker must not push its own idea of "current" on top of that.
+func executeCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan) tea.Cmd {
 	return func() tea.Msg {
 		out, err := svc.Execute(ctx, plan)
-		if err == nil && visitFrom != "" {
-			svc.History().Visit(svc.Session(), visitFrom)
-		}
 		return executedMsg{op: op, outcome: out, err: err}
 	}
 }

@@ -19,15 +19,19 @@ type confirmState struct {
 	step     int    // 1-based
 	returnTo mode   // where n/esc goes back to (the list, or the create form)
 	nudge    bool   // enter was pressed: remind that only y confirms
+	force    bool
 }
 
 // maxDialogWidth keeps the dialog readable on very wide terminals.
 const maxDialogWidth = 100
 
+// maxNoteLines bounds one loss or warning in the dialog.
+const maxNoteLines = 3
+
 // view draws the dialog from core's Confirmation. Field values arrive escaped from core;
 // oneLine re-checks them, so even a value that slipped through cannot break a line, and
 // every line is cut to the box with "…" instead of wrapping.
-func (c *confirmState) view(st *Styles, width int) []string {
+func (c *confirmState) view(st *Styles, width, height int) []string {
 	boxW := min(width, maxDialogWidth)
 	inner := max(1, boxW-st.DialogBox.GetHorizontalFrameSize())
 	conf := c.plan.Confirm
@@ -52,27 +56,46 @@ func (c *confirmState) view(st *Styles, width int) []string {
 		}
 		lines = append(lines, st.DialogName.Render(name)+"  "+st.DialogValue.Render(cut(oneLine(f.Value), valW)))
 	}
-	for _, l := range conf.Losses {
-		lines = append(lines, st.DialogLoss.Render(cut("! "+oneLine(l), inner)))
-	}
-	for _, w := range conf.Warnings {
-		lines = append(lines, st.DialogWarn.Render(cut("! "+oneLine(w), inner)))
-	}
-	if c.plan != nil {
-		for _, w := range c.plan.Warnings {
-			if !containsStr(conf.Warnings, w) {
-				lines = append(lines, st.DialogWarn.Render(cut("! "+oneLine(w), inner)))
+	// Losses and warnings are sentences core wrote (values inside already escaped); they
+	// wrap rather than lose their end, because they are what the user is agreeing to.
+	notes := func(style lipgloss.Style, ss []string) {
+		for _, l := range ss {
+			for _, wl := range wrapLines("! ", oneLine(l), inner, maxNoteLines) {
+				lines = append(lines, style.Render(wl))
 			}
 		}
 	}
+	notes(st.DialogLoss, conf.Losses)
+	notes(st.DialogWarn, conf.Warnings)
+	var extra []string
+	for _, w := range c.plan.Warnings {
+		if !containsStr(conf.Warnings, w) {
+			extra = append(extra, w)
+		}
+	}
+	notes(st.DialogWarn, extra)
 	lines = append(lines, "")
-	keys := "y confirm · n/esc cancel (default: no)"
+	keys := "y yes · n/esc no · default no"
 	if c.steps > 1 {
-		keys = "y confirm (" + strconv.Itoa(c.step) + "/" + strconv.Itoa(c.steps) + ") · n/esc cancel (default: no)"
+		keys = "y yes (" + strconv.Itoa(c.step) + "/" + strconv.Itoa(c.steps) + ") · n/esc no · default no"
 	}
 	lines = append(lines, st.DialogKeys.Render(cut(keys, inner)))
 	if c.nudge {
 		lines = append(lines, st.DialogWarn.Render(cut("enter does not confirm: press y", inner)))
+	}
+	// On a short terminal the spacer lines go first, then the border, so the fields,
+	// losses and keys stay.
+	if frame := st.DialogBox.GetVerticalFrameSize(); len(lines)+frame > height {
+		kept := lines[:0:0]
+		for _, l := range lines {
+			if l != "" {
+				kept = append(kept, l)
+			}
+		}
+		lines = kept
+		if len(lines)+frame > height {
+			return lines // and then the border: the content is what must be read
+		}
 	}
 	box := st.DialogBox.Width(boxW).Render(strings.Join(lines, "\n"))
 	return strings.Split(box, "\n")
@@ -83,43 +106,6 @@ func containsStr(ss []string, s string) bool {
 		if x == s {
 			return true
 		}
-	}
-	return false
-}
-
-// oneLine makes s safe to draw on one line without double-escaping text core already
-// escaped: only runes that could break or reorder the line are escaped (control characters,
-// line separators, bidirectional marks); backslashes are left alone.
-func oneLine(s string) string {
-	clean := true
-	for _, r := range s {
-		if unsafeDisplay(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unsafeDisplay(r) {
-			b.WriteString(core.Escape(string(r)))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func unsafeDisplay(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	case r == 0x2028, r == 0x2029, r == 0xfeff:
-		return true
 	}
 	return false
 }

@@ -133,9 +133,9 @@ func (f *form) setBranches(names []string) {
 func (f *form) fieldError(e *core.Error) bool {
 	for i, n := range fieldNames {
 		if e.Field == n && (i < len(f.inputs) || (i == fieldFocus && f.workspace)) {
-			msg := core.Escape(e.Message)
+			msg := oneLine(e.Message)
 			if e.Hint != "" {
-				msg += " — " + core.Escape(e.Hint)
+				msg += " — " + pickerHint(oneLine(e.Hint))
 			}
 			f.errs[i] = msg
 			if i == fieldBranch {
@@ -189,7 +189,9 @@ func (f *form) canComplete() bool {
 }
 
 // applyCheck records the parser's verdict if it is about the current branch value.
-func (f *form) applyCheck(msg branchCheckedMsg) {
+// heldAt is the worktree that already has the resolved branch checked out, if the list
+// shows one: core will refuse that on submit, so the form says so while typing.
+func (f *form) applyCheck(msg branchCheckedMsg, heldAt string) {
 	if msg.seq != f.checkSeq || msg.raw != f.value(fieldBranch) {
 		return
 	}
@@ -199,6 +201,10 @@ func (f *form) applyCheck(msg branchCheckedMsg) {
 	}
 	f.errs[fieldBranch] = ""
 	switch {
+	case heldAt != "":
+		f.note = ""
+		f.errs[fieldBranch] = "branch " + core.Escape(msg.name) + " is already checked out at " + core.Escape(heldAt) +
+			" — switch to it, or pick another branch"
 	case slices.Contains(f.branches, msg.name):
 		f.note = "existing branch " + core.Escape(msg.name) + " will be checked out"
 	case msg.name != msg.raw:
@@ -240,7 +246,9 @@ func (f form) view(st *Styles, width int) []string {
 		lines = append(lines, label(i)+f.inputs[i].View())
 		switch {
 		case f.errs[i] != "":
-			lines = append(lines, st.FormError.Render(cut(strings.Repeat(" ", formIndent)+"✗ "+f.errs[i], width)))
+			for _, l := range wrapLines("✗ ", f.errs[i], width-formIndent, maxErrorLines) {
+				lines = append(lines, st.FormError.Render(strings.Repeat(" ", formIndent)+l))
+			}
 		case i == fieldBranch && f.note != "":
 			lines = append(lines, st.FormOK.Render(cut(strings.Repeat(" ", formIndent)+"✓ "+f.note, width)))
 		}

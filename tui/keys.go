@@ -123,7 +123,8 @@ func (m Model) helpFor() helpKeys {
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	}
 	return helpKeys{
-		short: []key.Binding{k.Switch, k.Open, k.New, k.Remove, k.Back, k.Filter, k.Help, k.Quit},
+		// ? comes early: on a narrow terminal the line is cut, and ? leads to the rest.
+		short: []key.Binding{k.Switch, k.Help, k.Open, k.New, k.Remove, k.Back, k.Filter, k.Quit},
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},

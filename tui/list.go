@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
 	"github.com/sahilm/fuzzy"
 )
@@ -31,7 +30,9 @@ func (m *Model) setListing(l *core.Listing) {
 	}
 	m.repoRoot = l.RepoRoot
 	m.backend = l.Backend
-	m.rows = m.rows[:0]
+	// A fresh slice, not m.rows[:0]: earlier copies of the (value) model must not see
+	// their rows rewritten underneath them.
+	m.rows = make([]row, 0, len(l.Worktrees))
 	for _, wt := range l.Worktrees {
 		if wt.Status == nil {
 			wt.Status = old[wt.Path]
@@ -99,7 +100,7 @@ func (m *Model) finishStatuses() {
 // when empty, else fuzzy matches on branch and path, best first.
 func (m *Model) applyFilter() {
 	q := m.filter.Value()
-	m.visible = m.visible[:0]
+	m.visible = make([]int, 0, len(m.rows))
 	if q == "" {
 		for i := range m.rows {
 			m.visible = append(m.visible, i)
@@ -116,10 +117,11 @@ func (m *Model) applyFilter() {
 // measure records the widest branch, badge set and tag set of the visible rows, so View
 // only lays out and draws the rows on screen (a thousand rows cost no more than twenty).
 func (m *Model) measure() {
-	m.maxBranch, m.maxBadges, m.maxTags = 0, 0, 0
+	m.maxBranch, m.maxPath, m.maxBadges, m.maxTags = 0, 0, 0, 0
 	for _, i := range m.visible {
 		r := &m.rows[i]
 		m.maxBranch = max(m.maxBranch, r.labelW)
+		m.maxPath = max(m.maxPath, r.pathW)
 		m.maxBadges = max(m.maxBadges, segsWidth(badges(*r, &m.styles)))
 		m.maxTags = max(m.maxTags, segsWidth(tags(*r, &m.styles)))
 	}
@@ -202,7 +204,7 @@ func (m Model) rowAt(y int) int {
 
 // onlyMain is the empty state: nothing but the main checkout.
 func (m Model) onlyMain() bool {
-	if !m.loaded {
+	if !m.loaded || len(m.rows) == 0 {
 		return false
 	}
 	for _, r := range m.rows {
@@ -225,13 +227,9 @@ func (m Model) detailLine(c columns) string {
 	}
 	w := m.w()
 	if c.narrow {
-		// The path is the most useful part: shorten it in the middle so its leaf stays
-		// visible, leaving room for a little of the rest.
-		restW := 0
-		for _, p := range parts[1:] {
-			restW += 3 + ansi.StringWidth(p)
-		}
-		parts[0] = midCut(parts[0], max(w-min(restW, w/3)-2, w/2))
+		// The path is the most useful part: it goes first, shortened in the middle so its
+		// leaf stays visible; the rest is cut at the end of the line.
+		parts[0] = midCut(parts[0], w-2)
 	}
 	line := "  "
 	for i, p := range parts {

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
 )
@@ -16,6 +15,7 @@ type row struct {
 	label    string // branch, or "(detached abc1234)"; escaped
 	path     string // escaped, home shown as ~
 	labelW   int    // display cells of label
+	pathW    int    // display cells of path
 	pending  bool   // status requested and not back yet
 	filterOn string // what the fuzzy filter matches: label and path
 }
@@ -23,6 +23,7 @@ type row struct {
 func newRow(wt core.Worktree, home string) row {
 	r := row{wt: wt, label: branchLabel(wt), path: core.Escape(tildePath(wt.Path, home))}
 	r.labelW = ansi.StringWidth(r.label)
+	r.pathW = ansi.StringWidth(r.path)
 	r.filterOn = r.label + " " + r.path
 	return r
 }
@@ -61,42 +62,11 @@ func tildePath(p, home string) string {
 	return p
 }
 
-// midCut shortens s to w cells by replacing its middle with "…". The tail is kept longer
-// than the head because a worktree's leaf directory is what tells rows apart.
-func midCut(s string, w int) string {
-	sw := ansi.StringWidth(s)
-	if sw <= w {
-		return s
-	}
-	if w <= 1 {
-		return ansi.Truncate(s, w, "")
-	}
-	head := (w - 1) / 3
-	tail := w - 1 - head
-	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, sw-tail, "")
-}
-
-// cut shortens s to w cells, ending in "…".
-func cut(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	return ansi.Truncate(s, w, "…")
-}
-
-// pad fills s (plain text) with spaces to w cells.
-func pad(s string, w int) string {
-	if n := w - ansi.StringWidth(s); n > 0 {
-		return s + strings.Repeat(" ", n)
-	}
-	return s
-}
-
 // seg is a piece of plain text and the style it is drawn with. Rows are built from
 // segments so widths are measured on plain text and styling happens once, at the end.
 type seg struct {
-	text  string
-	style lipgloss.Style
+	text string
+	ink  Ink
 }
 
 func segsWidth(ss []seg) int {
@@ -166,134 +136,6 @@ func tags(r row, st *Styles) []seg {
 		out = append(out, seg{"[" + core.Escape(*r.wt.WorkspaceID) + "]", st.TagWS})
 	}
 	return out
-}
-
-// columns is the row layout for one frame: the branch, path and status columns' widths.
-type columns struct {
-	width            int
-	branch, path     int
-	badges, tags     int
-	narrow           bool // path moved to the detail line
-	tagGap           int  // space between badges and tags (0 when either is empty)
-}
-
-const (
-	rowPrefix   = 3  // cursor, current marker, space
-	colGap      = 2  // between columns
-	minPathW    = 14 // below this the path moves to the detail line
-	narrowWidth = 60
-)
-
-// layoutColumns fits the widest branch, badges and tags of all rows (measured in Update)
-// into width, giving the path what is left, or moving it to the detail line.
-func layoutColumns(width, maxBranch, maxBadges, maxTags int) columns {
-	c := columns{width: width, badges: maxBadges, tags: maxTags}
-	right := c.badges
-	if c.tags > 0 {
-		if right > 0 {
-			c.tagGap = 1
-		}
-		right += c.tagGap + c.tags
-	}
-	c.branch = min(maxBranch, max(12, width*35/100))
-	c.path = width - rowPrefix - c.branch - right - 2*colGap
-	if width < narrowWidth || c.path < minPathW {
-		c.narrow = true
-		c.path = 0
-		// Without a path column the branch may take everything the status does not need,
-		// but the status keeps at least half of what is left.
-		rest := width - rowPrefix - colGap
-		right = min(right, rest/2)
-		c.branch = min(maxBranch, rest-right)
-	}
-	return c
-}
-
-// renderRow draws one row on one line of exactly c.width cells.
-func renderRow(r row, selected bool, c columns, st *Styles) string {
-	var b strings.Builder
-	paint := func(style lipgloss.Style, s string) {
-		if selected && st.SelectedBg != nil {
-			style = style.Background(st.SelectedBg)
-		}
-		b.WriteString(style.Render(s))
-	}
-	plain := lipgloss.NewStyle()
-	used := 0
-	write := func(style lipgloss.Style, s string) {
-		paint(style, s)
-		used += ansi.StringWidth(s)
-	}
-
-	if selected {
-		write(st.Cursor, "›")
-	} else {
-		write(plain, " ")
-	}
-	if r.wt.Current {
-		write(st.CurrentMark, "●")
-	} else {
-		write(plain, " ")
-	}
-	write(plain, " ")
-
-	bs := st.Branch
-	switch {
-	case r.wt.Current:
-		bs = st.BranchCurrent
-	case r.wt.Detached || r.wt.Bare:
-		bs = st.Detached
-	}
-	if selected {
-		bs = bs.Bold(true)
-	}
-	write(bs, pad(cut(r.label, c.branch), c.branch))
-
-	if !c.narrow {
-		write(plain, strings.Repeat(" ", colGap))
-		write(st.Path, pad(midCut(r.path, c.path), c.path))
-	}
-
-	right := c.width - used - colGap
-	if right > 0 {
-		write(plain, strings.Repeat(" ", colGap))
-		writeSegs(write, plain, badges(r, st), min(c.badges, right))
-		if c.tags > 0 && right > c.badges {
-			write(plain, strings.Repeat(" ", c.tagGap))
-			writeSegs(write, plain, tags(r, st), right-c.badges-c.tagGap)
-		}
-	}
-	if used < c.width {
-		write(plain, strings.Repeat(" ", c.width-used))
-	}
-	return b.String()
-}
-
-// writeSegs writes space-separated segments into w cells, cutting the last one that does
-// not fit with "…" and padding the rest.
-func writeSegs(write func(lipgloss.Style, string), plain lipgloss.Style, ss []seg, w int) {
-	n := 0
-	for i, s := range ss {
-		if i > 0 {
-			if n+1 >= w {
-				break
-			}
-			write(plain, " ")
-			n++
-		}
-		t := s.text
-		if tw := ansi.StringWidth(t); n+tw > w {
-			t = cut(t, w-n)
-		}
-		write(s.style, t)
-		n += ansi.StringWidth(t)
-		if n >= w {
-			break
-		}
-	}
-	if n < w {
-		write(plain, strings.Repeat(" ", w-n))
-	}
 }
 
 // detailParts describes the selected row beyond what its line shows: where it is (on

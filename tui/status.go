@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/copse-dev/copse/core"
@@ -20,9 +21,10 @@ const (
 // statusLine is the one place user feedback appears. An error carries core's suggested fix
 // as hint. It is cleared by the next key, so it never hides the help for long.
 type statusLine struct {
-	kind statusKind
-	msg  string
-	hint string
+	kind      statusKind
+	msg       string
+	hint      string
+	untilLoad bool // "refreshing…": replaced as soon as the list arrives
 }
 
 func infoStatus(msg string) statusLine { return statusLine{kind: statusInfo, msg: msg} }
@@ -31,7 +33,13 @@ func infoStatus(msg string) statusLine { return statusLine{kind: statusInfo, msg
 // the CLI and the JSON tool would (message, then how to proceed).
 func errorStatus(err error) statusLine {
 	e := core.AsError(err)
-	return statusLine{kind: statusError, msg: core.Escape(e.Message), hint: core.Escape(e.Hint)}
+	return statusLine{kind: statusError, msg: oneLine(e.Message), hint: pickerHint(oneLine(e.Hint))}
+}
+
+// pickerHint translates the one CLI flag core's hints suggest into the picker's key, so the
+// suggested fix is something the user can do right here.
+func pickerHint(h string) string {
+	return strings.ReplaceAll(h, "pass --force", "press D (force remove)")
 }
 
 // operation is a long-running request (create, remove, open, switch, back). Its context
@@ -44,7 +52,7 @@ type operation struct {
 	ctx        context.Context
 	cancel     context.CancelFunc
 	cancelling bool
-	visitFrom  string // switch: recorded in history on success
+	force      bool
 }
 
 // busyText is the spinner line: what runs, for how long, and how to stop it.
@@ -65,9 +73,15 @@ func (m Model) renderStatus() []string {
 	var out []string
 	switch m.status.kind {
 	case statusError:
-		out = append(out, st.StatusError.Render(cut("✗ "+m.status.msg, w)))
+		// An error is the one message worth wrapping: on a narrow terminal the user must
+		// still read what state remains and how to proceed.
+		for _, l := range wrapLines("✗ ", m.status.msg, w, maxErrorLines) {
+			out = append(out, st.StatusError.Render(l))
+		}
 		if m.status.hint != "" {
-			out = append(out, st.StatusHint.Render(cut("  "+m.status.hint, w)))
+			for _, l := range wrapLines("  ", m.status.hint, w, maxHintLines) {
+				out = append(out, st.StatusHint.Render(l))
+			}
 		}
 	case statusInfo:
 		out = append(out, st.StatusInfo.Render(cut(m.status.msg, w)))

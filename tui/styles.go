@@ -2,6 +2,7 @@ package tui
 
 import (
 	"image/color"
+	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textinput"
@@ -39,15 +40,17 @@ func newPalette(isDark bool) palette {
 type Styles struct {
 	Header, Repo, Meta lipgloss.Style
 
-	Cursor, CurrentMark     lipgloss.Style
-	Branch, BranchCurrent   lipgloss.Style
-	Detached, Path          lipgloss.Style
-	SelectedBg              color.Color // nil: selection shown by the cursor and bold only
-	Clean, Changes, Conflict lipgloss.Style
-	Ahead, Behind, Progress  lipgloss.Style
-	Pending, StatusErr       lipgloss.Style
-	TagMain, TagLocked       lipgloss.Style
-	TagPrunable, TagWS       lipgloss.Style
+	// Row styles are Inks: a row is drawn from a dozen styled pieces and a frame has dozens
+	// of rows, so each style's escape sequences are computed once per theme.
+	Cursor, CurrentMark      Ink
+	Branch, BranchCurrent    Ink
+	Detached, Path           Ink
+	SelectedBg               color.Color // nil: selection shown by the cursor and bold only
+	Clean, Changes, Conflict Ink
+	Ahead, Behind, Progress  Ink
+	Pending, StatusErr       Ink
+	TagMain, TagLocked       Ink
+	TagPrunable, TagWS       Ink
 
 	Detail, Empty lipgloss.Style
 
@@ -75,25 +78,25 @@ func NewStyles(isDark, noColor bool) Styles {
 		Repo:   s().Bold(true).Foreground(p.text),
 		Meta:   s().Foreground(p.muted),
 
-		Cursor:        s().Bold(true).Foreground(p.accent),
-		CurrentMark:   s().Foreground(p.good),
-		Branch:        s().Foreground(p.text),
-		BranchCurrent: s().Bold(true).Foreground(p.good),
-		Detached:      s().Italic(true).Foreground(p.muted),
-		Path:          s().Foreground(p.muted),
+		Cursor:        NewInk(s().Bold(true).Foreground(p.accent)),
+		CurrentMark:   NewInk(s().Foreground(p.good)),
+		Branch:        NewInk(s().Foreground(p.text)),
+		BranchCurrent: NewInk(s().Bold(true).Foreground(p.good)),
+		Detached:      NewInk(s().Italic(true).Foreground(p.muted)),
+		Path:          NewInk(s().Foreground(p.muted)),
 		SelectedBg:    p.selectionBg,
-		Clean:         s().Foreground(p.good),
-		Changes:       s().Foreground(p.warn),
-		Conflict:      s().Bold(true).Foreground(p.bad),
-		Ahead:         s().Foreground(p.inf),
-		Behind:        s().Foreground(p.inf),
-		Progress:      s().Bold(true).Foreground(p.bad),
-		Pending:       s().Foreground(p.subtle),
-		StatusErr:     s().Foreground(p.warn),
-		TagMain:       s().Foreground(p.muted),
-		TagLocked:     s().Foreground(p.warn),
-		TagPrunable:   s().Foreground(p.bad),
-		TagWS:         s().Foreground(p.accent),
+		Clean:         NewInk(s().Foreground(p.good)),
+		Changes:       NewInk(s().Foreground(p.warn)),
+		Conflict:      NewInk(s().Bold(true).Foreground(p.bad)),
+		Ahead:         NewInk(s().Foreground(p.inf)),
+		Behind:        NewInk(s().Foreground(p.inf)),
+		Progress:      NewInk(s().Bold(true).Foreground(p.bad)),
+		Pending:       NewInk(s().Foreground(p.subtle)),
+		StatusErr:     NewInk(s().Foreground(p.warn)),
+		TagMain:       NewInk(s().Foreground(p.muted)),
+		TagLocked:     NewInk(s().Foreground(p.warn)),
+		TagPrunable:   NewInk(s().Foreground(p.bad)),
+		TagWS:         NewInk(s().Foreground(p.accent)),
 
 		Detail: s().Foreground(p.muted),
 		Empty:  s().Foreground(p.muted).Italic(true),
@@ -137,11 +140,11 @@ func plainStyles() Styles {
 	bold := s().Bold(true)
 	st := Styles{
 		Header: bold, Repo: bold, Meta: plain,
-		Cursor: bold, CurrentMark: plain, Branch: plain, BranchCurrent: bold,
-		Detached: plain, Path: plain,
-		Clean: plain, Changes: plain, Conflict: bold, Ahead: plain, Behind: plain,
-		Progress: bold, Pending: plain, StatusErr: plain,
-		TagMain: plain, TagLocked: plain, TagPrunable: plain, TagWS: plain,
+		Cursor: NewInk(bold), CurrentMark: NewInk(plain), Branch: NewInk(plain), BranchCurrent: NewInk(bold),
+		Detached: NewInk(plain), Path: NewInk(plain),
+		Clean: NewInk(plain), Changes: NewInk(plain), Conflict: NewInk(bold), Ahead: NewInk(plain), Behind: NewInk(plain),
+		Progress: NewInk(bold), Pending: NewInk(plain), StatusErr: NewInk(plain),
+		TagMain: NewInk(plain), TagLocked: NewInk(plain), TagPrunable: NewInk(plain), TagWS: NewInk(plain),
 		Detail: plain, Empty: plain,
 		StatusError: bold, StatusHint: plain, StatusInfo: plain, Busy: plain,
 		FilterPrompt: bold, FilterCount: plain,
@@ -157,4 +160,30 @@ func plainStyles() Styles {
 		Cursor:  textinput.CursorStyle{Shape: tea.CursorBlock},
 	}
 	return st
+}
+
+// Ink is a single-line style reduced to the escape sequences around its text. Render
+// gives the same bytes as Style.Render for one line of plain text, without lipgloss's
+// per-call work.
+type Ink struct {
+	Style     lipgloss.Style
+	pre, post string
+}
+
+// NewInk measures s once.
+func NewInk(s lipgloss.Style) Ink {
+	r := s.Render("X") // SGR sequences hold only digits, ';', '[' and 'm'
+	i := strings.IndexByte(r, 'X')
+	if i < 0 {
+		return Ink{Style: s}
+	}
+	return Ink{Style: s, pre: r[:i], post: r[i+1:]}
+}
+
+// Render draws text (one line, no escapes) in the ink.
+func (k Ink) Render(text string) string {
+	if k.pre == "" && k.post == "" {
+		return text
+	}
+	return k.pre + text + k.post
 }

@@ -1,0 +1,373 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/coretest"
+)
+
+// teatest flows against real git: temporary repositories made by real `git`, a real
+// core.Service on the git backend, the picker running as a tea.Program. Assertions read
+// the model (through a probe) and the repository, never the raw output stream, whose cell
+// diffs change with every renderer release.
+
+// frame is what the probe copies out of the live model, on the program's goroutine, so
+// the test never touches the model's slices while Update changes them.
+type frame struct {
+	loaded   bool
+	mode     mode
+	busy     bool
+	paths    []string
+	selected string
+	status   statusLine
+	pending  int
+	view     string
+}
+
+type probe struct {
+	mu   sync.Mutex
+	last frame
+}
+
+// probeMsg makes the program pass its current model through the filter; Update ignores it.
+type probeMsg struct{}
+
+func (p *probe) filter(m tea.Model, msg tea.Msg) tea.Msg {
+	if mm, ok := m.(Model); ok {
+		f := frame{loaded: mm.loaded, mode: mm.mode, busy: mm.op != nil, selected: mm.selectedPath(),
+			status: mm.status, view: plain(mm)}
+		for _, r := range mm.rows {
+			f.paths = append(f.paths, r.wt.Path)
+			if r.pending {
+				f.pending++
+			}
+		}
+		p.mu.Lock()
+		p.last = f
+		p.mu.Unlock()
+	}
+	return msg
+}
+
+type flow struct {
+	t     *testing.T
+	tm    *teatest.TestModel
+	probe *probe
+}
+
+const flowTimeout = 15 * time.Second
+
+func openService(t *testing.T, r *coretest.Repo, dir string) *core.Service {
+	t.Helper()
+	svc, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	if err != nil {
+		t.Fatalf("core.Open: %v", err)
+	}
+	return svc
+}
+
+// startFlow runs the picker on svc at 100x30 with the colour profile and TERM pinned.
+func startFlow(t *testing.T, svc *core.Service, opts Options) *flow {
+	t.Helper()
+	p := &probe{}
+	tm := teatest.NewTestModel(t, New(svc, opts),
+		teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions( // replaces, not appends: every option in one call
+			tea.WithColorProfile(colorprofile.Ascii),
+			tea.WithEnvironment([]string{"TERM=dumb"}),
+			tea.WithFilter(p.filter),
+		))
+	f := &flow{t: t, tm: tm, probe: p}
+	f.wait("the list is loaded and statuses are in", func(fr frame) bool { return fr.loaded && fr.pending == 0 })
+	return f
+}
+
+// wait polls the model until cond holds.
+func (f *flow) wait(what string, cond func(frame) bool) frame {
+	f.t.Helper()
+	deadline := time.Now().Add(flowTimeout)
+	for time.Now().Before(deadline) {
+		f.tm.Send(probeMsg{})
+		time.Sleep(20 * time.Millisecond)
+		f.probe.mu.Lock()
+		fr := f.probe.last
+		f.probe.mu.Unlock()
+		if cond(fr) {
+			return fr
+		}
+	}
+	f.probe.mu.Lock()
+	defer f.probe.mu.Unlock()
+	f.t.Fatalf("timed out waiting until %s; last frame:\n%s", what, f.probe.last.view)
+	return frame{}
+}
+
+func (f *flow) keys(ks ...string) {
+	for _, k := range ks {
+		f.tm.Send(press(k))
+	}
+}
+
+// selectPath moves the cursor down until path is selected.
+func (f *flow) selectPath(path string) {
+	f.t.Helper()
+	for range 20 {
+		if fr := f.wait("a frame", func(frame) bool { return true }); fr.selected == path {
+			return
+		}
+		f.keys("j")
+	}
+	f.t.Fatalf("cannot select %s", path)
+}
+
+func (f *flow) result() Result {
+	f.t.Helper()
+	return f.tm.FinalModel(f.t, teatest.WithFinalTimeout(flowTimeout)).(Model).Result()
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFlowCreateShowsNewRow(t *testing.T) {
+	r := coretest.New(t)
+	f := startFlow(t, openService(t, r, r.Root), Options{})
+	f.keys("n")
+	f.wait("the form is open", func(fr frame) bool { return fr.mode == modeForm })
+	f.tm.Type("feat/new")
+	f.keys("enter")
+	want := filepath.Join(r.Base, "app.worktrees", "feat-new")
+	fr := f.wait("the new row appears", func(fr frame) bool { return contains(fr.paths, want) && !fr.busy })
+	if fr.mode != modeList || fr.selected != want {
+		t.Errorf("after create: mode=%v selected=%s", fr.mode, fr.selected)
+	}
+	if !strings.Contains(fr.view, "feat/new") || !strings.Contains(fr.view, "created feat/new") {
+		t.Errorf("view does not show the new worktree:\n%s", fr.view)
+	}
+	if st, err := os.Stat(want); err != nil || !st.IsDir() {
+		t.Errorf("worktree directory missing: %v", err)
+	}
+	if !strings.Contains(r.Git(r.Root, "worktree", "list", "--porcelain"), "branch refs/heads/feat/new") {
+		t.Error("git does not list the new branch")
+	}
+	f.keys("q")
+	if res := f.result(); !res.Cancelled {
+		t.Errorf("quit result = %+v", res)
+	}
+}
+
+func TestFlowRemoveWithY(t *testing.T) {
+	r := coretest.New(t)
+	gone := r.AddWorktree("feat/gone", "app.worktrees/gone")
+	f := startFlow(t, openService(t, r, r.Root), Options{})
+	f.selectPath(gone)
+	f.keys("d")
+	f.wait("the dialog opens", func(fr frame) bool { return fr.mode == modeConfirm })
+	f.keys("enter")
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Stat(gone); err != nil {
+		t.Fatal("enter removed the worktree")
+	}
+	f.keys("y")
+	fr := f.wait("the row is gone", func(fr frame) bool { return fr.loaded && !fr.busy && !contains(fr.paths, gone) })
+	if !strings.Contains(fr.view, "removed") {
+		t.Errorf("no confirmation of the removal:\n%s", fr.view)
+	}
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("directory still there: %v", err)
+	}
+	if strings.Contains(r.Git(r.Root, "worktree", "list", "--porcelain"), gone) {
+		t.Error("git still lists the worktree")
+	}
+	f.keys("q")
+	f.result()
+}
+
+func TestFlowRemoveDirtyRefusedNothingChanges(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/dirty", "app.worktrees/dirty")
+	coretest.WriteFile(t, filepath.Join(wt, "notes.txt"), "unsaved work\n")
+	coretest.WriteFile(t, filepath.Join(wt, "README.md"), "changed\n")
+	before := r.Snapshot() // before the picker even starts: nothing it does may change this
+	f := startFlow(t, openService(t, r, r.Root), Options{})
+	f.selectPath(wt)
+	f.keys("d")
+	fr := f.wait("the refusal is shown", func(fr frame) bool { return !fr.busy && fr.status.kind == statusError })
+	if fr.mode != modeList {
+		t.Errorf("a refused removal opened mode %v", fr.mode)
+	}
+	if !strings.Contains(fr.status.msg, "uncommitted") || !strings.Contains(fr.view, "press D") {
+		t.Errorf("refusal does not say what it protected and how to proceed:\n%s", fr.view)
+	}
+	r.Unchanged(before)
+	if _, err := os.Stat(filepath.Join(wt, "notes.txt")); err != nil {
+		t.Error("untracked work lost")
+	}
+	f.keys("q")
+	f.result()
+}
+
+func TestFlowFilterEnterSwitches(t *testing.T) {
+	r := coretest.New(t)
+	r.AddWorktree("feat/alpha", "app.worktrees/alpha")
+	beta := r.AddWorktree("feat/beta", "app.worktrees/beta")
+	f := startFlow(t, openService(t, r, r.Root), Options{})
+	f.keys("/")
+	f.tm.Type("beta")
+	f.wait("the filter narrows to one row", func(fr frame) bool { return fr.selected == beta && strings.Contains(fr.view, "1/3") })
+	f.keys("enter")
+	res := f.result()
+	if res.Outcome == nil || res.Outcome.Path != beta || res.Outcome.Operation != core.OpSwitch || res.Cancelled {
+		t.Fatalf("result = %+v outcome=%+v", res, res.Outcome)
+	}
+}
+
+func TestFlowPickReturnsRow(t *testing.T) {
+	r := coretest.New(t)
+	alpha := r.AddWorktree("feat/alpha", "app.worktrees/alpha")
+	svc := openService(t, r, r.Root)
+	f := startFlow(t, svc, Options{Pick: true})
+	f.keys("/")
+	f.tm.Type("alpha")
+	f.wait("the filter narrows", func(fr frame) bool { return fr.selected == alpha })
+	f.keys("enter")
+	res := f.result()
+	if res.Selected == nil || res.Selected.Path != alpha || res.Selected.Branch != "feat/alpha" || res.Outcome != nil {
+		t.Fatalf("result = %+v", res)
+	}
+	if _, ok := svc.History().Peek(svc.Session()); ok {
+		t.Error("pick mode switched (history changed)")
+	}
+}
+
+// `-` returns to the worktree the session left: switch in one picker, go back in the next,
+// with the same Service (one session).
+func TestFlowBackReturnsToPrevious(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/away", "app.worktrees/away")
+	svc := openService(t, r, r.Root)
+
+	f := startFlow(t, svc, Options{})
+	f.selectPath(wt)
+	f.keys("enter")
+	if res := f.result(); res.Outcome == nil || res.Outcome.Path != wt {
+		t.Fatalf("switch result = %+v", res)
+	}
+
+	g := startFlow(t, svc, Options{})
+	g.keys("-")
+	res := g.result()
+	if res.Outcome == nil || res.Outcome.Operation != core.OpBack || res.Outcome.Path != r.Root {
+		t.Fatalf("back result = %+v outcome=%+v", res, res.Outcome)
+	}
+}
+
+func TestFlowBackWithoutHistoryExplains(t *testing.T) {
+	r := coretest.New(t)
+	f := startFlow(t, openService(t, r, r.Root), Options{})
+	f.keys("-")
+	fr := f.wait("the refusal is shown", func(fr frame) bool { return !fr.busy && fr.status.kind == statusError })
+	if !strings.Contains(fr.view, "no previous worktree") {
+		t.Errorf("view:\n%s", fr.view)
+	}
+	f.keys("q")
+	f.result()
+}
+
+// A confirmation shown against one worktree list must not run against another.
+func TestFlowStaleConfirmationRunsNothing(t *testing.T) {
+	r := coretest.New(t)
+	target := r.AddWorktree("feat/target", "app.worktrees/target")
+	f := startFlow(t, openService(t, r, r.Root), Options{})
+	f.selectPath(target)
+	f.keys("d")
+	f.wait("the dialog opens", func(fr frame) bool { return fr.mode == modeConfirm })
+	other := r.AddWorktree("feat/elsewhere", "app.worktrees/elsewhere") // another process changes the list
+	f.keys("y")
+	fr := f.wait("the stale state is reported and the list refreshed", func(fr frame) bool {
+		return !fr.busy && fr.status.kind == statusError && contains(fr.paths, other)
+	})
+	if !strings.Contains(fr.status.msg, "changed") {
+		t.Errorf("status = %+v", fr.status)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Error("the stale confirmation removed the worktree")
+	}
+	f.keys("q")
+	f.result()
+}
+
+// ctrl+c while core works cancels the operation, not the picker, and the status line
+// says what state is left. A post-checkout hook that sleeps keeps git busy long enough.
+func TestFlowCtrlCCancelsOperation(t *testing.T) {
+	r := coretest.New(t)
+	hook := filepath.Join(r.Root, ".git", "hooks", "post-checkout")
+	coretest.WriteFile(t, hook, "#!/bin/sh\nsleep 20\n")
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := startFlow(t, openService(t, r, r.Root), Options{})
+	f.keys("n")
+	f.wait("the form is open", func(fr frame) bool { return fr.mode == modeForm })
+	f.tm.Type("feat/slow")
+	f.keys("enter")
+	f.wait("the create runs", func(fr frame) bool { return fr.busy && strings.Contains(fr.view, "creating feat/slow") })
+	time.Sleep(300 * time.Millisecond) // let git reach the hook
+	start := time.Now()
+	f.keys("ctrl+c")
+	fr := f.wait("the operation ends", func(fr frame) bool { return !fr.busy && fr.status.kind == statusError })
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("cancelling took %s: the hook was not stopped", d)
+	}
+	if !strings.Contains(fr.status.msg, "cancelled") {
+		t.Errorf("status does not report the cancellation: %+v", fr.status)
+	}
+	t.Logf("after ctrl+c: %s — %s", fr.status.msg, fr.status.hint)
+	// The picker is still running: it answers a key.
+	f.keys("esc")
+	f.wait("the form closes", func(fr frame) bool { return fr.mode == modeList })
+	f.keys("q")
+	if res := f.result(); !res.Cancelled {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+func TestFlowForceRemoveDirtyAsksTwice(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/scratch", "app.worktrees/scratch")
+	coretest.WriteFile(t, filepath.Join(wt, "scratch.txt"), "throwaway\n")
+	f := startFlow(t, openService(t, r, r.Root), Options{})
+	f.selectPath(wt)
+	f.keys("D")
+	fr := f.wait("the dialog opens", func(fr frame) bool { return fr.mode == modeConfirm })
+	if !strings.Contains(fr.view, "uncommitted changes will be lost") {
+		t.Errorf("the dialog does not name the loss:\n%s", fr.view)
+	}
+	f.keys("y")
+	fr = f.wait("the second question", func(fr frame) bool { return strings.Contains(fr.view, "Are you sure?") })
+	if _, err := os.Stat(wt); err != nil || fr.busy {
+		t.Fatal("force removal ran after one y")
+	}
+	f.keys("y")
+	f.wait("the row is gone", func(fr frame) bool { return !fr.busy && fr.loaded && !contains(fr.paths, wt) })
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Errorf("directory still there: %v", err)
+	}
+	f.keys("q")
+	f.result()
+}

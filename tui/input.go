@@ -1,0 +1,267 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/copse-dev/copse/core"
+)
+
+// onKey routes a key by what has focus. Any key clears the status line: an error stays
+// until the user has seen it and acts.
+func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	m.status = statusLine{}
+	if m.op != nil {
+		// While core works only cancellation and list movement get through: ctrl+c
+		// cancels the operation's context, not the picker.
+		if key.Matches(k, m.keys.CancelOp) {
+			if !m.op.cancelling {
+				m.op.cancelling = true
+				m.op.cancel()
+			}
+			return m, nil
+		}
+		if m.mode == modeList {
+			m.navigate(k)
+		}
+		return m, nil
+	}
+	switch m.mode {
+	case modeConfirm:
+		return m.confirmKey(k)
+	case modeForm:
+		return m.formKey(k)
+	case modeFilter:
+		return m.filterKey(k)
+	}
+	return m.listKey(k)
+}
+
+// navigate handles list movement; it reports whether k was one.
+func (m *Model) navigate(k tea.KeyPressMsg) bool {
+	ks := m.keys
+	switch {
+	case key.Matches(k, ks.Up):
+		m.moveCursor(-1)
+	case key.Matches(k, ks.Down):
+		m.moveCursor(1)
+	case key.Matches(k, ks.PageUp):
+		m.moveCursor(-max(1, m.listHeight()))
+	case key.Matches(k, ks.PageDown):
+		m.moveCursor(max(1, m.listHeight()))
+	case key.Matches(k, ks.Home):
+		m.cursor = 0
+		m.clampCursor()
+	case key.Matches(k, ks.End):
+		m.cursor = len(m.visible) - 1
+		m.clampCursor()
+	default:
+		return false
+	}
+	return true
+}
+
+func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	ks := m.keys
+	if m.navigate(k) {
+		return m, nil
+	}
+	switch {
+	case key.Matches(k, ks.ForceQuit):
+		return m.quit()
+	case key.Matches(k, ks.Quit):
+		// esc first clears an applied filter; only then does it quit.
+		if k.String() == "esc" && m.filter.Value() != "" {
+			m.filter.SetValue("")
+			m.applyFilter()
+			return m, nil
+		}
+		return m.quit()
+	case key.Matches(k, ks.Help):
+		m.showHelp = !m.showHelp
+		m.help.ShowAll = m.showHelp
+		m.clampCursor()
+		return m, nil
+	case key.Matches(k, ks.Filter):
+		m.mode = modeFilter
+		m.clampCursor()
+		return m, m.filter.Focus()
+	case key.Matches(k, ks.Refresh):
+		m.status = statusLine{kind: statusInfo, msg: "refreshing…", untilLoad: true}
+		return m, m.reload()
+	case key.Matches(k, ks.Switch):
+		return m.choose()
+	case key.Matches(k, ks.New):
+		m.mode = modeForm
+		m.form = newForm(m.hasWorkspaces, &m.styles, m.w())
+		if m.svc == nil {
+			return m, nil
+		}
+		return m, loadBranchesCmd(m.ctx, m.svc)
+	case key.Matches(k, ks.Back):
+		return m.startOp(core.OpBack, "going back", core.BackRequest{}, opOptions{})
+	}
+	r, ok := m.selected()
+	if !ok {
+		return m, nil
+	}
+	path := core.Str(r.wt.Path)
+	switch {
+	case key.Matches(k, ks.Open):
+		return m.startOp(core.OpOpen, "opening "+r.label, core.OpenRequest{Path: path}, opOptions{})
+	case key.Matches(k, ks.Remove):
+		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{})
+	case key.Matches(k, ks.ForceRemove):
+		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true}, opOptions{force: true})
+	}
+	return m, nil
+}
+
+// choose acts on the selected row: in pick mode it is the answer; otherwise core switches
+// to it (under Herdr that focuses its workspace) and the picker ends with the outcome.
+func (m Model) choose() (tea.Model, tea.Cmd) {
+	r, ok := m.selected()
+	if !ok {
+		return m, nil
+	}
+	if m.opts.Pick {
+		wt := r.wt
+		m.result.Selected = &wt
+		return m.quit()
+	}
+	return m.startOp(core.OpSwitch, "switching to "+r.label, core.SwitchRequest{Path: core.Str(r.wt.Path)}, opOptions{})
+}
+
+func (m Model) filterKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	ks := m.keys
+	switch {
+	case key.Matches(k, ks.ForceQuit):
+		return m.quit()
+	case key.Matches(k, ks.FilterClear):
+		m.filter.SetValue("")
+		m.filter.Blur()
+		m.mode = modeList
+		m.applyFilter()
+		return m, nil
+	case key.Matches(k, ks.FilterUp):
+		m.moveCursor(-1)
+		return m, nil
+	case key.Matches(k, ks.FilterDown):
+		m.moveCursor(1)
+		return m, nil
+	case key.Matches(k, ks.Switch):
+		// enter chooses the best match right away, as in fzf; the filter stays applied.
+		m.filter.Blur()
+		m.mode = modeList
+		return m.choose()
+	}
+	return m.typeFilter(k)
+}
+
+// typeFilter feeds a key or paste to the filter input and refilters when the text changed;
+// the cursor goes to the best match.
+func (m Model) typeFilter(msg tea.Msg) (tea.Model, tea.Cmd) {
+	before := m.filter.Value()
+	var cmd tea.Cmd
+	m.filter, cmd = m.filter.Update(msg)
+	if m.filter.Value() != before {
+		m.cursor = 0
+		m.offset = 0
+		m.applyFilter()
+	}
+	return m, cmd
+}
+
+func (m Model) formKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	ks := m.keys
+	switch {
+	case key.Matches(k, ks.ForceQuit):
+		return m.quit()
+	case key.Matches(k, ks.CancelForm):
+		m.mode = modeList
+		return m, nil
+	case key.Matches(k, ks.Submit):
+		req := m.form.request()
+		if req.Branch == "" {
+			m.form.errs[fieldBranch] = "a branch name is required"
+			return m, nil
+		}
+		return m.startOp(core.OpCreate, "creating "+core.Escape(req.Branch), req, opOptions{})
+	}
+	cmd, changed := m.form.update(k, ks)
+	if changed {
+		return m, tea.Batch(cmd, branchTickCmd(m.form.checkSeq))
+	}
+	return m, cmd
+}
+
+func (m Model) confirmKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	ks := m.keys
+	c := m.confirm
+	switch {
+	case key.Matches(k, ks.ForceQuit):
+		return m.quit()
+	case key.Matches(k, ks.Yes):
+		if c.step < c.steps {
+			c.step++
+			c.nudge = false
+			return m, nil
+		}
+		m.confirm = nil
+		m.mode = c.returnTo
+		return m.startExecute(c)
+	case key.Matches(k, ks.No):
+		m.confirm = nil
+		m.mode = c.returnTo
+		m.status = infoStatus("cancelled: nothing changed")
+		return m, nil
+	case k.String() == "enter":
+		c.nudge = true
+	}
+	return m, nil
+}
+
+func (m Model) onPaste(p tea.PasteMsg) (tea.Model, tea.Cmd) {
+	if m.op != nil {
+		return m, nil
+	}
+	switch m.mode {
+	case modeFilter:
+		return m.typeFilter(p)
+	case modeForm:
+		cmd, changed := m.form.update(p, m.keys)
+		if changed {
+			return m, tea.Batch(cmd, branchTickCmd(m.form.checkSeq))
+		}
+		return m, cmd
+	}
+	return m, nil
+}
+
+// wheelStep is how many rows one wheel notch scrolls.
+const wheelStep = 3
+
+func (m Model) onWheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
+	if m.mode != modeList && m.mode != modeFilter {
+		return m, nil
+	}
+	switch msg.Mouse().Button {
+	case tea.MouseWheelUp:
+		m.scroll(-wheelStep)
+	case tea.MouseWheelDown:
+		m.scroll(wheelStep)
+	}
+	return m, nil
+}
+
+// onClick selects the clicked row; it never acts on it (enter does that).
+func (m Model) onClick(msg tea.MouseClickMsg) (tea.Model, tea.Cmd) {
+	mo := msg.Mouse()
+	if (m.mode != modeList && m.mode != modeFilter) || mo.Button != tea.MouseLeft {
+		return m, nil
+	}
+	if i := m.rowAt(mo.Y); i >= 0 {
+		m.cursor = i
+		m.clampCursor()
+	}
+	return m, nil
+}

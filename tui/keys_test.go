@@ -1,0 +1,71 @@
+package tui
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// TestKeysDoc keeps tui/KEYS.md generated from DefaultKeyMap, so the documented keys are
+// the bound ones. Regenerate with: go test ./tui -run TestKeysDoc -update
+func TestKeysDoc(t *testing.T) {
+	k := DefaultKeyMap()
+	sections := []struct {
+		name  string
+		binds []key.Binding
+		notes map[string]string
+	}{
+		{"List", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}, nil},
+		{"List", []key.Binding{k.Switch, k.Open, k.New, k.Remove, k.ForceRemove, k.Back, k.Filter, k.Refresh, k.Help, k.Quit, k.ForceQuit},
+			map[string]string{
+				"enter": "in `copse pick`: select the row and print its path",
+				"o":     "only inside Herdr (hidden with the git backend)",
+				"D":     "asks twice",
+				"-":     "not in `copse pick`",
+				"esc":   "clears an applied filter first",
+			}},
+		{"Filter (after /)", []key.Binding{k.FilterUp, k.FilterDown, k.Switch, k.FilterClear},
+			map[string]string{"enter": "acts on the best match; the filter stays applied"}},
+		{"Create form (after n)", []key.Binding{k.NextField, k.PrevField, k.Submit, k.ToggleFocus, k.CancelForm},
+			map[string]string{"tab": "in base: completes a local branch name first", "space": "the focus toggle, inside Herdr"}},
+		{"Confirmation", []key.Binding{k.Yes, k.No},
+			map[string]string{"y": "enter alone does not confirm; default is no"}},
+		{"While an operation runs", []key.Binding{k.CancelOp},
+			map[string]string{"ctrl+c": "cancels the operation, not the picker; the status line says what state remains"}},
+	}
+	var b strings.Builder
+	b.WriteString("# copse picker keys\n\n")
+	b.WriteString("Generated from `tui.DefaultKeyMap` by `go test ./tui -run TestKeysDoc -update`; the help line\n")
+	b.WriteString("(`?` for all of it) is generated from the same bindings.\n\n")
+	b.WriteString("| where | keys | does | note |\n| --- | --- | --- | --- |\n")
+	for _, s := range sections {
+		for _, kb := range s.binds {
+			keys := make([]string, 0, len(kb.Keys()))
+			note := ""
+			for _, k := range kb.Keys() {
+				keys = append(keys, "`"+k+"`")
+				if n, ok := s.notes[k]; ok && note == "" {
+					note = n
+				}
+			}
+			b.WriteString("| " + s.name + " | " + strings.Join(keys, " ") + " | " + kb.Help().Desc + " | " + note + " |\n")
+		}
+	}
+	b.WriteString("| Mouse | wheel | scroll | |\n| Mouse | click | select the row (enter acts on it) | |\n")
+	got := b.String()
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile("KEYS.md", []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile("KEYS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != got {
+		t.Errorf("KEYS.md is stale; run go test ./tui -run TestKeysDoc -update\n%s", got)
+	}
+}

@@ -1,0 +1,291 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/copse-dev/copse/core"
+)
+
+// mode is what has the keyboard. A running operation is not a mode: it overlays any of
+// them with a spinner and only lets ctrl+c (cancel it) and list movement through.
+type mode int
+
+const (
+	modeList mode = iota
+	modeFilter
+	modeForm
+	modeConfirm
+)
+
+// Model is the picker's one root model. It owns all state, focus, layout and routing;
+// the form, dialog and rows are plain structs it draws. Every call into core happens in a
+// tea.Cmd (commands.go); Update only applies the typed messages they return.
+type Model struct {
+	svc    *core.Service
+	opts   Options
+	keys   KeyMap
+	styles Styles
+	help   help.Model
+
+	hasWorkspaces bool
+	isDark        bool
+	home          string
+	now           func() time.Time // injected so tests can pin the elapsed time
+
+	// ctx lives as long as the picker; cancelling it (on quit) stops the status workers and
+	// any operation still running.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	width, height int
+	mode          mode
+	showHelp      bool
+	quitting      bool
+
+	// The list.
+	loaded     bool
+	listFailed bool // the last load failed: say so instead of showing an empty list
+	loadSeq    int  // bumps on every (re)load; stale listings and status batches are dropped
+	repoRoot   string
+	backend    string
+	current    string // the worktree this process runs in
+	rows       []row
+	visible    []int // indexes into rows after filtering
+	cursor     int   // index into visible
+	offset     int   // first visible row on screen
+	selectPath string
+	filter     textinput.Model
+
+	maxBranch, maxPath, maxBadges, maxTags int
+
+	statusCancel context.CancelFunc
+
+	form    form
+	confirm *confirmState
+	op      *operation
+	opSeq   int
+	spinner spinner.Model
+	status  statusLine
+
+	result Result
+}
+
+// New returns the picker for svc. svc may be nil only in tests that drive Update with
+// messages and never run the returned commands.
+func New(svc *core.Service, opts Options) Model {
+	return newModel(context.Background(), svc, opts)
+}
+
+func newModel(parent context.Context, svc *core.Service, opts Options) Model {
+	ctx, cancel := context.WithCancel(parent)
+	home, _ := os.UserHomeDir()
+	m := Model{
+		svc:     svc,
+		opts:    opts,
+		keys:    DefaultKeyMap(),
+		help:    help.New(),
+		isDark:  true,
+		home:    home,
+		now:     time.Now,
+		ctx:     ctx,
+		cancel:  cancel,
+		width:   opts.Width,
+		height:  opts.Height,
+		loadSeq: 1,
+		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+	}
+	if svc != nil {
+		m.hasWorkspaces = svc.HasWorkspaces()
+		m.backend = svc.BackendName()
+		m.repoRoot = svc.RepoRoot()
+		m.current = svc.CurrentPath()
+	}
+	m.keys.applyKeyState(m.hasWorkspaces, opts.Pick)
+	m.filter = textinput.New()
+	m.filter.Prompt = ""
+	m.filter.Placeholder = "branch or path"
+	m.setStyles(NewStyles(m.isDark, opts.NoColor))
+	return m
+}
+
+// Result is what the user chose; valid once the program has ended.
+func (m Model) Result() Result { return m.result }
+
+// Init asks the terminal for its background (light or dark styles) and loads the worktree
+// list without status, so the first frame comes as fast as git can list.
+func (m Model) Init() tea.Cmd {
+	if m.svc == nil {
+		return tea.RequestBackgroundColor
+	}
+	return tea.Batch(tea.RequestBackgroundColor, loadListCmd(m.ctx, m.svc, m.loadSeq))
+}
+
+func (m *Model) setStyles(s Styles) {
+	m.styles = s
+	m.help.Styles = s.Help
+	m.filter.SetStyles(s.Input)
+	m.form.setStyles(&m.styles)
+	m.spinner.Style = s.Busy
+}
+
+// Update routes a message. Results of core calls carry the id of what asked for them and
+// are dropped when stale; keys are routed by mode.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.form.setWidth(m.w())
+		m.help.SetWidth(m.w())
+		m.clampCursor()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.isDark = msg.IsDark()
+		m.setStyles(NewStyles(m.isDark, m.opts.NoColor))
+		return m, nil
+	case listingMsg:
+		return m.onListing(msg)
+	case statusBatchMsg:
+		if msg.seq != m.loadSeq {
+			return m, nil // from a load that a refresh replaced; its pool is cancelled
+		}
+		m.applyStatuses(msg.results)
+		if msg.done {
+			m.finishStatuses()
+			m.measure()
+			return m, nil
+		}
+		return m, drainStatusCmd(msg.seq, msg.stream, statusWindow)
+	case preparedMsg:
+		return m.onPrepared(msg)
+	case executedMsg:
+		return m.onExecuted(msg)
+	case branchesMsg:
+		if m.mode == modeForm && msg.err == nil {
+			m.form.setBranches(msg.names)
+		}
+		return m, nil
+	case branchTickMsg:
+		// No check while the create runs: its verdict would be stale, and core would be
+		// asked two things at once for nothing.
+		if m.mode != modeForm || msg.seq != m.form.checkSeq || m.svc == nil || m.op != nil {
+			return m, nil
+		}
+		if raw := m.form.value(fieldBranch); raw != "" {
+			return m, checkBranchCmd(m.ctx, m.svc, msg.seq, raw)
+		}
+		return m, nil
+	case branchCheckedMsg:
+		if m.mode == modeForm {
+			m.form.applyCheck(msg, m.heldBy(msg.name))
+		}
+		return m, nil
+	case spinner.TickMsg:
+		if m.op == nil {
+			return m, nil // stop ticking when nothing runs
+		}
+		var cmd tea.Cmd
+		m.spinner, cmd = m.spinner.Update(msg)
+		return m, cmd
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
+	case tea.PasteMsg:
+		return m.onPaste(msg)
+	case tea.MouseWheelMsg:
+		return m.onWheel(msg)
+	case tea.MouseClickMsg:
+		return m.onClick(msg)
+	}
+	return m, nil
+}
+
+// onListing shows a fresh list and starts computing statuses for it.
+func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
+	if msg.seq != m.loadSeq {
+		return m, nil
+	}
+	if m.status.untilLoad {
+		m.status = statusLine{}
+	}
+	if msg.err != nil {
+		m.loaded = true
+		m.listFailed = true
+		m.status = errorStatus(msg.err)
+		return m, nil
+	}
+	m.listFailed = false
+	m.setListing(msg.listing)
+	return m, m.startStatuses()
+}
+
+// startStatuses cancels the previous status pool and starts one for the current rows.
+func (m *Model) startStatuses() tea.Cmd {
+	if m.statusCancel != nil {
+		m.statusCancel()
+		m.statusCancel = nil
+	}
+	if m.svc == nil {
+		return nil // tests feed status batches themselves
+	}
+	paths := m.statusPaths()
+	if len(paths) == 0 {
+		m.finishStatuses()
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.statusCancel = cancel
+	s := &statusStream{ch: make(chan core.StatusResult, len(paths)), done: make(chan struct{})}
+	return tea.Batch(startStatusCmd(ctx, m.svc, paths, s), drainStatusCmd(m.loadSeq, s, statusWindow))
+}
+
+// reload re-reads the worktree list (after a mutation, a stale confirmation, or `r`).
+func (m *Model) reload() tea.Cmd {
+	m.loadSeq++
+	if m.svc == nil {
+		return nil
+	}
+	return loadListCmd(m.ctx, m.svc, m.loadSeq)
+}
+
+// quit ends the picker. Cancelling the picker's context stops the status workers; a user
+// who leaves without choosing is reported as cancelled.
+func (m Model) quit() (tea.Model, tea.Cmd) {
+	if m.result.Outcome == nil && m.result.Selected == nil {
+		m.result.Cancelled = true
+	}
+	m.cancel()
+	m.quitting = true
+	return m, tea.Quit
+}
+
+// heldBy returns the path of the listed worktree that has branch checked out, or "".
+func (m Model) heldBy(branch string) string {
+	if branch == "" {
+		return ""
+	}
+	for _, r := range m.rows {
+		if r.wt.Branch == branch {
+			return r.wt.Path
+		}
+	}
+	return ""
+}
+
+func (m Model) w() int {
+	if m.width > 0 {
+		return m.width
+	}
+	return 80
+}
+
+func (m Model) h() int {
+	if m.height > 0 {
+		return m.height
+	}
+	return 24
+}

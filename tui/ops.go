@@ -1,0 +1,125 @@
+package tui
+
+import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/copse-dev/copse/core"
+)
+
+// The life of an operation: startOp asks core to Prepare the request (parse, check
+// preconditions). A plan that needs a human goes to the confirmation dialog and runs only
+// after y (startExecute); one that does not runs at once. onExecuted applies the outcome.
+
+type opOptions struct {
+	force bool // force removal: the dialog asks twice
+}
+
+func (m Model) startOp(kind core.Operation, label string, req core.Request, o opOptions) (tea.Model, tea.Cmd) {
+	op := m.newOp(kind, label)
+	op.force = o.force
+	return m, tea.Batch(prepareCmd(op.ctx, m.svc, op.id, req), m.spinner.Tick)
+}
+
+func (m *Model) newOp(kind core.Operation, label string) *operation {
+	m.opSeq++
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.op = &operation{id: m.opSeq, kind: kind, label: label, started: m.now(), ctx: ctx, cancel: cancel}
+	return m.op
+}
+
+func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
+	if m.op == nil || msg.op != m.op.id {
+		return m, nil
+	}
+	op := m.op
+	if msg.err == nil && msg.plan == nil {
+		msg.err = &core.Error{Kind: core.KindFailed, Code: "no_plan", Message: "core returned no plan and no error"}
+	}
+	if msg.err != nil {
+		m.op = nil
+		op.cancel()
+		return m.opFailed(op, msg.err)
+	}
+	if msg.plan.Confirm == nil {
+		return m, executeCmd(op.ctx, m.svc, op.id, msg.plan)
+	}
+	// The dialog may stay open for minutes; the prepare context is done with. Confirming
+	// starts a fresh operation, and core re-checks the state token before running.
+	m.op = nil
+	op.cancel()
+	steps := 1
+	if op.force {
+		steps = 2
+	}
+	m.confirm = &confirmState{plan: msg.plan, kind: op.kind, label: op.label, steps: steps, step: 1, returnTo: m.mode,
+		force: op.force}
+	m.mode = modeConfirm
+	return m, nil
+}
+
+// startExecute runs a confirmed plan.
+func (m Model) startExecute(c *confirmState) (tea.Model, tea.Cmd) {
+	op := m.newOp(c.kind, c.label)
+	op.force = c.force
+	return m, tea.Batch(executeCmd(op.ctx, m.svc, op.id, c.plan), m.spinner.Tick)
+}
+
+func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
+	if m.op == nil || msg.op != m.op.id {
+		return m, nil
+	}
+	op := m.op
+	m.op = nil
+	op.cancel()
+	if msg.err != nil {
+		return m.opFailed(op, msg.err)
+	}
+	out := msg.outcome
+	switch op.kind {
+	case core.OpSwitch, core.OpBack:
+		m.result.Outcome = out
+		return m.quit()
+	case core.OpCreate:
+		m.mode = modeList
+		if out != nil && out.Worktree != nil {
+			m.selectPath = out.Worktree.Path
+			m.status = infoStatus("created " + branchLabel(*out.Worktree) + " at " + core.Escape(tildePath(out.Worktree.Path, m.home)))
+		} else {
+			m.status = infoStatus("created")
+		}
+	case core.OpRemove:
+		what := ""
+		if out != nil {
+			what = " " + core.Escape(tildePath(out.Path, m.home))
+		}
+		m.status = infoStatus("removed" + what)
+	case core.OpOpen:
+		ws := ""
+		if out != nil && out.WorkspaceID != "" {
+			ws = " " + core.Escape(out.WorkspaceID)
+		}
+		m.status = infoStatus("opened workspace" + ws)
+	}
+	if out != nil && len(out.Warnings) > 0 {
+		m.status.hint = core.Escape(out.Warnings[0])
+	}
+	return m, m.reload()
+}
+
+// opFailed shows why an operation did not happen. A form error goes next to its field; the
+// rest goes to the status line with core's hint. A stale confirmation (the list changed
+// while the dialog was open) and any failed mutation refresh the list, so what is shown is
+// what git now says.
+func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
+	e := core.AsError(err)
+	if m.mode == modeForm && e.Kind == core.KindUsage && m.form.fieldError(e) {
+		return m, nil
+	}
+	m.status = errorStatus(e)
+	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen
+	if e.Code == "stale_state" || (mutation && e.Kind != core.KindUsage && e.Kind != core.KindRefused) {
+		return m, m.reload()
+	}
+	return m, nil
+}

@@ -1,0 +1,68 @@
+// Package tui is copse's interactive picker: a Bubble Tea program over core.Service.
+// It never runs a process itself; every read and change goes through core, which parses,
+// checks and confirms exactly as it does for the CLI and the JSON tool.
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/copse-dev/copse/core"
+)
+
+// Options configure the picker.
+type Options struct {
+	Pick          bool // copse pick: enter selects and returns the row, no switch
+	NoColor       bool
+	Input         io.Reader // nil = stdin (cmd passes /dev/tty for pick)
+	Output        io.Writer // nil = stdout (cmd passes /dev/tty for pick)
+	Width, Height int       // 0 = from the terminal (tests pin them)
+}
+
+// Result is what the user did.
+type Result struct {
+	Outcome   *core.Outcome  // the switch/back outcome when the user switched (Path = where to cd)
+	Selected  *core.Worktree // pick mode: the chosen row
+	Cancelled bool           // user quit without choosing
+}
+
+// Run shows the picker until the user chooses or quits. The caller opens svc first, so a
+// start-up failure (not a repository, no git) is reported before the terminal is taken.
+// Cancelling ctx ends the picker and any operation it runs.
+func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
+	if svc == nil {
+		return Result{}, errors.New("tui: no service")
+	}
+	m := newModel(ctx, svc, opts)
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
+	}
+	if opts.NoColor {
+		// NO_COLOR: the styles are plain already; Ascii also keeps the bubbles' defaults
+		// from emitting colour.
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	final, err := tea.NewProgram(m, popts...).Run()
+	fm, ok := final.(Model)
+	if !ok {
+		fm = m
+	}
+	fm.cancel()
+	if err != nil {
+		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+			return Result{Cancelled: true}, ctx.Err()
+		}
+		return Result{Cancelled: true}, err
+	}
+	return fm.Result(), nil
+}

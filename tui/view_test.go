@@ -1,0 +1,268 @@
+package tui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/copse-dev/copse/core"
+)
+
+// Golden tests of the rendered view. View().Content is deterministic: lipgloss always
+// emits full-colour ANSI, so a coloured golden is stable whatever the terminal running
+// the tests; the layout goldens strip ANSI. Size, home directory and clock are pinned.
+// Regenerate with: go test ./tui -run TestGolden -update
+
+func plain(m Model) string { return ansi.Strip(m.View().Content) }
+
+// checkFrame asserts the frame invariants every golden relies on: exactly h lines, none
+// wider than w.
+func checkFrame(t *testing.T, m Model) {
+	t.Helper()
+	lines := strings.Split(m.View().Content, "\n")
+	if len(lines) != m.h() {
+		t.Errorf("frame has %d lines, want %d", len(lines), m.h())
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > m.w() {
+			t.Errorf("line %d is %d cells wide, want <= %d: %q", i, w, m.w(), ansi.Strip(l))
+		}
+	}
+}
+
+func goldenPlain(t *testing.T, m Model) {
+	t.Helper()
+	checkFrame(t, m)
+	golden.RequireEqual(t, plain(m))
+}
+
+func mixed(t *testing.T, w, h int) Model {
+	return loaded(t, newTestModel(w, h, Options{}), fxMixed(), fxMixedStatus())
+}
+
+func TestGoldenListMixed(t *testing.T) {
+	goldenPlain(t, mixed(t, 100, 20))
+}
+
+// The detail line explains the selected row: here the locked one, with its reason.
+func TestGoldenListLockedDetail(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("j"), press("j")) // current (feat/login) → bisect → fix/lock-file
+	goldenPlain(t, m)
+}
+
+func TestGoldenListHerdr(t *testing.T) {
+	m := loaded(t, newTestModel(100, 20, Options{}).withWorkspaces(), fxHerdr(), fxMixedStatus())
+	goldenPlain(t, m)
+}
+
+func TestGoldenListColorDark(t *testing.T) {
+	m := mixed(t, 100, 20)
+	checkFrame(t, m)
+	golden.RequireEqual(t, m.View().Content)
+}
+
+func TestGoldenListColorLight(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, tea.BackgroundColorMsg{Color: whiteColor{}})
+	golden.RequireEqual(t, m.View().Content)
+}
+
+func TestGoldenListNoColor(t *testing.T) {
+	m := loaded(t, newTestModel(100, 20, Options{NoColor: true}), fxMixed(), fxMixedStatus())
+	out := m.View().Content
+	if strings.Contains(out, "\x1b[3") || strings.Contains(out, "\x1b[4") || strings.Contains(out, ";2;") {
+		t.Errorf("NoColor view contains colour sequences: %q", out)
+	}
+	golden.RequireEqual(t, out)
+}
+
+func TestGoldenFilter(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("/"))
+	m = typeText(t, m, "feat")
+	goldenPlain(t, m)
+}
+
+func TestGoldenFormError(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("n"))
+	m = typeText(t, m, "feat..x")
+	m, _ = send(t, m, branchCheckedMsg{seq: m.form.checkSeq, raw: "feat..x", err: &core.Error{
+		Kind: core.KindUsage, Code: "invalid_branch", Field: "branch",
+		Message: `branch "feat..x" is not a valid branch name`, Hint: "pick a name git accepts (see git check-ref-format)"}})
+	m, _ = send(t, m, press("tab"))
+	m = typeText(t, m, "ma")
+	m, _ = send(t, m, branchesMsg{names: []string{"main", "feat/login"}})
+	goldenPlain(t, m)
+}
+
+func TestGoldenFormHerdr(t *testing.T) {
+	m := loaded(t, newTestModel(100, 20, Options{}).withWorkspaces(), fxHerdr(), fxMixedStatus())
+	m, _ = send(t, m, press("n"))
+	m = typeText(t, m, "@{-1}")
+	m, _ = send(t, m, branchCheckedMsg{seq: m.form.checkSeq, raw: "@{-1}", name: "feat/login"})
+	m, _ = send(t, m, press("tab"), press("tab"))
+	m = typeText(t, m, "/srv/wt/x")
+	goldenPlain(t, m)
+}
+
+// hostilePlan is a removal confirmation whose values try to forge lines: a newline, a
+// right-to-left override and a 300-character path. core escapes them; the dialog must
+// keep each on one line and cut it with "…".
+func hostilePlan() *core.Plan {
+	long := "/home/dev/" + strings.Repeat("very-long-directory-name/", 12)
+	long = long[:300]
+	raw := map[string]string{
+		"branch": "feat/x\nremoved: nothing",
+		"path":   long,
+		"label":  "safe\u202eexe.txt",
+	}
+	conf := &core.Confirmation{
+		Title: "Remove worktree?",
+		Fields: []core.ConfirmField{
+			{Name: "path", Value: core.Escape(raw["path"])},
+			{Name: "branch", Value: core.Escape(raw["branch"])},
+			{Name: "label", Value: core.Escape(raw["label"])},
+		},
+		Losses:   []string{"3 uncommitted changes (1 staged, 2 modified)", "2 commits not on any other branch"},
+		Warnings: []string{"the worktree is locked: on a USB drive"},
+	}
+	return &core.Plan{Request: core.RemoveRequest{Path: core.Str(long)}, Confirm: conf}
+}
+
+func confirmOpen(t *testing.T, w, h int, key string) Model {
+	m := mixed(t, w, h)
+	m, _ = send(t, m, press(key))
+	if m.op == nil {
+		t.Fatal("d did not start an operation")
+	}
+	m, _ = send(t, m, preparedMsg{op: m.op.id, plan: hostilePlan()})
+	if m.mode != modeConfirm {
+		t.Fatal("a plan with a confirmation did not open the dialog")
+	}
+	return m
+}
+
+func TestGoldenConfirmHostile(t *testing.T) {
+	m := confirmOpen(t, 100, 20, "d")
+	out := plain(m)
+	if strings.Contains(out, "\u202e") || strings.Contains(out, "\nremoved: nothing") {
+		t.Fatalf("hostile value reached the screen raw:\n%s", out)
+	}
+	goldenPlain(t, m)
+}
+
+func TestGoldenConfirmHostileNarrow(t *testing.T) {
+	goldenPlain(t, confirmOpen(t, 40, 16, "d"))
+}
+
+// At the smallest supported size the dialog drops its spacing, not its content.
+func TestGoldenConfirm40x12(t *testing.T) {
+	goldenPlain(t, confirmOpen(t, 40, 12, "d"))
+}
+
+func TestGoldenConfirmForceSecond(t *testing.T) {
+	m := confirmOpen(t, 100, 20, "D")
+	m, _ = send(t, m, press("y"))
+	goldenPlain(t, m)
+}
+
+func TestGoldenErrorStatus(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("d"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: "dirty_worktree",
+		Message: "feat/login has 6 uncommitted changes; removing it would lose them",
+		Hint:    "commit or stash them, or press D to force removal"}})
+	goldenPlain(t, m)
+}
+
+// On a narrow terminal the error wraps, so what state remains is still readable.
+func TestGoldenErrorStatusNarrow(t *testing.T) {
+	m := mixed(t, 40, 12)
+	m, _ = send(t, m, press("d"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindCancelled, Code: "cancelled",
+		Message: "create cancelled after git made the worktree: /home/dev/src/app.worktrees/feat-slow is listed (branch feat/slow)",
+		Hint:    "keep it, or remove it: copse remove --path /home/dev/src/app.worktrees/feat-slow"}})
+	goldenPlain(t, m)
+}
+
+func TestGoldenBusy(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("j"), press("d"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, plan: &core.Plan{Request: core.RemoveRequest{}, Confirm: &core.Confirmation{Title: "Remove worktree?"}}})
+	m, _ = send(t, m, press("y"))
+	m.now = func() time.Time { return fxClock.Add(3 * time.Second) }
+	goldenPlain(t, m)
+}
+
+func TestGoldenFullHelp(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("?"))
+	goldenPlain(t, m)
+}
+
+func TestGoldenFullHelpNarrow(t *testing.T) {
+	m := loaded(t, newTestModel(40, 16, Options{Pick: true}), fxMixed(), fxMixedStatus())
+	m, _ = send(t, m, press("?"))
+	goldenPlain(t, m)
+}
+
+func TestGoldenNarrow40(t *testing.T) {
+	goldenPlain(t, mixed(t, 40, 12))
+}
+
+func TestGoldenWide200(t *testing.T) {
+	goldenPlain(t, mixed(t, 200, 60))
+}
+
+func TestGoldenEmpty(t *testing.T) {
+	m := loaded(t, newTestModel(80, 12, Options{}), fxOnlyMain(), []core.StatusResult{{Path: "/home/dev/src/app"}})
+	goldenPlain(t, m)
+}
+
+func TestGoldenLoading(t *testing.T) {
+	goldenPlain(t, newTestModel(80, 12, Options{}))
+}
+
+func TestGoldenPick(t *testing.T) {
+	m := loaded(t, newTestModel(80, 12, Options{Pick: true}), fxMixed(), fxMixedStatus())
+	goldenPlain(t, m)
+}
+
+// TestReadmeCapture writes the picker as the README shows it (tui/testdata/readme-capture.txt).
+func TestReadmeCapture(t *testing.T) {
+	l, st := fxRealistic()
+	m := loaded(t, newTestModel(100, 20, Options{}).withWorkspaces(), l, st)
+	m, _ = send(t, m, press("j"))
+	checkFrame(t, m)
+	lines := strings.Split(plain(m), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ") // the README quotes it; trailing blanks only add noise
+	}
+	got := strings.Join(lines, "\n") + "\n"
+	path := filepath.Join("testdata", "readme-capture.txt")
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != got {
+		t.Errorf("readme capture changed; run go test ./tui -run TestReadmeCapture -update\n got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// whiteColor is a light terminal background for BackgroundColorMsg.
+type whiteColor struct{}
+
+func (whiteColor) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
