@@ -13,16 +13,20 @@ import (
 // Update can drop answers to questions nobody is asking any more.
 
 // listingMsg is the worktree list without status: the first frame needs nothing else.
+// session is where this session is (core's SessionPath): after a switch in the same
+// process it differs from the worktree the process runs in, which is what
+// Worktree.Current marks.
 type listingMsg struct {
 	seq     int
 	listing *core.Listing
+	session string
 	err     error
 }
 
 func loadListCmd(ctx context.Context, svc *core.Service, seq int) tea.Cmd {
 	return func() tea.Msg {
 		l, err := svc.List(ctx, false)
-		return listingMsg{seq: seq, listing: l, err: err}
+		return listingMsg{seq: seq, listing: l, session: svc.SessionPath(), err: err}
 	}
 }
 

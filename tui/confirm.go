@@ -20,6 +20,7 @@ type confirmState struct {
 	returnTo mode   // where n/esc goes back to (the list, or the create form)
 	nudge    bool   // enter was pressed: remind that only y confirms
 	force    bool
+	path     string // remove: the row's path as shown (carried to the operation)
 }
 
 // maxDialogWidth keeps the dialog readable on very wide terminals.
@@ -30,7 +31,8 @@ const maxNoteLines = 3
 
 // view draws the dialog from core's Confirmation. Field values arrive escaped from core;
 // oneLine re-checks them, so even a value that slipped through cannot break a line, and
-// every line is cut to the box with "…" instead of wrapping.
+// each is shortened to the box with "…" in its middle instead of wrapping. The title,
+// losses and warnings wrap: they are what the user agrees to.
 func (c *confirmState) view(st *Styles, width, height int) []string {
 	boxW := min(width, maxDialogWidth)
 	inner := max(1, boxW-st.DialogBox.GetHorizontalFrameSize())
@@ -41,7 +43,11 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 	if c.steps > 1 && c.step > 1 {
 		title = "Force removal discards what is listed below. Are you sure?"
 	}
-	lines = append(lines, st.DialogTitle.Render(cut(title, inner)), "")
+	// The question is what the user answers: it wraps rather than lose its end.
+	for _, l := range wrapIndent("", "", title, inner, maxNoteLines) {
+		lines = append(lines, st.DialogTitle.Render(l))
+	}
+	lines = append(lines, "")
 
 	nameW := 0
 	for _, f := range conf.Fields {
@@ -54,7 +60,8 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 			lines = append(lines, st.DialogName.Render(cut(name, inner)))
 			continue
 		}
-		lines = append(lines, st.DialogName.Render(name)+"  "+st.DialogValue.Render(cut(oneLine(f.Value), valW)))
+		// Shortened in the middle: a path's leaf and a branch's last part tell rows apart.
+		lines = append(lines, st.DialogName.Render(name)+"  "+st.DialogValue.Render(midCut(oneLine(f.Value), valW)))
 	}
 	// Losses and warnings are sentences core wrote (values inside already escaped); they
 	// wrap rather than lose their end, because they are what the user is agreeing to.

@@ -29,6 +29,7 @@ type frame struct {
 	busy     bool
 	paths    []string
 	selected string
+	current  string // the ● row
 	status   statusLine
 	pending  int
 	view     string
@@ -48,6 +49,9 @@ func (p *probe) filter(m tea.Model, msg tea.Msg) tea.Msg {
 			status: mm.status, view: plain(mm)}
 		for _, r := range mm.rows {
 			f.paths = append(f.paths, r.wt.Path)
+			if r.current {
+				f.current = r.wt.Path
+			}
 			if r.pending {
 				f.pending++
 			}
@@ -211,8 +215,11 @@ func TestFlowRemoveDirtyRefusedNothingChanges(t *testing.T) {
 	if fr.mode != modeList {
 		t.Errorf("a refused removal opened mode %v", fr.mode)
 	}
-	if !strings.Contains(fr.status.msg, "uncommitted") || !strings.Contains(fr.view, "press D") {
-		t.Errorf("refusal does not say what it protected and how to proceed:\n%s", fr.view)
+	// core's message; then the picker's own way out (core marks the refusal ForceHelps),
+	// never core's CLI flag.
+	if !strings.Contains(fr.status.msg, "uncommitted") || !strings.Contains(fr.view, "press D to force-remove (asks twice)") ||
+		strings.Contains(fr.view, "--force") {
+		t.Errorf("refusal does not say what it protected and how to proceed here:\n%s", fr.view)
 	}
 	r.Unchanged(before)
 	if _, err := os.Stat(filepath.Join(wt, "notes.txt")); err != nil {
@@ -269,7 +276,11 @@ func TestFlowBackReturnsToPrevious(t *testing.T) {
 		t.Fatalf("switch result = %+v", res)
 	}
 
+	// The reopened picker marks where the session is now, not where the process started.
 	g := startFlow(t, svc, Options{})
+	if fr := g.wait("a frame", func(frame) bool { return true }); fr.current != wt || fr.selected != wt {
+		t.Errorf("reopened picker: ● on %q, cursor on %q; want both on %s", fr.current, fr.selected, wt)
+	}
 	g.keys("-")
 	res := g.result()
 	if res.Outcome == nil || res.Outcome.Operation != core.OpBack || res.Outcome.Path != r.Root {

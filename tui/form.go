@@ -51,7 +51,7 @@ func newForm(workspace bool, st *Styles, width int) form {
 	f.inputs = []textinput.Model{
 		mk("new or existing local branch"),
 		mk("HEAD"),
-		mk("default: <repo>.worktrees/<branch>"),
+		mk(pathPlaceholder),
 	}
 	f.inputs[fieldBase].ShowSuggestions = true
 	if workspace {
@@ -62,9 +62,22 @@ func newForm(workspace bool, st *Styles, width int) form {
 	return f
 }
 
+// Path placeholders: the long one where it fits, else the short one (never cut).
+const (
+	pathPlaceholder      = "default: <repo>.worktrees/<branch>"
+	pathPlaceholderShort = "<repo>.worktrees/<branch>"
+)
+
 func (f *form) setWidth(width int) {
+	w := max(4, width-formIndent-2)
 	for i := range f.inputs {
-		f.inputs[i].SetWidth(max(4, width-formIndent-2))
+		f.inputs[i].SetWidth(w)
+	}
+	if len(f.inputs) > fieldPath {
+		f.inputs[fieldPath].Placeholder = pathPlaceholder
+		if len(pathPlaceholder) > w {
+			f.inputs[fieldPath].Placeholder = pathPlaceholderShort
+		}
 	}
 }
 
@@ -135,7 +148,7 @@ func (f *form) fieldError(e *core.Error) bool {
 		if e.Field == n && (i < len(f.inputs) || (i == fieldFocus && f.workspace)) {
 			msg := oneLine(e.Message)
 			if e.Hint != "" {
-				msg += " — " + pickerHint(oneLine(e.Hint))
+				msg += " — " + oneLine(e.Hint)
 			}
 			f.errs[i] = msg
 			if i == fieldBranch {

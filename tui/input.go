@@ -71,8 +71,7 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Quit):
 		// esc first clears an applied filter; only then does it quit.
 		if k.String() == "esc" && m.filter.Value() != "" {
-			m.filter.SetValue("")
-			m.applyFilter()
+			m.clearFilter()
 			return m, nil
 		}
 		return m.quit()
@@ -109,9 +108,10 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Open):
 		return m.startOp(core.OpOpen, "opening "+r.label, core.OpenRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Remove):
-		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{})
+		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: r.path})
 	case key.Matches(k, ks.ForceRemove):
-		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true}, opOptions{force: true})
+		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true},
+			opOptions{force: true, path: r.path})
 	}
 	return m, nil
 }
@@ -137,16 +137,20 @@ func (m Model) filterKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.ForceQuit):
 		return m.quit()
 	case key.Matches(k, ks.FilterClear):
-		m.filter.SetValue("")
 		m.filter.Blur()
 		m.mode = modeList
-		m.applyFilter()
+		m.clearFilter()
 		return m, nil
 	case key.Matches(k, ks.FilterUp):
 		m.moveCursor(-1)
 		return m, nil
 	case key.Matches(k, ks.FilterDown):
 		m.moveCursor(1)
+		return m, nil
+	case key.Matches(k, ks.FilterAccept):
+		// Typing is done; the matches stay listed so the list keys act on them.
+		m.filter.Blur()
+		m.mode = modeList
 		return m, nil
 	case key.Matches(k, ks.Switch):
 		// enter chooses the best match right away, as in fzf; the filter stays applied.
@@ -155,6 +159,15 @@ func (m Model) filterKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.choose()
 	}
 	return m.typeFilter(k)
+}
+
+// clearFilter lists every row again, the cursor staying on the row it was on, so a filter
+// can be used to find a worktree and then see it among the others.
+func (m *Model) clearFilter() {
+	keep := m.selectedPath()
+	m.filter.SetValue("")
+	m.applyFilter()
+	m.selectByPath(keep)
 }
 
 // typeFilter feeds a key or paste to the filter input and refilters when the text changed;

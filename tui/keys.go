@@ -28,9 +28,10 @@ type KeyMap struct {
 	ForceQuit   key.Binding
 
 	// While typing a filter.
-	FilterUp    key.Binding
-	FilterDown  key.Binding
-	FilterClear key.Binding
+	FilterUp     key.Binding
+	FilterDown   key.Binding
+	FilterAccept key.Binding // back to the list, filter kept: d, D, o act on the matches
+	FilterClear  key.Binding
 
 	// Create form.
 	NextField   key.Binding
@@ -70,9 +71,10 @@ func DefaultKeyMap() KeyMap {
 		Quit:        key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "quit")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 
-		FilterUp:    key.NewBinding(key.WithKeys("up", "ctrl+p", "ctrl+k"), key.WithHelp("↑", "up")),
-		FilterDown:  key.NewBinding(key.WithKeys("down", "ctrl+n", "ctrl+j"), key.WithHelp("↓", "down")),
-		FilterClear: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+		FilterUp:     key.NewBinding(key.WithKeys("up", "ctrl+p", "ctrl+k"), key.WithHelp("↑", "up")),
+		FilterDown:   key.NewBinding(key.WithKeys("down", "ctrl+n", "ctrl+j"), key.WithHelp("↓", "down")),
+		FilterAccept: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "keep filter")),
+		FilterClear:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 
 		NextField:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
 		PrevField:   key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous")),
@@ -106,12 +108,13 @@ func (m Model) helpFor() helpKeys {
 		if m.opts.Pick {
 			sw.SetHelp("enter", "select")
 		}
-		b := []key.Binding{k.FilterUp, k.FilterDown, sw, k.FilterClear}
+		// What ends the mode comes first: a narrow terminal cuts the line at its end.
+		b := []key.Binding{sw, k.FilterAccept, k.FilterClear, k.FilterUp, k.FilterDown}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	case modeForm:
-		b := []key.Binding{k.NextField, k.PrevField, k.Submit, k.CancelForm}
+		b := []key.Binding{k.Submit, k.CancelForm, k.NextField, k.PrevField}
 		if m.form.focusRow() {
-			b = append(b, k.ToggleFocus)
+			b = []key.Binding{k.ToggleFocus, k.Submit, k.CancelForm, k.NextField, k.PrevField}
 		}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	case modeConfirm:
@@ -122,14 +125,21 @@ func (m Model) helpFor() helpKeys {
 		b := []key.Binding{k.CancelOp}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	}
+	// ? comes early: on a narrow terminal the line is cut, and ? leads to the rest.
+	short := []key.Binding{k.Switch, k.Help, k.Open, k.New, k.Remove, k.Back, k.Filter, k.Quit}
+	last := []key.Binding{k.Help, k.Quit, k.ForceQuit}
+	if m.filter.Value() != "" {
+		// An applied filter: esc clears it before it quits, and the help says so.
+		short = []key.Binding{k.Switch, k.Help, k.FilterClear, k.Open, k.New, k.Remove, k.Back, k.Filter, k.Quit}
+		last = []key.Binding{k.Help, k.FilterClear, k.Quit, k.ForceQuit}
+	}
 	return helpKeys{
-		// ? comes early: on a narrow terminal the line is cut, and ? leads to the rest.
-		short: []key.Binding{k.Switch, k.Help, k.Open, k.New, k.Remove, k.Back, k.Filter, k.Quit},
+		short: short,
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},
 			{k.New, k.Remove, k.ForceRemove},
-			{k.Help, k.Quit, k.ForceQuit},
+			last,
 		},
 	}
 }

@@ -27,8 +27,11 @@ func TestKeysDoc(t *testing.T) {
 				"-":     "not in `copse pick`",
 				"esc":   "clears an applied filter first",
 			}},
-		{"Filter (after /)", []key.Binding{k.FilterUp, k.FilterDown, k.Switch, k.FilterClear},
-			map[string]string{"enter": "acts on the best match; the filter stays applied"}},
+		{"Filter (after /)", []key.Binding{k.FilterUp, k.FilterDown, k.Switch, k.FilterAccept, k.FilterClear},
+			map[string]string{
+				"enter": "acts on the best match; the filter stays applied",
+				"tab":   "back to the list with the filter applied: d, D, o act on the matches; esc clears it",
+			}},
 		{"Create form (after n)", []key.Binding{k.NextField, k.PrevField, k.Submit, k.ToggleFocus, k.CancelForm},
 			map[string]string{"tab": "in base: completes a local branch name first", "space": "the focus toggle, inside Herdr"}},
 		{"Confirmation", []key.Binding{k.Yes, k.No},

@@ -16,7 +16,9 @@ func (s rowSource) Len() int            { return len(s) }
 
 // setListing replaces the rows with a fresh listing, keeping known statuses of rows that
 // are still there (the refresh then updates them) and the cursor on the same worktree.
-func (m *Model) setListing(l *core.Listing) {
+// session is where this session is (core's SessionPath); when set it decides the current
+// row, since after a switch in this process git's Current still marks where it started.
+func (m *Model) setListing(l *core.Listing, session string) {
 	old := make(map[string]*core.Status, len(m.rows))
 	for _, r := range m.rows {
 		if r.wt.Status != nil {
@@ -39,9 +41,19 @@ func (m *Model) setListing(l *core.Listing) {
 		}
 		r := newRow(wt, m.home)
 		r.pending = wt.Status == nil && wantsStatus(wt)
+		if session != "" {
+			r.current = wt.Path == session
+		} else {
+			r.current = wt.Current
+		}
 		m.rows = append(m.rows, r)
-		if wt.Current {
-			m.current = wt.Path
+	}
+	m.current = session
+	if session == "" {
+		for _, r := range m.rows {
+			if r.current {
+				m.current = r.wt.Path
+			}
 		}
 	}
 	m.loaded = true

@@ -54,7 +54,7 @@ type Model struct {
 	loadSeq    int  // bumps on every (re)load; stale listings and status batches are dropped
 	repoRoot   string
 	backend    string
-	current    string // the worktree this process runs in
+	current    string // the worktree this session is in (the ● row)
 	rows       []row
 	visible    []int // indexes into rows after filtering
 	cursor     int   // index into visible
@@ -104,7 +104,7 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 		m.hasWorkspaces = svc.HasWorkspaces()
 		m.backend = svc.BackendName()
 		m.repoRoot = svc.RepoRoot()
-		m.current = svc.CurrentPath()
+		m.current = svc.SessionPath()
 	}
 	m.keys.applyKeyState(m.hasWorkspaces, opts.Pick)
 	m.filter = textinput.New()
@@ -219,7 +219,11 @@ func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.listFailed = false
-	m.setListing(msg.listing)
+	m.setListing(msg.listing, msg.session)
+	// git's rows are shown; what could not be added to them (Herdr's workspace ids) is
+	// said in the status line, after whatever is there already.
+	m.status.addWarnings(msg.listing.Warnings)
+	m.clampCursor()
 	return m, m.startStatuses()
 }
 

@@ -12,12 +12,14 @@ import (
 // after y (startExecute); one that does not runs at once. onExecuted applies the outcome.
 
 type opOptions struct {
-	force bool // force removal: the dialog asks twice
+	force bool   // force removal: the dialog asks twice
+	path  string // remove: the row's path as shown, for the picker's own refusal hint
 }
 
 func (m Model) startOp(kind core.Operation, label string, req core.Request, o opOptions) (tea.Model, tea.Cmd) {
 	op := m.newOp(kind, label)
 	op.force = o.force
+	op.path = o.path
 	return m, tea.Batch(prepareCmd(op.ctx, m.svc, op.id, req), m.spinner.Tick)
 }
 
@@ -53,7 +55,7 @@ func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
 		steps = 2
 	}
 	m.confirm = &confirmState{plan: msg.plan, kind: op.kind, label: op.label, steps: steps, step: 1, returnTo: m.mode,
-		force: op.force}
+		force: op.force, path: op.path}
 	m.mode = modeConfirm
 	return m, nil
 }
@@ -62,6 +64,7 @@ func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
 func (m Model) startExecute(c *confirmState) (tea.Model, tea.Cmd) {
 	op := m.newOp(c.kind, c.label)
 	op.force = c.force
+	op.path = c.path
 	return m, tea.Batch(executeCmd(op.ctx, m.svc, op.id, c.plan), m.spinner.Tick)
 }
 
@@ -101,14 +104,16 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 		}
 		m.status = infoStatus("opened workspace" + ws)
 	}
-	if out != nil && len(out.Warnings) > 0 {
-		m.status.hint = core.Escape(out.Warnings[0])
+	if out != nil {
+		m.status.addWarnings(out.Warnings)
 	}
+	m.clampCursor() // the status may have grown: keep the selected row on screen
 	return m, m.reload()
 }
 
 // opFailed shows why an operation did not happen. A form error goes next to its field; the
-// rest goes to the status line with core's hint. A stale confirmation (the list changed
+// rest goes to the status line with core's hint, except a removal that force would get
+// past, whose hint the picker phrases itself (press D). A stale confirmation (the list changed
 // while the dialog was open) and any failed mutation refresh the list, so what is shown is
 // what git now says.
 func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
@@ -116,7 +121,12 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 	if m.mode == modeForm && e.Kind == core.KindUsage && m.form.fieldError(e) {
 		return m, nil
 	}
-	m.status = errorStatus(e)
+	if op.kind == core.OpRemove && e.ForceHelps && !op.force {
+		m.status = removeRefusedStatus(e, op.path)
+	} else {
+		m.status = errorStatus(e)
+	}
+	m.clampCursor() // the error may take lines from the list: keep the selected row on screen
 	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen
 	if e.Code == "stale_state" || (mutation && e.Kind != core.KindUsage && e.Kind != core.KindRefused) {
 		return m, m.reload()

@@ -209,3 +209,174 @@ func TestUnrelatedCoreFailureRefreshes(t *testing.T) {
 		t.Error("an uncertain outcome did not refresh the list")
 	}
 }
+
+// A removal refused for a reason force gets past (core sets ForceHelps) shows core's
+// message and the picker's own hint, ending in the key that does it here; core's CLI hint
+// (--force) never reaches the screen. D then starts the force removal of the same row.
+func TestForceHelpsRefusalSaysPressD(t *testing.T) {
+	for _, tc := range []struct {
+		code, path, want string
+	}{
+		{"dirty_worktree", "/home/dev/src/app.worktrees/feat-login", "commit or stash them, or press D to force-remove (asks twice)"},
+		{"locked_worktree", "/mnt/usb/app-lock", "unlock it (git worktree unlock /mnt/usb/app-lock), or press D to force-remove (asks twice)"},
+		{"status_unknown", "/home/dev/src/app.worktrees/docs-site", "fix the worktree, or press D to force-remove it anyway (asks twice)"},
+		{"some_future_code", "/home/dev/src/app.worktrees/feat-login", "press D to force-remove (asks twice)"},
+	} {
+		t.Run(tc.code, func(t *testing.T) {
+			m := mixed(t, 100, 20)
+			for r, _ := m.selected(); r.wt.Path != tc.path; r, _ = m.selected() {
+				m, _ = send(t, m, press("j"))
+			}
+			m, _ = send(t, m, press("d"))
+			msg := tc.code + ": " + tc.path + " is protected"
+			m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: tc.code, ForceHelps: true,
+				Message: msg, Hint: "do something, or pass --force"}})
+			if m.status.kind != statusError || m.status.msg != msg || m.status.hint != tc.want {
+				t.Fatalf("status = %+v, want hint %q", m.status, tc.want)
+			}
+			if out := plain(m); strings.Contains(out, "--force") || !strings.Contains(out, tc.want) {
+				t.Errorf("screen:\n%s", out)
+			}
+			m, _ = send(t, m, press("D"))
+			if m.op == nil || !m.op.force || m.op.kind != core.OpRemove {
+				t.Fatalf("D after the refusal did not start a force removal: %+v", m.op)
+			}
+			req := core.RemoveRequest{Path: core.Str(tc.path), Force: true}
+			m, _ = send(t, m, preparedMsg{op: m.op.id, plan: &core.Plan{Request: req, Confirm: &core.Confirmation{Title: "Remove this worktree?"}}})
+			if m.confirm == nil || m.confirm.steps != 2 {
+				t.Errorf("the force removal does not ask twice: %+v", m.confirm)
+			}
+		})
+	}
+}
+
+// The same refusal can come from Execute (work appeared after the confirmation).
+func TestForceHelpsRefusalAfterConfirm(t *testing.T) {
+	m := confirmOpen(t, 100, 20, "d")
+	m, _ = send(t, m, press("y"))
+	m, _ = send(t, m, executedMsg{op: m.op.id, err: dirtyRefusal()})
+	if !strings.Contains(m.status.hint, "press D to force-remove") {
+		t.Errorf("status = %+v", m.status)
+	}
+}
+
+// Every other error shows core's message and hint unchanged: a refusal force would not get
+// past, a ForceHelps refusal of an operation that is not a plain remove, and a failure.
+func TestOtherErrorsKeepCoreHint(t *testing.T) {
+	main := &core.Error{Kind: core.KindRefused, Code: "main_checkout", Message: "/home/dev/src/app is the main checkout",
+		Hint: "remove linked worktrees only; the main checkout holds the repository"}
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("g"), press("d"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: main})
+	if m.status.msg != main.Message || m.status.hint != main.Hint {
+		t.Errorf("main checkout: status = %+v", m.status)
+	}
+	// Already forced: suggesting D again would be a loop.
+	forced := dirtyRefusal()
+	m, _ = send(t, m, press("j"), press("D"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: forced})
+	if m.status.hint != forced.Hint {
+		t.Errorf("force remove: status = %+v", m.status)
+	}
+	// Not a remove: core's words.
+	m = m.withWorkspaces()
+	m, _ = send(t, m, press("o"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: "x", ForceHelps: true, Message: "m", Hint: "pass --force"}})
+	if m.status.hint != "pass --force" {
+		t.Errorf("open: status = %+v", m.status)
+	}
+}
+
+// Listing warnings (Herdr could not be asked) show at warning level under whatever the
+// status line says, and go with the next key like errors do.
+func TestListingWarningsShownUntilNextKey(t *testing.T) {
+	warn := "workspace ids unavailable: herdr exited 1"
+	l := fxMixed()
+	l.Warnings = []string{warn}
+	m := loaded(t, newTestModel(100, 20, Options{}), l, nil)
+	if len(m.status.warns) != 1 || !strings.Contains(plain(m), "! "+warn) {
+		t.Fatalf("warning not shown: %+v\n%s", m.status, plain(m))
+	}
+	checkFrame(t, m)
+	m, _ = send(t, m, press("j"))
+	if m.status.kind != statusNone || len(m.status.warns) != 0 || strings.Contains(plain(m), warn) {
+		t.Error("warning survived a key")
+	}
+	// After a removal the list is reloaded: the outcome stays, the warning joins it.
+	m = confirmOpen(t, 100, 20, "d")
+	m, _ = send(t, m, press("y"))
+	m, _ = send(t, m, executedMsg{op: m.op.id, outcome: &core.Outcome{Operation: core.OpRemove, Path: "/mnt/usb/app-lock"}})
+	m, _ = send(t, m, listingMsg{seq: m.loadSeq, listing: l})
+	m, _ = send(t, m, listingMsg{seq: m.loadSeq, listing: l}) // a second load does not repeat it
+	if out := plain(m); !strings.Contains(out, "removed /mnt/usb/app-lock") || strings.Count(out, warn) != 1 {
+		t.Errorf("outcome and warning:\n%s", out)
+	}
+	// An error from a failed operation is not replaced by the reload's warning.
+	m, _ = send(t, m, press("d"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: dirtyRefusal()})
+	m, _ = send(t, m, listingMsg{seq: m.loadSeq, listing: l})
+	if m.status.kind != statusError || !strings.Contains(plain(m), "uncommitted changes") {
+		t.Errorf("error replaced:\n%s", plain(m))
+	}
+}
+
+// An outcome's warnings (the branch kept unique commits) are shown with the outcome.
+func TestOutcomeWarningsShown(t *testing.T) {
+	m := confirmOpen(t, 100, 20, "d")
+	m, _ = send(t, m, press("y"))
+	w := "branch feat/login keeps 2 commits found on no other branch or remote"
+	m, _ = send(t, m, executedMsg{op: m.op.id, outcome: &core.Outcome{Operation: core.OpRemove, Path: "/x", Warnings: []string{w}}})
+	if out := plain(m); !strings.Contains(out, "removed /x") || !strings.Contains(out, "! "+w) {
+		t.Errorf("outcome warning not shown:\n%s", out)
+	}
+}
+
+// core puts a removal's warnings in both the plan and its confirmation; the dialog shows
+// each once, and a plan warning the confirmation lacks still shows.
+func TestDialogShowsEachWarningOnce(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("d"))
+	p := hostilePlan()
+	p.Warnings = append(append([]string{}, p.Confirm.Warnings...), "plan-only warning")
+	m, _ = send(t, m, preparedMsg{op: m.op.id, plan: p})
+	out := plain(m)
+	if n := strings.Count(out, "the worktree is locked: on a USB drive"); n != 1 {
+		t.Errorf("shared warning shown %d times:\n%s", n, out)
+	}
+	if !strings.Contains(out, "! plan-only warning") {
+		t.Errorf("plan-only warning missing:\n%s", out)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"/srv/wt/a-b_c.d":   "/srv/wt/a-b_c.d",
+		"~/src/app.wt/x":    "~/src/app.wt/x",
+		"/srv/my wt":        "'/srv/my wt'",
+		"~/it's":            `~/'it'\''s'`,
+		`/srv/esc\nnewline`: `'/srv/esc\nnewline'`,
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// On the smallest terminal the second question of a force removal is still whole: the
+// title wraps instead of being cut, and a long path keeps its leaf.
+func TestForceSecondQuestionWholeAt40x12(t *testing.T) {
+	m := mixed(t, 40, 12)
+	m, _ = send(t, m, press("D"))
+	conf := &core.Confirmation{Title: "Remove this worktree?",
+		Fields: []core.ConfirmField{{Name: "path", Value: "/home/dev/src/app.worktrees/feat-login-with-a-long-leaf"}},
+		Losses: []string{"uncommitted changes will be lost: 1 staged, 2 unstaged, 3 untracked"}}
+	m, _ = send(t, m, preparedMsg{op: m.op.id, plan: &core.Plan{Request: core.RemoveRequest{}, Confirm: conf}})
+	m, _ = send(t, m, press("y"))
+	checkFrame(t, m)
+	out := plain(m)
+	for _, want := range []string{"Force removal discards what", "Are you sure?", "long-leaf", "y yes (2/2)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q:\n%s", want, out)
+		}
+	}
+}

@@ -17,6 +17,7 @@ type row struct {
 	labelW   int    // display cells of label
 	pathW    int    // display cells of path
 	pending  bool   // status requested and not back yet
+	current  bool   // this session is here (the ● marker): core's SessionPath, else wt.Current
 	filterOn string // what the fuzzy filter matches: label and path
 }
 
@@ -157,7 +158,7 @@ func detailParts(r row, narrow bool) []string {
 		for _, c := range []struct {
 			n    int
 			name string
-		}{{s.Staged, "staged"}, {s.Unstaged, "modified"}, {s.Untracked, "untracked"}, {s.Conflicted, "conflicted"}} {
+		}{{s.Staged, "staged"}, {s.Unstaged, "unstaged"}, {s.Untracked, "untracked"}, {s.Conflicted, "conflicted"}} {
 			if c.n > 0 {
 				counts = append(counts, strconv.Itoa(c.n)+" "+c.name)
 			}

@@ -68,7 +68,7 @@ func renderRow(r row, selected bool, c columns, st *Styles) string {
 	} else {
 		w.space(1)
 	}
-	if r.wt.Current {
+	if r.current {
 		w.styled(st.CurrentMark, "●", 1)
 	} else {
 		w.space(1)
@@ -77,7 +77,7 @@ func renderRow(r row, selected bool, c columns, st *Styles) string {
 
 	bs := st.Branch
 	switch {
-	case r.wt.Current:
+	case r.current:
 		bs = st.BranchCurrent
 	case r.wt.Detached || r.wt.Bare:
 		bs = st.Detached

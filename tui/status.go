@@ -9,7 +9,7 @@ import (
 	"github.com/copse-dev/copse/core"
 )
 
-// statusKind says how the status line is drawn.
+// statusKind says how the status line's message is drawn.
 type statusKind int
 
 const (
@@ -18,28 +18,79 @@ const (
 	statusError
 )
 
-// statusLine is the one place user feedback appears. An error carries core's suggested fix
-// as hint. It is cleared by the next key, so it never hides the help for long.
+// statusLine is the one place user feedback appears: a message (an error carries how to
+// proceed as hint), then any warnings (the listing's, or an outcome's). All of it is
+// cleared by the next key, so it never hides the help for long.
 type statusLine struct {
 	kind      statusKind
 	msg       string
 	hint      string
-	untilLoad bool // "refreshing…": replaced as soon as the list arrives
+	warns     []string // drawn after the message, at warning level
+	untilLoad bool     // "refreshing…": replaced as soon as the list arrives
 }
 
 func infoStatus(msg string) statusLine { return statusLine{kind: statusInfo, msg: msg} }
 
-// errorStatus renders any error through core's Error type, so the TUI says exactly what
-// the CLI and the JSON tool would (message, then how to proceed).
-func errorStatus(err error) statusLine {
-	e := core.AsError(err)
-	return statusLine{kind: statusError, msg: oneLine(e.Message), hint: pickerHint(oneLine(e.Hint))}
+// addWarnings appends warnings not already shown, made safe for one line.
+func (s *statusLine) addWarnings(ws []string) {
+	for _, w := range ws {
+		w = oneLine(w)
+		if w != "" && !containsStr(s.warns, w) {
+			s.warns = append(s.warns, w)
+		}
+	}
 }
 
-// pickerHint translates the one CLI flag core's hints suggest into the picker's key, so the
-// suggested fix is something the user can do right here.
-func pickerHint(h string) string {
-	return strings.ReplaceAll(h, "pass --force", "press D (force remove)")
+// errorStatus renders any error through core's Error type, so the TUI says exactly what
+// the CLI and the JSON tool would: the message, then core's hint on how to proceed.
+func errorStatus(err error) statusLine {
+	e := core.AsError(err)
+	return statusLine{kind: statusError, msg: oneLine(e.Message), hint: oneLine(e.Hint)}
+}
+
+// removeRefusedStatus is a removal refused for a reason force would get past (core sets
+// ForceHelps): core's hint names the CLI flag, so the picker phrases its own, ending in the
+// key that does it here.
+// path is the worktree the user asked to remove, as shown (escaped, home as ~).
+func removeRefusedStatus(e *core.Error, path string) statusLine {
+	return statusLine{kind: statusError, msg: oneLine(e.Message), hint: forceHint(e.Code, path)}
+}
+
+// forceHint is the picker's way out of a refusal that force removal gets past, by code.
+func forceHint(code, path string) string {
+	const d = "press D to force-remove (asks twice)"
+	switch code {
+	case "dirty_worktree":
+		return "commit or stash them, or " + d
+	case "locked_worktree":
+		if path == "" {
+			return "unlock it (git worktree unlock), or " + d
+		}
+		return "unlock it (git worktree unlock " + shellQuote(path) + "), or " + d
+	case "status_unknown":
+		return "fix the worktree, or press D to force-remove it anyway (asks twice)"
+	}
+	return d
+}
+
+// shellQuote makes a shown path pasteable into a shell: plain when it is safe, else in
+// single quotes. A leading ~/ stays outside the quotes so the shell still expands it.
+func shellQuote(p string) string {
+	rest, tilde := strings.CutPrefix(p, "~/")
+	safe := rest != ""
+	for _, r := range rest {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/.-_+:@,", r)) {
+			safe = false
+			break
+		}
+	}
+	if !safe {
+		rest = "'" + strings.ReplaceAll(rest, "'", `'\''`) + "'"
+	}
+	if tilde {
+		return "~/" + rest
+	}
+	return rest
 }
 
 // operation is a long-running request (create, remove, open, switch, back). Its context
@@ -52,7 +103,8 @@ type operation struct {
 	ctx        context.Context
 	cancel     context.CancelFunc
 	cancelling bool
-	force      bool
+	force      bool   // a force removal: D, confirmed twice
+	path       string // remove: the worktree asked for, as the row shows it (the refusal hint names it)
 }
 
 // busyText is the spinner line: what runs, for how long, and how to stop it.
@@ -65,8 +117,9 @@ func (m Model) busyText() string {
 	return fmt.Sprintf("%s %s… %ds · ctrl+c cancels", m.spinner.View(), op.label, secs)
 }
 
-// renderStatus returns the status line(s): the error and its hint, an info message, or
-// the busy spinner. Each line is cut to the width, never wrapped.
+// renderStatus returns the status line(s): the error and its hint or an info message,
+// the warnings, then the busy spinner. Errors and warnings wrap (a few lines at most); the
+// rest is cut to the width.
 func (m Model) renderStatus() []string {
 	w := m.w()
 	st := &m.styles
@@ -84,7 +137,15 @@ func (m Model) renderStatus() []string {
 			}
 		}
 	case statusInfo:
-		out = append(out, st.StatusInfo.Render(cut(m.status.msg, w)))
+		// "created <branch> at <path>" is worth its second line on a narrow terminal.
+		for _, l := range wrapLines("", m.status.msg, w, maxHintLines) {
+			out = append(out, st.StatusInfo.Render(l))
+		}
+	}
+	for _, warn := range m.status.warns {
+		for _, l := range wrapLines("! ", warn, w, maxHintLines) {
+			out = append(out, st.StatusWarn.Render(l))
+		}
 	}
 	if m.op != nil {
 		out = append(out, st.Busy.Render(cut(m.busyText(), w)))

@@ -54,7 +54,7 @@ type Styles struct {
 
 	Detail, Empty lipgloss.Style
 
-	StatusError, StatusHint, StatusInfo, Busy lipgloss.Style
+	StatusError, StatusHint, StatusInfo, StatusWarn, Busy lipgloss.Style
 
 	FilterPrompt, FilterCount lipgloss.Style
 
@@ -104,6 +104,7 @@ func NewStyles(isDark, noColor bool) Styles {
 		StatusError: s().Bold(true).Foreground(p.bad),
 		StatusHint:  s().Foreground(p.muted),
 		StatusInfo:  s().Foreground(p.good),
+		StatusWarn:  s().Foreground(p.warn),
 		Busy:        s().Foreground(p.accent),
 
 		FilterPrompt: s().Bold(true).Foreground(p.accent),
@@ -146,7 +147,7 @@ func plainStyles() Styles {
 		Progress: NewInk(bold), Pending: NewInk(plain), StatusErr: NewInk(plain),
 		TagMain: NewInk(plain), TagLocked: NewInk(plain), TagPrunable: NewInk(plain), TagWS: NewInk(plain),
 		Detail: plain, Empty: plain,
-		StatusError: bold, StatusHint: plain, StatusInfo: plain, Busy: plain,
+		StatusError: bold, StatusHint: plain, StatusInfo: plain, StatusWarn: plain, Busy: plain,
 		FilterPrompt: bold, FilterCount: plain,
 		FormTitle: bold, FormLabel: plain, FormLabelFocus: bold, FormError: plain, FormOK: plain, FormNote: plain,
 		DialogBox:   s().Border(lipgloss.RoundedBorder()).Padding(0, 1),

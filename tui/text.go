@@ -87,7 +87,12 @@ const (
 // prefix and the rest indented two cells; a word wider than a line is cut. When text is
 // left out, the last line ends in "…".
 func wrapLines(prefix, s string, w, n int) []string {
-	if w <= 2 {
+	return wrapIndent(prefix, "  ", s, w, n)
+}
+
+// wrapIndent is wrapLines with the continuation lines starting with indent.
+func wrapIndent(prefix, indent, s string, w, n int) []string {
+	if w <= ansi.StringWidth(indent) {
 		return []string{cut(prefix+s, w)}
 	}
 	var lines []string
@@ -105,7 +110,7 @@ func wrapLines(prefix, s string, w, n int) []string {
 			lineW += 1 + ww
 		default:
 			lines = append(lines, line)
-			line, lineW = "  "+word, 2+ww
+			line, lineW = indent+word, ansi.StringWidth(indent)+ww
 		}
 	}
 	lines = append(lines, line)

@@ -313,3 +313,75 @@ func TestListFailureSaysSoAndRetries(t *testing.T) {
 		t.Errorf("after retry:\n%s", plain(m))
 	}
 }
+
+// After a switch in this process (a picker reopened by the same Service, or an agent's
+// session), core's SessionPath is where the session is, while git's Current still marks
+// where the process started. The ● row, its style and the starting cursor follow the session.
+func TestSessionPathMarksCurrentRow(t *testing.T) {
+	const session = "/home/dev/src/app.worktrees/release-2.0"
+	m := newTestModel(100, 20, Options{})
+	m, _ = send(t, m, listingMsg{seq: m.loadSeq, listing: fxMixed(), session: session})
+	if r, _ := m.selected(); r.wt.Path != session {
+		t.Errorf("cursor starts on %s, want the session's worktree", r.wt.Path)
+	}
+	// marked is the branch of every row drawn with ● (the second cell of a row line).
+	marked := func(m Model) []string {
+		var out []string
+		for _, l := range strings.Split(plain(m), "\n") {
+			if rs := []rune(l); len(rs) > 2 && rs[1] == '●' {
+				out = append(out, strings.Fields(string(rs[2:]))[0])
+			}
+		}
+		return out
+	}
+	if got := marked(m); len(got) != 1 || got[0] != "release/2.0" {
+		t.Errorf("● rows = %q, want only release/2.0:\n%s", got, plain(m))
+	}
+	if rowByPath(t, m, "/home/dev/src/app.worktrees/feat-login").current {
+		t.Error("git's Current still marks the row the process started in")
+	}
+	// A refresh keeps the cursor where the user put it and the marker on the session.
+	m, _ = send(t, m, press("g"), press("r"))
+	m, _ = send(t, m, listingMsg{seq: m.loadSeq, listing: fxMixed(), session: session})
+	if r, _ := m.selected(); !r.wt.Main {
+		t.Errorf("refresh moved the cursor to %s", r.wt.Path)
+	}
+	if got := marked(m); len(got) != 1 || got[0] != "release/2.0" {
+		t.Errorf("after refresh ● rows = %q", got)
+	}
+	// Without a session path (no switch yet) git's Current decides.
+	n := loaded(t, newTestModel(100, 20, Options{}), fxMixed(), nil)
+	if got := marked(n); len(got) != 1 || got[0] != "feat/login" {
+		t.Errorf("without a session ● rows = %q", got)
+	}
+}
+
+// tab ends typing but keeps the filter, so the list keys act on the matches: filter to the
+// dirty worktree, then d. The help then offers esc to clear the filter, and esc does.
+func TestFilterTabKeepsMatchesForListKeys(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("/"))
+	m = typeText(t, m, "usb")
+	m, _ = send(t, m, press("tab"))
+	if m.mode != modeList || m.filter.Value() != "usb" || len(m.visible) != 1 {
+		t.Fatalf("tab: mode=%v filter=%q visible=%d", m.mode, m.filter.Value(), len(m.visible))
+	}
+	if out := plain(m); !strings.Contains(out, "/ usb") || !strings.Contains(out, "esc clear filter") {
+		t.Errorf("applied filter not shown or not explained:\n%s", out)
+	}
+	m, _ = send(t, m, press("d"))
+	if m.op == nil || m.op.kind != core.OpRemove || m.op.path != "/mnt/usb/app-lock" || m.filter.Value() != "usb" {
+		t.Fatalf("d after tab: op=%+v filter=%q", m.op, m.filter.Value())
+	}
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: "x", Message: "no"}})
+	m, cmd := send(t, m, press("esc"))
+	if isQuit(cmd) || m.filter.Value() != "" || len(m.visible) != len(m.rows) {
+		t.Error("esc did not clear the applied filter")
+	}
+	if m.selectedPath() != "/mnt/usb/app-lock" {
+		t.Errorf("clearing the filter moved the cursor to %s", m.selectedPath())
+	}
+	if strings.Contains(plain(m), "esc clear filter") {
+		t.Error("help still offers to clear a filter that is gone")
+	}
+}

@@ -174,12 +174,31 @@ func TestGoldenConfirmForceSecond(t *testing.T) {
 	goldenPlain(t, m)
 }
 
+// A removal refused for a reason force gets past: core's message, then the picker's own
+// hint (press D), not core's CLI hint (--force).
 func TestGoldenErrorStatus(t *testing.T) {
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("d"))
-	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: "dirty_worktree",
-		Message: "feat/login has 6 uncommitted changes; removing it would lose them",
-		Hint:    "commit or stash them, or press D to force removal"}})
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: dirtyRefusal()})
+	goldenPlain(t, m)
+}
+
+// dirtyRefusal is core's refusal of removing feat/login, as prepareRemove words it.
+func dirtyRefusal() *core.Error {
+	return &core.Error{Kind: core.KindRefused, Code: "dirty_worktree", ForceHelps: true,
+		Message: "/home/dev/src/app.worktrees/feat-login (branch feat/login) has uncommitted changes: 1 staged, 2 unstaged, 3 untracked",
+		Hint:    "commit or stash them first, or pass --force to discard them"}
+}
+
+// Herdr's list failed: git's rows are shown without workspace ids, and the status line
+// says why, at warning level, until the next key.
+func TestGoldenListWarning(t *testing.T) {
+	l := fxHerdr()
+	for i := range l.Worktrees {
+		l.Worktrees[i].WorkspaceID = nil
+	}
+	l.Warnings = []string{"workspace ids unavailable: cannot reach Herdr: dial unix /run/user/1000/herdr/herdr.sock: connect: connection refused — is Herdr running?"}
+	m := loaded(t, newTestModel(100, 20, Options{}).withWorkspaces(), l, fxMixedStatus())
 	goldenPlain(t, m)
 }
 
