@@ -406,7 +406,7 @@ func (s *service) leavingWarning(ctx context.Context, c *targetCmd) []string {
 func (s *service) prepareBack(ctx context.Context, r BackRequest, snap snapshot) (*Plan, error) {
 	prev, ok := s.history.lookup(s.session, s.existsIn(snap))
 	if !ok {
-		return nil, refused("no_previous_worktree", "switch to a worktree first; copse back returns to the one you left",
+		return nil, refused("no_previous_worktree", "switch to a worktree first; back returns to the one you left",
 			"there is no previous worktree in this session")
 	}
 	p, err := s.prepareTarget(ctx, r, OpBack, &prev, nil, nil, true, snap)

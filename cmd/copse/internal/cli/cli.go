@@ -1,0 +1,323 @@
+// Package cli is copse's command line: one file per verb, each with an Options struct and
+// a NewCmdX(f, runF) constructor so tests can check flag parsing without running anything.
+// Every verb builds a core request and passes it through core.Service (Prepare, then
+// Execute or DryRun); nothing here runs git or herdr.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/copse-dev/copse/core"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Main runs copse with the process's arguments and standard streams and returns the exit
+// code: 0 done, 1 refused or failed, 2 bad input or usage, 3 uncertain, 130 cancelled.
+//
+// SIGINT and SIGTERM cancel the root context: a running git is killed with its process
+// group and core reports the state it left. A second signal kills copse at once.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return Run(ctx, NewFactory(), os.Args[1:])
+}
+
+// Factory is what every command needs from the outside world. Tests replace its parts.
+type Factory struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	Getenv func(string) string
+
+	// StdinTerminal reports whether In is an interactive terminal (prompts need one).
+	StdinTerminal func() bool
+	// OutTerminal reports whether Out is a terminal (escaped paths, colour).
+	OutTerminal func() bool
+	// TermWidth is the terminal's width for confirmations, 0 when unknown.
+	TermWidth func() int
+	// OpenTTY opens the controlling terminal for the picker.
+	OpenTTY func() (*os.File, error)
+	// OpenService opens the safety core (core.Open).
+	OpenService func(ctx context.Context, opts core.Options) (*core.Service, error)
+
+	Global GlobalOptions
+}
+
+// GlobalOptions are the flags every command takes.
+type GlobalOptions struct {
+	Dir     string // -C
+	Backend string // --backend auto|git|herdr ("" = not given: auto)
+	JSON    bool   // --json
+	NoColor bool   // --no-color
+}
+
+// NewFactory is the Factory of a real process.
+func NewFactory() *Factory {
+	return &Factory{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv,
+		StdinTerminal: func() bool { return term.IsTerminal(int(os.Stdin.Fd())) },
+		OutTerminal:   func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
+		TermWidth: func() int {
+			for _, f := range []*os.File{os.Stderr, os.Stdout, os.Stdin} {
+				if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+					return w
+				}
+			}
+			return 0
+		},
+		OpenTTY:     func() (*os.File, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) },
+		OpenService: core.Open,
+	}
+}
+
+// exitStatus is a result a command has already reported (copse tool writes its own reply).
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// usageError is a command-line mistake found before anything ran: exit 2. Its text is
+// raw; Run escapes it once for display.
+type usageError struct{ msg, hint string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(hint, format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// Run executes one command line and returns the exit code.
+func Run(ctx context.Context, f *Factory, args []string) int {
+	root := NewCmdRoot(f)
+	root.SetArgs(args)
+	root.SetIn(f.In)
+	root.SetOut(f.Out)
+	root.SetErr(f.Err)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return 0
+	}
+	var st exitStatus
+	if errors.As(err, &st) {
+		return int(st)
+	}
+	var ce *core.Error
+	if !errors.As(err, &ce) {
+		// Everything that is not a core.Error comes from parsing the command line (cobra,
+		// pflag, argument counts): bad usage, nothing ran.
+		hint := "see copse --help"
+		if cmd != nil && cmd != root {
+			hint = "see " + cmd.CommandPath() + " --help"
+		}
+		var msg string
+		var ue *usageError
+		if errors.As(err, &ue) {
+			msg = ue.msg
+			if ue.hint != "" {
+				hint = ue.hint
+			}
+		} else {
+			var suggestions string
+			msg, suggestions = splitSuggestions(err.Error())
+			if suggestions != "" {
+				hint = "did you mean " + suggestions + "? " + hint
+			}
+		}
+		ce = &core.Error{Kind: core.KindUsage, Code: "usage", Message: escapeControls(msg), Hint: escapeControls(hint), Err: err}
+	}
+	// --json may not have been parsed when parsing failed; the user still asked for it.
+	f.Global.JSON = f.Global.JSON || wantsJSON(args)
+	f.reportError(ce)
+	return core.ExitCode(ce)
+}
+
+// escapeControls shows control characters, bidirectional marks and invalid UTF-8 as
+// escapes (core.Escape), leaving everything else, backslashes included, as it is: cobra
+// quotes some values itself, and doubling its backslashes would garble them.
+func escapeControls(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if e := core.Escape(string(r)); r == '\\' || e == string(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteString(e)
+		}
+	}
+	return b.String()
+}
+
+// splitSuggestions separates cobra's "Did you mean this?" list from the message (which
+// may hold a raw newline the user typed; Run escapes it).
+func splitSuggestions(s string) (msg, suggestions string) {
+	msg, rest, found := strings.Cut(strings.TrimRight(s, "\n"), "\n\nDid you mean this?\n")
+	if !found {
+		return msg, ""
+	}
+	var sug []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			sug = append(sug, l)
+		}
+	}
+	return msg, strings.Join(sug, " or ")
+}
+
+// wantsJSON finds --json among the flags (before "--") when flag parsing failed.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// reportError prints err: {"error":{…}} on stdout with --json, text on stderr otherwise.
+func (f *Factory) reportError(e *core.Error) {
+	if f.Global.JSON {
+		f.writeJSON(jsonError{Error: jsonErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint}})
+		return
+	}
+	fmt.Fprintf(f.Err, "copse: %s\n", e.Message)
+	if e.Hint != "" {
+		fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
+	}
+}
+
+// jsonError is the --json error shape: {"error":{"code":"…","message":"…","hint":"…"}}.
+type jsonError struct {
+	Error jsonErrorBody `json:"error"`
+}
+
+type jsonErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint"`
+}
+
+// writeJSON prints v as one line. encoding/json escapes control characters and
+// U+2028/U+2029, so no value can break the line.
+func (f *Factory) writeJSON(v any) error {
+	enc := json.NewEncoder(f.Out)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// warn prints warnings on stderr (they are in the --json reply too).
+func (f *Factory) warn(ws []string) {
+	for _, w := range ws {
+		fmt.Fprintf(f.Err, "copse: warning: %s\n", w)
+	}
+}
+
+func (f *Factory) color() bool {
+	return !f.Global.NoColor && f.Getenv("NO_COLOR") == "" && f.OutTerminal()
+}
+
+// open opens the safety core for the repository holding -C (or the working directory).
+func (f *Factory) open(ctx context.Context) (*core.Service, error) {
+	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv})
+}
+
+// runE adapts a command body: every error it returns becomes a core.Error (a foreign
+// error is a failure, exit 1), so Run can tell it from a command-line mistake (exit 2).
+func runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		err := fn(cmd, args)
+		if err == nil {
+			return nil
+		}
+		var st exitStatus
+		var ue *usageError
+		if errors.As(err, &st) || errors.As(err, &ue) {
+			return err
+		}
+		return core.AsError(err)
+	}
+}
+
+// NewCmdRoot builds the command tree.
+func NewCmdRoot(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "copse",
+		Short: "copse manages git worktrees safely: a picker, a command line and a JSON tool for agents",
+		Long: `copse manages git worktrees safely. Run without a command, it opens the interactive
+picker for the repository that holds the working directory (or -C DIR).
+
+Exit codes: 0 done; 1 refused or failed (nothing changed); 2 bad input or usage (nothing
+ran); 3 uncertain (a mutation ran but its result could not be confirmed: check, never
+retry blindly); 130 cancelled.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE:          runE(func(cmd *cobra.Command, _ []string) error { return runPicker(cmd.Context(), f, false) }),
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	pf := root.PersistentFlags()
+	pf.StringVarP(&f.Global.Dir, "dir", "C", "", "run as if copse was started in `DIR`")
+	pf.StringVar(&f.Global.Backend, "backend", "", "backend: auto, git or herdr (default auto)")
+	pf.BoolVar(&f.Global.JSON, "json", false, "print the result (or the error) as JSON on stdout")
+	pf.BoolVar(&f.Global.NoColor, "no-color", false, "no colour (also NO_COLOR)")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &usageError{msg: err.Error(), hint: "see " + cmd.CommandPath() + " --help"}
+	})
+
+	root.AddCommand(
+		NewCmdPick(f, nil),
+		NewCmdList(f, nil),
+		NewCmdCreate(f, nil),
+		NewCmdOpen(f, nil),
+		NewCmdSwitch(f, nil),
+		NewCmdRemove(f, nil),
+		NewCmdBack(f, nil),
+		NewCmdInit(f, nil),
+		NewCmdTool(f),
+		NewCmdMCP(f),
+		NewCmdVersion(f),
+	)
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with a message that names what is missing.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) < n:
+			return usagef("usage: "+cmd.UseLine(), "%s needs %s", cmd.CommandPath(), what)
+		case len(args) > n:
+			return usagef("usage: "+cmd.UseLine()+" (quote a value that contains spaces)",
+				"%s takes %s, got %d arguments (extra: \"%s\")", cmd.CommandPath(), what, len(args), strings.Join(args[n:], "\" \""))
+		}
+		return nil
+	}
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("usage: "+cmd.UseLine(), "%s takes no arguments, got \"%s\"", cmd.CommandPath(), strings.Join(args, "\" \""))
+	}
+	return nil
+}
+
+// optional returns a pointer to the flag's value when it was given (even empty), so the
+// core can tell "absent" from "empty" and refuse the latter.
+func optional(cmd *cobra.Command, name, value string) *string {
+	if cmd.Flags().Changed(name) {
+		return &value
+	}
+	return nil
+}

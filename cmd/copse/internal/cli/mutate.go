@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/copse-dev/copse/core"
+)
+
+// mutation is what every changing verb shares: prepare (parse and check preconditions),
+// then either show the plan (--dry-run) or confirm if the core asks for it, and execute.
+type mutation struct {
+	DryRun bool
+	Yes    bool
+}
+
+// run prepares req on svc and executes it (or dry-runs it). The outcome is not printed.
+func (m mutation) run(ctx context.Context, f *Factory, svc *core.Service, req core.Request) (*core.Outcome, error) {
+	plan, err := svc.Prepare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if m.DryRun {
+		return svc.DryRun(plan), nil
+	}
+	if plan.Confirm != nil && !m.Yes {
+		if err := f.confirm(ctx, plan.Confirm); err != nil {
+			return nil, err
+		}
+	}
+	return svc.Execute(ctx, plan)
+}
+
+// printDryRun shows what a dry run found: the checks passed and the exact commands.
+func (f *Factory) printDryRun(out *core.Outcome) error {
+	f.warn(out.Warnings)
+	if f.Global.JSON {
+		return f.writeJSON(out.Result())
+	}
+	fmt.Fprintln(f.Out, "checks passed; nothing was changed. copse would run:")
+	for _, c := range out.Commands {
+		fmt.Fprintf(f.Out, "  %s\n", c)
+	}
+	return nil
+}
+
+// confirm asks a human on the terminal: the confirmation (already escaped by core, one
+// value a line), then "[y/N]". Without a terminal on stdin it refuses: --yes is needed.
+func (f *Factory) confirm(ctx context.Context, c *core.Confirmation) error {
+	if !f.StdinTerminal() {
+		return &core.Error{Kind: core.KindRefused, Code: "needs_confirmation",
+			Message: "needs confirmation: pass --yes",
+			Hint:    "stdin is not a terminal, so copse cannot ask; check what it would do, then pass --yes: " + c.Line()}
+	}
+	width := f.TermWidth()
+	if width <= 0 {
+		width = 80
+	}
+	for _, l := range c.Lines(width) {
+		fmt.Fprintln(f.Err, l)
+	}
+	fmt.Fprint(f.Err, "Proceed? [y/N] ")
+	answer, err := readLine(ctx, f.In)
+	if err != nil {
+		fmt.Fprintln(f.Err)
+		return &core.Error{Kind: core.KindCancelled, Code: "cancelled", Err: err,
+			Message: "cancelled at the confirmation; nothing was changed"}
+	}
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return nil
+	}
+	return &core.Error{Kind: core.KindRefused, Code: "not_confirmed",
+		Message: "not confirmed; nothing was changed", Hint: "answer y to go ahead"}
+}
+
+// readLine reads one line, giving up when ctx is cancelled (^C at the prompt). EOF with no
+// text is an empty answer (No).
+func readLine(ctx context.Context, in io.Reader) (string, error) {
+	type result struct {
+		s   string
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		s, err := bufio.NewReader(in).ReadString('\n')
+		if err == io.EOF {
+			err = nil
+		}
+		ch <- result{s, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.s, r.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}

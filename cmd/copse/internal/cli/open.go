@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/copse-dev/copse/core"
+	"github.com/spf13/cobra"
+)
+
+// OpenOptions are `copse open`'s inputs.
+type OpenOptions struct {
+	Request core.OpenRequest
+	mutation
+}
+
+// NewCmdOpen builds `copse open (--path ABS | --branch NAME) [--label TEXT] [--focus]`.
+func NewCmdOpen(f *Factory, runF func(context.Context, *OpenOptions) error) *cobra.Command {
+	opts := &OpenOptions{}
+	var path, branch, label string
+	cmd := &cobra.Command{
+		Use:   "open (--path ABS | --branch NAME) [--label TEXT] [--focus]",
+		Short: "Open an existing worktree in a workspace (Herdr); without Herdr, the same as switch",
+		Args:  noArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			opts.Request.Path = optional(cmd, "path", path)
+			opts.Request.Branch = optional(cmd, "branch", branch)
+			opts.Request.Label = optional(cmd, "label", label)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return openRun(cmd.Context(), f, opts)
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&path, "path", "", "the worktree at absolute `PATH`")
+	fl.StringVar(&branch, "branch", "", "the worktree that has `NAME` checked out")
+	fl.StringVar(&label, "label", "", "workspace label `TEXT` (Herdr only)")
+	fl.BoolVar(&opts.Request.Focus, "focus", false, "focus the workspace (Herdr only)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "check and print the exact commands; change nothing")
+	return cmd
+}
+
+func openRun(ctx context.Context, f *Factory, opts *OpenOptions) error {
+	svc, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	out, err := opts.run(ctx, f, svc, opts.Request)
+	if err != nil {
+		return err
+	}
+	if out.DryRun {
+		return f.printDryRun(out)
+	}
+	if !svc.HasWorkspaces() {
+		return f.deliver(svc, out, out.Path) // open is switch without workspaces
+	}
+	f.warn(out.Warnings)
+	if f.Global.JSON {
+		return f.writeJSON(out.Result())
+	}
+	fmt.Fprintf(f.Out, "opened %s in workspace %s\n", f.displayPath(out.Path), core.Escape(out.WorkspaceID))
+	return nil
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"os"
+
+	"github.com/copse-dev/copse/core"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// PickOptions are `copse pick`'s inputs.
+type PickOptions struct{}
+
+// NewCmdPick builds `copse pick [--json]`.
+func NewCmdPick(f *Factory, runF func(context.Context, *PickOptions) error) *cobra.Command {
+	opts := &PickOptions{}
+	return &cobra.Command{
+		Use:   "pick [--json]",
+		Short: "Pick a worktree on the terminal and print its path (for hosts' /worktree commands)",
+		Long: `Show the picker on the terminal (/dev/tty) and print the chosen worktree's path on stdout
+(--json: the whole row, as in copse list --json). Exit status 1 when nothing was picked.`,
+		Args: noArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPicker(cmd.Context(), f, true)
+		}),
+	}
+}
+
+// runPicker runs the interactive picker on the terminal. In pick mode it prints the chosen
+// row; otherwise (plain `copse`) a switch made in the picker is handed to the shell like
+// `copse switch` does.
+func runPicker(ctx context.Context, f *Factory, pick bool) error {
+	svc, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	tty, err := f.OpenTTY()
+	if err != nil {
+		return &core.Error{Kind: core.KindUsage, Code: "no_terminal", Err: err,
+			Message: "the picker needs a terminal, and /dev/tty cannot be opened",
+			Hint:    "use copse list, copse switch TARGET or copse tool instead"}
+	}
+	defer tty.Close()
+	exact := ""
+	if !pick {
+		// The picker's back key needs the shell's previous worktree too.
+		if exact, err = f.seedPrevious(ctx, svc); err != nil {
+			return err
+		}
+	}
+	width, height, _ := term.GetSize(int(tty.Fd()))
+	res, err := pickerRun(ctx, svc, pickerOptions{
+		Pick: pick, NoColor: f.Global.NoColor || f.Getenv("NO_COLOR") != "",
+		Input: tty, Output: tty, Width: width, Height: height,
+	})
+	if err != nil {
+		return err
+	}
+	if pick {
+		if res.Cancelled || res.Selected == nil {
+			return &core.Error{Kind: core.KindRefused, Code: "nothing_picked", Message: "nothing picked",
+				Hint: "pick a worktree with enter; q or esc cancels"}
+		}
+		if f.Global.JSON {
+			return f.writeJSON(res.Selected)
+		}
+		f.printPath(res.Selected.Path)
+		return nil
+	}
+	out := res.Outcome
+	if out == nil || out.DryRun {
+		return nil
+	}
+	switch out.Operation {
+	case core.OpSwitch, core.OpBack, core.OpOpen:
+		if out.Operation == core.OpOpen && svc.HasWorkspaces() {
+			return nil
+		}
+		dest := out.Path
+		if out.Operation == core.OpBack && exact != "" && within(canonical(exact), canonical(out.Path)) {
+			if st, err := os.Stat(exact); err == nil && st.IsDir() {
+				dest = exact
+			}
+		}
+		return f.deliver(svc, out, dest)
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+package cli
+
+import (
+	"context"
+	"io"
+
+	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/tui"
+)
+
+// The adapter between the command line and the picker (tui.Run); tests replace pickerRun.
+
+type pickerOptions struct {
+	Pick          bool
+	NoColor       bool
+	Input         io.Reader
+	Output        io.Writer
+	Width, Height int
+}
+
+type pickerResult struct {
+	Outcome   *core.Outcome
+	Selected  *core.Worktree
+	Cancelled bool
+}
+
+var pickerRun = func(ctx context.Context, svc *core.Service, o pickerOptions) (pickerResult, error) {
+	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, NoColor: o.NoColor, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
+	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled}, err
+}

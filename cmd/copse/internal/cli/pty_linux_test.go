@@ -1,0 +1,165 @@
+package cli_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/copse-dev/copse/core/coretest"
+	"golang.org/x/sys/unix"
+)
+
+// The picker end to end: copse runs with a pseudo-terminal as its controlling terminal
+// (what /dev/tty opens) while stdout is a pipe, as when a host runs `copse pick`.
+
+type ptyRun struct {
+	master *os.File
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+	mu     sync.Mutex
+	screen bytes.Buffer
+	done   chan error
+}
+
+func startInPTY(t *testing.T, r *coretest.Repo, env []string, args ...string) *ptyRun {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		master.Close()
+		t.Skipf("cannot unlock a pseudo-terminal: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		master.Close()
+		t.Skipf("cannot name a pseudo-terminal: %v", err)
+	}
+	if err := unix.IoctlSetWinsize(int(master.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 100}); err != nil {
+		t.Fatal(err)
+	}
+	slave, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		master.Close()
+		t.Skipf("cannot open the pseudo-terminal's other end: %v", err)
+	}
+	defer slave.Close()
+	p := &ptyRun{master: master, done: make(chan error, 1)}
+	p.cmd = exec.Command(copseBin, args...)
+	p.cmd.Dir = r.Root
+	p.cmd.Env = cleanEnv(r.Home, append([]string{"TERM=xterm-256color"}, env...)...)
+	p.cmd.Stdin = slave
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			p.mu.Lock()
+			p.screen.Write(buf[:n])
+			p.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		master.Close()
+	})
+	return p
+}
+
+// waitScreen waits until the terminal shows s.
+func (p *ptyRun) waitScreen(t *testing.T, s string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		p.mu.Lock()
+		ok := strings.Contains(p.screen.String(), s)
+		p.mu.Unlock()
+		if ok {
+			return
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t.Fatalf("the picker never showed %q; screen: %q\nstderr: %s", s, p.screen.String(), p.stderr.String())
+}
+
+func (p *ptyRun) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(20 * time.Second):
+		t.Fatalf("copse did not exit; stderr: %s", p.stderr.String())
+		return -1
+	}
+}
+
+func TestPickPrintsTheChosenPath(t *testing.T) {
+	r := coretest.New(t)
+	r.AddWorktree("feat/pick", "pick")
+	p := startInPTY(t, r, nil, "pick")
+	p.waitScreen(t, "feat/pick")
+	p.master.Write([]byte("\r"))
+	if code := p.wait(t); code != 0 || p.stdout.String() != r.Root+"\n" {
+		t.Fatalf("pick: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
+	}
+}
+
+func TestPickJSONAndCancel(t *testing.T) {
+	r := coretest.New(t)
+	p := startInPTY(t, r, nil, "pick", "--json")
+	p.waitScreen(t, "main")
+	p.master.Write([]byte("\r"))
+	if code := p.wait(t); code != 0 || !strings.Contains(p.stdout.String(), `"path":"`+r.Root+`"`) || !strings.Contains(p.stdout.String(), `"main":true`) {
+		t.Fatalf("pick --json: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
+	}
+
+	p = startInPTY(t, r, nil, "pick")
+	p.waitScreen(t, "main")
+	p.master.Write([]byte("q"))
+	if code := p.wait(t); code != 1 || p.stdout.String() != "" || !strings.Contains(p.stderr.String(), "nothing picked") {
+		t.Fatalf("cancelled pick: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
+	}
+}
+
+// Plain `copse`: switching in the picker hands the path to the shell integration.
+func TestPickerSwitchWritesCDFile(t *testing.T) {
+	r := coretest.New(t)
+	feat := r.AddWorktree("feat/go", "go")
+	cd := filepath.Join(r.Home, "cd")
+	os.WriteFile(cd, nil, 0o600)
+	p := startInPTY(t, r, []string{"COPSE_CD_FILE=" + cd})
+	p.waitScreen(t, "feat/go")
+	p.master.Write([]byte("/feat/go"))
+	time.Sleep(200 * time.Millisecond)
+	p.master.Write([]byte("\r"))
+	code := p.wait(t)
+	b, _ := os.ReadFile(cd)
+	if code != 0 || string(b) != feat || p.stdout.String() != "" {
+		t.Fatalf("picker switch: exit %d, cd file %q, stdout %q, stderr %s", code, b, p.stdout.String(), p.stderr.String())
+	}
+}

@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/copse-dev/copse/core"
+	"github.com/spf13/cobra"
+)
+
+// SwitchOptions are `copse switch`'s inputs.
+type SwitchOptions struct {
+	Target string
+	mutation
+}
+
+// NewCmdSwitch builds `copse switch TARGET`.
+func NewCmdSwitch(f *Factory, runF func(context.Context, *SwitchOptions) error) *cobra.Command {
+	opts := &SwitchOptions{}
+	cmd := &cobra.Command{
+		Use:   "switch TARGET",
+		Short: "Go to an existing worktree (TARGET: its branch, or its absolute path)",
+		Long: `Go to an existing worktree. TARGET is an absolute path (the worktree at that path) or a
+branch (the worktree that has it checked out).
+
+With the shell integration (copse init), your shell changes to the worktree; without it,
+the path is printed on stdout (cd "$(copse switch feat/x)"). Inside Herdr, the worktree's
+workspace is focused.`,
+		Args: exactArgs(1, "a TARGET (a branch, or the absolute path of a worktree)"),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			opts.Target = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return switchRun(cmd.Context(), f, opts)
+		}),
+	}
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "check and print what it would do; change nothing")
+	return cmd
+}
+
+// splitTarget maps TARGET onto the request's path or branch: an absolute path is a path;
+// something that starts like a relative path (./x, ../x, ~/x) is a path too, so the core
+// refuses it as relative instead of looking for a branch of that name; anything else is a
+// branch.
+func splitTarget(target string) (path, branch *string) {
+	if filepath.IsAbs(target) || target == "." || target == ".." || target == "~" ||
+		strings.HasPrefix(target, "./") || strings.HasPrefix(target, "../") || strings.HasPrefix(target, "~/") {
+		return &target, nil
+	}
+	return nil, &target
+}
+
+// relativeHint improves "no worktree has branch X" when X names a directory: the user
+// meant a path, and paths must be absolute.
+func relativeHint(err error, target string) error {
+	e, ok := err.(*core.Error)
+	if !ok || e.Code != "no_such_worktree" || filepath.IsAbs(target) {
+		return err
+	}
+	if st, serr := os.Stat(target); serr == nil && st.IsDir() {
+		e2 := *e
+		e2.Hint = "to name a worktree by its path, pass an absolute path (e.g. \"$PWD/" + core.Escape(target) + "\")"
+		return &e2
+	}
+	return err
+}
+
+func switchRun(ctx context.Context, f *Factory, opts *SwitchOptions) error {
+	svc, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	path, branch := splitTarget(opts.Target)
+	out, err := opts.run(ctx, f, svc, core.SwitchRequest{Path: path, Branch: branch})
+	if err != nil {
+		return relativeHint(err, opts.Target)
+	}
+	if out.DryRun {
+		return f.printDryRun(out)
+	}
+	return f.deliver(svc, out, out.Path)
+}
+
+// BackOptions are `copse back`'s inputs.
+type BackOptions struct {
+	mutation
+}
+
+// NewCmdBack builds `copse back`.
+func NewCmdBack(f *Factory, runF func(context.Context, *BackOptions) error) *cobra.Command {
+	opts := &BackOptions{}
+	cmd := &cobra.Command{
+		Use:   "back",
+		Short: "Return to the previous worktree of this session (shell, or Herdr workspace)",
+		Long: `Return to the worktree this session was in before its last switch. With the git backend
+the session is your shell: the shell integration (copse init) remembers the directory
+you left in a shell variable and hands it to copse as COPSE_PREVIOUS. Inside Herdr the
+session is the workspace, and back focuses the workspace that holds the worktree.`,
+		Args: noArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return backRun(cmd.Context(), f, opts)
+		}),
+	}
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "check and print what it would do; change nothing")
+	return cmd
+}
+
+func backRun(ctx context.Context, f *Factory, opts *BackOptions) error {
+	svc, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	exact, err := f.seedPrevious(ctx, svc)
+	if err != nil {
+		return err
+	}
+	out, err := opts.run(ctx, f, svc, core.BackRequest{})
+	if err != nil {
+		return err
+	}
+	if out.DryRun {
+		return f.printDryRun(out)
+	}
+	dest := out.Path
+	// Return to the very directory the shell left, when it lies inside that worktree.
+	if exact != "" && within(canonical(exact), canonical(out.Path)) {
+		if st, err := os.Stat(exact); err == nil && st.IsDir() {
+			dest = exact
+		}
+	}
+	return f.deliver(svc, out, dest)
+}
+
+// seedPrevious gives the core the shell's previous directory (COPSE_PREVIOUS, set by the
+// shell integration; git backend only). The shell records $PWD, which may be a
+// subdirectory, so it is mapped to the worktree that holds it. It returns the directory
+// as the shell gave it ("" when there is none or it lies in no worktree).
+func (f *Factory) seedPrevious(ctx context.Context, svc *core.Service) (string, error) {
+	prev := f.Getenv("COPSE_PREVIOUS")
+	if prev == "" || svc.HasWorkspaces() || !filepath.IsAbs(prev) {
+		return "", nil
+	}
+	l, err := svc.List(ctx, false)
+	if err != nil {
+		return "", err
+	}
+	cp := canonical(prev)
+	best := ""
+	for _, w := range l.Worktrees {
+		if w.Bare || w.Prunable != nil {
+			continue
+		}
+		if p := canonical(w.Path); within(cp, p) && len(w.Path) > len(best) {
+			best = w.Path
+		}
+	}
+	if best == "" {
+		return "", nil
+	}
+	svc.History().Visit(svc.Session(), best)
+	return prev, nil
+}
+
+// deliver hands the worktree to the user after switch, back, or open without workspaces:
+// with COPSE_CD_FILE set (the shell integration), the path is written there and nothing
+// is printed on stdout; otherwise the path is printed on stdout. Inside Herdr the core
+// focused the workspace; the path is printed, and the shell stays where it is.
+func (f *Factory) deliver(svc *core.Service, out *core.Outcome, dest string) error {
+	f.warn(out.Warnings)
+	cdFile := f.Getenv("COPSE_CD_FILE")
+	written := false
+	if cdFile != "" && !svc.HasWorkspaces() {
+		if err := writeCDFile(cdFile, dest); err != nil {
+			return err
+		}
+		written = true
+	}
+	if svc.HasWorkspaces() && out.WorkspaceID != "" && !f.Global.JSON {
+		fmt.Fprintf(f.Err, "copse: workspace %s focused\n", core.Escape(out.WorkspaceID))
+	}
+	if f.Global.JSON {
+		return f.writeJSON(out.Result())
+	}
+	if !written {
+		f.printPath(dest)
+	}
+	return nil
+}
+
+// printPath prints a path on stdout: exact when a program reads it, escaped when a
+// terminal shows it (a hostile path must not drive the terminal).
+func (f *Factory) printPath(p string) {
+	if f.OutTerminal() {
+		p = core.Escape(p)
+	}
+	fmt.Fprintln(f.Out, p)
+}
+
+// writeCDFile writes the path (no newline) to the shell integration's file: mode 0600,
+// truncated, never through a symlink.
+func writeCDFile(name, path string) error {
+	fh, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return &core.Error{Kind: core.KindFailed, Code: "cd_file", Err: err,
+			Message: "cannot write COPSE_CD_FILE " + core.Escape(name) + ": " + core.Escape(err.Error()),
+			Hint:    "unset COPSE_CD_FILE to get the path on stdout, or reload the shell integration (copse init)"}
+	}
+	_ = fh.Chmod(0o600)
+	_, err = fh.WriteString(path)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &core.Error{Kind: core.KindFailed, Code: "cd_file", Err: err,
+			Message: "cannot write COPSE_CD_FILE " + core.Escape(name) + ": " + core.Escape(err.Error())}
+	}
+	return nil
+}
+
+// canonical resolves the symlinks of the longest existing prefix of p.
+func canonical(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// within reports whether p is dir or lies inside it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is set at build time: go build -ldflags "-X github.com/copse-dev/copse/cmd/copse/internal/cli.Version=v1.2.3".
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// NewCmdVersion builds `copse version`.
+func NewCmdVersion(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print copse's version",
+		Args:  noArgs,
+		RunE: runE(func(*cobra.Command, []string) error {
+			if f.Global.JSON {
+				return f.writeJSON(map[string]string{"version": version(), "go": runtime.Version()})
+			}
+			_, err := fmt.Fprintf(f.Out, "copse %s (%s)\n", version(), runtime.Version())
+			return err
+		}),
+	}
+}

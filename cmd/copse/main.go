@@ -1,0 +1,11 @@
+// Command copse manages git worktrees safely: an interactive picker, a command line and a
+// JSON tool for agents, all behind one safety core.
+package main
+
+import (
+	"os"
+
+	"github.com/copse-dev/copse/cmd/copse/internal/cli"
+)
+
+func main() { os.Exit(cli.Main()) }
