@@ -79,5 +79,5 @@ func pickBackend(ctx context.Context, s *service, want string) (backend, error) 
 		}
 		return b, nil
 	}
-	return nil, usage("bad_backend", "backend", "use auto, git or herdr", "unknown backend %q", Escape(want))
+	return nil, usage("bad_backend", "backend", "use auto, git or herdr", "unknown backend %s", quote(want))
 }

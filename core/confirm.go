@@ -149,3 +149,7 @@ func runeCells(r rune) int {
 	}
 	return 1
 }
+
+// quote shows a raw value in a message: escaped and between double quotes, once.
+// Values longer than 300 cells are cut: a message stays readable whatever was sent.
+func quote(raw string) string { return "\"" + Cut(Escape(raw), 300) + "\"" }

@@ -62,7 +62,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, usage("bad_dir", "dir", "pass -C with an existing directory", "cannot use %q: %v", Escape(dir), err)
+		return nil, usage("bad_dir", "dir", "pass -C with an existing directory", "cannot use %s: %v", quote(dir), err)
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return nil, usage("bad_dir", "dir", "pass -C with an existing directory", "%s is not a directory", Escape(abs))

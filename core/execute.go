@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -107,7 +108,12 @@ func (s *service) row(t gitx.Worktree, ws string) *Worktree {
 }
 
 func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, warnings []string) (*Outcome, error) {
+	made := missingParents(c.path.s)
 	ws, runErr := s.backend.create(ctx, c)
+	if runErr != nil {
+		// git makes the parent folders first; a create that fails leaves none behind.
+		defer removeIfEmpty(made)
+	}
 	after, err := s.readBack(ctx)
 	if err != nil {
 		return nil, uncertain("create_unverified", err, "run copse list to see what exists",
@@ -121,6 +127,9 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 			return nil, e // the backend already knows precisely what is uncertain
 		}
 		cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
+		if isGitKind(runErr, gitx.ErrOutputLimit) && listed {
+			return nil, s.undoCreate(ctx, c, before, runErr)
+		}
 		switch {
 		case after.token == before.token && !exists(c.path.s):
 			if cancelled {
@@ -267,4 +276,64 @@ func (s *service) runTarget(ctx context.Context, c *targetCmd, warnings []string
 		s.mu.Unlock()
 	}
 	return &Outcome{Operation: c.operation, Worktree: s.row(c.target, ws), Path: c.target.Path, WorkspaceID: ws, Warnings: warnings}, nil
+}
+
+// undoCreate takes back a worktree this very create made when git had to be stopped for
+// printing past the output cap (a chatty post-checkout hook): the checkout is complete
+// but the hook was killed half-way, so it is not a worktree anyone asked for. It runs
+// under the lock Execute holds; the new checkout holds nothing but git's files and what
+// the hook wrote. If the undo does not leave exactly the state before, the result is
+// uncertain.
+func (s *service) undoCreate(ctx context.Context, c *createCmd, before snapshot, cause error) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
+	limit := gitFailure("output_limit", cause, "git was stopped")
+	limit.Hint = "make the post-checkout hook quieter (or redirect its output to a file), then create again"
+	rm, err := gitx.WorktreeRemove(c.cwd, c.path.s, true, false)
+	if err == nil {
+		_, err = s.git.Run(rctx, rm)
+	}
+	if err == nil && !c.existing {
+		var del gitx.Cmd
+		if del, err = gitx.BranchDelete(c.cwd, c.branch.s, true); err == nil {
+			_, err = s.git.Run(rctx, del)
+		}
+	}
+	after, rerr := s.read(rctx)
+	if err != nil || rerr != nil || after.token != before.token || exists(c.path.s) {
+		return uncertain("create_output_limit", cause, "run copse list and check "+quoteDisplay(c.path.s),
+			"git printed more than the 2 MB limit while creating %s and was stopped; undoing the half-made worktree did not restore the state before",
+			Escape(c.path.s))
+	}
+	if !c.existing {
+		if still, _ := s.git.BranchExists(rctx, c.cwd, c.branch.s); still {
+			return uncertain("create_output_limit", cause, "delete it by hand: git branch -D "+quoteDisplay(c.branch.s),
+				"git printed more than the 2 MB limit while creating %s; the worktree was taken back but branch %s remains",
+				Escape(c.path.s), Escape(c.branch.s))
+		}
+	}
+	limit.Message += "; the half-made worktree at " + Escape(c.path.s) + " was taken back, nothing changed"
+	return limit
+}
+
+// missingParents lists the parent folders of path that do not exist yet, deepest first.
+func missingParents(path string) []string {
+	var out []string
+	for dir := filepath.Dir(path); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if exists(dir) {
+			break
+		}
+		out = append(out, dir)
+	}
+	return out
+}
+
+// removeIfEmpty removes folders a failed create made; os.Remove never removes a folder
+// with anything in it, so nothing else can be lost.
+func removeIfEmpty(dirs []string) {
+	for _, d := range dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }

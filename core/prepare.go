@@ -12,6 +12,20 @@ import (
 )
 
 func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
+	if _, ok := req.(ListRequest); !ok && req != nil {
+		// Checks of a mutation wait for any mutation under way (in this process or
+		// another copse), so they never see a half-made worktree and refuse it for the
+		// wrong reason. Execute checks again under the lock before it runs anything.
+		cd, err := s.commonDir(ctx)
+		if err != nil {
+			return nil, err
+		}
+		unlock, err := lockRepo(ctx, cd)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
 	snap, err := s.read(ctx)
 	if err != nil {
 		return nil, err
@@ -62,13 +76,13 @@ func (s *service) parseBranch(ctx context.Context, field, raw string) (BranchNam
 	}
 	cmd, err := gitx.CheckRefFormatBranch(s.at(), raw)
 	if err != nil {
-		return BranchName{}, usage("invalid_branch", field, "pick a valid branch name (see git help check-ref-format)", "%s %q is not a valid branch name: %s", field, Escape(raw), Escape(err.Error()))
+		return BranchName{}, usage("invalid_branch", field, "pick a valid branch name (see git help check-ref-format)", "%s %s is not a valid branch name: %s", field, quote(raw), Escape(err.Error()))
 	}
 	out, err := s.git.Run(ctx, cmd)
 	if err != nil {
 		if _, ok := gitx.ExitCode(err); ok {
 			return BranchName{}, usage("invalid_branch", field, "pick a valid branch name (see git help check-ref-format)",
-				"%s %q is not a valid branch name", field, Escape(raw))
+				"%s %s is not a valid branch name", field, quote(raw))
 		}
 		return BranchName{}, gitFailure("check_branch_failed", err, "cannot check the branch name")
 	}
@@ -79,7 +93,7 @@ func (s *service) parseBranch(ctx context.Context, field, raw string) (BranchNam
 	// git accepts these as branch names, but each also means HEAD to git: a branch so
 	// named would make later commands ambiguous.
 	if name == "@" || name == "HEAD" {
-		return BranchName{}, usage("invalid_branch", field, "pick another name", "%s %q is git's name for HEAD, not a usable branch", field, name)
+		return BranchName{}, usage("invalid_branch", field, "pick another name", "%s %s is git's name for HEAD, not a usable branch", field, quote(name))
 	}
 	return BranchName{name}, nil
 }
@@ -91,13 +105,13 @@ func (s *service) parseBase(ctx context.Context, raw string) (BaseCommit, error)
 	}
 	cmd, err := gitx.RevParseCommit(s.at(), raw)
 	if err != nil {
-		return BaseCommit{}, usage("invalid_base", "base", "name a branch, tag or commit", "base %q is not a valid ref: %s", Escape(raw), Escape(err.Error()))
+		return BaseCommit{}, usage("invalid_base", "base", "name a branch, tag or commit", "base %s is not a valid ref: %s", quote(raw), Escape(err.Error()))
 	}
 	out, err := s.git.Run(ctx, cmd)
 	if err != nil {
 		if _, ok := gitx.ExitCode(err); ok {
 			return BaseCommit{}, usage("unknown_base", "base", "name an existing branch, tag or commit (git log --oneline shows some)",
-				"base %q does not name a commit", Escape(raw))
+				"base %s does not name a commit", quote(raw))
 		}
 		return BaseCommit{}, gitFailure("resolve_base_failed", err, "cannot resolve the base")
 	}
@@ -199,7 +213,7 @@ func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error
 		root = strings.TrimSpace(root)
 		if !filepath.IsAbs(root) {
 			return AbsPath{}, usage("bad_config", "copse.root", "set an absolute directory: git config copse.root /abs/dir",
-				"git config copse.root is %q, which is not an absolute path", Escape(root))
+				"git config copse.root is %s, which is not an absolute path", quote(root))
 		}
 		dir = filepath.Clean(root)
 	} else {
@@ -213,23 +227,25 @@ func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error
 // empty directory.
 func (s *service) checkNewPath(ctx context.Context, snap snapshot, p AbsPath) error {
 	cp := canonical(p.s)
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return err
+	}
+	if within(cp, canonical(cd)) {
+		return usage("path_inside_git_dir", "path", "pick a path outside the repository's git directory",
+			"%s lies inside the git directory %s", Escape(p.s), Escape(cd))
+	}
 	for _, t := range snap.trees {
 		tp := canonical(t.Path)
 		if cp == tp {
 			return refused("path_is_worktree", "pick another path", "%s is already the worktree of %s", Escape(p.s), describe(t))
 		}
 		if within(cp, tp) {
-			return refused("path_inside_worktree", "pick a path outside every worktree (the default path is)",
+			// Bad input rather than a state to wait out: no request should ever nest
+			// a checkout inside another (git would track one in the other).
+			return usage("path_inside_worktree", "path", "pick a path outside every worktree (the default path is)",
 				"%s lies inside the worktree %s (%s)", Escape(p.s), Escape(t.Path), describe(t))
 		}
-	}
-	cd, err := s.commonDir(ctx)
-	if err != nil {
-		return err
-	}
-	if within(cp, canonical(cd)) {
-		return refused("path_inside_git_dir", "pick a path outside the repository's git directory",
-			"%s lies inside the git directory %s", Escape(p.s), Escape(cd))
 	}
 	fi, err := os.Lstat(p.s)
 	switch {

@@ -107,10 +107,10 @@ func TestCreateRefusals(t *testing.T) {
 	}{
 		{"branch checked out elsewhere", core.CreateRequest{Branch: "feat/x"}, core.KindRefused, "branch_checked_out"},
 		{"path is a worktree", core.CreateRequest{Branch: "n1", Path: core.Str(wt)}, core.KindRefused, "path_is_worktree"},
-		{"path inside a worktree", core.CreateRequest{Branch: "n2", Path: core.Str(filepath.Join(wt, "sub"))}, core.KindRefused, "path_inside_worktree"},
-		{"path inside main checkout", core.CreateRequest{Branch: "n3", Path: core.Str(filepath.Join(r.Root, "nested"))}, core.KindRefused, "path_inside_worktree"},
-		{"path inside .git", core.CreateRequest{Branch: "n4", Path: core.Str(filepath.Join(gitDir, "wt"))}, core.KindRefused, "path_inside_worktree"},
-		{"inside a worktree through a symlink", core.CreateRequest{Branch: "n5", Path: core.Str(filepath.Join(r.Base, "link", "deeper"))}, core.KindRefused, "path_inside_worktree"},
+		{"path inside a worktree", core.CreateRequest{Branch: "n2", Path: core.Str(filepath.Join(wt, "sub"))}, core.KindUsage, "path_inside_worktree"},
+		{"path inside main checkout", core.CreateRequest{Branch: "n3", Path: core.Str(filepath.Join(r.Root, "nested"))}, core.KindUsage, "path_inside_worktree"},
+		{"path inside .git", core.CreateRequest{Branch: "n4", Path: core.Str(filepath.Join(gitDir, "wt"))}, core.KindUsage, "path_inside_git_dir"},
+		{"inside a worktree through a symlink", core.CreateRequest{Branch: "n5", Path: core.Str(filepath.Join(r.Base, "link", "deeper"))}, core.KindUsage, "path_inside_worktree"},
 		{"path exists and not empty", core.CreateRequest{Branch: "n6", Path: core.Str(occupied)}, core.KindRefused, "path_exists"},
 		{"relative path", core.CreateRequest{Branch: "n7", Path: core.Str("rel/x")}, core.KindUsage, "relative_path"},
 		{"dot dot", core.CreateRequest{Branch: "n8", Path: core.Str(r.Base + "/a/../b")}, core.KindUsage, "dot_segment"},
@@ -353,6 +353,27 @@ func TestDryRunChangesNothing(t *testing.T) {
 	out := s.DryRun(p)
 	if len(out.Commands) != 1 || !strings.Contains(out.Commands[0], "worktree add -b feat/y -- ") {
 		t.Fatalf("commands %q", out.Commands)
+	}
+	r.Unchanged(before)
+}
+
+func TestHookOutputLimitTakesCreateBack(t *testing.T) {
+	r := coretest.New(t)
+	hooks := filepath.Join(r.Base, "hooks")
+	coretest.WriteFile(t, filepath.Join(hooks, "post-checkout"), "#!/bin/sh\nhead -c 3000000 /dev/zero | tr '\\0' x >&2\n")
+	if err := os.Chmod(filepath.Join(hooks, "post-checkout"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.Git(r.Root, "config", "core.hooksPath", hooks)
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := do(t, s, core.CreateRequest{Branch: "chatty"})
+	var e *core.Error
+	if !errors.As(err, &e) || e.Code != "output_limit" || core.ExitCode(err) != 1 {
+		t.Fatalf("want output_limit (exit 1), got %v", err)
+	}
+	if !strings.Contains(e.Message, "2 MB limit") || strings.Contains(e.Error(), "not found") {
+		t.Fatalf("message %q", e.Error())
 	}
 	r.Unchanged(before)
 }

@@ -56,26 +56,26 @@ func checkText(field, raw string, maxLen int) error {
 		return usage("empty_value", field, hint, "%s is empty", field)
 	}
 	if !utf8.ValidString(raw) {
-		return usage("invalid_utf8", field, hint, "%s %q is not valid UTF-8", field, Escape(raw))
+		return usage("invalid_utf8", field, hint, "%s %s is not valid UTF-8", field, quote(raw))
 	}
 	for _, r := range raw {
 		switch {
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			return usage("control_character", field, hint+" without control characters",
-				"%s %q contains a control character (%s)", field, Escape(raw), Escape(string(r)))
+				"%s %s contains a control character (%s)", field, quote(raw), Escape(string(r)))
 		case isBidi(r):
 			return usage("bidi_mark", field, hint+" without bidirectional marks",
-				"%s %q contains a bidirectional mark (%s), which can disguise what is shown", field, Escape(raw), Escape(string(r)))
+				"%s %s contains a bidirectional mark (%s), which can disguise what is shown", field, quote(raw), Escape(string(r)))
 		case r == 0x2028 || r == 0x2029 || r == 0xFEFF:
-			return usage("invisible_character", field, hint, "%s %q contains an invisible separator (%s)", field, Escape(raw), Escape(string(r)))
+			return usage("invisible_character", field, hint, "%s %s contains an invisible separator (%s)", field, quote(raw), Escape(string(r)))
 		}
 	}
 	if strings.TrimSpace(raw) != raw {
-		return usage("untrimmed_value", field, "remove the leading or trailing spaces", "%s %q starts or ends with white space", field, raw)
+		return usage("untrimmed_value", field, "remove the leading or trailing spaces", "%s %s starts or ends with white space", field, quote(raw))
 	}
 	if strings.HasPrefix(raw, "-") {
 		return usage("leading_dash", field, fmt.Sprintf("a %s may not start with '-' (it would be read as an option)", field),
-			"%s %q starts with '-'", field, raw)
+			"%s %s starts with '-'", field, quote(raw))
 	}
 	if n := utf8.RuneCountInString(raw); n > maxLen {
 		return usage("too_long", field, fmt.Sprintf("use at most %d characters", maxLen),
@@ -93,16 +93,16 @@ func ParseAbsPath(field, raw string) (AbsPath, error) {
 	}
 	if !filepath.IsAbs(raw) {
 		return AbsPath{}, usage("relative_path", field, "pass an absolute path, e.g. "+filepath.Join("/", "src", "app.worktrees", "feat-x"),
-			"%s %q is not absolute", field, raw)
+			"%s %s is not absolute", field, quote(raw))
 	}
 	for _, seg := range strings.Split(raw, "/") {
 		if seg == "." || seg == ".." {
 			return AbsPath{}, usage("dot_segment", field, "pass the path without '.' or '..' segments",
-				"%s %q has a %q segment", field, raw, seg)
+				"%s %s has a %s segment", field, quote(raw), quote(seg))
 		}
 	}
 	if clean := filepath.Clean(raw); clean != raw {
-		return AbsPath{}, usage("unclean_path", field, fmt.Sprintf("pass %q", clean), "%s %q is not a clean path", field, raw)
+		return AbsPath{}, usage("unclean_path", field, "pass "+quote(clean), "%s %s is not a clean path", field, quote(raw))
 	}
 	return AbsPath{raw}, nil
 }
@@ -127,7 +127,7 @@ func ParseWorkspaceID(raw string) (WorkspaceID, error) {
 	}
 	if !ok {
 		return WorkspaceID{}, usage("bad_workspace_id", "workspace_id", "use the id `copse list --json` shows, e.g. wG",
-			"workspace_id %q is not a Herdr workspace id", raw)
+			"workspace_id %s is not a Herdr workspace id", quote(raw))
 	}
 	return WorkspaceID{raw}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Version is a Herdr release as printed by `herdr --version`.
@@ -21,13 +22,17 @@ var MinVersion = Version{Major: 0, Minor: 8, Patch: 2}
 // versionRE accepts "herdr X.Y.Z" with an optional pre-release or build suffix
 // (preview builds print "0.8.2-preview.<id>" or "0.8.2-<channel>"). Components are
 // limited to 9 digits so Atoi cannot overflow.
-var versionRE = regexp.MustCompile(`^herdr\s+([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})([-+][0-9A-Za-z.+-]*)?$`)
+// It is compiled on first use: every copse start would otherwise pay for it, and only
+// runs inside Herdr need it.
+var versionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^herdr\s+([0-9]{1,9})\.([0-9]{1,9})\.([0-9]{1,9})([-+][0-9A-Za-z.+-]*)?$`)
+})
 
 // ParseVersion reads the output of `herdr --version`, e.g. "herdr 0.8.2\n" or
 // "herdr 0.8.2-preview.17". Surrounding white space is ignored; anything else is an error.
 func ParseVersion(out string) (Version, error) {
 	line := strings.TrimSpace(out)
-	m := versionRE.FindStringSubmatch(line)
+	m := versionRE().FindStringSubmatch(line)
 	if m == nil {
 		return Version{}, fmt.Errorf("herdr --version printed %s, want \"herdr X.Y.Z\"", quote(line, 80))
 	}

@@ -117,7 +117,8 @@ func (r *Repo) AddWorktree(branch, path string) string {
 
 // Snapshot is everything a copse mutation could change: git's worktree list, the branches
 // and their commits, and every file under Base (except .git internals that git itself
-// touches on reads, like the index stat cache, and copse's own lock file).
+// touches on reads, like the index stat cache, copse's own lock file, and packed-refs,
+// whose content Branches already compares ref by ref).
 type Snapshot struct {
 	Worktrees string
 	Branches  string
@@ -138,7 +139,7 @@ func (r *Repo) Snapshot() Snapshot {
 			return nil
 		}
 		name := d.Name()
-		if name == "index" || name == "copse.lock" || name == "ORIG_HEAD" || name == "FETCH_HEAD" || name == "logs" && d.IsDir() {
+		if name == "index" || name == "copse.lock" || name == "ORIG_HEAD" || name == "packed-refs" || name == "FETCH_HEAD" || name == "logs" && d.IsDir() {
 			if d.IsDir() {
 				return fs.SkipDir
 			}

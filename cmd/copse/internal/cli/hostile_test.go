@@ -152,10 +152,11 @@ func TestHostilePathsAndNames(t *testing.T) {
 		{"unknown backend", []string{"--backend", "svn", "list"}, 2, []string{`unknown backend "svn"`}, ""},
 		{"herdr backend outside Herdr", []string{"--backend", "herdr", "list"}, 2, []string{"Herdr"}, ""},
 		{"-C not a repository", []string{"-C", r.Home, "list"}, 2, []string{"not inside a git repository"}, ""},
-		// A path inside the git directory or inside another worktree (through a symlink) is
-		// well formed; the create preconditions (DESIGN "Safety core" 4) refuse it: exit 1.
-		{"path inside .git", []string{"create", "n1", "--yes", "--path", filepath.Join(r.Root, ".git", "wt")}, 1, []string{".git", "lies inside"}, ""},
-		{"path inside a worktree through a symlink", []string{"create", "n2", "--yes", "--path", filepath.Join(r.Base, "link", "deeper")}, 1, []string{"lies inside the worktree " + wt}, ""},
+		// A path inside the git directory or inside any worktree (also through a symlink)
+		// can never be right, whatever the state: bad input, exit 2.
+		{"path inside .git", []string{"create", "n1", "--yes", "--path", filepath.Join(r.Root, ".git", "wt")}, 2, []string{".git", "lies inside the git directory"}, ""},
+		{"path inside a worktree through a symlink", []string{"create", "n2", "--yes", "--path", filepath.Join(r.Base, "link", "deeper")}, 2, []string{"lies inside the worktree " + wt}, ""},
+		{"path inside the main checkout", []string{"create", "n3", "--yes", "--path", filepath.Join(r.Root, "nested")}, 2, []string{"lies inside the worktree " + r.Root}, ""},
 	})
 	var invalid []hostileCase
 	for _, b := range []string{"a..b", "x.lock", "a b", "a~b", "a^b", "a:b", "a?b", "a*b", "a[b", "a/", "/a", "a//b", `a\b`, "HEAD", ".a", "a/.b", "a@{b", "@{-9}"} {
