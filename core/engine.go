@@ -18,15 +18,16 @@ import (
 
 // service holds one repository's state. Everything that reads git goes through s.git.
 type service struct {
-	opts    Options
-	git     *gitx.Runner
-	dir     string // where copse was started (-C)
-	repo    repoState
-	backend backend
-	history *History
-	session string
-	mu      sync.Mutex // guards repo and sessAt
-	sessAt  string     // where this session is after a switch ("" = where copse started)
+	opts     Options
+	git      *gitx.Runner
+	dir      string // where copse was started (-C)
+	repo     repoState
+	backend  backend
+	history  *History
+	session  string
+	mu       sync.Mutex        // guards repo, sessAt and returnTo
+	returnTo map[string]string // canonical worktree → the exact directory back returns to
+	sessAt   string            // where this session is after a switch ("" = where copse started)
 
 	// first is the snapshot Open read; the first List uses it instead of running git
 	// again, so `copse list` costs exactly one git process.
@@ -88,9 +89,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	if s.session == "" {
 		s.session = be.session()
 	}
-	if opts.Previous != "" {
-		s.history.Visit(s.session, filepath.Clean(opts.Previous))
-	}
+	s.seedPrevious(snap, opts.Previous)
 	return &Service{impl: s}, nil
 }
 
@@ -378,4 +377,46 @@ func within(p, dir string) bool {
 		dir += string(filepath.Separator)
 	}
 	return strings.HasPrefix(p, dir)
+}
+
+// seedPrevious takes the shell's previous directory (the shell integration hands it over as
+// COPSE_PREVIOUS; git backend only, where the session is the shell). The shell records
+// $PWD, which may be a subdirectory: history gets the worktree that holds it, and back
+// returns to that very directory while it exists. A relative path, or one in no live
+// worktree, is ignored.
+func (s *service) seedPrevious(snap snapshot, prev string) {
+	if prev == "" || !filepath.IsAbs(prev) || s.backend.hasWorkspaces() {
+		return
+	}
+	cp := canonical(prev)
+	best := ""
+	for _, t := range snap.trees {
+		if t.Bare || t.Prunable != nil {
+			continue
+		}
+		if within(cp, canonical(t.Path)) && len(t.Path) > len(best) {
+			best = t.Path
+		}
+	}
+	if best == "" {
+		return
+	}
+	s.history.Visit(s.session, best)
+	s.mu.Lock()
+	s.returnTo = map[string]string{canonical(best): filepath.Clean(prev)}
+	s.mu.Unlock()
+}
+
+// backDir is where back should land in worktree root: the exact directory the shell
+// left, if it lies in that worktree and still exists, else the root.
+func (s *service) backDir(root string) string {
+	s.mu.Lock()
+	exact, ok := s.returnTo[canonical(root)]
+	s.mu.Unlock()
+	if ok {
+		if st, err := os.Stat(exact); err == nil && st.IsDir() {
+			return exact
+		}
+	}
+	return root
 }

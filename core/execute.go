@@ -275,7 +275,11 @@ func (s *service) runTarget(ctx context.Context, c *targetCmd, warnings []string
 		s.sessAt = c.target.Path
 		s.mu.Unlock()
 	}
-	return &Outcome{Operation: c.operation, Worktree: s.row(c.target, ws), Path: c.target.Path, WorkspaceID: ws, Warnings: warnings}, nil
+	dest := c.target.Path
+	if c.operation == OpBack {
+		dest = s.backDir(c.target.Path)
+	}
+	return &Outcome{Operation: c.operation, Worktree: s.row(c.target, ws), Path: dest, WorkspaceID: ws, Warnings: warnings}, nil
 }
 
 // undoCreate takes back a worktree this very create made when git had to be stopped for

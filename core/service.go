@@ -15,7 +15,7 @@ type Options struct {
 	Env      []string            // extra environment for child processes (tests)
 	Timeout  time.Duration       // per child process; 60s when zero
 	Session  string              // history session key; derived from the backend when empty
-	Previous string              // previous worktree of this session, from the shell function (git backend)
+	Previous string              // the shell's previous directory (COPSE_PREVIOUS; git backend): back returns there
 }
 
 // Plan is a prepared request: parsed into typed values, preconditions checked, the exact

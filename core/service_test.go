@@ -377,3 +377,31 @@ func TestHookOutputLimitTakesCreateBack(t *testing.T) {
 	}
 	r.Unchanged(before)
 }
+
+// The shell hands over the directory it left (maybe a subdirectory): back returns to the
+// worktree holding it, landing in that very directory while it exists.
+func TestBackToShellPrevious(t *testing.T) {
+	r := coretest.New(t)
+	a := r.AddWorktree("a", "a")
+	sub := filepath.Join(a, "deep", "dir")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Previous: sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := do(t, s, core.BackRequest{})
+	if err != nil || out.Path != sub || out.Worktree.Path != a {
+		t.Fatalf("back → %+v, %v; want path %s in worktree %s", out, err, sub, a)
+	}
+	// A relative or foreign previous directory is ignored, never guessed at.
+	for _, prev := range []string{"a/deep", t.TempDir()} {
+		s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Previous: prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = do(t, s, core.BackRequest{})
+		wantCode(t, err, core.KindRefused, "no_previous_worktree")
+	}
+}

@@ -231,7 +231,9 @@ func (f *Factory) color() bool {
 
 // open opens the safety core for the repository holding -C (or the working directory).
 func (f *Factory) open(ctx context.Context) (*core.Service, error) {
-	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv})
+	// COPSE_PREVIOUS comes from the shell integration: the directory this shell left.
+	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv,
+		Previous: f.Getenv("COPSE_PREVIOUS")})
 }
 
 // runE adapts a command body: every error it returns becomes a core.Error (a foreign

@@ -466,10 +466,22 @@ func TestVersionAndHelp(t *testing.T) {
 	want(t, res, 0, "copse()", "COPSE_CD_FILE", "command copse")
 }
 
-// The picker needs a terminal; without one it says so (exit 2) instead of hanging.
+// The picker needs a terminal; without one it says so (exit 1) instead of hanging.
 func TestPickerWithoutTerminal(t *testing.T) {
 	r := coretest.New(t)
 	cmd := []string{"pick"}
 	res := runWithSetsid(t, r, r.Root, cmd...)
-	want(t, res, 2, "needs a terminal")
+	want(t, res, 1, "needs a terminal")
+}
+
+// Start-up failures print to stderr and exit 1 without opening the picker.
+func TestPickerOutsideRepository(t *testing.T) {
+	r := coretest.New(t)
+	for _, cmd := range [][]string{{"-C", r.Home}, {"-C", r.Home, "pick"}} {
+		res := runWithSetsid(t, r, r.Root, cmd...)
+		want(t, res, 1, "is not inside a git repository")
+		if res.stdout != "" {
+			t.Fatalf("stdout must stay empty: %s", res)
+		}
+	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
 
 	"github.com/copse-dev/copse/core"
 	"github.com/spf13/cobra"
@@ -36,22 +35,20 @@ func NewCmdPick(f *Factory, runF func(context.Context, *PickOptions) error) *cob
 func runPicker(ctx context.Context, f *Factory, pick bool) error {
 	svc, err := f.open(ctx)
 	if err != nil {
+		// The picker cannot start here (not in a repository, ...): exit 1 on stderr,
+		// without opening the TUI. Flag misuse stays a usage error (exit 2).
+		if e := core.AsError(err); e.Kind == core.KindUsage && e.Code != "bad_backend" && e.Code != "herdr_not_detected" {
+			e.Kind = core.KindFailed
+		}
 		return err
 	}
 	tty, err := f.OpenTTY()
 	if err != nil {
-		return &core.Error{Kind: core.KindUsage, Code: "no_terminal", Err: err,
+		return &core.Error{Kind: core.KindFailed, Code: "no_terminal", Err: err,
 			Message: "the picker needs a terminal, and /dev/tty cannot be opened",
 			Hint:    "use copse list, copse switch TARGET or copse tool instead"}
 	}
 	defer tty.Close()
-	exact := ""
-	if !pick {
-		// The picker's back key needs the shell's previous worktree too.
-		if exact, err = f.seedPrevious(ctx, svc); err != nil {
-			return err
-		}
-	}
 	width, height, _ := term.GetSize(int(tty.Fd()))
 	res, err := pickerRun(ctx, svc, pickerOptions{
 		Pick: pick, NoColor: f.Global.NoColor || f.Getenv("NO_COLOR") != "",
@@ -80,13 +77,7 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 		if out.Operation == core.OpOpen && svc.HasWorkspaces() {
 			return nil
 		}
-		dest := out.Path
-		if out.Operation == core.OpBack && exact != "" && within(canonical(exact), canonical(out.Path)) {
-			if st, err := os.Stat(exact); err == nil && st.IsDir() {
-				dest = exact
-			}
-		}
-		return f.deliver(svc, out, dest)
+		return f.deliver(svc, out, out.Path)
 	}
 	return nil
 }

@@ -118,10 +118,6 @@ func backRun(ctx context.Context, f *Factory, opts *BackOptions) error {
 	if err != nil {
 		return err
 	}
-	exact, err := f.seedPrevious(ctx, svc)
-	if err != nil {
-		return err
-	}
 	out, err := opts.run(ctx, f, svc, core.BackRequest{})
 	if err != nil {
 		return err
@@ -129,44 +125,9 @@ func backRun(ctx context.Context, f *Factory, opts *BackOptions) error {
 	if out.DryRun {
 		return f.printDryRun(out)
 	}
+	// core's Path is the very directory the shell left, when it lies in that worktree.
 	dest := out.Path
-	// Return to the very directory the shell left, when it lies inside that worktree.
-	if exact != "" && within(canonical(exact), canonical(out.Path)) {
-		if st, err := os.Stat(exact); err == nil && st.IsDir() {
-			dest = exact
-		}
-	}
 	return f.deliver(svc, out, dest)
-}
-
-// seedPrevious gives the core the shell's previous directory (COPSE_PREVIOUS, set by the
-// shell integration; git backend only). The shell records $PWD, which may be a
-// subdirectory, so it is mapped to the worktree that holds it. It returns the directory
-// as the shell gave it ("" when there is none or it lies in no worktree).
-func (f *Factory) seedPrevious(ctx context.Context, svc *core.Service) (string, error) {
-	prev := f.Getenv("COPSE_PREVIOUS")
-	if prev == "" || svc.HasWorkspaces() || !filepath.IsAbs(prev) {
-		return "", nil
-	}
-	l, err := svc.List(ctx, false)
-	if err != nil {
-		return "", err
-	}
-	cp := canonical(prev)
-	best := ""
-	for _, w := range l.Worktrees {
-		if w.Bare || w.Prunable != nil {
-			continue
-		}
-		if p := canonical(w.Path); within(cp, p) && len(w.Path) > len(best) {
-			best = w.Path
-		}
-	}
-	if best == "" {
-		return "", nil
-	}
-	svc.History().Visit(svc.Session(), best)
-	return prev, nil
 }
 
 // deliver hands the worktree to the user after switch, back, or open without workspaces:
@@ -223,26 +184,4 @@ func writeCDFile(name, path string) error {
 			Message: "cannot write COPSE_CD_FILE " + core.Escape(name) + ": " + core.Escape(err.Error())}
 	}
 	return nil
-}
-
-// canonical resolves the symlinks of the longest existing prefix of p.
-func canonical(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
-}
-
-// within reports whether p is dir or lies inside it.
-func within(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
