@@ -36,11 +36,7 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 		}
 		return &Outcome{Operation: OpList, Listing: l}, nil
 	}
-	cd, err := s.commonDir(ctx)
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := lockRepo(ctx, cd)
+	unlock, err := s.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -48,11 +44,10 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 
 	// Under the lock, read git again: a confirmed plan runs only against the list the
 	// human saw; any plan re-checks its preconditions against the state it will change.
-	snap, err := s.read(ctx)
+	snap, err := s.readAndLearn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.learn(snap)
 	if p.Confirm != nil && snap.token != p.Token {
 		return nil, refused("stale_state", "look at the list again and confirm again",
 			"the worktree list changed after the confirmation was shown; nothing ran")

@@ -16,22 +16,35 @@ func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
 		// Checks of a mutation wait for any mutation under way (in this process or
 		// another copse), so they never see a half-made worktree and refuse it for the
 		// wrong reason. Execute checks again under the lock before it runs anything.
-		cd, err := s.commonDir(ctx)
-		if err != nil {
-			return nil, err
-		}
-		unlock, err := lockRepo(ctx, cd)
+		unlock, err := s.lock(ctx)
 		if err != nil {
 			return nil, err
 		}
 		defer unlock()
 	}
-	snap, err := s.read(ctx)
+	snap, err := s.readAndLearn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.learn(snap)
 	return s.prepareWith(ctx, req, snap)
+}
+
+// lock takes the repository lock (in-process mutex plus the file lock in the git common dir).
+func (s *service) lock(ctx context.Context) (func(), error) {
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return lockRepo(ctx, cd)
+}
+
+// readAndLearn lists the worktrees and updates what the service knows of the repository.
+func (s *service) readAndLearn(ctx context.Context) (snapshot, error) {
+	snap, err := s.read(ctx)
+	if err == nil {
+		s.learn(snap)
+	}
+	return snap, err
 }
 
 // prepareWith parses req against one snapshot of git's worktree list. It changes nothing.
