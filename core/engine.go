@@ -174,14 +174,14 @@ func (s *service) commonDir(ctx context.Context) (string, error) {
 	if cd != "" {
 		return cd, nil
 	}
-	info, err := s.git.RepoInfo(ctx, s.dir)
+	cd, err := s.git.CommonDir(ctx, s.dir)
 	if err != nil {
 		return "", gitFailure("repo_info_failed", err, "cannot find the git directory")
 	}
 	s.mu.Lock()
-	s.repo.commonDir = info.CommonDir
+	s.repo.commonDir = cd
 	s.mu.Unlock()
-	return info.CommonDir, nil
+	return cd, nil
 }
 
 func (s *service) rows(snap snapshot) []Worktree {

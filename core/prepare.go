@@ -230,7 +230,12 @@ func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error
 		}
 		dir = filepath.Clean(root)
 	} else {
-		dir = filepath.Join(filepath.Dir(s.root()), filepath.Base(s.root())+".worktrees")
+		// A bare layout's "main" is repo.git: its worktrees go to repo.worktrees.
+		name := strings.TrimSuffix(filepath.Base(s.root()), ".git")
+		if name == "" {
+			name = filepath.Base(s.root())
+		}
+		dir = filepath.Join(filepath.Dir(s.root()), name+".worktrees")
 	}
 	return ParseAbsPath("path", filepath.Join(dir, BranchSlug(b.s)))
 }

@@ -405,3 +405,30 @@ func TestBackToShellPrevious(t *testing.T) {
 		wantCode(t, err, core.KindRefused, "no_previous_worktree")
 	}
 }
+
+// A bare repository with linked worktrees: copse works from the bare directory too, and
+// the default folder drops the .git suffix (repo.git → repo.worktrees).
+func TestBareRepository(t *testing.T) {
+	r := coretest.New(t)
+	bare := filepath.Join(r.Base, "shop.git")
+	r.Git(r.Base, "clone", "-q", "--bare", r.Root, bare)
+	s := open(t, r, bare)
+	out, err := do(t, s, core.CreateRequest{Branch: "feat/b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(r.Base, "shop.worktrees", "feat-b"); out.Path != want {
+		t.Fatalf("path %s, want %s", out.Path, want)
+	}
+	l, err := s.List(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Worktrees[0].Bare || l.Worktrees[0].Main || l.Worktrees[0].Status != nil {
+		t.Fatalf("bare row %+v", l.Worktrees[0])
+	}
+	before := r.Snapshot()
+	_, err = do(t, s, core.RemoveRequest{Path: core.Str(bare), Force: true})
+	wantCode(t, err, core.KindRefused, "main_checkout")
+	r.Unchanged(before)
+}

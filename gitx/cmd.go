@@ -122,6 +122,15 @@ func RevParseRepo(dir string) (Cmd, error) {
 		"--show-toplevel", "--git-common-dir", "--git-dir"}, read: true}, nil
 }
 
+// RevParseCommonDir prints the absolute common git directory. Unlike RevParseRepo it works
+// in a bare repository too, and one path on one line survives a newline inside it.
+func RevParseCommonDir(dir string) (Cmd, error) {
+	if err := check("rev-parse", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rev-parse", "--path-format=absolute", "--git-common-dir"}, read: true}, nil
+}
+
 // ConfigGet reads one config value; git exits 1 with no output when it is unset.
 func ConfigGet(dir, key string) (Cmd, error) {
 	if err := check("config", checkDir(dir), checkConfigKey(key)); err != nil {

@@ -41,6 +41,24 @@ func (r *Runner) RepoInfo(ctx context.Context, dir string) (RepoInfo, error) {
 	return RepoInfo{Toplevel: lines[0], CommonDir: lines[1], GitDir: lines[2]}, nil
 }
 
+// CommonDir returns the repository's common git directory (where copse keeps its lock),
+// from any worktree or from a bare repository. Only git's final newline is removed.
+func (r *Runner) CommonDir(ctx context.Context, dir string) (string, error) {
+	c, err := RevParseCommonDir(dir)
+	if err != nil {
+		return "", err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	cd := strings.TrimSuffix(string(out), "\n")
+	if !filepath.IsAbs(cd) {
+		return "", fmt.Errorf("gitx: rev-parse printed %q, not an absolute path", clip(cd))
+	}
+	return cd, nil
+}
+
 // ConfigValue reads one config value; ok is false when the key is unset.
 // Only the final newline git adds is removed; the value is otherwise verbatim.
 func (r *Runner) ConfigValue(ctx context.Context, dir, key string) (string, bool, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -226,5 +227,26 @@ func TestMutationsWithRealGit(t *testing.T) {
 	wantOK(WorktreePrune(repo))
 	if list, _, err := r.Worktrees(ctx, repo); err != nil || len(list) != 1 {
 		t.Fatalf("after prune: %s %v", dumpWorktrees(list), err)
+	}
+}
+
+// CommonDir works where RepoInfo cannot: in a bare repository.
+func TestCommonDirInBareRepository(t *testing.T) {
+	dir := t.TempDir()
+	bare := filepath.Join(dir, "repo.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	r := &Runner{}
+	got, err := r.CommonDir(context.Background(), bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.EvalSymlinks(bare)
+	if g, _ := filepath.EvalSymlinks(got); g != want {
+		t.Fatalf("common dir %q, want %q", got, want)
+	}
+	if _, err := r.RepoInfo(context.Background(), bare); err == nil {
+		t.Fatal("RepoInfo in a bare repository was expected to fail (no work tree)")
 	}
 }
