@@ -4,33 +4,33 @@ package assets
 
 import (
 	"embed"
-	"sort"
-	"strings"
+	"fmt"
 )
 
 //go:embed shell/*
 var shellFS embed.FS
 
+// files maps each shell to its script; bash and zsh share one POSIX-style function.
+var files = map[string]string{"bash": "shell/posix.sh", "zsh": "shell/posix.sh", "fish": "shell/copse.fish"}
+
+var startup = map[string]string{"bash": "~/.bashrc", "zsh": "~/.zshrc"}
+
 // Shell returns the integration script for shell ("bash", "zsh" or "fish").
 func Shell(shell string) ([]byte, bool) {
-	for _, s := range Shells() {
-		if s == shell {
-			b, err := shellFS.ReadFile("shell/copse." + s)
-			return b, err == nil
-		}
+	name, ok := files[shell]
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	b, err := shellFS.ReadFile(name)
+	if err != nil {
+		return nil, false
+	}
+	if rc, ok := startup[shell]; ok {
+		header := fmt.Sprintf("# copse shell integration for %s. Load it from %s with:\n#     eval \"$(command copse init %s)\"\n", shell, rc, shell)
+		b = append([]byte(header), b...)
+	}
+	return b, true
 }
 
 // Shells lists the shells copse integrates with, sorted.
-func Shells() []string {
-	entries, _ := shellFS.ReadDir("shell")
-	var out []string
-	for _, e := range entries {
-		if name, ok := strings.CutPrefix(e.Name(), "copse."); ok {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func Shells() []string { return []string{"bash", "fish", "zsh"} }

@@ -1,5 +1,3 @@
-# copse shell integration for bash. Load it from ~/.bashrc with:
-#     eval "$(command copse init bash)"
 # It defines a function `copse` that runs the copse binary with COPSE_CD_FILE set to a
 # fresh temporary file; when copse writes a directory there (switch, back, the picker),
 # the function changes to it. The directory you left is kept in the shell variable
