@@ -354,9 +354,9 @@ func TestListHuman(t *testing.T) {
 	res := runWith(t, r, login, []string{"HOME=" + r.Base}, nil, "list", "--status")
 	want(t, res, 0)
 	wantOut := strings.Join([]string{
-		"  main                ~/app                       main",
+		"  main                ~/app                       main ✓",
 		"* feat/login          ~/app.worktrees/feat-login  ✚3 ↑2",
-		"  (detached " + head + ")  ~/det                       locked",
+		"  (detached " + head + ")  ~/det                       locked ✓",
 		"",
 	}, "\n")
 	if res.stdout != wantOut {

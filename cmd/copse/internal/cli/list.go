@@ -166,8 +166,8 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool) error {
 	return err
 }
 
-// statusBadges: ✚N uncommitted, ↑N ahead, ↓N behind, rebasing/merging; an error is shown
-// as such, never as clean.
+// statusBadges: ✚N uncommitted, ↑N ahead, ↓N behind, rebasing/merging, ✓ clean; an error
+// is shown as such, never as clean.
 func statusBadges(st core.Status, paint func(code, s string) string) []string {
 	if st.Error != "" {
 		return []string{paint(ansiRed, "status unknown: "+core.Cut(st.Error, 60))}
@@ -190,6 +190,11 @@ func statusBadges(st core.Status, paint func(code, s string) string) []string {
 	}
 	if st.Merging {
 		out = append(out, paint(ansiRed, "merging"))
+	}
+	if len(out) == 0 {
+		// Computed and clean, said as such (as the picker does), so it cannot be
+		// mistaken for a status that was never computed.
+		out = append(out, paint(ansiGreen, "✓"))
 	}
 	return out
 }
