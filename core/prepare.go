@@ -87,19 +87,14 @@ func (s *service) parseBranch(ctx context.Context, field, raw string) (BranchNam
 	if err := checkText(field, raw, maxBranch); err != nil {
 		return BranchName{}, err
 	}
-	cmd, err := gitx.CheckRefFormatBranch(s.at(), raw)
+	name, err := s.git.ResolveBranchName(ctx, s.at(), raw)
 	if err != nil {
-		return BranchName{}, usage("invalid_branch", field, "pick a valid branch name (see git help check-ref-format)", "%s %s is not a valid branch name: %s", field, quote(raw), Escape(err.Error()))
-	}
-	out, err := s.git.Run(ctx, cmd)
-	if err != nil {
-		if _, ok := gitx.ExitCode(err); ok {
+		if refusedByGit(err) {
 			return BranchName{}, usage("invalid_branch", field, "pick a valid branch name (see git help check-ref-format)",
 				"%s %s is not a valid branch name", field, quote(raw))
 		}
 		return BranchName{}, gitFailure("check_branch_failed", err, "cannot check the branch name")
 	}
-	name := strings.TrimSuffix(string(out), "\n")
 	if err := checkText(field, name, maxBranch); err != nil {
 		return BranchName{}, err
 	}
@@ -116,19 +111,15 @@ func (s *service) parseBase(ctx context.Context, raw string) (BaseCommit, error)
 	if err := checkText("base", raw, maxRef); err != nil {
 		return BaseCommit{}, err
 	}
-	cmd, err := gitx.RevParseCommit(s.at(), raw)
+	oid, err := s.git.ResolveCommit(ctx, s.at(), raw)
 	if err != nil {
-		return BaseCommit{}, usage("invalid_base", "base", "name a branch, tag or commit", "base %s is not a valid ref: %s", quote(raw), Escape(err.Error()))
-	}
-	out, err := s.git.Run(ctx, cmd)
-	if err != nil {
-		if _, ok := gitx.ExitCode(err); ok {
+		if refusedByGit(err) {
 			return BaseCommit{}, usage("unknown_base", "base", "name an existing branch, tag or commit (git log --oneline shows some)",
 				"base %s does not name a commit", quote(raw))
 		}
 		return BaseCommit{}, gitFailure("resolve_base_failed", err, "cannot resolve the base")
 	}
-	return BaseCommit{Ref: raw, OID: strings.TrimSpace(string(out))}, nil
+	return BaseCommit{Ref: raw, OID: oid}, nil
 }
 
 // at is the directory the session is in: where relative refs (HEAD, @{-1}) are read.
@@ -496,15 +487,9 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		}
 	}
 	if t.Branch != "" {
-		cmd, err := gitx.UniqueCommitCount(s.root(), t.Branch)
-		if err != nil {
-			return nil, builderErr(err)
-		}
-		out, err := s.git.Run(ctx, cmd)
-		if err != nil {
+		if c.unique, err = s.git.UniqueCommits(ctx, s.root(), t.Branch); err != nil {
 			return nil, gitFailure("unique_commits_failed", err, "cannot count the branch's unpushed commits")
 		}
-		fmt.Sscan(strings.TrimSpace(string(out)), &c.unique)
 	}
 	if r.DeleteBranch {
 		if t.Branch == "" {
@@ -591,4 +576,15 @@ func changeSummary(st Status) string {
 func forceHelps(e *Error) *Error {
 	e.ForceHelps = true
 	return e
+}
+
+// refusedByGit: the value itself was refused, by gitx's builder or by git's exit status
+// (as opposed to git failing to run), so it is the caller's input that is wrong.
+func refusedByGit(err error) bool {
+	var be *gitx.BuildError
+	if errors.As(err, &be) {
+		return true
+	}
+	_, exited := gitx.ExitCode(err)
+	return exited
 }
