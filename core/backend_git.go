@@ -74,25 +74,7 @@ func builderErr(err error) *Error {
 		Hint: "this value passed copse's parser but not the command builder; please report it"}
 }
 
-// quoteDisplay quotes a path for display the way the builders' String() would.
-func quoteDisplay(p string) string {
-	safe := true
-	for _, r := range p {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' || r == ',') {
-			safe = false
-			break
-		}
-	}
-	if safe && p != "" {
-		return p
-	}
-	out := "'"
-	for _, r := range p {
-		if r == '\'' {
-			out += `'\''`
-		} else {
-			out += string(r)
-		}
-	}
-	return Escape(out + "'")
-}
+// quoteDisplay quotes a value for display exactly as the builders' String() does: safe
+// words bare, others single-quoted, and control characters or bidirectional marks as
+// $'…' escapes, so the text reads back as the same argument and cannot forge lines.
+func quoteDisplay(p string) string { return gitx.ShellQuote(p) }

@@ -432,3 +432,19 @@ func TestBareRepository(t *testing.T) {
 	wantCode(t, err, core.KindRefused, "main_checkout")
 	r.Unchanged(before)
 }
+
+// A path with a newline shows in a dry run as one shell word ($'…'), never as two lines.
+func TestDryRunQuotesHostilePath(t *testing.T) {
+	r := coretest.New(t)
+	odd := r.AddWorktree("odd", "odd\nline")
+	s := open(t, r, r.Root)
+	_ = odd // git lists it; the request names it by branch (a raw newline is refused)
+	p, err := s.Prepare(context.Background(), core.SwitchRequest{Branch: core.Str("odd")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "cd $'" + r.Base + "/odd\\nline'"
+	if len(p.Commands) != 1 || p.Commands[0] != want {
+		t.Fatalf("commands %q, want %q", p.Commands, want)
+	}
+}

@@ -17,6 +17,10 @@ func quoteArgv(argv []string) string {
 	return strings.Join(q, " ")
 }
 
+// ShellQuote quotes one argument for display the way Cmd.String does, so hints and
+// dry-run lines elsewhere (a `cd`, an unlock command) read back as the same argument.
+func ShellQuote(s string) string { return shellQuote(s) }
+
 func shellQuote(s string) string {
 	switch {
 	case s == "":
