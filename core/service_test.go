@@ -447,4 +447,8 @@ func TestDryRunQuotesHostilePath(t *testing.T) {
 	if len(p.Commands) != 1 || p.Commands[0] != want {
 		t.Fatalf("commands %q, want %q", p.Commands, want)
 	}
+	// Mutations work from inside such a worktree too (the lock's git dir is one path a line).
+	if _, err := do(t, open(t, r, odd), core.CreateRequest{Branch: "from-odd"}); err != nil {
+		t.Fatalf("create from inside %q: %v", odd, err)
+	}
 }

@@ -112,18 +112,9 @@ func RevParseCommit(dir, ref string) (Cmd, error) {
 	return Cmd{dir: dir, args: []string{"rev-parse", "--verify", "--end-of-options", ref + "^{commit}"}, read: true}, nil
 }
 
-// RevParseRepo prints the work tree top level, the common git directory and
-// this worktree's git directory, one absolute path per line.
-func RevParseRepo(dir string) (Cmd, error) {
-	if err := check("rev-parse", checkDir(dir)); err != nil {
-		return Cmd{}, err
-	}
-	return Cmd{dir: dir, args: []string{"rev-parse", "--path-format=absolute",
-		"--show-toplevel", "--git-common-dir", "--git-dir"}, read: true}, nil
-}
-
-// RevParseCommonDir prints the absolute common git directory. Unlike RevParseRepo it works
-// in a bare repository too, and one path on one line survives a newline inside it.
+// RevParseCommonDir prints the absolute common git directory. It works in a bare
+// repository too, and one path on one line survives a newline inside it (rev-parse has no
+// -z, so asking for several paths at once would be ambiguous).
 func RevParseCommonDir(dir string) (Cmd, error) {
 	if err := check("rev-parse", checkDir(dir)); err != nil {
 		return Cmd{}, err

@@ -8,39 +8,6 @@ import (
 	"strings"
 )
 
-// RepoInfo locates a repository. Paths are absolute as git prints them; gitx
-// does not resolve symlinks (git has already resolved the working directory).
-type RepoInfo struct {
-	Toplevel  string // the work tree containing dir
-	CommonDir string // shared by all worktrees (the main .git)
-	GitDir    string // this worktree's own git directory
-}
-
-// RepoInfo describes the repository containing dir. It fails in a bare
-// repository or inside a .git directory ("must be run in a work tree").
-func (r *Runner) RepoInfo(ctx context.Context, dir string) (RepoInfo, error) {
-	c, err := RevParseRepo(dir)
-	if err != nil {
-		return RepoInfo{}, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return RepoInfo{}, err
-	}
-	// rev-parse has no -z: a newline inside one of these paths would make the
-	// lines ambiguous, so anything but three absolute lines is refused.
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != 3 {
-		return RepoInfo{}, fmt.Errorf("gitx: rev-parse printed %d lines, want 3 (does a repository path contain a newline?): %q", len(lines), clip(string(out)))
-	}
-	for _, l := range lines {
-		if !filepath.IsAbs(l) {
-			return RepoInfo{}, fmt.Errorf("gitx: rev-parse printed %q, not an absolute path", l)
-		}
-	}
-	return RepoInfo{Toplevel: lines[0], CommonDir: lines[1], GitDir: lines[2]}, nil
-}
-
 // CommonDir returns the repository's common git directory (where copse keeps its lock),
 // from any worktree or from a bare repository. Only git's final newline is removed.
 func (r *Runner) CommonDir(ctx context.Context, dir string) (string, error) {

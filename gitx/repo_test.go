@@ -11,7 +11,9 @@ import (
 	"testing"
 )
 
-func TestRepoInfo(t *testing.T) {
+// CommonDir finds the common git directory from the main checkout and from a linked
+// worktree's subdirectory, and fails outside a repository.
+func TestCommonDir(t *testing.T) {
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	wt := s.path("wt")
@@ -20,25 +22,14 @@ func TestRepoInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, ctx := s.runner(), context.Background()
-
-	tests := []struct {
-		dir  string
-		want RepoInfo
-	}{
-		{repo, RepoInfo{Toplevel: repo, CommonDir: filepath.Join(repo, ".git"), GitDir: filepath.Join(repo, ".git")}},
-		{filepath.Join(wt, "sub"), RepoInfo{Toplevel: wt, CommonDir: filepath.Join(repo, ".git"), GitDir: filepath.Join(repo, ".git", "worktrees", "wt")}},
-	}
-	for _, tt := range tests {
-		got, err := r.RepoInfo(ctx, tt.dir)
-		if err != nil || got != tt.want {
-			t.Errorf("RepoInfo(%s) = %+v, %v; want %+v", tt.dir, got, err, tt.want)
+	for _, dir := range []string{repo, filepath.Join(wt, "sub")} {
+		got, err := r.CommonDir(ctx, dir)
+		if err != nil || got != filepath.Join(repo, ".git") {
+			t.Errorf("CommonDir(%s) = %q, %v; want %s", dir, got, err, filepath.Join(repo, ".git"))
 		}
 	}
-
-	s.git(s.root, "init", "-q", "--bare", s.path("bare.git"))
-	_, err := r.RepoInfo(ctx, s.path("bare.git"))
-	if e := asError(t, err, ErrExit); !strings.Contains(e.Stderr, "must be run in a work tree") {
-		t.Errorf("bare repository: %v", err)
+	if _, err := r.CommonDir(ctx, s.root); err == nil {
+		t.Error("CommonDir outside a repository succeeded")
 	}
 }
 
@@ -230,7 +221,7 @@ func TestMutationsWithRealGit(t *testing.T) {
 	}
 }
 
-// CommonDir works where RepoInfo cannot: in a bare repository.
+// CommonDir works in a bare repository too (where --show-toplevel would fail).
 func TestCommonDirInBareRepository(t *testing.T) {
 	dir := t.TempDir()
 	bare := filepath.Join(dir, "repo.git")
@@ -245,8 +236,5 @@ func TestCommonDirInBareRepository(t *testing.T) {
 	want, _ := filepath.EvalSymlinks(bare)
 	if g, _ := filepath.EvalSymlinks(got); g != want {
 		t.Fatalf("common dir %q, want %q", got, want)
-	}
-	if _, err := r.RepoInfo(context.Background(), bare); err == nil {
-		t.Fatal("RepoInfo in a bare repository was expected to fail (no work tree)")
 	}
 }

@@ -122,7 +122,7 @@ func TestRunOutputLimit(t *testing.T) {
 	}
 
 	// stdout is capped too (and OutputLimit is honoured).
-	c, _ = RevParseRepo(repo)
+	c, _ = RevParseCommonDir(repo)
 	r := s.runner()
 	r.OutputLimit = 10
 	_, err = r.Run(context.Background(), c)

@@ -52,7 +52,7 @@ func TestShellIntegration(t *testing.T) {
 				`copse switch "$SPACED"`,
 				`copse back`, // → feat
 				// A path with a newline survives the trip through the file and the shell.
-				// (Run last: mutations from inside such a worktree fail in gitx's RepoInfo.)
+				// (Run last, so the steps before it start from ordinary directories.)
 				`copse switch nl`,
 				`copse list`, // no directory: stays
 			}
