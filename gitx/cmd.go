@@ -4,6 +4,8 @@
 // standard library.
 package gitx
 
+import "strings"
+
 // Cmd is one git invocation. Its fields are unexported so that a Cmd can only
 // come from a builder below, which has checked every value; Runner.Run refuses
 // the zero Cmd. It always runs as `git -C <dir> <args...>` so that the
@@ -12,7 +14,15 @@ type Cmd struct {
 	dir  string
 	args []string
 	read bool // read-only: run with GIT_OPTIONAL_LOCKS=0 so it never takes index.lock
+	// env is extra environment for this one command (e.g. GIT_INDEX_FILE for a
+	// snapshot's temporary index). It is set only by builders and wins over
+	// everything else, including Runner.Env and the repository variables the
+	// Runner drops from the inherited environment.
+	env []string
 }
+
+// Env returns the extra environment entries this command runs with (dry runs show them).
+func (c Cmd) Env() []string { return append([]string(nil), c.env...) }
 
 // Argv returns exactly what is executed, starting with "git" (Runner.Bin
 // replaces only the program that is started, not this display name).
@@ -25,7 +35,18 @@ func (c Cmd) Argv() []string {
 // String is the command for humans (--dry-run output): each argument is
 // shell-quoted only when needed, and control characters are escaped so a
 // value can never start a new line of output.
-func (c Cmd) String() string { return quoteArgv(c.Argv()) }
+func (c Cmd) String() string {
+	if len(c.env) == 0 {
+		return quoteArgv(c.Argv())
+	}
+	// Shown as a shell would read it: NAME=value git -C … (values quoted).
+	parts := make([]string, 0, len(c.env)+1)
+	for _, kv := range c.env {
+		name, value, _ := strings.Cut(kv, "=")
+		parts = append(parts, name+"="+ShellQuote(value))
+	}
+	return strings.Join(parts, " ") + " " + quoteArgv(c.Argv())
+}
 
 // ReadOnly reports whether the command only reads repository state.
 func (c Cmd) ReadOnly() bool { return c.read }
