@@ -12,7 +12,7 @@ import (
 )
 
 func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
-	if _, ok := req.(ListRequest); !ok && req != nil {
+	if !readOnly(req) && req != nil {
 		// Checks of a mutation wait for any mutation under way (in this process or
 		// another copse), so they never see a half-made worktree and refuse it for the
 		// wrong reason. Execute checks again under the lock before it runs anything.
@@ -66,6 +66,8 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 		p, err = s.prepareBack(ctx, r, snap)
 	case RemoveRequest:
 		p, err = s.prepareRemove(ctx, r, snap)
+	case RestoreRequest:
+		p, err = s.prepareRestore(ctx, r, snap)
 	case nil:
 		return nil, usage("missing_operation", "operation", "name one of: list, create, open, switch, remove, back", "no request")
 	default:

@@ -261,3 +261,11 @@ func (r *Runner) ChangedPaths(ctx context.Context, dir, from, to string) ([]stri
 	}
 	return paths, nil
 }
+
+// RevParseTree resolves oid (a commit or tree) to the full id of its tree.
+func RevParseTree(dir, oid string) (Cmd, error) {
+	if err := check("rev-parse", checkDir(dir), checkOID("object", oid)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rev-parse", "--verify", "--end-of-options", oid + "^{tree}"}, read: true}, nil
+}

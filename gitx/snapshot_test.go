@@ -51,6 +51,8 @@ func TestSnapshotBuildersArgv(t *testing.T) {
 			[]string{"git", "-C", "/r", "worktree", "add", "--no-checkout", "--", "/p", "feat/x"}, nil, false},
 		{"ReadTreeCheckout", must(ReadTreeCheckout("/p", oid)),
 			[]string{"git", "-C", "/p", "-c", "core.autocrlf=false", "read-tree", "-m", "-u", oid}, nil, false},
+		{"RevParseTree", must(RevParseTree("/p", oid)),
+			[]string{"git", "-C", "/p", "rev-parse", "--verify", "--end-of-options", oid + "^{tree}"}, nil, true},
 		{"ReadTreeIndex", must(ReadTreeIndex("/p", oid)),
 			[]string{"git", "-C", "/p", "read-tree", oid}, nil, false},
 	}
