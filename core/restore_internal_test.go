@@ -1,0 +1,65 @@
+package core
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/copse-dev/copse/core/coretest"
+)
+
+// dropExpiredRemoved is what prune calls: records older than copse.keepRemoved go, the
+// others stay, and a bad setting drops nothing.
+func TestDropExpiredRemoved(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/old", "old")
+	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
+	ctx := context.Background()
+	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.Do(ctx, RemoveRequest{Path: Str(wt), Force: true}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := svc.impl
+	refs := func() string { return r.Git(r.Root, "for-each-ref", "--format=%(refname)", "refs/copse/removed/") }
+
+	if got, err := s.dropExpiredRemoved(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("a fresh record was dropped: %v, %v", got, err)
+	}
+	if got, err := s.dropRemovedBefore(ctx, time.Now().Add(13*24*time.Hour)); err != nil || len(got) != 0 {
+		t.Fatalf("dropped before 14 days: %v, %v", got, err)
+	}
+	r.Git(r.Root, "config", "copse.keepRemoved", "soon")
+	if _, err := s.dropRemovedBefore(ctx, time.Now().Add(30*24*time.Hour)); AsError(err).Code != "bad_config" {
+		t.Fatalf("bad copse.keepRemoved: %v", err)
+	}
+	if refs() == "" {
+		t.Fatal("a bad setting dropped a record")
+	}
+	r.Git(r.Root, "config", "copse.keepRemoved", "1d")
+	got, err := s.dropRemovedBefore(ctx, time.Now().Add(25*time.Hour))
+	if err != nil || !slices.Equal(got, []string{out.RestoreID}) {
+		t.Fatalf("dropped %v, %v; want [%s]", got, err, out.RestoreID)
+	}
+	if refs() != "" {
+		t.Fatalf("record still there: %s", refs())
+	}
+}
+
+func TestParseKeep(t *testing.T) {
+	for in, want := range map[string]time.Duration{"14d": 14 * 24 * time.Hour, "2w": 14 * 24 * time.Hour, "36h": 36 * time.Hour} {
+		if got, err := parseKeep(in); err != nil || got != want {
+			t.Errorf("parseKeep(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0d", "-1h", "d", "1.5d", "forever"} {
+		if _, err := parseKeep(in); err == nil {
+			t.Errorf("parseKeep(%q) accepted", in)
+		}
+	}
+}
