@@ -39,8 +39,8 @@ func TestSafetyStatusIgnoresConfigAndFindsNestedRepos(t *testing.T) {
 	if st.Untracked != 2 {
 		t.Fatalf("Untracked = %d, want 2 (%+v)", st.Untracked, st)
 	}
-	if want := []string{"vendor/lib/", "nm/pkg/"}; !sameSet(st.Dirs, want) {
-		t.Fatalf("Dirs = %q, want %q", st.Dirs, want)
+	if !reflect.DeepEqual(st.UntrackedDirs, []string{"vendor/lib/"}) || !reflect.DeepEqual(st.IgnoredDirs, []string{"nm/pkg/"}) {
+		t.Fatalf("UntrackedDirs = %q, IgnoredDirs = %q", st.UntrackedDirs, st.IgnoredDirs)
 	}
 	if st.Ignored != 3 || !sameSet(st.IgnoredSample, []string{"app.log", "build/out.bin", "nm/pkg/"}) {
 		t.Fatalf("Ignored = %d %q", st.Ignored, st.IgnoredSample)

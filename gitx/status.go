@@ -29,10 +29,11 @@ type Status struct {
 	// (only a status run with --ignored prints any).
 	Ignored       int
 	IgnoredSample []string
-	// Dirs are untracked or ignored entries printed as a directory ("sub/"). With
-	// --untracked-files=all git lists every other file one by one and stops only at a
+	// UntrackedDirs and IgnoredDirs are entries printed as a directory ("sub/"); they are
+	// counted in Untracked and Ignored too. With --untracked-files=all and
+	// --ignored=traditional git lists every other file one by one and stops only at a
 	// nested repository, so there each of these is a repository of its own.
-	Dirs []string
+	UntrackedDirs, IgnoredDirs []string
 }
 
 // ignoredSampleSize bounds Status.IgnoredSample: a confirmation names a few, then a count.
@@ -127,12 +128,16 @@ func ParseStatus(b []byte) (Status, error) {
 			s.Conflicted++
 		case '?', '!':
 			p := parts[1]
-			if strings.HasSuffix(p, "/") {
-				s.Dirs = append(s.Dirs, p)
-			}
+			dir := strings.HasSuffix(p, "/")
 			if field[0] == '?' {
 				s.Untracked++
+				if dir {
+					s.UntrackedDirs = append(s.UntrackedDirs, p)
+				}
 			} else {
+				if dir {
+					s.IgnoredDirs = append(s.IgnoredDirs, p)
+				}
 				s.Ignored++
 				if len(s.IgnoredSample) < ignoredSampleSize {
 					s.IgnoredSample = append(s.IgnoredSample, p)

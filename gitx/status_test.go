@@ -61,7 +61,7 @@ func TestParseStatusInline(t *testing.T) {
 	}{
 		{"ignored entries counted apart", head + "! build/out\x00? x\x00", Status{Branch: "main", Untracked: 1, Ignored: 1, IgnoredSample: []string{"build/out"}}},
 		{"directories kept (nested repositories under -uall)", head + "? vendor/lib/\x00! node_modules/pkg/\x00", Status{Branch: "main", Untracked: 1, Ignored: 1,
-			IgnoredSample: []string{"node_modules/pkg/"}, Dirs: []string{"vendor/lib/", "node_modules/pkg/"}}},
+			IgnoredSample: []string{"node_modules/pkg/"}, UntrackedDirs: []string{"vendor/lib/"}, IgnoredDirs: []string{"node_modules/pkg/"}}},
 		{"deleted unstaged", head + one(".D", "gone.txt"), Status{Branch: "main", Unstaged: 1}},
 		{"type change staged", head + one("T.", "link"), Status{Branch: "main", Staged: 1}},
 		{"path with spaces", head + one("M.", "a b c"), Status{Branch: "main", Staged: 1}},
