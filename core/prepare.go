@@ -176,7 +176,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	}
 	for _, t := range snap.trees {
 		if t.Branch == branch.s {
-			return nil, refused("branch_checked_out", "switch to it (copse switch "+Escape(branch.s)+"), or pick another branch",
+			return nil, refused("branch_checked_out", "switch to it (`copse switch "+quoteDisplay(branch.s)+"`), or pick another branch",
 				"branch %s is already checked out at %s", Escape(branch.s), Escape(t.Path))
 		}
 	}
@@ -362,7 +362,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 				return t, wsOf[t.Path], nil
 			}
 		}
-		return gitx.Worktree{}, "", refused("no_such_worktree", "copse list shows the worktrees", "no worktree at %s", Escape(p.s))
+		return gitx.Worktree{}, "", refused("no_such_worktree", "`copse list` shows the worktrees", "no worktree at %s", Escape(p.s))
 	case branch != nil:
 		b, err := s.parseBranch(ctx, "branch", *branch)
 		if err != nil {
@@ -383,7 +383,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		if len(found) == 1 {
 			return found[0], wsOf[found[0].Path], nil
 		}
-		return gitx.Worktree{}, "", refused("no_such_worktree", "create one: copse create "+Escape(b.s),
+		return gitx.Worktree{}, "", refused("no_such_worktree", "create one: `copse create "+quoteDisplay(b.s)+"`",
 			"no worktree has branch %s checked out", Escape(b.s))
 	default:
 		id, err := ParseWorkspaceID(*ws)
@@ -399,7 +399,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 				return t, id.s, nil
 			}
 		}
-		return gitx.Worktree{}, "", refused("no_such_workspace", "copse list --json shows workspace ids", "no worktree is open in workspace %s", id.s)
+		return gitx.Worktree{}, "", refused("no_such_workspace", "`copse list --json` shows workspace ids", "no worktree is open in workspace %s", id.s)
 	}
 }
 
@@ -618,7 +618,7 @@ func (s *service) ruleNotHere(t gitx.Worktree) *Error {
 		if canonical(at) != canonical(t.Path) {
 			where = " (from " + Escape(at) + ", inside it)"
 		}
-		return refused("current_worktree", "switch to another worktree first (copse switch), then remove this one",
+		return refused("current_worktree", "switch to another worktree first (`copse switch TARGET`), then remove this one",
 			"%s (%s) is the worktree copse is running in%s", Escape(t.Path), describe(t), where)
 	}
 	return nil
