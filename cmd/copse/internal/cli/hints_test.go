@@ -108,7 +108,7 @@ func TestHintCheckerCatchesBadHints(t *testing.T) {
 		{"run `copse list` to see what exists", true},
 		{"keep it, or remove it: `copse remove '/tmp/a b'`", true},
 		{"keep it, or remove it: `copse remove --path /tmp/x`", false}, // remove takes the path as TARGET
-		{"run copse list to see", false},                                // outside backquotes
+		{"run copse list to see", false},                               // outside backquotes
 		{"`copse frobnicate`", false},
 	} {
 		ft := &fakeT{}
