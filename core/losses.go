@@ -145,7 +145,7 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	switch {
-	case strings.HasSuffix(noun, "ry"):
+	case strings.HasSuffix(noun, "ry"), strings.HasSuffix(noun, "ty"):
 		noun = strings.TrimSuffix(noun, "y") + "ies"
 	case strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"), strings.HasSuffix(noun, "s"):
 		noun += "es"

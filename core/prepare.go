@@ -299,7 +299,7 @@ func (s *service) checkNewPath(ctx context.Context, snap snapshot, p AbsPath) er
 		return failed("path_unreadable", err, "check the path's permissions", "cannot read %s", Escape(p.s))
 	}
 	if len(entries) > 0 {
-		return refused("path_exists", "pick another path, or empty it first", "%s already exists and is not empty (%d entries)", Escape(p.s), len(entries))
+		return refused("path_exists", "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), plural(len(entries), "entry"))
 	}
 	return nil
 }
@@ -462,7 +462,7 @@ func (s *service) leavingWarning(ctx context.Context, c *targetCmd) []string {
 	st := s.status(ctx, c.from)
 	c.leaving = &st
 	if st.Error == "" && st.Dirty() {
-		return []string{fmt.Sprintf("%s has %d uncommitted changes; they stay there", Escape(c.from), st.Changes())}
+		return []string{fmt.Sprintf("%s has %s; they stay there", Escape(c.from), plural(st.Changes(), "uncommitted change"))}
 	}
 	return nil
 }
