@@ -44,6 +44,7 @@ type RemovedEntry struct {
 	Bytes           int64     `json:"bytes"` // size on disk of the changed working files
 	IndexConflicted bool      `json:"index_conflicted,omitempty"`
 	DirMissing      bool      `json:"directory_missing,omitempty"` // nothing on disk to record (a prunable worktree)
+	NotRecorded     []string  `json:"not_recorded,omitempty"`      // nested repositories: git cannot record them
 	Commit          string    `json:"commit"`                      // the snapshot commit
 
 	worktreeTree, indexTree, indexCommit string
@@ -72,6 +73,7 @@ type removedMeta struct {
 	IndexCommit     string    `json:"index_commit"`
 	IndexConflicted bool      `json:"index_conflicted,omitempty"`
 	DirMissing      bool      `json:"directory_missing,omitempty"`
+	NotRecorded     []string  `json:"not_recorded,omitempty"`
 }
 
 const (
@@ -92,8 +94,11 @@ type restoreCmd struct {
 
 type restoreListCmd struct{}
 
-func (restoreCmd) op() Operation     { return OpRestore }
-func (restoreListCmd) op() Operation { return OpRestore }
+func (restoreCmd) op() Operation { return OpRestore }
+
+// expectedStateToken lets prepareWith check restore's token like every mutation's.
+func (r RestoreRequest) expectedStateToken() *string { return r.ExpectedStateToken }
+func (restoreListCmd) op() Operation                 { return OpRestore }
 
 // snapshotBeforeRemove records what a remove would delete when it would delete anything
 // git does not hold: a forced remove of a worktree on disk, or any remove that deletes
@@ -173,7 +178,12 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 		meta.DirMissing = true
 		meta.WorktreeTree, meta.IndexTree = base, base
 	} else {
-		if meta.WorktreeTree, meta.IndexTree, meta.IndexConflicted, err = s.recordTrees(ctx, t.Path, tmp, base); err != nil {
+		nested, err := s.git.Nested(ctx, t.Path)
+		if err != nil {
+			return RemovedEntry{}, err
+		}
+		meta.NotRecorded = nested
+		if meta.WorktreeTree, meta.IndexTree, meta.IndexConflicted, err = s.recordTrees(ctx, t.Path, tmp, base, nested); err != nil {
 			return RemovedEntry{}, err
 		}
 		if meta.Files, meta.Bytes, err = s.measure(ctx, root, t.Path, base, meta.WorktreeTree, meta.IndexTree); err != nil {
@@ -245,12 +255,13 @@ func (s *service) treeOf(ctx context.Context, dir, commit, tmp string) (string, 
 // recordTrees writes the tree of the working files (untracked included) and of the
 // index of the worktree at dir, each from a copy of its index so the real one is never
 // written. An index with conflicts has no tree: it is recorded as base, and said so.
-func (s *service) recordTrees(ctx context.Context, dir, tmp, base string) (wtree, itree string, conflicted bool, err error) {
+// Nested repositories (skip) are left out: git could only record their HEAD commit.
+func (s *service) recordTrees(ctx context.Context, dir, tmp, base string, skip []string) (wtree, itree string, conflicted bool, err error) {
 	wIndex, iIndex := filepath.Join(tmp, "worktree.index"), filepath.Join(tmp, "index")
 	if err := s.copyIndex(ctx, dir, wIndex, iIndex); err != nil {
 		return "", "", false, err
 	}
-	add, err := gitx.AddAllTo(dir, wIndex)
+	add, err := gitx.AddAllTo(dir, wIndex, skip...)
 	if err != nil {
 		return "", "", false, err
 	}
@@ -332,7 +343,7 @@ func (s *service) measure(ctx context.Context, root, dir, base, wtree, itree str
 func entryOf(id, commit string, m removedMeta) RemovedEntry {
 	return RemovedEntry{ID: id, Path: m.Path, Branch: m.Branch, Head: m.Head, BranchTip: m.BranchTip,
 		BranchDeleted: m.DeleteBranch, Time: m.Time, Files: m.Files, Bytes: m.Bytes,
-		IndexConflicted: m.IndexConflicted, DirMissing: m.DirMissing, Commit: commit,
+		IndexConflicted: m.IndexConflicted, DirMissing: m.DirMissing, NotRecorded: m.NotRecorded, Commit: commit,
 		worktreeTree: m.WorktreeTree, indexTree: m.IndexTree, indexCommit: m.IndexCommit}
 }
 
@@ -486,7 +497,7 @@ func (s *service) findRemoved(ctx context.Context, raw *string) (RemovedEntry, e
 	}
 	if raw == nil {
 		if len(entries) == 0 {
-			return RemovedEntry{}, refused("nothing_to_restore", "copse restore --list shows what can be restored",
+			return RemovedEntry{}, refused("nothing_to_restore", "`copse restore --list` shows what can be restored",
 				"no removed worktree is recorded in this repository")
 		}
 		return entries[0], nil
@@ -503,12 +514,12 @@ func (s *service) findRemoved(ctx context.Context, raw *string) (RemovedEntry, e
 	}
 	switch len(found) {
 	case 0:
-		return RemovedEntry{}, refused("no_such_removed", "copse restore --list shows what can be restored",
+		return RemovedEntry{}, refused("no_such_removed", "`copse restore --list` shows what can be restored",
 			"no removed worktree has id %s", quote(id))
 	case 1:
 		return found[0], nil
 	}
-	return RemovedEntry{}, usage("ambiguous_id", "id", "give more characters of the id (copse restore --list)",
+	return RemovedEntry{}, usage("ambiguous_id", "id", "give more characters of the id (`copse restore --list`)",
 		"id %s matches %d removed worktrees", quote(id), len(found))
 }
 
@@ -518,7 +529,7 @@ func checkID(id string) error {
 		return err
 	}
 	if len(id) < 4 || strings.Trim(id, "0123456789abcdef") != "" {
-		return usage("invalid_id", "id", "copse restore --list shows the ids",
+		return usage("invalid_id", "id", "`copse restore --list` shows the ids",
 			"id %s is not a restore id (at least 4 characters of 0-9a-f)", quote(id))
 	}
 	return nil
@@ -526,11 +537,7 @@ func checkID(id string) error {
 
 func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap snapshot) (*Plan, error) {
 	// Every raw value is checked before anything is looked up: bad input is exit 2.
-	if r.ExpectedStateToken != nil {
-		if err := checkText("expected_state_token", *r.ExpectedStateToken, 128); err != nil {
-			return nil, err
-		}
-	}
+	// (expected_state_token is checked by prepareWith, through expectedStateToken.)
 	var path AbsPath
 	if r.Path != nil {
 		var err error
@@ -542,11 +549,6 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 		if err := checkID(*r.ID); err != nil {
 			return nil, err
 		}
-	}
-	if r.ExpectedStateToken != nil && StateToken(*r.ExpectedStateToken) != snap.token {
-		// TODO(merge): the lead's generic expected_state_token check may replace this.
-		return nil, refused("stale_state", "look at the list again (copse list) and ask again",
-			"the worktree list changed since the state token was taken; nothing ran")
 	}
 	if r.List {
 		if r.ID != nil || r.Path != nil {
@@ -560,7 +562,7 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 		return nil, err
 	}
 	if e.Head == "" {
-		return nil, refused("unborn_head", "its files are in commit "+e.Commit+": git -C DIR checkout "+short(e.Commit)+" -- .",
+		return nil, refused("unborn_head", "its files are in commit "+e.Commit+": `git -C DIR checkout "+short(e.Commit)+" -- .`",
 			"the worktree %s was recorded on an unborn branch, which copse cannot check out again", Escape(e.Path))
 	}
 	c := &restoreCmd{entry: e, cwd: s.root(), path: path}
@@ -577,7 +579,7 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 			ce := AsError(err)
 			return nil, &Error{Kind: KindRefused, Code: "original_path_taken", Err: err, Field: "path",
 				Message: "cannot restore to " + Escape(e.Path) + ", where it was: " + ce.Message,
-				Hint:    "restore it elsewhere: copse restore " + e.ID + " --path /abs/new/path"}
+				Hint:    "restore it elsewhere: `copse restore " + e.ID + " --path /abs/new/path`"}
 		}
 	}
 	var warnings []string
@@ -604,6 +606,10 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 	drop, err := gitx.UpdateRefDelete(c.cwd, gitx.RemovedRefPrefix+e.ID, e.Commit)
 	if err != nil {
 		return nil, builderErr(err)
+	}
+	if len(e.NotRecorded) > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s could not be recorded and will not come back: %s",
+			plural(len(e.NotRecorded), "nested repository"), sample(e.NotRecorded, len(e.NotRecorded))))
 	}
 	if e.IndexConflicted {
 		warnings = append(warnings, "the index had conflicts when it was recorded; it comes back as HEAD's tree (the files keep their conflict markers)")
@@ -669,13 +675,6 @@ func changesText(e RemovedEntry) string {
 	return plural(e.Files, "file") + " changed, " + plural(int(e.Bytes), "byte")
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
 func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot, warnings []string) (*Outcome, error) {
 	e := c.entry
 	add, err := gitx.WorktreeAddNoCheckout(c.cwd, c.path.s, c.mode, c.branch, e.Head)
@@ -703,7 +702,7 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 		return nil, uncertain("restore_uncertain", runErr, "run copse list and check "+quoteDisplay(c.path.s),
 			"restore failed (%s) but the worktree list changed", Escape(firstLine(runErr.Error())))
 	}
-	keep := "the record " + e.ID + " is kept: remove " + quoteDisplay(c.path.s) + " and run copse restore " + e.ID + " again"
+	keep := "the record " + e.ID + " is kept: move " + quoteDisplay(c.path.s) + " away, then run `copse restore " + e.ID + "` again"
 	switch {
 	case !listed:
 		return nil, uncertain("restore_not_listed", nil, "run copse list; do not retry blindly",
@@ -774,7 +773,7 @@ func (s *service) verifyRestored(ctx context.Context, dir string, e RemovedEntry
 	if err != nil {
 		return err
 	}
-	wtree, itree, _, err := s.recordTrees(ctx, dir, tmp, base)
+	wtree, itree, _, err := s.recordTrees(ctx, dir, tmp, base, nil)
 	if err != nil {
 		return err
 	}

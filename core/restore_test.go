@@ -331,7 +331,8 @@ func TestRestoreRefusalsChangeNothing(t *testing.T) {
 		{"not an id", core.RestoreRequest{ID: core.Str("feat/z")}, core.KindUsage, "invalid_id"},
 		{"relative path", core.RestoreRequest{ID: &id, Path: core.Str("rel")}, core.KindUsage, "relative_path"},
 		{"list with id", core.RestoreRequest{ID: &id, List: true}, core.KindUsage, "list_with_id"},
-		{"stale token", core.RestoreRequest{ID: &id, ExpectedStateToken: core.Str("0123")}, core.KindRefused, "stale_state"},
+		{"stale token", core.RestoreRequest{ID: &id, Path: core.Str(filepath.Join(r.Base, "free")), ExpectedStateToken: core.Str("0123456789abcdef01234567")}, core.KindRefused, "stale_state"},
+		{"malformed token", core.RestoreRequest{ID: &id, ExpectedStateToken: core.Str("0123")}, core.KindUsage, "bad_state_token"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -342,7 +343,7 @@ func TestRestoreRefusalsChangeNothing(t *testing.T) {
 		})
 	}
 	_, err = do(t, s, core.RestoreRequest{ID: &id})
-	if e := core.AsError(err); !strings.Contains(e.Hint, "copse restore "+id+" --path") || !strings.Contains(e.Message, wt) {
+	if e := core.AsError(err); !strings.Contains(e.Hint, "`copse restore "+id+" --path") || !strings.Contains(e.Message, wt) {
 		t.Fatalf("refusal must name the path and the way out: %v", err)
 	}
 	// Elsewhere, with --path: asks first, then restores.
@@ -369,20 +370,55 @@ func TestRestoreRefusalsChangeNothing(t *testing.T) {
 // A remove that cannot record what it would delete deletes nothing.
 func TestSnapshotFailureRemovesNothing(t *testing.T) {
 	r := coretest.New(t)
-	wt := r.AddWorktree("feat/nested", "nested")
+	wt := r.AddWorktree("feat/nowhere", "nowhere")
 	coretest.WriteFile(t, filepath.Join(wt, "work"), "uncommitted\n")
-	// A repository without a commit inside the worktree: git add cannot record it.
-	r.Git(r.Base, "init", "-q", filepath.Join(wt, "inner"))
 	s := open(t, r, r.Root)
+	// The record is made with temporary index files; with nowhere to put them it fails.
+	t.Setenv("TMPDIR", filepath.Join(r.Base, "no-such-dir"))
 	before := r.Snapshot()
 	_, err := do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
 	wantCode(t, err, core.KindFailed, "snapshot_failed")
-	if e := core.AsError(err); !strings.Contains(e.Message, "nothing was removed") || !strings.Contains(e.Message, "inner") {
+	if e := core.AsError(err); !strings.Contains(e.Message, "nothing was removed") || !strings.Contains(e.Message, wt) {
 		t.Fatalf("message: %s", e.Message)
 	}
 	r.Unchanged(before)
 	if removedRefs(r) != "" {
 		t.Fatal("a failed snapshot left a record")
+	}
+}
+
+// Nested repositories cannot be recorded (git would keep only their commit id): the
+// record leaves them out and says so, and everything else still comes back.
+func TestSnapshotSkipsNestedRepositories(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/nest", "nest")
+	coretest.WriteFile(t, filepath.Join(wt, "work"), "uncommitted\n")
+	r.Git(r.Base, "init", "-q", filepath.Join(wt, "empty repo"))
+	full := filepath.Join(wt, "deps", "full")
+	r.Git(r.Base, "init", "-q", full)
+	coretest.WriteFile(t, filepath.Join(full, "x"), "x\n")
+	r.Git(full, "add", "x")
+	r.Git(full, "commit", "-q", "-m", "x")
+	s := open(t, r, r.Root)
+	out, err := do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := do(t, s, core.RestoreRequest{ID: core.Str(out.RestoreID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(back.Restored.NotRecorded, ","); got != "deps/full/,empty repo/" {
+		t.Fatalf("not recorded: %q", got)
+	}
+	if w := strings.Join(back.Warnings, "\n"); !strings.Contains(w, "2 nested repositories") || !strings.Contains(w, "empty repo/") {
+		t.Fatalf("warnings: %q", back.Warnings)
+	}
+	if got, _ := os.ReadFile(filepath.Join(wt, "work")); string(got) != "uncommitted\n" {
+		t.Fatalf("work = %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(wt, "deps", "full")); !os.IsNotExist(err) {
+		t.Fatalf("a nested repository came back as something: %v", err)
 	}
 }
 

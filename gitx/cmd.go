@@ -19,6 +19,13 @@ type Cmd struct {
 	// everything else, including Runner.Env and the repository variables the
 	// Runner drops from the inherited environment.
 	env []string
+	// limit overrides Runner.OutputLimit for commands whose legitimate output can be
+	// large (a safety status listing every ignored file); 0 keeps the runner's cap.
+	limit int64
+	// keep, when set, filters stdout record by record (records end in NUL) before the
+	// cap applies, so a command whose full output is huge but whose interesting part is
+	// small (ls-files of a big index) never buffers the rest.
+	keep func(record []byte) bool
 }
 
 // Env returns the extra environment entries this command runs with (dry runs show them).

@@ -37,12 +37,37 @@ func IndexPath(dir string) (Cmd, error) {
 
 // AddAllTo stages every change of the worktree at dir, untracked files and deletions
 // included (ignored files are not), into indexFile instead of the worktree's index.
-func AddAllTo(dir, indexFile string) (Cmd, error) {
-	if err := check("add", checkDir(dir), checkPath("index file", indexFile)); err != nil {
+// The paths in skip (relative to the worktree's top, as NestedRepositories prints them)
+// are left out: git cannot record a nested repository, only point at its commit.
+func AddAllTo(dir, indexFile string, skip ...string) (Cmd, error) {
+	reasons := []string{checkDir(dir), checkPath("index file", indexFile)}
+	for _, p := range skip {
+		if p == "" || strings.IndexByte(p, 0) >= 0 || strings.HasPrefix(p, "/") {
+			reasons = append(reasons, fmt.Sprintf("skipped path %q is not relative", p))
+		}
+	}
+	if err := check("add", reasons...); err != nil {
 		return Cmd{}, err
 	}
-	return Cmd{dir: dir, args: []string{"-c", "core.autocrlf=false", "add", "--all", "--", ":/"},
-		env: []string{"GIT_INDEX_FILE=" + indexFile}}, nil
+	args := []string{"-c", "core.autocrlf=false", "add", "--all", "--", ":/"}
+	for _, p := range skip {
+		// literal: the path is not a pattern, whatever characters it holds.
+		args = append(args, ":(top,exclude,literal)"+p)
+	}
+	return Cmd{dir: dir, args: args, env: []string{"GIT_INDEX_FILE=" + indexFile}}, nil
+}
+
+// NestedRepositories lists the untracked, not ignored, directories of the worktree at dir
+// that hold a repository of their own: git lists every other untracked file one by one
+// and stops only there, printing the directory with a trailing "/". Only those records
+// are kept, so a worktree with many untracked files costs no memory.
+func NestedRepositories(dir string) (Cmd, error) {
+	if err := check("ls-files", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	keep := func(rec []byte) bool { return bytes.HasSuffix(rec, []byte("/")) }
+	return Cmd{dir: dir, args: []string{"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", ":/"},
+		read: true, keep: keep, limit: 256 << 20}, nil
 }
 
 // WriteTreeFrom writes the tree of indexFile and prints its id. It fails (exit 128) when
@@ -241,6 +266,25 @@ func (r *Runner) OutputPath(ctx context.Context, c Cmd) (string, error) {
 		return "", fmt.Errorf("gitx: rev-parse printed %q, not an absolute path", clip(p))
 	}
 	return p, nil
+}
+
+// Nested runs NestedRepositories and returns the directories (with their trailing "/").
+func (r *Runner) Nested(ctx context.Context, dir string) ([]string, error) {
+	c, err := NestedRepositories(dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			dirs = append(dirs, p)
+		}
+	}
+	return dirs, nil
 }
 
 // ChangedPaths runs DiffTreeNames and returns the paths.

@@ -29,6 +29,11 @@ func TestSnapshotBuildersArgv(t *testing.T) {
 			[]string{"git", "-C", "/wt", "rev-parse", "--path-format=absolute", "--git-path", "index"}, nil, true},
 		{"AddAllTo", must(AddAllTo("/wt", "/tmp/i")),
 			[]string{"git", "-C", "/wt", "-c", "core.autocrlf=false", "add", "--all", "--", ":/"}, []string{"GIT_INDEX_FILE=/tmp/i"}, false},
+		{"AddAllTo skipping", must(AddAllTo("/wt", "/tmp/i", "inner repo/", "a)b/")),
+			[]string{"git", "-C", "/wt", "-c", "core.autocrlf=false", "add", "--all", "--", ":/",
+				":(top,exclude,literal)inner repo/", ":(top,exclude,literal)a)b/"}, []string{"GIT_INDEX_FILE=/tmp/i"}, false},
+		{"NestedRepositories", must(NestedRepositories("/wt")),
+			[]string{"git", "-C", "/wt", "ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", ":/"}, nil, true},
 		{"WriteTreeFrom", must(WriteTreeFrom("/wt", "/tmp/i")),
 			[]string{"git", "-C", "/wt", "write-tree"}, []string{"GIT_INDEX_FILE=/tmp/i"}, false},
 		{"CommitTree", must(CommitTree("/wt", oid, []string{oid, oid}, "msg\nline")),
@@ -78,6 +83,8 @@ func TestSnapshotBuildersRefuse(t *testing.T) {
 		err  error
 	}{
 		{"relative index", second(AddAllTo("/wt", "rel/i"))},
+		{"absolute skip", second(AddAllTo("/wt", "/tmp/i", "/abs/"))},
+		{"empty skip", second(AddAllTo("/wt", "/tmp/i", ""))},
 		{"short tree", second(CommitTree("/wt", "abc", nil, "m"))},
 		{"bad parent", second(CommitTree("/wt", oid, []string{"HEAD"}, "m"))},
 		{"NUL in message", second(CommitTree("/wt", oid, nil, "a\x00b"))},
@@ -255,5 +262,39 @@ func TestParseRemovedRefsRejectsMalformed(t *testing.T) {
 	got, err := parseRemovedRefs([]byte("refs/copse/removed/a\x00" + oid + "\x00line\nline2\n\x00\n"))
 	if err != nil || len(got) != 1 || got[0].Message != "line\nline2\n" {
 		t.Fatalf("got %+v, %v", got, err)
+	}
+}
+
+func TestNestedRepositoriesAreListedAndSkipped(t *testing.T) {
+	s := newSandbox(t)
+	repo := s.initRepo("repo")
+	s.git(s.root, "init", "-q", filepath.Join(repo, "empty repo"))
+	full := filepath.Join(repo, "deps", "full")
+	s.initRepo("repo", "deps", "full")
+	s.write(filepath.Join(repo, "deps", "loose"), "untracked\n")
+	s.write(filepath.Join(full, "inside"), "not ours\n")
+	r, ctx := s.runner(), context.Background()
+	nested, err := r.Nested(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(nested, []string{"deps/full/", "empty repo/"}) {
+		t.Fatalf("nested %q", nested)
+	}
+	tmp := filepath.Join(t.TempDir(), "i")
+	// Without skipping, git refuses the repository that has no commit.
+	if _, err := r.Run(ctx, must2(t)(AddAllTo(repo, tmp))); err == nil {
+		t.Fatal("git add recorded a repository without a commit")
+	}
+	os.Remove(tmp)
+	if _, err := r.Run(ctx, must2(t)(AddAllTo(repo, tmp, nested...))); err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.OutputOID(ctx, must2(t)(WriteTreeFrom(repo, tmp)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.git(repo, "ls-tree", "-r", "--name-only", "-z", w); got != "README\x00deps/loose\x00" {
+		t.Fatalf("tree lists %q", got)
 	}
 }

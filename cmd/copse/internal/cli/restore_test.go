@@ -51,8 +51,11 @@ func TestRestoreCommand(t *testing.T) {
 	want(t, res, 1, "cannot restore to", "--path")
 	r.Unchanged(before)
 	dest := filepath.Join(r.Base, "cli-again")
-	hint := strings.TrimSpace(res.stderr[strings.Index(res.stderr, "copse restore "):])
-	args := strings.Fields(strings.Replace(hint, "/abs/new/path", dest, 1))[1:]
+	hint := regexp.MustCompile("`(copse restore [^`]*)`").FindStringSubmatch(res.stderr)
+	if hint == nil {
+		t.Fatalf("no command in the hint:\n%s", res)
+	}
+	args := strings.Fields(strings.Replace(hint[1], "/abs/new/path", dest, 1))[1:]
 	res = run(t, r, r.Root, args...) // no terminal, no --yes: asks, so refuses
 	want(t, res, 1, "needs confirmation", "--yes")
 	r.Unchanged(before)
@@ -77,13 +80,31 @@ func TestRestoreCommandUsage(t *testing.T) {
 	want(t, res, 2, "not a restore id")
 }
 
+// toolApproved sends req as a host does: first without approval (needs_approval with a
+// state_token), then approved with that token.
+func toolApproved(t *testing.T, r *coretest.Repo, req string) result {
+	t.Helper()
+	res := runWith(t, r, r.Root, nil, strings.NewReader(req), "tool")
+	var rep struct {
+		Error struct {
+			Code       string `json:"code"`
+			StateToken string `json:"state_token"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil || rep.Error.Code != "needs_approval" || rep.Error.StateToken == "" {
+		t.Fatalf("want needs_approval with a state_token: %v\n%s", err, res)
+	}
+	approved := strings.TrimSuffix(req, "}") + `,"expected_state_token":"` + rep.Error.StateToken + `"}`
+	return runWith(t, r, r.Root, nil, strings.NewReader(approved), "tool", "--approved")
+}
+
 // copse tool reaches restore through core.Decode: list is a plain request, a restore to
 // a chosen path needs approval.
 func TestRestoreThroughTool(t *testing.T) {
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/tool", "tool")
 	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
-	res := runWith(t, r, r.Root, nil, strings.NewReader(`{"operation":"remove","path":"`+wt+`","force":true}`), "tool", "--approved")
+	res := toolApproved(t, r, `{"operation":"remove","path":"`+wt+`","force":true}`)
 	want(t, res, 0, `"restore_id":"`)
 	var rep struct {
 		Result struct {
@@ -93,15 +114,17 @@ func TestRestoreThroughTool(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil || rep.Result.RestoreID == "" {
 		t.Fatalf("%v\n%s", err, res)
 	}
+	id := rep.Result.RestoreID
 	res = runWith(t, r, r.Root, nil, strings.NewReader(`{"operation":"restore","list":true}`), "tool")
-	want(t, res, 0, `"removed":[{"id":"`+rep.Result.RestoreID)
+	want(t, res, 0, `"removed":[{"id":"`+id)
 	dest := filepath.Join(r.Base, "tool-back")
-	req := `{"operation":"restore","id":"` + rep.Result.RestoreID + `","path":"` + dest + `"}`
-	res = runWith(t, r, r.Root, nil, strings.NewReader(req), "tool")
-	want(t, res, 1, "needs_approval", "Restore this removed worktree?")
-	if _, err := os.Lstat(dest); !os.IsNotExist(err) {
-		t.Fatalf("restored without approval: %v", err)
+	before := r.Snapshot()
+	res = runWith(t, r, r.Root, nil, strings.NewReader(`{"operation":"restore","id":"`+id+`","path":"`+dest+`"}`), "tool", "--approved")
+	want(t, res, 2, "state_token_required")
+	r.Unchanged(before)
+	res = toolApproved(t, r, `{"operation":"restore","id":"`+id+`","path":"`+dest+`"}`)
+	want(t, res, 0, `"restored":{"id":"`+id)
+	if got, _ := os.ReadFile(filepath.Join(dest, "f")); string(got) != "x\n" {
+		t.Fatalf("f = %q", got)
 	}
-	res = runWith(t, r, r.Root, nil, strings.NewReader(`{"operation":"restore","id":"`+rep.Result.RestoreID+`"}`), "tool")
-	want(t, res, 0, `"restored":{"id":"`+rep.Result.RestoreID)
 }
