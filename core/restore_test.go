@@ -451,3 +451,64 @@ func TestSnapshotOfConflictedWorktree(t *testing.T) {
 		t.Fatalf("README.md = %q, want %q", got, conflicted)
 	}
 }
+
+// A worktree whose directory is already gone still has a branch to lose: the record
+// keeps the branch tip, and restore checks it out again.
+func TestPrunableWorktreeWithDeletedBranchComesBack(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/p", "p")
+	coretest.WriteFile(t, filepath.Join(wt, "done"), "committed\n")
+	r.Git(wt, "add", "done")
+	r.Git(wt, "commit", "-q", "-m", "work")
+	tip := r.Git(wt, "rev-parse", "HEAD")
+	if err := os.RemoveAll(wt); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, r, r.Root)
+	out, err := do(t, s, core.RemoveRequest{Branch: core.Str("feat/p"), DeleteBranch: true, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.RestoreID == "" {
+		t.Fatal("deleting a branch with unique commits made no record")
+	}
+	back, err := do(t, s, core.RestoreRequest{ID: core.Str(out.RestoreID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Restored.DirMissing || back.Worktree.Branch != "feat/p" || back.Worktree.Head != tip {
+		t.Fatalf("restored %+v from %+v", back.Worktree, back.Restored)
+	}
+	if got, _ := os.ReadFile(filepath.Join(wt, "done")); string(got) != "committed\n" {
+		t.Fatalf("done = %q", got)
+	}
+}
+
+// Commits only a detached HEAD held survive a forced remove and git's garbage collection:
+// the record reaches them.
+func TestDetachedCommitsSurviveGC(t *testing.T) {
+	r := coretest.New(t)
+	wt := filepath.Join(r.Base, "det")
+	r.Git(r.Root, "worktree", "add", "-q", "--detach", wt)
+	coretest.WriteFile(t, filepath.Join(wt, "agent"), "an agent committed without a branch\n")
+	r.Git(wt, "add", "agent")
+	r.Git(wt, "commit", "-q", "-m", "orphaned work")
+	head := r.Git(wt, "rev-parse", "HEAD")
+	s := open(t, r, r.Root)
+	out, err := do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Git(r.Root, "reflog", "expire", "--expire=now", "--all")
+	r.Git(r.Root, "gc", "-q", "--prune=now")
+	if _, err := r.TryGit(r.Root, "cat-file", "-e", head+"^{commit}"); err != nil {
+		t.Fatalf("gc removed the commit the record holds: %v", err)
+	}
+	back, err := do(t, s, core.RestoreRequest{ID: core.Str(out.RestoreID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Worktree.Detached || back.Worktree.Head != head {
+		t.Fatalf("restored %+v", back.Worktree)
+	}
+}
