@@ -203,13 +203,16 @@ func TestFlowRemoveWithY(t *testing.T) {
 	f.selectPath(gone)
 	f.keys("d")
 	f.wait("the dialog opens", func(fr frame) bool { return fr.mode == modeConfirm })
+	// enter answers the default, No: the dialog closes and nothing runs.
 	f.keys("enter")
-	if fr := f.frame(); fr.mode != modeConfirm || fr.busy {
-		t.Fatalf("enter answered the dialog: mode=%v busy=%v", fr.mode, fr.busy)
+	if fr := f.frame(); fr.mode != modeList || fr.busy || !strings.Contains(fr.view, "nothing changed") {
+		t.Fatalf("enter did not answer no: mode=%v busy=%v\n%s", fr.mode, fr.busy, fr.view)
 	}
 	if _, err := os.Stat(gone); err != nil {
 		t.Fatal("enter removed the worktree")
 	}
+	f.keys("d")
+	f.wait("the dialog opens again", func(fr frame) bool { return fr.mode == modeConfirm })
 	f.keys("y")
 	fr := f.wait("the row is gone", func(fr frame) bool { return fr.loaded && !fr.busy && !contains(fr.paths, gone) })
 	if !strings.Contains(fr.view, "removed") {
