@@ -286,6 +286,7 @@ retry blindly); 130 cancelled.`,
 		NewCmdSwitch(f, nil),
 		NewCmdRemove(f, nil),
 		NewCmdBack(f, nil),
+		NewCmdSetup(f, nil),
 		NewCmdInit(f, nil),
 		NewCmdTool(f),
 		NewCmdMCP(f),
@@ -303,6 +304,17 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		case len(args) > n:
 			return usagef("usage: "+cmd.UseLine()+" (quote a value that contains spaces)",
 				"%s takes %s, got %d arguments (extra: \"%s\")", cmd.CommandPath(), what, len(args), strings.Join(args[n:], "\" \""))
+		}
+		return nil
+	}
+}
+
+// maxArgs accepts at most n arguments (an optional TARGET).
+func maxArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usagef("usage: "+cmd.UseLine()+" (quote a value that contains spaces)",
+				"%s takes %s, got \"%s\"", cmd.CommandPath(), what, strings.Join(args, "\" \""))
 		}
 		return nil
 	}
