@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/copse-dev/copse/core"
@@ -44,6 +45,7 @@ prune drops them. A restored record is deleted once the restore is verified.`,
 			}
 			return nil
 		},
+		ValidArgsFunction: completeRemoved(f),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Request.ID = &args[0]
@@ -89,6 +91,36 @@ func restoreRun(ctx context.Context, f *Factory, opts *RestoreOptions) error {
 	}
 	fmt.Fprintf(f.Out, "restored %s (%s) from %s\n", f.displayPath(out.Path), what, out.Restored.ID)
 	return nil
+}
+
+// completeRemoved completes restore's ID with the records, described by branch and path.
+// Completion never prints an error into the shell: a failure completes nothing.
+func completeRemoved(f *Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		svc, err := f.open(completionContext(cmd))
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		out, err := svc.Do(completionContext(cmd), core.RestoreRequest{List: true}, false)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		l, _ := out.Result().(*core.RemovedListing)
+		var ids []cobra.Completion
+		for _, e := range l.Removed {
+			if strings.HasPrefix(e.ID, toComplete) {
+				what := e.Branch
+				if what == "" {
+					what = "detached " + short(e.Head)
+				}
+				ids = append(ids, cobra.CompletionWithDesc(e.ID, what+" "+e.Path))
+			}
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 // renderRemoved prints one aligned row per record, newest first; every value is escaped.

@@ -128,3 +128,16 @@ func TestRestoreThroughTool(t *testing.T) {
 		t.Fatalf("f = %q", got)
 	}
 }
+
+func TestRestoreCompletesIDs(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/comp", "comp")
+	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
+	res := run(t, r, r.Root, "remove", "--force", "--yes", wt)
+	m := undoLine.FindStringSubmatch(res.stdout)
+	if m == nil {
+		t.Fatalf("no restore id:\n%s", res)
+	}
+	res = run(t, r, r.Root, "__complete", "restore", "")
+	want(t, res, 0, m[1]+"\tfeat/comp "+wt)
+}
