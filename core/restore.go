@@ -89,7 +89,10 @@ type restoreCmd struct {
 	path   AbsPath
 	mode   int    // gitx.AddDetached, AddNewBranch or AddExistingRef
 	branch string // for AddNewBranch / AddExistingRef
-	cwd    string
+	// recreate is the tip to recreate the deleted branch at when it was not at HEAD (a
+	// worktree mid-rebase): the worktree comes back detached, the branch where it was.
+	recreate string
+	cwd      string
 }
 
 type restoreListCmd struct{}
@@ -585,7 +588,7 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 	var warnings []string
 	c.mode = gitx.AddDetached
 	if e.Branch != "" {
-		c.mode, warnings, err = s.restoreBranchMode(ctx, snap, e)
+		c.mode, c.recreate, warnings, err = s.restoreBranchMode(ctx, snap, e)
 		if err != nil {
 			return nil, err
 		}
@@ -614,8 +617,15 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 	if e.IndexConflicted {
 		warnings = append(warnings, "the index had conflicts when it was recorded; it comes back as HEAD's tree (the files keep their conflict markers)")
 	}
-	p := &Plan{Request: r, cmd: c, Warnings: warnings,
-		Commands: []string{add.String(), files.String(), index.String(), drop.String()}}
+	cmds := []string{add.String(), files.String(), index.String()}
+	if c.recreate != "" {
+		branch, err := gitx.UpdateRefCreate(c.cwd, "refs/heads/"+e.Branch, c.recreate)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		cmds = append(cmds, branch.String())
+	}
+	p := &Plan{Request: r, cmd: c, Warnings: warnings, Commands: append(cmds, drop.String())}
 	// Restoring only adds a worktree; it asks when the place was chosen by the caller
 	// or is an existing (empty) directory, as create does.
 	if r.Path != nil || exists(c.path.s) {
@@ -643,28 +653,28 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 // restoreBranchMode: the recorded branch when it is free (checked out nowhere, and
 // either gone, to be recreated at the recorded tip, or still at the recorded HEAD), else
 // a detached HEAD, with a warning saying why.
-func (s *service) restoreBranchMode(ctx context.Context, snap snapshot, e RemovedEntry) (int, []string, error) {
+func (s *service) restoreBranchMode(ctx context.Context, snap snapshot, e RemovedEntry) (int, string, []string, error) {
 	for _, t := range snap.trees {
 		if t.Branch == e.Branch {
-			return gitx.AddDetached, []string{fmt.Sprintf("branch %s is checked out at %s; restoring detached at %s",
+			return gitx.AddDetached, "", []string{fmt.Sprintf("branch %s is checked out at %s; restoring detached at %s",
 				Escape(e.Branch), Escape(t.Path), short(e.Head))}, nil
 		}
 	}
 	tip, err := s.git.ResolveCommit(ctx, s.root(), "refs/heads/"+e.Branch)
 	if _, exited := gitx.ExitCode(err); err != nil && exited {
 		if e.BranchTip != "" && e.BranchTip != e.Head {
-			return gitx.AddDetached, []string{fmt.Sprintf("branch %s was at %s, not at HEAD %s; restoring detached (git branch %s %s recreates the branch)",
-				Escape(e.Branch), short(e.BranchTip), short(e.Head), Escape(e.Branch), short(e.BranchTip))}, nil
+			return gitx.AddDetached, e.BranchTip, []string{fmt.Sprintf("branch %s was at %s, not at HEAD %s: it is recreated there, and the worktree comes back detached at %s",
+				Escape(e.Branch), short(e.BranchTip), short(e.Head), short(e.Head))}, nil
 		}
-		return gitx.AddNewBranch, nil, nil
+		return gitx.AddNewBranch, "", nil, nil
 	}
 	if err != nil {
-		return 0, nil, gitFailure("branch_lookup_failed", err, "cannot read branch "+Escape(e.Branch))
+		return 0, "", nil, gitFailure("branch_lookup_failed", err, "cannot read branch "+Escape(e.Branch))
 	}
 	if tip == e.Head {
-		return gitx.AddExistingRef, nil, nil
+		return gitx.AddExistingRef, "", nil, nil
 	}
-	return gitx.AddDetached, []string{fmt.Sprintf("branch %s has moved to %s since it was recorded at %s; restoring detached",
+	return gitx.AddDetached, "", []string{fmt.Sprintf("branch %s has moved to %s since it was recorded at %s; restoring detached",
 		Escape(e.Branch), short(tip), short(e.Head))}, nil
 }
 
@@ -725,6 +735,18 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 	if err := s.verifyRestored(wctx, c.path.s, e); err != nil {
 		return nil, uncertain("restore_differs", err, keep,
 			"the worktree %s was restored but does not match the record: %s", Escape(c.path.s), Escape(firstLine(err.Error())))
+	}
+	if c.recreate != "" {
+		// Create-only: a branch of that name made meanwhile is never moved.
+		branch, err := gitx.UpdateRefCreate(c.cwd, "refs/heads/"+e.Branch, c.recreate)
+		if err == nil {
+			_, err = s.git.Run(wctx, branch)
+		}
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("branch %s could not be recreated at %s (%s); the record %s is kept",
+				Escape(e.Branch), short(c.recreate), Escape(firstLine(err.Error())), e.ID))
+			return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
+		}
 	}
 	drop, err := gitx.UpdateRefDelete(c.cwd, gitx.RemovedRefPrefix+e.ID, e.Commit)
 	if err == nil {

@@ -2,12 +2,15 @@ package core
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/gitx"
 )
 
 // dropExpiredRemoved is what prune calls: records older than copse.keepRemoved go, the
@@ -61,5 +64,56 @@ func TestParseKeep(t *testing.T) {
 		if _, err := parseKeep(in); err == nil {
 			t.Errorf("parseKeep(%q) accepted", in)
 		}
+	}
+}
+
+// A worktree listed under its branch while HEAD is elsewhere (mid-rebase): the record
+// keeps both, and a restore recreates the deleted branch at its tip and the worktree
+// detached at HEAD.
+func TestRestoreRecreatesBranchAwayFromHead(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/r", "r")
+	coretest.WriteFile(t, filepath.Join(wt, "one"), "1\n")
+	r.Git(wt, "add", "one")
+	r.Git(wt, "commit", "-q", "-m", "one")
+	tip := r.Git(wt, "rev-parse", "HEAD")
+	r.Git(wt, "checkout", "-q", "--detach", "HEAD~1")
+	head := r.Git(wt, "rev-parse", "HEAD")
+	coretest.WriteFile(t, filepath.Join(wt, "wip"), "in the middle\n")
+	ctx := context.Background()
+	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := svc.impl
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.snapshotForRemoval(ctx, gitx.Worktree{Path: wt, Branch: "feat/r", Head: head}, true)
+	unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.BranchTip != tip || e.Head != head {
+		t.Fatalf("record %+v, want tip %s head %s", e, tip, head)
+	}
+	r.Git(r.Root, "worktree", "remove", "--force", wt)
+	r.Git(r.Root, "branch", "-D", "feat/r")
+	back, err := svc.Do(ctx, RestoreRequest{ID: Str(e.ID)}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Worktree.Detached || back.Worktree.Head != head {
+		t.Fatalf("restored %+v, want detached at %s", back.Worktree, head)
+	}
+	if got := r.Git(r.Root, "rev-parse", "refs/heads/feat/r"); got != tip {
+		t.Fatalf("branch at %s, want %s", got, tip)
+	}
+	if got, _ := os.ReadFile(filepath.Join(wt, "wip")); string(got) != "in the middle\n" {
+		t.Fatalf("wip = %q", got)
+	}
+	if !strings.Contains(strings.Join(back.Warnings, "\n"), "recreated") {
+		t.Fatalf("warnings %q", back.Warnings)
 	}
 }
