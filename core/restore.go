@@ -368,8 +368,27 @@ func parseEntry(ref gitx.RemovedRef) (RemovedEntry, error) {
 	if err := dec.Decode(&m); err != nil {
 		return RemovedEntry{}, fmt.Errorf("%s: unreadable record: %v", ref.Name, err)
 	}
-	if m.V != 1 || !filepath.IsAbs(m.Path) || m.WorktreeTree == "" || m.IndexTree == "" || m.IndexCommit == "" {
-		return RemovedEntry{}, fmt.Errorf("%s: incomplete record", ref.Name)
+	// A ref anyone could have written: every value is checked as copse would write it.
+	if checkID(id) != nil || len(id) != idLen || !strings.HasPrefix(ref.Commit, id) {
+		return RemovedEntry{}, fmt.Errorf("%s is not a name copse gives a record", ref.Name)
+	}
+	oids := []string{m.WorktreeTree, m.IndexTree, m.IndexCommit}
+	for _, o := range []string{m.Head, m.BranchTip} {
+		if o != "" {
+			oids = append(oids, o)
+		}
+	}
+	// The path is git's own record of the worktree and may hold any byte but NUL (a
+	// newline included): it is shown escaped, and a restore there goes through ParseAbsPath.
+	bad := m.V != 1 || !filepath.IsAbs(m.Path) || filepath.Clean(m.Path) != m.Path || strings.IndexByte(m.Path, 0) >= 0 ||
+		(m.Branch != "" && checkText("branch", m.Branch, maxBranch) != nil) || m.Time.IsZero()
+	for _, o := range oids {
+		if len(o) != len(ref.Commit) || strings.Trim(o, "0123456789abcdef") != "" {
+			bad = true
+		}
+	}
+	if bad {
+		return RemovedEntry{}, fmt.Errorf("%s: incomplete or malformed record", ref.Name)
 	}
 	return entryOf(id, ref.Commit, m), nil
 }
@@ -574,10 +593,10 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 			return nil, err
 		}
 	} else {
-		c.path, err = ParseAbsPath("path", e.Path)
-		if err == nil {
-			err = s.checkNewPath(ctx, snap, c.path)
-		}
+		// git's own record of where the worktree was: absolute and clean (parseEntry), and
+		// like every path git lists it may hold a newline, which a typed path may not.
+		c.path = AbsPath{e.Path}
+		err = s.checkNewPath(ctx, snap, c.path)
 		if err != nil {
 			ce := AsError(err)
 			return nil, &Error{Kind: KindRefused, Code: "original_path_taken", Err: err, Field: "path",

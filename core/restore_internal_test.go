@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -115,5 +116,44 @@ func TestRestoreRecreatesBranchAwayFromHead(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(back.Warnings, "\n"), "recreated") {
 		t.Fatalf("warnings %q", back.Warnings)
+	}
+}
+
+func TestParseEntryRejectsForgedRecords(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	const oid = "89abcdef0123456789abcdef0123456789abcdef"
+	good := removedMeta{V: 1, Path: "/src/app.worktrees/x\nnewline", Branch: "feat/x", Head: oid,
+		Time: time.Unix(1700000000, 0).UTC(), WorktreeTree: oid, IndexTree: oid, IndexCommit: oid}
+	msg := func(m removedMeta) string {
+		js, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "copse: removed worktree x\n\n" + metaKey + string(js) + "\n"
+	}
+	ref := func(id, message string) gitx.RemovedRef {
+		return gitx.RemovedRef{Name: gitx.RemovedRefPrefix + id, Commit: commit, Message: message}
+	}
+	e, err := parseEntry(ref(commit[:idLen], msg(good)))
+	if err != nil || e.Path != good.Path || e.Branch != "feat/x" || e.ID != commit[:idLen] || e.worktreeTree != oid {
+		t.Fatalf("good record: %+v, %v", e, err)
+	}
+	bad := map[string]gitx.RemovedRef{
+		"no meta line":        ref(commit[:idLen], "just a message\n"),
+		"id not of commit":    ref("fedcba987654", msg(good)),
+		"id not hex":          ref("feat/x", msg(good)),
+		"unknown field":       ref(commit[:idLen], metaKey+`{"v":1,"evil":true}`),
+		"unclean path":        ref(commit[:idLen], msg(func() removedMeta { m := good; m.Path = "/a/../etc"; return m }())),
+		"relative path":       ref(commit[:idLen], msg(func() removedMeta { m := good; m.Path = "rel"; return m }())),
+		"branch with control": ref(commit[:idLen], msg(func() removedMeta { m := good; m.Branch = "a\x1bb"; return m }())),
+		"tree not an oid":     ref(commit[:idLen], msg(func() removedMeta { m := good; m.WorktreeTree = "HEAD"; return m }())),
+		"head option":         ref(commit[:idLen], msg(func() removedMeta { m := good; m.Head = "--output=x"; return m }())),
+		"version 2":           ref(commit[:idLen], msg(func() removedMeta { m := good; m.V = 2; return m }())),
+		"no time":             ref(commit[:idLen], msg(func() removedMeta { m := good; m.Time = time.Time{}; return m }())),
+	}
+	for name, r := range bad {
+		if _, err := parseEntry(r); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }

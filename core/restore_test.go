@@ -512,3 +512,25 @@ func TestDetachedCommitsSurviveGC(t *testing.T) {
 		t.Fatalf("restored %+v", back.Worktree)
 	}
 }
+
+// git lists a worktree whose path holds a newline; its record comes back there too.
+func TestRestoreToPathWithNewline(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/nl", "odd\nname")
+	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
+	s := open(t, r, r.Root)
+	out, err := do(t, s, core.RemoveRequest{Branch: core.Str("feat/nl"), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := do(t, s, core.RestoreRequest{ID: core.Str(out.RestoreID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Path != wt || back.Worktree.Branch != "feat/nl" {
+		t.Fatalf("restored %+v", back.Worktree)
+	}
+	if got, _ := os.ReadFile(filepath.Join(wt, "f")); string(got) != "x\n" {
+		t.Fatalf("f = %q", got)
+	}
+}
