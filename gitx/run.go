@@ -155,7 +155,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	cmd := exec.CommandContext(procCtx, bin, argv[1:]...)
 	cmd.Env = r.environ(c.read)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error {
 		// Negative pid: the whole group. git is the group leader (Setpgid).
 		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -169,6 +169,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	fail := func(kind ErrKind, err error) *Error {
 		return &Error{Kind: kind, Argv: argv, Stderr: stderr.buf.String(), Err: err}
 	}
+	defer pinThread()() // until git has been waited for (see proc_linux.go)
 	if err := cmd.Start(); err != nil {
 		if e := contextFailure(ctx, runCtx, timeout, fail); e != nil {
 			return nil, e

@@ -77,7 +77,7 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 		if out.Operation == core.OpOpen && svc.HasWorkspaces() {
 			return nil
 		}
-		return f.deliver(svc, out, out.Path)
+		return f.deliver(ctx, svc, out, out.Path)
 	}
 	return nil
 }
