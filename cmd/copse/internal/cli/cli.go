@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/copse-dev/copse/core"
@@ -83,6 +84,10 @@ type Factory struct {
 	OpenService func(ctx context.Context, opts core.Options) (*core.Service, error)
 
 	Global GlobalOptions
+
+	// inPicker is set while the picker owns the terminal: it shows lock waits in its status
+	// line, and a line on stderr would tear its screen.
+	inPicker atomic.Bool
 }
 
 // GlobalOptions are the flags every command takes.
@@ -273,7 +278,15 @@ func (f *Factory) color() bool {
 func (f *Factory) open(ctx context.Context) (*core.Service, error) {
 	// COPSE_PREVIOUS comes from the shell integration: the directory this shell left.
 	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv,
-		Previous: f.Getenv("COPSE_PREVIOUS")})
+		Previous: f.Getenv("COPSE_PREVIOUS"), OnLockWait: f.lockWaitNotice})
+}
+
+// lockWaitNotice says on stderr who holds the repository lock copse waits for.
+func (f *Factory) lockWaitNotice(h core.LockHolder) {
+	if f.inPicker.Load() {
+		return
+	}
+	fmt.Fprintf(f.Err, "copse: waiting for the repository lock, held by %s\n", h)
 }
 
 // runE adapts a command body: every error it returns becomes a core.Error (a foreign

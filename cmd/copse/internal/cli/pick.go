@@ -50,10 +50,12 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 	}
 	defer tty.Close()
 	width, height, _ := term.GetSize(int(tty.Fd()))
+	f.inPicker.Store(true)
 	res, err := pickerRun(ctx, svc, pickerOptions{
 		Pick: pick, NoColor: f.Global.NoColor || f.Getenv("NO_COLOR") != "",
 		Input: tty, Output: tty, Width: width, Height: height,
 	})
+	f.inPicker.Store(false)
 	if err != nil {
 		return err
 	}
