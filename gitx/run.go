@@ -28,7 +28,7 @@ const (
 type Runner struct {
 	Bin         string        // "git" when empty
 	Timeout     time.Duration // per command; 60s when zero
-	OutputLimit int64         // cap on stdout and on stderr, each; 2 MiB when zero
+	OutputLimit int64         // cap on stdout and on stderr, each; when zero, 2 MiB or the command's own (larger) cap
 	Env         []string      // extra environment entries, appended last so they win
 }
 
@@ -71,6 +71,7 @@ type Error struct {
 	Kind     ErrKind
 	Argv     []string
 	ExitCode int    // meaningful for ErrExit
+	Limit    int64  // the output cap in bytes; meaningful for ErrOutputLimit
 	Stderr   string // as much as was captured (at most OutputLimit bytes)
 	Err      error  // the underlying error; context.Canceled for ErrCanceled
 }
@@ -101,6 +102,9 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Command names the git command that failed, for messages: "git worktree list".
+func (e *Error) Command() string { return commandName(e.Argv) }
 
 // ExitCode returns git's exit code when err is an *Error of kind ErrExit.
 func ExitCode(err error) (int, bool) {
@@ -139,6 +143,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	}
 	if limit <= 0 {
 		limit = defaultOutputLimit
+		if c.limit > 0 {
+			limit = c.limit
+		}
 	}
 
 	runCtx, cancelRun := context.WithTimeout(ctx, timeout)
@@ -186,7 +193,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 
 	if over.Load() {
 		// Checked first: git may even have exited 0, but its output was cut.
-		return nil, fail(ErrOutputLimit, fmt.Errorf("output passed the %d-byte limit; git was stopped", limit))
+		e := fail(ErrOutputLimit, fmt.Errorf("output passed the %d-byte limit; git was stopped", limit))
+		e.Limit = limit
+		return nil, e
 	}
 	if waitErr == nil {
 		return stdout.buf.Bytes(), nil
