@@ -27,6 +27,24 @@ type Result struct {
 	Outcome   *core.Outcome  // the switch/back outcome when the user switched (Path = where to cd)
 	Selected  *core.Worktree // pick mode: the chosen row
 	Cancelled bool           // user quit without choosing
+	// Interrupted is set when a second ctrl+c ended the picker during an operation.
+	Interrupted *Interrupted
+}
+
+// Interrupted is an operation the user stopped waiting for. The caller reports the state
+// it left and exits 130.
+type Interrupted struct {
+	Label     string // "removing feat/x"
+	Executing bool   // false: only its checks ran, nothing changed
+	// Settled receives the operation's answer (the first ctrl+c cancelled it; core kills
+	// git and reads back the state it left). Only an executing operation answers.
+	Settled <-chan Settled
+}
+
+// Settled is what an interrupted operation finally did.
+type Settled struct {
+	Outcome *core.Outcome
+	Err     error
 }
 
 // Run shows the picker until the user chooses or quits. The caller opens svc first, so a

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"time"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/tui"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -59,6 +61,9 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 	if err != nil {
 		return err
 	}
+	if res.Interrupted != nil {
+		return interruptedState(ctx, res.Interrupted)
+	}
 	if pick {
 		if res.Cancelled || res.Selected == nil {
 			return &core.Error{Kind: core.KindRefused, Code: "nothing_picked", Message: "nothing picked",
@@ -82,4 +87,37 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 		return f.deliver(ctx, svc, out, out.Path)
 	}
 	return nil
+}
+
+// settleWait bounds how long copse waits, after a second ctrl+c ended the picker, for the
+// interrupted operation to report the state it left. The first ctrl+c already killed git;
+// what remains is core reading the worktree list back.
+const settleWait = 10 * time.Second
+
+// interruptedState is the error (exit 130) for an operation the user stopped waiting for,
+// naming the state it left when core reports it in time.
+func interruptedState(ctx context.Context, in *tui.Interrupted) error {
+	e := &core.Error{Kind: core.KindCancelled, Code: "cancelled"}
+	if !in.Executing {
+		e.Message = "interrupted while " + in.Label + ", during its checks; nothing changed"
+		return e
+	}
+	timer := time.NewTimer(settleWait)
+	defer timer.Stop()
+	select {
+	case s := <-in.Settled:
+		if s.Err == nil {
+			e.Message = "interrupted, but " + in.Label + " had already finished"
+			e.Hint = "run copse list to see the worktrees"
+			return e
+		}
+		ce := core.AsError(s.Err)
+		e.Message, e.Hint, e.Err = "interrupted: "+ce.Message, ce.Hint, ce
+		return e
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	e.Message = "interrupted while " + in.Label + "; the state it left was not read back"
+	e.Hint = "run copse list to see what exists"
+	return e
 }

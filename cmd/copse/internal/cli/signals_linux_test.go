@@ -247,3 +247,67 @@ func blockedIn(pid int, fns ...string) bool {
 	}
 	return false
 }
+
+// In the picker, the first ctrl+c during an operation cancels it; a second one ends copse,
+// exit 130, with the state the operation left on stderr. A git wrapper holds copse's
+// read-back (after the hook ran) until the second ctrl+c has ended the picker.
+func TestPickerSecondCtrlCExits130(t *testing.T) {
+	r := coretest.New(t)
+	pids := sleepyHook(t, r)
+	bin := t.TempDir()
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := `#!/bin/sh
+case "$*" in
+*"worktree list"*) if [ -e "` + pids + `/hook.pid" ]; then
+	touch "` + pids + `/readback"
+	while [ ! -e "` + pids + `/release" ]; do sleep 0.05; done
+fi;;
+esac
+exec "` + realGit + `" "$@"
+`
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	release := func() { os.WriteFile(filepath.Join(pids, "release"), nil, 0o644) }
+	t.Cleanup(release)
+	p := startInPTY(t, r, []string{"PATH=" + bin + ":" + os.Getenv("PATH")})
+	p.waitScreen(t, "main")
+	p.master.Write([]byte("n"))
+	p.waitScreen(t, "base")
+	p.master.Write([]byte("feat/slow\r"))
+	waitFile := func(name string) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); !fileExists(filepath.Join(pids, name)); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s; stderr: %s", name, p.stderr.String())
+			}
+		}
+	}
+	waitFile("hook.pid")
+	sleepPID := readPID(t, filepath.Join(pids, "sleep.pid"))
+	t.Cleanup(func() { syscall.Kill(sleepPID, syscall.SIGKILL) })
+	p.master.Write([]byte{3}) // ctrl+c: cancels the create
+	waitFile("readback")
+	p.waitScreen(t, "ctrl+c again quits")
+	p.master.Write([]byte{3}) // ctrl+c again: ends the picker
+	p.waitScreen(t, "\x1b[?1049l") // the picker left the alternate screen
+	release()
+	code := p.wait(t)
+	msg := p.stderr.String()
+	if code != 130 {
+		t.Fatalf("want exit 130, got %d\nstderr: %s", code, msg)
+	}
+	path := filepath.Join(r.Base, "app.worktrees", "feat-slow")
+	listed := strings.Contains(r.Git(r.Root, "worktree", "list", "--porcelain"), "worktree "+path+"\n")
+	switch {
+	case !strings.Contains(msg, "interrupted"):
+		t.Fatalf("stderr does not say copse was interrupted:\n%s", msg)
+	case listed && strings.Contains(msg, path+" is listed"):
+	case !listed && (strings.Contains(msg, "nothing was created") || strings.Contains(msg, "does not list")):
+	default:
+		t.Fatalf("stderr does not report the state left (listed=%v):\n%s", listed, msg)
+	}
+}
