@@ -292,7 +292,7 @@ exec "` + realGit + `" "$@"
 	p.master.Write([]byte{3}) // ctrl+c: cancels the create
 	waitFile("readback")
 	p.waitScreen(t, "ctrl+c again quits")
-	p.master.Write([]byte{3}) // ctrl+c again: ends the picker
+	p.master.Write([]byte{3})      // ctrl+c again: ends the picker
 	p.waitScreen(t, "\x1b[?1049l") // the picker left the alternate screen
 	release()
 	code := p.wait(t)
