@@ -53,9 +53,16 @@ func (m Model) onLockWait(msg lockWaitMsg) (tea.Model, tea.Cmd) {
 // interrupt is the second ctrl+c during an operation: the picker ends at once, and the
 // caller (copse) reports the state the operation left, exit 130.
 func (m Model) interrupt() (tea.Model, tea.Cmd) {
-	op := m.op
-	m.result.Interrupted = &Interrupted{Label: op.label, Executing: op.executing, Settled: op.settled}
+	m.result.Interrupted = m.running()
 	return m.quit()
+}
+
+// running is the operation under way, for the caller to report, or nil.
+func (m Model) running() *Interrupted {
+	if m.op == nil {
+		return nil
+	}
+	return &Interrupted{Label: m.op.label, Executing: m.op.executing, Settled: m.op.settled}
 }
 
 func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {

@@ -58,11 +58,12 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 		Input: tty, Output: tty, Width: width, Height: height,
 	})
 	f.inPicker.Store(false)
+	if res.Interrupted != nil {
+		// A second ctrl+c, or a signal, during an operation.
+		return interruptedState(res.Interrupted)
+	}
 	if err != nil {
 		return err
-	}
-	if res.Interrupted != nil {
-		return interruptedState(ctx, res.Interrupted)
 	}
 	if pick {
 		if res.Cancelled || res.Selected == nil {
@@ -96,7 +97,10 @@ const settleWait = 10 * time.Second
 
 // interruptedState is the error (exit 130) for an operation the user stopped waiting for,
 // naming the state it left when core reports it in time.
-func interruptedState(ctx context.Context, in *tui.Interrupted) error {
+//
+// It waits without regard to the root context: a signal may be what cancelled the
+// operation, and a second signal ends copse at once anyway (Main).
+func interruptedState(in *tui.Interrupted) error {
 	e := &core.Error{Kind: core.KindCancelled, Code: "cancelled"}
 	if !in.Executing {
 		e.Message = "interrupted while " + in.Label + ", during its checks; nothing changed"
@@ -115,7 +119,6 @@ func interruptedState(ctx context.Context, in *tui.Interrupted) error {
 		e.Message, e.Hint, e.Err = "interrupted: "+ce.Message, ce.Hint, ce
 		return e
 	case <-timer.C:
-	case <-ctx.Done():
 	}
 	e.Message = "interrupted while " + in.Label + "; the state it left was not read back"
 	e.Hint = "run copse list to see what exists"

@@ -300,6 +300,7 @@ exec "` + realGit + `" "$@"
 	if code != 130 {
 		t.Fatalf("want exit 130, got %d\nstderr: %s", code, msg)
 	}
+	t.Logf("stderr: %s", msg)
 	path := filepath.Join(r.Base, "app.worktrees", "feat-slow")
 	listed := strings.Contains(r.Git(r.Root, "worktree", "list", "--porcelain"), "worktree "+path+"\n")
 	switch {
@@ -309,5 +310,45 @@ exec "` + realGit + `" "$@"
 	case !listed && (strings.Contains(msg, "nothing was created") || strings.Contains(msg, "does not list")):
 	default:
 		t.Fatalf("stderr does not report the state left (listed=%v):\n%s", listed, msg)
+	}
+}
+
+// SIGTERM while the picker runs an operation: the picker ends, the terminal is restored,
+// and copse reports the state the operation left, exit 130.
+func TestPickerSignalReportsState(t *testing.T) {
+	r := coretest.New(t)
+	pids := sleepyHook(t, r)
+	p := startInPTY(t, r, nil)
+	p.waitScreen(t, "main")
+	p.master.Write([]byte("n"))
+	p.waitScreen(t, "base")
+	p.master.Write([]byte("feat/slow\r"))
+	for deadline := time.Now().Add(60 * time.Second); !fileExists(filepath.Join(pids, "hook.pid")); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hook never ran; stderr: %s", p.stderr.String())
+		}
+	}
+	sleepPID := readPID(t, filepath.Join(pids, "sleep.pid"))
+	t.Cleanup(func() { syscall.Kill(sleepPID, syscall.SIGKILL) })
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	code := p.wait(t)
+	msg := p.stderr.String()
+	if code != 130 {
+		t.Fatalf("want exit 130, got %d\nstderr: %s", code, msg)
+	}
+	t.Logf("stderr: %s", msg)
+	path := filepath.Join(r.Base, "app.worktrees", "feat-slow")
+	listed := strings.Contains(r.Git(r.Root, "worktree", "list", "--porcelain"), "worktree "+path+"\n")
+	switch {
+	case listed && strings.Contains(msg, path+" is listed"):
+	case !listed && (strings.Contains(msg, "nothing was created") || strings.Contains(msg, "does not list")):
+	default:
+		t.Fatalf("stderr does not report the state left (listed=%v):\n%s", listed, msg)
+	}
+	p.mu.Lock()
+	restored := strings.Contains(p.screen.String(), "\x1b[?1049l")
+	p.mu.Unlock()
+	if !restored {
+		t.Fatal("the picker did not leave the alternate screen")
 	}
 }
