@@ -102,6 +102,7 @@ func TestReadOnlyCommandsDoNotCreateLockFile(t *testing.T) {
 		{"list", "--status", "--json"},
 		{"remove", "--dry-run", "feat/x"},
 		{"create", "--dry-run", "feat/y"},
+		{"switch", "feat/x"},
 		{"tool"},
 	} {
 		res := runWith(t, r, r.Root, nil, strings.NewReader(`{"operation":"list"}`), args...)
