@@ -324,7 +324,7 @@ func gitFailure(code string, err error, what string) *Error {
 			name := ge.Command()
 			hint := "check hooks (e.g. post-checkout) that print a lot of output"
 			if name == "git worktree list" {
-				hint = "a worktree may be locked with a huge reason: see git worktree list, then git worktree unlock PATH"
+				hint = "a worktree may be locked with a huge reason: see `git worktree list`, then `git worktree unlock PATH`"
 			}
 			return &Error{Kind: KindFailed, Code: "output_limit", Err: err, Hint: hint,
 				Message: what + ": " + name + " printed more than the " + byteSize(ge.Limit) + " limit"}

@@ -254,7 +254,7 @@ func (s *service) sharedPerm(ctx context.Context) (func(fs.FileMode) fs.FileMode
 	default:
 		n, err := strconv.ParseUint(v, 8, 32)
 		if err != nil || n&0o600 != 0o600 {
-			return nil, usage("bad_config", "core.sharedRepository", "see git help config (core.sharedRepository)",
+			return nil, usage("bad_config", "core.sharedRepository", "see `git help config` (core.sharedRepository)",
 				"git config core.sharedRepository is %s, which git does not accept either", quote(v))
 		}
 		exact := fs.FileMode(n) & 0o666
@@ -338,9 +338,9 @@ func (w *lockWait) check() error {
 	}
 	if waited >= w.timeout {
 		h := w.holder()
-		hint := "wait for it to finish and run the command again, or wait longer: git config copse.lockTimeout 2m"
+		hint := "wait for it to finish and run the command again, or wait longer: `git config copse.lockTimeout 2m`"
 		if h.PID > 0 {
-			hint = fmt.Sprintf("wait for pid %d to finish and run the command again, or wait longer: git config copse.lockTimeout 2m", h.PID)
+			hint = fmt.Sprintf("wait for pid %d to finish and run the command again, or wait longer: `git config copse.lockTimeout 2m`", h.PID)
 		}
 		return &Error{Kind: KindFailed, Code: "lock_timeout", Hint: hint,
 			Message: fmt.Sprintf("gave up after %s waiting for the repository lock, held by %s; nothing changed", w.timeout, h)}
@@ -364,7 +364,7 @@ func (s *service) lockTimeout(ctx context.Context) (time.Duration, error) {
 		d, err = time.Duration(n)*time.Second, nerr
 	}
 	if err != nil || d <= 0 {
-		return 0, usage("bad_config", "copse.lockTimeout", "set a positive duration: git config copse.lockTimeout 30s",
+		return 0, usage("bad_config", "copse.lockTimeout", "set a positive duration: `git config copse.lockTimeout 30s`",
 			"git config copse.lockTimeout is %s, which is not a positive duration", quote(v))
 	}
 	return d, nil

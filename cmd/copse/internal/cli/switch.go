@@ -180,7 +180,7 @@ func writeCDFile(ctx context.Context, name, path string) error {
 	case <-ctx.Done():
 		return &core.Error{Kind: core.KindCancelled, Code: "cancelled", Err: ctx.Err(),
 			Message: "cancelled while writing COPSE_CD_FILE " + core.Escape(name) + " (nobody reads it); the shell was not moved to " + core.Escape(path),
-			Hint:    "cd " + gitx.ShellQuote(path) + " yourself"}
+			Hint:    "change directory yourself: `cd " + gitx.ShellQuote(path) + "`"}
 	}
 }
 
