@@ -128,6 +128,7 @@ func exitedOneSilently(err error) bool {
 //
 // git gets its own process group so that on cancel, timeout or output overflow
 // the whole group (git plus any hook and its children) is killed, not just git.
+// On Linux git also gets SIGKILL if copse dies, even of SIGKILL (proc_linux.go).
 // stdin is /dev/null, and GIT_TERMINAL_PROMPT=0 stops git asking for
 // credentials, so nothing can wait on a terminal.
 func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
