@@ -39,7 +39,7 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 	if _, ok := p.cmd.(restoreListCmd); ok {
 		return s.restoreList(ctx)
 	}
-	unlock, err := s.lock(ctx)
+	unlock, err := s.lockFor(ctx, p.cmd)
 	if err != nil {
 		return nil, err
 	}
