@@ -264,6 +264,9 @@ func (s *service) recordTrees(ctx context.Context, dir, tmp, base string, skip [
 	if err := s.copyIndex(ctx, dir, wIndex, iIndex); err != nil {
 		return "", "", false, err
 	}
+	if err := s.clearFlags(ctx, dir, wIndex); err != nil {
+		return "", "", false, err
+	}
 	add, err := gitx.AddAllTo(dir, wIndex, skip...)
 	if err != nil {
 		return "", "", false, err
@@ -288,6 +291,41 @@ func (s *service) recordTrees(ctx context.Context, dir, tmp, base string, skip [
 		return wtree, base, true, nil
 	}
 	return wtree, itree, false, err
+}
+
+// clearFlags clears the assume-unchanged and skip-worktree flags in the temporary index:
+// git add skips flagged files, so a changed assume-unchanged file, or a skip-worktree file
+// that differs or is absent, would otherwise be recorded as the index has it, not as it
+// is on disk. The flags themselves are not recorded (a tree has no room for them).
+func (s *service) clearFlags(ctx context.Context, dir, index string) error {
+	flagged, err := s.git.FlaggedFiles(ctx, dir, index)
+	if err != nil {
+		return err
+	}
+	var assumed, skipped []string
+	for _, f := range flagged {
+		// Every flagged path: a tag "s" is both flags, and clearing an unset one is harmless.
+		assumed = append(assumed, f.Path)
+		if f.SkipWorktree {
+			skipped = append(skipped, f.Path)
+		}
+	}
+	for _, set := range []struct {
+		skip  bool
+		paths []string
+	}{{false, assumed}, {true, skipped}} {
+		// In batches: a sparse checkout can flag many thousands of paths.
+		for batch := range slices.Chunk(set.paths, 500) {
+			c, err := gitx.ClearIndexFlag(dir, index, set.skip, batch)
+			if err != nil {
+				return err
+			}
+			if _, err := s.git.Run(ctx, c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // copyIndex copies the worktree's index to each of dst. A worktree without an index

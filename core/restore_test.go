@@ -534,3 +534,40 @@ func TestRestoreToPathWithNewline(t *testing.T) {
 		t.Fatalf("f = %q", got)
 	}
 }
+
+// Files git is told not to look at (assume-unchanged, skip-worktree) still come back as
+// they were on disk: changed, or absent.
+func TestRestoreKeepsFlaggedFiles(t *testing.T) {
+	r := coretest.New(t)
+	r.Write("assumed", "index version\n")
+	r.Write("sparse", "not checked out\n")
+	r.Write("skipped", "index version\n")
+	r.Git(r.Root, "add", ".")
+	r.Git(r.Root, "commit", "-q", "-m", "flagged files")
+	wt := r.AddWorktree("feat/flags", "flags")
+	r.Git(wt, "update-index", "--assume-unchanged", "assumed")
+	r.Git(wt, "update-index", "--skip-worktree", "sparse", "skipped")
+	coretest.WriteFile(t, filepath.Join(wt, "assumed"), "changed behind git's back\n")
+	coretest.WriteFile(t, filepath.Join(wt, "skipped"), "changed too\n")
+	if err := os.Remove(filepath.Join(wt, "sparse")); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.Git(wt, "status", "--porcelain"); st != "" {
+		t.Fatalf("setup: git status should see nothing, got %q", st)
+	}
+	files, index := treeState(t, wt), r.Git(wt, "ls-files", "-s", "-z")
+	s := open(t, r, r.Root)
+	out, err := do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := do(t, s, core.RestoreRequest{ID: core.Str(out.RestoreID)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := treeState(t, wt); got != files {
+		t.Fatalf("files differ:\nbefore:\n%s\nafter:\n%s", files, got)
+	}
+	if got := r.Git(wt, "ls-files", "-s", "-z"); got != index {
+		t.Fatalf("index differs:\nbefore:\n%q\nafter:\n%q", index, got)
+	}
+}

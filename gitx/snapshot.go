@@ -70,6 +70,50 @@ func NestedRepositories(dir string) (Cmd, error) {
 		read: true, keep: keep, limit: 256 << 20}, nil
 }
 
+// ClearIndexFlag clears the assume-unchanged (skipWorktree false) or skip-worktree flag of
+// paths in indexFile, so that AddAllTo looks at those files like any other: with a flag
+// set, git add skips a file and its changes would not be recorded. (update-index applies
+// only one kind of mark per run, hence the choice.)
+func ClearIndexFlag(dir, indexFile string, skipWorktree bool, paths []string) (Cmd, error) {
+	reasons := []string{checkDir(dir), checkPath("index file", indexFile)}
+	if len(paths) == 0 {
+		reasons = append(reasons, "no paths")
+	}
+	for _, p := range paths {
+		if p == "" || strings.IndexByte(p, 0) >= 0 || strings.HasPrefix(p, "/") {
+			reasons = append(reasons, fmt.Sprintf("path %q is not relative", p))
+		}
+	}
+	if err := check("update-index", reasons...); err != nil {
+		return Cmd{}, err
+	}
+	flag := "--no-assume-unchanged"
+	if skipWorktree {
+		flag = "--no-skip-worktree"
+	}
+	args := append([]string{"update-index", flag, "--"}, paths...)
+	return Cmd{dir: dir, args: args, env: []string{"GIT_INDEX_FILE=" + indexFile}}, nil
+}
+
+// FlaggedFiles runs FlaggedFilesCmd on indexFile (or the worktree's own index when "").
+func (r *Runner) FlaggedFiles(ctx context.Context, dir, indexFile string) ([]FlaggedFile, error) {
+	c, err := FlaggedFilesCmd(dir)
+	if err != nil {
+		return nil, err
+	}
+	if indexFile != "" {
+		if why := checkPath("index file", indexFile); why != "" {
+			return nil, &BuildError{Action: "ls-files", Reason: why}
+		}
+		c.env = []string{"GIT_INDEX_FILE=" + indexFile}
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFlaggedFiles(out)
+}
+
 // WriteTreeFrom writes the tree of indexFile and prints its id. It fails (exit 128) when
 // the index has unmerged entries.
 func WriteTreeFrom(dir, indexFile string) (Cmd, error) {
