@@ -161,7 +161,7 @@ func (s *service) snapshotForRemoval(ctx context.Context, t gitx.Worktree, delet
 
 func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch bool) (RemovedEntry, error) {
 	root := s.root()
-	now := time.Now().UTC().Truncate(time.Second)
+	now := time.Now().UTC() // full precision: the newest record must sort first
 	meta := removedMeta{V: 1, Path: t.Path, Branch: t.Branch, DeleteBranch: deleteBranch, Time: now}
 	if t.Head != "" && strings.Trim(t.Head, "0") != "" {
 		meta.Head = t.Head

@@ -271,7 +271,6 @@ func TestRestoreListShowsAgeAndSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond) // records have second precision; newest first must be visible
 	outB, err := do(t, s, core.RemoveRequest{Path: core.Str(b), Force: true, DeleteBranch: true})
 	if err != nil {
 		t.Fatal(err)
