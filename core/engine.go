@@ -191,6 +191,7 @@ func (s *service) rows(snap snapshot) []Worktree {
 			Branch: t.Branch, Path: t.Path, Head: t.Head,
 			Main: i == 0 && !t.Bare, Current: t.Path == s.current(),
 			Detached: t.Detached, Bare: t.Bare, Locked: t.Locked, Prunable: t.Prunable,
+			Rebasing: t.Rebasing, Bisecting: t.Bisecting,
 		})
 	}
 	return out
@@ -291,7 +292,7 @@ func (s *service) status(ctx context.Context, path string) Status {
 		msg := err.Error()
 		var ge *gitx.Error
 		if errors.As(err, &ge) && ge.Stderr != "" {
-			msg = firstLine(ge.Stderr)
+			msg = gitMessage(ge.Stderr)
 		}
 		return Status{Error: Escape(msg)}
 	}
@@ -332,7 +333,7 @@ func gitFailure(code string, err error, what string) *Error {
 			if msg == "" {
 				msg = "git exited with status " + strconv.Itoa(ge.ExitCode) + " and no error output"
 			}
-			return &Error{Kind: KindFailed, Code: code, Err: err, Message: what + ": " + Escape(firstLine(msg))}
+			return &Error{Kind: KindFailed, Code: code, Err: err, Message: what + ": " + Escape(gitMessage(msg))}
 		}
 	}
 	return failed(code, err, "", "%s: %s", what, Escape(err.Error()))
