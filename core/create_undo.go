@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/copse-dev/copse/gitx"
@@ -17,12 +18,16 @@ type createPre struct {
 	dirMode    fs.FileMode // its permissions, to make it again if git removed it
 	parents    []string    // parent folders that did not exist, deepest first
 	hadConfig  bool        // branch.<name>.* settings existed (remote creates only)
+	adminDir   string      // <common>/worktrees when it did not exist: git may leave it empty
 }
 
 func (s *service) createPreState(ctx context.Context, c *createCmd) createPre {
 	pre := createPre{parents: missingParents(c.path.s)}
 	if fi, err := os.Lstat(c.path.s); err == nil && fi.IsDir() {
 		pre.dirExisted, pre.dirMode = true, fi.Mode().Perm()
+	}
+	if cd, err := s.commonDir(ctx); err == nil && !exists(filepath.Join(cd, "worktrees")) {
+		pre.adminDir = filepath.Join(cd, "worktrees")
 	}
 	if c.remote != nil {
 		had, err := s.git.BranchConfigured(ctx, c.cwd, c.branch.s)
@@ -134,6 +139,9 @@ func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snaps
 		}
 	}
 	removeIfEmpty(pre.parents)
+	if pre.adminDir != "" {
+		_ = os.Remove(pre.adminDir) // only if empty: git made it for this worktree's admin entry
+	}
 
 	// Prove it: every piece compared with before.
 	after, err := s.read(rctx)
@@ -156,6 +164,9 @@ func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snaps
 		} else {
 			remains = append(remains, "the directory "+Escape(c.path.s))
 		}
+	}
+	if pre.adminDir != "" && exists(pre.adminDir) {
+		remains = append(remains, "the directory "+Escape(pre.adminDir))
 	}
 	for _, d := range pre.parents {
 		if exists(d) {
