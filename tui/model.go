@@ -167,7 +167,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onExecuted(msg)
 	case branchesMsg:
 		if m.mode == modeForm && msg.err == nil {
-			m.form.setBranches(msg.names)
+			m.form.setBranches(msg.names, msg.remotes)
 		}
 		return m, nil
 	case branchTickMsg:
@@ -177,7 +177,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if raw := m.form.value(fieldBranch); raw != "" {
-			return m, checkBranchCmd(m.ctx, m.svc, msg.seq, raw)
+			return m, checkBranchCmd(m.ctx, m.svc, msg.seq, raw, m.form.value(fieldBase) != "")
 		}
 		return m, nil
 	case branchCheckedMsg:
