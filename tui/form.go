@@ -29,9 +29,9 @@ type form struct {
 	workspace bool // Herdr: label and focus fields shown
 	focusWS   bool // the focus toggle's value
 
-	errs     [5]string // per field, from the parser
+	errs     [5]string         // per field, from the parser
 	note     *branchCheckedMsg // branch: core's verdict, shown as what a create would do with it
-	checkSeq int       // bumps on every branch edit (and when base is filled or emptied); stale checks are dropped
+	checkSeq int               // bumps on every branch edit (and when base is filled or emptied); stale checks are dropped
 }
 
 func newForm(workspace bool, st *Styles, width int) form {
