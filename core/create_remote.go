@@ -248,3 +248,17 @@ func (s *service) trackRemote(ctx context.Context, c *createCmd) error {
 	}
 	return nil
 }
+
+// createCommands are the commands a create runs: the backend's, and for a branch from a
+// remote under Herdr (which cannot --track) the git command that sets the upstream.
+func (s *service) createCommands(c *createCmd) ([]string, error) {
+	cmds, err := s.backend.createCommands(c)
+	if err != nil || c.remote == nil || !s.backend.hasWorkspaces() {
+		return cmds, err
+	}
+	up, err := gitx.BranchSetUpstream(c.cwd, c.branch.s, c.remote.Remote, c.remote.Name)
+	if err != nil {
+		return nil, builderErr(err)
+	}
+	return append(cmds, up.String()), nil
+}

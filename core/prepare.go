@@ -206,7 +206,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	if err := s.checkNewPath(ctx, snap, c.path); err != nil {
 		return nil, err
 	}
-	cmds, err := s.backend.createCommands(c)
+	cmds, err := s.createCommands(c)
 	if err != nil {
 		return nil, err
 	}
