@@ -154,7 +154,7 @@ func (s *service) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, h
 	}
 	if exists {
 		return branchSource{}, refused("branch_exists",
-			"check out the local branch (copse create "+quoteDisplay(local.s)+"), or delete it first",
+			"check out the local branch (`copse create "+quoteDisplay(local.s)+"`), or delete it first",
 			"%s would become local branch %s, which already exists", Escape(rb.String()), Escape(local.s))
 	}
 	return branchSource{branch: local, source: CreateFromRemote, remote: &rb, named: true}, nil
@@ -165,7 +165,7 @@ func ambiguousRemote(b branchSource) *Error {
 	var names, picks []string
 	for _, m := range b.matches {
 		names = append(names, m.Remote)
-		picks = append(picks, "copse create "+quoteDisplay(m.String()))
+		picks = append(picks, "`copse create "+quoteDisplay(m.String())+"`")
 	}
 	e := refused("ambiguous_remote_branch", "name the remote branch to check out: "+strings.Join(picks, " or "),
 		"branch %s does not exist locally, and remotes %s all have it", Escape(b.branch.s), joinEscaped(names))

@@ -59,8 +59,8 @@ func TestCreateAmbiguousRemoteRefused(t *testing.T) {
 	_, err := do(t, s, core.CreateRequest{Branch: "feat"})
 	wantCode(t, err, core.KindRefused, "ambiguous_remote_branch")
 	e := core.AsError(err)
-	if !strings.Contains(e.Message, "origin, upstream") || !strings.Contains(e.Hint, "copse create origin/feat") ||
-		!strings.Contains(e.Hint, "copse create upstream/feat") || core.ExitCode(err) != 1 {
+	if !strings.Contains(e.Message, "origin, upstream") || !strings.Contains(e.Hint, "`copse create origin/feat`") ||
+		!strings.Contains(e.Hint, "`copse create upstream/feat`") || core.ExitCode(err) != 1 {
 		t.Fatalf("refusal should name the remotes and how to pick: %v", e)
 	}
 	r.Unchanged(before)

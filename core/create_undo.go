@@ -52,7 +52,7 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 	cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
 	after, err := s.readBack(ctx)
 	if err != nil {
-		return uncertain("create_unverified", err, "run copse list to see what exists",
+		return uncertain("create_unverified", err, "run `copse list` to see what exists",
 			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
 	s.learn(after)
@@ -60,7 +60,7 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 	if listed && s.backend.hasWorkspaces() {
 		// Herdr may have a workspace on it: taking the checkout away under it is not
 		// copse's call. Report it.
-		return uncertain("create_uncertain", runErr, "run copse list and check "+quoteDisplay(c.path.s),
+		return uncertain("create_uncertain", runErr, "run `copse list` and check "+quoteDisplay(c.path.s),
 			"create failed (%s) but git lists %s", Escape(errText(runErr)), Escape(c.path.s))
 	}
 	taken, remains := s.takeBackCreate(ctx, c, before, pre, listed)
@@ -88,13 +88,16 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 			msg += " (taken back: " + strings.Join(taken, ", ") + ")"
 		}
 		return &Error{Kind: kind, Code: "create_not_taken_back", Err: runErr, Message: msg,
-			Hint: "inspect and clean up by hand (copse list shows the worktrees; git branch -D deletes a branch)"}
+			Hint: "inspect and clean up by hand (`copse list` shows the worktrees; git branch -D deletes a branch)"}
+	}
+	result := "nothing changed"
+	if cancelled {
+		result = "nothing was created"
 	}
 	if len(taken) > 0 {
-		out.Message += "; taken back: " + strings.Join(taken, ", ") + "; nothing changed"
-	} else {
-		out.Message += "; nothing changed"
+		out.Message += "; taken back: " + strings.Join(taken, ", ")
 	}
+	out.Message += "; " + result
 	return out
 }
 

@@ -2,7 +2,8 @@ package core
 
 import "strings"
 
-// gitMessage picks what git said went wrong out of its stderr. git prints progress
+// gitMessage picks what git said went wrong out of its stderr (every git failure core
+// reports goes through it: gitFailure, status errors, loss checks). git prints progress
 // ("Preparing worktree (new branch 'x')", "HEAD is now at …") before it fails, so the first
 // line is often not the error. Its own errors start with "fatal:" or "error:": those
 // lines are the message (the fatal ones, which say why git stopped, else the error ones).
