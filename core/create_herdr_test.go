@@ -31,3 +31,18 @@ func TestHerdrCreateFromRemote(t *testing.T) {
 		t.Fatalf("upstream %q", up)
 	}
 }
+
+// Under Herdr, a worktree mid-rebase is switched to by its branch, though git (and Herdr)
+// see it detached.
+func TestHerdrSwitchToRebasingWorktree(t *testing.T) {
+	w := newHW(t)
+	wt := midRebase(t, w.Repo)
+	s := w.plain(t)
+	out, err := do(t, s, core.SwitchRequest{Branch: core.Str("topic")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Path != wt || out.WorkspaceID == "" {
+		t.Fatalf("outcome %+v", out)
+	}
+}
