@@ -35,6 +35,9 @@ func (k CreateKind) Describe() string {
 	case CreateFromRemote:
 		return "new branch " + Escape(k.Branch) + " from " + Escape(k.Remote) + " (tracking it)"
 	case CreateAmbiguous:
+		if len(k.Remotes) == 0 {
+			return "branch " + Escape(k.Branch) + " is on several remotes: type <remote>/" + Escape(k.Branch)
+		}
 		return "branch " + Escape(k.Branch) + " is on remotes " + joinEscaped(k.Remotes) + ": type one, e.g. " +
 			Escape(k.Remotes[0]+"/"+k.Branch)
 	}
@@ -55,7 +58,6 @@ type branchSource struct {
 	source  CreateSource
 	remote  *gitx.RemoteBranch  // CreateFromRemote
 	matches []gitx.RemoteBranch // CreateAmbiguous
-	named   bool                // the request named the remote (origin/x), not just x
 }
 
 // resolveCreateBranch decides what `create raw` means, the way git's own worktree add
@@ -157,7 +159,7 @@ func (s *service) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, h
 			"check out the local branch (`copse create "+quoteDisplay(local.s)+"`), or delete it first",
 			"%s would become local branch %s, which already exists", Escape(rb.String()), Escape(local.s))
 	}
-	return branchSource{branch: local, source: CreateFromRemote, remote: &rb, named: true}, nil
+	return branchSource{branch: local, source: CreateFromRemote, remote: &rb}, nil
 }
 
 // ambiguousRemote is the refusal of a name several remotes have.
