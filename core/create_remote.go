@@ -96,7 +96,7 @@ func (s *service) resolveCreateBranch(ctx context.Context, raw string, hasBase b
 	if hasBase || len(remotes) == 0 {
 		return branchSource{branch: name, source: CreateNew}, nil
 	}
-	all, err := s.git.RemoteBranches(ctx, s.root(), remotes)
+	all, err := s.git.RemoteTrackingBranches(ctx, s.root(), remotes)
 	if err != nil {
 		return branchSource{}, gitFailure("remote_branches_failed", err, "cannot list the remote branches")
 	}
@@ -191,37 +191,12 @@ func (s *service) createKind(ctx context.Context, raw string, hasBase bool) (Cre
 	return k, nil
 }
 
-// remoteBranchNames lists "<remote>/<branch>" for completion.
-func (s *service) remoteBranchNames(ctx context.Context) ([]string, error) {
-	remotes, err := s.git.Remotes(ctx, s.dir)
-	if err != nil || len(remotes) == 0 {
-		if err != nil {
-			return nil, gitFailure("remote_list_failed", err, "cannot list the remotes")
-		}
-		return nil, nil
-	}
-	all, err := s.git.RemoteBranches(ctx, s.dir, remotes)
-	if err != nil {
-		return nil, gitFailure("remote_branches_failed", err, "cannot list the remote branches")
-	}
-	names := make([]string, 0, len(all))
-	for _, rb := range all {
-		names = append(names, rb.String())
-	}
-	return names, nil
-}
-
 // CreateKind says what `create raw` would do (new branch from the base, existing local
 // branch, from a remote branch, or refused as ambiguous between remotes), by the same
 // resolution Prepare uses; withBase is whether a base will be given (a base means a new
 // branch, so no remote branch is looked for). A name core would refuse returns that error.
 func (s *Service) CreateKind(ctx context.Context, raw string, withBase bool) (CreateKind, error) {
 	return s.impl.createKind(ctx, raw, withBase)
-}
-
-// RemoteBranches lists remote branches as "<remote>/<branch>" (completion in the create form).
-func (s *Service) RemoteBranches(ctx context.Context) ([]string, error) {
-	return s.impl.remoteBranchNames(ctx)
 }
 
 // trackRemote makes sure a branch made from a remote branch tracks it: with git, worktree

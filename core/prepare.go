@@ -584,11 +584,12 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses) *
 		conf.add("workspace", ws)
 	}
 	if r.DeleteBranch {
-		holds := "all its commits are on other branches or remotes"
+		// What the branch holds that nothing else does; the loss line below spells it out.
+		holds := "no commits only on it"
 		if l.Unique > 0 {
-			holds = plural(l.Unique, "commit") + " on no other branch or remote"
+			holds = plural(l.Unique, "commit") + " only on it"
 		}
-		conf.Fields = append(conf.Fields, ConfirmField{Name: "delete branch", Value: Escape(t.Branch) + " at " + short(t.Head) + " (" + holds + ")"})
+		conf.Fields = append(conf.Fields, ConfirmField{Name: "delete branch", Value: Escape(t.Branch) + " at " + short(t.Head) + ": " + holds})
 	}
 	if r.Force {
 		conf.Fields = append(conf.Fields, ConfirmField{Name: "force", Value: "yes"})

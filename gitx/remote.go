@@ -118,10 +118,10 @@ func (r *Runner) Remotes(ctx context.Context, dir string) ([]string, error) {
 	return names, nil
 }
 
-// RemoteBranches lists the remote-tracking branches of the configured remotes
+// RemoteTrackingBranches lists the remote-tracking branches of the configured remotes
 // (symbolic refs such as origin/HEAD left out), splitting each ref name at the
 // longest configured remote name it starts with. remotes is Remotes' answer.
-func (r *Runner) RemoteBranches(ctx context.Context, dir string, remotes []string) ([]RemoteBranch, error) {
+func (r *Runner) RemoteTrackingBranches(ctx context.Context, dir string, remotes []string) ([]RemoteBranch, error) {
 	c, err := RemoteBranchRefs(dir)
 	if err != nil {
 		return nil, err

@@ -139,20 +139,14 @@ func executeCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan)
 // branchesMsg feeds the completion of the branch and base fields: local branches, then
 // remote branches as <remote>/<branch>.
 type branchesMsg struct {
-	names   []string
-	remotes []string
-	err     error
+	names []string
+	err   error
 }
 
 func loadBranchesCmd(ctx context.Context, svc *core.Service) tea.Cmd {
 	return func() tea.Msg {
-		names, err := svc.Branches(ctx)
-		if err != nil {
-			return branchesMsg{err: err}
-		}
-		// Remote branches are extra: without them, local completion still works.
-		remotes, _ := svc.RemoteBranches(ctx)
-		return branchesMsg{names: names, remotes: remotes}
+		names, err := svc.AllBranches(ctx)
+		return branchesMsg{names: names, err: err}
 	}
 }
 

@@ -68,7 +68,7 @@ func TestFormRechecksWhenBaseFilled(t *testing.T) {
 
 func TestFormCompletesRemoteBranches(t *testing.T) {
 	m := mixed(t, 100, 20)
-	m, _ = send(t, m, press("n"), branchesMsg{names: []string{"main"}, remotes: []string{"origin/feat/remote-only"}})
+	m, _ = send(t, m, press("n"), branchesMsg{names: []string{"main", "origin/feat/remote-only"}})
 	m = typeText(t, m, "orig")
 	m, _ = send(t, m, press("tab"))
 	if got := m.form.value(fieldBranch); got != "origin/feat/remote-only" || m.form.focus != fieldBranch {

@@ -138,10 +138,9 @@ func (f form) request() core.CreateRequest {
 
 // setBranches installs the completion lists: branch and base both complete local branches
 // and remote branches (<remote>/<branch>; as a branch that means "check it out from there").
-func (f *form) setBranches(local, remote []string) {
-	all := append(slices.Clone(local), remote...)
-	f.inputs[fieldBranch].SetSuggestions(all)
-	f.inputs[fieldBase].SetSuggestions(all)
+func (f *form) setBranches(names []string) {
+	f.inputs[fieldBranch].SetSuggestions(slices.Clone(names))
+	f.inputs[fieldBase].SetSuggestions(slices.Clone(names))
 }
 
 // fieldError places a core error on the field it names, if the form has that field.

@@ -167,7 +167,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onExecuted(msg)
 	case branchesMsg:
 		if m.mode == modeForm && msg.err == nil {
-			m.form.setBranches(msg.names, msg.remotes)
+			m.form.setBranches(msg.names)
 		}
 		return m, nil
 	case branchTickMsg:

@@ -286,11 +286,25 @@ retry blindly); 130 cancelled.`,
 		NewCmdSwitch(f, nil),
 		NewCmdRemove(f, nil),
 		NewCmdBack(f, nil),
+		NewCmdSetup(f, nil),
+		NewCmdCompletion(f),
 		NewCmdInit(f, nil),
 		NewCmdTool(f),
 		NewCmdMCP(f),
 		NewCmdVersion(f),
 	)
+	// Verbs that name an existing worktree complete its branch or path; create completes
+	// branches that could be checked out.
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "switch", "remove", "setup", "claim", "release", "land":
+			if c.ValidArgsFunction == nil {
+				c.ValidArgsFunction = completeWorktrees(f)
+			}
+		case "create":
+			c.ValidArgsFunction = completeBranches(f)
+		}
+	}
 	return root
 }
 
@@ -303,6 +317,17 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		case len(args) > n:
 			return usagef("usage: "+cmd.UseLine()+" (quote a value that contains spaces)",
 				"%s takes %s, got %d arguments (extra: \"%s\")", cmd.CommandPath(), what, len(args), strings.Join(args[n:], "\" \""))
+		}
+		return nil
+	}
+}
+
+// maxArgs accepts at most n arguments (an optional TARGET).
+func maxArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usagef("usage: "+cmd.UseLine()+" (quote a value that contains spaces)",
+				"%s takes %s, got \"%s\"", cmd.CommandPath(), what, strings.Join(args, "\" \""))
 		}
 		return nil
 	}

@@ -208,3 +208,19 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// --delete-branch is stated in the prompt, with what the branch holds.
+func TestConfirmationStatesDeleteBranch(t *testing.T) {
+	r := coretest.New(t)
+	r.AddWorktree("feat/x", "x")
+	before := r.Snapshot()
+	f, out, errb := testFactory(r, strings.NewReader("n\n"), true)
+	code := cli.Run(context.Background(), f, []string{"-C", r.Root, "remove", "--delete-branch", "feat/x"})
+	if code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, out, errb)
+	}
+	if !strings.Contains(errb.String(), "  delete branch  feat/x at ") || !strings.Contains(errb.String(), ": no commits only on it") {
+		t.Fatalf("prompt does not state the branch deletion:\n%s", errb)
+	}
+	r.Unchanged(before)
+}
