@@ -63,7 +63,10 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 		return uncertain("create_uncertain", runErr, "run `copse list` and check "+quoteDisplay(c.path.s),
 			"create failed (%s) but git lists %s", Escape(errText(runErr)), Escape(c.path.s))
 	}
-	taken, remains := s.takeBackCreate(ctx, c, before, pre, listed)
+	// A branch git says already existed was made by someone else between copse's check
+	// (under the lock) and git's run: not this create's to delete.
+	made := !c.existing && !branchExistedForGit(runErr)
+	taken, remains := s.takeBackCreate(ctx, c, before, pre, listed, made)
 
 	var out *Error
 	switch {
@@ -106,7 +109,7 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 // only if it did not exist before), the upstream settings --track wrote, and the parent
 // folders made for it. A directory that existed (empty) before is made again. It returns
 // what it took back and what is still different from before.
-func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snapshot, pre createPre, listed bool) (taken, remains []string) {
+func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snapshot, pre createPre, listed, madeBranch bool) (taken, remains []string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
 	run := func(cmd gitx.Cmd, err error) error {
@@ -129,7 +132,7 @@ func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snaps
 			_ = os.Chmod(c.path.s, pre.dirMode) // the umask may have narrowed it
 		}
 	}
-	if !c.existing {
+	if madeBranch {
 		if still, err := s.git.BranchExists(rctx, c.cwd, c.branch.s); err == nil && still &&
 			run(gitx.BranchDeleteIfAt(c.cwd, c.branch.s, c.base.OID)) == nil {
 			taken = append(taken, "branch "+Escape(c.branch.s))
@@ -177,7 +180,7 @@ func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snaps
 			break
 		}
 	}
-	if !c.existing {
+	if madeBranch {
 		if still, err := s.git.BranchExists(rctx, c.cwd, c.branch.s); err != nil || still {
 			remains = append(remains, "branch "+Escape(c.branch.s))
 		}
@@ -197,4 +200,11 @@ func errText(err error) string {
 		return gitMessage(ge.Stderr)
 	}
 	return firstLine(err.Error())
+}
+
+// branchExistedForGit: git refused to create the branch because it exists ("fatal: a
+// branch named 'x' already exists").
+func branchExistedForGit(err error) bool {
+	var ge *gitx.Error
+	return errors.As(err, &ge) && strings.Contains(ge.Stderr, "fatal: a branch named ") && strings.Contains(ge.Stderr, " already exists")
 }

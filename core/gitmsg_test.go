@@ -28,3 +28,12 @@ func TestGitMessagePicksErrorLines(t *testing.T) {
 		t.Fatalf("gitFailure message %q", e.Message)
 	}
 }
+
+// A branch git found already there was not made by this create: never taken back.
+func TestBranchExistedForGit(t *testing.T) {
+	yes := &gitx.Error{Kind: gitx.ErrExit, ExitCode: 128, Stderr: "Preparing worktree (new branch 'x')\nfatal: a branch named 'x' already exists\n"}
+	no := &gitx.Error{Kind: gitx.ErrExit, ExitCode: 128, Stderr: "fatal: a.txt: smudge filter bad failed\n"}
+	if !branchExistedForGit(yes) || branchExistedForGit(no) || branchExistedForGit(errors.New("other")) {
+		t.Fatal("misread")
+	}
+}
