@@ -570,3 +570,39 @@ func TestRestoreKeepsFlaggedFiles(t *testing.T) {
 		t.Fatalf("index differs:\nbefore:\n%q\nafter:\n%q", index, got)
 	}
 }
+
+// A worktree stopped mid-rebase is listed under its branch while HEAD is elsewhere: a
+// forced remove with --delete-branch records both, and restore brings the branch back at
+// its tip and the worktree detached at HEAD, conflict markers and all.
+func TestRestoreMidRebaseWorktree(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/rb", "rb")
+	coretest.WriteFile(t, filepath.Join(wt, "README.md"), "ours\n")
+	r.Git(wt, "commit", "-q", "-am", "ours")
+	tip := r.Git(wt, "rev-parse", "HEAD")
+	r.Write("README.md", "theirs\n")
+	r.Git(r.Root, "commit", "-q", "-am", "theirs")
+	if _, err := r.TryGit(wt, "rebase", "main"); err == nil {
+		t.Fatal("expected a conflict")
+	}
+	head := r.Git(wt, "rev-parse", "HEAD")
+	files := treeState(t, wt)
+	s := open(t, r, r.Root)
+	out, err := do(t, s, core.RemoveRequest{Branch: core.Str("feat/rb"), Force: true, DeleteBranch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := do(t, s, core.RestoreRequest{ID: core.Str(out.RestoreID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Worktree.Detached || back.Worktree.Head != head {
+		t.Fatalf("restored %+v, want detached at %s", back.Worktree, head)
+	}
+	if got := r.Git(r.Root, "rev-parse", "refs/heads/feat/rb"); got != tip {
+		t.Fatalf("branch at %s, want %s", got, tip)
+	}
+	if got := treeState(t, wt); got != files {
+		t.Fatalf("files differ:\nbefore:\n%s\nafter:\n%s", files, got)
+	}
+}
