@@ -556,7 +556,13 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		cmds = append(cmds, bd.String())
 	}
 	conf := removeConfirmation(r, t, ws, c.losses)
-	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings}, nil
+	warnings := conf.Warnings
+	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
+		// Said in the plan (the dry run shows it), not in the confirmation's token.
+		warnings = append(append([]string(nil), warnings...),
+			"before removing, copse records the worktree (HEAD, index, files) under "+gitx.RemovedRefPrefix+"<id>; `copse restore` brings it back")
+	}
+	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: warnings}, nil
 }
 
 // removeConfirmation shows the target as it was named, what else identifies it, what
