@@ -105,17 +105,7 @@ func (r *Runner) Remotes(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, l := range strings.Split(string(out), "\n") {
-		if l != "" {
-			names = append(names, l)
-		}
-	}
-	return names, nil
+	return r.lines(ctx, c)
 }
 
 // RemoteTrackingBranches lists the remote-tracking branches of the configured remotes
