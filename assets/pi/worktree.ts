@@ -391,18 +391,22 @@ async function moveTo(wt: Worktree, worktrees: Worktree[], ctx: ExtensionCommand
 	// pi opens a session file that does not exist yet in its own working directory.
 	const before = process.cwd();
 	process.chdir(wt.path);
+	let moved: ExtensionCommandContext | undefined;
 	const result = await ctx.switchSession(file, {
 		withSession: async (next) => {
+			moved = next; // ctx is stale from here on
 			state.previous = from;
-			await release(from, next);
-			await claim(wt, next);
-			next.ui.notify(`pi is in ${label(wt)} now (${how}). /worktree - goes back.`, "info");
 		},
 	});
-	if (result.cancelled) {
+	if (result.cancelled || !moved) {
 		process.chdir(before);
 		ctx.ui.notify(`Switch cancelled: pi stayed in ${here ? label(here) : ctx.cwd}`, "warning");
+		return;
 	}
+	// pi redraws the chat after withSession; notices go after that.
+	moved.ui.notify(`pi is in ${label(wt)} now (${how}). /worktree - goes back.`, "info");
+	await release(from, moved);
+	await claim(wt, moved);
 }
 
 /** Hands the terminal to `copse pick`; returns the picked row, or undefined (with a notice). */
