@@ -85,7 +85,6 @@ func buildCopse(t *testing.T) string {
 
 // The extension type-checks against pi's own types.
 func TestExtensionTypeChecks(t *testing.T) {
-	t.Parallel()
 	installPi(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -222,7 +221,6 @@ func toolResults(t *testing.T, home, tool string) []string {
 
 // TestWorktreeInPi: the whole /worktree flow with the real pi.
 func TestWorktreeInPi(t *testing.T) {
-	t.Parallel()
 	cli := installPi(t)
 	need(t, "tmux")
 	bin := buildCopse(t)
