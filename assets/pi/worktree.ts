@@ -614,11 +614,15 @@ export default async function (pi: ExtensionAPI) {
 	// A claim this pi took is released when pi quits (leaving a worktree releases it too).
 	pi.on("session_shutdown", async (event) => {
 		if (event.reason !== "quit") return;
+		const p = state.probes.get(copseBin());
+		const variant = p?.ok ? p.operations.get("release") : undefined;
 		for (const [worktreePath, sid] of state.claims) {
+			if (!variant) break;
 			try {
+				// Synchronous: pi exits right after this handler.
 				execFileSync(copseBin(), ["tool"], {
 					cwd: worktreePath,
-					input: JSON.stringify({ operation: "release", path: worktreePath }),
+					input: JSON.stringify({ operation: "release", ...targetFields(variant, { path: worktreePath }) }),
 					env: { ...process.env, COPSE_SESSION: `pi:${sid}` },
 					stdio: ["pipe", "ignore", "ignore"],
 					timeout: 10_000,
