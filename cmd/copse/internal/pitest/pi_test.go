@@ -160,6 +160,30 @@ func (p *pane) waitText(texts ...string) string {
 	})
 }
 
+// startPi starts pi (cli.js) in dir, in a tmux server of the test's own, with the fake model.
+func startPi(t *testing.T, env []string, dir, cli string) *pane {
+	t.Helper()
+	tmp := t.TempDir()
+	conf := filepath.Join(tmp, "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g status off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &pane{t: t, sock: filepath.Join(tmp, "tmux.sock"), env: env}
+	if out, err := p.tmux("-f", conf, "new-session", "-d", "-s", "pi", "-x", "160", "-y", "50", "-c", dir,
+		"node", cli, "-e", filepath.Join(piDir, "fake-model.ts"), "--model", "fake/echo"); err != nil {
+		t.Fatalf("starting pi in tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			if s, err := p.tmux("capture-pane", "-p", "-t", "pi"); err == nil {
+				t.Logf("pi's screen at the end:\n%s", s)
+			}
+		}
+		p.tmux("kill-server")
+	})
+	return p
+}
+
 // footer is pi's footer line with the session's directory and branch.
 func footer(dir, branch string) string { return dir + " (" + branch + ")" }
 
@@ -174,14 +198,24 @@ func editorHolds(screen, s string) bool {
 	return false
 }
 
-// command types a slash command with an argument and runs it: the first enter takes the
-// completion pi offers, the second runs the command.
-func (p *pane) command(cmd, completion string) {
+// completing reports whether pi's completion list shows item selected ("→ item").
+func completing(screen, item string) bool {
+	for _, l := range strings.Split(screen, "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "→" && f[1] == item {
+			return true
+		}
+	}
+	return false
+}
+
+// command types a slash command whose argument pi completes, and runs it: the first enter
+// takes the completion item (the argument itself), the second runs the command.
+func (p *pane) command(cmd, item string) {
 	p.t.Helper()
 	p.text(cmd)
-	p.waitText(completion)
+	p.waitFor("completion "+item, func(s string) bool { return completing(s, item) })
 	p.keys("Enter")
-	p.waitFor("the completion list to close", func(s string) bool { return !strings.Contains(s, completion) && editorHolds(s, cmd) })
+	p.waitFor("the completion list to close", func(s string) bool { return !completing(s, item) && editorHolds(s, cmd) })
 	p.keys("Enter")
 }
 
@@ -228,6 +262,7 @@ func TestWorktreeInPi(t *testing.T) {
 	r := coretest.New(t)
 	feat := r.AddWorktree("feat", "app.worktrees/feat")
 	other := r.AddWorktree("other", "app.worktrees/other")
+	gone := r.AddWorktree("gone", "app.worktrees/gone")
 
 	env := append(coretest.Env(r.Home),
 		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
@@ -240,22 +275,7 @@ func TestWorktreeInPi(t *testing.T) {
 		t.Fatalf("copse init pi --install: %v\n%s", err, out)
 	}
 
-	tmp := t.TempDir()
-	conf := filepath.Join(tmp, "tmux.conf")
-	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g status off\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := &pane{t: t, sock: filepath.Join(tmp, "tmux.sock"), env: env}
-	if out, err := p.tmux("-f", conf, "new-session", "-d", "-s", "pi", "-x", "160", "-y", "50", "-c", r.Root,
-		"node", cli, "-e", filepath.Join(piDir, "fake-model.ts"), "--model", "fake/echo"); err != nil {
-		t.Fatalf("starting pi in tmux: %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("pi's screen at the end:\n%s", p.screen())
-		}
-		p.tmux("kill-server")
-	})
+	p := startPi(t, env, r.Root, cli)
 
 	// pi starts in the main checkout with the extension loaded from ~/.pi/agent/extensions.
 	p.waitText(footer(r.Root, "main"), "copse-worktree.ts")
@@ -264,7 +284,7 @@ func TestWorktreeInPi(t *testing.T) {
 	p.waitText("ok: hello from main")
 
 	// Short notices, not errors: already here; nothing picked.
-	p.command("/worktree main", "(here)")
+	p.command("/worktree main", "main")
 	p.waitText("Already in this worktree: main")
 	p.text("/worktree")
 	p.waitText("Move pi to another worktree")
@@ -318,7 +338,7 @@ func TestWorktreeInPi(t *testing.T) {
 	for _, w := range list.Worktrees {
 		rows = append(rows, fmt.Sprintf("%s %s %v", w.Branch, w.Path, w.Current))
 	}
-	wantRows := []string{"main " + r.Root + " false", "feat " + feat + " true", "other " + other + " false"}
+	wantRows := []string{"main " + r.Root + " false", "feat " + feat + " true", "gone " + gone + " false", "other " + other + " false"}
 	if strings.Join(rows, "\n") != strings.Join(wantRows, "\n") {
 		t.Fatalf("git_worktree_list:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(wantRows, "\n"))
 	}
@@ -337,13 +357,82 @@ func TestWorktreeInPi(t *testing.T) {
 		t.Fatalf("the worktree is gone after a no: %v", err)
 	}
 
+	// A yes only runs what was shown: the worktrees change while the question is open, so
+	// copse refuses the approved request (stale state) and nothing is removed.
+	p.text(`call git_worktree_remove {"branch":"gone"}`)
+	p.keys("Enter")
+	p.waitText("copse asks", "branch: gone")
+	r.Git(r.Root, "worktree", "add", "-q", "-b", "late", filepath.Join(r.Base, "late"))
+	before = r.Snapshot()
+	p.keys("Enter") // Yes is pi's first choice
+	p.waitText("stale_state", "tool git_worktree_remove failed")
+	r.Unchanged(before)
+	// Asked again, a yes removes it.
+	p.text(`call git_worktree_remove {"branch":"gone"}`)
+	p.keys("Enter")
+	p.waitText("copse asks", "branch: gone")
+	p.keys("Enter")
+	p.waitText("tool git_worktree_remove done")
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Fatalf("the approved remove left %s (%v)", gone, err)
+	}
+	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); strings.Contains(wl, gone) {
+		t.Fatalf("git still lists the removed worktree:\n%s", wl)
+	}
+
 	// /worktree - goes back: the main session, its messages there again.
-	p.command("/worktree -", "back to "+r.Root)
+	p.command("/worktree -", "-")
 	s = p.waitText(footer(r.Root, "main"), "pi is in main now (back in its last session)", "hello from main", "ok: hello from main")
 	if strings.Contains(s, "cwd="+feat) {
 		t.Fatalf("the main session shows the feat session's messages:\n%s", s)
 	}
-	// And - again returns to feat's session, without asking again.
-	p.command("/worktree -", "back to "+feat)
-	p.waitText(footer(feat, "feat"), "pi is in feat now (back in its last session)", "cwd="+feat+" branch=feat")
+	// And - again returns to feat's session, without asking again (its last messages are
+	// the removes; the earlier ones scrolled off the screen).
+	p.command("/worktree -", "-")
+	p.waitText(footer(feat, "feat"), "pi is in feat now (back in its last session)", "tool git_worktree_remove done")
+
+	// Carrying the conversation into a worktree pi enters for the first time.
+	p.command("/worktree other", "other")
+	p.waitText("First time in other in this pi", "Carry this conversation over")
+	p.keys("Down")
+	p.waitFor("Carry selected", func(s string) bool { return strings.Contains(s, "→ Carry this conversation over") })
+	p.keys("Enter")
+	p.waitText(footer(other, "other"), "pi is in other now (carrying this conversation)", "tool git_worktree_remove done")
+	p.text(`call bash {"command":"echo now cwd=$(pwd)"}`)
+	p.keys("Enter")
+	p.waitText("now cwd=" + other)
+}
+
+// Without copse, and with a copse too old for the extension, pi says so clearly.
+func TestCopseMissingOrOldInPi(t *testing.T) {
+	cli := installPi(t)
+	need(t, "tmux")
+	bin := buildCopse(t)
+	r := coretest.New(t)
+	fake := filepath.Join(t.TempDir(), "copse") // absent at first
+	env := append(coretest.Env(r.Home),
+		"PATH="+os.Getenv("PATH"), "COPSE_BIN="+fake,
+		"TMPDIR="+os.TempDir(), "LANG=C.UTF-8", "TERM=xterm-256color", "PI_OFFLINE=1")
+	install := exec.Command(filepath.Join(bin, "copse"), "init", "pi", "--install")
+	install.Env = env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("copse init pi --install: %v\n%s", err, out)
+	}
+	p := startPi(t, env, r.Root, cli)
+	p.waitText(footer(r.Root, "main"), "copse was not found ("+fake+")", "COPSE_BIN")
+
+	p.text("/worktree")
+	p.waitText("Move pi to another worktree")
+	p.keys("Enter")
+	p.waitFor("the error again", func(s string) bool { return strings.Count(s, "copse was not found") == 2 })
+
+	// A copse from before `copse tool --schema`.
+	script := "#!/bin/sh\nif [ \"$1\" = version ]; then echo '{\"version\":\"v0.0.1\"}'; exit 0; fi\necho \"copse: unknown command $1\" >&2\nexit 2\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.text("/worktree")
+	p.waitText("Move pi to another worktree")
+	p.keys("Enter")
+	p.waitText("copse v0.0.1 (" + fake + ") is too old for /worktree: it has no `copse tool --schema`")
 }
