@@ -403,10 +403,10 @@ async function moveTo(wt: Worktree, worktrees: Worktree[], ctx: ExtensionCommand
 		ctx.ui.notify(`Switch cancelled: pi stayed in ${here ? label(here) : ctx.cwd}`, "warning");
 		return;
 	}
-	// pi redraws the chat after withSession; notices go after that.
-	moved.ui.notify(`pi is in ${label(wt)} now (${how}). /worktree - goes back.`, "info");
 	await release(from, moved);
 	await claim(wt, moved);
+	// Last, so it says pi is ready (and after pi redrew the chat of the new session).
+	moved.ui.notify(`pi is in ${label(wt)} now (${how}). /worktree - goes back.`, "info");
 }
 
 /** Hands the terminal to `copse pick`; returns the picked row, or undefined (with a notice). */

@@ -72,10 +72,18 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-// buildCopse builds copse into a fresh directory (the go environment passes through).
+// buildCopse builds copse into a fresh directory (the go environment passes through) and
+// returns the directory. COPSE_TEST_BIN=/path/to/copse tests that binary instead.
 func buildCopse(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
+	if bin := os.Getenv("COPSE_TEST_BIN"); bin != "" {
+		if err := os.Symlink(bin, filepath.Join(dir, "copse")); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("testing %s (COPSE_TEST_BIN)", bin)
+		return dir
+	}
 	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "copse"), "github.com/copse-dev/copse/cmd/copse")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building copse: %v\n%s", err, out)
@@ -435,4 +443,152 @@ func TestCopseMissingOrOldInPi(t *testing.T) {
 	p.waitText("Move pi to another worktree")
 	p.keys("Enter")
 	p.waitText("copse v0.0.1 (" + fake + ") is too old for /worktree: it has no `copse tool --schema`")
+}
+
+// copseJSON runs copse with args and decodes its JSON answer.
+func copseJSON(t *testing.T, bin string, env []string, dir string, v any, args ...string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "copse"), args...)
+	cmd.Env, cmd.Dir = env, dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("copse %q: %v\n%s", args, err, out)
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		t.Fatalf("copse %q: %v\n%s", args, err, out)
+	}
+}
+
+// claims maps each worktree's branch to the session that claims it ("" for none).
+func claims(t *testing.T, bin string, env []string, dir string) map[string]string {
+	t.Helper()
+	var l struct {
+		Worktrees []struct {
+			Branch string `json:"branch"`
+			Claim  *struct {
+				Session string `json:"session"`
+			} `json:"claim"`
+		} `json:"worktrees"`
+	}
+	copseJSON(t, bin, env, dir, &l, "list", "--json")
+	m := map[string]string{}
+	for _, w := range l.Worktrees {
+		m[w.Branch] = ""
+		if w.Claim != nil {
+			m[w.Branch] = w.Claim.Session
+		}
+	}
+	return m
+}
+
+// sessionID is the id in the header of the one session file pi wrote for dir.
+func sessionID(t *testing.T, home, dir string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(home, ".pi", "agent", "sessions", "--"+strings.ReplaceAll(strings.TrimPrefix(dir, "/"), "/", "-")+"--", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("want one session file for %s, got %q", dir, files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	if json.Unmarshal([]byte(line), &h) != nil || h.Type != "session" || h.ID == "" {
+		t.Fatalf("%s has no session header: %.200s", files[0], b)
+	}
+	return h.ID
+}
+
+// Claims follow pi: entering a linked worktree claims it for pi's session, leaving (and
+// quitting pi) releases the claim pi took, and a claim pi did not take is left alone.
+func TestClaimsInPi(t *testing.T) {
+	cli := installPi(t)
+	need(t, "tmux")
+	bin := buildCopse(t)
+	var schema struct {
+		OneOf []struct {
+			Properties struct {
+				Operation struct {
+					Const string `json:"const"`
+				} `json:"operation"`
+			} `json:"properties"`
+		} `json:"oneOf"`
+	}
+	r := coretest.New(t)
+	env := append(coretest.Env(r.Home),
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"TMPDIR="+os.TempDir(), "LANG=C.UTF-8", "TERM=xterm-256color", "PI_OFFLINE=1")
+	copseJSON(t, bin, env, r.Root, &schema, "tool", "--schema")
+	var ops []string
+	for _, v := range schema.OneOf {
+		ops = append(ops, v.Properties.Operation.Const)
+	}
+	if !strings.Contains(" "+strings.Join(ops, " ")+" ", " claim ") {
+		t.Skipf("this copse has no claim operation yet (operations: %s): the extension registers no claims, nothing to test", strings.Join(ops, ", "))
+	}
+
+	feat := r.AddWorktree("feat", "app.worktrees/feat")
+	r.AddWorktree("taken", "app.worktrees/taken")
+	claimTaken := exec.Command(filepath.Join(bin, "copse"), "claim", "taken", "--session", "agent-7")
+	claimTaken.Env, claimTaken.Dir = env, r.Root
+	if out, err := claimTaken.CombinedOutput(); err != nil {
+		t.Fatalf("copse claim taken: %v\n%s", err, out)
+	}
+	install := exec.Command(filepath.Join(bin, "copse"), "init", "pi", "--install")
+	install.Env = env
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("copse init pi --install: %v\n%s", err, out)
+	}
+	p := startPi(t, env, r.Root, cli)
+	p.waitText(footer(r.Root, "main"))
+
+	p.command("/worktree feat", "feat")
+	p.waitText("First time in feat")
+	p.keys("Enter")
+	p.waitText(footer(feat, "feat"), "pi is in feat now")
+	p.text("hi")
+	p.keys("Enter")
+	p.waitText("ok: hi")
+	sid := "pi:" + sessionID(t, r.Home, feat)
+	want := map[string]string{"main": "", "feat": sid, "taken": "agent-7"}
+	if got := claims(t, bin, env, r.Root); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("claims after entering feat: %v, want %v", got, want)
+	}
+
+	// Leaving releases pi's claim.
+	p.command("/worktree -", "-")
+	p.waitText(footer(r.Root, "main"), "pi is in main now")
+	want["feat"] = ""
+	if got := claims(t, bin, env, r.Root); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("claims after leaving feat: %v, want %v", got, want)
+	}
+
+	// Another session's claim: pi says so, and leaves it alone when it goes.
+	p.command("/worktree taken", "taken")
+	p.waitText("First time in taken")
+	p.keys("Enter")
+	p.waitText("Not claimed:", "agent-7")
+	p.command("/worktree feat", "feat")
+	p.waitText(footer(feat, "feat"), "pi is in feat now (back in its last session)")
+	want["feat"] = sid
+	if got := claims(t, bin, env, r.Root); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("claims after taken and back to feat: %v, want %v", got, want)
+	}
+
+	// Quitting pi releases the claim it holds.
+	p.text("/quit")
+	p.waitFor("the quit command", func(s string) bool { return completing(s, "quit") || editorHolds(s, "/quit") })
+	p.keys("Enter")
+	want["feat"] = ""
+	deadline := time.Now().Add(60 * time.Second)
+	for fmt.Sprint(claims(t, bin, env, r.Root)) != fmt.Sprint(want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("claims after pi quit: %v, want %v\n%s", claims(t, bin, env, r.Root), want, p.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
