@@ -394,18 +394,33 @@ func TestWorktreeInPi(t *testing.T) {
 	if strings.Contains(s, "cwd="+feat) {
 		t.Fatalf("the main session shows the feat session's messages:\n%s", s)
 	}
-	// And - again returns to feat's session, without asking again (its last messages are
-	// the removes; the earlier ones scrolled off the screen).
-	p.command("/worktree -", "-")
+	// Going to feat again (by its path this time) returns to feat's session, without asking
+	// again (its last messages are the removes; the earlier ones scrolled off the screen).
+	p.text("/worktree " + feat + "/")
+	p.waitFor("the path in the editor", func(s string) bool { return editorHolds(s, "/worktree "+feat+"/") })
+	p.keys("Enter")
 	p.waitText(footer(feat, "feat"), "pi is in feat now (back in its last session)", "tool git_worktree_remove done")
 
-	// Carrying the conversation into a worktree pi enters for the first time.
-	p.command("/worktree other", "other")
+	// The model cannot move pi: git_worktree_switch puts the command in the editor, and the
+	// person runs it, here carrying the conversation into a worktree pi enters for the first time.
+	p.text(`call git_worktree_switch {"path":"` + other + `"}`)
+	p.keys("Enter")
+	p.waitFor("/worktree other in the editor", func(s string) bool {
+		return editorHolds(s, "/worktree other") && strings.Contains(s, `Put "/worktree other" in pi's editor`)
+	})
+	if strings.Contains(p.screen(), "tool git_worktree_switch done") {
+		t.Fatal("the model went on after git_worktree_switch; it should stop for the person")
+	}
+	p.keys("Enter")
 	p.waitText("First time in other in this pi", "Carry this conversation over")
 	p.keys("Down")
 	p.waitFor("Carry selected", func(s string) bool { return strings.Contains(s, "→ Carry this conversation over") })
 	p.keys("Enter")
-	p.waitText(footer(other, "other"), "pi is in other now (carrying this conversation)", "tool git_worktree_remove done")
+	s = p.waitText(footer(other, "other"), "pi is in other now (carrying this conversation)", "tool git_worktree_remove done",
+		`Put "/worktree other" in pi's editor`)
+	if strings.Contains(s, "tool git_worktree_switch done") {
+		t.Fatalf("the model went on after git_worktree_switch; it should stop for the person:\n%s", s)
+	}
 	p.text(`call bash {"command":"echo now cwd=$(pwd)"}`)
 	p.keys("Enter")
 	p.waitText("now cwd=" + other)
