@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/internal/gobuild"
 )
 
 // piDir is testdata/pi: package.json and lockfile pinning pi, the fake model, tsconfig.
@@ -72,7 +73,7 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-// buildCopse builds copse into a fresh directory (the go environment passes through) and
+// buildCopse builds copse into a fresh directory (with the Go caches of whoever runs go test) and
 // returns the directory. COPSE_TEST_BIN=/path/to/copse tests that binary instead.
 func buildCopse(t *testing.T) string {
 	t.Helper()
@@ -84,9 +85,8 @@ func buildCopse(t *testing.T) string {
 		t.Logf("testing %s (COPSE_TEST_BIN)", bin)
 		return dir
 	}
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "copse"), "github.com/copse-dev/copse/cmd/copse")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building copse: %v\n%s", err, out)
+	if err := gobuild.Build(filepath.Join(dir, "copse"), "github.com/copse-dev/copse/cmd/copse"); err != nil {
+		t.Fatalf("building copse: %v", err)
 	}
 	return dir
 }
