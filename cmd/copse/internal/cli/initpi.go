@@ -58,7 +58,7 @@ func installPi(f *Factory, force bool) error {
 	case err == nil && !force && !assets.PiExtensionUnchanged(old):
 		return &core.Error{Kind: core.KindRefused, Code: "pi_extension_changed",
 			Message: shown + " was changed since copse wrote it (or copse did not write it); it was kept",
-			Hint:    "move your copy away, or run copse init pi --install --force to replace it (your changes are lost)"}
+			Hint:    "move your copy away, or run `copse init pi --install --force` to replace it (your changes are lost)"}
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return &core.Error{Kind: core.KindFailed, Code: "pi_extension_unreadable", Err: err,
 			Message: "cannot read " + shown + ": " + err.Error(), Hint: "check the file's permissions"}
