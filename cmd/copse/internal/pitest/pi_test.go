@@ -594,6 +594,11 @@ func TestClaimsInPi(t *testing.T) {
 		t.Fatalf("claims after taken and back to feat: %v, want %v", got, want)
 	}
 
+	// The model's claim tool is there, and acts for pi's session: taken stays agent-7's.
+	p.text(`call git_worktree_claim {"branch":"taken"}`)
+	p.keys("Enter")
+	p.waitText("is claimed by session agent-7", "[claimed]", "tool git_worktree_claim failed")
+
 	// Quitting pi releases the claim it holds.
 	p.text("/quit")
 	p.waitFor("the quit command", func(s string) bool { return completing(s, "quit") || editorHolds(s, "/quit") })
