@@ -234,7 +234,7 @@ async function requestWithApproval(
 		if (!ctx.hasUI) {
 			throw new Error(`copse needs the person's approval and pi has no dialog here: ${question}. Nothing was changed.`);
 		}
-		const yes = await ctx.ui.confirm("copse asks", question);
+		const yes = await ctx.ui.confirm("copse asks", question, { signal }); // dismissed when the turn is aborted
 		if (!yes) throw new Error(`The person said no to: ${question}. Nothing was changed.`);
 		const token = reply.error.state_token;
 		if (!token) {
