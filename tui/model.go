@@ -110,6 +110,7 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 	m.filter = textinput.New()
 	m.filter.Prompt = ""
 	m.filter.Placeholder = "branch or path"
+	noClipboardTool(&m.filter)
 	m.setStyles(NewStyles(m.isDark, opts.NoColor))
 	return m
 }
