@@ -15,8 +15,12 @@ import (
 
 // Options configure the picker.
 type Options struct {
-	Pick          bool // copse pick: enter selects and returns the row, no switch
-	NoColor       bool
+	Pick    bool // copse pick: enter selects and returns the row, no switch
+	NoColor bool
+	// Profile is the terminal's colour profile when the caller detected it already (the
+	// command line does so while git lists the worktrees); Unknown lets Bubble Tea detect
+	// it, which inside tmux runs `tmux info` before the first frame.
+	Profile       colorprofile.Profile
 	Input         io.Reader // nil = stdin (cmd passes /dev/tty for pick)
 	Output        io.Writer // nil = stdout (cmd passes /dev/tty for pick)
 	Width, Height int       // 0 = from the terminal (tests pin them)
@@ -47,10 +51,13 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 	if opts.Width > 0 && opts.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}
-	if opts.NoColor {
+	switch {
+	case opts.NoColor:
 		// NO_COLOR: the styles are plain already; Ascii also keeps the bubbles' defaults
 		// from emitting colour.
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	case opts.Profile != colorprofile.Unknown:
+		popts = append(popts, tea.WithColorProfile(opts.Profile))
 	}
 	final, err := tea.NewProgram(m, popts...).Run()
 	fm, ok := final.(Model)

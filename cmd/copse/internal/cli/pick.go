@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"os"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/copse-dev/copse/core"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -32,26 +34,50 @@ func NewCmdPick(f *Factory, runF func(context.Context, *PickOptions) error) *cob
 // runPicker runs the interactive picker on the terminal. In pick mode it prints the chosen
 // row; otherwise (plain `copse`) a switch made in the picker is handed to the shell like
 // `copse switch` does.
+//
+// The first frame needs two slow things that do not depend on each other: git's worktree
+// list (core.Open reads it) and the terminal's colour profile (terminfo, and inside tmux a
+// `tmux info`). Both start at once; the picker takes the terminal only once the service is
+// open, so a start-up failure is still reported before anything is drawn.
 func runPicker(ctx context.Context, f *Factory, pick bool) error {
-	svc, err := f.open(ctx)
-	if err != nil {
+	type opened struct {
+		svc *core.Service
+		err error
+	}
+	openc := make(chan opened, 1)
+	go func() {
+		svc, err := f.open(ctx)
+		openc <- opened{svc, err}
+	}()
+	noColor := f.Global.NoColor || f.Getenv("NO_COLOR") != ""
+	tty, ttyErr := f.OpenTTY()
+	profilec := make(chan colorprofile.Profile, 1)
+	if ttyErr == nil {
+		defer tty.Close()
+		if noColor {
+			profilec <- colorprofile.Ascii
+		} else {
+			go func() { profilec <- colorprofile.Detect(tty, os.Environ()) }()
+		}
+	}
+	o := <-openc
+	if o.err != nil {
 		// The picker cannot start here (not in a repository, ...): exit 1 on stderr,
 		// without opening the TUI. Flag misuse stays a usage error (exit 2).
-		if e := core.AsError(err); e.Kind == core.KindUsage && e.Code != "bad_backend" && e.Code != "herdr_not_detected" {
+		if e := core.AsError(o.err); e.Kind == core.KindUsage && e.Code != "bad_backend" && e.Code != "herdr_not_detected" {
 			e.Kind = core.KindFailed
 		}
-		return err
+		return o.err
 	}
-	tty, err := f.OpenTTY()
-	if err != nil {
-		return &core.Error{Kind: core.KindFailed, Code: "no_terminal", Err: err,
+	svc := o.svc
+	if ttyErr != nil {
+		return &core.Error{Kind: core.KindFailed, Code: "no_terminal", Err: ttyErr,
 			Message: "the picker needs a terminal, and /dev/tty cannot be opened",
 			Hint:    "use copse list, copse switch TARGET or copse tool instead"}
 	}
-	defer tty.Close()
 	width, height, _ := term.GetSize(int(tty.Fd()))
 	res, err := pickerRun(ctx, svc, pickerOptions{
-		Pick: pick, NoColor: f.Global.NoColor || f.Getenv("NO_COLOR") != "",
+		Pick: pick, NoColor: noColor, Profile: <-profilec,
 		Input: tty, Output: tty, Width: width, Height: height,
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/tui"
 )
@@ -13,6 +14,7 @@ import (
 type pickerOptions struct {
 	Pick          bool
 	NoColor       bool
+	Profile       colorprofile.Profile // detected while core opened (Unknown: Bubble Tea detects)
 	Input         io.Reader
 	Output        io.Writer
 	Width, Height int
@@ -25,6 +27,6 @@ type pickerResult struct {
 }
 
 var pickerRun = func(ctx context.Context, svc *core.Service, o pickerOptions) (pickerResult, error) {
-	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, NoColor: o.NoColor, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
+	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, NoColor: o.NoColor, Profile: o.Profile, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
 	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled}, err
 }
