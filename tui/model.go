@@ -65,6 +65,7 @@ type Model struct {
 	maxBranch, maxPath, maxBadges, maxTags int
 
 	statusCancel context.CancelFunc
+	statusQueue  *core.StatusQueue // the running pool's order; nil when none runs
 
 	form    form
 	confirm *confirmState
@@ -135,9 +136,25 @@ func (m *Model) setStyles(s Styles) {
 	m.spinner.Style = s.Busy
 }
 
-// Update routes a message. Results of core calls carry the id of what asked for them and
-// are dropped when stale; keys are routed by mode.
+// Update routes a message (update), then, when the rows on screen changed (a scroll, a
+// jump, a filter, a resize) while statuses are still being computed, moves those rows to
+// the front of the pool's queue.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	before := m.screenKey()
+	next, cmd := m.update(msg)
+	nm, ok := next.(Model)
+	if !ok || nm.statusQueue == nil || nm.screenKey() == before {
+		return next, cmd
+	}
+	if paths := nm.onScreenPending(); len(paths) > 0 {
+		cmd = tea.Batch(cmd, prioritizeCmd(nm.statusQueue, paths))
+	}
+	return next, cmd
+}
+
+// update routes a message. Results of core calls carry the id of what asked for them and
+// are dropped when stale; keys are routed by mode.
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -157,6 +174,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.applyStatuses(msg.results)
 		if msg.done {
+			m.statusQueue = nil
 			m.finishStatuses()
 			m.measure()
 			return m, nil
@@ -244,8 +262,10 @@ func (m *Model) startStatuses() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.statusCancel = cancel
+	m.statusQueue = core.NewStatusQueue(paths)
+	m.statusQueue.Prioritize(m.onScreenPending())
 	s := &statusStream{ch: make(chan core.StatusResult, len(paths)), done: make(chan struct{})}
-	return tea.Batch(startStatusCmd(ctx, m.svc, paths, s), drainStatusCmd(m.loadSeq, s, statusWindow))
+	return tea.Batch(startStatusCmd(ctx, m.svc, m.statusQueue, s), drainStatusCmd(m.loadSeq, s, statusWindow))
 }
 
 // reload re-reads the worktree list (after a mutation, a stale confirmation, or `r`).
