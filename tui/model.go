@@ -113,17 +113,31 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 	m.filter.Placeholder = "branch or path"
 	noClipboardTool(&m.filter)
 	m.setStyles(NewStyles(m.isDark, opts.NoColor))
+	if opts.Listing != nil {
+		// The caller read the list already: the first frame shows rows, not "loading".
+		m.setListing(opts.Listing, m.current)
+		m.status.addWarnings(opts.Listing.Warnings)
+		m.clampCursor()
+	}
 	return m
 }
+
+// startStatusesMsg starts the status pool for a listing the model was built with.
+type startStatusesMsg struct{ seq int }
 
 // Result is what the user chose; valid once the program has ended.
 func (m Model) Result() Result { return m.result }
 
 // Init asks the terminal for its background (light or dark styles) and loads the worktree
-// list without status, so the first frame comes as fast as git can list.
+// list without status, so the first frame comes as fast as git can list; with a listing
+// given in Options the rows are on the first frame already, and Init starts the statuses.
 func (m Model) Init() tea.Cmd {
 	if m.svc == nil {
 		return tea.RequestBackgroundColor
+	}
+	if m.loaded {
+		seq := m.loadSeq
+		return tea.Batch(tea.RequestBackgroundColor, func() tea.Msg { return startStatusesMsg{seq: seq} })
 	}
 	return tea.Batch(tea.RequestBackgroundColor, loadListCmd(m.ctx, m.svc, m.loadSeq))
 }
@@ -168,6 +182,11 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case listingMsg:
 		return m.onListing(msg)
+	case startStatusesMsg:
+		if msg.seq != m.loadSeq {
+			return m, nil // a refresh came first and started its own pool
+		}
+		return m, m.startStatuses()
 	case statusBatchMsg:
 		if msg.seq != m.loadSeq {
 			return m, nil // from a load that a refresh replaced; its pool is cancelled

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -66,5 +67,30 @@ func TestRowsScrolledIntoViewAreComputedNext(t *testing.T) {
 	runCmds(cmd)
 	if got := q.Waiting(); got[0] != paths[1] {
 		t.Fatalf("after g the queue starts with %q, want %q (the first row has its status)", got[0], paths[1])
+	}
+}
+
+// A listing handed in by the caller is on the very first frame: no "loading" frame, and
+// Init starts the statuses instead of listing again.
+func TestListingGivenIsOnTheFirstFrame(t *testing.T) {
+	l, _ := manyWorktrees(5)
+	m := New(nil, Options{Width: 100, Height: 14, Listing: l})
+	if got := plain(m); !strings.Contains(got, "w004") || strings.Contains(got, "loading") {
+		t.Fatalf("first frame:\n%s", got)
+	}
+	m.svc = &core.Service{} // Init only looks at whether there is one
+	msgs := map[string]bool{}
+	cmd := m.Init()
+	b, ok := cmd().(tea.BatchMsg)
+	if !ok {
+		t.Fatalf("Init returned %T", cmd())
+	}
+	for _, c := range b {
+		if _, ok := c().(startStatusesMsg); ok {
+			msgs["start"] = true
+		}
+	}
+	if !msgs["start"] {
+		t.Fatal("Init did not start the statuses for the given listing")
 	}
 }

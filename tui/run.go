@@ -17,10 +17,15 @@ import (
 type Options struct {
 	Pick    bool // copse pick: enter selects and returns the row, no switch
 	NoColor bool
-	// Profile is the terminal's colour profile when the caller detected it already (the
-	// command line does so while git lists the worktrees); Unknown lets Bubble Tea detect
-	// it, which inside tmux runs `tmux info` before the first frame.
-	Profile       colorprofile.Profile
+	// Profile is the colour profile of the first frame; Unknown lets Bubble Tea detect it,
+	// which inside tmux runs `tmux info` before the first frame. The command line passes
+	// what the environment implies, and the full detection on LateProfile when it arrives:
+	// the picker repaints if it differs.
+	Profile     colorprofile.Profile
+	LateProfile <-chan colorprofile.Profile
+	// Listing is the worktree list when the caller has it already (core.Open read it): the
+	// first frame shows its rows, and statuses start at once. nil: the picker loads it.
+	Listing       *core.Listing
 	Input         io.Reader // nil = stdin (cmd passes /dev/tty for pick)
 	Output        io.Writer // nil = stdout (cmd passes /dev/tty for pick)
 	Width, Height int       // 0 = from the terminal (tests pin them)
@@ -59,7 +64,19 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 	case opts.Profile != colorprofile.Unknown:
 		popts = append(popts, tea.WithColorProfile(opts.Profile))
 	}
-	final, err := tea.NewProgram(m, popts...).Run()
+	prog := tea.NewProgram(m, popts...)
+	if opts.LateProfile != nil && !opts.NoColor {
+		go func() {
+			select {
+			case p := <-opts.LateProfile:
+				if p != opts.Profile {
+					prog.Send(tea.ColorProfileMsg{Profile: p}) // Bubble Tea re-renders with it
+				}
+			case <-ctx.Done():
+			}
+		}()
+	}
+	final, err := prog.Run()
 	fm, ok := final.(Model)
 	if !ok {
 		fm = m

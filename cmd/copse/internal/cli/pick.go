@@ -35,30 +35,34 @@ func NewCmdPick(f *Factory, runF func(context.Context, *PickOptions) error) *cob
 // row; otherwise (plain `copse`) a switch made in the picker is handed to the shell like
 // `copse switch` does.
 //
-// The first frame needs two slow things that do not depend on each other: git's worktree
-// list (core.Open reads it) and the terminal's colour profile (terminfo, and inside tmux a
-// `tmux info`). Both start at once; the picker takes the terminal only once the service is
-// open, so a start-up failure is still reported before anything is drawn.
+// The first frame needs git's worktree list (core.Open reads it) and a colour profile. The
+// full detection reads terminfo, looks up the user and inside tmux runs `tmux info`, which
+// can take longer than git; on a busy machine it also competes with git for the CPU. So the
+// first frame uses the profile the environment implies (no I/O), and the full detection
+// starts once git's list is in: when it differs, the picker repaints with it. The picker
+// takes the terminal only once the list is read, so a start-up failure is still reported
+// before anything is drawn.
 func runPicker(ctx context.Context, f *Factory, pick bool) error {
 	type opened struct {
-		svc *core.Service
-		err error
+		svc     *core.Service
+		listing *core.Listing
+		err     error
 	}
 	openc := make(chan opened, 1)
 	go func() {
 		svc, err := f.open(ctx)
-		openc <- opened{svc, err}
+		var l *core.Listing
+		if err == nil {
+			// No git here: List reuses the worktree list Open read. If it fails anyway,
+			// the picker loads the list itself and shows the error.
+			l, _ = svc.List(ctx, false)
+		}
+		openc <- opened{svc, l, err}
 	}()
 	noColor := f.Global.NoColor || f.Getenv("NO_COLOR") != ""
 	tty, ttyErr := f.OpenTTY()
-	profilec := make(chan colorprofile.Profile, 1)
 	if ttyErr == nil {
 		defer tty.Close()
-		if noColor {
-			profilec <- colorprofile.Ascii
-		} else {
-			go func() { profilec <- colorprofile.Detect(tty, os.Environ()) }()
-		}
 	}
 	o := <-openc
 	if o.err != nil {
@@ -75,9 +79,17 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 			Message: "the picker needs a terminal, and /dev/tty cannot be opened",
 			Hint:    "use copse list, copse switch TARGET or copse tool instead"}
 	}
+	profile := colorprofile.Ascii
+	var late chan colorprofile.Profile
+	if !noColor {
+		environ := os.Environ()
+		profile = colorprofile.Env(environ) // no I/O: TERM, COLORTERM, NO_COLOR…
+		late = make(chan colorprofile.Profile, 1)
+		go func() { late <- colorprofile.Detect(tty, environ) }()
+	}
 	width, height, _ := term.GetSize(int(tty.Fd()))
 	res, err := pickerRun(ctx, svc, pickerOptions{
-		Pick: pick, NoColor: noColor, Profile: <-profilec,
+		Pick: pick, NoColor: noColor, Profile: profile, LateProfile: late, Listing: o.listing,
 		Input: tty, Output: tty, Width: width, Height: height,
 	})
 	if err != nil {
