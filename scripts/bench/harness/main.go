@@ -36,6 +36,7 @@ type config struct {
 	rounds, statusRounds     int
 	pickerRounds             int
 	groups                   string
+	also                     []string // LABEL=BINARY: more copse builds for the list group
 }
 
 func (c config) wants(g string) bool {
@@ -54,6 +55,13 @@ func main() {
 	flag.IntVar(&c.rounds, "rounds", 30, "rounds of the list and tmux groups")
 	flag.IntVar(&c.statusRounds, "status-rounds", 8, "rounds of the status group")
 	flag.IntVar(&c.pickerRounds, "picker-rounds", 10, "rounds of the picker group")
+	flag.Func("also", "LABEL=BINARY: another copse build to time in the list group (repeatable)", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("want LABEL=BINARY, got %q", v)
+		}
+		c.also = append(c.also, v)
+		return nil
+	})
 	flag.StringVar(&c.groups, "groups", "list,status,tmux,picker", "groups to run, comma-separated")
 	flag.Parse()
 	self, err := os.Executable()
@@ -105,12 +113,23 @@ func run(out *os.File, env []string, argv ...string) time.Duration {
 	if err != nil {
 		must(fmt.Errorf("%s: %w", strings.Join(argv, " "), err))
 	}
+	// CPU time of the process and the children it waited for (git): on a machine that
+	// other work keeps busy, this moves far less than the wall time.
+	lastCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return d
 }
 
+// lastCPU is the CPU time of the last command run.
+var lastCPU time.Duration
+
 // rounds runs each named job once per round in a shuffled order and returns every job's
-// durations, round by round.
+// durations, round by round (and in cpuTimes, the CPU time of each job's last command).
 func rounds(n int, jobs map[string]func() time.Duration) map[string][]time.Duration {
+	t, _ := roundsCPU(n, jobs)
+	return t
+}
+
+func roundsCPU(n int, jobs map[string]func() time.Duration) (wall, cpu map[string][]time.Duration) {
 	names := make([]string, 0, len(jobs))
 	for k := range jobs {
 		names = append(names, k)
@@ -119,35 +138,48 @@ func rounds(n int, jobs map[string]func() time.Duration) map[string][]time.Durat
 	for _, k := range names { // one warm-up each, not recorded
 		jobs[k]()
 	}
-	got := map[string][]time.Duration{}
+	wall, cpu = map[string][]time.Duration{}, map[string][]time.Duration{}
 	for range n {
 		rand.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
 		for _, k := range names {
-			got[k] = append(got[k], jobs[k]())
+			wall[k] = append(wall[k], jobs[k]())
+			cpu[k] = append(cpu[k], lastCPU)
 		}
 	}
-	return got
+	return wall, cpu
 }
 
 func listGroup(c config, rep *report) {
-	t := rounds(c.rounds, map[string]func() time.Duration{
+	jobs := map[string]func() time.Duration{
 		"git": func() time.Duration {
 			return run(nil, nil, "git", "-C", c.repo, "worktree", "list", "--porcelain", "-z")
 		},
 		"copse": func() time.Duration { return run(nil, nil, c.copse, "-C", c.repo, "list", "--json") },
 		"floor": func() time.Duration { return run(nil, nil, c.floor, "list", c.repo) },
-	})
+	}
+	for _, a := range c.also {
+		label, bin, _ := strings.Cut(a, "=")
+		jobs["also:"+label] = func() time.Duration { return run(nil, nil, bin, "-C", c.repo, "list", "--json") }
+	}
+	t, cpu := roundsCPU(c.rounds, jobs)
 	rep.add("list", "copse list --json / git worktree list --porcelain -z", t["copse"], t["git"], 1.5, 1.35)
+	rep.add("list-cpu", "the same in CPU time (user+system, git included)", cpu["copse"], cpu["git"], 0, 0)
 	rep.add("list-floor", "static Go program running the same git list / git (the floor)", t["floor"], t["git"], 0, 0)
 	rep.add("list-vs-floor", "copse list --json / that static floor", t["copse"], t["floor"], 0, 0)
+	for _, a := range c.also {
+		label, _, _ := strings.Cut(a, "=")
+		rep.add("list:"+label, "list --json of the "+label+" build / git", t["also:"+label], t["git"], 0, 0)
+		rep.add("list-cpu:"+label, "the same in CPU time", cpu["also:"+label], cpu["git"], 0, 0)
+	}
 }
 
 func statusGroup(c config, rep *report) {
-	t := rounds(c.statusRounds, map[string]func() time.Duration{
+	t, cpu := roundsCPU(c.statusRounds, map[string]func() time.Duration{
 		"copse": func() time.Duration { return run(nil, nil, c.copse, "-C", c.repo, "list", "--json", "--status") },
 		"floor": func() time.Duration { return run(nil, nil, c.floor, "status", c.repo) },
 	})
 	rep.add("status", "copse list --json --status / Go pool running the same git commands", t["copse"], t["floor"], 1.05, 0)
+	rep.add("status-cpu", "the same in CPU time (user+system, git included)", cpu["copse"], cpu["floor"], 0, 0)
 }
 
 // tmuxServer is a private tmux server with one session, 100x30.
@@ -181,7 +213,9 @@ func (t *tmuxServer) killPane(pane string) { t.cmd("kill-pane", "-t", pane).Run(
 
 // waitScreen polls the pane until done(screen) holds, and returns the time since start.
 func (t *tmuxServer) waitScreen(pane string, start time.Time, done func(string) bool) (time.Duration, string) {
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		// The pause keeps the polling (a tmux client per capture) from taking a CPU away
+		// from what is measured; it costs both sides the same ≤2 ms of resolution.
 		if s := t.capture(pane); done(s) {
 			return time.Since(start), s
 		}
