@@ -46,7 +46,9 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 		return Result{}, errors.New("tui: no service")
 	}
 	m := newModel(ctx, svc, opts)
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// Bubble Tea writes frames on a ticker, so the first frame waits up to one tick after
+	// start: at its maximum rate (120/s, not the default 60) that is ≤8 ms, not ≤17.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(120)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
