@@ -234,11 +234,13 @@ func tmuxGroup(c config, t *tmuxServer, rep *report) {
 	defer cancel()
 	for ctx.Err() == nil {
 		if b, err := os.ReadFile(out); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
-			var got map[string][]time.Duration
-			must(json.Unmarshal(b, &got))
+			var both struct{ Wall, CPU map[string][]time.Duration }
+			must(json.Unmarshal(b, &both))
+			got, cpu := both.Wall, both.CPU
 			rep.add("tmux-version", "copse version on the pane, inside tmux / TMUX unset", got["version-tmux"], got["version-plain"], 1.05, 0)
 			rep.add("tmux-list", "copse list on the pane, inside tmux / TMUX unset", got["list-tmux"], got["list-plain"], 1.05, 0)
 			rep.add("tty-version", "copse version on the pane inside tmux / to /dev/null", got["version-tmux"], got["version-null"], 1.05, 0)
+			rep.add("tmux-cpu", "copse version in CPU time (its children included), inside tmux / TMUX unset", cpu["version-tmux"], cpu["version-plain"], 0, 0)
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -258,14 +260,14 @@ func ttyChild(args []string) {
 		}
 	}
 	tty := os.Stdout
-	got := rounds(n, map[string]func() time.Duration{
+	got, cpu := roundsCPU(n, map[string]func() time.Duration{
 		"version-tmux":  func() time.Duration { return run(tty, nil, copse, "version") },
 		"version-plain": func() time.Duration { return run(tty, plain, copse, "version") },
 		"version-null":  func() time.Duration { return run(nil, nil, copse, "version") },
 		"list-tmux":     func() time.Duration { return run(tty, nil, copse, "-C", repo, "list") },
 		"list-plain":    func() time.Duration { return run(tty, plain, copse, "-C", repo, "list") },
 	})
-	b, err := json.Marshal(got)
+	b, err := json.Marshal(struct{ Wall, CPU map[string][]time.Duration }{got, cpu})
 	must(err)
 	must(os.WriteFile(out, append(b, '\n'), 0o600))
 }
