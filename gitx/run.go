@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -71,6 +72,7 @@ type Error struct {
 	Kind     ErrKind
 	Argv     []string
 	ExitCode int    // meaningful for ErrExit
+	Limit    int64  // the output cap in bytes; meaningful for ErrOutputLimit
 	Stderr   string // as much as was captured (at most OutputLimit bytes)
 	Err      error  // the underlying error; context.Canceled for ErrCanceled
 }
@@ -102,6 +104,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Command names the git command that failed, for messages: "git worktree list".
+func (e *Error) Command() string { return commandName(e.Argv) }
+
 // ExitCode returns git's exit code when err is an *Error of kind ErrExit.
 func ExitCode(err error) (int, bool) {
 	var e *Error
@@ -123,6 +128,7 @@ func exitedOneSilently(err error) bool {
 //
 // git gets its own process group so that on cancel, timeout or output overflow
 // the whole group (git plus any hook and its children) is killed, not just git.
+// On Linux git also gets SIGKILL if copse dies, even of SIGKILL (proc_linux.go).
 // stdin is /dev/null, and GIT_TERMINAL_PROMPT=0 stops git asking for
 // credentials, so nothing can wait on a terminal.
 func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
@@ -140,6 +146,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	if limit <= 0 {
 		limit = defaultOutputLimit
 	}
+	if c.limit > 0 {
+		limit = c.limit
+	}
 
 	runCtx, cancelRun := context.WithTimeout(ctx, timeout)
 	defer cancelRun()
@@ -155,7 +164,12 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	cmd := exec.CommandContext(procCtx, bin, argv[1:]...)
 	cmd.Env = r.environ(c.read)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var filter *recordFilter
+	if c.keep != nil {
+		filter = &recordFilter{keep: c.keep, out: stdout}
+		cmd.Stdout = filter
+	}
+	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error {
 		// Negative pid: the whole group. git is the group leader (Setpgid).
 		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -169,6 +183,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	fail := func(kind ErrKind, err error) *Error {
 		return &Error{Kind: kind, Argv: argv, Stderr: stderr.buf.String(), Err: err}
 	}
+	defer pinThread()() // until git has been waited for (see proc_linux.go)
 	if err := cmd.Start(); err != nil {
 		if e := contextFailure(ctx, runCtx, timeout, fail); e != nil {
 			return nil, e
@@ -185,9 +200,14 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 
 	if over.Load() {
 		// Checked first: git may even have exited 0, but its output was cut.
-		return nil, fail(ErrOutputLimit, fmt.Errorf("output passed the %d-byte limit; git was stopped", limit))
+		e := fail(ErrOutputLimit, fmt.Errorf("output passed the %d-byte limit; git was stopped", limit))
+		e.Limit = limit
+		return nil, e
 	}
 	if waitErr == nil {
+		if filter != nil && len(filter.partial) > 0 {
+			return nil, fail(ErrIO, fmt.Errorf("output ended inside a record (%d bytes without NUL)", len(filter.partial)))
+		}
 		return stdout.buf.Bytes(), nil
 	}
 	if e := contextFailure(ctx, runCtx, timeout, fail); e != nil {
@@ -248,6 +268,36 @@ func (w *capBuffer) Write(p []byte) (int, error) {
 	w.over.Store(true)
 	w.stop()
 	return int(room), errOverflow
+}
+
+// recordFilter passes on only the NUL-terminated records keep accepts.
+type recordFilter struct {
+	keep    func([]byte) bool
+	out     io.Writer
+	partial []byte
+}
+
+func (f *recordFilter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, 0)
+		if i < 0 {
+			f.partial = append(f.partial, p...)
+			break
+		}
+		rec := p[:i+1]
+		if len(f.partial) > 0 {
+			rec = append(f.partial, rec...)
+			f.partial = nil
+		}
+		if f.keep(rec[:len(rec)-1]) {
+			if _, err := f.out.Write(rec); err != nil {
+				return 0, err
+			}
+		}
+		p = p[i+1:]
+	}
+	return n, nil
 }
 
 // repoEnv are inherited variables that would make git operate on a repository
