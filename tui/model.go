@@ -125,6 +125,11 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 // startStatusesMsg starts the status pool for a listing the model was built with.
 type startStatusesMsg struct{ seq int }
 
+// firstFrameLead is how long the status pool waits for the first frame: Bubble Tea writes
+// frames on a ticker (120/s, see Run), and a pool of `git status` processes started at
+// once would take the CPUs from that first write on a small machine.
+const firstFrameLead = 10 * time.Millisecond
+
 // Result is what the user chose; valid once the program has ended.
 func (m Model) Result() Result { return m.result }
 
@@ -137,7 +142,8 @@ func (m Model) Init() tea.Cmd {
 	}
 	if m.loaded {
 		seq := m.loadSeq
-		return tea.Batch(tea.RequestBackgroundColor, func() tea.Msg { return startStatusesMsg{seq: seq} })
+		return tea.Batch(tea.RequestBackgroundColor,
+			tea.Tick(firstFrameLead, func(time.Time) tea.Msg { return startStatusesMsg{seq: seq} }))
 	}
 	return tea.Batch(tea.RequestBackgroundColor, loadListCmd(m.ctx, m.svc, m.loadSeq))
 }
