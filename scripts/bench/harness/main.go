@@ -90,9 +90,15 @@ func main() {
 	rep.print()
 }
 
+// atExit runs before a failure ends the harness (the private tmux server is killed).
+var atExit []func()
+
 func must(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)
+		for _, f := range atExit {
+			f()
+		}
 		os.Exit(1)
 	}
 }
@@ -188,6 +194,7 @@ type tmuxServer struct{ sock string }
 func startTmux() *tmuxServer {
 	t := &tmuxServer{sock: fmt.Sprintf("copse-bench-%d", os.Getpid())}
 	must(t.cmd("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", "100", "-y", "30", "sleep", "100000").Run())
+	atExit = append(atExit, t.kill)
 	return t
 }
 
