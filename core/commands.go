@@ -16,6 +16,8 @@ type createCmd struct {
 	label    Label
 	focus    bool
 	cwd      string // main checkout: where git and Herdr run
+	claim    bool      // create --claim: lock it for session in the same locked step
+	session  SessionID // the session named by the request (claim, events)
 }
 
 // targetCmd names an existing worktree for open, switch and back.

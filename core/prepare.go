@@ -53,6 +53,9 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 		p   *Plan
 		err error
 	)
+	if req, err = s.resolveIDs(ctx, req, snap); err != nil {
+		return nil, err
+	}
 	switch r := req.(type) {
 	case ListRequest:
 		p = &Plan{Request: r, cmd: listCmd{withStatus: r.Status}}
@@ -66,6 +69,10 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 		p, err = s.prepareBack(ctx, r, snap)
 	case RemoveRequest:
 		p, err = s.prepareRemove(ctx, r, snap)
+	case ClaimRequest, ReleaseRequest:
+		p, err = s.prepareClaim(ctx, r, snap)
+	case PruneRequest:
+		p, err = s.preparePrune(ctx, r, snap)
 	case nil:
 		return nil, usage("missing_operation", "operation", "name one of: list, create, open, switch, remove, back", "no request")
 	default:
@@ -193,12 +200,18 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	if err != nil {
 		return nil, err
 	}
+	if cmds, err = s.prepareCreateClaim(r, c, cmds); err != nil {
+		return nil, err
+	}
 	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
 	if c.explicit {
 		conf := &Confirmation{Title: "Create a worktree at this path?"}
 		conf.add("branch", r.Branch)
 		conf.add("base", baseShown)
 		conf.add("path", *r.Path)
+		if c.claim {
+			conf.add("claim for", c.session.String())
+		}
 		conf.Warnings = warnings
 		p.Confirm = conf
 	}

@@ -65,12 +65,15 @@ func SchemaJSON() ([]byte, error) {
 }
 
 var opDocs = map[Operation]string{
-	OpList:   "list every worktree, branch first",
-	OpCreate: "create a worktree (and its branch unless it exists)",
-	OpOpen:   "open an existing worktree (a Herdr workspace; without Herdr, same as switch)",
-	OpSwitch: "switch to an existing worktree",
-	OpRemove: "remove a worktree (always needs a human's confirmation)",
-	OpBack:   "return to the previous worktree of this session",
+	OpList:    "list every worktree, branch first",
+	OpCreate:  "create a worktree (and its branch unless it exists)",
+	OpOpen:    "open an existing worktree (a Herdr workspace; without Herdr, same as switch)",
+	OpSwitch:  "switch to an existing worktree",
+	OpRemove:  "remove a worktree (always needs a human's confirmation)",
+	OpBack:    "return to the previous worktree of this session",
+	OpClaim:   "claim a worktree for a session (a git worktree lock copse writes); force takes over and needs confirmation",
+	OpRelease: "release a session's claim; force releases another session's claim or a human's lock and needs confirmation",
+	OpPrune:   "remove idle, clean, unclaimed worktrees with nothing unique, and forget those whose directory is gone; asks unless dry_run",
 }
 
 func variantSchema(s *variantSpec) map[string]any {
@@ -134,6 +137,10 @@ func confirmCondition(s *variantSpec) (any, bool) {
 		}
 	}
 	if NeedsConfirmation(base.Interface().(Request)) {
+		// Always, unless a field (prune's dry_run) turns it off.
+		if off := confirmExceptions(s, base); off != nil {
+			return map[string]any{"not": off}, true
+		}
 		return true, true
 	}
 	var conds []any
@@ -173,4 +180,29 @@ func setProbe(v reflect.Value, f fieldSpec) {
 	case typeBool:
 		fv.SetBool(true)
 	}
+}
+
+// confirmExceptions finds the boolean fields that, set, make a request that otherwise
+// always asks need no confirmation (prune's dry_run); nil when there are none.
+func confirmExceptions(s *variantSpec, base reflect.Value) any {
+	var conds []any
+	for _, f := range s.fields {
+		if f.required || f.typ != typeBool {
+			continue
+		}
+		v := reflect.New(base.Type()).Elem()
+		v.Set(base)
+		setProbe(v, f)
+		if NeedsConfirmation(v.Interface().(Request)) {
+			continue
+		}
+		conds = append(conds, map[string]any{"required": []any{f.name}, "properties": map[string]any{f.name: map[string]any{"const": true}}})
+	}
+	switch len(conds) {
+	case 0:
+		return nil
+	case 1:
+		return conds[0]
+	}
+	return map[string]any{"anyOf": conds}
 }
