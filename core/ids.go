@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/copse-dev/copse/gitx"
 )
 
 // A linked worktree's id is the name of its admin directory, <common>/worktrees/<id>:
@@ -128,8 +130,12 @@ func (s *service) decorateOne(w *Worktree) {
 }
 
 // resolveIDs turns a target named by id into the same request named by path, so every
-// later check is the one a path gets. An id together with another target is refused.
-func (s *service) resolveIDs(ctx context.Context, req Request, snap snapshot) (Request, error) {
+// later check is the one a path gets. The worktree itself travels in ctx (idTarget):
+// its path is git's own record and may hold characters (a newline) that copse refuses
+// in a typed path; an id is how such a worktree is named. An id together with another
+// target is refused.
+func (s *service) resolveIDs(ctx context.Context, req Request, snap snapshot) (Request, context.Context, error) {
+	var target gitx.Worktree
 	resolve := func(id *string, others ...*string) (*string, error) {
 		for _, o := range others {
 			if o != nil {
@@ -137,8 +143,9 @@ func (s *service) resolveIDs(ctx context.Context, req Request, snap snapshot) (R
 					"expected exactly one of path, branch or id, got several")
 			}
 		}
-		p, err := s.pathOfID(ctx, snap, *id)
-		return &p, err
+		t, err := s.worktreeOfID(ctx, snap, *id)
+		target = t
+		return &t.Path, err
 	}
 	var err error
 	switch r := req.(type) {
@@ -147,52 +154,66 @@ func (s *service) resolveIDs(ctx context.Context, req Request, snap snapshot) (R
 			r.Path, err = resolve(r.ID, r.Path, r.Branch)
 			r.ID = nil
 		}
-		return r, err
+		req = r
 	case SwitchRequest:
 		if r.ID != nil {
 			r.Path, err = resolve(r.ID, r.Path, r.Branch)
 			r.ID = nil
 		}
-		return r, err
+		req = r
 	case RemoveRequest:
 		if r.ID != nil {
 			r.Path, err = resolve(r.ID, r.Path, r.Branch, r.WorkspaceID)
 			r.ID = nil
 		}
-		return r, err
+		req = r
 	case ClaimRequest:
 		if r.ID != nil {
 			r.Path, err = resolve(r.ID, r.Path, r.Branch)
 			r.ID = nil
 		}
-		return r, err
+		req = r
 	case ReleaseRequest:
 		if r.ID != nil {
 			r.Path, err = resolve(r.ID, r.Path, r.Branch)
 			r.ID = nil
 		}
-		return r, err
+		req = r
 	}
-	return req, nil
+	if err != nil {
+		return nil, ctx, err
+	}
+	if target.Path != "" {
+		ctx = context.WithValue(ctx, idTargetKey{}, target)
+	}
+	return req, ctx, nil
 }
 
-// pathOfID finds the listed worktree whose admin directory is id.
-func (s *service) pathOfID(ctx context.Context, snap snapshot, raw string) (string, error) {
+type idTargetKey struct{}
+
+// idTarget is the worktree resolveIDs found, if the request named one by id.
+func idTarget(ctx context.Context) (gitx.Worktree, bool) {
+	t, ok := ctx.Value(idTargetKey{}).(gitx.Worktree)
+	return t, ok
+}
+
+// worktreeOfID finds the listed worktree whose admin directory is id.
+func (s *service) worktreeOfID(ctx context.Context, snap snapshot, raw string) (gitx.Worktree, error) {
 	id, err := ParseWorktreeID(raw)
 	if err != nil {
-		return "", err
+		return gitx.Worktree{}, err
 	}
 	cd, err := s.commonDir(ctx)
 	if err != nil {
-		return "", err
+		return gitx.Worktree{}, err
 	}
 	for p, got := range worktreeIDs(cd) {
 		if got != id {
 			continue
 		}
 		if t, ok := find(snap, p); ok {
-			return t.Path, nil
+			return t, nil
 		}
 	}
-	return "", refused("no_such_worktree", "copse list --json shows each worktree's id", "no worktree has id %s", quote(id))
+	return gitx.Worktree{}, refused("no_such_worktree", "copse list --json shows each worktree's id", "no worktree has id %s", quote(id))
 }

@@ -53,7 +53,8 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 		p   *Plan
 		err error
 	)
-	if req, err = s.resolveIDs(ctx, req, snap); err != nil {
+	orig := req // the plan keeps the request as asked (an id stays an id for Execute's re-check)
+	if req, ctx, err = s.resolveIDs(ctx, req, snap); err != nil {
 		return nil, err
 	}
 	switch r := req.(type) {
@@ -81,6 +82,7 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 	if err != nil {
 		return nil, err
 	}
+	p.Request = orig
 	p.Token = snap.token
 	if p.Confirm != nil {
 		p.Confirm.Token = snap.token
@@ -333,6 +335,9 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 				wsOf[r.Path] = *r.WorkspaceID
 			}
 		}
+	}
+	if t, ok := idTarget(ctx); ok {
+		return t, wsOf[t.Path], nil // named by id: git's own record, whatever its path holds
 	}
 	switch {
 	case path != nil:
