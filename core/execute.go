@@ -48,13 +48,15 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Confirm != nil && snap.token != p.Token {
-		return nil, refused("stale_state", "look at the list again and confirm again",
-			"the worktree list changed after the confirmation was shown; nothing ran")
-	}
 	fresh, err := s.prepareWith(ctx, p.Request, snap)
 	if err != nil {
 		return nil, err
+	}
+	// A confirmed plan runs only if, under the lock, it would show exactly what the human
+	// approved: the same worktree list and the same losses.
+	if p.Confirm != nil && fresh.Token != p.Token {
+		return nil, refused("stale_state", "look again and confirm again; nothing ran",
+			"the worktree list or what the remove would lose changed after the confirmation was shown; nothing ran")
 	}
 	switch c := fresh.cmd.(type) {
 	case *createCmd:
