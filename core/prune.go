@@ -235,7 +235,14 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 	}
 	p := &Plan{Request: r, cmd: c, Commands: cmds}
 	if !r.DryRun && (len(c.remove) > 0 || len(c.forget) > 0) {
-		conf := &Confirmation{Title: fmt.Sprintf("Prune %d worktrees and forget %d whose directory is gone?", len(c.remove), len(c.forget))}
+		var what []string
+		if n := len(c.remove); n > 0 {
+			what = append(what, "remove "+plural(n, "idle worktree"))
+		}
+		if n := len(c.forget); n > 0 {
+			what = append(what, "forget "+plural(n, "worktree")+" whose directory is gone")
+		}
+		conf := &Confirmation{Title: "Prune: " + strings.Join(what, " and ") + "?"}
 		for _, e := range c.report.Removed {
 			v := e.Path
 			if e.Branch != "" {
@@ -249,7 +256,15 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 		if c.deleteBranch {
 			conf.Warnings = append(conf.Warnings, "their branches are deleted too (they hold no unique commits)")
 		}
-		conf.Warnings = append(conf.Warnings, fmt.Sprintf("%d worktrees are kept", len(c.report.Kept)))
+		// What stays, and why, in words that do not change while the dialog is open
+		// (the confirmation's digest covers them): no idle times.
+		for _, e := range c.report.Kept {
+			why := e.Detail
+			if e.Reason == KeepNotIdle {
+				why = "not idle for " + older.String() + " yet"
+			}
+			conf.Warnings = append(conf.Warnings, "keeps "+Escape(e.Path)+": "+why)
+		}
 		p.Confirm = conf
 		p.Warnings = conf.Warnings
 	}
@@ -539,3 +554,4 @@ func firstNonEmpty(vs ...string) string {
 	}
 	return ""
 }
+
