@@ -554,4 +554,3 @@ func firstNonEmpty(vs ...string) string {
 	}
 	return ""
 }
-
