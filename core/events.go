@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -68,7 +67,7 @@ func AppendEvent(commonDir string, ev Event) (Event, error) {
 		return ev, err
 	}
 	defer f.Close()
-	last, err := lastSeq(f)
+	last, torn, err := lastSeq(f)
 	if err != nil {
 		return ev, err
 	}
@@ -80,6 +79,11 @@ func AppendEvent(commonDir string, ev Event) (Event, error) {
 		return ev, err
 	}
 	line = append(line, '\n')
+	if torn {
+		// Something other than copse left half a line: end it, so this event starts a
+		// line of its own (still one write).
+		line = append([]byte{'\n'}, line...)
+	}
 	n, err := f.Write(line)
 	if err == nil && n != len(line) {
 		err = io.ErrShortWrite
@@ -87,20 +91,25 @@ func AppendEvent(commonDir string, ev Event) (Event, error) {
 	return ev, err
 }
 
-// lastSeq reads the seq of the last complete line. A torn last line (a writer killed
-// mid-write by something other than copse) is skipped; an empty log has seq 0.
-func lastSeq(f *os.File) (int64, error) {
+// lastSeq reads the seq of the last complete line, and whether the log ends in the
+// middle of a line. A torn last line (a writer killed mid-write by something other than
+// copse) is skipped; an empty log has seq 0.
+func lastSeq(f *os.File) (int64, bool, error) {
 	st, err := f.Stat()
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	size := st.Size()
+	if size == 0 {
+		return 0, false, nil
+	}
 	for window := int64(tailWindow); ; window *= 4 {
 		off := max(size-window, 0)
 		buf := make([]byte, size-off)
 		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-			return 0, err
+			return 0, false, err
 		}
+		torn := buf[len(buf)-1] != '\n'
 		lines := bytes.Split(buf, []byte{'\n'})
 		// The first piece may be cut by the window; use it only when the window is the file.
 		first := 1
@@ -114,17 +123,16 @@ func lastSeq(f *os.File) (int64, error) {
 			if len(bytes.TrimSpace(lines[i])) == 0 || json.Unmarshal(lines[i], &e) != nil || e.Seq == nil {
 				continue
 			}
-			return *e.Seq, nil
+			return *e.Seq, torn, nil
 		}
 		if off == 0 {
-			return 0, nil
+			return 0, torn, nil
 		}
 	}
 }
 
-// ReadEvents calls fn for each event in the log with seq > since, in order. A line that
-// does not parse is reported as an error naming its byte offset. It returns the offset
-// just past the last complete line read, from which Follow continues.
+// ReadEvents calls fn for each event in the log with seq > since, in order; a line that
+// is not an event is skipped. It returns the offset just past the last complete line read.
 func ReadEvents(commonDir string, since int64, fn func(Event, []byte) error) (int64, error) {
 	f, err := os.Open(EventsPath(commonDir))
 	if errors.Is(err, os.ErrNotExist) {
@@ -150,15 +158,16 @@ func readFrom(f *os.File, off, since int64, fn func(Event, []byte) error) (int64
 		if err != nil {
 			return off, err
 		}
-		at := off
 		off += int64(len(line))
 		body := bytes.TrimSuffix(line, []byte{'\n'})
 		if len(bytes.TrimSpace(body)) == 0 {
 			continue
 		}
 		var ev Event
-		if err := json.Unmarshal(body, &ev); err != nil {
-			return off, fmt.Errorf("events.jsonl: line at byte %d is not an event: %v", at, err)
+		if json.Unmarshal(body, &ev) != nil || ev.Event == "" {
+			// Half a line left by a writer that was killed (not copse, which writes
+			// each line at once): skip it rather than stop every reader for good.
+			continue
 		}
 		if ev.Seq <= since {
 			continue

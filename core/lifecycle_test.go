@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -485,4 +486,81 @@ func TestPruneOlderThan(t *testing.T) {
 	wantCode(t, err, core.KindUsage, "bad_duration")
 	r.Unchanged(before)
 	_ = wt
+}
+
+func TestSessionFromHerdrWorkspace(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "app.worktrees/feat")
+	getenv := func(k string) string {
+		switch k {
+		case "HERDR_ENV":
+			return "1"
+		case "HERDR_WORKSPACE_ID":
+			return "wA7"
+		}
+		return r.Getenv(k)
+	}
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := do(t, s, core.ClaimRequest{Path: &wt})
+	if err != nil || out.Claim.Session != "herdr:wA7" {
+		t.Fatalf("claim in a Herdr workspace: %v %+v", err, out)
+	}
+	// --session wins over the environment.
+	if _, err := do(t, s, core.ReleaseRequest{Path: &wt, Session: core.Str("other")}); core.AsError(err).Code != "claimed_by_other" {
+		t.Fatalf("explicit session: %v", err)
+	}
+	// A malformed COPSE_SESSION is named as the culprit.
+	bad := openAs(t, r, r.Root, "has space")
+	_, err = do(t, bad, core.ReleaseRequest{Path: &wt})
+	wantCode(t, err, core.KindUsage, "bad_session")
+	if !strings.Contains(err.Error(), "COPSE_SESSION") {
+		t.Fatalf("error does not name COPSE_SESSION: %v", err)
+	}
+}
+
+func TestAppendEventSeq(t *testing.T) {
+	cd := t.TempDir()
+	for i := 1; i <= 3; i++ {
+		ev, err := core.AppendEvent(cd, core.Event{Event: core.EventCreated, Repo: "/r"})
+		if err != nil || ev.Seq != int64(i) || ev.V != 1 || ev.Time == "" {
+			t.Fatalf("append %d: %+v %v", i, ev, err)
+		}
+	}
+	// A torn last line (a writer killed mid-line, not copse) is skipped: seq continues
+	// from the last whole event, on a fresh line.
+	f, err := os.OpenFile(core.EventsPath(cd), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"v":1,"seq":99,"ti`)
+	f.Close()
+	ev, err := core.AppendEvent(cd, core.Event{Event: core.EventRemoved, Repo: "/r"})
+	if err != nil || ev.Seq != 4 {
+		t.Fatalf("after a torn line: %+v %v", ev, err)
+	}
+	var got []int64
+	if _, err := core.ReadEvents(cd, 0, func(e core.Event, _ []byte) error { got = append(got, e.Seq); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[1 2 3 4]" {
+		t.Fatalf("read after a torn line: %v", got)
+	}
+	// A long log: the last seq is found from the tail.
+	big := strings.Repeat(`{"v":1,"seq":0,"time":"x","event":"pad","repo":"/r"}`+"\n", 5000)
+	cd2 := t.TempDir()
+	os.MkdirAll(filepath.Dir(core.EventsPath(cd2)), 0o755)
+	os.WriteFile(core.EventsPath(cd2), []byte(big+`{"v":1,"seq":41,"time":"x","event":"e","repo":"/r"}`+"\n"), 0o644)
+	if ev, err := core.AppendEvent(cd2, core.Event{Event: "e", Repo: "/r"}); err != nil || ev.Seq != 42 {
+		t.Fatalf("long log: %+v %v", ev, err)
+	}
+	var seqs []int64
+	if _, err := core.ReadEvents(cd2, 40, func(e core.Event, _ []byte) error { seqs = append(seqs, e.Seq); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(seqs) != 2 || seqs[0] != 41 || seqs[1] != 42 {
+		t.Fatalf("since 40: %v", seqs)
+	}
 }
