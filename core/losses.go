@@ -139,13 +139,16 @@ func sample(names []string, n int) string {
 	return s
 }
 
+// Plural is plural for the front ends, so every layer counts the same way.
+func Plural(n int, noun string) string { return plural(n, noun) }
+
 // plural writes a count with its noun: "1 commit", "2 commits", "1 nested repository".
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
 	switch {
-	case strings.HasSuffix(noun, "ry"):
+	case strings.HasSuffix(noun, "ry"), strings.HasSuffix(noun, "ty"):
 		noun = strings.TrimSuffix(noun, "y") + "ies"
 	case strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"), strings.HasSuffix(noun, "s"):
 		noun += "es"

@@ -185,7 +185,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	}
 	for _, t := range snap.trees {
 		if t.Branch == branch.s {
-			return nil, refused("branch_checked_out", "switch to it (copse switch "+Escape(branch.s)+"), or pick another branch",
+			return nil, refused("branch_checked_out", "switch to it (`copse switch "+quoteDisplay(branch.s)+"`), or pick another branch",
 				"branch %s is already checked out at %s", Escape(branch.s), Escape(t.Path))
 		}
 	}
@@ -314,7 +314,7 @@ func (s *service) checkNewPath(ctx context.Context, snap snapshot, p AbsPath) er
 		return failed("path_unreadable", err, "check the path's permissions", "cannot read %s", Escape(p.s))
 	}
 	if len(entries) > 0 {
-		return refused("path_exists", "pick another path, or empty it first", "%s already exists and is not empty (%d entries)", Escape(p.s), len(entries))
+		return refused("path_exists", "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), plural(len(entries), "entry"))
 	}
 	return nil
 }
@@ -380,7 +380,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 				return t, wsOf[t.Path], nil
 			}
 		}
-		return gitx.Worktree{}, "", refused("no_such_worktree", "copse list shows the worktrees", "no worktree at %s", Escape(p.s))
+		return gitx.Worktree{}, "", refused("no_such_worktree", "`copse list` shows the worktrees", "no worktree at %s", Escape(p.s))
 	case branch != nil:
 		b, err := s.parseBranch(ctx, "branch", *branch)
 		if err != nil {
@@ -401,7 +401,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		if len(found) == 1 {
 			return found[0], wsOf[found[0].Path], nil
 		}
-		return gitx.Worktree{}, "", refused("no_such_worktree", "create one: copse create "+Escape(b.s),
+		return gitx.Worktree{}, "", refused("no_such_worktree", "create one: `copse create "+quoteDisplay(b.s)+"`",
 			"no worktree has branch %s checked out", Escape(b.s))
 	default:
 		id, err := ParseWorkspaceID(*ws)
@@ -417,7 +417,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 				return t, id.s, nil
 			}
 		}
-		return gitx.Worktree{}, "", refused("no_such_workspace", "copse list --json shows workspace ids", "no worktree is open in workspace %s", id.s)
+		return gitx.Worktree{}, "", refused("no_such_workspace", "`copse list --json` shows workspace ids", "no worktree is open in workspace %s", id.s)
 	}
 }
 
@@ -480,7 +480,7 @@ func (s *service) leavingWarning(ctx context.Context, c *targetCmd) []string {
 	st := s.status(ctx, c.from)
 	c.leaving = &st
 	if st.Error == "" && st.Dirty() {
-		return []string{fmt.Sprintf("%s has %d uncommitted changes; they stay there", Escape(c.from), st.Changes())}
+		return []string{fmt.Sprintf("%s has %s; they stay there", Escape(c.from), plural(st.Changes(), "uncommitted change"))}
 	}
 	return nil
 }
@@ -585,11 +585,12 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses) *
 		conf.add("workspace", ws)
 	}
 	if r.DeleteBranch {
-		holds := "all its commits are on other branches or remotes"
+		// What the branch holds that nothing else does; the loss line below spells it out.
+		holds := "no commits only on it"
 		if l.Unique > 0 {
-			holds = plural(l.Unique, "commit") + " on no other branch or remote"
+			holds = plural(l.Unique, "commit") + " only on it"
 		}
-		conf.Fields = append(conf.Fields, ConfirmField{Name: "delete branch", Value: Escape(t.Branch) + " at " + short(t.Head) + " (" + holds + ")"})
+		conf.Fields = append(conf.Fields, ConfirmField{Name: "delete branch", Value: Escape(t.Branch) + " at " + short(t.Head) + ": " + holds})
 	}
 	if r.Force {
 		conf.Fields = append(conf.Fields, ConfirmField{Name: "force", Value: "yes"})
@@ -636,7 +637,7 @@ func (s *service) ruleNotHere(t gitx.Worktree) *Error {
 		if canonical(at) != canonical(t.Path) {
 			where = " (from " + Escape(at) + ", inside it)"
 		}
-		return refused("current_worktree", "switch to another worktree first (copse switch), then remove this one",
+		return refused("current_worktree", "switch to another worktree first (`copse switch TARGET`), then remove this one",
 			"%s (%s) is the worktree copse is running in%s", Escape(t.Path), describe(t), where)
 	}
 	return nil

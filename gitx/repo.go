@@ -137,3 +137,74 @@ func (r *Runner) yesNo(ctx context.Context, c Cmd) (bool, error) {
 	}
 	return false, err
 }
+
+// ConfigGetAll reads every value of a multi-valued key (copse.copy, copse.setup); git
+// exits 1 with no output when it is unset. -z keeps a value with a newline whole.
+func ConfigGetAll(dir, key string) (Cmd, error) {
+	if err := check("config", checkDir(dir), checkConfigKey(key)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"config", "-z", "--get-all", "--end-of-options", key}, read: true}, nil
+}
+
+// ConfigValues runs ConfigGetAll; an unset key is no values.
+func (r *Runner) ConfigValues(ctx context.Context, dir, key string) ([]string, error) {
+	c, err := ConfigGetAll(dir, key)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if exitedOneSilently(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var vals []string
+	for _, v := range strings.Split(string(out), "\x00") {
+		if v != "" {
+			vals = append(vals, v)
+		}
+	}
+	return vals, nil
+}
+
+// UntrackedMatching lists the untracked and ignored files of the worktree at dir that match
+// any of the glob pathspecs (git's :(glob) magic: ** crosses directories), one relative
+// path per NUL. git does not enter nested repositories.
+func UntrackedMatching(dir string, globs []string) (Cmd, error) {
+	reasons := []string{checkDir(dir)}
+	for _, g := range globs {
+		reasons = append(reasons, checkRef("pattern", g))
+	}
+	if err := check("ls-files", reasons...); err != nil {
+		return Cmd{}, err
+	}
+	args := []string{"ls-files", "-z", "--others", "--"}
+	for _, g := range globs {
+		args = append(args, ":(glob)"+g)
+	}
+	return Cmd{dir: dir, args: args, read: true}, nil
+}
+
+// FilesMatching runs UntrackedMatching.
+func (r *Runner) FilesMatching(ctx context.Context, dir string, globs []string) ([]string, error) {
+	if len(globs) == 0 {
+		return nil, nil
+	}
+	c, err := UntrackedMatching(dir, globs)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}

@@ -182,11 +182,14 @@ func TestFlowRemoveWithY(t *testing.T) {
 	f.selectPath(gone)
 	f.keys("d")
 	f.wait("the dialog opens", func(fr frame) bool { return fr.mode == modeConfirm })
+	// enter answers the default, No: the dialog closes and nothing runs.
 	f.keys("enter")
-	time.Sleep(100 * time.Millisecond)
+	f.wait("enter answers no", func(fr frame) bool { return fr.mode == modeList && strings.Contains(fr.view, "nothing changed") })
 	if _, err := os.Stat(gone); err != nil {
 		t.Fatal("enter removed the worktree")
 	}
+	f.keys("d")
+	f.wait("the dialog opens again", func(fr frame) bool { return fr.mode == modeConfirm })
 	f.keys("y")
 	fr := f.wait("the row is gone", func(fr frame) bool { return fr.loaded && !fr.busy && !contains(fr.paths, gone) })
 	if !strings.Contains(fr.view, "removed") {

@@ -222,7 +222,6 @@ func (m Model) confirmKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Yes):
 		if c.step < c.steps {
 			c.step++
-			c.nudge = false
 			return m, nil
 		}
 		m.confirm = nil
@@ -233,8 +232,6 @@ func (m Model) confirmKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.mode = c.returnTo
 		m.status = infoStatus("cancelled: nothing changed")
 		return m, nil
-	case k.String() == "enter":
-		c.nudge = true
 	}
 	return m, nil
 }

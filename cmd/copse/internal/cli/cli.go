@@ -119,7 +119,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 		// pflag, argument counts): bad usage, nothing ran.
 		hint := "see copse --help"
 		if cmd != nil && cmd != root {
-			hint = "see " + cmd.CommandPath() + " --help"
+			hint = "see `" + cmd.CommandPath() + " --help`"
 		}
 		var msg string
 		var ue *usageError
@@ -275,7 +275,7 @@ retry blindly); 130 cancelled.`,
 	pf.BoolVar(&f.Global.JSON, "json", false, "print the result (or the error) as JSON on stdout")
 	pf.BoolVar(&f.Global.NoColor, "no-color", false, "no colour (also NO_COLOR)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &usageError{msg: err.Error(), hint: "see " + cmd.CommandPath() + " --help"}
+		return &usageError{msg: err.Error(), hint: "see `" + cmd.CommandPath() + " --help`"}
 	})
 
 	root.AddCommand(
@@ -286,6 +286,7 @@ retry blindly); 130 cancelled.`,
 		NewCmdSwitch(f, nil),
 		NewCmdRemove(f, nil),
 		NewCmdBack(f, nil),
+		NewCmdSetup(f, nil),
 		NewCmdClaim(f, nil),
 		NewCmdRelease(f, nil),
 		NewCmdPrune(f, nil),
@@ -307,6 +308,17 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		case len(args) > n:
 			return usagef("usage: "+cmd.UseLine()+" (quote a value that contains spaces)",
 				"%s takes %s, got %d arguments (extra: \"%s\")", cmd.CommandPath(), what, len(args), strings.Join(args[n:], "\" \""))
+		}
+		return nil
+	}
+}
+
+// maxArgs accepts at most n arguments (an optional TARGET).
+func maxArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usagef("usage: "+cmd.UseLine()+" (quote a value that contains spaces)",
+				"%s takes %s, got \"%s\"", cmd.CommandPath(), what, strings.Join(args, "\" \""))
 		}
 		return nil
 	}

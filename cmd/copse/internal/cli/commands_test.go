@@ -386,7 +386,7 @@ func TestSwitchPrintsOrWritesCDFile(t *testing.T) {
 	if res.stdout != feat+"\n" {
 		t.Fatalf("switch prints the path:\n%s", res)
 	}
-	if !strings.Contains(res.stderr, "warning: "+r.Root+" has 1 uncommitted changes; they stay there") {
+	if !strings.Contains(res.stderr, "warning: "+r.Root+" has 1 uncommitted change; they stay there") {
 		t.Fatalf("leaving uncommitted work is a warning on stderr:\n%s", res)
 	}
 

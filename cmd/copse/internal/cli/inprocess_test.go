@@ -186,7 +186,7 @@ func TestRunMapsUsageErrors(t *testing.T) {
 	if code := cli.Run(context.Background(), f, []string{"--json", "list", "--nope"}); code != 2 {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(out.String(), `{"error":{"code":"usage","message":"unknown flag: --nope","hint":"see copse list --help"}}`) {
+	if !strings.Contains(out.String(), `{"error":{"code":"usage","message":"unknown flag: --nope","hint":"see `+"`copse list --help`"+`"}}`) {
 		t.Fatalf("json error %s", out)
 	}
 }
@@ -207,4 +207,20 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// --delete-branch is stated in the prompt, with what the branch holds.
+func TestConfirmationStatesDeleteBranch(t *testing.T) {
+	r := coretest.New(t)
+	r.AddWorktree("feat/x", "x")
+	before := r.Snapshot()
+	f, out, errb := testFactory(r, strings.NewReader("n\n"), true)
+	code := cli.Run(context.Background(), f, []string{"-C", r.Root, "remove", "--delete-branch", "feat/x"})
+	if code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, out, errb)
+	}
+	if !strings.Contains(errb.String(), "  delete branch  feat/x at ") || !strings.Contains(errb.String(), ": no commits only on it") {
+		t.Fatalf("prompt does not state the branch deletion:\n%s", errb)
+	}
+	r.Unchanged(before)
 }
