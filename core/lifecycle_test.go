@@ -339,9 +339,18 @@ func TestPruneReasons(t *testing.T) {
 	r.Git(r.Root, "worktree", "lock", "--reason", core.FormatClaim(core.Claim{Session: "agent-x", Since: time.Now()}), claimed)
 	r.Git(r.Root, "worktree", "lock", "--reason", "mine", human)
 	landDir := filepath.Join(r.Root, ".git", "copse", "land")
-	coretest.WriteFile(t, filepath.Join(landDir, "000001.json"), `{"job":"000001","state":"running","phase":"test","worktree":{"id":"landing","path":"`+landing+`"}}`)
-	coretest.WriteFile(t, filepath.Join(landDir, "000002.json"), `{"job":"000002","state":"blocked","code":"rebase_conflict","worktree":{"id":"blocked","path":"`+blocked+`"}}`)
-	coretest.WriteFile(t, filepath.Join(landDir, "000003.json"), `{"job":"000003","state":"landed","worktree":{"id":"idle","path":"`+idle+`"}}`)
+	// Job records as copse land writes them (land-N.json); a worktree's latest job counts.
+	job := func(n int, state, extra, id, path string) {
+		coretest.WriteFile(t, filepath.Join(landDir, fmt.Sprintf("land-%d.json", n)),
+			fmt.Sprintf(`{"v":1,"job":"land-%d","ticket":%d,"state":%q,%s"worktree":{"id":%q,"path":%q,"branch":%q}}`, n, n, state, extra, id, path, id))
+	}
+	job(1, "running", `"phase":"test",`, "landing", landing)
+	job(2, "blocked", `"phase":"rebase","code":"rebase_conflict",`, "blocked", blocked)
+	job(3, "landed", `"phase":"done",`, "idle", idle)
+	job(9, "blocked", `"code":"test_failed",`, "landing", landing) // older than 10 below
+	job(10, "queued", `"phase":"queued",`, "landing", landing)     // latest: landing
+	job(11, "blocked", `"code":"rebase_conflict",`, "idle", idle)  // older…
+	job(12, "abandoned", ``, "idle", idle)                         // …than this: idle may go
 	// mid: a merge stopped on a conflict.
 	coretest.WriteFile(t, filepath.Join(mid, "README.md"), "mid\n")
 	r.Git(mid, "commit", "-qam", "mid side")

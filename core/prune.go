@@ -476,71 +476,81 @@ func (l landIndex) find(id, path string) (landJob, bool) {
 	return j, ok
 }
 
-// landJobs reads the job records under <common>/copse/land/ (and one level below):
-// any JSON object naming a worktree (by "worktree":{"id","path"}, "worktree_id" or
-// "worktree_path") whose state is not final marks that worktree as landing, or blocked.
-// A record that does not parse is skipped: prune errs on the side of keeping, since a
-// job it cannot read might still be one.
+// landJobs reads the job records under <common>/copse/land/ (land-N.json, written by
+// copse land): for each worktree its latest job (highest ticket) counts. queued or running
+// marks it landing; blocked or uncertain (a step ran but its result is unknown) marks it
+// blocked; any other final state (landed, abandoned, cancelled, failed) lets prune judge
+// the worktree on its own. A record that does not parse is skipped.
 func landJobs(cd string) landIndex {
 	idx := landIndex{byID: map[string]landJob{}, byPath: map[string]landJob{}}
-	root := filepath.Join(cd, copseStateDirName, landDirName)
-	var files []string
-	for _, pat := range []string{"*.json", filepath.Join("*", "*.json")} {
-		m, _ := filepath.Glob(filepath.Join(root, pat))
-		files = append(files, m...)
+	files, _ := filepath.Glob(filepath.Join(cd, copseStateDirName, landDirName, "*.json"))
+	type latest struct {
+		ticket int64
+		job    landJob
+		skip   bool
 	}
+	byKey := map[string]*latest{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil || len(b) > 1<<20 {
 			continue
 		}
 		var rec struct {
-			Worktree *struct {
+			Worktree struct {
 				ID   string `json:"id"`
 				Path string `json:"path"`
 			} `json:"worktree"`
-			WorktreeID   string `json:"worktree_id"`
-			WorktreePath string `json:"worktree_path"`
-			State        string `json:"state"`
-			Status       string `json:"status"`
-			Phase        string `json:"phase"`
-			Code         string `json:"code"`
-			Reason       string `json:"reason"`
-			Job          string `json:"job"`
-			ID           string `json:"id"`
+			Ticket int64  `json:"ticket"`
+			Job    string `json:"job"`
+			State  string `json:"state"`
+			Phase  string `json:"phase"`
+			Code   string `json:"code"`
 		}
-		if json.Unmarshal(b, &rec) != nil {
+		if json.Unmarshal(b, &rec) != nil || (rec.Worktree.ID == "" && rec.Worktree.Path == "") {
 			continue
 		}
-		id, path := rec.WorktreeID, rec.WorktreePath
-		if rec.Worktree != nil {
-			id, path = firstNonEmpty(rec.Worktree.ID, id), firstNonEmpty(rec.Worktree.Path, path)
+		if rec.Ticket == 0 {
+			rec.Ticket, _ = strconv.ParseInt(strings.TrimPrefix(strings.TrimSuffix(filepath.Base(f), ".json"), "land-"), 10, 64)
 		}
-		if id == "" && path == "" {
-			continue
+		j := landJob{}
+		skip := false
+		switch strings.ToLower(rec.State) {
+		case "queued", "running", "":
+		case "blocked", "uncertain":
+			j.blocked = true
+		default:
+			skip = true
 		}
-		state := strings.ToLower(firstNonEmpty(rec.State, rec.Status))
-		switch state {
-		case "landed", "done", "abandoned", "cancelled", "canceled", "succeeded", "finished":
-			continue
-		}
-		j := landJob{blocked: state == "blocked"}
-		job := firstNonEmpty(rec.Job, rec.ID, strings.TrimSuffix(filepath.Base(f), ".json"))
+		job := firstNonEmpty(rec.Job, strings.TrimSuffix(filepath.Base(f), ".json"))
 		j.detail = " (job " + Escape(job)
-		if j.blocked {
-			if why := firstNonEmpty(rec.Code, rec.Reason); why != "" {
-				j.detail += ": " + Escape(why)
-			}
-		} else if rec.Phase != "" {
+		switch {
+		case j.blocked && rec.Code != "":
+			j.detail += ": " + Escape(rec.Code)
+		case j.blocked:
+			j.detail += ": " + Escape(rec.State)
+		case rec.Phase != "":
 			j.detail += ", " + Escape(rec.Phase)
 		}
 		j.detail += ")"
-		if id != "" {
-			idx.byID[id] = j
+		for _, key := range []string{"id:" + rec.Worktree.ID, "path:" + rec.Worktree.Path} {
+			if key == "id:" || key == "path:" {
+				continue
+			}
+			if l, ok := byKey[key]; ok && l.ticket > rec.Ticket {
+				continue
+			}
+			byKey[key] = &latest{ticket: rec.Ticket, job: j, skip: skip}
 		}
-		if path != "" {
-			idx.byPath[path] = j
-			idx.byPath[canonical(path)] = j
+	}
+	for key, l := range byKey {
+		if l.skip {
+			continue
+		}
+		if id, ok := strings.CutPrefix(key, "id:"); ok {
+			idx.byID[id] = l.job
+		} else if p, ok := strings.CutPrefix(key, "path:"); ok {
+			idx.byPath[p] = l.job
+			idx.byPath[canonical(p)] = l.job
 		}
 	}
 	return idx
