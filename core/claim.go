@@ -105,7 +105,7 @@ func (s *service) prepareClaim(ctx context.Context, req Request, snap snapshot) 
 	}
 	what := describe(t)
 	if t.Bare || (len(snap.trees) > 0 && t.Path == snap.trees[0].Path) {
-		return nil, refused("main_checkout", "claim linked worktrees only (copse create --claim makes one)",
+		return nil, refused("main_checkout", "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
 			"%s is the main checkout (%s); it cannot be claimed", Escape(t.Path), what)
 	}
 	c := &claimCmd{release: release, target: t, force: force, cwd: s.root()}
@@ -138,14 +138,14 @@ func (s *service) prepareClaim(ctx context.Context, req Request, snap snapshot) 
 		return nil, forceHelps(refused("locked_by_human", "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
 			"%s (%s) is locked, and not by copse: %s", Escape(t.Path), what, Escape(lockedReason(*c.human))))
 	case release && t.Locked == nil:
-		return nil, refused("not_claimed", "copse list shows the claims", "%s (%s) is not claimed", Escape(t.Path), what)
+		return nil, refused("not_claimed", "`copse list` shows the claims", "%s (%s) is not claimed", Escape(t.Path), what)
 	case release && c.held != nil && c.held.Session != c.session.s && !force:
 		hint := "release it from that session, or pass --force (asks first)"
 		return nil, forceHelps(refused("claimed_by_other", hint, "%s (%s) is claimed by session %s, not by %s",
 			Escape(t.Path), what, c.held.Session, c.session.s))
 	}
 	if !release && t.Prunable != nil {
-		return nil, refused("prunable_worktree", "run git worktree prune to forget it, or restore the directory",
+		return nil, refused("prunable_worktree", "run `git worktree prune` to forget it, or restore the directory",
 			"the worktree at %s is gone from disk (%s)", Escape(t.Path), Escape(*t.Prunable))
 	}
 	var cmds []string
@@ -228,13 +228,13 @@ func (s *service) runClaim(ctx context.Context, c *claimCmd, warnings []string) 
 	}
 	after, err := s.readBack(ctx)
 	if err != nil {
-		return nil, uncertain(op.String()+"_unverified", err, "run copse list to see the claim",
+		return nil, uncertain(op.String()+"_unverified", err, "run `copse list` to see the claim",
 			"%s of %s ran, but the worktree list could not be read back", op, Escape(c.target.Path))
 	}
 	s.learn(after)
 	t, listed := find(after, c.target.Path)
 	if !listed {
-		return nil, uncertain(op.String()+"_not_listed", runErr, "run copse list",
+		return nil, uncertain(op.String()+"_not_listed", runErr, "run `copse list`",
 			"%s of %s ran, but git no longer lists the worktree", op, Escape(c.target.Path))
 	}
 	ok := (c.release && t.Locked == nil) || (!c.release && t.Locked != nil && *t.Locked == reason)
@@ -249,7 +249,7 @@ func (s *service) runClaim(ctx context.Context, c *claimCmd, warnings []string) 
 		if t.Locked != nil {
 			state = "locked: " + Escape(lockedReason(*t.Locked))
 		}
-		return nil, uncertain(op.String()+"_uncertain", runErr, "run copse list and claim or release again as needed",
+		return nil, uncertain(op.String()+"_uncertain", runErr, "run `copse list` and claim or release again as needed",
 			"%s of %s did not end as asked; the worktree is now %s", op, Escape(c.target.Path), state)
 	}
 	out := &Outcome{Operation: op, Worktree: s.row(t, ""), Path: t.Path, Warnings: warnings}
@@ -339,16 +339,14 @@ func (s *service) runCreateClaim(ctx context.Context, c *createCmd, before snaps
 	}
 	// Created but not claimed: say so, and still log the create that happened.
 	s.emitted(out, nil)
-	id := ""
+	id := quoteDisplay(out.Path)
 	if out.Worktree != nil && out.Worktree.ID != "" {
 		id = "id:" + out.Worktree.ID
-	} else {
-		id = quoteDisplay(out.Path)
 	}
 	cause := runErr
 	if cause == nil {
 		cause = rerr
 	}
-	return nil, uncertain("claim_after_create_failed", cause, "claim it now: copse claim "+id+" --session "+c.session.s,
+	return nil, uncertain("claim_after_create_failed", cause, "claim it now: `copse claim "+id+" --session "+c.session.s+"`",
 		"created %s, but could not confirm its claim for session %s", Escape(out.Path), c.session.s)
 }

@@ -215,5 +215,5 @@ func (s *service) worktreeOfID(ctx context.Context, snap snapshot, raw string) (
 			return t, nil
 		}
 	}
-	return gitx.Worktree{}, refused("no_such_worktree", "copse list --json shows each worktree's id", "no worktree has id %s", quote(id))
+	return gitx.Worktree{}, refused("no_such_worktree", "`copse list --json` shows each worktree's id", "no worktree has id %s", quote(id))
 }

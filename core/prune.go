@@ -112,7 +112,7 @@ func (s *service) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration
 	d, perr := ParseIdle(pruneAfterConfig, strings.TrimSpace(v))
 	if perr != nil {
 		e := AsError(perr)
-		e.Hint = "fix it: git config " + pruneAfterConfig + " 72h (or pass --older-than)"
+		e.Hint = "fix it: `git config " + pruneAfterConfig + " 72h` (or pass --older-than)"
 		return 0, e
 	}
 	return d, nil
@@ -355,7 +355,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 		_, runErr := s.git.Run(ctx, rm)
 		after, err := s.readBack(ctx)
 		if err != nil {
-			return nil, uncertain("prune_unverified", err, "run copse list to see what exists",
+			return nil, uncertain("prune_unverified", err, "run `copse list` to see what exists",
 				"prune removed %s, but the worktree list could not be read back", Escape(cand.t.Path))
 		}
 		s.learn(after)
@@ -371,7 +371,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 			rep.Kept = append(rep.Kept, e)
 			continue
 		case listed || onDisk:
-			return nil, uncertain("prune_incomplete", runErr, "run copse list; git worktree prune forgets a worktree whose directory is gone",
+			return nil, uncertain("prune_incomplete", runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
 				"%s", removeState(cand.t.Path, listed, onDisk))
 		}
 		if fresh.deleteBranch && cand.t.Branch != "" {
@@ -393,7 +393,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 		_, runErr := s.git.Run(ctx, pr)
 		after, err := s.readBack(ctx)
 		if err != nil {
-			return nil, uncertain("prune_unverified", err, "run copse list to see what exists", "git worktree prune ran, but the worktree list could not be read back")
+			return nil, uncertain("prune_unverified", err, "run `copse list` to see what exists", "git worktree prune ran, but the worktree list could not be read back")
 		}
 		s.learn(after)
 		forgotten := rep.Forgotten
