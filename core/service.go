@@ -76,6 +76,20 @@ func (s *Service) Statuses(ctx context.Context, paths []string, workers int, emi
 // Branches lists local branch names (completion in the create form).
 func (s *Service) Branches(ctx context.Context) ([]string, error) { return s.impl.branches(ctx) }
 
+// AllBranches lists local branches, then remote-tracking ones as <remote>/<name>
+// (completion of create's BRANCH).
+func (s *Service) AllBranches(ctx context.Context) ([]string, error) {
+	local, err := s.impl.branches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	remote, err := s.impl.git.RemoteBranchNames(ctx, s.impl.root())
+	if err != nil {
+		return nil, gitFailure("branches_failed", err, "cannot list remote branches")
+	}
+	return append(local, remote...), nil
+}
+
 // CheckBranch runs the branch parser on raw (git check-ref-format included) and returns
 // the name git resolves it to, or the same error Prepare would give.
 func (s *Service) CheckBranch(ctx context.Context, raw string) (string, error) {

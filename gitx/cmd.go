@@ -156,6 +156,14 @@ func LocalBranches(dir string) (Cmd, error) {
 	return Cmd{dir: dir, args: []string{"for-each-ref", "--format=%(refname:lstrip=2)", "refs/heads/"}, read: true}, nil
 }
 
+// RemoteBranches prints every remote-tracking branch as <remote>/<name>, one per line.
+func RemoteBranches(dir string) (Cmd, error) {
+	if err := check("for-each-ref", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"for-each-ref", "--format=%(refname:lstrip=2)", "refs/remotes/"}, read: true}, nil
+}
+
 // BranchDelete deletes a local branch; -d refuses an unmerged one, -D does not.
 func BranchDelete(dir, branch string, force bool) (Cmd, error) {
 	if err := check("branch", checkDir(dir), checkBranch("branch", branch)); err != nil {

@@ -57,12 +57,33 @@ func (r *Runner) Branches(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.lines(ctx, c)
+}
+
+// RemoteBranchNames lists remote-tracking branches as <remote>/<name>, without the
+// symbolic <remote>/HEAD.
+func (r *Runner) RemoteBranchNames(ctx context.Context, dir string) ([]string, error) {
+	c, err := RemoteBranches(dir)
+	if err != nil {
+		return nil, err
+	}
+	all, err := r.lines(ctx, c)
+	var out []string
+	for _, n := range all {
+		if !strings.HasSuffix(n, "/HEAD") {
+			out = append(out, n)
+		}
+	}
+	return out, err
+}
+
+// lines runs a command that prints ref names, one per line. Ref names cannot contain
+// newlines (check-ref-format forbids control characters), so lines are unambiguous.
+func (r *Runner) lines(ctx context.Context, c Cmd) ([]string, error) {
 	out, err := r.Run(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	// Branch names cannot contain newlines (check-ref-format forbids control
-	// characters), so lines are unambiguous.
 	var names []string
 	for _, l := range strings.Split(string(out), "\n") {
 		if l != "" {

@@ -58,13 +58,16 @@ const statusWindow = 50 * time.Millisecond
 func startStatusCmd(ctx context.Context, svc *core.Service, paths []string, s *statusStream) tea.Cmd {
 	return func() tea.Msg {
 		defer close(s.done)
-		svc.Statuses(ctx, paths, statusWorkers, func(r core.StatusResult) {
-			select {
-			case s.ch <- r:
-			default: // more results than paths asked for: nobody is waiting for them
-			}
-		})
+		svc.Statuses(ctx, paths, statusWorkers, s.emit)
 		return nil
+	}
+}
+
+// emit hands one result to the UI without ever blocking a worker.
+func (s *statusStream) emit(r core.StatusResult) {
+	select {
+	case s.ch <- r:
+	default: // more results than paths asked for: nobody is waiting for them
 	}
 }
 

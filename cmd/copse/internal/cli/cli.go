@@ -291,11 +291,24 @@ retry blindly); 130 cancelled.`,
 		NewCmdRelease(f, nil),
 		NewCmdPrune(f, nil),
 		NewCmdEvents(f, nil),
+		NewCmdCompletion(f),
 		NewCmdInit(f, nil),
 		NewCmdTool(f),
 		NewCmdMCP(f),
 		NewCmdVersion(f),
 	)
+	// Verbs that name an existing worktree complete its branch or path; create completes
+	// branches that could be checked out.
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "switch", "remove", "setup", "claim", "release", "land":
+			if c.ValidArgsFunction == nil {
+				c.ValidArgsFunction = completeWorktrees(f)
+			}
+		case "create":
+			c.ValidArgsFunction = completeBranches(f)
+		}
+	}
 	return root
 }
 
