@@ -260,8 +260,11 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 		// (the confirmation's digest covers them): no idle times.
 		for _, e := range c.report.Kept {
 			why := e.Detail
-			if e.Reason == KeepNotIdle {
+			switch e.Reason {
+			case KeepNotIdle:
 				why = "not idle for " + older.String() + " yet"
+			case KeepLanding:
+				why = "a land job is queued or running" // its phase moves on while the dialog is open
 			}
 			conf.Warnings = append(conf.Warnings, "keeps "+Escape(e.Path)+": "+why)
 		}
