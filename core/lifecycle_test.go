@@ -573,3 +573,27 @@ func TestAppendEventSeq(t *testing.T) {
 		t.Fatalf("since 40: %v", seqs)
 	}
 }
+
+// What the human confirmed is what prune may remove: a worktree that became dirty after
+// the preview makes the confirmation stale, and nothing is removed.
+func TestPruneStaleConfirmationRemovesNothing(t *testing.T) {
+	r := coretest.New(t)
+	a := r.AddWorktree("a", "app.worktrees/a")
+	r.AddWorktree("b", "app.worktrees/b")
+	age(t, r, "a", 100*time.Hour)
+	age(t, r, "b", 100*time.Hour)
+	s := open(t, r, r.Root)
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, core.PruneRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Confirm == nil || len(p.Confirm.Fields) != 2 {
+		t.Fatalf("preview %+v", p.Confirm)
+	}
+	coretest.WriteFile(t, filepath.Join(a, "new.txt"), "work started meanwhile\n")
+	before := r.Snapshot()
+	_, err = s.Execute(ctx, p)
+	wantCode(t, err, core.KindRefused, "stale_state")
+	r.Unchanged(before)
+}
