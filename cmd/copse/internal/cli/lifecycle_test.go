@@ -327,7 +327,7 @@ func TestPruneCommand(t *testing.T) {
 	}
 	before := r.Snapshot()
 	res := run(t, r, r.Root, "prune", "--dry-run")
-	want(t, res, 0, "would remove", "app.worktrees/old (old)", "kept", "dirty: uncommitted changes", "main: the main checkout")
+	want(t, res, 0, "would remove", "app.worktrees/old (old)", "kept", "dirty (dirty): uncommitted changes: 1 untracked", "app (main): the main checkout")
 	want(t, run(t, r, r.Root, "prune"), 1, "pass --yes")
 	res = run(t, r, r.Root, "prune", "--dry-run", "--json")
 	want(t, res, 0)

@@ -88,17 +88,17 @@ func renderPrune(w io.Writer, out *core.Outcome, home string) error {
 		return s
 	}
 	for _, e := range rep.Removed {
-		fmt.Fprintf(&b, "%s %s  %s", verb, name(e), e.Detail)
+		fmt.Fprintf(&b, "%s %s: %s", verb, name(e), e.Detail)
 		if e.BranchDeleted {
 			b.WriteString("; branch deleted")
 		}
 		b.WriteString("\n")
 	}
 	for _, e := range rep.Forgotten {
-		fmt.Fprintf(&b, "%s %s  %s\n", forget, name(e), e.Detail)
+		fmt.Fprintf(&b, "%s %s: %s\n", forget, name(e), e.Detail)
 	}
 	for _, e := range rep.Kept {
-		fmt.Fprintf(&b, "kept %s  %s: %s\n", name(e), strings.ReplaceAll(e.Reason, "_", " "), e.Detail)
+		fmt.Fprintf(&b, "kept %s: %s\n", name(e), e.Detail) // the reason code is in --json
 	}
 	if len(rep.Removed)+len(rep.Forgotten) == 0 {
 		fmt.Fprintf(&b, "nothing to prune (idle threshold %s)\n", rep.OlderThan)
