@@ -217,3 +217,14 @@ func (s *service) worktreeOfID(ctx context.Context, snap snapshot, raw string) (
 	}
 	return gitx.Worktree{}, refused("no_such_worktree", "`copse list --json` shows each worktree's id", "no worktree has id %s", quote(id))
 }
+
+// PathOfID is the path of the worktree whose id is raw (for verbs that take a path, such
+// as setup).
+func (s *Service) PathOfID(ctx context.Context, raw string) (string, error) {
+	snap, err := s.impl.readAndLearn(ctx)
+	if err != nil {
+		return "", err
+	}
+	t, err := s.impl.worktreeOfID(ctx, snap, raw)
+	return t.Path, err
+}

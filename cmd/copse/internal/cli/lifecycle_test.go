@@ -350,3 +350,15 @@ func TestPruneCommand(t *testing.T) {
 	want(t, ev, 0, "worktree.pruned", "reason=idle", "id:old")
 	_ = io.Discard
 }
+
+// copse setup names its target by id too.
+func TestSetupByID(t *testing.T) {
+	r := coretest.New(t)
+	want(t, run(t, r, r.Root, "create", "feat", "--no-setup"), 0)
+	r.Git(r.Root, "config", "--add", "copse.setup", "touch made-by-setup")
+	want(t, run(t, r, r.Root, "setup", "id:feat"), 0)
+	if _, err := os.Stat(filepath.Join(r.Base, "app.worktrees", "feat", "made-by-setup")); err != nil {
+		t.Fatalf("setup id:feat did not run in feat: %v", err)
+	}
+	want(t, run(t, r, r.Root, "setup", "id:nope"), 1, "no worktree has id")
+}
