@@ -143,3 +143,20 @@ func TestFlowClaimReleasePrune(t *testing.T) {
 	f.keys("q")
 	f.result()
 }
+
+// Without a session, c says how to name one and changes nothing.
+func TestFlowClaimWithoutSession(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/x", "app.worktrees/x")
+	before := r.Snapshot()
+	f := startFlow(t, openService(t, r, r.Root), Options{})
+	f.selectPath(wt)
+	f.keys("c")
+	fr := f.wait("the refusal", func(fr frame) bool { return !fr.busy && fr.status.kind == statusError })
+	if !strings.Contains(fr.view, "needs a session id") || !strings.Contains(fr.view, "COPSE_SESSION") {
+		t.Errorf("refusal does not say how to name a session:\n%s", fr.view)
+	}
+	r.Unchanged(before)
+	f.keys("q")
+	f.result()
+}
