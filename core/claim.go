@@ -228,28 +228,28 @@ func (s *service) runClaim(ctx context.Context, c *claimCmd, warnings []string) 
 	}
 	after, err := s.readBack(ctx)
 	if err != nil {
-		return nil, uncertain(op.String()+"_unverified", err, "run `copse list` to see the claim",
+		return nil, uncertain(string(op)+"_unverified", err, "run `copse list` to see the claim",
 			"%s of %s ran, but the worktree list could not be read back", op, Escape(c.target.Path))
 	}
 	s.learn(after)
 	t, listed := find(after, c.target.Path)
 	if !listed {
-		return nil, uncertain(op.String()+"_not_listed", runErr, "run `copse list`",
+		return nil, uncertain(string(op)+"_not_listed", runErr, "run `copse list`",
 			"%s of %s ran, but git no longer lists the worktree", op, Escape(c.target.Path))
 	}
 	ok := (c.release && t.Locked == nil) || (!c.release && t.Locked != nil && *t.Locked == reason)
 	if !ok {
 		if runErr != nil && lockUnchanged(c.target.Locked, t.Locked) {
 			if errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled) {
-				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr, Message: op.String() + " of " + Escape(c.target.Path) + " cancelled; nothing changed"}
+				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr, Message: string(op) + " of " + Escape(c.target.Path) + " cancelled; nothing changed"}
 			}
-			return nil, gitFailure(op.String()+"_failed", runErr, "git could not "+op.String()+" the worktree")
+			return nil, gitFailure(string(op)+"_failed", runErr, "git could not "+string(op)+" the worktree")
 		}
 		state := "unlocked"
 		if t.Locked != nil {
 			state = "locked: " + Escape(lockedReason(*t.Locked))
 		}
-		return nil, uncertain(op.String()+"_uncertain", runErr, "run `copse list` and claim or release again as needed",
+		return nil, uncertain(string(op)+"_uncertain", runErr, "run `copse list` and claim or release again as needed",
 			"%s of %s did not end as asked; the worktree is now %s", op, Escape(c.target.Path), state)
 	}
 	out := &Outcome{Operation: op, Worktree: s.row(t, ""), Path: t.Path, Warnings: warnings}
@@ -283,8 +283,6 @@ func lockUnchanged(a, b *string) bool {
 	}
 	return *a == *b
 }
-
-func (o Operation) String() string { return string(o) }
 
 // prepareCreateClaim reads create's claim and session: with claim, the session is
 // required, and the lock command joins the create's commands.
