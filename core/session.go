@@ -66,10 +66,3 @@ func requireSession(explicit *string, getenv func(string) string, what string) (
 	}
 	return id, nil
 }
-
-// SessionOf resolves the session of this process without a request (the picker's own
-// session): COPSE_SESSION, else the Herdr workspace. ok is false when none is known.
-func (s *Service) SessionOf(explicit *string) (string, bool, error) {
-	id, ok, err := resolveSession(explicit, s.impl.opts.Getenv)
-	return id.String(), ok, err
-}
