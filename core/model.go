@@ -8,6 +8,8 @@ type Worktree struct {
 	Main        bool    `json:"main"`
 	Current     bool    `json:"current"`
 	Detached    bool    `json:"detached"`
+	Rebasing    bool    `json:"rebasing,omitempty"`  // detached by a rebase of Branch (git lists it detached)
+	Bisecting   bool    `json:"bisecting,omitempty"` // detached by a bisect started on Branch
 	Bare        bool    `json:"bare,omitempty"`
 	Locked      *string `json:"locked"`       // nil, or the lock reason ("" when none given)
 	Prunable    *string `json:"prunable"`     // nil, or git's prunable reason

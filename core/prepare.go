@@ -169,10 +169,14 @@ func (s *service) at() string {
 }
 
 func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snapshot) (*Plan, error) {
-	branch, err := s.parseBranch(ctx, "branch", r.Branch)
+	if err := checkText("branch", r.Branch, maxBranch); err != nil {
+		return nil, err
+	}
+	src, err := s.resolveCreateBranch(ctx, r.Branch, r.Base != nil)
 	if err != nil {
 		return nil, err
 	}
+	branch := src.branch
 	c := &createCmd{branch: branch, cwd: s.root(), focus: r.Focus}
 	var warnings []string
 	if r.Label != nil {
@@ -185,16 +189,23 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	}
 	for _, t := range snap.trees {
 		if t.Branch == branch.s {
+			how := "checked out"
+			switch {
+			case t.Rebasing:
+				how = "being rebased"
+			case t.Bisecting:
+				how = "being bisected"
+			}
 			return nil, refused("branch_checked_out", "switch to it (`copse switch "+quoteDisplay(branch.s)+"`), or pick another branch",
-				"branch %s is already checked out at %s", Escape(branch.s), Escape(t.Path))
+				"branch %s is already %s at %s", Escape(branch.s), how, Escape(t.Path))
 		}
 	}
-	exists, err := s.git.BranchExists(ctx, s.root(), branch.s)
-	if err != nil {
-		return nil, gitFailure("branch_lookup_failed", err, "cannot check whether the branch exists")
+	if src.source == CreateAmbiguous {
+		return nil, ambiguousRemote(src)
 	}
 	baseShown := "(existing branch)"
-	if exists {
+	switch src.source {
+	case CreateExisting:
 		if r.Base != nil {
 			return nil, usage("base_with_existing_branch", "base", "drop the base to check out the existing branch, or pick a new branch name",
 				"branch %s already exists; a base applies only to a new branch", Escape(branch.s))
@@ -206,7 +217,13 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 			return nil, err
 		}
 		c.base = tip
-	} else {
+	case CreateFromRemote:
+		// The commit is the remote branch's as checked now; Execute compares it under the
+		// lock and the postcondition checks the checkout is exactly it.
+		c.remote = src.remote
+		c.base = BaseCommit{Ref: src.remote.String(), OID: src.remote.OID}
+		baseShown = src.remote.String() + " (tracking it)"
+	default:
 		raw := "HEAD"
 		if r.Base != nil {
 			raw = *r.Base
@@ -227,7 +244,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	if err := s.checkNewPath(ctx, snap, c.path); err != nil {
 		return nil, err
 	}
-	cmds, err := s.backend.createCommands(c)
+	cmds, err := s.createCommands(c)
 	if err != nil {
 		return nil, err
 	}
