@@ -47,6 +47,7 @@ const (
 	EventClaimed  = "worktree.claimed"
 	EventReleased = "worktree.released"
 	EventPruned   = "worktree.pruned"
+	EventRestored = "worktree.restored"
 )
 
 // EventsPath is where the log of the repository with commonDir lives.
@@ -270,6 +271,14 @@ func (s *service) emitted(out *Outcome, err error) (*Outcome, error) {
 		}
 	case OpRemove:
 		s.emit(out, Event{Event: EventRemoved, Commit: out.Worktree.Head}, out.Worktree)
+	case OpRestore:
+		if out.Worktree != nil {
+			ev := Event{Event: EventRestored, Commit: out.Worktree.Head}
+			if out.Restored != nil {
+				ev.Reason = "restored " + out.Restored.ID
+			}
+			s.emit(out, ev, out.Worktree)
+		}
 	}
 	return out, nil
 }

@@ -36,6 +36,9 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 		}
 		return &Outcome{Operation: OpList, Listing: l}, nil
 	}
+	if _, ok := p.cmd.(restoreListCmd); ok {
+		return s.restoreList(ctx)
+	}
 	unlock, err := s.lockFor(ctx, p.cmd)
 	if err != nil {
 		return nil, err
@@ -73,6 +76,12 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 		return s.runPrune(ctx, c, p, fresh)
 	case *targetCmd:
 		return s.runTarget(ctx, c, fresh.Warnings)
+	case *restoreCmd:
+		if old, ok := p.cmd.(*restoreCmd); ok && old.entry.ID != c.entry.ID {
+			return nil, refused("stale_state", "look at `copse restore --list` and ask again",
+				"the most recent removed worktree changed after it was checked (%s, now %s); nothing ran", old.entry.ID, c.entry.ID)
+		}
+		return s.emitted(s.runRestore(ctx, c, snap, fresh.Warnings))
 	}
 	return nil, usage("unknown_operation", "operation", "", "cannot execute %T", fresh.cmd)
 }
@@ -153,6 +162,11 @@ func isGitKind(err error, k gitx.ErrKind) bool {
 
 func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, warnings []string) (*Outcome, error) {
 	gone := s.row(c.target, c.wsID)
+	// A forced remove (or one that deletes the branch) first records what it deletes.
+	saved, err := s.snapshotBeforeRemove(ctx, c) // contract: snapshotForRemoval
+	if err != nil {
+		return nil, err
+	}
 	runErr := s.backend.remove(ctx, c)
 	after, err := s.readBack(ctx)
 	if err != nil {
@@ -168,6 +182,7 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 		}
 		cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
 		if after.token == before.token && listed && (onDisk || c.target.Prunable != nil) {
+			s.dropSnapshot(ctx, saved) // nothing was removed: the record is not needed
 			if cancelled {
 				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
 					Message: "remove of " + Escape(c.target.Path) + " cancelled; nothing was removed"}
@@ -195,6 +210,9 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 			"%s", removeState(c.target.Path, listed, onDisk))
 	}
 	out := &Outcome{Operation: OpRemove, Worktree: gone, Path: c.target.Path, WorkspaceID: c.wsID, Warnings: warnings}
+	if saved != nil {
+		out.RestoreID = saved.ID
+	}
 	if c.deleteBranch {
 		cmd, err := gitx.BranchDelete(c.cwd, c.target.Branch, true)
 		if err != nil {

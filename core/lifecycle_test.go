@@ -597,3 +597,33 @@ func TestPruneStaleConfirmationRemovesNothing(t *testing.T) {
 	wantCode(t, err, core.KindRefused, "stale_state")
 	r.Unchanged(before)
 }
+
+// What prune removes is recorded first, like a forced remove: restore brings it back,
+// branch included when --delete-branch deleted it.
+func TestPruneIsRestorable(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("gone/soon", "app.worktrees/soon")
+	head := r.Git(wt, "rev-parse", "HEAD")
+	age(t, r, "soon", 100*time.Hour)
+	s := open(t, r, r.Root)
+	out, err := do(t, s, core.PruneRequest{DeleteBranch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Prune.Removed) != 1 || out.Prune.Removed[0].RestoreID == "" || !out.Prune.Removed[0].BranchDeleted {
+		t.Fatalf("prune report %+v", out.Prune.Removed)
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Fatalf("not removed: %v", err)
+	}
+	back, err := do(t, s, core.RestoreRequest{ID: &out.Prune.Removed[0].RestoreID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Path != wt || back.Worktree.Branch != "gone/soon" || back.Worktree.Head != head {
+		t.Fatalf("restored %+v", back.Worktree)
+	}
+	if got := eventNames(events(t, r)); got != "worktree.pruned worktree.restored" {
+		t.Fatalf("events %s", got)
+	}
+}

@@ -72,8 +72,12 @@ type Outcome struct {
 	Path          string    `json:"path,omitempty"`     // where to cd (switch, back) or what was removed
 	WorkspaceID   string    `json:"workspace_id,omitempty"`
 	BranchDeleted bool      `json:"branch_deleted,omitempty"`
-	Warnings      []string  `json:"warnings,omitempty"`
-	Listing       *Listing  `json:"-"` // for list
+	// RestoreID names the record a forced remove made of what it deleted: copse restore <id>.
+	RestoreID   string          `json:"restore_id,omitempty"`
+	Restored    *RemovedEntry   `json:"restored,omitempty"` // restore: the record it brought back
+	Warnings    []string        `json:"warnings,omitempty"`
+	Listing     *Listing        `json:"-"` // for list
+	RemovedList *RemovedListing `json:"-"` // for restore --list
 
 	Claim    *Claim       `json:"claim,omitempty"`    // claim, create --claim: the claim now held
 	Previous string       `json:"previous,omitempty"` // claim --force: the session that held it before
@@ -84,6 +88,9 @@ type Outcome struct {
 func (o *Outcome) Result() any {
 	if o.Listing != nil {
 		return o.Listing
+	}
+	if o.RemovedList != nil {
+		return o.RemovedList
 	}
 	return o
 }

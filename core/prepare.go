@@ -12,7 +12,7 @@ import (
 )
 
 func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
-	if _, ok := req.(ListRequest); !ok && req != nil {
+	if !readOnly(req) && req != nil {
 		// Checks of a mutation wait for any mutation under way (in this process or
 		// another copse), so they never see a half-made worktree and refuse it for the
 		// wrong reason. Execute checks again under the lock before it runs anything.
@@ -80,6 +80,8 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 		p, err = s.prepareClaim(ctx, r, snap)
 	case PruneRequest:
 		p, err = s.preparePrune(ctx, r, snap)
+	case RestoreRequest:
+		p, err = s.prepareRestore(ctx, r, snap)
 	case nil:
 		return nil, usage("missing_operation", "operation", "name one of: list, create, open, switch, remove, back", "no request")
 	default:
@@ -572,7 +574,13 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		cmds = append(cmds, bd.String())
 	}
 	conf := removeConfirmation(r, t, ws, c.losses)
-	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings}, nil
+	warnings := conf.Warnings
+	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
+		// Said in the plan (the dry run shows it), not in the confirmation's token.
+		warnings = append(append([]string(nil), warnings...),
+			"before removing, copse records the worktree (HEAD, index, files) under "+gitx.RemovedRefPrefix+"<id>; `copse restore` brings it back")
+	}
+	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: warnings}, nil
 }
 
 // removeConfirmation shows the target as it was named, what else identifies it, what

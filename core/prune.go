@@ -36,6 +36,7 @@ type PruneEntry struct {
 	Detail        string `json:"detail,omitempty"` // the same for people, escaped
 	Idle          string `json:"idle,omitempty"`   // how long nothing happened there
 	BranchDeleted bool   `json:"branch_deleted,omitempty"`
+	RestoreID     string `json:"restore_id,omitempty"` // removed: `copse restore ID` brings it back
 }
 
 // Reason codes of PruneEntry: why a worktree goes, or why it stays.
@@ -256,6 +257,9 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 		if c.deleteBranch {
 			conf.Warnings = append(conf.Warnings, "their branches are deleted too (they hold no unique commits)")
 		}
+		if len(c.remove) > 0 {
+			conf.Warnings = append(conf.Warnings, "each is recorded first: `copse restore ID` brings it back (ignored files are not kept)")
+		}
 		// What stays, and why, in words that do not change while the dialog is open
 		// (the confirmation's digest covers them): no idle times.
 		for _, e := range c.report.Kept {
@@ -346,8 +350,14 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 			rep.Kept = append(rep.Kept, e)
 			continue
 		}
-		if err := s.pruneSnapshot(ctx, cand, fresh.deleteBranch); err != nil {
-			e.Reason, e.Detail = KeepRemoveRefused, "could not record it for restore first: "+Escape(AsError(err).Message)
+		// Recorded first, like a forced remove: `copse restore ID` brings it back.
+		saved, err := s.snapshotForRemoval(ctx, cand.t, fresh.deleteBranch)
+		if err != nil {
+			if AsError(err).Kind == KindCancelled {
+				e.Reason, e.Detail = KeepNotConfirmed, "not removed: cancelled"
+			} else {
+				e.Reason, e.Detail = KeepRemoveRefused, "could not record it for restore first: "+AsError(err).Message
+			}
 			rep.Kept = append(rep.Kept, e)
 			continue
 		}
@@ -366,6 +376,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 		onDisk := exists(cand.t.Path)
 		switch {
 		case listed && onDisk:
+			s.dropSnapshot(ctx, &saved) // nothing was removed: the record is not needed
 			msg := "git refused to remove it"
 			if runErr != nil {
 				msg += ": " + Escape(firstLine(gitErrText(runErr)))
@@ -384,6 +395,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 				out.Warnings = append(out.Warnings, "branch "+Escape(cand.t.Branch)+" of "+Escape(cand.t.Path)+" could not be deleted")
 			}
 		}
+		e.RestoreID = saved.ID
 		rep.Removed = append(rep.Removed, e)
 		s.emit(out, Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head},
 			&Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
@@ -445,16 +457,6 @@ func (s *service) pruneDeleteBranch(ctx context.Context, cwd, branch string) boo
 	_, err = s.git.Run(rctx, bd)
 	still, err2 := s.git.BranchExists(rctx, cwd, branch)
 	return err == nil && err2 == nil && !still
-}
-
-// pruneSnapshot records what prune is about to remove so it can be restored like a
-// forced remove.
-// TODO(merge): snapshotForRemoval — call the lead's snapshotForRemoval(ctx, wt, deleteBranch)
-// here once it is in main; until then nothing is recorded (prune only removes clean
-// worktrees whose commits are all on other branches, so only ignored files are lost).
-func (s *service) pruneSnapshot(ctx context.Context, c pruneCand, deleteBranch bool) error {
-	_, _, _ = ctx, c, deleteBranch
-	return nil
 }
 
 // ---- land jobs (issue 9 part B writes them; prune only reads) ----

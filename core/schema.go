@@ -71,6 +71,7 @@ var opDocs = map[Operation]string{
 	OpSwitch:  "switch to an existing worktree",
 	OpRemove:  "remove a worktree (always needs a human's confirmation)",
 	OpBack:    "return to the previous worktree of this session",
+	OpRestore: "bring back a worktree that a forced remove recorded (list: show what can be restored)",
 	OpClaim:   "claim a worktree for a session (a git worktree lock copse writes); force takes over and needs confirmation",
 	OpRelease: "release a session's claim; force releases another session's claim or a human's lock and needs confirmation",
 	OpPrune:   "remove idle, clean, unclaimed worktrees with nothing unique, and forget those whose directory is gone; asks unless dry_run",

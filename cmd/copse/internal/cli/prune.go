@@ -92,6 +92,9 @@ func renderPrune(w io.Writer, out *core.Outcome, home string) error {
 		if e.BranchDeleted {
 			b.WriteString("; branch deleted")
 		}
+		if e.RestoreID != "" {
+			b.WriteString("; copse restore " + core.Escape(e.RestoreID) + " brings it back")
+		}
 		b.WriteString("\n")
 	}
 	for _, e := range rep.Forgotten {
