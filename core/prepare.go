@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/copse-dev/copse/gitx"
 )
@@ -693,6 +694,10 @@ func ruleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
 
 func ruleNotLocked(t gitx.Worktree) *Error {
 	if t.Locked != nil {
+		if c, ok := ParseClaim(*t.Locked); ok {
+			return refused("claimed_worktree", "ask session "+Escape(c.Session)+" to release it (`copse release "+quoteDisplay(t.Path)+"`), or pass --force",
+				"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), Escape(c.Session), c.Since.Format(time.RFC3339))
+		}
 		return refused("locked_worktree", "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
 			"%s (%s) is locked: %s", Escape(t.Path), describe(t), Escape(lockReason(t)))
 	}
