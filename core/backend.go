@@ -30,11 +30,8 @@ type backend interface {
 	remove(ctx context.Context, c *removeCmd) error
 }
 
-// herdrFactory builds the Herdr backend; it is set by backend_herdr.go. Detection errors
-// other than "not in Herdr" are returned to the caller of pickBackend.
-var herdrFactory func(ctx context.Context, s *service) (backend, error)
-
-// errNotInHerdr is returned by herdrFactory when auto-detection finds no Herdr.
+// errNotInHerdr is returned by newHerdrBackend when detection finds no usable Herdr;
+// other detection errors are returned to the caller of pickBackend.
 var errNotInHerdr = errors.New("not running inside Herdr")
 
 func pickBackend(ctx context.Context, s *service, want string) (backend, error) {
@@ -51,8 +48,8 @@ func pickBackend(ctx context.Context, s *service, want string) (backend, error) 
 	}
 	switch want {
 	case "", "auto":
-		if herdrFactory != nil && s.opts.Getenv("HERDR_ENV") == "1" {
-			b, err := herdrFactory(ctx, s)
+		if s.opts.Getenv("HERDR_ENV") == "1" {
+			b, err := newHerdrBackend(ctx, s)
 			if err == nil {
 				return b, nil
 			}
@@ -66,10 +63,7 @@ func pickBackend(ctx context.Context, s *service, want string) (backend, error) 
 	case "git":
 		return &gitBackend{s: s}, nil
 	case "herdr":
-		if herdrFactory == nil {
-			return nil, usage("no_herdr_backend", "backend", "use --backend git", "this copse was built without the Herdr backend")
-		}
-		b, err := herdrFactory(ctx, s)
+		b, err := newHerdrBackend(ctx, s)
 		if err != nil {
 			if errors.Is(err, errNotInHerdr) {
 				return nil, usage("herdr_not_detected", "backend", "run copse inside a Herdr pane (HERDR_ENV=1), or use --backend git",

@@ -27,8 +27,6 @@ import (
 //   - Herdr's success reply names another checkout or branch than asked: a *Error of kind
 //     uncertain, whatever git says (Herdr acted on something; never retry).
 
-func init() { herdrFactory = newHerdrBackend }
-
 type herdrBackend struct {
 	s      *service
 	git    *gitBackend // worktrees without an open workspace are removed by git

@@ -87,8 +87,8 @@ func safeName(s string) string { return Cut(Escape(s), 64) }
 func quoteName(s string) string { return `"` + safeName(s) + `"` }
 
 func opList() string {
-	names := make([]string, len(Operations))
-	for i, op := range Operations {
+	names := make([]string, len(Operations()))
+	for i, op := range Operations() {
 		names[i] = string(op)
 	}
 	return strings.Join(names, ", ")
@@ -122,7 +122,7 @@ type variantSpec struct {
 
 var specs = sync.OnceValue(func() map[Operation]*variantSpec {
 	m := map[Operation]*variantSpec{}
-	for _, op := range Operations {
+	for _, op := range Operations() {
 		zero, _ := NewRequest(op)
 		m[op] = buildSpec(op, reflect.TypeOf(zero))
 	}

@@ -30,8 +30,11 @@ const (
 	OpRestore Operation = "restore"
 )
 
-// Operations lists every variant in a stable order (schema generation, docs, tests).
-var Operations = []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpRestore, OpClaim, OpRelease, OpPrune}
+// Operations lists every variant in a stable order (schema generation, docs, tests); each
+// call returns a new slice, so no caller can change another's.
+func Operations() []Operation {
+	return []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpRestore, OpClaim, OpRelease, OpPrune}
+}
 
 // Approval classes tell agent hosts which operations need a human's yes.
 type Approval string

@@ -30,9 +30,9 @@ const SchemaDraft = "https://json-schema.org/draft/2020-12/schema"
 // schema; Service.Prepare enforces them with messages that say what is wrong.
 // Each call returns a fresh value the caller may modify.
 func Schema() map[string]any {
-	variants := make([]any, 0, len(Operations))
-	ops := make([]any, 0, len(Operations))
-	for _, op := range Operations {
+	variants := make([]any, 0, len(Operations()))
+	ops := make([]any, 0, len(Operations()))
+	for _, op := range Operations() {
 		variants = append(variants, variantSchema(specOf(op)))
 		ops = append(ops, string(op))
 	}

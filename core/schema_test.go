@@ -130,7 +130,7 @@ func codeOf(err error) string {
 // and groups.
 func TestSchemaNoDrift(t *testing.T) {
 	vs := schemaVariants(t)
-	if got, want := slices.Sorted(maps.Keys(vs)), slices.Sorted(slices.Values(core.Operations)); !slices.Equal(got, want) {
+	if got, want := slices.Sorted(maps.Keys(vs)), slices.Sorted(slices.Values(core.Operations())); !slices.Equal(got, want) {
 		t.Fatalf("schema operations %v, want %v", got, want)
 	}
 	allNames := map[string]bool{"nope": true, "Branch": true, "operation_": true}
@@ -139,7 +139,7 @@ func TestSchemaNoDrift(t *testing.T) {
 			allNames[name] = true
 		}
 	}
-	for _, op := range core.Operations {
+	for _, op := range core.Operations() {
 		v := vs[op]
 		t.Run(string(op), func(t *testing.T) {
 			base := v.minimal(op)
@@ -293,7 +293,7 @@ func TestSchemaValidatorAgrees(t *testing.T) {
 	for _, v := range vs {
 		maps.Copy(names, v.props)
 	}
-	for _, op := range core.Operations {
+	for _, op := range core.Operations() {
 		for _, name := range slices.Sorted(maps.Keys(names)) {
 			for _, val := range append([]any{sample(names[name])}, wrongFor(names[name])...) {
 				b, _ := json.Marshal(map[string]any{"operation": op, name: val})

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -19,17 +18,6 @@ import (
 
 // ToolName is the one MCP tool copse serves.
 const ToolName = "worktree"
-
-// Version is reported as the MCP server version by ServeMCP; cmd may set it (e.g. from
-// -ldflags). It defaults to the module version from the build info.
-var Version = buildVersion()
-
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
 
 // confirmKey names copse's one input request: the user's yes/no for a confirmation.
 const confirmKey = "confirm"
@@ -111,7 +99,7 @@ func ptr[T any](v T) *T { return &v }
 // toolDescription is generated from core so the approval classes cannot drift.
 func toolDescription() string {
 	var ops []string
-	for _, op := range core.Operations {
+	for _, op := range core.Operations() {
 		ops = append(ops, fmt.Sprintf("%s (%s)", op, core.ApprovalOf(op)))
 	}
 	return "Manage this repository's git worktrees. One request per call, chosen by \"operation\": " +
@@ -123,10 +111,10 @@ func toolDescription() string {
 }
 
 // ServeMCP serves the MCP server on in/out (newline-delimited JSON-RPC, as on stdio)
-// until the client closes in or ctx ends.
-func ServeMCP(ctx context.Context, open Opener, in io.Reader, out io.Writer) error {
+// until the client closes in or ctx ends; version is reported as the server's version.
+func ServeMCP(ctx context.Context, open Opener, version string, in io.Reader, out io.Writer) error {
 	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
-	err := NewMCPServer(open, Version).Run(ctx, t)
+	err := NewMCPServer(open, version).Run(ctx, t)
 	if err == io.EOF {
 		return nil
 	}

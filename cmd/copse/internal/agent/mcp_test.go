@@ -101,7 +101,7 @@ func TestMCPListsOneToolWithTheSchema(t *testing.T) {
 	if a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint || a.IdempotentHint {
 		t.Errorf("annotations %+v: want the worst case (destructive, not read-only, not idempotent)", a)
 	}
-	for _, op := range core.Operations {
+	for _, op := range core.Operations() {
 		if !strings.Contains(tool.Description, string(op)+" ("+string(core.ApprovalOf(op))+")") {
 			t.Errorf("description lacks %s's approval class: %s", op, tool.Description)
 		}

@@ -22,7 +22,7 @@ func TestServeMCPOverPipes(t *testing.T) {
 	sr, cw := io.Pipe() // client -> server
 	done := make(chan error, 1)
 	go func() {
-		done <- ServeMCP(t.Context(), noOpen(t), sr, sw)
+		done <- ServeMCP(t.Context(), noOpen(t), "test", sr, sw)
 		sw.Close()
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "pipe", Version: "1"}, nil).

@@ -49,8 +49,7 @@ same requests as copse tool. Requests that need a human's confirmation ask the u
 through the client (MCP elicitation); a client without it gets needs_approval.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			agent.Version = version()
-			return agent.ServeMCP(cmd.Context(), f.opener(), f.In, f.Out)
+			return agent.ServeMCP(cmd.Context(), f.opener(), version(), f.In, f.Out)
 		}),
 	}
 }

@@ -91,7 +91,7 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 	}
 	width, height, _ := term.GetSize(int(tty.Fd()))
 	f.inPicker.Store(true)
-	res, err := pickerRun(ctx, svc, pickerOptions{
+	res, err := startPicker(ctx, svc, pickerOptions{
 		Pick: pick, NoColor: noColor, Profile: profile, LateProfile: late, Listing: o.listing,
 		Input: tty, Output: tty, Width: width, Height: height,
 	})

@@ -9,7 +9,7 @@ import (
 	"github.com/copse-dev/copse/tui"
 )
 
-// The adapter between the command line and the picker (tui.Run); tests replace pickerRun.
+// The adapter between the command line and the picker (tui.Run).
 
 type pickerOptions struct {
 	Pick          bool
@@ -29,7 +29,7 @@ type pickerResult struct {
 	Interrupted *tui.Interrupted // a second ctrl+c ended the picker during an operation
 }
 
-var pickerRun = func(ctx context.Context, svc *core.Service, o pickerOptions) (pickerResult, error) {
+func startPicker(ctx context.Context, svc *core.Service, o pickerOptions) (pickerResult, error) {
 	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, NoColor: o.NoColor, Profile: o.Profile, LateProfile: o.LateProfile, Listing: o.Listing, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
 	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled, Interrupted: res.Interrupted}, err
 }

@@ -8,12 +8,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Version is set at build time: go build -ldflags "-X github.com/copse-dev/copse/cmd/copse/internal/cli.Version=v1.2.3".
-var Version = ""
+// ldflagsVersion is the one package variable: the linker sets it at build time
+// (go build -ldflags "-X github.com/copse-dev/copse/cmd/copse/internal/cli.ldflagsVersion=v1.2.3");
+// nothing assigns it at run time.
+var ldflagsVersion = ""
 
 func version() string {
-	if Version != "" {
-		return Version
+	if ldflagsVersion != "" {
+		return ldflagsVersion
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
