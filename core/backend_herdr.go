@@ -319,19 +319,11 @@ func (b *herdrBackend) removeCommands(c *removeCmd) ([]string, error) {
 }
 
 func (b *herdrBackend) removeCmd(c *removeCmd) (herdr.Cmd, error) {
-	if c.wsID == b.sess {
-		// Herdr closes the workspace it removes, and every pane in it: copse's own, too.
-		return herdr.Cmd{}, refused("current_workspace",
-			"run the remove from another Herdr workspace, or close this workspace first",
-			"%s is open in workspace %s, the workspace copse is running in; removing it would close this pane",
-			Escape(c.target.Path), Escape(c.wsID))
+	if e := ruleNotOwnWorkspace(c, b.sess); e != nil {
+		return herdr.Cmd{}, e
 	}
-	if c.target.Locked != nil {
-		// Herdr runs `git worktree remove [--force]` once; a locked worktree needs it twice,
-		// so Herdr would fail after --force had already ended the workspace's processes.
-		return herdr.Cmd{}, refused("locked_worktree",
-			"unlock it first (git worktree unlock "+quoteDisplay(c.target.Path)+"), then remove it",
-			"%s is locked and open in Herdr workspace %s; Herdr cannot remove a locked worktree", Escape(c.target.Path), Escape(c.wsID))
+	if e := ruleHerdrNotLocked(c); e != nil {
+		return herdr.Cmd{}, e
 	}
 	cmd, err := herdr.RemoveCmd(c.wsID, c.force)
 	if err != nil {

@@ -103,10 +103,8 @@ func (s *service) prepareClaim(ctx context.Context, req Request, snap snapshot) 
 	if err != nil {
 		return nil, err
 	}
-	what := describe(t)
-	if t.Bare || (len(snap.trees) > 0 && t.Path == snap.trees[0].Path) {
-		return nil, refused("main_checkout", "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
-			"%s is the main checkout (%s); it cannot be claimed", Escape(t.Path), what)
+	if e := ruleClaimable(t, snap); e != nil {
+		return nil, e
 	}
 	c := &claimCmd{release: release, target: t, force: force, cwd: s.root()}
 	if release && force {
@@ -126,27 +124,26 @@ func (s *service) prepareClaim(ctx context.Context, req Request, snap snapshot) 
 		}
 	}
 	var warnings []string
-	switch {
-	case !release && c.held != nil && c.held.Session == c.session.s:
+	if !release && c.held != nil && c.held.Session == c.session.s {
 		c.already = true
 		warnings = append(warnings, fmt.Sprintf("%s is already claimed by session %s (since %s); nothing changed",
 			Escape(t.Path), c.session.s, c.held.Since.Format(time.RFC3339)))
-	case !release && c.held != nil && !force:
-		return nil, forceHelps(refused("claimed", "pick another worktree, or pass --force to take it over (asks first)",
-			"%s (%s) is claimed by session %s since %s", Escape(t.Path), what, c.held.Session, c.held.Since.Format(time.RFC3339)))
-	case c.human != nil && !force:
-		return nil, forceHelps(refused("locked_by_human", "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
-			"%s (%s) is locked, and not by copse: %s", Escape(t.Path), what, Escape(lockedReason(*c.human))))
-	case release && t.Locked == nil:
-		return nil, refused("not_claimed", "`copse list` shows the claims", "%s (%s) is not claimed", Escape(t.Path), what)
-	case release && c.held != nil && c.held.Session != c.session.s && !force:
-		hint := "release it from that session, or pass --force (asks first)"
-		return nil, forceHelps(refused("claimed_by_other", hint, "%s (%s) is claimed by session %s, not by %s",
-			Escape(t.Path), what, c.held.Session, c.session.s))
+	} else {
+		for _, rule := range []func() *Error{
+			func() *Error { return ruleNotClaimedByOther(c) },
+			func() *Error { return ruleNotLockedByHuman(c, verb) },
+			func() *Error { return ruleIsClaimed(c) },
+			func() *Error { return ruleClaimIsOurs(c) },
+		} {
+			if e := rule(); e != nil {
+				return nil, e
+			}
+		}
 	}
-	if !release && t.Prunable != nil {
-		return nil, refused("prunable_worktree", "run `git worktree prune` to forget it, or restore the directory",
-			"the worktree at %s is gone from disk (%s)", Escape(t.Path), Escape(*t.Prunable))
+	if !release {
+		if e := ruleNotPrunable(t); e != nil {
+			return nil, e
+		}
 	}
 	var cmds []string
 	if !c.already {

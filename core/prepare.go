@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/copse-dev/copse/gitx"
 )
@@ -190,18 +189,8 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	if !s.backend.hasWorkspaces() && (r.Label != nil || r.Focus) {
 		warnings = append(warnings, "label and focus apply only inside Herdr; ignored")
 	}
-	for _, t := range snap.trees {
-		if t.Branch == branch.s {
-			how := "checked out"
-			switch {
-			case t.Rebasing:
-				how = "being rebased"
-			case t.Bisecting:
-				how = "being bisected"
-			}
-			return nil, refused("branch_checked_out", "switch to it (`copse switch "+quoteDisplay(branch.s)+"`), or pick another branch",
-				"branch %s is already %s at %s", Escape(branch.s), how, Escape(t.Path))
-		}
+	if e := ruleBranchFree(branch, snap); e != nil {
+		return nil, e
 	}
 	if src.source == CreateAmbiguous {
 		return nil, ambiguousRemote(src)
@@ -209,9 +198,8 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	baseShown := "(existing branch)"
 	switch src.source {
 	case CreateExisting:
-		if r.Base != nil {
-			return nil, usage("base_with_existing_branch", "base", "drop the base to check out the existing branch, or pick a new branch name",
-				"branch %s already exists; a base applies only to a new branch", Escape(branch.s))
+		if e := ruleNoBaseForExisting(branch, r.Base != nil); e != nil {
+			return nil, e
 		}
 		c.existing = true
 		// Record the tip now so the postcondition can tell the checkout is that commit.
@@ -295,46 +283,20 @@ func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error
 	return ParseAbsPath("path", filepath.Join(dir, BranchSlug(b.s)))
 }
 
-// checkNewPath refuses a path that is a worktree, lies inside one or inside the git
-// directory (symlinks of the nearest existing parent resolved), or exists and is not an
-// empty directory.
+// checkNewPath runs the rules for the path of a new worktree (create, restore).
 func (s *service) checkNewPath(ctx context.Context, snap snapshot, p AbsPath) error {
-	cp := canonical(p.s)
 	cd, err := s.commonDir(ctx)
 	if err != nil {
 		return err
 	}
-	if within(cp, canonical(cd)) {
-		return usage("path_inside_git_dir", "path", "pick a path outside the repository's git directory",
-			"%s lies inside the git directory %s", Escape(p.s), Escape(cd))
+	if e := rulePathOutsideGitDir(p, cd); e != nil {
+		return e
 	}
-	for _, t := range snap.trees {
-		tp := canonical(t.Path)
-		if cp == tp {
-			return refused("path_is_worktree", "pick another path", "%s is already the worktree of %s", Escape(p.s), describe(t))
-		}
-		if within(cp, tp) {
-			// Bad input rather than a state to wait out: no request should ever nest
-			// a checkout inside another (git would track one in the other).
-			return usage("path_inside_worktree", "path", "pick a path outside every worktree (the default path is)",
-				"%s lies inside the worktree %s (%s)", Escape(p.s), Escape(t.Path), describe(t))
-		}
+	if e := rulePathOutsideWorktrees(p, snap); e != nil {
+		return e
 	}
-	fi, err := os.Lstat(p.s)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return failed("path_unreadable", err, "check the path's permissions", "cannot inspect %s", Escape(p.s))
-	case !fi.IsDir():
-		return refused("path_exists", "pick another path, or move it away first", "%s already exists and is not a directory", Escape(p.s))
-	}
-	entries, err := os.ReadDir(p.s)
-	if err != nil {
-		return failed("path_unreadable", err, "check the path's permissions", "cannot read %s", Escape(p.s))
-	}
-	if len(entries) > 0 {
-		return refused("path_exists", "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), plural(len(entries), "entry"))
+	if e := rulePathFree(p); e != nil {
+		return e
 	}
 	return nil
 }
@@ -459,10 +421,8 @@ func (s *service) prepareTarget(ctx context.Context, req Request, op Operation, 
 	if err := checkEnterable(t); err != nil {
 		return nil, err
 	}
-	// Without workspaces there is nothing to open or focus: going where you are is a no-op
-	// the user should hear about. Under Herdr, opening the current worktree is fine.
-	if (op == OpSwitch || !s.backend.hasWorkspaces()) && c.from != "" && canonical(c.from) == canonical(t.Path) {
-		return nil, refused("already_here", "pick another worktree", "you are already in %s (%s)", Escape(t.Path), describe(t))
+	if e := ruleNotAlreadyThere(op, s.backend.hasWorkspaces(), c.from, t); e != nil {
+		return nil, e
 	}
 	warnings = append(warnings, s.leavingWarning(ctx, c)...)
 	var cmds []string
@@ -477,13 +437,13 @@ func (s *service) prepareTarget(ctx context.Context, req Request, op Operation, 
 	return &Plan{Request: req, cmd: c, Commands: cmds, Warnings: warnings}, nil
 }
 
+// checkEnterable runs the rules for a worktree one can open or switch to.
 func checkEnterable(t gitx.Worktree) error {
-	if t.Bare {
-		return refused("bare_repository", "pick a worktree with a checkout", "%s is the bare repository, which has no checkout", Escape(t.Path))
+	if e := ruleNotBare(t); e != nil {
+		return e
 	}
-	if t.Prunable != nil {
-		return refused("prunable_worktree", "run git worktree prune to forget it, or restore the directory",
-			"the worktree at %s is gone from disk (%s)", Escape(t.Path), Escape(*t.Prunable))
+	if e := ruleNotPrunable(t); e != nil {
+		return e
 	}
 	return nil
 }
@@ -507,9 +467,8 @@ func (s *service) leavingWarning(ctx context.Context, c *targetCmd) []string {
 
 func (s *service) prepareBack(ctx context.Context, r BackRequest, snap snapshot) (*Plan, error) {
 	prev, ok := s.history.lookup(s.session, s.existsIn(snap))
-	if !ok {
-		return nil, refused("no_previous_worktree", "switch to a worktree first; back returns to the one you left",
-			"there is no previous worktree in this session")
+	if e := ruleHasPrevious(ok); e != nil {
+		return nil, e
 	}
 	p, err := s.prepareTarget(ctx, r, OpBack, &prev, nil, nil, true, snap)
 	if err != nil {
@@ -561,6 +520,13 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 			if e := rule(); e != nil {
 				return nil, forceHelps(e)
 			}
+		}
+	}
+	// Herdr's rules, which not even --force gets past (the backend's builder checks them
+	// again before it runs anything).
+	for _, e := range []*Error{ruleNotOwnWorkspace(c, s.backend.session()), ruleHerdrNotLocked(c)} {
+		if e != nil {
+			return nil, e
 		}
 	}
 	cmds, err := s.backend.removeCommands(c)
@@ -637,143 +603,6 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses) *
 		conf.Warnings = append(conf.Warnings, w)
 	}
 	return conf
-}
-
-func lockReason(t gitx.Worktree) string {
-	if t.Locked == nil || *t.Locked == "" {
-		return "no reason given"
-	}
-	return *t.Locked
-}
-
-// ruleNotMain: the main checkout holds the repository; copse never removes it.
-func ruleNotMain(t gitx.Worktree, snap snapshot) *Error {
-	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
-		return refused("main_checkout", "remove linked worktrees only; the main checkout holds the repository",
-			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), describe(t))
-	}
-	return nil
-}
-
-// ruleNotHere: never remove the directory copse, its caller or its session is in, at
-// the worktree's root or anywhere below it.
-func (s *service) ruleNotHere(t gitx.Worktree) *Error {
-	if at, ok := s.hereWithin(t.Path); ok {
-		where := ""
-		if canonical(at) != canonical(t.Path) {
-			where = " (from " + Escape(at) + ", inside it)"
-		}
-		return refused("current_worktree", "switch to another worktree first (`copse switch TARGET`), then remove this one",
-			"%s (%s) is the worktree copse is running in%s", Escape(t.Path), describe(t), where)
-	}
-	return nil
-}
-
-// ruleHoldsNoWorktree: a worktree that contains another registered worktree would take
-// it along. Not even --force gets past this: remove or move the inner one first.
-func ruleHoldsNoWorktree(t gitx.Worktree, snap snapshot) *Error {
-	outer := canonical(t.Path)
-	for _, o := range snap.trees {
-		if o.Path == t.Path || o.Bare {
-			continue
-		}
-		if inner := canonical(o.Path); inner != outer && within(inner, outer) {
-			return refused("contains_worktree", "remove or move the inner worktree first (git worktree move), then this one",
-				"%s contains another worktree, %s (%s); removing it would delete that one too", Escape(t.Path), Escape(o.Path), describe(o))
-		}
-	}
-	return nil
-}
-
-func ruleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
-	if deleteBranch && t.Branch == "" {
-		return usage("no_branch", "delete_branch", "drop --delete-branch", "%s is detached; there is no branch to delete", Escape(t.Path))
-	}
-	return nil
-}
-
-func ruleNotLocked(t gitx.Worktree) *Error {
-	if t.Locked != nil {
-		if c, ok := ParseClaim(*t.Locked); ok {
-			return refused("claimed_worktree", "ask session "+Escape(c.Session)+" to release it (`copse release "+quoteDisplay(t.Path)+"`), or pass --force",
-				"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), Escape(c.Session), c.Since.Format(time.RFC3339))
-		}
-		return refused("locked_worktree", "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
-			"%s (%s) is locked: %s", Escape(t.Path), describe(t), Escape(lockReason(t)))
-	}
-	return nil
-}
-
-func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
-	if l.Status.Error != "" {
-		return refused("status_unknown", "fix the worktree, or pass --force to remove it anyway",
-			"cannot tell what removing %s would lose: %s", Escape(t.Path), l.Status.Error)
-	}
-	return nil
-}
-
-func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
-	if l.Operation != "" {
-		return refused("operation_in_progress", "finish or abort it first (git -C "+quoteDisplay(t.Path)+" status says how), or pass --force",
-			"%s (%s) is in the middle of a %s", Escape(t.Path), describe(t), l.Operation)
-	}
-	return nil
-}
-
-func ruleClean(t gitx.Worktree, l Losses) *Error {
-	switch {
-	case l.Status.Dirty():
-		return refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
-			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), changeSummary(l.Status))
-	case len(l.Hidden) > 0:
-		return refused("dirty_worktree", "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
-			"%s (%s) has %s that git status does not show (assume-unchanged or skip-worktree): %s",
-			Escape(t.Path), describe(t), plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
-	}
-	return nil
-}
-
-func ruleNoNested(t gitx.Worktree, l Losses) *Error {
-	if len(l.Nested) > 0 {
-		return refused("nested_repository", "move them out of the worktree first, or pass --force to delete them",
-			"%s (%s) holds %s that git does not track and a remove would delete: %s",
-			Escape(t.Path), describe(t), plural(len(l.Nested), "nested repository"), sample(l.Nested, len(l.Nested)))
-	}
-	return nil
-}
-
-func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
-	if l.Detached > 0 {
-		return refused("detached_unique_commits", "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them",
-			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), short(t.Head), plural(l.Detached, "commit"))
-	}
-	return nil
-}
-
-func ruleBranchMerged(t gitx.Worktree, l Losses, deleteBranch bool) *Error {
-	if deleteBranch && l.Unique > 0 {
-		return refused("unmerged_branch", "merge or push it first, or pass --force to delete it anyway",
-			"branch %s has %s on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit"))
-	}
-	return nil
-}
-
-func changeSummary(st Status) string {
-	var parts []string
-	for _, x := range []struct {
-		n    int
-		what string
-	}{{st.Staged, "staged"}, {st.Unstaged, "unstaged"}, {st.Untracked, "untracked"}, {st.Conflicted, "conflicted"}} {
-		if x.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func forceHelps(e *Error) *Error {
-	e.ForceHelps = true
-	return e
 }
 
 // refusedByGit: the value itself was refused, by gitx's builder or by git's exit status

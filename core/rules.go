@@ -1,0 +1,349 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// The rules: every check that can refuse a request, one function each, with its refusal
+// (code and message naming what is protected) and its hint (how to proceed). A rule reads
+// only the values it is given, so each has its own test (rules_internal_test.go). The
+// prepare functions say which rules an operation runs and in which order.
+
+// ---- create
+
+// ruleBranchFree: a branch is checked out in at most one worktree.
+func ruleBranchFree(branch BranchName, snap snapshot) *Error {
+	for _, t := range snap.trees {
+		if t.Branch == branch.s {
+			how := "checked out"
+			switch {
+			case t.Rebasing:
+				how = "being rebased"
+			case t.Bisecting:
+				how = "being bisected"
+			}
+			return refused("branch_checked_out", "switch to it (`copse switch "+quoteDisplay(branch.s)+"`), or pick another branch",
+				"branch %s is already %s at %s", Escape(branch.s), how, Escape(t.Path))
+		}
+	}
+	return nil
+}
+
+// ruleNoBaseForExisting: a base names where a new branch starts; an existing branch
+// already has its commit, so asking for both is a mistake, not a choice.
+func ruleNoBaseForExisting(branch BranchName, hasBase bool) *Error {
+	if hasBase {
+		return usage("base_with_existing_branch", "base", "drop the base to check out the existing branch, or pick a new branch name",
+			"branch %s already exists; a base applies only to a new branch", Escape(branch.s))
+	}
+	return nil
+}
+
+// rulePathOutsideGitDir: a checkout inside the git directory (symlinks resolved) would
+// be read by git as its own metadata.
+func rulePathOutsideGitDir(p AbsPath, commonDir string) *Error {
+	if within(canonical(p.s), canonical(commonDir)) {
+		return usage("path_inside_git_dir", "path", "pick a path outside the repository's git directory",
+			"%s lies inside the git directory %s", Escape(p.s), Escape(commonDir))
+	}
+	return nil
+}
+
+// rulePathOutsideWorktrees: the path is not a worktree and does not lie inside one.
+func rulePathOutsideWorktrees(p AbsPath, snap snapshot) *Error {
+	cp := canonical(p.s)
+	for _, t := range snap.trees {
+		tp := canonical(t.Path)
+		if cp == tp {
+			return refused("path_is_worktree", "pick another path", "%s is already the worktree of %s", Escape(p.s), describe(t))
+		}
+		if within(cp, tp) {
+			// Bad input rather than a state to wait out: no request should ever nest
+			// a checkout inside another (git would track one in the other).
+			return usage("path_inside_worktree", "path", "pick a path outside every worktree (the default path is)",
+				"%s lies inside the worktree %s (%s)", Escape(p.s), Escape(t.Path), describe(t))
+		}
+	}
+	return nil
+}
+
+// rulePathFree: the path does not exist, or is an empty directory; nothing already there
+// is ever overwritten or mixed into a checkout.
+func rulePathFree(p AbsPath) *Error {
+	fi, err := os.Lstat(p.s)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return failed("path_unreadable", err, "check the path's permissions", "cannot inspect %s", Escape(p.s))
+	case !fi.IsDir():
+		return refused("path_exists", "pick another path, or move it away first", "%s already exists and is not a directory", Escape(p.s))
+	}
+	entries, err := os.ReadDir(p.s)
+	if err != nil {
+		return failed("path_unreadable", err, "check the path's permissions", "cannot read %s", Escape(p.s))
+	}
+	if len(entries) > 0 {
+		return refused("path_exists", "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), plural(len(entries), "entry"))
+	}
+	return nil
+}
+
+// ---- open, switch, back (and claim)
+
+// ruleNotBare: the bare repository has no checkout to go to.
+func ruleNotBare(t gitx.Worktree) *Error {
+	if t.Bare {
+		return refused("bare_repository", "pick a worktree with a checkout", "%s is the bare repository, which has no checkout", Escape(t.Path))
+	}
+	return nil
+}
+
+// ruleNotPrunable: git still lists a worktree whose directory is gone; there is nothing
+// to go to or to claim.
+func ruleNotPrunable(t gitx.Worktree) *Error {
+	if t.Prunable != nil {
+		return refused("prunable_worktree", "run git worktree prune to forget it, or restore the directory",
+			"the worktree at %s is gone from disk (%s)", Escape(t.Path), Escape(*t.Prunable))
+	}
+	return nil
+}
+
+// ruleNotAlreadyThere: without workspaces there is nothing to open or focus, so going where
+// you are is a no-op the user should hear about. Under Herdr, opening the current worktree
+// is fine (it opens or focuses its workspace); switching to it is not.
+func ruleNotAlreadyThere(op Operation, workspaces bool, from string, t gitx.Worktree) *Error {
+	if (op == OpSwitch || !workspaces) && from != "" && canonical(from) == canonical(t.Path) {
+		return refused("already_here", "pick another worktree", "you are already in %s (%s)", Escape(t.Path), describe(t))
+	}
+	return nil
+}
+
+// ruleHasPrevious: back needs a worktree this session left, still listed.
+func ruleHasPrevious(found bool) *Error {
+	if !found {
+		return refused("no_previous_worktree", "switch to a worktree first; back returns to the one you left",
+			"there is no previous worktree in this session")
+	}
+	return nil
+}
+
+// ---- remove (the Herdr rules are at the end)
+
+// ruleNotMain: the main checkout holds the repository; copse never removes it.
+func ruleNotMain(t gitx.Worktree, snap snapshot) *Error {
+	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
+		return refused("main_checkout", "remove linked worktrees only; the main checkout holds the repository",
+			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), describe(t))
+	}
+	return nil
+}
+
+// ruleNotHere: never remove the directory copse, its caller or its session is in, at
+// the worktree's root or anywhere below it.
+func (s *service) ruleNotHere(t gitx.Worktree) *Error {
+	if at, ok := s.hereWithin(t.Path); ok {
+		where := ""
+		if canonical(at) != canonical(t.Path) {
+			where = " (from " + Escape(at) + ", inside it)"
+		}
+		return refused("current_worktree", "switch to another worktree first (`copse switch TARGET`), then remove this one",
+			"%s (%s) is the worktree copse is running in%s", Escape(t.Path), describe(t), where)
+	}
+	return nil
+}
+
+// ruleHoldsNoWorktree: a worktree that contains another registered worktree would take
+// it along. Not even --force gets past this: remove or move the inner one first.
+func ruleHoldsNoWorktree(t gitx.Worktree, snap snapshot) *Error {
+	outer := canonical(t.Path)
+	for _, o := range snap.trees {
+		if o.Path == t.Path || o.Bare {
+			continue
+		}
+		if inner := canonical(o.Path); inner != outer && within(inner, outer) {
+			return refused("contains_worktree", "remove or move the inner worktree first (git worktree move), then this one",
+				"%s contains another worktree, %s (%s); removing it would delete that one too", Escape(t.Path), Escape(o.Path), describe(o))
+		}
+	}
+	return nil
+}
+
+func ruleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
+	if deleteBranch && t.Branch == "" {
+		return usage("no_branch", "delete_branch", "drop --delete-branch", "%s is detached; there is no branch to delete", Escape(t.Path))
+	}
+	return nil
+}
+
+func ruleNotLocked(t gitx.Worktree) *Error {
+	if t.Locked != nil {
+		if c, ok := ParseClaim(*t.Locked); ok {
+			return refused("claimed_worktree", "ask session "+Escape(c.Session)+" to release it (`copse release "+quoteDisplay(t.Path)+"`), or pass --force",
+				"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), Escape(c.Session), c.Since.Format(time.RFC3339))
+		}
+		return refused("locked_worktree", "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
+			"%s (%s) is locked: %s", Escape(t.Path), describe(t), Escape(lockReason(t)))
+	}
+	return nil
+}
+
+func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
+	if l.Status.Error != "" {
+		return refused("status_unknown", "fix the worktree, or pass --force to remove it anyway",
+			"cannot tell what removing %s would lose: %s", Escape(t.Path), l.Status.Error)
+	}
+	return nil
+}
+
+func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
+	if l.Operation != "" {
+		return refused("operation_in_progress", "finish or abort it first (git -C "+quoteDisplay(t.Path)+" status says how), or pass --force",
+			"%s (%s) is in the middle of a %s", Escape(t.Path), describe(t), l.Operation)
+	}
+	return nil
+}
+
+func ruleClean(t gitx.Worktree, l Losses) *Error {
+	switch {
+	case l.Status.Dirty():
+		return refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
+			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), changeSummary(l.Status))
+	case len(l.Hidden) > 0:
+		return refused("dirty_worktree", "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
+			"%s (%s) has %s that git status does not show (assume-unchanged or skip-worktree): %s",
+			Escape(t.Path), describe(t), plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
+	}
+	return nil
+}
+
+func ruleNoNested(t gitx.Worktree, l Losses) *Error {
+	if len(l.Nested) > 0 {
+		return refused("nested_repository", "move them out of the worktree first, or pass --force to delete them",
+			"%s (%s) holds %s that git does not track and a remove would delete: %s",
+			Escape(t.Path), describe(t), plural(len(l.Nested), "nested repository"), sample(l.Nested, len(l.Nested)))
+	}
+	return nil
+}
+
+func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
+	if l.Detached > 0 {
+		return refused("detached_unique_commits", "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them",
+			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), short(t.Head), plural(l.Detached, "commit"))
+	}
+	return nil
+}
+
+func ruleBranchMerged(t gitx.Worktree, l Losses, deleteBranch bool) *Error {
+	if deleteBranch && l.Unique > 0 {
+		return refused("unmerged_branch", "merge or push it first, or pass --force to delete it anyway",
+			"branch %s has %s on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit"))
+	}
+	return nil
+}
+
+func changeSummary(st Status) string {
+	var parts []string
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{st.Staged, "staged"}, {st.Unstaged, "unstaged"}, {st.Untracked, "untracked"}, {st.Conflicted, "conflicted"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func forceHelps(e *Error) *Error {
+	e.ForceHelps = true
+	return e
+}
+
+// ---- claim and release
+
+// ruleClaimable: the main checkout (or the bare repository) holds the repository; only
+// linked worktrees are claimed.
+func ruleClaimable(t gitx.Worktree, snap snapshot) *Error {
+	if t.Bare || (len(snap.trees) > 0 && t.Path == snap.trees[0].Path) {
+		return refused("main_checkout", "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
+			"%s is the main checkout (%s); it cannot be claimed", Escape(t.Path), describe(t))
+	}
+	return nil
+}
+
+// ruleNotClaimedByOther: a claim names one session; another takes it over only with
+// --force (which asks first).
+func ruleNotClaimedByOther(c *claimCmd) *Error {
+	if !c.release && c.held != nil && c.held.Session != c.session.s && !c.force {
+		return forceHelps(refused("claimed", "pick another worktree, or pass --force to take it over (asks first)",
+			"%s (%s) is claimed by session %s since %s", Escape(c.target.Path), describe(c.target), c.held.Session, c.held.Since.Format(time.RFC3339)))
+	}
+	return nil
+}
+
+// ruleNotLockedByHuman: a lock copse did not write is a person's; claim and release
+// leave it alone unless forced.
+func ruleNotLockedByHuman(c *claimCmd, verb string) *Error {
+	if c.human != nil && !c.force {
+		return forceHelps(refused("locked_by_human", "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
+			"%s (%s) is locked, and not by copse: %s", Escape(c.target.Path), describe(c.target), Escape(lockedReason(*c.human))))
+	}
+	return nil
+}
+
+// ruleIsClaimed: release needs a claim to release.
+func ruleIsClaimed(c *claimCmd) *Error {
+	if c.release && c.target.Locked == nil {
+		return refused("not_claimed", "`copse list` shows the claims", "%s (%s) is not claimed", Escape(c.target.Path), describe(c.target))
+	}
+	return nil
+}
+
+// ruleClaimIsOurs: a session releases its own claims; another's only with --force.
+func ruleClaimIsOurs(c *claimCmd) *Error {
+	if c.release && c.held != nil && c.held.Session != c.session.s && !c.force {
+		return forceHelps(refused("claimed_by_other", "release it from that session, or pass --force (asks first)",
+			"%s (%s) is claimed by session %s, not by %s", Escape(c.target.Path), describe(c.target), c.held.Session, c.session.s))
+	}
+	return nil
+}
+
+// ---- remove through Herdr
+
+// ruleNotOwnWorkspace: Herdr closes the workspace it removes, and every pane in it;
+// copse's own pane would go too. Not even --force gets past this.
+func ruleNotOwnWorkspace(c *removeCmd, session string) *Error {
+	if c.wsID != "" && c.wsID == session {
+		return refused("current_workspace",
+			"run the remove from another Herdr workspace, or close this workspace first",
+			"%s is open in workspace %s, the workspace copse is running in; removing it would close this pane",
+			Escape(c.target.Path), Escape(c.wsID))
+	}
+	return nil
+}
+
+// ruleHerdrNotLocked: Herdr runs `git worktree remove [--force]` once; a locked worktree
+// needs it twice, so Herdr would fail after --force had already ended the workspace's
+// processes. Not even --force gets past this.
+func ruleHerdrNotLocked(c *removeCmd) *Error {
+	if c.wsID != "" && c.target.Locked != nil {
+		return refused("locked_worktree",
+			"unlock it first (git worktree unlock "+quoteDisplay(c.target.Path)+"), then remove it",
+			"%s is locked and open in Herdr workspace %s; Herdr cannot remove a locked worktree", Escape(c.target.Path), Escape(c.wsID))
+	}
+	return nil
+}
+
+func lockReason(t gitx.Worktree) string {
+	if t.Locked == nil || *t.Locked == "" {
+		return "no reason given"
+	}
+	return *t.Locked
+}

@@ -1,0 +1,101 @@
+package core
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// Each rule, alone: one input it refuses (with its code, a hint saying how to proceed and
+// a message naming what it protects) and one it lets through. The operations' own tests
+// show each rule is run, against real git.
+func TestRules(t *testing.T) {
+	dir := t.TempDir()
+	str := func(s string) *string { return &s }
+	wt := func(path, branch string) gitx.Worktree { return gitx.Worktree{Path: path, Branch: branch, Head: "0123456789abcdef"} }
+	main, feat := wt(filepath.Join(dir, "main"), "main"), wt(filepath.Join(dir, "feat"), "feat")
+	snap := snapshot{trees: []gitx.Worktree{main, feat}}
+	abs := func(p string) AbsPath { return AbsPath{s: p} }
+	full := filepath.Join(dir, "full")
+	if err := os.MkdirAll(filepath.Join(full, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	locked, bare, gone := feat, main, feat
+	locked.Locked = str("on a usb disk")
+	bare.Bare = true
+	gone.Prunable = str("gitdir file points to non-existent location")
+	claimed := feat
+	claimed.Locked = str(FormatClaim(Claim{Session: "other", Since: time.Unix(0, 0).UTC()}))
+	dirty := Losses{Status: Status{Unstaged: 2}}
+	me := SessionID{s: "me"}
+	other := &Claim{Session: "other", Since: time.Unix(0, 0).UTC()}
+	here := &service{dir: filepath.Join(feat.Path, "sub")}
+	elsewhere := &service{dir: filepath.Join(dir, "elsewhere")}
+
+	cases := []struct {
+		name     string
+		refuses  *Error
+		allows   *Error
+		code     string
+		mentions string
+	}{
+		{"branch free", ruleBranchFree(BranchName{"feat"}, snap), ruleBranchFree(BranchName{"new"}, snap), "branch_checked_out", feat.Path},
+		{"no base for existing", ruleNoBaseForExisting(BranchName{"feat"}, true), ruleNoBaseForExisting(BranchName{"feat"}, false), "base_with_existing_branch", "feat"},
+		{"path outside git dir", rulePathOutsideGitDir(abs(filepath.Join(dir, ".git", "x")), filepath.Join(dir, ".git")), rulePathOutsideGitDir(abs(filepath.Join(dir, "x")), filepath.Join(dir, ".git")), "path_inside_git_dir", ".git"},
+		{"path is no worktree", rulePathOutsideWorktrees(abs(feat.Path), snap), rulePathOutsideWorktrees(abs(filepath.Join(dir, "new")), snap), "path_is_worktree", feat.Path},
+		{"path inside no worktree", rulePathOutsideWorktrees(abs(filepath.Join(feat.Path, "in")), snap), nil, "path_inside_worktree", feat.Path},
+		{"path free (not empty)", rulePathFree(abs(full)), rulePathFree(abs(empty)), "path_exists", full},
+		{"path free (a file)", rulePathFree(abs(file)), rulePathFree(abs(filepath.Join(dir, "absent"))), "path_exists", file},
+		{"not bare", ruleNotBare(bare), ruleNotBare(main), "bare_repository", main.Path},
+		{"not prunable", ruleNotPrunable(gone), ruleNotPrunable(feat), "prunable_worktree", feat.Path},
+		{"switch not where you are", ruleNotAlreadyThere(OpSwitch, true, feat.Path, feat), ruleNotAlreadyThere(OpSwitch, true, main.Path, feat), "already_here", feat.Path},
+		{"open not where you are without workspaces", ruleNotAlreadyThere(OpOpen, false, feat.Path, feat), ruleNotAlreadyThere(OpOpen, true, feat.Path, feat), "already_here", feat.Path},
+		{"back has previous", ruleHasPrevious(false), ruleHasPrevious(true), "no_previous_worktree", "previous"},
+		{"remove not main", ruleNotMain(main, snap), ruleNotMain(feat, snap), "main_checkout", main.Path},
+		{"remove not here", here.ruleNotHere(feat), elsewhere.ruleNotHere(feat), "current_worktree", feat.Path},
+		{"remove holds no worktree", ruleHoldsNoWorktree(wt(dir, "outer"), snapshot{trees: []gitx.Worktree{wt(dir, "outer"), feat}}), ruleHoldsNoWorktree(feat, snap), "contains_worktree", feat.Path},
+		{"delete has branch", ruleDeleteHasBranch(wt(feat.Path, ""), true), ruleDeleteHasBranch(wt(feat.Path, ""), false), "no_branch", feat.Path},
+		{"not locked", ruleNotLocked(locked), ruleNotLocked(feat), "locked_worktree", "on a usb disk"},
+		{"not claimed", ruleNotLocked(claimed), nil, "claimed_worktree", "other"},
+		{"status known", ruleStatusKnown(feat, Losses{Status: Status{Error: "index unreadable"}}), ruleStatusKnown(feat, Losses{}), "status_unknown", "index unreadable"},
+		{"no operation", ruleNoOperation(feat, Losses{Operation: "rebase"}), ruleNoOperation(feat, Losses{}), "operation_in_progress", "rebase"},
+		{"clean", ruleClean(feat, dirty), ruleClean(feat, Losses{}), "dirty_worktree", "2 unstaged"},
+		{"clean (hidden)", ruleClean(feat, Losses{Hidden: []string{"secret.txt"}}), nil, "dirty_worktree", "secret.txt"},
+		{"no nested", ruleNoNested(feat, Losses{Nested: []string{"vendor/lib"}}), ruleNoNested(feat, Losses{}), "nested_repository", "vendor/lib"},
+		{"detached reachable", ruleDetachedReachable(feat, Losses{Detached: 3}), ruleDetachedReachable(feat, Losses{}), "detached_unique_commits", "3 commits"},
+		{"branch merged", ruleBranchMerged(feat, Losses{Unique: 1}, true), ruleBranchMerged(feat, Losses{Unique: 1}, false), "unmerged_branch", "feat"},
+		{"herdr: not own workspace", ruleNotOwnWorkspace(&removeCmd{target: feat, wsID: "w1"}, "w1"), ruleNotOwnWorkspace(&removeCmd{target: feat, wsID: "w1"}, "w2"), "current_workspace", "w1"},
+		{"herdr: not locked", ruleHerdrNotLocked(&removeCmd{target: locked, wsID: "w1"}), ruleHerdrNotLocked(&removeCmd{target: locked}), "locked_worktree", "w1"},
+		{"claimable", ruleClaimable(main, snap), ruleClaimable(feat, snap), "main_checkout", main.Path},
+		{"not claimed by other", ruleNotClaimedByOther(&claimCmd{target: feat, session: me, held: other}), ruleNotClaimedByOther(&claimCmd{target: feat, session: me, held: other, force: true}), "claimed", "other"},
+		{"not locked by human", ruleNotLockedByHuman(&claimCmd{target: feat, human: str("mine")}, "claim"), ruleNotLockedByHuman(&claimCmd{target: feat}, "claim"), "locked_by_human", "mine"},
+		{"is claimed", ruleIsClaimed(&claimCmd{release: true, target: feat}), ruleIsClaimed(&claimCmd{release: true, target: claimed}), "not_claimed", feat.Path},
+		{"claim is ours", ruleClaimIsOurs(&claimCmd{release: true, target: claimed, session: me, held: other}), ruleClaimIsOurs(&claimCmd{release: true, target: claimed, session: SessionID{s: "other"}, held: other}), "claimed_by_other", "other"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := c.refuses
+			if e == nil {
+				t.Fatalf("refusing input passed; want %s", c.code)
+			}
+			if e.Code != c.code || e.Hint == "" || !strings.Contains(e.Message, c.mentions) {
+				t.Errorf("got code %q hint %q message %q; want code %s, a hint, a message naming %q", e.Code, e.Hint, e.Message, c.code, c.mentions)
+			}
+			if c.allows != nil {
+				t.Errorf("allowed input refused: %s: %s", c.allows.Code, c.allows.Message)
+			}
+		})
+	}
+}
