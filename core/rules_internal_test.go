@@ -16,7 +16,9 @@ import (
 func TestRules(t *testing.T) {
 	dir := t.TempDir()
 	str := func(s string) *string { return &s }
-	wt := func(path, branch string) gitx.Worktree { return gitx.Worktree{Path: path, Branch: branch, Head: "0123456789abcdef"} }
+	wt := func(path, branch string) gitx.Worktree {
+		return gitx.Worktree{Path: path, Branch: branch, Head: "0123456789abcdef"}
+	}
 	main, feat := wt(filepath.Join(dir, "main"), "main"), wt(filepath.Join(dir, "feat"), "feat")
 	snap := snapshot{trees: []gitx.Worktree{main, feat}}
 	abs := func(p string) AbsPath { return AbsPath{s: p} }

@@ -105,26 +105,17 @@ func (o *ClaimOptions) request() core.Request {
 }
 
 func claimRun(ctx context.Context, f *Factory, opts *ClaimOptions) error {
-	svc, err := f.open(ctx)
-	if err != nil {
-		return err
-	}
-	out, err := opts.run(ctx, f, svc, opts.request())
-	if err != nil {
-		return relativeHint(err, opts.Target)
-	}
-	if out.DryRun {
-		return f.printDryRun(out)
-	}
-	f.warn(out.Warnings)
-	if f.Global.JSON {
-		return f.writeJSON(out.Result())
-	}
+	return opts.runMutation(ctx, f, opts.request(), opts.Target, func(_ *core.Service, out *core.Outcome) error {
+		return f.report(out, func() error { return printClaimed(f, out, opts.Release) })
+	})
+}
+
+func printClaimed(f *Factory, out *core.Outcome, release bool) error {
 	where := f.displayPath(out.Path)
 	switch {
-	case opts.Release && out.Previous != "":
+	case release && out.Previous != "":
 		fmt.Fprintf(f.Out, "released %s (it was claimed by session %s)\n", where, core.Escape(out.Previous))
-	case opts.Release:
+	case release:
 		fmt.Fprintf(f.Out, "released %s\n", where)
 	case out.Claim != nil && out.Previous != "":
 		fmt.Fprintf(f.Out, "claimed %s for session %s (taken over from session %s)\n", where, core.Escape(out.Claim.Session), core.Escape(out.Previous))

@@ -66,24 +66,22 @@ can see it unclaimed.`,
 }
 
 func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
-	svc, err := f.open(ctx)
-	if err != nil {
-		return err
-	}
 	var cfg core.SetupConfig
-	if !opts.NoSetup && !opts.DryRun {
-		// Read before creating: a broken setting is reported before anything changes.
-		if cfg, err = svc.SetupConfig(ctx); err != nil {
-			return err
+	readSetup := func(svc *core.Service) (err error) {
+		if !opts.NoSetup && !opts.DryRun {
+			// Read before creating: a broken setting is reported before anything changes.
+			cfg, err = svc.SetupConfig(ctx)
 		}
-	}
-	out, err := opts.run(ctx, f, svc, opts.Request)
-	if err != nil {
 		return err
 	}
-	if out.DryRun {
-		return f.printDryRun(out)
-	}
+	return opts.runMutationAfter(ctx, f, opts.Request, "", readSetup, func(svc *core.Service, out *core.Outcome) error {
+		return createDone(ctx, f, svc, out, cfg, opts.Switch)
+	})
+}
+
+// createDone prints the created worktree, runs its setup, then switches to it if asked.
+// With --json the one reply comes last: the create, then where the shell went.
+func createDone(ctx context.Context, f *Factory, svc *core.Service, out *core.Outcome, cfg core.SetupConfig, switchTo bool) error {
 	f.warn(out.Warnings)
 	w := out.Worktree
 	if !f.Global.JSON {
@@ -102,17 +100,15 @@ func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
 			return err
 		}
 	}
-	if opts.Switch {
+	if switchTo {
 		sw, err := mutation{}.run(ctx, f, svc, core.SwitchRequest{Path: &w.Path})
 		if err != nil {
 			return err
 		}
-		if f.Global.JSON {
-			// One line for the whole answer: the create, then where the shell went.
-			out.Path = sw.Path
-		} else {
+		if !f.Global.JSON {
 			return f.deliver(ctx, svc, sw, sw.Path)
 		}
+		out.Path = sw.Path
 	}
 	if f.Global.JSON {
 		return f.writeJSON(out.Result())

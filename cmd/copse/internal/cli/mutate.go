@@ -34,6 +34,45 @@ func (m mutation) run(ctx context.Context, f *Factory, svc *core.Service, req co
 	return svc.Execute(ctx, plan)
 }
 
+// runMutation is the one run path of every changing verb: open the repository, prepare
+// req (parse, check), then show the plan (--dry-run) or confirm if core asks and execute,
+// then print the outcome with the verb's own printer. target is what the user typed to name
+// the worktree ("" when nothing), for the hint about relative paths.
+func (m mutation) runMutation(ctx context.Context, f *Factory, req core.Request, target string, print func(*core.Service, *core.Outcome) error) error {
+	return m.runMutationAfter(ctx, f, req, target, nil, print)
+}
+
+// runMutationAfter is runMutation with a step between opening the repository and
+// preparing (create reads its setup config there, so a broken one changes nothing).
+func (m mutation) runMutationAfter(ctx context.Context, f *Factory, req core.Request, target string, before func(*core.Service) error, print func(*core.Service, *core.Outcome) error) error {
+	svc, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	if before != nil {
+		if err := before(svc); err != nil {
+			return err
+		}
+	}
+	out, err := m.run(ctx, f, svc, req)
+	if err != nil {
+		return relativeHint(err, target)
+	}
+	if m.DryRun {
+		return f.printDryRun(out)
+	}
+	return print(svc, out)
+}
+
+// report prints an outcome: the warnings, then the JSON reply, or text (the verb's own).
+func (f *Factory) report(out *core.Outcome, text func() error) error {
+	f.warn(out.Warnings)
+	if f.Global.JSON {
+		return f.writeJSON(out.Result())
+	}
+	return text()
+}
+
 // printDryRun shows what a dry run found: the checks passed and the exact commands.
 func (f *Factory) printDryRun(out *core.Outcome) error {
 	f.warn(out.Warnings)

@@ -44,24 +44,13 @@ func NewCmdOpen(f *Factory, runF func(context.Context, *OpenOptions) error) *cob
 }
 
 func openRun(ctx context.Context, f *Factory, opts *OpenOptions) error {
-	svc, err := f.open(ctx)
-	if err != nil {
-		return err
-	}
-	out, err := opts.run(ctx, f, svc, opts.Request)
-	if err != nil {
-		return err
-	}
-	if out.DryRun {
-		return f.printDryRun(out)
-	}
-	if !svc.HasWorkspaces() {
-		return f.deliver(ctx, svc, out, out.Path) // open is switch without workspaces
-	}
-	f.warn(out.Warnings)
-	if f.Global.JSON {
-		return f.writeJSON(out.Result())
-	}
-	fmt.Fprintf(f.Out, "opened %s in workspace %s\n", f.displayPath(out.Path), core.Escape(out.WorkspaceID))
-	return nil
+	return opts.runMutation(ctx, f, opts.Request, "", func(svc *core.Service, out *core.Outcome) error {
+		if !svc.HasWorkspaces() {
+			return f.deliver(ctx, svc, out, out.Path) // open is switch without workspaces
+		}
+		return f.report(out, func() error {
+			_, err := fmt.Fprintf(f.Out, "opened %s in workspace %s\n", f.displayPath(out.Path), core.Escape(out.WorkspaceID))
+			return err
+		})
+	})
 }

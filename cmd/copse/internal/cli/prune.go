@@ -53,20 +53,10 @@ as 72h, 90m or 3d.`,
 }
 
 func pruneRun(ctx context.Context, f *Factory, opts *PruneOptions) error {
-	svc, err := f.open(ctx)
-	if err != nil {
-		return err
-	}
-	m := mutation{Yes: opts.Yes}
-	out, err := m.run(ctx, f, svc, opts.Request)
-	if err != nil {
-		return err
-	}
-	f.warn(out.Warnings)
-	if f.Global.JSON {
-		return f.writeJSON(out.Result())
-	}
-	return renderPrune(f.Out, out, f.home())
+	// prune's dry run is its request's (core lists what it would do), not --dry-run's.
+	return mutation{Yes: opts.Yes}.runMutation(ctx, f, opts.Request, "", func(_ *core.Service, out *core.Outcome) error {
+		return f.report(out, func() error { return renderPrune(f.Out, out, f.home()) })
+	})
 }
 
 // renderPrune prints what went (or would go), what was forgotten and what stayed, why.

@@ -72,21 +72,12 @@ func (o *RemoveOptions) request() core.RemoveRequest {
 }
 
 func removeRun(ctx context.Context, f *Factory, opts *RemoveOptions) error {
-	svc, err := f.open(ctx)
-	if err != nil {
-		return err
-	}
-	out, err := opts.run(ctx, f, svc, opts.request())
-	if err != nil {
-		return relativeHint(err, opts.Target)
-	}
-	if out.DryRun {
-		return f.printDryRun(out)
-	}
-	f.warn(out.Warnings)
-	if f.Global.JSON {
-		return f.writeJSON(out.Result())
-	}
+	return opts.runMutation(ctx, f, opts.request(), opts.Target, func(_ *core.Service, out *core.Outcome) error {
+		return f.report(out, func() error { return printRemoved(f, out) })
+	})
+}
+
+func printRemoved(f *Factory, out *core.Outcome) error {
 	what := "detached"
 	if out.Worktree != nil && out.Worktree.Branch != "" {
 		what = "branch " + core.Escape(out.Worktree.Branch)

@@ -66,21 +66,12 @@ prune drops them. A restored record is deleted once the restore is verified.`,
 }
 
 func restoreRun(ctx context.Context, f *Factory, opts *RestoreOptions) error {
-	svc, err := f.open(ctx)
-	if err != nil {
-		return err
-	}
-	out, err := opts.run(ctx, f, svc, opts.Request)
-	if err != nil {
-		return err
-	}
-	if out.DryRun {
-		return f.printDryRun(out)
-	}
-	f.warn(out.Warnings)
-	if f.Global.JSON {
-		return f.writeJSON(out.Result())
-	}
+	return opts.runMutation(ctx, f, opts.Request, "", func(_ *core.Service, out *core.Outcome) error {
+		return f.report(out, func() error { return printRestored(f, out) })
+	})
+}
+
+func printRestored(f *Factory, out *core.Outcome) error {
 	if l, ok := out.Result().(*core.RemovedListing); ok {
 		return renderRemoved(f.Out, l, f.home(), time.Now())
 	}

@@ -72,19 +72,10 @@ func relativeHint(err error, target string) error {
 }
 
 func switchRun(ctx context.Context, f *Factory, opts *SwitchOptions) error {
-	svc, err := f.open(ctx)
-	if err != nil {
-		return err
-	}
 	path, branch, id := splitTargetID(opts.Target)
-	out, err := opts.run(ctx, f, svc, core.SwitchRequest{Path: path, Branch: branch, ID: id})
-	if err != nil {
-		return relativeHint(err, opts.Target)
-	}
-	if out.DryRun {
-		return f.printDryRun(out)
-	}
-	return f.deliver(ctx, svc, out, out.Path)
+	return opts.runMutation(ctx, f, core.SwitchRequest{Path: path, Branch: branch, ID: id}, opts.Target, func(svc *core.Service, out *core.Outcome) error {
+		return f.deliver(ctx, svc, out, out.Path)
+	})
 }
 
 // BackOptions are `copse back`'s inputs.
@@ -115,20 +106,10 @@ session is the workspace, and back focuses the workspace that holds the worktree
 }
 
 func backRun(ctx context.Context, f *Factory, opts *BackOptions) error {
-	svc, err := f.open(ctx)
-	if err != nil {
-		return err
-	}
-	out, err := opts.run(ctx, f, svc, core.BackRequest{})
-	if err != nil {
-		return err
-	}
-	if out.DryRun {
-		return f.printDryRun(out)
-	}
-	// core's Path is the very directory the shell left, when it lies in that worktree.
-	dest := out.Path
-	return f.deliver(ctx, svc, out, dest)
+	return opts.runMutation(ctx, f, core.BackRequest{}, "", func(svc *core.Service, out *core.Outcome) error {
+		// core's Path is the very directory the shell left, when it lies in that worktree.
+		return f.deliver(ctx, svc, out, out.Path)
+	})
 }
 
 // deliver hands the worktree to the user after switch, back, or open without workspaces:
