@@ -31,6 +31,15 @@ type Runner struct {
 	Timeout     time.Duration // per command; 60s when zero
 	OutputLimit int64         // cap on stdout and on stderr, each; 2 MiB when zero
 	Env         []string      // extra environment entries, appended last so they win
+	// Exec, when set, is handed every command instead of starting git (tests:
+	// gitxtest.Fake checks each argv and answers it, or lets real git answer).
+	Exec Executor
+}
+
+// Executor answers one git command. argv is Cmd.Argv (git -C DIR ARGS...); real runs it
+// with real git, exactly as the Runner would have.
+type Executor interface {
+	Exec(ctx context.Context, argv []string, real func(context.Context) ([]byte, error)) ([]byte, error)
 }
 
 // ErrKind classifies why Run failed.
@@ -135,6 +144,11 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	argv := c.Argv()
 	if c.dir == "" || len(c.args) == 0 {
 		return nil, &Error{Kind: ErrStart, Argv: argv, Err: errors.New("command was not made by a gitx builder")}
+	}
+	if r.Exec != nil {
+		direct := *r
+		direct.Exec = nil
+		return r.Exec.Exec(ctx, argv, func(ctx context.Context) ([]byte, error) { return direct.Run(ctx, c) })
 	}
 	bin, timeout, limit := r.Bin, r.Timeout, r.OutputLimit
 	if bin == "" {
