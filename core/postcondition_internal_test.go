@@ -1,0 +1,211 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/gitx/gitxtest"
+)
+
+// The branches of Execute that decide from git's answers after a mutation, which real git
+// does not give on demand: git is faked for the one answer each test is about (checked
+// argv), real git answers everything else.
+
+// readOnlyGit is what prepare and the postconditions read, allowed through to real git.
+func readOnlyGit(f *gitxtest.Fake) *gitxtest.Fake {
+	for _, p := range [][]string{{"config"}, {"check-ref-format"}, {"remote"}, {"show-ref"}, {"rev-parse"},
+		{"status"}, {"ls-files"}, {"rev-list"}, {"diff-tree"}} {
+		f.Allow(p...)
+	}
+	return f
+}
+
+// withFake opens a service on r and prepares req with real git, then puts f in front of
+// git for Execute.
+func withFake(t *testing.T, r *coretest.Repo, req Request, f *gitxtest.Fake) (*Outcome, error) {
+	t.Helper()
+	ctx := context.Background()
+	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := svc.Prepare(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.impl.git.Exec = f
+	return svc.Execute(ctx, p)
+}
+
+func wantUncertain(t *testing.T, err error, code, mentions string) {
+	t.Helper()
+	e := AsError(err)
+	if e == nil || e.Kind != KindUncertain || e.Code != code || e.Hint == "" || !strings.Contains(e.Message, mentions) {
+		t.Fatalf("got %v (%+v); want an uncertain %s naming %s, with a hint", err, e, code, mentions)
+	}
+}
+
+func listArgs() []string { return []string{"worktree", "list", "--porcelain", "-z"} }
+
+func createArgs(r *coretest.Repo, branch string) []string {
+	head := r.Git(r.Root, "rev-parse", "HEAD")
+	return []string{"worktree", "add", "-b", branch, "--", filepath.Join(r.Base, "app.worktrees", branch), head}
+}
+
+func TestCreatePostconditions(t *testing.T) {
+	t.Run("wrong commit", func(t *testing.T) {
+		r := coretest.New(t)
+		head := r.Git(r.Root, "rev-parse", "HEAD")
+		r.Write("more", "x\n")
+		r.Git(r.Root, "add", "more")
+		r.Git(r.Root, "commit", "-q", "-m", "more")
+		other := r.Git(r.Root, "rev-parse", "HEAD")
+		r.Git(r.Root, "reset", "-q", "--hard", head)
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
+		f.Expect(createArgs(r, "new")...).Real()
+		// git made it, but lists it at another commit.
+		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
+			return bytes.ReplaceAll(b, []byte("HEAD "+head), []byte("HEAD "+other))
+		})
+		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
+		wantUncertain(t, err, "create_wrong_commit", "app.worktrees/new")
+	})
+	t.Run("wrong branch", func(t *testing.T) {
+		r := coretest.New(t)
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
+		f.Expect(createArgs(r, "new")...).Real()
+		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
+			return bytes.ReplaceAll(b, []byte("branch refs/heads/new"), []byte("branch refs/heads/elsewhere"))
+		})
+		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
+		wantUncertain(t, err, "create_wrong_branch", "branch new")
+	})
+	t.Run("no directory", func(t *testing.T) {
+		r := coretest.New(t)
+		path := filepath.Join(r.Base, "app.worktrees", "new")
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
+		f.Expect(createArgs(r, "new")...).Real()
+		// git lists the worktree, but its directory went away meanwhile.
+		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
+			if err := os.RemoveAll(path); err != nil {
+				t.Fatal(err)
+			}
+			return b
+		})
+		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
+		wantUncertain(t, err, "create_no_directory", path)
+	})
+	t.Run("list unreadable after", func(t *testing.T) {
+		r := coretest.New(t)
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
+		f.Expect(createArgs(r, "new")...).Real()
+		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: index file corrupt"))
+		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
+		wantUncertain(t, err, "create_unverified", "app.worktrees/new")
+	})
+}
+
+// snapshotGit is what a remove that records the worktree first runs (restore's record).
+func snapshotGit(f *gitxtest.Fake) *gitxtest.Fake {
+	for _, p := range [][]string{{"-c"}, {"write-tree"}, {"commit-tree"}, {"update-ref"}} {
+		f.Allow(p...)
+	}
+	return f
+}
+
+func TestRemovePostconditions(t *testing.T) {
+	t.Run("branch not deleted", func(t *testing.T) {
+		r := coretest.New(t)
+		wt := r.AddWorktree("feat", "feat")
+		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...)
+		f.Expect("worktree", "remove", "--", wt).Real()
+		f.Expect("branch", "-D", "--", "feat").Returns("", gitxtest.ExitError(nil, 1, "error: cannot lock ref 'refs/heads/feat'"))
+		_, err := withFake(t, r, RemoveRequest{Path: Str(wt), DeleteBranch: true}, f)
+		wantUncertain(t, err, "branch_not_deleted", "feat")
+		if _, err := os.Stat(wt); !os.IsNotExist(err) {
+			t.Errorf("the worktree should be gone (only the branch delete failed): %v", err)
+		}
+		if got := r.Git(r.Root, "branch", "--list", "feat"); got == "" {
+			t.Error("the branch the fake refused to delete is gone")
+		}
+	})
+	t.Run("list unreadable after", func(t *testing.T) {
+		r := coretest.New(t)
+		wt := r.AddWorktree("feat", "feat")
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
+		f.Expect("worktree", "remove", "--", wt).Real()
+		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: unable to read"))
+		_, err := withFake(t, r, RemoveRequest{Path: Str(wt)}, f)
+		wantUncertain(t, err, "remove_unverified", wt)
+	})
+	t.Run("git fails and nothing changed", func(t *testing.T) {
+		r := coretest.New(t)
+		wt := r.AddWorktree("feat", "feat")
+		before := r.Snapshot()
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
+		f.Expect("worktree", "remove", "--", wt).Returns("", gitxtest.ExitError(nil, 128, "fatal: something odd"))
+		_, err := withFake(t, r, RemoveRequest{Path: Str(wt)}, f)
+		if e := AsError(err); e == nil || e.Kind != KindFailed || e.Code != "remove_failed" || !strings.Contains(e.Message, "something odd") {
+			t.Fatalf("got %v; want remove_failed with git's message", err)
+		}
+		r.Unchanged(before)
+	})
+	t.Run("git says dirty", func(t *testing.T) {
+		r := coretest.New(t)
+		wt := r.AddWorktree("feat", "feat")
+		before := r.Snapshot()
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
+		// Changed between the check and the remove: git refuses, copse says why.
+		f.Expect("worktree", "remove", "--", wt).Returns("", gitxtest.ExitError(nil, 128, "fatal: '"+wt+"' contains modified or untracked files, use --force to delete it"))
+		_, err := withFake(t, r, RemoveRequest{Path: Str(wt)}, f)
+		if e := AsError(err); e == nil || e.Kind != KindRefused || e.Code != "dirty_worktree" || !e.ForceHelps {
+			t.Fatalf("got %v; want a dirty_worktree refusal --force gets past", err)
+		}
+		r.Unchanged(before)
+	})
+}
+
+// Git's list decides whether a worktree can be entered: one it lists as prunable (its
+// directory gone) or bare is refused before anything runs.
+func TestSwitchRefusesWhatGitListsAsGone(t *testing.T) {
+	for _, c := range []struct {
+		code string
+		edit func(b []byte, wt string) []byte
+	}{
+		{"prunable_worktree", func(b []byte, _ string) []byte {
+			// The record of feat ends at its "branch" line: the marker goes after it.
+			rec := []byte("branch refs/heads/feat\x00")
+			return bytes.Replace(b, rec, append(rec, []byte("prunable gitdir file points to non-existent location\x00")...), 1)
+		}},
+		{"bare_repository", func(b []byte, wt string) []byte {
+			// feat's record becomes a bare one: its path and "bare", nothing else.
+			start := bytes.Index(b, []byte("worktree "+wt+"\x00"))
+			end := start + bytes.Index(b[start:], []byte("\x00\x00")) + 2
+			return append(append(append([]byte{}, b[:start]...), "worktree "+wt+"\x00bare\x00\x00"...), b[end:]...)
+		}},
+	} {
+		t.Run(c.code, func(t *testing.T) {
+			r := coretest.New(t)
+			wt := r.AddWorktree("feat", "feat")
+			ctx := context.Background()
+			svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := readOnlyGit(gitxtest.New(t))
+			f.Expect(listArgs()...).Rewritten(func(b []byte) []byte { return c.edit(b, wt) })
+			svc.impl.git.Exec = f
+			before := r.Snapshot()
+			_, err = svc.Prepare(ctx, SwitchRequest{Path: Str(wt)})
+			if e := AsError(err); e == nil || e.Kind != KindRefused || e.Code != c.code || !strings.Contains(e.Message, wt) {
+				t.Fatalf("got %v; want %s naming %s", err, c.code, wt)
+			}
+			r.Unchanged(before)
+		})
+	}
+}
