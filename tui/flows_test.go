@@ -175,6 +175,7 @@ func TestFlowCreateShowsNewRow(t *testing.T) {
 	f.keys("n")
 	f.wait("the form is open", func(fr frame) bool { return fr.mode == modeForm })
 	f.tm.Type("feat/new")
+	f.keys("tab", "tab", "tab", "space") // switch after create: off, so the list shows the new row
 	f.keys("enter")
 	want := filepath.Join(r.Base, "app.worktrees", "feat-new")
 	fr := f.wait("the new row appears", func(fr frame) bool { return contains(fr.paths, want) && !fr.busy })

@@ -25,6 +25,9 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
+	if mm, cmd, ok := m.everydayKey(k); ok {
+		return mm, cmd
+	}
 	switch m.mode {
 	case modeConfirm:
 		return m.confirmKey(k)
@@ -95,7 +98,7 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if m.svc == nil {
 			return m, nil
 		}
-		return m, loadBranchesCmd(m.ctx, m.svc)
+		return m, tea.Batch(loadBranchesCmd(m.ctx, m.svc), formInfoCmd(m.ctx, m.svc))
 	case key.Matches(k, ks.Back):
 		return m.startOp(core.OpBack, "going back", core.BackRequest{}, opOptions{})
 	}
@@ -196,6 +199,11 @@ func (m Model) formKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		req := m.form.request()
 		if req.Branch == "" {
 			m.form.errs[fieldBranch] = "a branch name is required"
+			return m, nil
+		}
+		if m.form.info.setupErr != nil && m.form.runSetup {
+			// As the CLI does: a broken setting is reported before anything changes.
+			m.form.fieldError(onSetupField(m.form.info.setupErr))
 			return m, nil
 		}
 		return m.startOp(core.OpCreate, "creating "+core.Escape(req.Branch), req, opOptions{})

@@ -46,6 +46,8 @@ type KeyMap struct {
 
 	// While an operation runs: ctrl+c cancels the operation, not the picker.
 	CancelOp key.Binding
+
+	EverydayKeys // sort, preview, editor, shell, copy, branch toggle, panels
 }
 
 // DefaultKeyMap returns the picker's bindings. It is a function, not a package variable, so
@@ -86,6 +88,8 @@ func DefaultKeyMap() KeyMap {
 		No:  key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n/esc/enter", "no")),
 
 		CancelOp: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel operation")),
+
+		EverydayKeys: defaultEverydayKeys(),
 	}
 }
 
@@ -102,6 +106,9 @@ func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 // drives both matching and help, so a disabled key vanishes from both.
 func (m Model) helpFor() helpKeys {
 	k := m.keys
+	if h, ok := m.everydayHelp(); ok {
+		return h
+	}
 	switch m.mode {
 	case modeFilter:
 		sw := k.Switch

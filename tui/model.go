@@ -73,6 +73,8 @@ type Model struct {
 	spinner spinner.Model
 	status  statusLine
 
+	ev everyday // issue 11's additions (everyday.go)
+
 	result Result
 }
 
@@ -137,6 +139,9 @@ func (m *Model) setStyles(s Styles) {
 // Update routes a message. Results of core calls carry the id of what asked for them and
 // are dropped when stale; keys are routed by mode.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if mm, cmd, ok := m.onEveryday(msg); ok {
+		return mm, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -177,8 +182,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if raw := m.form.value(fieldBranch); raw != "" {
-			return m, checkBranchCmd(m.ctx, m.svc, msg.seq, raw)
+			return m, tea.Batch(checkBranchCmd(m.ctx, m.svc, msg.seq, raw), defaultPathCmd(m.ctx, m.svc, msg.seq, raw))
 		}
+		m.form.setDefaultPath("", m.home)
 		return m, nil
 	case branchCheckedMsg:
 		if m.mode == modeForm {

@@ -91,6 +91,13 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 		} else {
 			m.status = infoStatus("created")
 		}
+		if out != nil {
+			m.status.addWarnings(out.Warnings)
+		}
+		if mm, cmd, ok := m.afterCreate(out); ok {
+			reload := mm.reload()
+			return mm, tea.Batch(cmd, reload)
+		}
 	case core.OpRemove:
 		what := ""
 		if out != nil {

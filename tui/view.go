@@ -39,11 +39,12 @@ func (m Model) render() string {
 	footer := m.footer()
 	bodyH := max(0, h-len(lines)-len(footer))
 
-	var body []string
-	switch m.mode {
-	case modeForm:
+	body, panel := m.everydayBody(w, bodyH)
+	switch {
+	case panel:
+	case m.mode == modeForm:
 		body = fitWidth(m.form.view(&m.styles, w), w)
-	case modeConfirm:
+	case m.mode == modeConfirm:
 		body = fitWidth(centerBlock(m.confirm.view(&m.styles, w, bodyH), w), w)
 	default:
 		body = m.listBody(bodyH) // rows are drawn to the exact width already

@@ -1,0 +1,81 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/copse-dev/copse/core"
+)
+
+// The everyday additions of issue 11 (setup panel, preview, sorting, last commits, editor
+// and shell, refresh on focus and on change) keep their state here, in one field of the
+// model, and route their messages, keys and screens through the hooks below, so the root
+// model's own switch statements stay small.
+
+// Screens that are not one of the root modes: a panel over the body.
+const (
+	modeSetup   mode = iota + 100 // the setup log after a create
+	modePreview                   // the selected worktree's changes, commits and diffstat
+)
+
+// everyday is the state of those additions.
+type everyday struct {
+	setup   *setupState
+	sort    string                 // core.SortName, SortRecent or SortPath
+	commits map[string]core.Commit // last commit by head object id
+	stamp   string                 // core.WorktreesStamp when last seen
+}
+
+// onEveryday handles the messages of these additions; ok is false for any other message.
+func (m Model) onEveryday(msg tea.Msg) (Model, tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case formInfoMsg:
+		if m.mode == modeForm {
+			m.form.applyInfo(msg, m.home)
+		}
+		return m, nil, true
+	case defaultPathMsg:
+		if m.mode == modeForm && msg.seq == m.form.checkSeq {
+			m.form.setDefaultPath(msg.path, m.home)
+		}
+		return m, nil, true
+	case setupLogMsg:
+		mm, cmd := m.onSetupLog(msg)
+		return mm, cmd, true
+	}
+	return m, nil, false
+}
+
+// everydayKey handles keys of the panels; ok is false when the key is not theirs.
+func (m Model) everydayKey(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
+	switch m.mode {
+	case modeSetup:
+		mm, cmd := m.setupKey(k)
+		return mm, cmd, true
+	}
+	return m, nil, false
+}
+
+// everydayBody draws a panel's body; ok is false in the root modes.
+func (m Model) everydayBody(w, h int) ([]string, bool) {
+	switch m.mode {
+	case modeSetup:
+		if m.ev.setup != nil {
+			return m.ev.setup.view(&m.styles, w, h), true
+		}
+	}
+	return nil, false
+}
+
+// everydayHelp is the help of a panel; ok is false in the root modes.
+func (m Model) everydayHelp() (helpKeys, bool) {
+	k := m.keys
+	switch m.mode {
+	case modeSetup:
+		b := []key.Binding{k.ClosePanel, k.ScrollUp, k.ScrollDown}
+		if m.ev.setup != nil && m.ev.setup.running {
+			b = []key.Binding{k.CancelOp, k.ScrollUp, k.ScrollDown}
+		}
+		return helpKeys{short: b, full: [][]key.Binding{b}}, true
+	}
+	return helpKeys{}, false
+}
