@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -85,7 +84,7 @@ func setupPanel(t *testing.T, w, h int, failed bool) Model {
 	return m
 }
 
-func TestGoldenSetupRunning80x24(t *testing.T)  { goldenPlain(t, setupPanel(t, 80, 24, false)) }
+func TestGoldenSetupRunning80x24(t *testing.T) { goldenPlain(t, setupPanel(t, 80, 24, false)) }
 func TestGoldenSetupFailed120x35(t *testing.T) { goldenPlain(t, setupPanel(t, 120, 35, true)) }
 
 func TestSetupLogIsMadeSafe(t *testing.T) {
@@ -100,5 +99,4 @@ func TestSetupLogIsMadeSafe(t *testing.T) {
 	if want := "ab    c\nover\nrest"; got != want {
 		t.Errorf("content = %q, want %q", got, want)
 	}
-	_ = errors.New
 }

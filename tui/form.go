@@ -36,9 +36,9 @@ type form struct {
 	info formInfo // HEAD, the default path and the setup configuration, read in the background
 
 	errs     [len(fieldNames)]string // per field, from the parser
-	note     string    // branch: what core resolved the name to, or that it exists
-	checkSeq int       // bumps on every branch edit; stale checks are dropped
-	branches []string  // local branches (base completion; "existing branch" note)
+	note     string                  // branch: what core resolved the name to, or that it exists
+	checkSeq int                     // bumps on every branch edit; stale checks are dropped
+	branches []string                // local branches (base completion; "existing branch" note)
 }
 
 func newForm(workspace bool, st *Styles, width int) form {
