@@ -111,10 +111,10 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Open):
 		return m.startOp(core.OpOpen, "opening "+r.label, core.OpenRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Remove):
-		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: r.path})
+		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: r.path, branch: r.wt.Branch})
 	case key.Matches(k, ks.ForceRemove):
 		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true},
-			opOptions{force: true, path: r.path})
+			opOptions{force: true, path: r.path, branch: r.wt.Branch})
 	}
 	return m, nil
 }
@@ -229,6 +229,8 @@ func (m Model) confirmKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.confirm = nil
 		m.mode = c.returnTo
 		return m.startExecute(c)
+	case key.Matches(k, ks.DeleteBranch) && c.canToggleBranch():
+		return m.toggleDeleteBranch(c)
 	case key.Matches(k, ks.No):
 		m.confirm = nil
 		m.mode = c.returnTo

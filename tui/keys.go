@@ -126,6 +126,9 @@ func (m Model) helpFor() helpKeys {
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	case modeConfirm:
 		b := []key.Binding{k.Yes, k.No}
+		if m.confirm != nil && m.confirm.canToggleBranch() {
+			b = append(b, k.DeleteBranch)
+		}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	}
 	if m.op != nil {
