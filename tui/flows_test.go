@@ -276,8 +276,7 @@ func TestFlowPickReturnsRow(t *testing.T) {
 	alpha := r.AddWorktree("feat/alpha", "app.worktrees/alpha")
 	svc := openService(t, r, r.Root)
 	f := startFlow(t, svc, Options{Pick: true})
-	f.keys("/")
-	f.tm.Type("alpha")
+	f.tm.Type("alpha") // pick mode: typing filters, no / needed
 	f.wait("the filter narrows", func(fr frame) bool { return fr.selected == alpha })
 	f.keys("enter")
 	res := f.result()

@@ -102,6 +102,9 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Back):
 		return m.startOp(core.OpBack, "going back", core.BackRequest{}, opOptions{})
 	}
+	if mm, cmd, ok := m.listKeyEveryday(k); ok {
+		return mm, cmd
+	}
 	r, ok := m.selected()
 	if !ok {
 		return m, nil
@@ -115,6 +118,9 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.ForceRemove):
 		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true},
 			opOptions{force: true, path: r.path, branch: r.wt.Branch})
+	}
+	if mm, cmd, ok := m.typeIntoFilter(k); ok {
+		return mm, cmd
 	}
 	return m, nil
 }
@@ -140,6 +146,14 @@ func (m Model) filterKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.ForceQuit):
 		return m.quit()
 	case key.Matches(k, ks.FilterClear):
+		if m.opts.Pick {
+			// As in fzf: typing is the picker; esc clears what is typed, then quits.
+			if m.filter.Value() == "" {
+				return m.quit()
+			}
+			m.clearFilter()
+			return m, nil
+		}
 		m.filter.Blur()
 		m.mode = modeList
 		m.clearFilter()

@@ -115,8 +115,12 @@ func (m Model) helpFor() helpKeys {
 		if m.opts.Pick {
 			sw.SetHelp("enter", "select")
 		}
+		clear := k.FilterClear
+		if m.opts.Pick && m.filter.Value() == "" {
+			clear.SetHelp("esc", "quit") // typing is the picker: esc with nothing typed quits
+		}
 		// What ends the mode comes first: a narrow terminal cuts the line at its end.
-		b := []key.Binding{sw, k.FilterAccept, k.FilterClear, k.FilterUp, k.FilterDown}
+		b := []key.Binding{sw, k.FilterAccept, clear, k.FilterUp, k.FilterDown}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	case modeForm:
 		b := []key.Binding{k.Submit, k.CancelForm, k.NextField, k.PrevField}

@@ -112,6 +112,7 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 	m.filter = textinput.New()
 	m.filter.Prompt = ""
 	m.filter.Placeholder = "branch or path"
+	m.startFilter()
 	m.setStyles(NewStyles(m.isDark, opts.NoColor))
 	return m
 }

@@ -19,6 +19,7 @@ type row struct {
 	pending  bool   // status requested and not back yet
 	current  bool   // this session is here (the ● marker): core's SessionPath, else wt.Current
 	filterOn string // what the fuzzy filter matches: label and path
+	hl       []int  // byte offsets in label the filter matched (highlighted)
 }
 
 func newRow(wt core.Worktree, home string) row {

@@ -85,7 +85,11 @@ func renderRow(r row, selected bool, c columns, st *Styles) string {
 	if selected {
 		bs = NewInk(bs.Style.Bold(true))
 	}
-	w.column(bs, r.label, r.labelW, c.branch, cut)
+	if len(r.hl) > 0 {
+		w.highlighted(bs, st.Match, r.label, r.labelW, c.branch, r.hl)
+	} else {
+		w.column(bs, r.label, r.labelW, c.branch, cut)
+	}
 
 	if !c.narrow {
 		w.space(colGap)

@@ -15,7 +15,8 @@ import (
 
 // Options configure the picker.
 type Options struct {
-	Pick          bool // copse pick: enter selects and returns the row, no switch
+	Pick          bool   // copse pick: enter selects and returns the row, no switch; typing filters
+	Query         string // the filter to start with (copse pick --query)
 	NoColor       bool
 	Input         io.Reader // nil = stdin (cmd passes /dev/tty for pick)
 	Output        io.Writer // nil = stdout (cmd passes /dev/tty for pick)

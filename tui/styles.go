@@ -51,6 +51,7 @@ type Styles struct {
 	Pending, StatusErr       Ink
 	TagMain, TagLocked       Ink
 	TagPrunable, TagWS       Ink
+	Match                    Ink // characters the filter matched
 
 	Detail, Empty lipgloss.Style
 
@@ -97,6 +98,7 @@ func NewStyles(isDark, noColor bool) Styles {
 		TagLocked:     NewInk(s().Foreground(p.warn)),
 		TagPrunable:   NewInk(s().Foreground(p.bad)),
 		TagWS:         NewInk(s().Foreground(p.accent)),
+		Match:         NewInk(s().Bold(true).Underline(true).Foreground(p.accent)),
 
 		Detail: s().Foreground(p.muted),
 		Empty:  s().Foreground(p.muted).Italic(true),
@@ -146,6 +148,7 @@ func plainStyles() Styles {
 		Clean: NewInk(plain), Changes: NewInk(plain), Conflict: NewInk(bold), Ahead: NewInk(plain), Behind: NewInk(plain),
 		Progress: NewInk(bold), Pending: NewInk(plain), StatusErr: NewInk(plain),
 		TagMain: NewInk(plain), TagLocked: NewInk(plain), TagPrunable: NewInk(plain), TagWS: NewInk(plain),
+		Match:  NewInk(s().Underline(true)),
 		Detail: plain, Empty: plain,
 		StatusError: bold, StatusHint: plain, StatusInfo: plain, StatusWarn: plain, Busy: plain,
 		FilterPrompt: bold, FilterCount: plain,

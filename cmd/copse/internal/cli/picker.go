@@ -12,6 +12,7 @@ import (
 
 type pickerOptions struct {
 	Pick          bool
+	Query         string
 	NoColor       bool
 	Input         io.Reader
 	Output        io.Writer
@@ -25,6 +26,6 @@ type pickerResult struct {
 }
 
 var pickerRun = func(ctx context.Context, svc *core.Service, o pickerOptions) (pickerResult, error) {
-	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, NoColor: o.NoColor, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
+	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, Query: o.Query, NoColor: o.NoColor, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
 	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled}, err
 }
