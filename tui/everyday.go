@@ -41,6 +41,9 @@ func (m Model) onEveryday(msg tea.Msg) (Model, tea.Cmd, bool) {
 	case setupLogMsg:
 		mm, cmd := m.onSetupLog(msg)
 		return mm, cmd, true
+	case execDoneMsg:
+		mm, cmd := m.onExecDone(msg)
+		return mm, cmd, true
 	}
 	return m, nil, false
 }
@@ -83,5 +86,21 @@ func (m Model) everydayHelp() (helpKeys, bool) {
 // listKeyEveryday handles the list keys these additions bind (s, p, e, !, y). ok is false
 // for any other key.
 func (m Model) listKeyEveryday(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
-	return m, nil, false
+	ks := m.keys
+	r, ok := m.selected()
+	if !ok {
+		return m, nil, false
+	}
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(k, ks.Edit):
+		m, cmd = m.openIn(r, "editor")
+	case key.Matches(k, ks.Shell):
+		m, cmd = m.openIn(r, "shell")
+	case key.Matches(k, ks.Copy):
+		m, cmd = m.copyPath(r)
+	default:
+		return m, nil, false
+	}
+	return m, cmd, true
 }
