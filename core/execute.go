@@ -36,7 +36,7 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 		}
 		return &Outcome{Operation: OpList, Listing: l}, nil
 	}
-	unlock, err := s.lock(ctx)
+	unlock, err := s.lockFor(ctx, p.cmd)
 	if err != nil {
 		return nil, err
 	}

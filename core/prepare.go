@@ -16,7 +16,7 @@ func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
 		// Checks of a mutation wait for any mutation under way (in this process or
 		// another copse), so they never see a half-made worktree and refuse it for the
 		// wrong reason. Execute checks again under the lock before it runs anything.
-		unlock, err := s.lock(ctx)
+		unlock, err := s.lockExisting(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -35,7 +35,7 @@ func (s *service) lock(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	return lockRepo(ctx, cd)
+	return s.lockRepo(ctx, cd, true)
 }
 
 // readAndLearn lists the worktrees and updates what the service knows of the repository.

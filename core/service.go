@@ -16,6 +16,10 @@ type Options struct {
 	Timeout  time.Duration       // per child process; 60s when zero
 	Session  string              // history session key; derived from the backend when empty
 	Previous string              // the shell's previous directory (COPSE_PREVIOUS; git backend): back returns there
+	// OnLockWait is told who holds the repository lock once a request has waited
+	// LockNoticeAfter for it (the CLI prints it on stderr). It runs on the waiting
+	// goroutine and must not block; core.WithLockWait overrides it for one request.
+	OnLockWait func(holder LockHolder)
 }
 
 // Plan is a prepared request: parsed into typed values, preconditions checked, the exact

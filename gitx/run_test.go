@@ -311,3 +311,43 @@ func TestRunEnvAndArgv(t *testing.T) {
 func headOf(s *sandbox, repo string) string {
 	return strings.TrimSpace(s.git(repo, "rev-parse", "HEAD"))
 }
+
+// TestWorktreeListOutputCap: lock reasons of 3 MiB in all pass the 2 MiB default cap, and
+// `worktree list` still lists. An overflow error names the command and the cap.
+func TestWorktreeListOutputCap(t *testing.T) {
+	s := newSandbox(t)
+	repo := s.initRepo("repo")
+	reason := strings.Repeat("r", 1<<20)
+	for _, name := range []string{"a", "b", "c"} {
+		s.git(repo, "worktree", "add", "-q", "-b", name, s.path(name))
+		s.write(filepath.Join(repo, ".git", "worktrees", name, "locked"), reason)
+	}
+	list, raw, err := s.runner().Worktrees(context.Background(), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) <= defaultOutputLimit || len(list) != 4 || list[3].Locked == nil || *list[3].Locked != reason {
+		t.Fatalf("got %d bytes, %d worktrees", len(raw), len(list))
+	}
+
+	r := s.runner()
+	r.OutputLimit = 10
+	c, _ := RevParseCommonDir(repo)
+	_, err = r.Run(context.Background(), c)
+	e := asError(t, err, ErrOutputLimit)
+	if e.Command() != "git rev-parse" || e.Limit != 10 {
+		t.Fatalf("Command() = %q, Limit = %d", e.Command(), e.Limit)
+	}
+}
+
+func TestCmdName(t *testing.T) {
+	add, _ := WorktreeAddNew("/r", "/r/x", "feat", strings.Repeat("a", 40))
+	list, _ := WorktreeList("/r")
+	st, _ := StatusCmd("/r")
+	del, _ := BranchDelete("/r", "worktree", false)
+	for c, want := range map[*Cmd]string{&add: "git worktree add", &list: "git worktree list", &st: "git status", &del: "git branch"} {
+		if got := c.Name(); got != want {
+			t.Errorf("%s: Name() = %q, want %q", c, got, want)
+		}
+	}
+}

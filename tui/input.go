@@ -12,12 +12,13 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	m.status = statusLine{}
 	if m.op != nil {
 		// While core works only cancellation and list movement get through: ctrl+c
-		// cancels the operation's context, not the picker.
+		// cancels the operation's context, not the picker; a second one ends the picker.
 		if key.Matches(k, m.keys.CancelOp) {
-			if !m.op.cancelling {
-				m.op.cancelling = true
-				m.op.cancel()
+			if m.op.cancelling {
+				return m.interrupt()
 			}
+			m.op.cancelling = true
+			m.op.cancel()
 			return m, nil
 		}
 		if m.mode == modeList {

@@ -169,6 +169,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, drainStatusCmd(msg.seq, msg.stream, statusWindow)
 	case preparedMsg:
 		return m.onPrepared(msg)
+	case lockWaitMsg:
+		return m.onLockWait(msg)
 	case executedMsg:
 		return m.onExecuted(msg)
 	case branchesMsg:

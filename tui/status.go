@@ -108,6 +108,11 @@ type operation struct {
 	req        core.Request
 	branch     string        // remove: the row's branch
 	fallback   *confirmState // re-preparing an open dialog: reopened on a refusal
+
+	executing bool                 // Execute runs (a Prepare changes nothing)
+	settled   chan Settled         // receives Execute's answer even after the picker has quit
+	lockWait  chan core.LockHolder // core names the lock holder here (core.WithLockWait)
+	lockedBy  *core.LockHolder     // who holds the repository lock this operation waits for
 }
 
 // busyText is the spinner line: what runs, for how long, and how to stop it.
@@ -115,7 +120,7 @@ func (m Model) busyText() string {
 	op := m.op
 	secs := int(m.now().Sub(op.started).Seconds())
 	if op.cancelling {
-		return fmt.Sprintf("%s %s… cancelling (%ds)", m.spinner.View(), op.label, secs)
+		return fmt.Sprintf("%s %s… cancelling (%ds) · ctrl+c again quits", m.spinner.View(), op.label, secs)
 	}
 	return fmt.Sprintf("%s %s… %ds · ctrl+c cancels", m.spinner.View(), op.label, secs)
 }
@@ -152,6 +157,12 @@ func (m Model) renderStatus() []string {
 	}
 	if m.op != nil {
 		out = append(out, st.Busy.Render(cut(m.busyText(), w)))
+		if h := m.op.lockedBy; h != nil && !m.op.cancelling {
+			// Its own lines: the holder's pid must not be cut off on a narrow terminal.
+			for _, l := range wrapLines("  ", "waiting for the repository lock, held by "+h.String(), w, maxHintLines) {
+				out = append(out, st.Busy.Render(l))
+			}
+		}
 	}
 	return out
 }

@@ -102,7 +102,7 @@ func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
 			// One line for the whole answer: the create, then where the shell went.
 			out.Path = sw.Path
 		} else {
-			return f.deliver(svc, sw, sw.Path)
+			return f.deliver(ctx, svc, sw, sw.Path)
 		}
 	}
 	if f.Global.JSON {
