@@ -19,10 +19,12 @@ const (
 
 // everyday is the state of those additions.
 type everyday struct {
-	setup   *setupState
-	sort    string                 // core.SortName, SortRecent or SortPath
-	commits map[string]core.Commit // last commit by head object id
-	stamp   string                 // core.WorktreesStamp when last seen
+	setup    *setupState
+	sort     string                 // core.SortName, SortRecent or SortPath
+	commits  map[string]core.Commit // last commit by head object id
+	stamp    string                 // core.WorktreesStamp when last seen
+	sortRead bool                   // git config copse.sort has been asked for (or s pressed)
+	watching bool                   // the worktree-change watch runs
 }
 
 // onEveryday handles the messages of these additions; ok is false for any other message.
@@ -40,6 +42,28 @@ func (m Model) onEveryday(msg tea.Msg) (Model, tea.Cmd, bool) {
 		return m, nil, true
 	case setupLogMsg:
 		mm, cmd := m.onSetupLog(msg)
+		return mm, cmd, true
+	case commitsMsg:
+		return m.onCommits(msg), nil, true
+	case sortReadMsg:
+		if !m.ev.sortRead || m.ev.sort == "" {
+			m.ev.sort = msg.order
+			m.resort()
+		}
+		return m, nil, true
+	case sortSavedMsg:
+		if msg.err != nil {
+			m.status.addWarnings([]string{"could not remember the sort order: " + core.AsError(msg.err).Message})
+		}
+		return m, nil, true
+	case stampMsg:
+		mm, cmd := m.onStamp(msg)
+		return mm, cmd, true
+	case watchTickMsg:
+		mm, cmd := m.onWatchTick()
+		return mm, cmd, true
+	case tea.FocusMsg:
+		mm, cmd := m.onFocus()
 		return mm, cmd, true
 	case execDoneMsg:
 		mm, cmd := m.onExecDone(msg)
@@ -87,6 +111,10 @@ func (m Model) everydayHelp() (helpKeys, bool) {
 // for any other key.
 func (m Model) listKeyEveryday(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 	ks := m.keys
+	if key.Matches(k, ks.Sort) {
+		mm, cmd := m.cycleSort()
+		return mm, cmd, true
+	}
 	r, ok := m.selected()
 	if !ok {
 		return m, nil, false

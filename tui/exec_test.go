@@ -74,15 +74,15 @@ func TestFlowNoEditorExplains(t *testing.T) {
 // y copies the selected path with OSC 52 and says so.
 func TestCopyPath(t *testing.T) {
 	m := mixed(t, 100, 20)
-	m, _ = send(t, m, press("j")) // feat/login (current) → bisect
+	m, _ = send(t, m, press("j")) // feat/login (current) → feat/rebase (sorted by name)
 	m, cmd := send(t, m, press("y"))
 	if cmd == nil {
 		t.Fatal("no clipboard command")
 	}
-	if got := cmd(); got == nil || !strings.Contains(strings.ToLower(typeName(got)), "clipboard") || stringOf(got) != "/home/dev/src/app.worktrees/bisect" {
+	if got := cmd(); got == nil || !strings.Contains(strings.ToLower(typeName(got)), "clipboard") || stringOf(got) != "/home/dev/src/app.worktrees/feat-rebase" {
 		t.Errorf("clipboard message = %T %v", got, got)
 	}
-	if v := plain(m); !strings.Contains(v, "copied ~/src/app.worktrees/bisect to the clipboard (OSC 52)") {
+	if v := plain(m); !strings.Contains(v, "copied ~/src/app.worktrees/feat-rebase to the clipboard (OSC 52)") {
 		t.Errorf("no notice:\n%s", v)
 	}
 }

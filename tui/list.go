@@ -116,9 +116,7 @@ func (m *Model) applyFilter() {
 		m.rows[i].hl = nil
 	}
 	if q == "" {
-		for i := range m.rows {
-			m.visible = append(m.visible, i)
-		}
+		m.visible = m.sortedOrder()
 	} else {
 		for _, mt := range filterRows(m.rows, q) {
 			m.visible = append(m.visible, mt.index)

@@ -233,7 +233,7 @@ func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
 	// said in the status line, after whatever is there already.
 	m.status.addWarnings(msg.listing.Warnings)
 	m.clampCursor()
-	return m, m.startStatuses()
+	return m, tea.Batch(m.startStatuses(), m.afterListing())
 }
 
 // startStatuses cancels the previous status pool and starts one for the current rows.

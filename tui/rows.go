@@ -12,14 +12,16 @@ import (
 // the listing arrives (escaped, home as ~), not on every frame.
 type row struct {
 	wt       core.Worktree
-	label    string // branch, or "(detached abc1234)"; escaped
-	path     string // escaped, home shown as ~
-	labelW   int    // display cells of label
-	pathW    int    // display cells of path
-	pending  bool   // status requested and not back yet
-	current  bool   // this session is here (the ● marker): core's SessionPath, else wt.Current
-	filterOn string // what the fuzzy filter matches: label and path
-	hl       []int  // byte offsets in label the filter matched (highlighted)
+	label    string       // branch, or "(detached abc1234)"; escaped
+	path     string       // escaped, home shown as ~
+	labelW   int          // display cells of label
+	pathW    int          // display cells of path
+	pending  bool         // status requested and not back yet
+	current  bool         // this session is here (the ● marker): core's SessionPath, else wt.Current
+	filterOn string       // what the fuzzy filter matches: label and path
+	hl       []int        // byte offsets in label the filter matched (highlighted)
+	last     *core.Commit // the head commit, once read (subject and age on wide rows)
+	lastAge  string       // its age when read: 2h, 3d
 }
 
 func newRow(wt core.Worktree, home string) row {

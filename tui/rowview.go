@@ -102,9 +102,10 @@ func renderRow(r row, selected bool, c columns, st *Styles) string {
 		w.segs(badges(r, st), min(c.badges, right))
 		if c.tags > 0 && right > c.badges {
 			w.space(c.tagGap)
-			w.segs(tags(r, st), right-c.badges-c.tagGap)
+			w.segs(tags(r, st), min(c.tags, right-c.badges-c.tagGap))
 		}
 	}
+	w.lastCommit(r, c.width, st)
 	w.space(c.width - w.used)
 	return w.b.String()
 }

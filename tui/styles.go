@@ -52,6 +52,7 @@ type Styles struct {
 	TagMain, TagLocked       Ink
 	TagPrunable, TagWS       Ink
 	Match                    Ink // characters the filter matched
+	Age                      Ink // the last commit's age
 
 	Detail, Empty lipgloss.Style
 
@@ -99,6 +100,7 @@ func NewStyles(isDark, noColor bool) Styles {
 		TagPrunable:   NewInk(s().Foreground(p.bad)),
 		TagWS:         NewInk(s().Foreground(p.accent)),
 		Match:         NewInk(s().Bold(true).Underline(true).Foreground(p.accent)),
+		Age:           NewInk(s().Foreground(p.inf)),
 
 		Detail: s().Foreground(p.muted),
 		Empty:  s().Foreground(p.muted).Italic(true),
@@ -148,7 +150,7 @@ func plainStyles() Styles {
 		Clean: NewInk(plain), Changes: NewInk(plain), Conflict: NewInk(bold), Ahead: NewInk(plain), Behind: NewInk(plain),
 		Progress: NewInk(bold), Pending: NewInk(plain), StatusErr: NewInk(plain),
 		TagMain: NewInk(plain), TagLocked: NewInk(plain), TagPrunable: NewInk(plain), TagWS: NewInk(plain),
-		Match:  NewInk(s().Underline(true)),
+		Match: NewInk(s().Underline(true)), Age: NewInk(plain),
 		Detail: plain, Empty: plain,
 		StatusError: bold, StatusHint: plain, StatusInfo: plain, StatusWarn: plain, Busy: plain,
 		FilterPrompt: bold, FilterCount: plain,

@@ -19,6 +19,7 @@ func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	v.ReportFocus = true // focus regained: the list is re-read (watch.go)
 	v.WindowTitle = "copse"
 	if m.repoRoot != "" {
 		v.WindowTitle = "copse — " + core.Escape(filepath.Base(m.repoRoot))
@@ -92,6 +93,9 @@ func (m Model) headerLine() string {
 	}
 	if m.backend != "" {
 		meta = append(meta, m.backend)
+	}
+	if m.loaded {
+		meta = append(meta, sortLabel(m.sortOrder()))
 	}
 	if m.opts.Pick {
 		meta = append(meta, "pick")
