@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/copse-dev/copse/gitx"
 )
 
 // Reads and small writes behind the picker's everyday views (create form, sorting, last
@@ -181,4 +183,98 @@ func fullOID(v string) bool {
 		}
 	}
 	return true
+}
+
+// Preview is what the picker's preview shows of one worktree. Every line is escaped.
+type Preview struct {
+	Path     string
+	Status   []string // git status --short --branch
+	Log      []string // the last commits: short id, age, subject
+	Base     string   // what the diffstat is against: "main (abc1234)"; "" when unknown
+	DiffStat []string // git diff --stat against the merge-base with the main branch
+	Problems []string // parts that could not be read, and why
+}
+
+// previewCommits is how many commits the preview lists.
+const previewCommits = 10
+
+// Preview reads the worktree at path: its changed files, its last commits and its
+// diffstat against its base, the merge-base of HEAD with mainBranch (the main checkout's
+// branch; no diffstat when empty or when path is on it).
+func (s *Service) Preview(ctx context.Context, path, mainBranch string) (*Preview, error) {
+	if !filepath.IsAbs(path) {
+		return nil, usage("bad_path", "path", "name an absolute worktree path", "%s is not an absolute path", quote(path))
+	}
+	g := s.impl.git
+	p := &Preview{Path: path}
+	lines := func(c gitx.Cmd, err error) ([]string, error) {
+		if err != nil {
+			return nil, err
+		}
+		out, err := g.Text(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		var ls []string
+		for _, l := range strings.Split(out, "\n") {
+			if l != "" {
+				ls = append(ls, Escape(l))
+			}
+		}
+		return ls, nil
+	}
+	problem := func(what string, err error) {
+		if err == nil {
+			p.Problems = append(p.Problems, what+": git printed nothing usable")
+			return
+		}
+		p.Problems = append(p.Problems, gitFailure("preview_failed", err, what).Message)
+	}
+	var err error
+	if p.Status, err = lines(gitx.StatusShort(path)); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		problem("status", err)
+	}
+	if p.Log, err = lines(gitx.RecentLog(path, previewCommits)); err != nil {
+		problem("log", err)
+	}
+	if mainBranch == "" {
+		return p, nil
+	}
+	base, err := lines(gitx.MergeBaseCmd(path, "refs/heads/"+mainBranch, "HEAD"))
+	if err != nil || len(base) != 1 {
+		problem("base", err)
+		return p, nil
+	}
+	p.Base = Escape(mainBranch) + " (" + short(base[0]) + ")"
+	if p.DiffStat, err = lines(gitx.DiffStatFrom(path, base[0])); err != nil {
+		problem("diffstat", err)
+	}
+	return p, nil
+}
+
+// Divergence is how far a worktree's HEAD is from the main branch.
+type Divergence struct {
+	Ahead, Behind int // commits only on HEAD, only on the main branch
+}
+
+// Divergences compares each worktree's HEAD with mainBranch, one git rev-list per path;
+// paths that cannot be compared are left out.
+func (s *Service) Divergences(ctx context.Context, mainBranch string, paths []string) map[string]Divergence {
+	out := map[string]Divergence{}
+	if mainBranch == "" {
+		return out
+	}
+	for _, p := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		behind, ahead, err := s.impl.git.Divergence(ctx, p, "refs/heads/"+mainBranch, "HEAD")
+		if err == nil {
+			out[p] = Divergence{Ahead: ahead, Behind: behind}
+		}
+	}
+	return out
 }

@@ -122,3 +122,37 @@ func TestEditorAndShellCommands(t *testing.T) {
 		t.Errorf("SHELL ignored: %v", sh.Args)
 	}
 }
+
+func TestPreviewAndDivergence(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/p", "app.worktrees/p")
+	coretest.WriteFile(t, filepath.Join(wt, "new.txt"), "one\ntwo\n")
+	r.Git(wt, "add", "new.txt")
+	r.Git(wt, "commit", "-q", "-m", "add new.txt")
+	r.Git(r.Root, "commit", "-q", "--allow-empty", "-m", "main moves on")
+	coretest.WriteFile(t, filepath.Join(wt, "README.md"), "changed\n")
+	coretest.WriteFile(t, filepath.Join(wt, "untracked\x1b[31m.txt"), "x\n")
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	p, err := s.Preview(context.Background(), wt, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(p.Status, "\n") + "\n" + strings.Join(p.Log, "\n") + "\n" + strings.Join(p.DiffStat, "\n")
+	for _, want := range []string{" M README.md", "?? ", "add new.txt", "initial", "new.txt", "2 files changed"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("preview lacks %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "\x1b") || !strings.HasPrefix(p.Base, "main (") || len(p.Problems) != 0 {
+		t.Errorf("base %q problems %v, escapes: %q", p.Base, p.Problems, all)
+	}
+	r.Unchanged(before)
+	d := s.Divergences(context.Background(), "main", []string{wt, r.Root, "/nonexistent"})
+	if d[wt] != (core.Divergence{Ahead: 1, Behind: 1}) || d[r.Root] != (core.Divergence{}) || len(d) != 2 {
+		t.Errorf("divergences = %+v", d)
+	}
+	if _, err := s.Preview(context.Background(), "relative", "main"); err == nil {
+		t.Error("a relative path was previewed")
+	}
+}

@@ -2,6 +2,7 @@ package gitx
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -90,4 +91,73 @@ func ParseCommits(b []byte) map[string]Commit {
 		out[f[0]] = Commit{OID: f[0], When: time.Unix(secs, 0), Author: f[2], Subject: f[3]}
 	}
 	return out
+}
+
+// StatusShort is `git status --short` as a person reads it (the preview shows it as is).
+func StatusShort(dir string) (Cmd, error) {
+	if err := check("status", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"-c", "color.status=never", "status", "--short", "--branch"}, read: true, limit: 256 << 10}, nil
+}
+
+// RecentLog is the last n commits of HEAD, one line each: short id, age, subject.
+func RecentLog(dir string, n int) (Cmd, error) {
+	if err := check("log", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"log", "--no-color", "-n", strconv.Itoa(n), "--format=%h %ar · %s", "HEAD"}, read: true}, nil
+}
+
+// MergeBaseCmd is the best common ancestor of a and b.
+func MergeBaseCmd(dir, a, b string) (Cmd, error) {
+	if err := check("merge-base", checkDir(dir), checkRef("a", a), checkRef("b", b)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"merge-base", "--end-of-options", a, b}, read: true}, nil
+}
+
+// DiffStatFrom is the diffstat of the work tree (committed and not) against base (an
+// object id), as `git diff --stat` prints it.
+func DiffStatFrom(dir, base string) (Cmd, error) {
+	if err := check("diff", checkDir(dir), checkOID("base", base)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"diff", "--no-color", "--stat=200", base}, read: true, limit: 256 << 10}, nil
+}
+
+// LeftRightCount counts the commits only on a and only on b (a...b).
+func LeftRightCount(dir, a, b string) (Cmd, error) {
+	if err := check("rev-list", checkDir(dir), checkRef("a", a), checkRef("b", b)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rev-list", "--left-right", "--count", a + "..." + b, "--"}, read: true}, nil
+}
+
+// Text runs a read-only command and returns its output without the final newline.
+func (r *Runner) Text(ctx context.Context, c Cmd) (string, error) {
+	out, err := r.Run(ctx, c)
+	return strings.TrimSuffix(string(out), "\n"), err
+}
+
+// Divergence runs LeftRightCount: the commits only on a, and only on b.
+func (r *Runner) Divergence(ctx context.Context, dir, a, b string) (onlyA, onlyB int, err error) {
+	c, err := LeftRightCount(dir, a, b)
+	if err != nil {
+		return 0, 0, err
+	}
+	s, err := r.Text(ctx, c)
+	if err != nil {
+		return 0, 0, err
+	}
+	f := strings.Fields(s)
+	if len(f) != 2 {
+		return 0, 0, fmt.Errorf("gitx: rev-list --count printed %q", s)
+	}
+	onlyA, err1 := strconv.Atoi(f[0])
+	onlyB, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("gitx: rev-list --count printed %q", s)
+	}
+	return onlyA, onlyB, nil
 }

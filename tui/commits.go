@@ -32,6 +32,7 @@ func commitsCmd(ctx context.Context, svc *core.Service, seq int, oids []string) 
 // order once, and the watch for worktree changes.
 func (m *Model) afterListing() tea.Cmd {
 	m.fillCommits()
+	m.fillDivergence()
 	if m.svc == nil {
 		return nil
 	}
@@ -41,7 +42,7 @@ func (m *Model) afterListing() tea.Cmd {
 			oids = append(oids, r.wt.Head)
 		}
 	}
-	cmds := []tea.Cmd{commitsCmd(m.ctx, m.svc, m.loadSeq, oids), m.startWatch()}
+	cmds := []tea.Cmd{commitsCmd(m.ctx, m.svc, m.loadSeq, oids), m.startWatch(), m.divergenceOf()}
 	if !m.ev.sortRead {
 		m.ev.sortRead = true
 		cmds = append(cmds, readSortCmd(m.ctx, m.svc))

@@ -19,12 +19,16 @@ const (
 
 // everyday is the state of those additions.
 type everyday struct {
-	setup    *setupState
-	sort     string                 // core.SortName, SortRecent or SortPath
-	commits  map[string]core.Commit // last commit by head object id
-	stamp    string                 // core.WorktreesStamp when last seen
-	sortRead bool                   // git config copse.sort has been asked for (or s pressed)
-	watching bool                   // the worktree-change watch runs
+	setup      *setupState
+	sort       string                 // core.SortName, SortRecent or SortPath
+	commits    map[string]core.Commit // last commit by head object id
+	stamp      string                 // core.WorktreesStamp when last seen
+	sortRead   bool                   // git config copse.sort has been asked for (or s pressed)
+	watching   bool                   // the worktree-change watch runs
+	sortSaving string                 // the order being written to git config; "" when none
+	preview    *previewState
+	previewSeq int
+	div        map[string]core.Divergence // ahead/behind the main branch, by path
 }
 
 // onEveryday handles the messages of these additions; ok is false for any other message.
@@ -52,10 +56,8 @@ func (m Model) onEveryday(msg tea.Msg) (Model, tea.Cmd, bool) {
 		}
 		return m, nil, true
 	case sortSavedMsg:
-		if msg.err != nil {
-			m.status.addWarnings([]string{"could not remember the sort order: " + core.AsError(msg.err).Message})
-		}
-		return m, nil, true
+		mm, cmd := m.onSortSaved(msg)
+		return mm, cmd, true
 	case stampMsg:
 		mm, cmd := m.onStamp(msg)
 		return mm, cmd, true
@@ -65,6 +67,10 @@ func (m Model) onEveryday(msg tea.Msg) (Model, tea.Cmd, bool) {
 	case tea.FocusMsg:
 		mm, cmd := m.onFocus()
 		return mm, cmd, true
+	case previewMsg:
+		return m.onPreview(msg), nil, true
+	case divergenceMsg:
+		return m.onDivergence(msg), nil, true
 	case execDoneMsg:
 		mm, cmd := m.onExecDone(msg)
 		return mm, cmd, true
@@ -78,6 +84,9 @@ func (m Model) everydayKey(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 	case modeSetup:
 		mm, cmd := m.setupKey(k)
 		return mm, cmd, true
+	case modePreview:
+		mm, cmd := m.previewKey(k)
+		return mm, cmd, true
 	}
 	return m, nil, false
 }
@@ -88,6 +97,10 @@ func (m Model) everydayBody(w, h int) ([]string, bool) {
 	case modeSetup:
 		if m.ev.setup != nil {
 			return m.ev.setup.view(&m.styles, w, h), true
+		}
+	case modePreview:
+		if m.ev.preview != nil {
+			return m.ev.preview.view(&m.styles, w, h), true
 		}
 	}
 	return nil, false
@@ -102,6 +115,9 @@ func (m Model) everydayHelp() (helpKeys, bool) {
 		if m.ev.setup != nil && m.ev.setup.running {
 			b = []key.Binding{k.CancelOp, k.ScrollUp, k.ScrollDown}
 		}
+		return helpKeys{short: b, full: [][]key.Binding{b}}, true
+	case modePreview:
+		b := []key.Binding{k.ClosePanel, k.ScrollUp, k.ScrollDown}
 		return helpKeys{short: b, full: [][]key.Binding{b}}, true
 	}
 	return helpKeys{}, false
@@ -127,6 +143,8 @@ func (m Model) listKeyEveryday(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 		m, cmd = m.openIn(r, "shell")
 	case key.Matches(k, ks.Copy):
 		m, cmd = m.copyPath(r)
+	case key.Matches(k, ks.Preview):
+		m, cmd = m.openPreview(r)
 	default:
 		return m, nil, false
 	}

@@ -153,7 +153,7 @@ func (m Model) helpFor() helpKeys {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},
 			{k.New, k.Remove, k.ForceRemove},
-			{k.Sort, k.Edit, k.Shell, k.Copy},
+			{k.Sort, k.Preview, k.Edit, k.Shell, k.Copy},
 			last,
 		},
 	}

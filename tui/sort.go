@@ -114,8 +114,28 @@ func (m Model) cycleSort() (Model, tea.Cmd) {
 	if m.ev.sort == core.SortRecent && m.ev.commits == nil {
 		m.status.msg += " (reading the last commits…)"
 	}
-	if m.svc == nil {
+	return m, m.saveSort()
+}
+
+// saveSort writes the order unless a write is under way: two git config writes at once
+// would fight over .git/config.lock. onSortSaved writes again if s was pressed meanwhile.
+func (m *Model) saveSort() tea.Cmd {
+	if m.svc == nil || m.ev.sortSaving != "" {
+		return nil
+	}
+	m.ev.sortSaving = m.ev.sort
+	return saveSortCmd(m.ctx, m.svc, m.ev.sort)
+}
+
+func (m Model) onSortSaved(msg sortSavedMsg) (Model, tea.Cmd) {
+	saved := m.ev.sortSaving
+	m.ev.sortSaving = ""
+	if msg.err != nil {
+		m.status.addWarnings([]string{"could not remember the sort order: " + core.AsError(msg.err).Message})
 		return m, nil
 	}
-	return m, saveSortCmd(m.ctx, m.svc, m.ev.sort)
+	if saved != m.ev.sort {
+		return m, m.saveSort()
+	}
+	return m, nil
 }
