@@ -191,6 +191,7 @@ func (s *service) rows(snap snapshot) []Worktree {
 			Branch: t.Branch, Path: t.Path, Head: t.Head,
 			Main: i == 0 && !t.Bare, Current: t.Path == s.current(),
 			Detached: t.Detached, Bare: t.Bare, Locked: t.Locked, Prunable: t.Prunable,
+			Rebasing: t.Rebasing, Bisecting: t.Bisecting,
 		})
 	}
 	return out
@@ -235,7 +236,7 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 			paths = append(paths, r.Path)
 		}
 		var mu sync.Mutex
-		s.statuses(ctx, paths, 0, func(r StatusResult) {
+		s.statuses(ctx, NewStatusQueue(paths), 0, func(r StatusResult) {
 			st := r.Status
 			mu.Lock()
 			rows[idx[r.Path]].Status = &st
@@ -254,30 +255,26 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 // defaultWorkers bounds the status pool: git status is part CPU, part I/O wait.
 func defaultWorkers() int { return min(max(2*runtime.NumCPU(), 4), 16) }
 
-func (s *service) statuses(ctx context.Context, paths []string, workers int, emit func(StatusResult)) {
+func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emit func(StatusResult)) {
 	if workers <= 0 {
 		workers = defaultWorkers()
 	}
-	jobs := make(chan string)
 	var wg sync.WaitGroup
-	for range min(workers, len(paths)) {
+	for range min(workers, q.Len()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for p := range jobs {
+			// Each worker takes the queue's first path when it is free, so a path moved to
+			// the front runs next. Once ctx is cancelled no new path is taken.
+			for ctx.Err() == nil {
+				p, ok := q.next()
+				if !ok {
+					return
+				}
 				emit(StatusResult{Path: p, Status: s.status(ctx, p)})
 			}
 		}()
 	}
-feed:
-	for _, p := range paths {
-		select {
-		case jobs <- p:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
 	wg.Wait()
 }
 
@@ -291,7 +288,7 @@ func (s *service) status(ctx context.Context, path string) Status {
 		msg := err.Error()
 		var ge *gitx.Error
 		if errors.As(err, &ge) && ge.Stderr != "" {
-			msg = firstLine(ge.Stderr)
+			msg = gitMessage(ge.Stderr)
 		}
 		return Status{Error: Escape(msg)}
 	}
@@ -349,22 +346,6 @@ func byteSize(n int64) string {
 		return strconv.FormatInt(n>>20, 10) + " MB"
 	}
 	return strconv.FormatInt(n, 10) + "-byte"
-}
-
-// gitMessage is what git said went wrong: its "fatal:" and "error:" lines (a hook or
-// progress output may come first), else its first line.
-func gitMessage(stderr string) string {
-	var picked []string
-	for _, l := range strings.Split(stderr, "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "fatal: ") || strings.HasPrefix(l, "error: ") {
-			picked = append(picked, l)
-		}
-	}
-	if len(picked) > 0 {
-		return strings.Join(picked, "; ")
-	}
-	return firstLine(stderr)
 }
 
 func firstLine(s string) string {

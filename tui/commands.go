@@ -53,12 +53,21 @@ const statusWorkers = 4
 // repository with many worktrees repaints a few times, not once per row.
 const statusWindow = 50 * time.Millisecond
 
-// startStatusCmd runs core's bounded worker pool; it returns no message of its own, the
-// results arrive through drainStatusCmd.
-func startStatusCmd(ctx context.Context, svc *core.Service, paths []string, s *statusStream) tea.Cmd {
+// startStatusCmd runs core's bounded worker pool over q (rows on screen first); it returns
+// no message of its own, the results arrive through drainStatusCmd.
+func startStatusCmd(ctx context.Context, svc *core.Service, q *core.StatusQueue, s *statusStream) tea.Cmd {
 	return func() tea.Msg {
 		defer close(s.done)
-		svc.Statuses(ctx, paths, statusWorkers, s.emit)
+		svc.StatusesFrom(ctx, q, statusWorkers, s.emit)
+		return nil
+	}
+}
+
+// prioritizeCmd moves the rows that came on screen to the front of the running pool's
+// queue (a scroll, a jump to the end, a filter), so what the user looks at fills in next.
+func prioritizeCmd(q *core.StatusQueue, paths []string) tea.Cmd {
+	return func() tea.Msg {
+		q.Prioritize(paths)
 		return nil
 	}
 }
@@ -164,7 +173,8 @@ func lockWaitCmd(ctx context.Context, op int, ch <-chan core.LockHolder) tea.Cmd
 	}
 }
 
-// branchesMsg feeds the base field's completion.
+// branchesMsg feeds the completion of the branch and base fields: local branches, then
+// remote branches as <remote>/<branch>.
 type branchesMsg struct {
 	names []string
 	err   error
@@ -172,7 +182,7 @@ type branchesMsg struct {
 
 func loadBranchesCmd(ctx context.Context, svc *core.Service) tea.Cmd {
 	return func() tea.Msg {
-		names, err := svc.Branches(ctx)
+		names, err := svc.AllBranches(ctx)
 		return branchesMsg{names: names, err: err}
 	}
 }
@@ -188,17 +198,19 @@ func branchTickCmd(seq int) tea.Cmd {
 	return tea.Tick(branchDebounce, func(time.Time) tea.Msg { return branchTickMsg{seq: seq} })
 }
 
-// branchCheckedMsg is the parser's verdict on one value of the branch field.
+// branchCheckedMsg is core's verdict on one value of the branch field: the name it
+// resolves to and what a create would do with it (new, existing, from a remote, ambiguous).
 type branchCheckedMsg struct {
 	seq  int
 	raw  string
 	name string
+	kind core.CreateKind
 	err  error
 }
 
-func checkBranchCmd(ctx context.Context, svc *core.Service, seq int, raw string) tea.Cmd {
+func checkBranchCmd(ctx context.Context, svc *core.Service, seq int, raw string, withBase bool) tea.Cmd {
 	return func() tea.Msg {
-		name, err := svc.CheckBranch(ctx, raw)
-		return branchCheckedMsg{seq: seq, raw: raw, name: name, err: err}
+		kind, err := svc.CreateKind(ctx, raw, withBase)
+		return branchCheckedMsg{seq: seq, raw: raw, name: kind.Branch, kind: kind, err: err}
 	}
 }

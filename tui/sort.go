@@ -64,7 +64,8 @@ func (m Model) sortedOrder() []int {
 		case core.SortPath:
 			return a.wt.Path < b.wt.Path
 		}
-		na, nb := a.wt.Branch != "" && !a.wt.Detached, b.wt.Branch != "" && !b.wt.Detached
+		// A branch being rebased or bisected is listed detached but still shows its name.
+		na, nb := a.wt.Branch != "" && !a.wt.Bare, b.wt.Branch != "" && !b.wt.Bare
 		if na != nb {
 			return na
 		}
