@@ -298,7 +298,7 @@ func TestWorktreeInPi(t *testing.T) {
 	p.waitText("Move pi to another worktree")
 	p.keys("Enter")
 	p.waitText("enter select", "app.worktrees/other") // copse's picker has the terminal
-	p.keys("Escape") // copse pick types q into its filter; esc with nothing typed quits
+	p.keys("Escape")                                  // copse pick types q into its filter; esc with nothing typed quits
 	p.waitText("Nothing picked", footer(r.Root, "main"))
 
 	// /worktree: pick feat in copse's picker, choose a new session.
