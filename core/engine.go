@@ -216,6 +216,7 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 	}
 	s.learn(snap)
 	rows := s.rows(snap)
+	s.decorateRows(ctx, snap, rows)
 	var warnings []string
 	// git's list is the truth; the backend's annotations are extra. If Herdr cannot be
 	// asked, show git's rows and say plainly that workspace ids are missing.

@@ -102,6 +102,8 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(loadBranchesCmd(m.ctx, m.svc), formInfoCmd(m.ctx, m.svc))
 	case key.Matches(k, ks.Back):
 		return m.startOp(core.OpBack, "going back", core.BackRequest{}, opOptions{})
+	case key.Matches(k, ks.Prune):
+		return m.startOp(core.OpPrune, "checking what to prune", core.PruneRequest{}, opOptions{})
 	}
 	if mm, cmd, ok := m.listKeyEveryday(k); ok {
 		return mm, cmd
@@ -116,6 +118,10 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.startOp(core.OpOpen, "opening "+r.label, core.OpenRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Remove):
 		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: r.path, branch: r.wt.Branch})
+	case key.Matches(k, ks.Claim):
+		return m.startOp(core.OpClaim, "claiming "+r.label, core.ClaimRequest{Path: path}, opOptions{})
+	case key.Matches(k, ks.Release):
+		return m.startOp(core.OpRelease, "releasing "+r.label, core.ReleaseRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.ForceRemove):
 		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true},
 			opOptions{force: true, path: r.path, branch: r.wt.Branch})

@@ -20,6 +20,9 @@ type KeyMap struct {
 	New         key.Binding
 	Remove      key.Binding
 	ForceRemove key.Binding
+	Claim       key.Binding // claim the row for the picker's session (COPSE_SESSION / Herdr workspace)
+	Release     key.Binding
+	Prune       key.Binding // prune preview: what goes, what stays and why; asks before it acts
 	Back        key.Binding
 	Filter      key.Binding
 	Refresh     key.Binding
@@ -66,6 +69,9 @@ func DefaultKeyMap() KeyMap {
 		New:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new")),
 		Remove:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "remove")),
 		ForceRemove: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "force remove")),
+		Claim:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "claim")),
+		Release:     key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "release")),
+		Prune:       key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "prune…")),
 		Back:        key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "back")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Refresh:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
@@ -153,6 +159,7 @@ func (m Model) helpFor() helpKeys {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},
 			{k.New, k.Remove, k.ForceRemove},
+			{k.Claim, k.Release, k.Prune},
 			{k.Sort, k.Preview, k.Edit, k.Shell, k.Copy},
 			last,
 		},

@@ -19,21 +19,24 @@ func TestKeysDoc(t *testing.T) {
 		notes map[string]string
 	}{
 		{"List", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}, nil},
-		{"List", []key.Binding{k.Switch, k.Open, k.New, k.Remove, k.ForceRemove, k.Back, k.Filter, k.Refresh, k.Help, k.Quit, k.ForceQuit},
+		{"List", []key.Binding{k.Switch, k.Open, k.New, k.Remove, k.ForceRemove, k.Claim, k.Release, k.Prune, k.Back, k.Filter, k.Refresh, k.Help, k.Quit, k.ForceQuit},
 			map[string]string{
 				"enter": "in `copse pick`: select the row and print its path",
 				"o":     "only inside Herdr (hidden with the git backend)",
 				"D":     "asks twice",
+				"c":     "for the picker's session: $COPSE_SESSION, else the Herdr workspace",
+				"C":     "only the session that holds the claim",
+				"P":     "a preview of what goes and what stays (and why); asks before anything is removed",
 				"-":     "not in `copse pick`",
 				"esc":   "clears an applied filter first",
 			}},
 		{"List", []key.Binding{k.Sort, k.Preview, k.Edit, k.Shell, k.Copy},
 			map[string]string{
-				"s":   "name (main first), recent activity, path; remembered in git config copse.sort",
-				"p":   "changed files, last commits, diffstat against the merge-base with the main branch",
-				"e":   "$VISUAL, else $EDITOR, in the worktree; the picker comes back when it ends",
-				"!":   "$SHELL in the worktree; exit it to come back",
-				"y":   "OSC 52: works over ssh and in tmux with set-clipboard on",
+				"s": "name (main first), recent activity, path; remembered in git config copse.sort",
+				"p": "changed files, last commits, diffstat against the merge-base with the main branch",
+				"e": "$VISUAL, else $EDITOR, in the worktree; the picker comes back when it ends",
+				"!": "$SHELL in the worktree; exit it to come back",
+				"y": "OSC 52: works over ssh and in tmux with set-clipboard on",
 			}},
 		{"Filter (after /)", []key.Binding{k.FilterUp, k.FilterDown, k.Switch, k.FilterAccept, k.FilterClear},
 			map[string]string{

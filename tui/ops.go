@@ -157,6 +157,8 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 			what += " · undo: copse restore " + out.RestoreID
 		}
 		m.status = infoStatus("removed" + what)
+	case core.OpClaim, core.OpRelease, core.OpPrune:
+		m.status = lifecycleStatus(op.kind, out, m.home)
 	case core.OpOpen:
 		ws := ""
 		if out != nil && out.WorkspaceID != "" {
@@ -187,7 +189,8 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 		m.status = errorStatus(e)
 	}
 	m.clampCursor() // the error may take lines from the list: keep the selected row on screen
-	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen
+	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen ||
+		op.kind == core.OpClaim || op.kind == core.OpRelease || op.kind == core.OpPrune
 	if e.Code == "stale_state" || (mutation && e.Kind != core.KindUsage && e.Kind != core.KindRefused) {
 		return m, m.reload()
 	}

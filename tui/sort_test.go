@@ -148,3 +148,16 @@ func TestFocusReloads(t *testing.T) {
 		t.Error("the view does not ask for focus reports")
 	}
 }
+
+// selectBranch moves the cursor to the row labelled branch, whatever the sort order.
+func selectBranch(t *testing.T, m Model, branch string) Model {
+	t.Helper()
+	m, _ = send(t, m, press("g"))
+	for r, _ := m.selected(); r.label != branch; r, _ = m.selected() {
+		if m.cursor == len(m.visible)-1 {
+			t.Fatalf("%s is not listed", branch)
+		}
+		m, _ = send(t, m, press("j"))
+	}
+	return m
+}

@@ -94,11 +94,11 @@ func (m Model) headerLine() string {
 	if m.backend != "" {
 		meta = append(meta, m.backend)
 	}
-	if m.loaded {
-		meta = append(meta, sortLabel(m.sortOrder()))
-	}
 	if m.opts.Pick {
 		meta = append(meta, "pick")
+	}
+	if m.loaded {
+		meta = append(meta, sortLabel(m.sortOrder()))
 	}
 	if len(meta) > 0 {
 		s += "  " + st.Meta.Render(strings.Join(meta, " · "))
