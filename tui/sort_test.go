@@ -161,3 +161,8 @@ func selectBranch(t *testing.T, m Model, branch string) Model {
 	}
 	return m
 }
+
+func TestGoldenSortRecent80x24(t *testing.T) {
+	m, _ := send(t, withCommits(t, mixed(t, 80, 24)), press("s"))
+	goldenPlain(t, m)
+}
