@@ -23,7 +23,7 @@ type everyday struct {
 	sort       string                 // core.SortName, SortRecent or SortPath
 	commits    map[string]core.Commit // last commit by head object id
 	stamp      string                 // core.WorktreesStamp when last seen
-	sortRead   bool                   // git config copse.sort has been asked for (or s pressed)
+	sortRead   bool                   // git config copse.sort has been asked for
 	watching   bool                   // the worktree-change watch runs
 	sortSaving string                 // the order being written to git config; "" when none
 	preview    *previewState
@@ -50,7 +50,7 @@ func (m Model) onEveryday(msg tea.Msg) (Model, tea.Cmd, bool) {
 	case commitsMsg:
 		return m.onCommits(msg), nil, true
 	case sortReadMsg:
-		if !m.ev.sortRead || m.ev.sort == "" {
+		if m.ev.sort == "" { // s pressed before the read came back: the key wins
 			m.ev.sort = msg.order
 			m.resort()
 		}

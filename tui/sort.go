@@ -109,7 +109,6 @@ func saveSortCmd(ctx context.Context, svc *core.Service, order string) tea.Cmd {
 // cycleSort is s: the next order, applied at once and remembered in the background.
 func (m Model) cycleSort() (Model, tea.Cmd) {
 	m.ev.sort = nextSort(m.sortOrder())
-	m.ev.sortRead = true // a late read of the old value must not undo the key
 	m.resort()
 	m.status = infoStatus("sorted " + sortLabel(m.ev.sort))
 	if m.ev.sort == core.SortRecent && m.ev.commits == nil {
