@@ -113,9 +113,10 @@ func (s *Service) SetSortOrder(ctx context.Context, order string) error {
 }
 
 // WorktreesStamp changes whenever git adds, removes, locks, moves or re-points a linked
-// worktree: it is the modification times of <common dir>/worktrees and of each entry in it
-// (git writes an entry's files through lock files, which touches the entry's directory).
-// It reads only the file system, so the picker can poll it every few seconds.
+// worktree, or the main checkout changes branch: it is the modification times of
+// <common dir>/HEAD, <common dir>/worktrees and each entry in it (git writes an entry's
+// files through lock files, which touches the entry's directory). It reads only the file
+// system, so the picker can poll it every few seconds.
 func (s *Service) WorktreesStamp(ctx context.Context) (string, error) {
 	cd, err := s.impl.commonDir(ctx)
 	if err != nil {
@@ -123,10 +124,13 @@ func (s *Service) WorktreesStamp(ctx context.Context) (string, error) {
 	}
 	dir := filepath.Join(cd, "worktrees")
 	var b strings.Builder
+	if hi, err := os.Stat(filepath.Join(cd, "HEAD")); err == nil {
+		b.WriteString("HEAD:" + strconv.FormatInt(hi.ModTime().UnixNano(), 36) + " ")
+	}
 	fi, err := os.Stat(dir)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return "none", nil
+			return b.String() + "none", nil
 		}
 		return "", failed("stat_failed", err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
 	}

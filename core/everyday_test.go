@@ -89,8 +89,13 @@ func TestWorktreesStampChanges(t *testing.T) {
 		t.Errorf("stamp changed with nothing done: %q → %q", b, c)
 	}
 	r.Git(r.Root, "worktree", "lock", "--reason", "usb", wt)
-	if c, _ := s.WorktreesStamp(ctx); c == b {
+	c, _ := s.WorktreesStamp(ctx)
+	if c == b {
 		t.Errorf("locking did not change the stamp")
+	}
+	r.Git(r.Root, "switch", "-q", "-c", "other")
+	if d, _ := s.WorktreesStamp(ctx); d == c {
+		t.Errorf("the main checkout changing branch did not change the stamp")
 	}
 }
 
