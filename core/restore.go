@@ -621,9 +621,8 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 	if err != nil {
 		return nil, err
 	}
-	if e.Head == "" {
-		return nil, refused("unborn_head", "its files are in commit "+e.Commit+": `git -C DIR checkout "+short(e.Commit)+" -- .`",
-			"the worktree %s was recorded on an unborn branch, which copse cannot check out again", Escape(e.Path))
+	if e := ruleRecordedHead(e); e != nil {
+		return nil, e
 	}
 	c := &restoreCmd{entry: e, cwd: s.root(), path: path}
 	if r.Path != nil {

@@ -315,6 +315,18 @@ func ruleClaimIsOurs(c *claimCmd) *Error {
 	return nil
 }
 
+// ---- restore
+
+// ruleRecordedHead: a worktree recorded on an unborn branch has no commit to check out
+// again; its files are still in the record.
+func ruleRecordedHead(e RemovedEntry) *Error {
+	if e.Head == "" {
+		return refused("unborn_head", "its files are in commit "+e.Commit+": `git -C DIR checkout "+short(e.Commit)+" -- .`",
+			"the worktree %s was recorded on an unborn branch, which copse cannot check out again", Escape(e.Path))
+	}
+	return nil
+}
+
 // ---- remove through Herdr
 
 // ruleNotOwnWorkspace: Herdr closes the workspace it removes, and every pane in it;

@@ -78,6 +78,7 @@ func TestRules(t *testing.T) {
 		{"no nested", ruleNoNested(feat, Losses{Nested: []string{"vendor/lib"}}), ruleNoNested(feat, Losses{}), "nested_repository", "vendor/lib"},
 		{"detached reachable", ruleDetachedReachable(feat, Losses{Detached: 3}), ruleDetachedReachable(feat, Losses{}), "detached_unique_commits", "3 commits"},
 		{"branch merged", ruleBranchMerged(feat, Losses{Unique: 1}, true), ruleBranchMerged(feat, Losses{Unique: 1}, false), "unmerged_branch", "feat"},
+		{"restore has a head", ruleRecordedHead(RemovedEntry{Path: feat.Path, Commit: "abc1234"}), ruleRecordedHead(RemovedEntry{Path: feat.Path, Head: "abc1234"}), "unborn_head", feat.Path},
 		{"herdr: not own workspace", ruleNotOwnWorkspace(&removeCmd{target: feat, wsID: "w1"}, "w1"), ruleNotOwnWorkspace(&removeCmd{target: feat, wsID: "w1"}, "w2"), "current_workspace", "w1"},
 		{"herdr: not locked", ruleHerdrNotLocked(&removeCmd{target: locked, wsID: "w1"}), ruleHerdrNotLocked(&removeCmd{target: locked}), "locked_worktree", "w1"},
 		{"claimable", ruleClaimable(main, snap), ruleClaimable(feat, snap), "main_checkout", main.Path},
