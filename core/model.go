@@ -67,13 +67,26 @@ type Outcome struct {
 	WorkspaceID   string    `json:"workspace_id,omitempty"`
 	BranchDeleted bool      `json:"branch_deleted,omitempty"`
 	Warnings      []string  `json:"warnings,omitempty"`
-	Listing       *Listing  `json:"-"` // for list
+	Land          *LandJob  `json:"land,omitempty"`      // land, land_status JOB: the job's record
+	LandJobs      []LandJob `json:"land_jobs,omitempty"` // land_status without a job: every record
+	Listing       *Listing  `json:"-"`                   // for list
 }
 
 // Result is the JSON value a reply carries: the Listing for list, the Outcome otherwise.
 func (o *Outcome) Result() any {
 	if o.Listing != nil {
 		return o.Listing
+	}
+	if o.Operation == OpLandStatus && o.Land == nil {
+		// Every job, as a list that is [] rather than absent when the queue is empty.
+		jobs := o.LandJobs
+		if jobs == nil {
+			jobs = []LandJob{}
+		}
+		return struct {
+			Operation Operation `json:"operation"`
+			LandJobs  []LandJob `json:"land_jobs"`
+		}{o.Operation, jobs}
 	}
 	return o
 }

@@ -66,6 +66,10 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 		p, err = s.prepareBack(ctx, r, snap)
 	case RemoveRequest:
 		p, err = s.prepareRemove(ctx, r, snap)
+	case LandRequest:
+		p, err = s.prepareLand(ctx, r, snap)
+	case LandStatusRequest:
+		p, err = s.prepareLandStatus(r)
 	case nil:
 		return nil, usage("missing_operation", "operation", "name one of: list, create, open, switch, remove, back", "no request")
 	default:

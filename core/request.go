@@ -29,7 +29,7 @@ const (
 )
 
 // Operations lists every variant in a stable order (schema generation, docs, tests).
-var Operations = []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack}
+var Operations = []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpLand, OpLandStatus}
 
 // Approval classes tell agent hosts which operations need a human's yes.
 type Approval string
@@ -91,7 +91,7 @@ func (BackRequest) isRequest()   {}
 // ApprovalOf is the operation's approval class for agent hosts.
 func ApprovalOf(op Operation) Approval {
 	switch op {
-	case OpList:
+	case OpList, OpLandStatus:
 		return ApprovalRead
 	case OpRemove:
 		return ApprovalDestructive
@@ -127,6 +127,10 @@ func NewRequest(op Operation) (Request, bool) {
 		return RemoveRequest{}, true
 	case OpBack:
 		return BackRequest{}, true
+	case OpLand:
+		return LandRequest{}, true
+	case OpLandStatus:
+		return LandStatusRequest{}, true
 	}
 	return nil, false
 }

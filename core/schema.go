@@ -71,6 +71,9 @@ var opDocs = map[Operation]string{
 	OpSwitch: "switch to an existing worktree",
 	OpRemove: "remove a worktree (always needs a human's confirmation)",
 	OpBack:   "return to the previous worktree of this session",
+	OpLand: "land a worktree's branch onto a target through the repository's FIFO queue: rebase, test gate, " +
+		"fast-forward with compare-and-swap, then remove the worktree and branch (unless keep)",
+	OpLandStatus: "read land jobs: one by id, or all of the repository's jobs",
 }
 
 func variantSchema(s *variantSpec) map[string]any {
