@@ -225,3 +225,231 @@ func TestLandUnknownJobAndStatus(t *testing.T) {
 }
 
 var _ = time.Second
+
+func TestLandDirtyTargetWithoutOverlapKeepsChanges(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/n", "new.txt", "new\n")
+	// The main checkout has a staged change and an unstaged change elsewhere.
+	r.Write("staged.txt", "staged\n")
+	r.Git(r.Root, "add", "staged.txt")
+	r.Write("README.md", "edited, not staged\n")
+	s := open(t, r, r.Root)
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Git(r.Root, "rev-parse", "main"); got != out.Land.Commit {
+		t.Fatalf("main %s want %s", got, out.Land.Commit)
+	}
+	st := r.Git(r.Root, "status", "--porcelain")
+	if st != "M README.md\nA  staged.txt" {
+		t.Fatalf("local changes not carried (staged stays staged): %q", st)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.Root, "new.txt")); string(b) != "new\n" {
+		t.Fatalf("incoming file not checked out: %q", b)
+	}
+}
+
+func TestLandDirtyTargetWithOverlapRefused(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/o", "README.md", "from feature\n")
+	r.Write("README.md", "local edit in main\n")
+	s := open(t, r, r.Root)
+	mainBefore := r.Git(r.Root, "rev-parse", "main")
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/o")})
+	wantCode(t, err, core.KindRefused, "target_dirty_overlap")
+	if !strings.Contains(err.Error(), "README.md") || out.Land.State != core.LandBlocked {
+		t.Fatalf("refusal: %v %+v", err, out.Land)
+	}
+	if r.Git(r.Root, "rev-parse", "main") != mainBefore {
+		t.Fatal("main moved")
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.Root, "README.md")); string(b) != "local edit in main\n" {
+		t.Fatalf("local edit lost: %q", b)
+	}
+	if _, err := os.Stat(w); err != nil {
+		t.Fatal("worktree removed after a blocked land")
+	}
+}
+
+func TestLandUntrackedAtIncomingPathRefused(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/ut", "dir/new file.txt", "incoming\n")
+	coretest.WriteFile(t, filepath.Join(r.Root, "dir", "new file.txt"), "mine, untracked\n")
+	s := open(t, r, r.Root)
+	mainBefore := r.Git(r.Root, "rev-parse", "main")
+	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/ut")})
+	wantCode(t, err, core.KindRefused, "target_dirty_overlap")
+	if r.Git(r.Root, "rev-parse", "main") != mainBefore {
+		t.Fatal("main moved")
+	}
+}
+
+func TestLandTargetMidRebaseRefused(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/m", "m.txt", "m\n")
+	// main is being rebased in the main checkout (onto a side branch that conflicts).
+	r.Git(r.Root, "checkout", "-q", "-b", "side")
+	commitOn(t, r, r.Root, "README.md", "side\n")
+	r.Git(r.Root, "checkout", "-q", "main")
+	commitOn(t, r, r.Root, "README.md", "main\n")
+	if _, err := r.TryGit(r.Root, "rebase", "side"); err == nil {
+		t.Fatal("expected a conflict")
+	}
+	mainBefore := r.Git(r.Root, "rev-parse", "refs/heads/main")
+	s := open(t, r, r.Root)
+	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/m"), Into: core.Str("main")})
+	wantCode(t, err, core.KindRefused, "target_busy")
+	if r.Git(r.Root, "rev-parse", "refs/heads/main") != mainBefore {
+		t.Fatal("main moved while being rebased")
+	}
+}
+
+func TestLandTargetCheckedOutTwiceRefused(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/t", "t.txt", "t\n")
+	r.Git(r.Root, "worktree", "add", "-q", "-f", filepath.Join(r.Base, "second main"), "main")
+	mainBefore := r.Git(r.Root, "rev-parse", "main")
+	s := open(t, r, r.Root)
+	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/t")})
+	wantCode(t, err, core.KindRefused, "target_checked_out_twice")
+	if r.Git(r.Root, "rev-parse", "main") != mainBefore {
+		t.Fatal("main moved")
+	}
+}
+
+func TestLandTargetMovesDuringGateIsRebasedAndRetested(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/g", "g.txt", "g\n")
+	count := filepath.Join(r.Base, "gate runs")
+	// The first gate run moves main (as another agent landing would); later runs do not.
+	gateCmd := `echo run >> "` + count + `"; if [ "$(wc -l < "` + count + `")" -eq 1 ]; then ` +
+		`git -C "` + r.Root + `" -c user.name=x -c user.email=x@x commit -q --allow-empty -m moved; fi`
+	s := open(t, r, r.Root)
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/g"), Test: core.Str(gateCmd)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := out.Land
+	if j.Attempts != 2 {
+		t.Fatalf("attempts %d, want 2 (re-rebased once)", j.Attempts)
+	}
+	runs, _ := os.ReadFile(count)
+	if strings.Count(string(runs), "run") != 2 {
+		t.Fatalf("gate ran %q, want twice", runs)
+	}
+	if msg := r.Git(r.Root, "log", "-1", "--format=%s", "main^"); msg != "moved" {
+		t.Fatalf("landed commit not on top of the moved main: parent %q", msg)
+	}
+}
+
+func TestLandTargetMovesTooOftenBlocked(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/tm", "x.txt", "x\n")
+	r.Git(r.Root, "config", "copse.landRetries", "1")
+	gateCmd := `git -C "` + r.Root + `" -c user.name=x -c user.email=x@x commit -q --allow-empty -m moved`
+	s := open(t, r, r.Root)
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/tm"), Test: core.Str(gateCmd)})
+	wantCode(t, err, core.KindRefused, "target_moved")
+	if out.Land.Attempts != 2 {
+		t.Fatalf("attempts %d", out.Land.Attempts)
+	}
+	if _, err := os.Stat(w); err != nil {
+		t.Fatal("worktree gone")
+	}
+}
+
+func TestLandGateThatEditsFilesBlocked(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/e", "e.txt", "e\n")
+	mainBefore := r.Git(r.Root, "rev-parse", "main")
+	s := open(t, r, r.Root)
+	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/e"), Test: core.Str("echo generated > e.txt")})
+	wantCode(t, err, core.KindRefused, "test_changed_worktree")
+	if !strings.Contains(err.Error(), "e.txt") {
+		t.Fatalf("does not name the file: %v", err)
+	}
+	_, err = land(t, s, core.LandRequest{Branch: core.Str("feat/e"), Test: core.Str("true")})
+	wantCode(t, err, core.KindRefused, "worktree_dirty") // the gate's edit is still there
+	if r.Git(r.Root, "rev-parse", "main") != mainBefore {
+		t.Fatal("main moved")
+	}
+}
+
+func TestLandGateThatCommitsBlocked(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/gc", "e.txt", "e\n")
+	s := open(t, r, r.Root)
+	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/gc"),
+		Test: core.Str("git -c user.name=x -c user.email=x@x commit -q --allow-empty -m sneaky")})
+	wantCode(t, err, core.KindRefused, "test_changed_worktree")
+}
+
+func TestLandGateFailsAndTimesOut(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/f", "f.txt", "f\n")
+	mainBefore := r.Git(r.Root, "rev-parse", "main")
+	s := open(t, r, r.Root)
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/f"), Test: core.Str("echo boom; exit 7")})
+	wantCode(t, err, core.KindRefused, "test_failed")
+	if log, _ := os.ReadFile(out.Land.Log); !strings.Contains(string(log), "boom") {
+		t.Fatalf("log %s lacks the output: %q", out.Land.Log, log)
+	}
+	r.Git(r.Root, "config", "copse.testTimeout", "1s")
+	marker := filepath.Join(r.Base, "child survived")
+	start := time.Now()
+	// The gate starts a background child that would write the marker after the timeout.
+	_, err = land(t, s, core.LandRequest{Branch: core.Str("feat/f"),
+		Test: core.Str(`(sleep 3; touch "` + marker + `") & sleep 30`)})
+	wantCode(t, err, core.KindRefused, "test_timeout")
+	if time.Since(start) > 20*time.Second {
+		t.Fatal("timeout not enforced")
+	}
+	time.Sleep(3500 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a process of the gate's group outlived the timeout")
+	}
+	if r.Git(r.Root, "rev-parse", "main") != mainBefore {
+		t.Fatal("main moved")
+	}
+}
+
+func TestLandConfigTestAndSpacesInPaths(t *testing.T) {
+	r := coretest.New(t)
+	w := r.AddWorktree("feat/sp", filepath.Join(r.Base, "dir with spaces", "my tree"))
+	commitOn(t, r, w, "file with space.txt", "x\n")
+	r.Git(r.Root, "config", "copse.test", `test -f "file with space.txt"`)
+	s := open(t, r, r.Root)
+	out, err := land(t, s, core.LandRequest{Path: core.Str(w)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Land.Test != `test -f "file with space.txt"` || !out.Land.Removed {
+		t.Fatalf("job %+v", out.Land)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.Root, "file with space.txt")); string(b) != "x\n" {
+		t.Fatal("not synced")
+	}
+}
+
+func TestLandForceRestartOfOurOwnRebaseThenLands(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/fr", "README.md", "feature\n")
+	commitOn(t, r, r.Root, "README.md", "main\n")
+	s := open(t, r, r.Root)
+	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/fr")})
+	wantCode(t, err, core.KindRefused, "rebase_conflict")
+	// The owner changes their mind about the conflict: fix the branch so it no longer
+	// conflicts... by force-restarting after main reverted the change.
+	r.Git(r.Root, "revert", "--no-edit", "HEAD")
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/fr"), ForceRestart: true})
+	if err != nil {
+		t.Fatalf("force restart: %v", err)
+	}
+	if out.Land.State != core.LandLanded {
+		t.Fatalf("%+v", out.Land)
+	}
+	if _, err := os.Stat(w); !os.IsNotExist(err) {
+		t.Fatal("worktree not removed")
+	}
+}
