@@ -50,6 +50,11 @@ func (s *service) prepareLandStatus(r LandStatusRequest) (*Plan, error) {
 }
 
 func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot) (*Plan, error) {
+	if r.ExpectedStateToken != nil {
+		if err := checkText("expected_state_token", *r.ExpectedStateToken, 128); err != nil {
+			return nil, err
+		}
+	}
 	if r.ExpectedStateToken != nil && StateToken(*r.ExpectedStateToken) != snap.token {
 		return nil, refused("stale_state", "read the list again (copse list --json) and retry with its state_token",
 			"the worktree list changed since the state token was read; nothing was queued")

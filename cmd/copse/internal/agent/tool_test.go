@@ -107,8 +107,8 @@ func (f *fixture) validRequest(op core.Operation, field, value string) map[strin
 	switch op {
 	case core.OpCreate:
 		m["branch"] = "fresh"
-	case core.OpOpen, core.OpSwitch, core.OpRemove:
-		if field != "path" && field != "branch" && field != "workspace_id" {
+	case core.OpOpen, core.OpSwitch, core.OpRemove, core.OpLand:
+		if field != "path" && field != "branch" && field != "workspace_id" && field != "id" {
 			m["branch"] = "feat" // the target; field is an extra such as label
 		}
 	}
