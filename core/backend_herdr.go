@@ -267,7 +267,7 @@ func (b *herdrBackend) reconcileOpen(ctx context.Context, c *targetCmd, runErr e
 	if err != nil {
 		return &Error{Kind: uncertainOr(e), Code: "open_unverified", Err: runErr,
 			Message: e.Message + "; Herdr's workspaces could not be read back: " + herdrText(err.Error(), 300),
-			Hint:    "look at Herdr's sidebar, or run copse list"}
+			Hint:    "look at Herdr's sidebar, or run `copse list`"}
 	}
 	now := ""
 	for _, w := range l.Worktrees {
@@ -390,10 +390,10 @@ func herdrFailure(action string, err error) *Error {
 			return forceHelps(mk(KindRefused, "dirty_worktree", "commit or stash them first, or pass --force to discard them",
 				"the worktree has uncommitted changes; Herdr refused to remove it: "+herdrText(he.Message, 300)))
 		case "worktree_operation_in_progress":
-			return mk(KindFailed, "herdr_busy", "wait until Herdr has finished, look at copse list, then try again", msg)
+			return mk(KindFailed, "herdr_busy", "wait until Herdr has finished, look at `copse list`, then try again", msg)
 		case "not_linked_worktree":
 			return mk(KindFailed, "herdr_not_linked",
-				"close that workspace in Herdr, then run copse remove again (copse then removes the worktree with git)", msg)
+				"close that workspace in Herdr, then remove the worktree again (copse then removes it with git)", msg)
 		case "linked_worktree_source", "not_git_worktree", "workspace_not_found":
 			return mk(KindFailed, "herdr_"+action+"_failed",
 				"copse scopes every call with --cwd <main checkout>; if this persists, use --backend git and please report it", msg)
@@ -404,15 +404,15 @@ func herdrFailure(action string, err error) *Error {
 			what+" rejected copse's arguments (exit 2): this is a bug in copse, or a Herdr whose command line changed: "+herdrText(he.Message, 300))
 	case herdr.ErrTimeout:
 		return mk(KindFailed, "herdr_timeout",
-			"Herdr's server may still finish it: run copse list before trying again",
+			"Herdr's server may still finish it: run `copse list` before trying again",
 			what+" "+herdrText(he.Message, 100)+" and was stopped")
 	case herdr.ErrCanceled:
-		return mk(KindCancelled, "cancelled", "run copse list to see what exists", what+" cancelled")
+		return mk(KindCancelled, "cancelled", "run `copse list` to see what exists", what+" cancelled")
 	case herdr.ErrWrongReply:
-		return mk(KindFailed, "herdr_bad_reply", "run copse list before trying again",
+		return mk(KindFailed, "herdr_bad_reply", "run `copse list` before trying again",
 			what+" gave a reply copse cannot trust: "+herdrText(he.Message, 300))
 	case herdr.ErrOutputLimit:
-		return mk(KindFailed, "herdr_output_limit", "run copse list before trying again",
+		return mk(KindFailed, "herdr_output_limit", "run `copse list` before trying again",
 			what+" printed more than the output limit; its reply is lost")
 	default: // herdr.ErrExec
 		hint := "check that herdr works (herdr --version), or use --backend git"
@@ -444,7 +444,7 @@ func replyMismatch(action string, why []string) *Error {
 		msg += w
 	}
 	return &Error{Kind: KindUncertain, Code: "herdr_reply_mismatch", Message: msg,
-		Hint: "run copse list and look at Herdr's sidebar; do not retry blindly"}
+		Hint: "run `copse list` and look at Herdr's sidebar; do not retry blindly"}
 }
 
 // herdrText makes text from Herdr safe for one line: escaped and cut to max characters.

@@ -35,8 +35,7 @@ type removeCmd struct {
 	wsID         string
 	force        bool
 	deleteBranch bool
-	status       Status
-	unique       int // commits of the branch on no other branch or remote
+	losses       Losses // what the remove deletes that git cannot give back
 	cwd          string
 }
 

@@ -1,7 +1,10 @@
 package core
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,6 +60,24 @@ func (c *Confirmation) Line() string {
 	parts = append(parts, c.Losses...)
 	parts = append(parts, c.Warnings...)
 	return strings.Join(parts, " · ")
+}
+
+// digest is the token of a confirmation shown against the worktree list list: any change
+// to the list or to anything the confirmation says (a new untracked file, one more commit
+// that would be lost) gives another token.
+func (c *Confirmation) digest(list StateToken) StateToken {
+	h := sha256.New()
+	io.WriteString(h, "copse confirmation v1\x00"+string(list)+"\x00"+c.Title)
+	for _, f := range c.Fields {
+		io.WriteString(h, "\x00f\x00"+f.Name+"\x00"+f.Value)
+	}
+	for _, l := range c.Losses {
+		io.WriteString(h, "\x00l\x00"+l)
+	}
+	for _, w := range c.Warnings {
+		io.WriteString(h, "\x00w\x00"+w)
+	}
+	return StateToken(hex.EncodeToString(h.Sum(nil)[:12]))
 }
 
 // isBidi reports the bidirectional formatting marks that can reorder what a terminal shows.

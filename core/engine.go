@@ -332,10 +332,26 @@ func gitFailure(code string, err error, what string) *Error {
 			if msg == "" {
 				msg = "git exited with status " + strconv.Itoa(ge.ExitCode) + " and no error output"
 			}
-			return &Error{Kind: KindFailed, Code: code, Err: err, Message: what + ": " + Escape(firstLine(msg))}
+			return &Error{Kind: KindFailed, Code: code, Err: err, Message: what + ": " + Escape(gitMessage(msg))}
 		}
 	}
 	return failed(code, err, "", "%s: %s", what, Escape(err.Error()))
+}
+
+// gitMessage is what git said went wrong: its "fatal:" and "error:" lines (a hook or
+// progress output may come first), else its first line.
+func gitMessage(stderr string) string {
+	var picked []string
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "fatal: ") || strings.HasPrefix(l, "error: ") {
+			picked = append(picked, l)
+		}
+	}
+	if len(picked) > 0 {
+		return strings.Join(picked, "; ")
+	}
+	return firstLine(stderr)
 }
 
 func firstLine(s string) string {

@@ -32,6 +32,8 @@ type Error struct {
 	// ForceHelps marks a refusal that the same request with force would get past
 	// (dirty, locked, unmerged): front ends phrase their own hint ("press D", "--force").
 	ForceHelps bool
+	// StateToken, on needs_approval, is the token of what the confirmation showed.
+	StateToken StateToken
 	Err        error // underlying cause (git/herdr error), if any
 }
 

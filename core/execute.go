@@ -56,13 +56,15 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Confirm != nil && snap.token != p.Token {
-		return nil, refused("stale_state", "look at the list again and confirm again",
-			"the worktree list changed after the confirmation was shown; nothing ran")
-	}
 	fresh, err := s.prepareWith(ctx, p.Request, snap)
 	if err != nil {
 		return nil, err
+	}
+	// A confirmed plan runs only if, under the lock, it would show exactly what the human
+	// approved: the same worktree list and the same losses.
+	if p.Confirm != nil && fresh.Token != p.Token {
+		return nil, refused("stale_state", "look again and confirm again; nothing ran",
+			"the worktree list or what the remove would lose changed after the confirmation was shown; nothing ran")
 	}
 	switch c := fresh.cmd.(type) {
 	case *createCmd:
@@ -119,7 +121,7 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 	}
 	after, err := s.readBack(ctx)
 	if err != nil {
-		return nil, uncertain("create_unverified", err, "run copse list to see what exists",
+		return nil, uncertain("create_unverified", err, "run `copse list` to see what exists",
 			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
 	s.learn(after)
@@ -146,19 +148,19 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 		case cancelled && listed:
 			return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
 				Message: "create cancelled after git made the worktree: " + Escape(c.path.s) + " is listed (" + describe(t) + ")",
-				Hint:    "keep it, or remove it: copse remove --path " + quoteDisplay(c.path.s)}
+				Hint:    "keep it, or remove it: `copse remove " + quoteDisplay(c.path.s) + "`"}
 		case cancelled:
 			return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
 				Message: "create cancelled; git does not list " + Escape(c.path.s) + " but the directory exists",
 				Hint:    "inspect and delete the directory by hand"}
 		default:
-			return nil, uncertain("create_uncertain", runErr, "run copse list and check "+quoteDisplay(c.path.s),
+			return nil, uncertain("create_uncertain", runErr, "run `copse list` and check "+quoteDisplay(c.path.s),
 				"create failed (%s) but the worktree list changed", Escape(firstLine(runErr.Error())))
 		}
 	}
 	switch {
 	case !listed:
-		return nil, uncertain("create_not_listed", nil, "run copse list; do not retry blindly",
+		return nil, uncertain("create_not_listed", nil, "run `copse list`; do not retry blindly",
 			"create reported success but git does not list %s", Escape(c.path.s))
 	case t.Branch != c.branch.s:
 		return nil, uncertain("create_wrong_branch", nil, "inspect the worktree before using it",
@@ -183,7 +185,7 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 	runErr := s.backend.remove(ctx, c)
 	after, err := s.readBack(ctx)
 	if err != nil {
-		return nil, uncertain("remove_unverified", err, "run copse list to see what exists",
+		return nil, uncertain("remove_unverified", err, "run `copse list` to see what exists",
 			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))
 	}
 	s.learn(after)
@@ -215,10 +217,10 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 			kind = KindCancelled
 		}
 		return nil, &Error{Kind: kind, Code: "remove_interrupted", Err: runErr,
-			Message: removeState(c.target.Path, listed, onDisk), Hint: "run copse list; git worktree prune forgets a worktree whose directory is gone"}
+			Message: removeState(c.target.Path, listed, onDisk), Hint: "run `copse list`; git worktree prune forgets a worktree whose directory is gone"}
 	}
 	if listed || onDisk {
-		return nil, uncertain("remove_incomplete", nil, "run copse list; git worktree prune forgets a worktree whose directory is gone",
+		return nil, uncertain("remove_incomplete", nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
 			"%s", removeState(c.target.Path, listed, onDisk))
 	}
 	out := &Outcome{Operation: OpRemove, Worktree: gone, Path: c.target.Path, WorkspaceID: c.wsID, Warnings: warnings}
@@ -308,7 +310,7 @@ func (s *service) undoCreate(ctx context.Context, c *createCmd, before snapshot,
 	}
 	after, rerr := s.read(rctx)
 	if err != nil || rerr != nil || after.token != before.token || exists(c.path.s) {
-		return uncertain("create_output_limit", cause, "run copse list and check "+quoteDisplay(c.path.s),
+		return uncertain("create_output_limit", cause, "run `copse list` and check "+quoteDisplay(c.path.s),
 			"git printed more than the 2 MB limit while creating %s and was stopped; undoing the half-made worktree did not restore the state before",
 			Escape(c.path.s))
 	}

@@ -44,7 +44,7 @@ type Listing struct {
 	Backend   string     `json:"backend"`
 	Worktrees []Worktree `json:"worktrees"`
 	Warnings  []string   `json:"warnings,omitempty"` // e.g. Herdr's list failed: rows show no workspaces
-	Token     StateToken `json:"-"`                  // digest of git's worktree list when this was read
+	Token     StateToken `json:"state_token"`        // digest of git's worktree list when this was read
 }
 
 // StatusResult is one row's status from Service.Statuses (the picker fills rows progressively).
@@ -53,8 +53,10 @@ type StatusResult struct {
 	Status Status // Status.Error set when it could not be computed
 }
 
-// StateToken is a digest of `git worktree list --porcelain -z`. A confirmation carries the
-// token it was shown with; if the list changed before the user said yes, nothing runs.
+// StateToken is a digest of `git worktree list --porcelain -z` (list replies), or of that
+// list and everything a confirmation showed (plans that need a yes: the losses, the
+// fields, the warnings). A mutation sent with expected_state_token runs only while the
+// state still has that token; a confirmed plan runs only if it would show exactly the same.
 type StateToken string
 
 // Outcome is what a request did (or, with DryRun, would do), in list's vocabulary.

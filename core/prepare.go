@@ -53,6 +53,12 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 		p   *Plan
 		err error
 	)
+	// Bad input first: a malformed token is refused before any check of the state.
+	if exp := expectedToken(req); exp != nil {
+		if err := checkToken(*exp); err != nil {
+			return nil, err
+		}
+	}
 	switch r := req.(type) {
 	case ListRequest:
 		p = &Plan{Request: r, cmd: listCmd{withStatus: r.Status}}
@@ -78,11 +84,34 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 	if err != nil {
 		return nil, err
 	}
-	p.Token = snap.token
+	p.ListToken, p.Token = snap.token, snap.token
 	if p.Confirm != nil {
-		p.Confirm.Token = snap.token
+		p.Token = p.Confirm.digest(snap.token)
+		p.Confirm.Token = p.Token
+	}
+	if exp := expectedToken(req); exp != nil && *exp != string(p.Token) && *exp != string(snap.token) {
+		return nil, staleToken(*exp)
 	}
 	return p, nil
+}
+
+// checkToken: a state token is what copse handed out, 24 lower-case hex digits.
+func checkToken(raw string) error {
+	const field = "expected_state_token"
+	if err := checkText(field, raw, 64); err != nil {
+		return err
+	}
+	if len(raw) != 24 || strings.Trim(raw, "0123456789abcdef") != "" {
+		return usage("bad_state_token", field, "send the state_token exactly as list or needs_approval returned it",
+			"%s %s is not a state token copse handed out", field, quote(raw))
+	}
+	return nil
+}
+
+// staleToken refuses a request whose expected_state_token no longer describes the state.
+func staleToken(exp string) *Error {
+	return refused("stale_state", "list again (or ask again) and send the new state_token; nothing ran",
+		"the state changed since state_token %s was read; nothing ran", quote(exp))
 }
 
 // parseBranch checks raw, then lets git say whether it is a branch name and what it names
@@ -151,7 +180,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	}
 	for _, t := range snap.trees {
 		if t.Branch == branch.s {
-			return nil, refused("branch_checked_out", "switch to it (copse switch "+Escape(branch.s)+"), or pick another branch",
+			return nil, refused("branch_checked_out", "switch to it (`copse switch "+quoteDisplay(branch.s)+"`), or pick another branch",
 				"branch %s is already checked out at %s", Escape(branch.s), Escape(t.Path))
 		}
 	}
@@ -274,7 +303,7 @@ func (s *service) checkNewPath(ctx context.Context, snap snapshot, p AbsPath) er
 		return failed("path_unreadable", err, "check the path's permissions", "cannot read %s", Escape(p.s))
 	}
 	if len(entries) > 0 {
-		return refused("path_exists", "pick another path, or empty it first", "%s already exists and is not empty (%d entries)", Escape(p.s), len(entries))
+		return refused("path_exists", "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), plural(len(entries), "entry"))
 	}
 	return nil
 }
@@ -337,18 +366,28 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 				return t, wsOf[t.Path], nil
 			}
 		}
-		return gitx.Worktree{}, "", refused("no_such_worktree", "copse list shows the worktrees", "no worktree at %s", Escape(p.s))
+		return gitx.Worktree{}, "", refused("no_such_worktree", "`copse list` shows the worktrees", "no worktree at %s", Escape(p.s))
 	case branch != nil:
 		b, err := s.parseBranch(ctx, "branch", *branch)
 		if err != nil {
 			return gitx.Worktree{}, "", err
 		}
+		var found []gitx.Worktree
 		for _, t := range snap.trees {
 			if t.Branch == b.s {
-				return t, wsOf[t.Path], nil
+				found = append(found, t)
 			}
 		}
-		return gitx.Worktree{}, "", refused("no_such_worktree", "create one: copse create "+Escape(b.s),
+		if len(found) > 1 {
+			// `git worktree add -f` can check one branch out twice; a name that means two
+			// worktrees means neither.
+			return gitx.Worktree{}, "", refused("branch_checked_out_twice", "name the worktree by its path instead",
+				"branch %s is checked out in %d worktrees: %s and %s", Escape(b.s), len(found), Escape(found[0].Path), Escape(found[1].Path))
+		}
+		if len(found) == 1 {
+			return found[0], wsOf[found[0].Path], nil
+		}
+		return gitx.Worktree{}, "", refused("no_such_worktree", "create one: `copse create "+quoteDisplay(b.s)+"`",
 			"no worktree has branch %s checked out", Escape(b.s))
 	default:
 		id, err := ParseWorkspaceID(*ws)
@@ -364,7 +403,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 				return t, id.s, nil
 			}
 		}
-		return gitx.Worktree{}, "", refused("no_such_workspace", "copse list --json shows workspace ids", "no worktree is open in workspace %s", id.s)
+		return gitx.Worktree{}, "", refused("no_such_workspace", "`copse list --json` shows workspace ids", "no worktree is open in workspace %s", id.s)
 	}
 }
 
@@ -427,7 +466,7 @@ func (s *service) leavingWarning(ctx context.Context, c *targetCmd) []string {
 	st := s.status(ctx, c.from)
 	c.leaving = &st
 	if st.Error == "" && st.Dirty() {
-		return []string{fmt.Sprintf("%s has %d uncommitted changes; they stay there", Escape(c.from), st.Changes())}
+		return []string{fmt.Sprintf("%s has %s; they stay there", Escape(c.from), plural(st.Changes(), "uncommitted change"))}
 	}
 	return nil
 }
@@ -461,47 +500,33 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	if err != nil {
 		return nil, err
 	}
-	what := describe(t)
-	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
-		return nil, refused("main_checkout", "remove linked worktrees only; the main checkout holds the repository",
-			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), what)
-	}
-	if s.current() != "" && canonical(s.current()) == canonical(t.Path) {
-		return nil, refused("current_worktree", "switch to another worktree first (copse switch), then remove this one",
-			"%s (%s) is the worktree copse is running in", Escape(t.Path), what)
-	}
-	if t.Locked != nil && !r.Force {
-		reason := *t.Locked
-		if reason == "" {
-			reason = "no reason given"
-		}
-		return nil, forceHelps(refused("locked_worktree", "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
-			"%s (%s) is locked: %s", Escape(t.Path), what, Escape(reason)))
-	}
 	c := &removeCmd{target: t, wsID: ws, force: r.Force, deleteBranch: r.DeleteBranch, cwd: s.root()}
-	if t.Prunable == nil {
-		c.status = s.status(ctx, t.Path)
-		if c.status.Error != "" && !r.Force {
-			return nil, forceHelps(refused("status_unknown", "fix the worktree, or pass --force to remove it anyway",
-				"cannot tell whether %s has uncommitted changes: %s", Escape(t.Path), c.status.Error))
-		}
-		if c.status.Dirty() && !r.Force {
-			return nil, forceHelps(refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
-				"%s (%s) has uncommitted changes: %s", Escape(t.Path), what, changeSummary(c.status)))
-		}
-	}
-	if t.Branch != "" {
-		if c.unique, err = s.git.UniqueCommits(ctx, s.root(), t.Branch); err != nil {
-			return nil, gitFailure("unique_commits_failed", err, "cannot count the branch's unpushed commits")
+	// Rules that nothing gets past, then the ones --force gets past; each names what it
+	// protects and how to proceed.
+	for _, rule := range []func() *Error{
+		func() *Error { return ruleNotMain(t, snap) },
+		func() *Error { return s.ruleNotHere(t) },
+		func() *Error { return ruleHoldsNoWorktree(t, snap) },
+		func() *Error { return ruleDeleteHasBranch(t, r.DeleteBranch) },
+	} {
+		if e := rule(); e != nil {
+			return nil, e
 		}
 	}
-	if r.DeleteBranch {
-		if t.Branch == "" {
-			return nil, usage("no_branch", "delete_branch", "drop --delete-branch", "%s is detached; there is no branch to delete", Escape(t.Path))
-		}
-		if c.unique > 0 && !r.Force {
-			return nil, forceHelps(refused("unmerged_branch", "merge or push it first, or pass --force to delete it anyway",
-				"branch %s has %d commits on no other branch or remote", Escape(t.Branch), c.unique))
+	c.losses = s.losses(ctx, t)
+	if !r.Force {
+		for _, rule := range []func() *Error{
+			func() *Error { return ruleNotLocked(t) },
+			func() *Error { return ruleStatusKnown(t, c.losses) },
+			func() *Error { return ruleNoOperation(t, c.losses) },
+			func() *Error { return ruleClean(t, c.losses) },
+			func() *Error { return ruleNoNested(t, c.losses) },
+			func() *Error { return ruleDetachedReachable(t, c.losses) },
+			func() *Error { return ruleBranchMerged(t, c.losses, r.DeleteBranch) },
+		} {
+			if e := rule(); e != nil {
+				return nil, forceHelps(e)
+			}
 		}
 	}
 	cmds, err := s.backend.removeCommands(c)
@@ -515,6 +540,14 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		}
 		cmds = append(cmds, bd.String())
 	}
+	conf := removeConfirmation(r, t, ws, c.losses)
+	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings}, nil
+}
+
+// removeConfirmation shows the target as it was named, what else identifies it, what
+// would be lost and what else happens. --delete-branch is always stated, with what the
+// branch holds.
+func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses) *Confirmation {
 	conf := &Confirmation{Title: "Remove this worktree?"}
 	switch {
 	case r.Path != nil:
@@ -537,21 +570,22 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	if ws != "" && r.WorkspaceID == nil {
 		conf.add("workspace", ws)
 	}
-	if c.status.Dirty() {
-		conf.Losses = append(conf.Losses, "uncommitted changes will be lost: "+changeSummary(c.status))
-	}
-	if c.status.Error != "" {
-		conf.Losses = append(conf.Losses, "status unknown: "+c.status.Error)
-	}
-	if c.unique > 0 {
-		if r.DeleteBranch {
-			conf.Losses = append(conf.Losses, fmt.Sprintf("%d commits on no other branch or remote will be lost", c.unique))
-		} else {
-			conf.Warnings = append(conf.Warnings, fmt.Sprintf("branch %s keeps %d commits found on no other branch or remote", Escape(t.Branch), c.unique))
+	if r.DeleteBranch {
+		holds := "all its commits are on other branches or remotes"
+		if l.Unique > 0 {
+			holds = plural(l.Unique, "commit") + " on no other branch or remote"
 		}
+		conf.Fields = append(conf.Fields, ConfirmField{Name: "delete branch", Value: Escape(t.Branch) + " at " + short(t.Head) + " (" + holds + ")"})
 	}
+	if r.Force {
+		conf.Fields = append(conf.Fields, ConfirmField{Name: "force", Value: "yes"})
+	}
+	conf.Losses = l.lines(t, r.DeleteBranch)
 	if t.Locked != nil {
-		conf.Losses = append(conf.Losses, "the worktree is locked: "+Escape(*t.Locked))
+		conf.Losses = append(conf.Losses, "the worktree is locked: "+Escape(lockReason(t)))
+	}
+	if !r.DeleteBranch && l.Unique > 0 {
+		conf.Warnings = append(conf.Warnings, fmt.Sprintf("branch %s keeps %s found on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit")))
 	}
 	if ws != "" {
 		// Herdr closes the workspace on every remove: an agent running there is ended too.
@@ -561,7 +595,122 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		}
 		conf.Warnings = append(conf.Warnings, w)
 	}
-	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings}, nil
+	return conf
+}
+
+func lockReason(t gitx.Worktree) string {
+	if t.Locked == nil || *t.Locked == "" {
+		return "no reason given"
+	}
+	return *t.Locked
+}
+
+// ruleNotMain: the main checkout holds the repository; copse never removes it.
+func ruleNotMain(t gitx.Worktree, snap snapshot) *Error {
+	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
+		return refused("main_checkout", "remove linked worktrees only; the main checkout holds the repository",
+			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), describe(t))
+	}
+	return nil
+}
+
+// ruleNotHere: never remove the directory copse, its caller or its session is in, at
+// the worktree's root or anywhere below it.
+func (s *service) ruleNotHere(t gitx.Worktree) *Error {
+	if at, ok := s.hereWithin(t.Path); ok {
+		where := ""
+		if canonical(at) != canonical(t.Path) {
+			where = " (from " + Escape(at) + ", inside it)"
+		}
+		return refused("current_worktree", "switch to another worktree first (`copse switch TARGET`), then remove this one",
+			"%s (%s) is the worktree copse is running in%s", Escape(t.Path), describe(t), where)
+	}
+	return nil
+}
+
+// ruleHoldsNoWorktree: a worktree that contains another registered worktree would take
+// it along. Not even --force gets past this: remove or move the inner one first.
+func ruleHoldsNoWorktree(t gitx.Worktree, snap snapshot) *Error {
+	outer := canonical(t.Path)
+	for _, o := range snap.trees {
+		if o.Path == t.Path || o.Bare {
+			continue
+		}
+		if inner := canonical(o.Path); inner != outer && within(inner, outer) {
+			return refused("contains_worktree", "remove or move the inner worktree first (git worktree move), then this one",
+				"%s contains another worktree, %s (%s); removing it would delete that one too", Escape(t.Path), Escape(o.Path), describe(o))
+		}
+	}
+	return nil
+}
+
+func ruleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
+	if deleteBranch && t.Branch == "" {
+		return usage("no_branch", "delete_branch", "drop --delete-branch", "%s is detached; there is no branch to delete", Escape(t.Path))
+	}
+	return nil
+}
+
+func ruleNotLocked(t gitx.Worktree) *Error {
+	if t.Locked != nil {
+		return refused("locked_worktree", "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
+			"%s (%s) is locked: %s", Escape(t.Path), describe(t), Escape(lockReason(t)))
+	}
+	return nil
+}
+
+func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
+	if l.Status.Error != "" {
+		return refused("status_unknown", "fix the worktree, or pass --force to remove it anyway",
+			"cannot tell what removing %s would lose: %s", Escape(t.Path), l.Status.Error)
+	}
+	return nil
+}
+
+func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
+	if l.Operation != "" {
+		return refused("operation_in_progress", "finish or abort it first (git -C "+quoteDisplay(t.Path)+" status says how), or pass --force",
+			"%s (%s) is in the middle of a %s", Escape(t.Path), describe(t), l.Operation)
+	}
+	return nil
+}
+
+func ruleClean(t gitx.Worktree, l Losses) *Error {
+	switch {
+	case l.Status.Dirty():
+		return refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
+			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), changeSummary(l.Status))
+	case len(l.Hidden) > 0:
+		return refused("dirty_worktree", "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
+			"%s (%s) has %s that git status does not show (assume-unchanged or skip-worktree): %s",
+			Escape(t.Path), describe(t), plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
+	}
+	return nil
+}
+
+func ruleNoNested(t gitx.Worktree, l Losses) *Error {
+	if len(l.Nested) > 0 {
+		return refused("nested_repository", "move them out of the worktree first, or pass --force to delete them",
+			"%s (%s) holds %s that git does not track and a remove would delete: %s",
+			Escape(t.Path), describe(t), plural(len(l.Nested), "nested repository"), sample(l.Nested, len(l.Nested)))
+	}
+	return nil
+}
+
+func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
+	if l.Detached > 0 {
+		return refused("detached_unique_commits", "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them",
+			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), short(t.Head), plural(l.Detached, "commit"))
+	}
+	return nil
+}
+
+func ruleBranchMerged(t gitx.Worktree, l Losses, deleteBranch bool) *Error {
+	if deleteBranch && l.Unique > 0 {
+		return refused("unmerged_branch", "merge or push it first, or pass --force to delete it anyway",
+			"branch %s has %s on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit"))
+	}
+	return nil
 }
 
 func changeSummary(st Status) string {

@@ -45,34 +45,40 @@ type ListRequest struct {
 }
 
 type CreateRequest struct {
-	Branch string  `json:"branch" copse:"required" doc:"branch to create, or an existing local branch no worktree holds"`
-	Base   *string `json:"base,omitempty" doc:"commit-ish to start a new branch from (default HEAD)"`
-	Path   *string `json:"path,omitempty" doc:"absolute checkout path (default <parent>/<repo>.worktrees/<branch-slug>); needs confirmation"`
-	Label  *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
-	Focus  bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr only)"`
+	Branch             string  `json:"branch" copse:"required" doc:"branch to create, or an existing local branch no worktree holds"`
+	Base               *string `json:"base,omitempty" doc:"commit-ish to start a new branch from (default HEAD)"`
+	Path               *string `json:"path,omitempty" doc:"absolute checkout path (default <parent>/<repo>.worktrees/<branch-slug>); needs confirmation"`
+	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
+	Focus              bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr only)"`
+	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 
 type OpenRequest struct {
-	Path   *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
-	Branch *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
-	Label  *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
-	Focus  bool    `json:"focus,omitempty" doc:"focus the workspace (Herdr only)"`
+	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
+	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
+	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
+	Focus              bool    `json:"focus,omitempty" doc:"focus the workspace (Herdr only)"`
+	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 
 type SwitchRequest struct {
-	Path   *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
-	Branch *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
+	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
+	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
+	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 
 type RemoveRequest struct {
-	Path         *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of the worktree to remove"`
-	Branch       *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of the worktree to remove"`
-	WorkspaceID  *string `json:"workspace_id,omitempty" copse:"oneof=target" doc:"Herdr workspace id of the worktree to remove"`
-	Force        bool    `json:"force,omitempty" doc:"remove even if dirty or locked; delete an unmerged branch"`
-	DeleteBranch bool    `json:"delete_branch,omitempty" doc:"also delete the worktree's branch"`
+	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of the worktree to remove"`
+	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of the worktree to remove"`
+	WorkspaceID        *string `json:"workspace_id,omitempty" copse:"oneof=target" doc:"Herdr workspace id of the worktree to remove"`
+	Force              bool    `json:"force,omitempty" doc:"remove even if dirty or locked; delete an unmerged branch"`
+	DeleteBranch       bool    `json:"delete_branch,omitempty" doc:"also delete the worktree's branch"`
+	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 
-type BackRequest struct{}
+type BackRequest struct {
+	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
+}
 
 func (ListRequest) Op() Operation   { return OpList }
 func (CreateRequest) Op() Operation { return OpCreate }
@@ -133,6 +139,26 @@ func NewRequest(op Operation) (Request, bool) {
 		return LandStatusRequest{}, true
 	}
 	return nil, false
+}
+
+// expectedToken is the state_token a mutation was sent with, if any.
+func expectedToken(req Request) *string {
+	switch r := req.(type) {
+	case CreateRequest:
+		return r.ExpectedStateToken
+	case OpenRequest:
+		return r.ExpectedStateToken
+	case SwitchRequest:
+		return r.ExpectedStateToken
+	case RemoveRequest:
+		return r.ExpectedStateToken
+	case BackRequest:
+		return r.ExpectedStateToken
+	}
+	if t, ok := req.(interface{ expectedStateToken() *string }); ok {
+		return t.expectedStateToken()
+	}
+	return nil
 }
 
 // Str is a helper for building optional request fields.

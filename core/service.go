@@ -26,7 +26,10 @@ type Plan struct {
 	Confirm  *Confirmation // nil when no human confirmation is needed
 	Commands []string      // the exact commands Execute would run (dry run shows these)
 	Warnings []string
-	Token    StateToken
+	// Token is what a confirmation approves: the worktree list plus everything the
+	// confirmation shows; for plans without one, the list's token (ListToken).
+	Token     StateToken
+	ListToken StateToken
 
 	cmd command // the typed command; unexported so only Prepare can make one
 }
@@ -106,10 +109,36 @@ func (s *Service) Do(ctx context.Context, req Request, approved bool) (*Outcome,
 		return nil, err
 	}
 	if p.Confirm != nil && !approved {
-		return nil, &Error{Kind: KindRefused, Code: "needs_approval", Message: p.Confirm.Line(),
-			Hint: "ask the user, then run again with approval (--yes, --approved)"}
+		return nil, p.NeedsApproval("ask the user, then run again with approval (--yes, --approved)")
 	}
 	return s.Execute(ctx, p)
+}
+
+// NeedsApproval is the refusal for a plan that needs a human's yes and has none: the
+// confirmation on one line (escaped, so a host can show it verbatim) and the token a
+// host sends back as expected_state_token once the human agreed.
+func (p *Plan) NeedsApproval(hint string) *Error {
+	return &Error{Kind: KindRefused, Code: "needs_approval", Message: p.Confirm.Line(), Hint: hint, StateToken: p.Token}
+}
+
+// CheckApproval is what a host's approval must carry: for a plan that needs a yes, the
+// expected_state_token of the confirmation the human saw. Without it the approval is
+// refused as bad input (state_token_required); with another token, the state changed
+// (stale_state). Either way nothing runs. Plans without a confirmation pass.
+func (p *Plan) CheckApproval() error {
+	if p.Confirm == nil {
+		return nil
+	}
+	exp := expectedToken(p.Request)
+	if exp == nil {
+		return usage("state_token_required", "expected_state_token",
+			"send the request without approval first, show its needs_approval message to the user, then resend it approved with expected_state_token set to the state_token it returned",
+			"an approved %s must carry the expected_state_token of the confirmation the user saw", p.Request.Op())
+	}
+	if *exp != string(p.Token) {
+		return staleToken(*exp)
+	}
+	return nil
 }
 
 // SessionPath is the worktree this session is in: where the last switch or back went,

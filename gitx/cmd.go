@@ -12,6 +12,13 @@ type Cmd struct {
 	dir  string
 	args []string
 	read bool // read-only: run with GIT_OPTIONAL_LOCKS=0 so it never takes index.lock
+	// limit overrides Runner.OutputLimit for commands whose legitimate output can be
+	// large (a safety status listing every ignored file); 0 keeps the runner's cap.
+	limit int64
+	// keep, when set, filters stdout record by record (records end in NUL) before the
+	// cap applies, so a command whose full output is huge but whose interesting part is
+	// small (ls-files of a big index) never buffers the rest.
+	keep func(record []byte) bool
 }
 
 // Argv returns exactly what is executed, starting with "git" (Runner.Bin

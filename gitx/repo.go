@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -124,16 +123,7 @@ func (r *Runner) UniqueCommits(ctx context.Context, dir, branch string) (int, er
 	if err != nil {
 		return 0, err
 	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return 0, err
-	}
-	s := strings.TrimSuffix(string(out), "\n")
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || !isDigits(s) {
-		return 0, fmt.Errorf("gitx: rev-list --count printed %q, not a count", clip(s))
-	}
-	return n, nil
+	return r.count(ctx, c)
 }
 
 // yesNo runs a command whose exit status is the answer: 0 yes, 1 (silent) no.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -140,6 +141,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	if limit <= 0 {
 		limit = defaultOutputLimit
 	}
+	if c.limit > 0 {
+		limit = c.limit
+	}
 
 	runCtx, cancelRun := context.WithTimeout(ctx, timeout)
 	defer cancelRun()
@@ -155,6 +159,11 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	cmd := exec.CommandContext(procCtx, bin, argv[1:]...)
 	cmd.Env = r.environ(c.read)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	var filter *recordFilter
+	if c.keep != nil {
+		filter = &recordFilter{keep: c.keep, out: stdout}
+		cmd.Stdout = filter
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		// Negative pid: the whole group. git is the group leader (Setpgid).
@@ -188,6 +197,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 		return nil, fail(ErrOutputLimit, fmt.Errorf("output passed the %d-byte limit; git was stopped", limit))
 	}
 	if waitErr == nil {
+		if filter != nil && len(filter.partial) > 0 {
+			return nil, fail(ErrIO, fmt.Errorf("output ended inside a record (%d bytes without NUL)", len(filter.partial)))
+		}
 		return stdout.buf.Bytes(), nil
 	}
 	if e := contextFailure(ctx, runCtx, timeout, fail); e != nil {
@@ -248,6 +260,36 @@ func (w *capBuffer) Write(p []byte) (int, error) {
 	w.over.Store(true)
 	w.stop()
 	return int(room), errOverflow
+}
+
+// recordFilter passes on only the NUL-terminated records keep accepts.
+type recordFilter struct {
+	keep    func([]byte) bool
+	out     io.Writer
+	partial []byte
+}
+
+func (f *recordFilter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, 0)
+		if i < 0 {
+			f.partial = append(f.partial, p...)
+			break
+		}
+		rec := p[:i+1]
+		if len(f.partial) > 0 {
+			rec = append(f.partial, rec...)
+			f.partial = nil
+		}
+		if f.keep(rec[:len(rec)-1]) {
+			if _, err := f.out.Write(rec); err != nil {
+				return 0, err
+			}
+		}
+		p = p[i+1:]
+	}
+	return n, nil
 }
 
 // repoEnv are inherited variables that would make git operate on a repository

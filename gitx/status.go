@@ -24,7 +24,20 @@ type Status struct {
 	Ahead, Behind                           int
 	Staged, Unstaged, Untracked, Conflicted int  // entry counts
 	Rebasing, Merging                       bool // set by Runner.Status only
+
+	// Ignored counts ignored entries ('!'), and IgnoredSample keeps the first few of them
+	// (only a status run with --ignored prints any).
+	Ignored       int
+	IgnoredSample []string
+	// UntrackedDirs and IgnoredDirs are entries printed as a directory ("sub/"); they are
+	// counted in Untracked and Ignored too. With --untracked-files=all and
+	// --ignored=traditional git lists every other file one by one and stops only at a
+	// nested repository, so there each of these is a repository of its own.
+	UntrackedDirs, IgnoredDirs []string
 }
+
+// ignoredSampleSize bounds Status.IgnoredSample: a confirmation names a few, then a count.
+const ignoredSampleSize = 5
 
 // Dirty reports any staged, unstaged, untracked or conflicted entry.
 func (s Status) Dirty() bool {
@@ -113,8 +126,23 @@ func ParseStatus(b []byte) (Status, error) {
 			}
 		case 'u':
 			s.Conflicted++
-		case '?':
-			s.Untracked++
+		case '?', '!':
+			p := parts[1]
+			dir := strings.HasSuffix(p, "/")
+			if field[0] == '?' {
+				s.Untracked++
+				if dir {
+					s.UntrackedDirs = append(s.UntrackedDirs, p)
+				}
+			} else {
+				if dir {
+					s.IgnoredDirs = append(s.IgnoredDirs, p)
+				}
+				s.Ignored++
+				if len(s.IgnoredSample) < ignoredSampleSize {
+					s.IgnoredSample = append(s.IgnoredSample, p)
+				}
+			}
 		}
 		if field[0] == '2' { // the original path of the rename or copy
 			orig, rest, err := nextField(b)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -37,7 +38,7 @@ func TestParseStatusFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
 			}
 			if got.Dirty() != (got.Staged+got.Unstaged+got.Untracked+got.Conflicted > 0) {
@@ -58,7 +59,9 @@ func TestParseStatusInline(t *testing.T) {
 		in   string
 		want Status
 	}{
-		{"ignored entries not counted", head + "! build/out\x00? x\x00", Status{Branch: "main", Untracked: 1}},
+		{"ignored entries counted apart", head + "! build/out\x00? x\x00", Status{Branch: "main", Untracked: 1, Ignored: 1, IgnoredSample: []string{"build/out"}}},
+		{"directories kept (nested repositories under -uall)", head + "? vendor/lib/\x00! node_modules/pkg/\x00", Status{Branch: "main", Untracked: 1, Ignored: 1,
+			IgnoredSample: []string{"node_modules/pkg/"}, UntrackedDirs: []string{"vendor/lib/"}, IgnoredDirs: []string{"node_modules/pkg/"}}},
 		{"deleted unstaged", head + one(".D", "gone.txt"), Status{Branch: "main", Unstaged: 1}},
 		{"type change staged", head + one("T.", "link"), Status{Branch: "main", Staged: 1}},
 		{"path with spaces", head + one("M.", "a b c"), Status{Branch: "main", Staged: 1}},
@@ -72,7 +75,7 @@ func TestParseStatusInline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})

@@ -36,20 +36,21 @@ type ReplyError struct {
 	Hint      string `json:"hint"`
 	Field     string `json:"field,omitempty"`
 	Uncertain bool   `json:"uncertain"`
+	// StateToken comes with needs_approval: resend the request approved with
+	// expected_state_token set to it, so the approval covers exactly what was shown.
+	StateToken string `json:"state_token,omitempty"`
 }
 
 func okReply(o *core.Outcome) Reply { return Reply{OK: true, Result: o.Result()} }
 
 func errReply(err error) Reply {
 	e := core.AsError(err)
-	return Reply{Error: &ReplyError{Code: e.Code, Message: e.Message, Hint: e.Hint, Field: e.Field, Uncertain: e.Uncertain()}}
+	return Reply{Error: &ReplyError{Code: e.Code, Message: e.Message, Hint: e.Hint, Field: e.Field, Uncertain: e.Uncertain(), StateToken: string(e.StateToken)}}
 }
 
 // needsApproval refuses a plan that needs a human's yes. The message is the
 // confirmation on one line, already escaped by core, so a host can show it verbatim.
-func needsApproval(p *core.Plan, hint string) error {
-	return &core.Error{Kind: core.KindRefused, Code: "needs_approval", Message: p.Confirm.Line(), Hint: hint}
-}
+func needsApproval(p *core.Plan, hint string) error { return p.NeedsApproval(hint) }
 
 // Tool reads ONE JSON request from in (at most MaxRequestBytes; it never prompts),
 // writes ONE reply line to out and returns the exit code: 0 done, 1 refused or failed,
@@ -92,7 +93,13 @@ func runTool(ctx context.Context, open Opener, in io.Reader, approved bool) (*co
 		return nil, err
 	}
 	if plan.Confirm != nil && !approved {
-		return nil, needsApproval(plan, "show this to the user; if they agree, run the same request again with `copse tool --approved`")
+		return nil, needsApproval(plan, "show this to the user; if they agree, run the same request again with `copse tool --approved` and \"expected_state_token\" set to this reply's state_token")
+	}
+	if approved {
+		// The host approves what its human saw: the token of that confirmation.
+		if err := plan.CheckApproval(); err != nil {
+			return nil, err
+		}
 	}
 	return svc.Execute(ctx, plan)
 }

@@ -222,11 +222,26 @@ func TestToolNeedsApproval(t *testing.T) {
 	}
 }
 
+// approve does what a host does: send the request, show the needs_approval line, then
+// resend it approved with the state_token of that confirmation.
+func approve(t *testing.T, open Opener, req map[string]any) toolRun {
+	t.Helper()
+	first := runToolJSON(t, open, mustJSON(t, req), false)
+	if first.code != 1 || first.reply.Error == nil || first.reply.Error.Code != "needs_approval" || first.reply.Error.StateToken == "" {
+		t.Fatalf("%v: want needs_approval with a state_token, got exit %d %s", req, first.code, first.raw)
+	}
+	again := map[string]any{"expected_state_token": first.reply.Error.StateToken}
+	for k, v := range req {
+		again[k] = v
+	}
+	return runToolJSON(t, open, mustJSON(t, again), true)
+}
+
 func TestToolApprovedRuns(t *testing.T) {
 	f := newFixture(t)
 	wt := filepath.Join(f.Base, "elsewhere")
 
-	r := runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "create", "branch": "fresh", "path": wt}), true)
+	r := approve(t, f.open, map[string]any{"operation": "create", "branch": "fresh", "path": wt})
 	if r.code != 0 || !f.worktreeListed(wt) {
 		t.Fatalf("approved create: exit %d, %s; listed %v", r.code, r.raw, f.worktreeListed(wt))
 	}
@@ -234,14 +249,13 @@ func TestToolApprovedRuns(t *testing.T) {
 		t.Errorf("new worktree is on %q, want fresh", got)
 	}
 
-	r = runToolJSON(t, f.open, `{"operation":"remove","path":`+mustJSON(t, wt)+`}`, true)
+	r = approve(t, f.open, map[string]any{"operation": "remove", "path": wt})
 	if r.code != 0 || f.worktreeListed(wt) {
 		t.Fatalf("approved remove: exit %d, %s; still listed %v", r.code, r.raw, f.worktreeListed(wt))
 	}
 	if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%s still exists (%v)", wt, err)
 	}
-
 	// create without a path needs no confirmation.
 	r = runToolJSON(t, f.open, `{"operation":"create","branch":"other"}`, false)
 	if r.code != 0 {
@@ -258,6 +272,71 @@ func TestToolApprovedRuns(t *testing.T) {
 	if b, _ := json.Marshal(r.reply.Result); r.code != 0 || json.Unmarshal(b, &listing) != nil || len(listing.Worktrees) != 3 {
 		t.Errorf("list: exit %d, %s", r.code, r.raw)
 	}
+}
+
+// --approved approves only what the human saw: without the confirmation's token it is bad
+// input, with a token of another state it is stale, and in both cases nothing runs.
+func TestToolApprovalNeedsTheShownState(t *testing.T) {
+	f := newFixture(t)
+	before := f.Snapshot()
+	req := map[string]any{"operation": "remove", "branch": "feat"}
+
+	r := runToolJSON(t, f.open, mustJSON(t, req), true)
+	if r.code != 2 || r.reply.Error.Code != "state_token_required" || r.reply.Error.Field != "expected_state_token" {
+		t.Fatalf("approved without a token: exit %d %s; want exit 2 state_token_required", r.code, r.raw)
+	}
+	f.Unchanged(before)
+
+	// The list's token is not the confirmation's: approving with it would approve a
+	// confirmation nobody saw.
+	list := runToolJSON(t, f.open, `{"operation":"list"}`, false)
+	listTok, _ := list.reply.Result.(map[string]any)["state_token"].(string)
+	if listTok == "" {
+		t.Fatalf("list reply carries no state_token: %s", list.raw)
+	}
+	r = runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "remove", "branch": "feat", "expected_state_token": listTok}), true)
+	if r.code != 1 || r.reply.Error.Code != "stale_state" {
+		t.Fatalf("approved with the list token: exit %d %s; want stale_state", r.code, r.raw)
+	}
+	f.Unchanged(before)
+
+	// The confirmation was shown; then a file appears in the worktree. The old token no
+	// longer describes what the remove would lose: stale, nothing runs.
+	shown := runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "remove", "branch": "feat", "force": true}), false)
+	tok := shown.reply.Error.StateToken
+	if shown.reply.Error.Code != "needs_approval" || tok == "" {
+		t.Fatalf("want needs_approval with a token: %s", shown.raw)
+	}
+	if err := os.WriteFile(filepath.Join(f.feat, "new.txt"), []byte("work"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before = f.Snapshot()
+	r = runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "remove", "branch": "feat", "force": true, "expected_state_token": tok}), true)
+	if r.code != 1 || r.reply.Error.Code != "stale_state" {
+		t.Fatalf("approved after the losses changed: exit %d %s; want stale_state", r.code, r.raw)
+	}
+	f.Unchanged(before)
+	if !f.worktreeListed(f.feat) {
+		t.Fatal("the worktree was removed")
+	}
+}
+
+// A non-confirmed mutation sent with a list token runs while the list is unchanged and
+// is refused once it changed.
+func TestToolExpectedStateTokenOnMutations(t *testing.T) {
+	f := newFixture(t)
+	list := runToolJSON(t, f.open, `{"operation":"list"}`, false)
+	tok, _ := list.reply.Result.(map[string]any)["state_token"].(string)
+	r := runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "create", "branch": "one", "expected_state_token": tok}), false)
+	if r.code != 0 {
+		t.Fatalf("create with the current token: exit %d %s", r.code, r.raw)
+	}
+	before := f.Snapshot()
+	r = runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "create", "branch": "two", "expected_state_token": tok}), false)
+	if r.code != 1 || r.reply.Error.Code != "stale_state" {
+		t.Fatalf("create with a stale token: exit %d %s; want stale_state", r.code, r.raw)
+	}
+	f.Unchanged(before)
 }
 
 func TestWriteSchema(t *testing.T) {

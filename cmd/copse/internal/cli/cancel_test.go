@@ -171,6 +171,8 @@ wait
 	if !strings.Contains(msg, "cancel") {
 		t.Fatalf("stderr does not say it was cancelled:\n%s", msg)
 	}
+	// The hint says how to take the half-made worktree back; it must be a command copse takes.
+	checkHints(t, stdout.String(), msg)
 }
 
 // A hook that prints more than the 2 MB cap is a size-limit error, not "not found".

@@ -119,7 +119,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 		// pflag, argument counts): bad usage, nothing ran.
 		hint := "see copse --help"
 		if cmd != nil && cmd != root {
-			hint = "see " + cmd.CommandPath() + " --help"
+			hint = "see `" + cmd.CommandPath() + " --help`"
 		}
 		var msg string
 		var ue *usageError
@@ -275,7 +275,7 @@ retry blindly); 130 cancelled.`,
 	pf.BoolVar(&f.Global.JSON, "json", false, "print the result (or the error) as JSON on stdout")
 	pf.BoolVar(&f.Global.NoColor, "no-color", false, "no colour (also NO_COLOR)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &usageError{msg: err.Error(), hint: "see " + cmd.CommandPath() + " --help"}
+		return &usageError{msg: err.Error(), hint: "see `" + cmd.CommandPath() + " --help`"}
 	})
 
 	root.AddCommand(

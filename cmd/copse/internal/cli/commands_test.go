@@ -96,7 +96,7 @@ func TestSafetyRefusals(t *testing.T) {
 		{"remove: current (cwd)", filepath.Join(r.here, "sub"), []string{"remove", "--yes", "--force", "here"}, []string{"is the worktree copse is running in"}},
 		{"remove: dirty without --force", r.Root, []string{"remove", "--yes", "dirty"}, []string{"has uncommitted changes: 1 untracked", "--force"}},
 		{"remove: locked without --force", r.Root, []string{"remove", "--yes", r.locked}, []string{"is locked: agent 7 is working", "git worktree unlock"}},
-		{"remove: unmerged with --delete-branch", r.Root, []string{"remove", "--yes", "--delete-branch", "unmerged"}, []string{"branch unmerged has 1 commits on no other branch or remote", "--force"}},
+		{"remove: unmerged with --delete-branch", r.Root, []string{"remove", "--yes", "--delete-branch", "unmerged"}, []string{"branch unmerged has 1 commit on no other branch or remote", "--force"}},
 		{"remove: no such worktree", r.Root, []string{"remove", "--yes", "nope"}, []string{"no worktree has branch nope"}},
 		{"remove: no such path", r.Root, []string{"remove", "--yes", filepath.Join(r.Base, "nowhere")}, []string{"no worktree at"}},
 		{"switch: already here", r.here, []string{"switch", "here"}, []string{"you are already in " + r.here}},
@@ -254,7 +254,7 @@ func TestListJSONShape(t *testing.T) {
 		if err := json.Unmarshal([]byte(res.stdout), &top); err != nil {
 			t.Fatal(err, res)
 		}
-		if got := keys(top); !reflect.DeepEqual(got, []string{"backend", "repo_root", "worktrees"}) {
+		if got := keys(top); !reflect.DeepEqual(got, []string{"backend", "repo_root", "state_token", "worktrees"}) {
 			t.Fatalf("top-level keys %v", got)
 		}
 		var l struct {
@@ -378,7 +378,7 @@ func TestSwitchPrintsOrWritesCDFile(t *testing.T) {
 	if res.stdout != feat+"\n" {
 		t.Fatalf("switch prints the path:\n%s", res)
 	}
-	if !strings.Contains(res.stderr, "warning: "+r.Root+" has 1 uncommitted changes; they stay there") {
+	if !strings.Contains(res.stderr, "warning: "+r.Root+" has 1 uncommitted change; they stay there") {
 		t.Fatalf("leaving uncommitted work is a warning on stderr:\n%s", res)
 	}
 

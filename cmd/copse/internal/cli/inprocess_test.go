@@ -186,7 +186,7 @@ func TestRunMapsUsageErrors(t *testing.T) {
 	if code := cli.Run(context.Background(), f, []string{"--json", "list", "--nope"}); code != 2 {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(out.String(), `{"error":{"code":"usage","message":"unknown flag: --nope","hint":"see copse list --help"}}`) {
+	if !strings.Contains(out.String(), `{"error":{"code":"usage","message":"unknown flag: --nope","hint":"see `+"`copse list --help`"+`"}}`) {
 		t.Fatalf("json error %s", out)
 	}
 }

@@ -110,6 +110,7 @@ func runCmd(t *testing.T, r *coretest.Repo, dir string, env []string, stdin io.R
 	if res.code == 66 && strings.Contains(res.stderr, "DATA RACE") {
 		t.Fatalf("data race in copse:\n%s", res.stderr)
 	}
+	checkHints(t, res.stdout, res.stderr)
 	return res
 }
 

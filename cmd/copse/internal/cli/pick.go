@@ -46,7 +46,7 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 	if err != nil {
 		return &core.Error{Kind: core.KindFailed, Code: "no_terminal", Err: err,
 			Message: "the picker needs a terminal, and /dev/tty cannot be opened",
-			Hint:    "use copse list, copse switch TARGET or copse tool instead"}
+			Hint:    "use `copse list`, `copse switch TARGET` or `copse tool` instead"}
 	}
 	defer tty.Close()
 	width, height, _ := term.GetSize(int(tty.Fd()))

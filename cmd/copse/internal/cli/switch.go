@@ -172,7 +172,7 @@ func writeCDFile(name, path string) error {
 	if err != nil {
 		return &core.Error{Kind: core.KindFailed, Code: "cd_file", Err: err,
 			Message: "cannot write COPSE_CD_FILE " + core.Escape(name) + ": " + core.Escape(err.Error()),
-			Hint:    "unset COPSE_CD_FILE to get the path on stdout, or reload the shell integration (copse init)"}
+			Hint:    "unset COPSE_CD_FILE to get the path on stdout, or reload the shell integration (`copse init bash`, zsh or fish)"}
 	}
 	_ = fh.Chmod(0o600)
 	_, err = fh.WriteString(path)

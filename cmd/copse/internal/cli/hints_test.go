@@ -1,0 +1,128 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/copse-dev/copse/cmd/copse/internal/cli"
+)
+
+// Hints name copse commands in backquotes (`copse list`), and every such command must
+// parse: a hint that names a flag or verb copse lacks sends the user nowhere. checkHints
+// runs on every result the CLI tests see, so every refusal they provoke is checked.
+
+var (
+	quotedCommand = regexp.MustCompile("`(copse [^`]*)`")
+	bareCommand   = regexp.MustCompile(`\bcopse (list|create|open|switch|remove|back|init|tool|mcp|version|pick|restore|claim|release|land|prune|events|setup|completion)\b`)
+)
+
+// hintsIn finds the hints of a run: stderr's "  hint: …" lines and --json's "hint" fields.
+func hintsIn(stdout, stderr string) []string {
+	var hints []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if h, ok := strings.CutPrefix(l, "  hint: "); ok {
+			hints = append(hints, h)
+		}
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		var v struct {
+			Error *struct {
+				Hint string `json:"hint"`
+			} `json:"error"`
+		}
+		if json.Unmarshal([]byte(l), &v) == nil && v.Error != nil && v.Error.Hint != "" {
+			hints = append(hints, v.Error.Hint)
+		}
+	}
+	return hints
+}
+
+func checkHints(t testing.TB, stdout, stderr string) {
+	t.Helper()
+	for _, h := range hintsIn(stdout, stderr) {
+		// A usage synopsis ("usage: copse create BRANCH [--base REF]") describes a
+		// command line; it is not one to run.
+		if strings.HasPrefix(h, "usage: ") {
+			continue
+		}
+		if bare := bareCommand.FindString(quotedCommand.ReplaceAllString(h, "")); bare != "" {
+			t.Errorf("hint %q names %q outside backquotes", h, bare)
+		}
+		for _, m := range quotedCommand.FindAllStringSubmatch(h, -1) {
+			words, err := shellWords(m[1])
+			if err != nil {
+				t.Errorf("hint %q: %v", h, err)
+				continue
+			}
+			if err := cli.ParseCommandLine(words[1:]); err != nil {
+				t.Errorf("hint %q names %q, which copse does not accept: %v", h, m[1], err)
+			}
+		}
+	}
+}
+
+// shellWords splits a command as a POSIX shell would for the quoting gitx.ShellQuote
+// produces: bare words and single-quoted strings.
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, in = true, true
+		case c == ' ':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if quoted {
+		return nil, errUnterminated
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+var errUnterminated = &json.SyntaxError{}
+
+func TestHintCheckerCatchesBadHints(t *testing.T) {
+	for _, tc := range []struct {
+		hint string
+		ok   bool
+	}{
+		{"run `copse list` to see what exists", true},
+		{"keep it, or remove it: `copse remove '/tmp/a b'`", true},
+		{"keep it, or remove it: `copse remove --path /tmp/x`", false}, // remove takes the path as TARGET
+		{"run copse list to see", false},                               // outside backquotes
+		{"`copse frobnicate`", false},
+	} {
+		ft := &fakeT{}
+		checkHints(ft, "", "copse: x\n  hint: "+tc.hint+"\n")
+		if ft.failed == tc.ok {
+			t.Errorf("hint %q: checker failed=%v, want ok=%v", tc.hint, ft.failed, tc.ok)
+		}
+	}
+}
+
+type fakeT struct {
+	testing.TB
+	failed bool
+}
+
+func (f *fakeT) Helper()               {}
+func (f *fakeT) Errorf(string, ...any) { f.failed = true }
