@@ -224,7 +224,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		return
 	}
 	if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
-		warn("kept %s: copse runs inside it; remove it from elsewhere (copse remove %s)", Escape(t.Path), quoteDisplay(t.Path))
+		warn("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
 		return
 	}
 	if t.Locked != nil {

@@ -50,15 +50,6 @@ func (s *service) prepareLandStatus(r LandStatusRequest) (*Plan, error) {
 }
 
 func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot) (*Plan, error) {
-	if r.ExpectedStateToken != nil {
-		if err := checkText("expected_state_token", *r.ExpectedStateToken, 128); err != nil {
-			return nil, err
-		}
-	}
-	if r.ExpectedStateToken != nil && StateToken(*r.ExpectedStateToken) != snap.token {
-		return nil, refused("stale_state", "read the list again (copse list --json) and retry with its state_token",
-			"the worktree list changed since the state token was read; nothing was queued")
-	}
 	n := 0
 	for _, v := range []*string{r.Path, r.Branch, r.ID} {
 		if v != nil {
@@ -345,7 +336,7 @@ func (s *service) resolveID(ctx context.Context, snap snapshot, raw string) (git
 		return gitx.Worktree{}, err
 	}
 	if strings.ContainsRune(raw, '/') || raw == "." || raw == ".." {
-		return gitx.Worktree{}, usage("bad_id", "id", "use the id copse list --json shows", "id %s is not a worktree id", quote(raw))
+		return gitx.Worktree{}, usage("bad_id", "id", "use the id `copse list --json` shows", "id %s is not a worktree id", quote(raw))
 	}
 	cd, err := s.commonDir(ctx)
 	if err != nil {
@@ -358,5 +349,5 @@ func (s *service) resolveID(ctx context.Context, snap snapshot, raw string) (git
 			return t, nil
 		}
 	}
-	return gitx.Worktree{}, refused("no_such_worktree", "copse list --json shows the ids", "no worktree has id %s", quote(raw))
+	return gitx.Worktree{}, refused("no_such_worktree", "`copse list --json` shows the ids", "no worktree has id %s", quote(raw))
 }

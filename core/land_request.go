@@ -32,3 +32,6 @@ func (LandRequest) Op() Operation       { return OpLand }
 func (LandStatusRequest) Op() Operation { return OpLandStatus }
 func (LandRequest) isRequest()          {}
 func (LandStatusRequest) isRequest()    {}
+
+// expectedStateToken lets prepare check the token like every other mutation's.
+func (r LandRequest) expectedStateToken() *string { return r.ExpectedStateToken }

@@ -110,7 +110,7 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 			return &Outcome{Operation: OpLandStatus, Land: &jobs[i]}, nil
 		}
 	}
-	return nil, refused("no_such_job", "copse land status lists the jobs", "there is no land job %s", jobName(c.ticket))
+	return nil, refused("no_such_job", "`copse land status` lists the jobs", "there is no land job %s", jobName(c.ticket))
 }
 
 func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(LandProgress)) (*Outcome, error) {
@@ -130,8 +130,7 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	}
 	if c.expected != nil && StateToken(*c.expected) != snap.token {
 		unlock()
-		return nil, refused("stale_state", "read the list again (copse list --json) and retry with its state_token",
-			"the worktree list changed since the state token was read; nothing was queued")
+		return nil, staleToken(*c.expected)
 	}
 	ticket, err := nextTicket(dir)
 	if err != nil {
@@ -228,7 +227,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, progress func(
 		}
 		if mine != "" && me == nil {
 			dropLiveness(dir, mine)
-			return nil, failed("land_record_missing", nil, "copse land status lists the jobs", "the record of %s disappeared", mine)
+			return nil, failed("land_record_missing", nil, "`copse land status` lists the jobs", "the record of %s disappeared", mine)
 		}
 		if me != nil && me.State.Finished() {
 			return me, nil
@@ -451,7 +450,7 @@ func (r *landRun) remaining(phase LandPhase) string {
 	case PhaseAdvance:
 		return "branch " + Escape(j.Worktree.Branch) + " is rebased and tested at " + short(j.Commit) + "; " + Escape(j.Into) + " is unchanged"
 	}
-	return "see copse land status " + j.Job
+	return "see `copse land status " + j.Job + "`"
 }
 
 func (r *landRun) run(ctx context.Context) {
@@ -548,7 +547,7 @@ func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
 	}
 	t, ok := find(snap, j.Worktree.Path)
 	if !ok || t.Prunable != nil {
-		r.blocked("worktree_gone", "create it again, or check copse list", "the worktree %s is gone", Escape(j.Worktree.Path))
+		r.blocked("worktree_gone", "create it again, or check `copse list`", "the worktree %s is gone", Escape(j.Worktree.Path))
 		return nil, false
 	}
 	if t.Branch == "" {
