@@ -684,3 +684,23 @@ func (r *landRun) gate(ctx context.Context) bool {
 	}
 	return true
 }
+
+// LandDefaults is what a land form starts from: the default target (the main checkout's
+// branch, "" when it has none) and the test command from git config copse.test.
+func (s *Service) LandDefaults(ctx context.Context) (into, test string, err error) {
+	snap, err := s.impl.read(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if len(snap.trees) > 0 && !snap.trees[0].Bare {
+		into = snap.trees[0].Branch
+	}
+	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.root(), "copse.test")
+	if err != nil {
+		return into, "", gitFailure("config_failed", err, "cannot read git config copse.test")
+	}
+	if ok {
+		test = strings.TrimSpace(v)
+	}
+	return into, test, nil
+}

@@ -30,6 +30,8 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.confirmKey(k)
 	case modeForm:
 		return m.formKey(k)
+	case modeLand:
+		return m.landKey(k)
 	case modeFilter:
 		return m.filterKey(k)
 	}
@@ -109,6 +111,8 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.startOp(core.OpOpen, "opening "+r.label, core.OpenRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Remove):
 		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: r.path})
+	case key.Matches(k, ks.Land):
+		return m.openLandForm()
 	case key.Matches(k, ks.ForceRemove):
 		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true},
 			opOptions{force: true, path: r.path})

@@ -20,6 +20,7 @@ type KeyMap struct {
 	New         key.Binding
 	Remove      key.Binding
 	ForceRemove key.Binding
+	Land        key.Binding
 	Back        key.Binding
 	Filter      key.Binding
 	Refresh     key.Binding
@@ -64,6 +65,7 @@ func DefaultKeyMap() KeyMap {
 		New:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new")),
 		Remove:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "remove")),
 		ForceRemove: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "force remove")),
+		Land:        key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "land")),
 		Back:        key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "back")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Refresh:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
@@ -117,6 +119,11 @@ func (m Model) helpFor() helpKeys {
 			b = []key.Binding{k.ToggleFocus, k.Submit, k.CancelForm, k.NextField, k.PrevField}
 		}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
+	case modeLand:
+		sub := k.Submit
+		sub.SetHelp("enter", "land")
+		b := []key.Binding{sub, k.CancelForm, k.NextField}
+		return helpKeys{short: b, full: [][]key.Binding{b}}
 	case modeConfirm:
 		b := []key.Binding{k.Yes, k.No}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
@@ -138,7 +145,7 @@ func (m Model) helpFor() helpKeys {
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},
-			{k.New, k.Remove, k.ForceRemove},
+			{k.New, k.Remove, k.ForceRemove, k.Land},
 			last,
 		},
 	}

@@ -19,11 +19,12 @@ func TestKeysDoc(t *testing.T) {
 		notes map[string]string
 	}{
 		{"List", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}, nil},
-		{"List", []key.Binding{k.Switch, k.Open, k.New, k.Remove, k.ForceRemove, k.Back, k.Filter, k.Refresh, k.Help, k.Quit, k.ForceQuit},
+		{"List", []key.Binding{k.Switch, k.Open, k.New, k.Remove, k.ForceRemove, k.Land, k.Back, k.Filter, k.Refresh, k.Help, k.Quit, k.ForceQuit},
 			map[string]string{
 				"enter": "in `copse pick`: select the row and print its path",
 				"o":     "only inside Herdr (hidden with the git backend)",
 				"D":     "asks twice",
+				"L":     "lands the selected worktree: a form with target and test command, then progress with phase and elapsed time",
 				"-":     "not in `copse pick`",
 				"esc":   "clears an applied filter first",
 			}},

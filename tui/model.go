@@ -21,6 +21,7 @@ const (
 	modeFilter
 	modeForm
 	modeConfirm
+	modeLand // the land form (after L)
 )
 
 // Model is the picker's one root model. It owns all state, focus, layout and routing;
@@ -72,6 +73,10 @@ type Model struct {
 	opSeq   int
 	spinner spinner.Model
 	status  statusLine
+
+	// Landing (land.go): the form after L, and the newest land job per worktree path.
+	landForm landForm
+	lands    map[string]core.LandJob
 
 	result Result
 }
@@ -141,6 +146,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.form.setWidth(m.w())
+		m.landForm.setWidth(m.w())
 		m.help.SetWidth(m.w())
 		m.clampCursor()
 		return m, nil
@@ -163,6 +169,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, drainStatusCmd(msg.seq, msg.stream, statusWindow)
 	case preparedMsg:
 		return m.onPrepared(msg)
+	case landDefaultsMsg:
+		if m.mode == modeLand && msg.err == nil {
+			m.landForm.setDefaults(msg.into, msg.test)
+		}
+		return m, nil
+	case landJobsMsg:
+		return m.onLandJobs(msg)
+	case landProgressMsg:
+		return m.onLandProgress(msg)
 	case executedMsg:
 		return m.onExecuted(msg)
 	case branchesMsg:
@@ -223,8 +238,12 @@ func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
 	// git's rows are shown; what could not be added to them (Herdr's workspace ids) is
 	// said in the status line, after whatever is there already.
 	m.status.addWarnings(msg.listing.Warnings)
+	m.applyLands()
 	m.clampCursor()
-	return m, m.startStatuses()
+	if m.svc == nil {
+		return m, m.startStatuses()
+	}
+	return m, tea.Batch(m.startStatuses(), landJobsCmd(m.ctx, m.svc, m.loadSeq))
 }
 
 // startStatuses cancels the previous status pool and starts one for the current rows.

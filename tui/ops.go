@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
@@ -44,6 +45,9 @@ func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
 		return m.opFailed(op, msg.err)
 	}
 	if msg.plan.Confirm == nil {
+		if op.kind == core.OpLand {
+			return m.startLand(op, msg.plan)
+		}
 		return m, executeCmd(op.ctx, m.svc, op.id, msg.plan)
 	}
 	// The dialog may stay open for minutes; the prepare context is done with. Confirming
@@ -97,6 +101,13 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 			what = " " + core.Escape(tildePath(out.Path, m.home))
 		}
 		m.status = infoStatus("removed" + what)
+	case core.OpLand:
+		if out != nil && out.Land != nil {
+			j := out.Land
+			m.status = infoStatus(fmt.Sprintf("landed %s onto %s at %s (%s)", core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortHash(j.Commit), j.Job))
+		} else {
+			m.status = infoStatus("landed")
+		}
 	case core.OpOpen:
 		ws := ""
 		if out != nil && out.WorkspaceID != "" {
@@ -121,6 +132,9 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 	if m.mode == modeForm && e.Kind == core.KindUsage && m.form.fieldError(e) {
 		return m, nil
 	}
+	if m.mode == modeLand && e.Kind == core.KindUsage && m.landForm.fieldError(e) {
+		return m, nil
+	}
 	if op.kind == core.OpRemove && e.ForceHelps && !op.force {
 		m.status = removeRefusedStatus(e, op.path)
 	} else {
@@ -128,6 +142,9 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 	}
 	m.clampCursor() // the error may take lines from the list: keep the selected row on screen
 	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen
+	if op.kind == core.OpLand && m.mode != modeLand {
+		return m, m.reload() // a land that ran (blocked, cancelled…) changed its row's mark
+	}
 	if e.Code == "stale_state" || (mutation && e.Kind != core.KindUsage && e.Kind != core.KindRefused) {
 		return m, m.reload()
 	}

@@ -19,6 +19,9 @@ type row struct {
 	pending  bool   // status requested and not back yet
 	current  bool   // this session is here (the ● marker): core's SessionPath, else wt.Current
 	filterOn string // what the fuzzy filter matches: label and path
+
+	// land is a land job worth showing (queued, running, blocked…), see land.go.
+	land *core.LandJob
 }
 
 func newRow(wt core.Worktree, home string) row {
@@ -136,6 +139,9 @@ func tags(r row, st *Styles) []seg {
 	if r.wt.WorkspaceID != nil && *r.wt.WorkspaceID != "" {
 		out = append(out, seg{"[" + core.Escape(*r.wt.WorkspaceID) + "]", st.TagWS})
 	}
+	if r.land != nil {
+		out = append(out, landTag(r.land, st))
+	}
 	return out
 }
 
@@ -149,6 +155,10 @@ func detailParts(r row, narrow bool) []string {
 	}
 	if !r.wt.Detached && r.wt.Head != "" {
 		parts = append(parts, shortHash(r.wt.Head))
+	}
+	if r.land != nil {
+		// What a land needs from its owner comes before the status details.
+		parts = append(parts, landDetail(r.land))
 	}
 	if s := r.wt.Status; s != nil {
 		if s.Error != "" {

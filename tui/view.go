@@ -43,6 +43,8 @@ func (m Model) render() string {
 	switch m.mode {
 	case modeForm:
 		body = fitWidth(m.form.view(&m.styles, w), w)
+	case modeLand:
+		body = fitWidth(m.landForm.view(&m.styles, w), w)
 	case modeConfirm:
 		body = fitWidth(centerBlock(m.confirm.view(&m.styles, w, bodyH), w), w)
 	default:
