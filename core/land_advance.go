@@ -87,6 +87,9 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 		return false, false
 	}
 	j.Previous = old
+	if testHookAfterSwap != nil {
+		testHookAfterSwap()
+	}
 	if holder != nil {
 		if !r.sync(ctx, *holder, old) {
 			return false, false
@@ -100,6 +103,9 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 	}
 	return false, true
 }
+
+// testHookAfterSwap runs between the swap and the sync (tests inject failures there).
+var testHookAfterSwap func()
 
 // checkHolder refuses a checkout of the target that cannot be kept in step: one in the
 // middle of an operation, one whose HEAD is not the target any more, or one whose

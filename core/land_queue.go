@@ -248,19 +248,29 @@ func readJob(path string) (LandJob, error) {
 
 // ---- liveness locks ----
 
-// held keeps every liveness lock this process holds, by lock path. The *os.File must stay
-// referenced: a collected file is closed by its finalizer, which drops the flock and would
-// make a live job look abandoned.
+// held keeps every liveness lock this process holds, by lock path, with the runner that
+// holds it: one process may run several land loops at once (an MCP server, the picker),
+// and a job is run only by the loop that holds it. The *os.File must stay referenced: a
+// collected file is closed by its finalizer, which drops the flock and would make a live
+// job look abandoned.
 var (
 	heldMu sync.Mutex
-	held   = map[string]*os.File{}
+	held   = map[string]heldLock{}
 )
+
+type heldLock struct {
+	f     *os.File
+	owner *runner
+}
+
+// runner identifies one land loop of this process.
+type runner struct{ _ byte }
 
 func lockPath(dir, job string) string { return filepath.Join(dir, job+".lock") }
 
 // takeLiveness tries to flock the job's liveness file without waiting. ok is false when
 // another open file (another process, or another job runner in this one) holds it.
-func takeLiveness(dir, job string) (ok bool, err error) {
+func takeLiveness(dir, job string, owner *runner) (ok bool, err error) {
 	p := lockPath(dir, job)
 	heldMu.Lock()
 	defer heldMu.Unlock()
@@ -284,27 +294,27 @@ func takeLiveness(dir, job string) (ok bool, err error) {
 		}
 		return false, err
 	}
-	held[p] = f
+	held[p] = heldLock{f: f, owner: owner}
 	return true, nil
 }
 
-// holds reports whether this process holds the job's liveness lock.
-func holds(dir, job string) bool {
+// holds reports whether the runner holds the job's liveness lock.
+func holds(dir, job string, owner *runner) bool {
 	heldMu.Lock()
 	defer heldMu.Unlock()
-	_, ok := held[lockPath(dir, job)]
-	return ok
+	h, ok := held[lockPath(dir, job)]
+	return ok && h.owner == owner
 }
 
 // dropLiveness releases the job's liveness lock (after its final record is written).
 func dropLiveness(dir, job string) {
 	p := lockPath(dir, job)
 	heldMu.Lock()
-	f := held[p]
+	h, ok := held[p]
 	delete(held, p)
 	heldMu.Unlock()
-	if f != nil {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
+	if ok {
+		_ = syscall.Flock(int(h.f.Fd()), syscall.LOCK_UN)
+		h.f.Close()
 	}
 }

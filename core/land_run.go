@@ -44,7 +44,7 @@ func (s *Service) LandDrain(ctx context.Context, progress func(LandProgress)) ([
 		return nil, err
 	}
 	var ran []LandJob
-	_, err = s.impl.landLoop(ctx, landDir(cd), "", progress, func(j LandJob) { ran = append(ran, j) })
+	_, err = s.impl.landLoop(ctx, landDir(cd), "", &runner{}, progress, func(j LandJob) { ran = append(ran, j) })
 	return ran, err
 }
 
@@ -147,10 +147,11 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	if c.test != "" {
 		j.TestTimeout = c.timeout.String()
 	}
+	me := &runner{}
 	if c.wait {
 		// The liveness lock is taken before the record exists, so a record that says
 		// owned always has a lock that a live owner holds.
-		ok, lerr := takeLiveness(dir, j.Job)
+		ok, lerr := takeLiveness(dir, j.Job, me)
 		if lerr != nil || !ok {
 			unlock()
 			return nil, failed("land_queue_failed", lerr, "", "cannot take the liveness lock of %s", j.Job)
@@ -174,7 +175,7 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 		}
 		return &Outcome{Operation: OpLand, Land: j, Warnings: warnings}, nil
 	}
-	final, err := s.landLoop(ctx, dir, j.Job, progress, nil)
+	final, err := s.landLoop(ctx, dir, j.Job, me, progress, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +203,7 @@ func (s *service) emit(cd, event string, j *LandJob, reason string) []string {
 // landLoop runs the queue from this process. With mine set it returns when that job has
 // ended; with mine empty (drain) it returns when no queued job is left that nobody owns.
 // Only the head of the queue (lowest unfinished ticket) ever runs.
-func (s *service) landLoop(ctx context.Context, dir, mine string, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
+func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
 	lastPos, lastHead := -1, ""
 	for {
 		jobs, err := readJobs(dir)
@@ -236,7 +237,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, progress func(
 			return nil, nil
 		}
 		switch {
-		case holds(dir, head.Job):
+		case holds(dir, head.Job, owner):
 			if head.Job != mine {
 				head.Position = 0
 			}
@@ -249,7 +250,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, progress func(
 			}
 			continue
 		case head.Owned:
-			ok, err := takeLiveness(dir, head.Job)
+			ok, err := takeLiveness(dir, head.Job, owner)
 			if err != nil {
 				return nil, failed("land_queue_failed", err, "", "cannot check the liveness of %s", head.Job)
 			}
@@ -258,7 +259,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, progress func(
 				continue
 			}
 		default:
-			if s.adopt(dir, head.Job) {
+			if s.adopt(dir, head.Job, owner) {
 				continue
 			}
 		}
@@ -287,8 +288,8 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, progress func(
 }
 
 // adopt takes over a queued job that nobody waits for (queued with --no-wait).
-func (s *service) adopt(dir, job string) bool {
-	ok, err := takeLiveness(dir, job)
+func (s *service) adopt(dir, job string, me *runner) bool {
+	ok, err := takeLiveness(dir, job, me)
 	if err != nil || !ok {
 		return false
 	}
@@ -384,12 +385,11 @@ func (r *landRun) finish(state LandState, code, msg, hint string) {
 		j.Phase = PhaseDone
 	}
 	_ = writeJob(r.dir, j)
-	event := ""
-	switch state {
-	case LandLanded:
+	// Every job ends with one event. land.blocked stands for every end other than
+	// landed: blocked, failed, cancelled and uncertain (reason says which).
+	event := "land.blocked"
+	if state == LandLanded {
 		event = "land.landed"
-	case LandBlocked:
-		event = "land.blocked"
 	}
 	if event != "" {
 		ok := r.locked

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -451,5 +452,117 @@ func TestLandForceRestartOfOurOwnRebaseThenLands(t *testing.T) {
 	}
 	if _, err := os.Stat(w); !os.IsNotExist(err) {
 		t.Fatal("worktree not removed")
+	}
+}
+
+func TestLandReleasesCopseClaimButKeepsHumanLock(t *testing.T) {
+	r := coretest.New(t)
+	claimed := feature(t, r, "feat/claimed", "c.txt", "c\n")
+	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-1 since=2026-01-01T00:00:00Z", claimed)
+	human := feature(t, r, "feat/human", "h.txt", "h\n")
+	r.Git(r.Root, "worktree", "lock", "--reason", "on a USB drive", human)
+	s := open(t, r, r.Root)
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/claimed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Land.Released || !out.Land.Removed || !out.Land.BranchGone {
+		t.Fatalf("claimed worktree not released and removed: %+v", out.Land)
+	}
+	out, err = land(t, s, core.LandRequest{Branch: core.Str("feat/human")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Land.Removed || out.Land.Released || len(out.Land.Warnings) == 0 || !strings.Contains(out.Land.Warnings[0], "on a USB drive") {
+		t.Fatalf("a human's lock was not respected: %+v", out.Land)
+	}
+	if _, err := os.Stat(human); err != nil {
+		t.Fatal("human-locked worktree removed")
+	}
+	if !strings.Contains(r.Git(r.Root, "log", "--format=%s", "main"), "work on feat/human") {
+		t.Fatal("the land itself did not happen")
+	}
+	if got := eventNames(events(t, r)); !strings.Contains(got, "worktree.released worktree.removed land.landed") {
+		t.Fatalf("events: %s", got)
+	}
+}
+
+func TestLandFromInsideTheWorktreeKeepsIt(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/in", "in.txt", "in\n")
+	s := open(t, r, w) // copse runs inside the worktree it lands
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/in")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Land.Removed || len(out.Land.Warnings) == 0 || !strings.Contains(out.Land.Warnings[0], "copse runs inside it") {
+		t.Fatalf("%+v", out.Land)
+	}
+	if _, err := os.Stat(w); err != nil {
+		t.Fatal("removed the worktree copse runs in")
+	}
+}
+
+func TestLandNewlineInPath(t *testing.T) {
+	r := coretest.New(t)
+	w := r.AddWorktree("feat/nl", filepath.Join(r.Base, "odd\nname"))
+	commitOn(t, r, w, "nl.txt", "x\n")
+	s := open(t, r, r.Root)
+	// The parser refuses a path with a control character as a value; the branch names it.
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/nl"), Test: core.Str(`test "$(basename "$PWD")" = "$(printf 'odd\nname')"`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Land.Removed || out.Land.Worktree.Path != w {
+		t.Fatalf("%+v", out.Land)
+	}
+}
+
+func TestLandCancelledWhileQueuedChangesNothing(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/q1", "q1.txt", "1\n")
+	feature(t, r, "feat/q2", "q2.txt", "2\n")
+	s := open(t, r, r.Root)
+	// q1 runs (its gate waits for a file), so q2 waits behind it; q2 is cancelled then.
+	release := filepath.Join(r.Base, "release")
+	p1, err := s.Prepare(context.Background(), core.LandRequest{Branch: core.Str("feat/q1"), Wait: true,
+		Test: core.Str(`while [ ! -f "` + release + `" ]; do sleep 0.05; done`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done1 := make(chan error, 1)
+	testing1 := make(chan struct{})
+	var once sync.Once
+	go func() {
+		_, err := s.Land(context.Background(), p1, func(p core.LandProgress) {
+			if p.Job.Phase == core.PhaseTest {
+				once.Do(func() { close(testing1) })
+			}
+		})
+		done1 <- err
+	}()
+	<-testing1
+	ctx, cancel := context.WithCancel(context.Background())
+	p2, err := s.Prepare(context.Background(), core.LandRequest{Branch: core.Str("feat/q2"), Wait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawQueued bool
+	out, err := s.Land(ctx, p2, func(p core.LandProgress) {
+		if p.Job.State == core.LandQueued && p.Head != nil && p.Job.Position == 2 && !sawQueued {
+			sawQueued = true
+			cancel()
+		}
+	})
+	wantCode(t, err, core.KindCancelled, "cancelled")
+	if !sawQueued || out.Land.Interrupted != core.PhaseQueued || out.Land.Remaining != "it was still queued; nothing changed" {
+		t.Fatalf("%+v", out.Land)
+	}
+	coretest.WriteFile(t, release, "")
+	if err := <-done1; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.Git(r.Root, "log", "--format=%s", "main"), "feat/q2") {
+		t.Fatal("the cancelled job landed")
 	}
 }
