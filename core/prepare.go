@@ -12,7 +12,9 @@ import (
 )
 
 func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
-	if _, ok := req.(ListRequest); !ok && req != nil {
+	switch req.(type) {
+	case nil, ListRequest, LandStatusRequest: // reads: they never wait for a mutation
+	default:
 		// Checks of a mutation wait for any mutation under way (in this process or
 		// another copse), so they never see a half-made worktree and refuse it for the
 		// wrong reason. Execute checks again under the lock before it runs anything.
