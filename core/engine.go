@@ -321,8 +321,13 @@ func gitFailure(code string, err error, what string) *Error {
 		case gitx.ErrCanceled:
 			return &Error{Kind: KindCancelled, Code: "cancelled", Message: what + ": cancelled", Err: err}
 		case gitx.ErrOutputLimit:
-			return &Error{Kind: KindFailed, Code: "output_limit", Err: err, Message: what + ": git printed more than the 2 MB limit",
-				Hint: "check hooks (e.g. post-checkout) that print a lot of output"}
+			name := ge.Command()
+			hint := "check hooks (e.g. post-checkout) that print a lot of output"
+			if name == "git worktree list" {
+				hint = "a worktree may be locked with a huge reason: see `git worktree list`, then `git worktree unlock PATH`"
+			}
+			return &Error{Kind: KindFailed, Code: "output_limit", Err: err, Hint: hint,
+				Message: what + ": " + name + " printed more than the " + byteSize(ge.Limit) + " limit"}
 		case gitx.ErrTimeout:
 			return &Error{Kind: KindFailed, Code: "timeout", Err: err, Message: what + ": git timed out", Hint: "check hooks that hang"}
 		case gitx.ErrNotFound:
@@ -336,6 +341,14 @@ func gitFailure(code string, err error, what string) *Error {
 		}
 	}
 	return failed(code, err, "", "%s: %s", what, Escape(err.Error()))
+}
+
+// byteSize shows an output cap: "2 MB" (MiB, as people say it), or bytes when uneven.
+func byteSize(n int64) string {
+	if n > 0 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MB"
+	}
+	return strconv.FormatInt(n, 10) + "-byte"
 }
 
 // gitMessage is what git said went wrong: its "fatal:" and "error:" lines (a hook or

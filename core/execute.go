@@ -44,7 +44,7 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 	case landStatusCmd:
 		return s.landStatus(ctx, c)
 	}
-	unlock, err := s.lock(ctx)
+	unlock, err := s.lockFor(ctx, p.cmd)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/copse-dev/copse/gate"
+	"github.com/copse-dev/copse/core/usercmd"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -458,7 +458,7 @@ func (r *landRun) run(ctx context.Context) {
 	r.save(PhasePreflight)
 	unlock, err := s.lock(ctx)
 	if err != nil {
-		r.cancelled(PhasePreflight, "nothing changed")
+		r.refusal(PhasePreflight, err) // cancelled, or lock_timeout: nothing changed
 		return
 	}
 	r.locked = true
@@ -491,7 +491,7 @@ func (r *landRun) run(ctx context.Context) {
 		r.save(PhaseAdvance)
 		unlock, err := s.lock(ctx)
 		if err != nil {
-			r.cancelled(PhaseAdvance, r.remaining(PhaseAdvance))
+			r.refusal(PhaseAdvance, err) // cancelled, or lock_timeout: the target is unchanged
 			return
 		}
 		r.locked = true
@@ -637,18 +637,18 @@ func (r *landRun) gate(ctx context.Context) bool {
 	}
 	env := append(append([]string{}, s.opts.Env...),
 		"COPSE_LAND_JOB="+j.Job, "COPSE_LAND_INTO="+j.Into, "COPSE_LAND_COMMIT="+j.Commit)
-	res := gate.Run(ctx, j.Worktree.Path, j.Test, timeout, j.Log, env)
 	logHint := "the output is in " + quoteDisplay(j.Log)
+	res, runErr := runGate(ctx, j.Worktree.Path, j.Test, timeout, j.Log, env)
 	switch {
-	case res.Cancelled:
+	case res.Canceled:
 		r.cancelled(PhaseTest, r.remaining(PhaseTest))
 		return false
 	case res.TimedOut:
 		r.blocked("test_timeout", "make the test faster, or raise git config copse.testTimeout; "+logHint,
 			"the test gate did not finish within %s (its process group was killed)", timeout)
 		return false
-	case res.Err != nil:
-		r.finish(LandFailed, "test_not_run", "the test gate could not run: "+Escape(res.Err.Error()), logHint)
+	case runErr != nil:
+		r.finish(LandFailed, "test_not_run", "the test gate could not run: "+Escape(runErr.Error()), logHint)
 		return false
 	case res.ExitCode != 0:
 		r.blocked("test_failed", "fix it, commit, and land again; "+logHint,
@@ -703,4 +703,29 @@ func (s *Service) LandDefaults(ctx context.Context) (into, test string, err erro
 		test = strings.TrimSpace(v)
 	}
 	return into, test, nil
+}
+
+// runGate runs the test command with core/usercmd (sh -c in the worktree, its own process
+// group, killed whole on timeout or cancel), its output appended to the job's log between
+// a header and a footer line.
+func runGate(ctx context.Context, dir, command string, timeout time.Duration, logPath string, env []string) (usercmd.Result, error) {
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return usercmd.Result{ExitCode: -1}, err
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "$ sh -c %s\n", quoteDisplay(command))
+	start := time.Now()
+	res, err := usercmd.Run(ctx, dir, command, env, timeout, log)
+	note := fmt.Sprintf("exit %d", res.ExitCode)
+	switch {
+	case err != nil:
+		note = "not started: " + err.Error()
+	case res.TimedOut:
+		note = "timed out after " + timeout.String() + "; process group killed"
+	case res.Canceled:
+		note = "cancelled; process group killed"
+	}
+	fmt.Fprintf(log, "# gate: %s after %s\n", note, time.Since(start).Round(time.Millisecond))
+	return res, err
 }

@@ -139,6 +139,9 @@ func sample(names []string, n int) string {
 	return s
 }
 
+// Plural is plural for the front ends, so every layer counts the same way.
+func Plural(n int, noun string) string { return plural(n, noun) }
+
 // plural writes a count with its noun: "1 commit", "2 commits", "1 nested repository".
 func plural(n int, noun string) string {
 	if n == 1 {

@@ -242,7 +242,7 @@ func TestRemoveConfirmationStatesDeleteBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if line := p.Confirm.Line(); !strings.Contains(line, "delete branch: feat at ") || !strings.Contains(line, "all its commits are on other branches or remotes") {
+	if line := p.Confirm.Line(); !strings.Contains(line, "delete branch: feat at ") || !strings.Contains(line, ": no commits only on it") {
 		t.Fatalf("confirmation %q does not state the branch deletion", line)
 	}
 	coretest.WriteFile(t, filepath.Join(wt, "x"), "x")
@@ -252,7 +252,7 @@ func TestRemoveConfirmationStatesDeleteBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if line := p.Confirm.Line(); !strings.Contains(line, "(1 commit on no other branch or remote)") || !strings.Contains(line, "1 commit on no other branch or remote will be lost with branch feat") {
+	if line := p.Confirm.Line(); !strings.Contains(line, ": 1 commit only on it") || !strings.Contains(line, "1 commit on no other branch or remote will be lost with branch feat") {
 		t.Fatalf("confirmation %q does not say what the branch holds", line)
 	}
 }

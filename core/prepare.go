@@ -18,7 +18,7 @@ func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
 		// Checks of a mutation wait for any mutation under way (in this process or
 		// another copse), so they never see a half-made worktree and refuse it for the
 		// wrong reason. Execute checks again under the lock before it runs anything.
-		unlock, err := s.lock(ctx)
+		unlock, err := s.lockExisting(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +37,7 @@ func (s *service) lock(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	return lockRepo(ctx, cd)
+	return s.lockRepo(ctx, cd, true)
 }
 
 // readAndLearn lists the worktrees and updates what the service knows of the repository.
@@ -573,11 +573,12 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses) *
 		conf.add("workspace", ws)
 	}
 	if r.DeleteBranch {
-		holds := "all its commits are on other branches or remotes"
+		// What the branch holds that nothing else does; the loss line below spells it out.
+		holds := "no commits only on it"
 		if l.Unique > 0 {
-			holds = plural(l.Unique, "commit") + " on no other branch or remote"
+			holds = plural(l.Unique, "commit") + " only on it"
 		}
-		conf.Fields = append(conf.Fields, ConfirmField{Name: "delete branch", Value: Escape(t.Branch) + " at " + short(t.Head) + " (" + holds + ")"})
+		conf.Fields = append(conf.Fields, ConfirmField{Name: "delete branch", Value: Escape(t.Branch) + " at " + short(t.Head) + ": " + holds})
 	}
 	if r.Force {
 		conf.Fields = append(conf.Fields, ConfirmField{Name: "force", Value: "yes"})

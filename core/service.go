@@ -16,6 +16,10 @@ type Options struct {
 	Timeout  time.Duration       // per child process; 60s when zero
 	Session  string              // history session key; derived from the backend when empty
 	Previous string              // the shell's previous directory (COPSE_PREVIOUS; git backend): back returns there
+	// OnLockWait is told who holds the repository lock once a request has waited
+	// LockNoticeAfter for it (the CLI prints it on stderr). It runs on the waiting
+	// goroutine and must not block; core.WithLockWait overrides it for one request.
+	OnLockWait func(holder LockHolder)
 }
 
 // Plan is a prepared request: parsed into typed values, preconditions checked, the exact
@@ -75,6 +79,20 @@ func (s *Service) Statuses(ctx context.Context, paths []string, workers int, emi
 
 // Branches lists local branch names (completion in the create form).
 func (s *Service) Branches(ctx context.Context) ([]string, error) { return s.impl.branches(ctx) }
+
+// AllBranches lists local branches, then remote-tracking ones as <remote>/<name>
+// (completion of create's BRANCH).
+func (s *Service) AllBranches(ctx context.Context) ([]string, error) {
+	local, err := s.impl.branches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	remote, err := s.impl.git.RemoteBranchNames(ctx, s.impl.root())
+	if err != nil {
+		return nil, gitFailure("branches_failed", err, "cannot list remote branches")
+	}
+	return append(local, remote...), nil
+}
 
 // CheckBranch runs the branch parser on raw (git check-ref-format included) and returns
 // the name git resolves it to, or the same error Prepare would give.

@@ -13,13 +13,19 @@ type Cmd struct {
 	args []string
 	read bool // read-only: run with GIT_OPTIONAL_LOCKS=0 so it never takes index.lock
 	// limit overrides Runner.OutputLimit for commands whose legitimate output can be
-	// large (a safety status listing every ignored file); 0 keeps the runner's cap.
+	// large (a safety status listing every ignored file, a worktree list with long lock
+	// reasons); 0 keeps the runner's cap.
 	limit int64
 	// keep, when set, filters stdout record by record (records end in NUL) before the
 	// cap applies, so a command whose full output is huge but whose interesting part is
 	// small (ls-files of a big index) never buffers the rest.
 	keep func(record []byte) bool
 }
+
+// worktreeListLimit caps `git worktree list`: each lock reason is printed in full, and
+// a repository whose worktrees were locked with long reasons (megabytes in all) must
+// still list.
+const worktreeListLimit = 64 << 20
 
 // Argv returns exactly what is executed, starting with "git" (Runner.Bin
 // replaces only the program that is started, not this display name).
@@ -34,6 +40,27 @@ func (c Cmd) Argv() []string {
 // value can never start a new line of output.
 func (c Cmd) String() string { return quoteArgv(c.Argv()) }
 
+// Name is the git command without its options and operands, for messages:
+// "git worktree add", "git status".
+func (c Cmd) Name() string { return commandName(c.Argv()) }
+
+// commandName is "git" and the command after -C DIR, with its subcommand for the commands
+// that have one ("git worktree add"). Operands are never included: they may be paths or
+// branch names a message would have to escape.
+func commandName(argv []string) string {
+	if len(argv) < 4 {
+		return "git"
+	}
+	name := "git " + argv[3]
+	switch argv[3] {
+	case "worktree", "remote", "stash", "submodule", "notes":
+		if len(argv) > 4 && argv[4] != "" && argv[4][0] != '-' {
+			name += " " + argv[4]
+		}
+	}
+	return name
+}
+
 // ReadOnly reports whether the command only reads repository state.
 func (c Cmd) ReadOnly() bool { return c.read }
 
@@ -43,7 +70,7 @@ func WorktreeList(dir string) (Cmd, error) {
 	if err := check("worktree list", checkDir(dir)); err != nil {
 		return Cmd{}, err
 	}
-	return Cmd{dir: dir, args: []string{"worktree", "list", "--porcelain", "-z"}, read: true}, nil
+	return Cmd{dir: dir, args: []string{"worktree", "list", "--porcelain", "-z"}, read: true, limit: worktreeListLimit}, nil
 }
 
 // WorktreeAddNew creates branch at baseOID and checks it out at path. The base
@@ -154,6 +181,14 @@ func LocalBranches(dir string) (Cmd, error) {
 		return Cmd{}, err
 	}
 	return Cmd{dir: dir, args: []string{"for-each-ref", "--format=%(refname:lstrip=2)", "refs/heads/"}, read: true}, nil
+}
+
+// RemoteBranches prints every remote-tracking branch as <remote>/<name>, one per line.
+func RemoteBranches(dir string) (Cmd, error) {
+	if err := check("for-each-ref", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"for-each-ref", "--format=%(refname:lstrip=2)", "refs/remotes/"}, read: true}, nil
 }
 
 // BranchDelete deletes a local branch; -d refuses an unmerged one, -D does not.

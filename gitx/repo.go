@@ -57,12 +57,33 @@ func (r *Runner) Branches(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.lines(ctx, c)
+}
+
+// RemoteBranchNames lists remote-tracking branches as <remote>/<name>, without the
+// symbolic <remote>/HEAD.
+func (r *Runner) RemoteBranchNames(ctx context.Context, dir string) ([]string, error) {
+	c, err := RemoteBranches(dir)
+	if err != nil {
+		return nil, err
+	}
+	all, err := r.lines(ctx, c)
+	var out []string
+	for _, n := range all {
+		if !strings.HasSuffix(n, "/HEAD") {
+			out = append(out, n)
+		}
+	}
+	return out, err
+}
+
+// lines runs a command that prints ref names, one per line. Ref names cannot contain
+// newlines (check-ref-format forbids control characters), so lines are unambiguous.
+func (r *Runner) lines(ctx context.Context, c Cmd) ([]string, error) {
 	out, err := r.Run(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	// Branch names cannot contain newlines (check-ref-format forbids control
-	// characters), so lines are unambiguous.
 	var names []string
 	for _, l := range strings.Split(string(out), "\n") {
 		if l != "" {
@@ -136,4 +157,75 @@ func (r *Runner) yesNo(ctx context.Context, c Cmd) (bool, error) {
 		return false, nil
 	}
 	return false, err
+}
+
+// ConfigGetAll reads every value of a multi-valued key (copse.copy, copse.setup); git
+// exits 1 with no output when it is unset. -z keeps a value with a newline whole.
+func ConfigGetAll(dir, key string) (Cmd, error) {
+	if err := check("config", checkDir(dir), checkConfigKey(key)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"config", "-z", "--get-all", "--end-of-options", key}, read: true}, nil
+}
+
+// ConfigValues runs ConfigGetAll; an unset key is no values.
+func (r *Runner) ConfigValues(ctx context.Context, dir, key string) ([]string, error) {
+	c, err := ConfigGetAll(dir, key)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if exitedOneSilently(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var vals []string
+	for _, v := range strings.Split(string(out), "\x00") {
+		if v != "" {
+			vals = append(vals, v)
+		}
+	}
+	return vals, nil
+}
+
+// UntrackedMatching lists the untracked and ignored files of the worktree at dir that match
+// any of the glob pathspecs (git's :(glob) magic: ** crosses directories), one relative
+// path per NUL. git does not enter nested repositories.
+func UntrackedMatching(dir string, globs []string) (Cmd, error) {
+	reasons := []string{checkDir(dir)}
+	for _, g := range globs {
+		reasons = append(reasons, checkRef("pattern", g))
+	}
+	if err := check("ls-files", reasons...); err != nil {
+		return Cmd{}, err
+	}
+	args := []string{"ls-files", "-z", "--others", "--"}
+	for _, g := range globs {
+		args = append(args, ":(glob)"+g)
+	}
+	return Cmd{dir: dir, args: args, read: true}, nil
+}
+
+// FilesMatching runs UntrackedMatching.
+func (r *Runner) FilesMatching(ctx context.Context, dir string, globs []string) ([]string, error) {
+	if len(globs) == 0 {
+		return nil, nil
+	}
+	c, err := UntrackedMatching(dir, globs)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
 }

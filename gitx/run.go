@@ -72,6 +72,7 @@ type Error struct {
 	Kind     ErrKind
 	Argv     []string
 	ExitCode int    // meaningful for ErrExit
+	Limit    int64  // the output cap in bytes; meaningful for ErrOutputLimit
 	Stderr   string // as much as was captured (at most OutputLimit bytes)
 	Err      error  // the underlying error; context.Canceled for ErrCanceled
 }
@@ -103,6 +104,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Command names the git command that failed, for messages: "git worktree list".
+func (e *Error) Command() string { return commandName(e.Argv) }
+
 // ExitCode returns git's exit code when err is an *Error of kind ErrExit.
 func ExitCode(err error) (int, bool) {
 	var e *Error
@@ -124,6 +128,7 @@ func exitedOneSilently(err error) bool {
 //
 // git gets its own process group so that on cancel, timeout or output overflow
 // the whole group (git plus any hook and its children) is killed, not just git.
+// On Linux git also gets SIGKILL if copse dies, even of SIGKILL (proc_linux.go).
 // stdin is /dev/null, and GIT_TERMINAL_PROMPT=0 stops git asking for
 // credentials, so nothing can wait on a terminal.
 func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
@@ -164,7 +169,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 		filter = &recordFilter{keep: c.keep, out: stdout}
 		cmd.Stdout = filter
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error {
 		// Negative pid: the whole group. git is the group leader (Setpgid).
 		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -178,6 +183,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	fail := func(kind ErrKind, err error) *Error {
 		return &Error{Kind: kind, Argv: argv, Stderr: stderr.buf.String(), Err: err}
 	}
+	defer pinThread()() // until git has been waited for (see proc_linux.go)
 	if err := cmd.Start(); err != nil {
 		if e := contextFailure(ctx, runCtx, timeout, fail); e != nil {
 			return nil, e
@@ -194,7 +200,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 
 	if over.Load() {
 		// Checked first: git may even have exited 0, but its output was cut.
-		return nil, fail(ErrOutputLimit, fmt.Errorf("output passed the %d-byte limit; git was stopped", limit))
+		e := fail(ErrOutputLimit, fmt.Errorf("output passed the %d-byte limit; git was stopped", limit))
+		e.Limit = limit
+		return nil, e
 	}
 	if waitErr == nil {
 		if filter != nil && len(filter.partial) > 0 {

@@ -8,6 +8,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(pdeathHelperEnv) != "" {
+		os.Exit(pdeathHelper())
+	}
 	code := m.Run()
 	herdrtest.Cleanup()
 	os.Exit(code)

@@ -55,6 +55,7 @@ func runProcess(ctx context.Context, bin string, args []string, dir string, env 
 	cmd.WaitDelay = waitDelay
 	ownProcessGroup(cmd)
 	res := procResult{exitCode: -1}
+	defer pinThread()() // until herdr has been waited for (see pdeath_linux.go)
 	if err := cmd.Start(); err != nil {
 		res.startErr = err
 		return res

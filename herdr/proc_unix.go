@@ -8,9 +8,10 @@ import (
 )
 
 // ownProcessGroup starts herdr as the leader of a new process group, and makes a cancel
-// kill the whole group, not just herdr.
+// kill the whole group, not just herdr. On Linux herdr also dies with copse.
 func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeath(cmd.SysProcAttr)
 	cmd.Cancel = func() error {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}

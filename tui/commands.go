@@ -58,13 +58,16 @@ const statusWindow = 50 * time.Millisecond
 func startStatusCmd(ctx context.Context, svc *core.Service, paths []string, s *statusStream) tea.Cmd {
 	return func() tea.Msg {
 		defer close(s.done)
-		svc.Statuses(ctx, paths, statusWorkers, func(r core.StatusResult) {
-			select {
-			case s.ch <- r:
-			default: // more results than paths asked for: nobody is waiting for them
-			}
-		})
+		svc.Statuses(ctx, paths, statusWorkers, s.emit)
 		return nil
+	}
+}
+
+// emit hands one result to the UI without ever blocking a worker.
+func (s *statusStream) emit(r core.StatusResult) {
+	select {
+	case s.ch <- r:
+	default: // more results than paths asked for: nobody is waiting for them
 	}
 }
 
@@ -129,10 +132,35 @@ type executedMsg struct {
 // executeCmd runs a plan. A successful switch records where the session came from in
 // core's history itself (Execute visits the session's position before the switch), so `-`
 // returns there; the picker must not push its own idea of "current" on top of that.
-func executeCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan) tea.Cmd {
+//
+// The answer also goes to settled (buffered), which outlives the program: after a second
+// ctrl+c the picker has quit, and copse still reports what the operation left.
+func executeCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan, settled chan<- Settled) tea.Cmd {
 	return func() tea.Msg {
 		out, err := svc.Execute(ctx, plan)
+		select {
+		case settled <- Settled{Outcome: out, Err: err}:
+		default:
+		}
 		return executedMsg{op: op, outcome: out, err: err}
+	}
+}
+
+// lockWaitMsg says who holds the repository lock an operation waits for.
+type lockWaitMsg struct {
+	op     int
+	holder core.LockHolder
+}
+
+// lockWaitCmd waits for core to name the lock holder, or for the operation to end.
+func lockWaitCmd(ctx context.Context, op int, ch <-chan core.LockHolder) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case h := <-ch:
+			return lockWaitMsg{op: op, holder: h}
+		case <-ctx.Done():
+			return nil
+		}
 	}
 }
 

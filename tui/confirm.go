@@ -10,7 +10,7 @@ import (
 )
 
 // confirmState is an open confirmation dialog for a prepared plan. Nothing runs until the
-// user presses y (enter alone does not); a force removal asks a second time.
+// user presses y; enter answers the default, No; a force removal asks a second time.
 type confirmState struct {
 	plan     *core.Plan
 	kind     core.Operation
@@ -18,7 +18,6 @@ type confirmState struct {
 	steps    int    // 2 for force removal
 	step     int    // 1-based
 	returnTo mode   // where n/esc goes back to (the list, or the create form)
-	nudge    bool   // enter was pressed: remind that only y confirms
 	force    bool
 	path     string // remove: the row's path as shown (carried to the operation)
 }
@@ -82,14 +81,11 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 	}
 	notes(st.DialogWarn, extra)
 	lines = append(lines, "")
-	keys := "y yes · n/esc no · default no"
+	keys := "y yes · n/esc/enter no (the default)"
 	if c.steps > 1 {
-		keys = "y yes (" + strconv.Itoa(c.step) + "/" + strconv.Itoa(c.steps) + ") · n/esc no · default no"
+		keys = "y yes (" + strconv.Itoa(c.step) + "/" + strconv.Itoa(c.steps) + ") · n/esc/enter no (the default)"
 	}
 	lines = append(lines, st.DialogKeys.Render(cut(keys, inner)))
-	if c.nudge {
-		lines = append(lines, st.DialogWarn.Render(cut("enter does not confirm: press y", inner)))
-	}
 	// On a short terminal the spacer lines go first, then the border, so the fields,
 	// losses and keys stay.
 	if frame := st.DialogBox.GetVerticalFrameSize(); len(lines)+frame > height {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,15 +34,18 @@ type frame struct {
 	view     string
 }
 
-type probe struct {
-	mu   sync.Mutex
-	last frame
-}
+// probe answers probeMsgs with a frame of the model as it is when the probe arrives.
+type probe struct{}
 
-// probeMsg makes the program pass its current model through the filter; Update ignores it.
-type probeMsg struct{}
+// probeMsg asks for a frame. The program handles messages in order, so the answer reflects
+// every key sent before the probe. Update ignores it.
+type probeMsg struct{ reply chan frame }
 
-func (p *probe) filter(m tea.Model, msg tea.Msg) tea.Msg {
+func (probe) filter(m tea.Model, msg tea.Msg) tea.Msg {
+	pm, ok := msg.(probeMsg)
+	if !ok {
+		return msg
+	}
 	if mm, ok := m.(Model); ok {
 		f := frame{loaded: mm.loaded, mode: mm.mode, busy: mm.op != nil, selected: mm.selectedPath(),
 			status: mm.status, view: plain(mm)}
@@ -56,9 +58,7 @@ func (p *probe) filter(m tea.Model, msg tea.Msg) tea.Msg {
 				f.pending++
 			}
 		}
-		p.mu.Lock()
-		p.last = f
-		p.mu.Unlock()
+		pm.reply <- f // buffered: the program never waits for the test
 	}
 	return msg
 }
@@ -66,7 +66,8 @@ func (p *probe) filter(m tea.Model, msg tea.Msg) tea.Msg {
 type flow struct {
 	t     *testing.T
 	tm    *teatest.TestModel
-	probe *probe
+	probe probe
+	last  frame // the latest frame, for timeout messages
 }
 
 const flowTimeout = 15 * time.Second
@@ -83,7 +84,7 @@ func openService(t *testing.T, r *coretest.Repo, dir string) *core.Service {
 // startFlow runs the picker on svc at 100x30 with the colour profile and TERM pinned.
 func startFlow(t *testing.T, svc *core.Service, opts Options) *flow {
 	t.Helper()
-	p := &probe{}
+	var p probe
 	tm := teatest.NewTestModel(t, New(svc, opts),
 		teatest.WithInitialTermSize(100, 30),
 		teatest.WithProgramOptions( // replaces, not appends: every option in one call
@@ -96,24 +97,44 @@ func startFlow(t *testing.T, svc *core.Service, opts Options) *flow {
 	return f
 }
 
-// wait polls the model until cond holds.
+// frame is the model after every message sent before it, keys included.
+func (f *flow) frame() frame {
+	f.t.Helper()
+	reply := make(chan frame, 1)
+	f.tm.Send(probeMsg{reply: reply})
+	select {
+	case f.last = <-reply:
+		return f.last
+	case <-time.After(flowTimeout):
+		f.t.Fatalf("the program did not answer a probe; last frame:\n%s", f.last.view)
+		return frame{}
+	}
+}
+
+// wait takes frames until cond holds. Work in tea.Cmds (core, git) ends on its own time,
+// so frames are taken every few milliseconds until then.
 func (f *flow) wait(what string, cond func(frame) bool) frame {
 	f.t.Helper()
 	deadline := time.Now().Add(flowTimeout)
 	for time.Now().Before(deadline) {
-		f.tm.Send(probeMsg{})
-		time.Sleep(20 * time.Millisecond)
-		f.probe.mu.Lock()
-		fr := f.probe.last
-		f.probe.mu.Unlock()
-		if cond(fr) {
+		if fr := f.frame(); cond(fr) {
 			return fr
 		}
+		time.Sleep(10 * time.Millisecond) // poll interval, not a wait for readiness
 	}
-	f.probe.mu.Lock()
-	defer f.probe.mu.Unlock()
-	f.t.Fatalf("timed out waiting until %s; last frame:\n%s", what, f.probe.last.view)
+	f.t.Fatalf("timed out waiting until %s; last frame:\n%s", what, f.last.view)
 	return frame{}
+}
+
+// waitFile waits until path exists (a marker a hook writes when it starts).
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(flowTimeout); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s never appeared", path)
 }
 
 func (f *flow) keys(ks ...string) {
@@ -126,7 +147,7 @@ func (f *flow) keys(ks ...string) {
 func (f *flow) selectPath(path string) {
 	f.t.Helper()
 	for range 20 {
-		if fr := f.wait("a frame", func(frame) bool { return true }); fr.selected == path {
+		if f.frame().selected == path {
 			return
 		}
 		f.keys("j")
@@ -182,11 +203,16 @@ func TestFlowRemoveWithY(t *testing.T) {
 	f.selectPath(gone)
 	f.keys("d")
 	f.wait("the dialog opens", func(fr frame) bool { return fr.mode == modeConfirm })
+	// enter answers the default, No: the dialog closes and nothing runs.
 	f.keys("enter")
-	time.Sleep(100 * time.Millisecond)
+	if fr := f.frame(); fr.mode != modeList || fr.busy || !strings.Contains(fr.view, "nothing changed") {
+		t.Fatalf("enter did not answer no: mode=%v busy=%v\n%s", fr.mode, fr.busy, fr.view)
+	}
 	if _, err := os.Stat(gone); err != nil {
 		t.Fatal("enter removed the worktree")
 	}
+	f.keys("d")
+	f.wait("the dialog opens again", func(fr frame) bool { return fr.mode == modeConfirm })
 	f.keys("y")
 	fr := f.wait("the row is gone", func(fr frame) bool { return fr.loaded && !fr.busy && !contains(fr.paths, gone) })
 	if !strings.Contains(fr.view, "removed") {
@@ -328,7 +354,8 @@ func TestFlowStaleConfirmationRunsNothing(t *testing.T) {
 func TestFlowCtrlCCancelsOperation(t *testing.T) {
 	r := coretest.New(t)
 	hook := filepath.Join(r.Root, ".git", "hooks", "post-checkout")
-	coretest.WriteFile(t, hook, "#!/bin/sh\nsleep 20\n")
+	started := filepath.Join(t.TempDir(), "hook-started")
+	coretest.WriteFile(t, hook, "#!/bin/sh\ntouch '"+started+"'\nsleep 20\n")
 	if err := os.Chmod(hook, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +365,7 @@ func TestFlowCtrlCCancelsOperation(t *testing.T) {
 	f.tm.Type("feat/slow")
 	f.keys("enter")
 	f.wait("the create runs", func(fr frame) bool { return fr.busy && strings.Contains(fr.view, "creating feat/slow") })
-	time.Sleep(300 * time.Millisecond) // let git reach the hook
+	waitFile(t, started) // git is in the hook: ctrl+c must stop a running child
 	start := time.Now()
 	f.keys("ctrl+c")
 	fr := f.wait("the operation ends", func(fr frame) bool { return !fr.busy && fr.status.kind == statusError })

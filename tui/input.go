@@ -12,12 +12,13 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	m.status = statusLine{}
 	if m.op != nil {
 		// While core works only cancellation and list movement get through: ctrl+c
-		// cancels the operation's context, not the picker.
+		// cancels the operation's context, not the picker; a second one ends the picker.
 		if key.Matches(k, m.keys.CancelOp) {
-			if !m.op.cancelling {
-				m.op.cancelling = true
-				m.op.cancel()
+			if m.op.cancelling {
+				return m.interrupt()
 			}
+			m.op.cancelling = true
+			m.op.cancel()
 			return m, nil
 		}
 		if m.mode == modeList {
@@ -220,7 +221,6 @@ func (m Model) confirmKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Yes):
 		if c.step < c.steps {
 			c.step++
-			c.nudge = false
 			return m, nil
 		}
 		m.confirm = nil
@@ -231,8 +231,6 @@ func (m Model) confirmKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.mode = c.returnTo
 		m.status = infoStatus("cancelled: nothing changed")
 		return m, nil
-	case k.String() == "enter":
-		c.nudge = true
 	}
 	return m, nil
 }

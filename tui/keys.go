@@ -41,7 +41,7 @@ type KeyMap struct {
 	ToggleFocus key.Binding
 	CancelForm  key.Binding
 
-	// Confirmation dialog: only y confirms; enter alone does nothing.
+	// Confirmation dialog: only y confirms; enter answers the default, No.
 	Yes key.Binding
 	No  key.Binding
 
@@ -70,7 +70,7 @@ func DefaultKeyMap() KeyMap {
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Refresh:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:        key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q", "quit")),
+		Quit:        key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q/esc", "quit")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 
 		FilterUp:     key.NewBinding(key.WithKeys("up", "ctrl+p", "ctrl+k"), key.WithHelp("↑", "up")),
@@ -85,7 +85,7 @@ func DefaultKeyMap() KeyMap {
 		CancelForm:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 
 		Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
-		No:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no")),
+		No:  key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n/esc/enter", "no")),
 
 		CancelOp: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel operation")),
 	}

@@ -38,7 +38,7 @@ func TestKeysDoc(t *testing.T) {
 		{"Confirmation", []key.Binding{k.Yes, k.No},
 			map[string]string{"y": "enter alone does not confirm; default is no"}},
 		{"While an operation runs", []key.Binding{k.CancelOp},
-			map[string]string{"ctrl+c": "cancels the operation, not the picker; the status line says what state remains"}},
+			map[string]string{"ctrl+c": "cancels the operation, not the picker; the status line says what state remains. A second ctrl+c ends copse (exit 130) and prints the state left"}},
 	}
 	var b strings.Builder
 	b.WriteString("# copse picker keys\n\n")

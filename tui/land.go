@@ -173,7 +173,8 @@ type landProgressMsg struct {
 }
 
 // landRunCmd runs the land (queue, phases) and answers with executedMsg like any plan.
-func landRunCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan, s *landStream) tea.Cmd {
+// Like executeCmd, the answer also goes to settled, which outlives the program.
+func landRunCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan, s *landStream, settled chan<- Settled) tea.Cmd {
 	return func() tea.Msg {
 		defer close(s.done)
 		out, err := svc.Land(ctx, plan, func(p core.LandProgress) {
@@ -182,6 +183,10 @@ func landRunCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan,
 			default: // the UI is behind; a later report supersedes this one
 			}
 		})
+		select {
+		case settled <- Settled{Outcome: out, Err: err}:
+		default:
+		}
 		return executedMsg{op: op, outcome: out, err: err}
 	}
 }
@@ -233,7 +238,7 @@ func (m Model) landKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 func (m Model) startLand(op *operation, plan *core.Plan) (tea.Model, tea.Cmd) {
 	m.mode = modeList
 	s := &landStream{ch: make(chan core.LandProgress, 64), done: make(chan struct{})}
-	return m, tea.Batch(landRunCmd(op.ctx, m.svc, op.id, plan, s), landWatchCmd(op.id, s))
+	return m, tea.Batch(landRunCmd(op.ctx, m.svc, op.id, plan, s, op.settled), landWatchCmd(op.id, s))
 }
 
 func (m Model) onLandProgress(msg landProgressMsg) (tea.Model, tea.Cmd) {

@@ -178,6 +178,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onLandJobs(msg)
 	case landProgressMsg:
 		return m.onLandProgress(msg)
+	case lockWaitMsg:
+		return m.onLockWait(msg)
 	case executedMsg:
 		return m.onExecuted(msg)
 	case branchesMsg:

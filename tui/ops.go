@@ -21,14 +21,49 @@ func (m Model) startOp(kind core.Operation, label string, req core.Request, o op
 	op := m.newOp(kind, label)
 	op.force = o.force
 	op.path = o.path
-	return m, tea.Batch(prepareCmd(op.ctx, m.svc, op.id, req), m.spinner.Tick)
+	return m, tea.Batch(prepareCmd(op.ctx, m.svc, op.id, req), m.spinner.Tick, lockWaitCmd(op.ctx, op.id, op.lockWait))
 }
 
 func (m *Model) newOp(kind core.Operation, label string) *operation {
 	m.opSeq++
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.op = &operation{id: m.opSeq, kind: kind, label: label, started: m.now(), ctx: ctx, cancel: cancel}
-	return m.op
+	op := &operation{id: m.opSeq, kind: kind, label: label, started: m.now(), cancel: cancel,
+		settled: make(chan Settled, 1), lockWait: make(chan core.LockHolder, 1)}
+	// core names the lock holder on its own goroutine; the send never blocks, and
+	// lockWaitCmd turns it into a message.
+	op.ctx = core.WithLockWait(ctx, func(h core.LockHolder) {
+		select {
+		case op.lockWait <- h:
+		default:
+		}
+	})
+	m.op = op
+	return op
+}
+
+// onLockWait shows who holds the repository lock the operation waits for.
+func (m Model) onLockWait(msg lockWaitMsg) (tea.Model, tea.Cmd) {
+	if m.op == nil || msg.op != m.op.id {
+		return m, nil
+	}
+	h := msg.holder
+	m.op.lockedBy = &h
+	return m, lockWaitCmd(m.op.ctx, m.op.id, m.op.lockWait)
+}
+
+// interrupt is the second ctrl+c during an operation: the picker ends at once, and the
+// caller (copse) reports the state the operation left, exit 130.
+func (m Model) interrupt() (tea.Model, tea.Cmd) {
+	m.result.Interrupted = m.running()
+	return m.quit()
+}
+
+// running is the operation under way, for the caller to report, or nil.
+func (m Model) running() *Interrupted {
+	if m.op == nil {
+		return nil
+	}
+	return &Interrupted{Label: m.op.label, Executing: m.op.executing, Settled: m.op.settled}
 }
 
 func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
@@ -45,10 +80,12 @@ func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
 		return m.opFailed(op, msg.err)
 	}
 	if msg.plan.Confirm == nil {
+		op.executing = true
+		op.lockedBy = nil
 		if op.kind == core.OpLand {
 			return m.startLand(op, msg.plan)
 		}
-		return m, executeCmd(op.ctx, m.svc, op.id, msg.plan)
+		return m, executeCmd(op.ctx, m.svc, op.id, msg.plan, op.settled)
 	}
 	// The dialog may stay open for minutes; the prepare context is done with. Confirming
 	// starts a fresh operation, and core re-checks the state token before running.
@@ -69,7 +106,8 @@ func (m Model) startExecute(c *confirmState) (tea.Model, tea.Cmd) {
 	op := m.newOp(c.kind, c.label)
 	op.force = c.force
 	op.path = c.path
-	return m, tea.Batch(executeCmd(op.ctx, m.svc, op.id, c.plan), m.spinner.Tick)
+	op.executing = true
+	return m, tea.Batch(executeCmd(op.ctx, m.svc, op.id, c.plan, op.settled), m.spinner.Tick, lockWaitCmd(op.ctx, op.id, op.lockWait))
 }
 
 func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {

@@ -13,12 +13,8 @@ import (
 
 func TestRemoveAsksAndOnlyYConfirms(t *testing.T) {
 	m := confirmOpen(t, 100, 20, "d")
-	m, cmd := send(t, m, press("enter"))
-	if m.op != nil || m.mode != modeConfirm || cmd != nil {
-		t.Fatal("enter confirmed")
-	}
-	if !strings.Contains(plain(m), "enter does not confirm") {
-		t.Error("no reminder that only y confirms")
+	if !strings.Contains(plain(m), "n/esc/enter no (the default)") {
+		t.Error("the dialog does not say that enter answers no")
 	}
 	m, _ = send(t, m, press("y"))
 	if m.op == nil || m.op.kind != core.OpRemove || m.mode != modeList || m.confirm != nil {
@@ -27,7 +23,8 @@ func TestRemoveAsksAndOnlyYConfirms(t *testing.T) {
 }
 
 func TestConfirmNoAndEscCancel(t *testing.T) {
-	for _, k := range []string{"n", "esc", "N"} {
+	// The default is No, so enter answers No.
+	for _, k := range []string{"n", "esc", "N", "enter"} {
 		m := confirmOpen(t, 100, 20, "d")
 		m, _ = send(t, m, press(k))
 		if m.op != nil || m.confirm != nil || m.mode != modeList {

@@ -27,17 +27,39 @@ type Result struct {
 	Outcome   *core.Outcome  // the switch/back outcome when the user switched (Path = where to cd)
 	Selected  *core.Worktree // pick mode: the chosen row
 	Cancelled bool           // user quit without choosing
+	// Interrupted is set when a second ctrl+c ended the picker during an operation.
+	Interrupted *Interrupted
+}
+
+// Interrupted is an operation the user stopped waiting for. The caller reports the state
+// it left and exits 130.
+type Interrupted struct {
+	Label     string // "removing feat/x"
+	Executing bool   // false: only its checks ran, nothing changed
+	// Settled receives the operation's answer (the first ctrl+c cancelled it; core kills
+	// git and reads back the state it left). Only an executing operation answers.
+	Settled <-chan Settled
+}
+
+// Settled is what an interrupted operation finally did.
+type Settled struct {
+	Outcome *core.Outcome
+	Err     error
 }
 
 // Run shows the picker until the user chooses or quits. The caller opens svc first, so a
 // start-up failure (not a repository, no git) is reported before the terminal is taken.
-// Cancelling ctx ends the picker and any operation it runs.
+// Cancelling ctx ends the picker and any operation it runs; Result.Interrupted then
+// names the operation, whose answer (the state it left) still arrives.
 func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 	if svc == nil {
 		return Result{}, errors.New("tui: no service")
 	}
 	m := newModel(ctx, svc, opts)
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// Signals are the caller's (copse's Main cancels ctx on SIGINT, SIGTERM, SIGHUP and
+	// SIGQUIT): Bubble Tea's own handler would turn SIGTERM into a quiet quit, exit 0,
+	// without the state an operation left.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
@@ -60,7 +82,9 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 	fm.cancel()
 	if err != nil {
 		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-			return Result{Cancelled: true}, ctx.Err()
+			// A signal: the operation under way (if any) was cancelled with ctx; the caller
+			// reports the state it left.
+			return Result{Cancelled: true, Interrupted: fm.running()}, ctx.Err()
 		}
 		return Result{Cancelled: true}, err
 	}

@@ -105,6 +105,11 @@ type operation struct {
 	cancelling bool
 	force      bool   // a force removal: D, confirmed twice
 	path       string // remove: the worktree asked for, as the row shows it (the refusal hint names it)
+
+	executing bool                 // Execute runs (a Prepare changes nothing)
+	settled   chan Settled         // receives Execute's answer even after the picker has quit
+	lockWait  chan core.LockHolder // core names the lock holder here (core.WithLockWait)
+	lockedBy  *core.LockHolder     // who holds the repository lock this operation waits for
 }
 
 // busyText is the spinner line: what runs, for how long, and how to stop it.
@@ -112,7 +117,7 @@ func (m Model) busyText() string {
 	op := m.op
 	secs := int(m.now().Sub(op.started).Seconds())
 	if op.cancelling {
-		return fmt.Sprintf("%s %s… cancelling (%ds)", m.spinner.View(), op.label, secs)
+		return fmt.Sprintf("%s %s… cancelling (%ds) · ctrl+c again quits", m.spinner.View(), op.label, secs)
 	}
 	return fmt.Sprintf("%s %s… %ds · ctrl+c cancels", m.spinner.View(), op.label, secs)
 }
@@ -149,6 +154,12 @@ func (m Model) renderStatus() []string {
 	}
 	if m.op != nil {
 		out = append(out, st.Busy.Render(cut(m.busyText(), w)))
+		if h := m.op.lockedBy; h != nil && !m.op.cancelling {
+			// Its own lines: the holder's pid must not be cut off on a narrow terminal.
+			for _, l := range wrapLines("  ", "waiting for the repository lock, held by "+h.String(), w, maxHintLines) {
+				out = append(out, st.Busy.Render(l))
+			}
+		}
 	}
 	return out
 }

@@ -122,26 +122,24 @@ func TestDrainBatchesWithinWindow(t *testing.T) {
 	}
 }
 
-// startStatusCmd must not block the workers when nobody drains (the user quit).
+// The emitter startStatusCmd gives core's workers must not block them when nobody drains
+// (the user quit): results beyond the buffer are dropped, the first ones are kept.
 func TestStatusStreamNeverBlocksWorkers(t *testing.T) {
 	s := &statusStream{ch: make(chan core.StatusResult, 1), done: make(chan struct{})}
-	emit := func(r core.StatusResult) {
-		select {
-		case s.ch <- r:
-		default:
-		}
-	}
 	done := make(chan struct{})
 	go func() {
-		for range 100 {
-			emit(core.StatusResult{})
+		for i := range 100 {
+			s.emit(core.StatusResult{Path: string(rune('a' + i%26))})
 		}
 		close(done)
 	}()
 	select {
 	case <-done:
-	case <-time.After(time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("emit blocked")
+	}
+	if r := <-s.ch; r.Path != "a" || len(s.ch) != 0 {
+		t.Errorf("buffer holds %q and %d more, want only the first result", r.Path, len(s.ch))
 	}
 }
 

@@ -3,9 +3,7 @@
 package herdrtest
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/herdr/internal/fakestate"
+	"github.com/copse-dev/copse/internal/gobuild"
 )
 
 // The double's package; `go build` resolves it from the test's module.
@@ -25,7 +24,8 @@ var build struct {
 	err  error
 }
 
-// Build compiles the double once per test binary and returns its path. The binary is
+// Build compiles the double once per test binary and returns its path; it may be called
+// after HOME was changed. The binary is
 // named "herdr" so a directory holding it can stand in for PATH. Call Cleanup from
 // TestMain to delete it afterwards.
 func Build(t testing.TB) string {
@@ -36,10 +36,9 @@ func Build(t testing.TB) string {
 			return
 		}
 		build.bin = filepath.Join(build.dir, "herdr")
-		out, err := exec.Command("go", "build", "-o", build.bin, fakePkg).CombinedOutput()
-		if err != nil {
-			build.err = fmt.Errorf("go build %s: %v\n%s", fakePkg, err, out)
-		}
+		// With the Go caches the test binary started with: the caller may have pointed
+		// HOME at a temporary directory already.
+		build.err = gobuild.Build(build.bin, fakePkg)
 	})
 	if build.err != nil {
 		t.Fatal(build.err)

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -245,5 +247,35 @@ func TestMCPLegacyProtocolElicits(t *testing.T) {
 	}
 	if c.asked.Load() != 1 {
 		t.Errorf("asked %d times", c.asked.Load())
+	}
+}
+
+// The user approves what the elicitation showed. If what the remove would lose changes
+// while they read it (an agent writes a file in the worktree), their yes does not cover
+// it: stale_state, nothing runs. needs_approval carries the token of what it showed.
+func TestMCPApprovalCoversWhatWasShown(t *testing.T) {
+	f := newFixture(t)
+	writeWhileAsking := func(req *mcp.ElicitRequest) *mcp.ElicitResult {
+		if err := os.WriteFile(filepath.Join(f.feat, "late.txt"), []byte("written while the user read"), 0o644); err != nil {
+			t.Error(err)
+		}
+		return accept(req)
+	}
+	c := connect(t, f.open, writeWhileAsking)
+	rep, _ := c.call(t, `{"operation":"remove","branch":"feat","force":true}`)
+	if rep.OK || rep.Error.Code != "stale_state" {
+		t.Fatalf("want stale_state, got %+v", rep)
+	}
+	if !f.worktreeListed(f.feat) {
+		t.Fatal("feat was removed after the state it was approved for changed")
+	}
+	if _, err := os.Stat(filepath.Join(f.feat, "late.txt")); err != nil {
+		t.Fatal("the file written meanwhile is gone")
+	}
+
+	nc := connect(t, f.open, nil)
+	rep, _ = nc.call(t, `{"operation":"remove","branch":"feat","force":true}`)
+	if rep.OK || rep.Error.Code != "needs_approval" || rep.Error.StateToken == "" {
+		t.Fatalf("needs_approval without a state_token: %+v", rep.Error)
 	}
 }

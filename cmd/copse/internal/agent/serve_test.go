@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/copse-dev/copse/internal/gobuild"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -54,7 +55,7 @@ func TestCopseMCPSubprocess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the copse binary")
 	}
-	bin := buildCopse(t) // first: the fixture points HOME (and so Go's caches) elsewhere
+	bin := buildCopse(t)
 	f := newFixture(t)
 	args := []string{"-C", f.Root, "--backend", "git", "mcp"}
 
@@ -111,19 +112,12 @@ func TestCopseMCPSubprocess(t *testing.T) {
 	}
 }
 
-// buildCopse builds ./cmd/copse of this module into a temporary directory.
+// buildCopse builds cmd/copse of this module into a temporary directory.
 func buildCopse(t *testing.T) string {
 	t.Helper()
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
 	bin := filepath.Join(t.TempDir(), "copse")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/copse")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/copse: %v\n%s", err, out)
+	if err := gobuild.Build(bin, "github.com/copse-dev/copse/cmd/copse"); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

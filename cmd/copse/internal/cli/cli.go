@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/copse-dev/copse/core"
@@ -23,16 +24,45 @@ import (
 // Main runs copse with the process's arguments and standard streams and returns the exit
 // code: 0 done, 1 refused or failed, 2 bad input or usage, 3 uncertain, 130 cancelled.
 //
-// SIGINT and SIGTERM cancel the root context: a running git is killed with its process
-// group and core reports the state it left. A second signal kills copse at once.
+// SIGINT, SIGTERM, SIGHUP and SIGQUIT all cancel the root context: a running git is killed
+// with its process group, core reads back and reports the state it left, and copse exits
+// 130 (SIGQUIT's goroutine dump is not wanted from a tool). A second signal ends copse at
+// once, exit 130, saying the state was not read back.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := handleSignals(cancel, os.Stderr, func() { os.Exit(130) })
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
 	return Run(ctx, NewFactory(), os.Args[1:])
+}
+
+// stopSignals are the signals that cancel copse.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// handleSignals calls cancel on the first stop signal, and on the second says so on errw
+// and calls exit. The returned func stops handling (the signals' defaults return).
+func handleSignals(cancel func(), errw io.Writer, exit func()) (stop func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		cancel()
+		select {
+		case sig := <-sigs:
+			fmt.Fprintf(errw, "copse: second signal (%v): stopping now without reading back what is left; run copse list to see it\n", sig)
+			exit()
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
 }
 
 // Factory is what every command needs from the outside world. Tests replace its parts.
@@ -54,6 +84,10 @@ type Factory struct {
 	OpenService func(ctx context.Context, opts core.Options) (*core.Service, error)
 
 	Global GlobalOptions
+
+	// inPicker is set while the picker owns the terminal: it shows lock waits in its status
+	// line, and a line on stderr would tear its screen.
+	inPicker atomic.Bool
 }
 
 // GlobalOptions are the flags every command takes.
@@ -114,7 +148,18 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 		return int(st)
 	}
 	var ce *core.Error
-	if !errors.As(err, &ce) {
+	if errors.As(err, &ce) && ctx.Err() != nil && ce.Kind != core.KindCancelled && ce.Kind != core.KindUncertain {
+		// A signal arrived while the command ran: whatever it concluded afterwards (git
+		// killed, a read cut short) is the cancellation's doing, reported as such (exit 130,
+		// never 2 once anything ran). Uncertain stays 3: the user must check.
+		c := *ce
+		c.Kind, c.Code = core.KindCancelled, "cancelled"
+		if !strings.Contains(c.Message, "cancel") {
+			c.Message = "cancelled: " + c.Message
+		}
+		ce = &c
+	}
+	if ce == nil {
 		// Everything that is not a core.Error comes from parsing the command line (cobra,
 		// pflag, argument counts): bad usage, nothing ran.
 		hint := "see copse --help"
@@ -233,7 +278,15 @@ func (f *Factory) color() bool {
 func (f *Factory) open(ctx context.Context) (*core.Service, error) {
 	// COPSE_PREVIOUS comes from the shell integration: the directory this shell left.
 	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv,
-		Previous: f.Getenv("COPSE_PREVIOUS")})
+		Previous: f.Getenv("COPSE_PREVIOUS"), OnLockWait: f.lockWaitNotice})
+}
+
+// lockWaitNotice says on stderr who holds the repository lock copse waits for.
+func (f *Factory) lockWaitNotice(h core.LockHolder) {
+	if f.inPicker.Load() {
+		return
+	}
+	fmt.Fprintf(f.Err, "copse: waiting for the repository lock, held by %s\n", h)
 }
 
 // runE adapts a command body: every error it returns becomes a core.Error (a foreign
@@ -287,11 +340,25 @@ retry blindly); 130 cancelled.`,
 		NewCmdRemove(f, nil),
 		NewCmdBack(f, nil),
 		NewCmdLand(f, nil),
+		NewCmdSetup(f, nil),
+		NewCmdCompletion(f),
 		NewCmdInit(f, nil),
 		NewCmdTool(f),
 		NewCmdMCP(f),
 		NewCmdVersion(f),
 	)
+	// Verbs that name an existing worktree complete its branch or path; create completes
+	// branches that could be checked out.
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "switch", "remove", "setup", "claim", "release", "land":
+			if c.ValidArgsFunction == nil {
+				c.ValidArgsFunction = completeWorktrees(f)
+			}
+		case "create":
+			c.ValidArgsFunction = completeBranches(f)
+		}
+	}
 	return root
 }
 
@@ -304,6 +371,17 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		case len(args) > n:
 			return usagef("usage: "+cmd.UseLine()+" (quote a value that contains spaces)",
 				"%s takes %s, got %d arguments (extra: \"%s\")", cmd.CommandPath(), what, len(args), strings.Join(args[n:], "\" \""))
+		}
+		return nil
+	}
+}
+
+// maxArgs accepts at most n arguments (an optional TARGET).
+func maxArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usagef("usage: "+cmd.UseLine()+" (quote a value that contains spaces)",
+				"%s takes %s, got \"%s\"", cmd.CommandPath(), what, strings.Join(args, "\" \""))
 		}
 		return nil
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/copse-dev/copse/core"
 	"github.com/spf13/cobra"
@@ -11,6 +12,8 @@ import (
 // CreateOptions are `copse create`'s inputs.
 type CreateOptions struct {
 	Request core.CreateRequest
+	Switch  bool // go to the new worktree afterwards (the shell cds; Herdr focuses it)
+	NoSetup bool // skip copse.copy and copse.setup
 	mutation
 }
 
@@ -19,12 +22,19 @@ func NewCmdCreate(f *Factory, runF func(context.Context, *CreateOptions) error) 
 	opts := &CreateOptions{}
 	var base, path, label string
 	cmd := &cobra.Command{
-		Use:   "create BRANCH [--base REF] [--path ABS] [--label TEXT] [--focus] [--yes]",
+		Use:   "create BRANCH [--base REF] [--path ABS] [--label TEXT] [--focus] [--switch] [--no-setup] [--yes]",
 		Short: "Create a worktree for BRANCH (a new branch from --base, or an existing one no worktree holds)",
 		Long: `Create a worktree for BRANCH. A new branch starts at --base (default HEAD); an existing
 local branch that no worktree holds is checked out. The checkout goes to
 <parent of the main checkout>/<repo>.worktrees/<branch-slug> (or git config copse.root),
-or to --path, which must be absolute and asks for confirmation (--yes without a terminal).`,
+or to --path, which must be absolute and asks for confirmation (--yes without a terminal).
+
+Afterwards copse sets the worktree up like the main checkout: it copies the untracked or
+ignored files that git config copse.copy names (glob patterns, repeatable: .env*, .vscode/;
+never overwriting, symlinks kept as links) and runs the git config copse.setup commands
+(repeatable, e.g. npm ci) in it, one after another, their output on stderr. A failing
+step leaves the worktree in place and says how to rerun it (copse setup). --no-setup skips
+both. --switch (-s) then goes there, as copse switch does.`,
 		Args: exactArgs(1, "a BRANCH"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			opts.Request.Branch = args[0]
@@ -42,6 +52,8 @@ or to --path, which must be absolute and asks for confirmation (--yes without a 
 	fl.StringVar(&path, "path", "", "absolute checkout `PATH` (asks for confirmation)")
 	fl.StringVar(&label, "label", "", "workspace label `TEXT` (Herdr only)")
 	fl.BoolVar(&opts.Request.Focus, "focus", false, "focus the new workspace (Herdr only)")
+	fl.BoolVarP(&opts.Switch, "switch", "s", false, "switch to the new worktree afterwards (Herdr: focus its workspace)")
+	fl.BoolVar(&opts.NoSetup, "no-setup", false, "skip the copse.copy files and copse.setup steps")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "check and print the exact commands; change nothing")
 	return cmd
@@ -52,6 +64,13 @@ func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
 	if err != nil {
 		return err
 	}
+	var cfg core.SetupConfig
+	if !opts.NoSetup && !opts.DryRun {
+		// Read before creating: a broken setting is reported before anything changes.
+		if cfg, err = svc.SetupConfig(ctx); err != nil {
+			return err
+		}
+	}
 	out, err := opts.run(ctx, f, svc, opts.Request)
 	if err != nil {
 		return err
@@ -60,15 +79,61 @@ func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
 		return f.printDryRun(out)
 	}
 	f.warn(out.Warnings)
+	w := out.Worktree
+	if !f.Global.JSON {
+		fmt.Fprintf(f.Out, "created %s at %s (%s)\n", core.Escape(w.Branch), f.displayPath(w.Path), short(w.Head))
+		if out.WorkspaceID != "" {
+			fmt.Fprintf(f.Out, "workspace %s\n", core.Escape(out.WorkspaceID))
+		}
+	}
+	if !cfg.Empty() {
+		rep, err := svc.Setup(ctx, w.Path, cfg, f.Err)
+		f.reportSetup(rep)
+		if err != nil {
+			return err
+		}
+	}
+	if opts.Switch {
+		sw, err := mutation{}.run(ctx, f, svc, core.SwitchRequest{Path: &w.Path})
+		if err != nil {
+			return err
+		}
+		if f.Global.JSON {
+			// One line for the whole answer: the create, then where the shell went.
+			out.Path = sw.Path
+		} else {
+			return f.deliver(ctx, svc, sw, sw.Path)
+		}
+	}
 	if f.Global.JSON {
 		return f.writeJSON(out.Result())
 	}
-	w := out.Worktree
-	fmt.Fprintf(f.Out, "created %s at %s (%s)\n", core.Escape(w.Branch), f.displayPath(w.Path), short(w.Head))
-	if out.WorkspaceID != "" {
-		fmt.Fprintf(f.Out, "workspace %s\n", core.Escape(out.WorkspaceID))
-	}
 	return nil
+}
+
+// reportSetup says on stderr what setup copied and kept.
+func (f *Factory) reportSetup(rep *core.SetupReport) {
+	if rep == nil || f.Global.JSON {
+		return
+	}
+	if n := len(rep.Copied); n > 0 {
+		fmt.Fprintf(f.Err, "copse: copied %s from the main checkout: %s\n", core.Plural(n, "file"), listSome(rep.Copied))
+	}
+	if n := len(rep.Kept); n > 0 {
+		fmt.Fprintf(f.Err, "copse: kept %s already in the worktree: %s\n", core.Plural(n, "file"), listSome(rep.Kept))
+	}
+}
+
+func listSome(names []string) string {
+	var parts []string
+	for i, n := range names {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(names)-3))
+			break
+		}
+		parts = append(parts, core.Escape(n))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func short(oid string) string {

@@ -87,9 +87,12 @@ func TestConfirmationCancelled(t *testing.T) {
 	before := r.Snapshot()
 	pr, pw := io.Pipe() // never answers
 	defer pw.Close()
-	f, _, errb := testFactory(r, pr, true)
+	f, _, _ := testFactory(r, pr, true)
+	errb := &syncBuffer{}
+	f.Err = errb
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(200*time.Millisecond, cancel)
+	defer cancel()
+	onPrompt(t, errb, cancel) // ^C while copse waits for the answer
 	code := cli.Run(ctx, f, []string{"-C", r.Root, "remove", "feat/x"})
 	if code != 130 || !strings.Contains(errb.String(), "cancelled at the confirmation; nothing was changed") {
 		t.Fatalf("exit %d\n%s", code, errb)
@@ -106,14 +109,10 @@ func TestConfirmationStale(t *testing.T) {
 	f, _, _ := testFactory(r, pr, true)
 	errb := &syncBuffer{}
 	f.Err = errb
-	go func() {
-		// Wait for the prompt, change the list, then say yes.
-		for !strings.Contains(errb.String(), "Proceed?") {
-			time.Sleep(10 * time.Millisecond)
-		}
+	onPrompt(t, errb, func() { // change the list, then say yes
 		r.AddWorktree("other", "other")
 		pw.Write([]byte("y\n"))
-	}()
+	})
 	code := cli.Run(context.Background(), f, []string{"-C", r.Root, "remove", "feat/x"})
 	if code != 1 || !strings.Contains(errb.String(), "changed after the confirmation was shown; nothing ran") {
 		t.Fatalf("exit %d\n%s", code, errb)
@@ -192,6 +191,23 @@ func TestRunMapsUsageErrors(t *testing.T) {
 }
 
 // syncBuffer is a bytes.Buffer safe to read while copse writes to it.
+// onPrompt runs do once errb shows the confirmation prompt, on its own goroutine; it gives
+// up when the test ends (a run that never asked fails on its exit code instead).
+func onPrompt(t *testing.T, errb *syncBuffer, do func()) {
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		for !strings.Contains(errb.String(), "Proceed?") {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		do()
+	}()
+}
+
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
@@ -207,4 +223,20 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// --delete-branch is stated in the prompt, with what the branch holds.
+func TestConfirmationStatesDeleteBranch(t *testing.T) {
+	r := coretest.New(t)
+	r.AddWorktree("feat/x", "x")
+	before := r.Snapshot()
+	f, out, errb := testFactory(r, strings.NewReader("n\n"), true)
+	code := cli.Run(context.Background(), f, []string{"-C", r.Root, "remove", "--delete-branch", "feat/x"})
+	if code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, out, errb)
+	}
+	if !strings.Contains(errb.String(), "  delete branch  feat/x at ") || !strings.Contains(errb.String(), ": no commits only on it") {
+		t.Fatalf("prompt does not state the branch deletion:\n%s", errb)
+	}
+	r.Unchanged(before)
 }

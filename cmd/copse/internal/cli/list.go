@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
 	"github.com/mattn/go-runewidth"
 	"github.com/spf13/cobra"
@@ -58,7 +59,12 @@ func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 	if f.Global.JSON {
 		return f.writeJSON(l)
 	}
-	return renderList(f.Out, l, f.home(), f.color())
+	width := 0
+	if f.OutTerminal() {
+		// On a terminal each row fits its width; a program reading a pipe gets every value whole.
+		width = f.TermWidth()
+	}
+	return renderList(f.Out, l, f.home(), f.color(), width)
 }
 
 // home is $HOME without a trailing slash, or "" when unset.
@@ -95,8 +101,10 @@ const (
 )
 
 // renderList prints aligned rows, branch first; every value is escaped, so a hostile
-// branch or path cannot drive the terminal or forge a row.
-func renderList(w io.Writer, l *core.Listing, home string, color bool) error {
+// branch or path cannot drive the terminal or forge a row. With width > 0 (a terminal)
+// rows fit it: paths are shortened in the middle first (their leaf tells rows apart),
+// then what is still too long is cut with "…".
+func renderList(w io.Writer, l *core.Listing, home string, color bool, width int) error {
 	paint := func(code, s string) string {
 		if !color || s == "" {
 			return s
@@ -146,6 +154,22 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool) error {
 		pathW = max(pathW, runewidth.StringWidth(r.path))
 		rows = append(rows, r)
 	}
+	if width > 0 {
+		marksW := 0
+		for _, r := range rows {
+			marksW = max(marksW, ansi.StringWidth(strings.Join(r.marks, " ")))
+		}
+		fixed := 2 + nameW + 2 // mark, name, gap
+		if marksW > 0 {
+			fixed += 2 + marksW
+		}
+		if room := width - fixed; room < pathW {
+			pathW = max(room, minPathWidth)
+			for i := range rows {
+				rows[i].path = midCut(rows[i].path, pathW)
+			}
+		}
+	}
 	var b strings.Builder
 	for _, r := range rows {
 		name := r.name + strings.Repeat(" ", nameW-runewidth.StringWidth(r.name))
@@ -160,10 +184,30 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool) error {
 		if len(r.marks) > 0 {
 			line += "  " + strings.Join(r.marks, " ")
 		}
+		if width > 0 {
+			line = ansi.Truncate(line, width, "…")
+		}
 		b.WriteString(line + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// minPathWidth keeps enough of a path to recognise it: its start and its leaf.
+const minPathWidth = 16
+
+// midCut shortens s to w cells with "…" in the middle.
+func midCut(s string, w int) string {
+	sw := runewidth.StringWidth(s)
+	if sw <= w {
+		return s
+	}
+	if w <= 1 {
+		return runewidth.Truncate(s, w, "")
+	}
+	head := (w - 1) / 3
+	tail := w - 1 - head
+	return runewidth.Truncate(s, head, "") + "…" + runewidth.TruncateLeft(s, sw-tail, "")
 }
 
 // statusBadges: ✚N uncommitted, ↑N ahead, ↓N behind, rebasing/merging, ✓ clean; an error

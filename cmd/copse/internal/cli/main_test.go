@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/internal/gobuild"
 )
 
 // The acceptance tests run the real binary, built once here, as a subprocess against real
@@ -33,13 +34,11 @@ func TestMain(m *testing.M) {
 	}
 	binDir = dir
 	copseBin = filepath.Join(dir, "copse")
-	args := []string{"build", "-o", copseBin}
+	var flags []string
 	if raceEnabled {
-		args = append(args, "-race")
+		flags = append(flags, "-race")
 	}
-	build := exec.Command("go", append(args, "github.com/copse-dev/copse/cmd/copse")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := gobuild.Build(copseBin, "github.com/copse-dev/copse/cmd/copse", flags...); err != nil {
 		fmt.Fprintln(os.Stderr, "building copse:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)

@@ -54,7 +54,7 @@ func openRun(ctx context.Context, f *Factory, opts *OpenOptions) error {
 		return f.printDryRun(out)
 	}
 	if !svc.HasWorkspaces() {
-		return f.deliver(svc, out, out.Path) // open is switch without workspaces
+		return f.deliver(ctx, svc, out, out.Path) // open is switch without workspaces
 	}
 	f.warn(out.Warnings)
 	if f.Global.JSON {

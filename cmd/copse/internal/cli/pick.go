@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"time"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/tui"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -50,10 +52,16 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 	}
 	defer tty.Close()
 	width, height, _ := term.GetSize(int(tty.Fd()))
+	f.inPicker.Store(true)
 	res, err := pickerRun(ctx, svc, pickerOptions{
 		Pick: pick, NoColor: f.Global.NoColor || f.Getenv("NO_COLOR") != "",
 		Input: tty, Output: tty, Width: width, Height: height,
 	})
+	f.inPicker.Store(false)
+	if res.Interrupted != nil {
+		// A second ctrl+c, or a signal, during an operation.
+		return interruptedState(res.Interrupted)
+	}
 	if err != nil {
 		return err
 	}
@@ -77,7 +85,42 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 		if out.Operation == core.OpOpen && svc.HasWorkspaces() {
 			return nil
 		}
-		return f.deliver(svc, out, out.Path)
+		return f.deliver(ctx, svc, out, out.Path)
 	}
 	return nil
+}
+
+// settleWait bounds how long copse waits, after a second ctrl+c ended the picker, for the
+// interrupted operation to report the state it left. The first ctrl+c already killed git;
+// what remains is core reading the worktree list back.
+const settleWait = 10 * time.Second
+
+// interruptedState is the error (exit 130) for an operation the user stopped waiting for,
+// naming the state it left when core reports it in time.
+//
+// It waits without regard to the root context: a signal may be what cancelled the
+// operation, and a second signal ends copse at once anyway (Main).
+func interruptedState(in *tui.Interrupted) error {
+	e := &core.Error{Kind: core.KindCancelled, Code: "cancelled"}
+	if !in.Executing {
+		e.Message = "interrupted while " + in.Label + ", during its checks; nothing changed"
+		return e
+	}
+	timer := time.NewTimer(settleWait)
+	defer timer.Stop()
+	select {
+	case s := <-in.Settled:
+		if s.Err == nil {
+			e.Message = "interrupted, but " + in.Label + " had already finished"
+			e.Hint = "run copse list to see the worktrees"
+			return e
+		}
+		ce := core.AsError(s.Err)
+		e.Message, e.Hint, e.Err = "interrupted: "+ce.Message, ce.Hint, ce
+		return e
+	case <-timer.C:
+	}
+	e.Message = "interrupted while " + in.Label + "; the state it left was not read back"
+	e.Hint = "run copse list to see what exists"
+	return e
 }

@@ -19,12 +19,13 @@ type pickerOptions struct {
 }
 
 type pickerResult struct {
-	Outcome   *core.Outcome
-	Selected  *core.Worktree
-	Cancelled bool
+	Outcome     *core.Outcome
+	Selected    *core.Worktree
+	Cancelled   bool
+	Interrupted *tui.Interrupted // a second ctrl+c ended the picker during an operation
 }
 
 var pickerRun = func(ctx context.Context, svc *core.Service, o pickerOptions) (pickerResult, error) {
 	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, NoColor: o.NoColor, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
-	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled}, err
+	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled, Interrupted: res.Interrupted}, err
 }

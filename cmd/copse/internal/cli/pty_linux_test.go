@@ -154,9 +154,8 @@ func TestPickerSwitchWritesCDFile(t *testing.T) {
 	os.WriteFile(cd, nil, 0o600)
 	p := startInPTY(t, r, []string{"COPSE_CD_FILE=" + cd})
 	p.waitScreen(t, "feat/go")
-	p.master.Write([]byte("/feat/go"))
-	time.Sleep(200 * time.Millisecond)
-	p.master.Write([]byte("\r"))
+	// One write: the picker reads keys in order, so enter acts on the filtered list.
+	p.master.Write([]byte("/feat/go\r"))
 	code := p.wait(t)
 	b, _ := os.ReadFile(cd)
 	if code != 0 || string(b) != feat || p.stdout.String() != "" {

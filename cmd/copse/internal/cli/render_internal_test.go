@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
 )
 
@@ -17,7 +18,7 @@ func TestRenderListEscapesAndColours(t *testing.T) {
 			Status: &core.Status{Error: "boom"}},
 	}}
 	var plain bytes.Buffer
-	if err := renderList(&plain, l, "/home/u", false); err != nil {
+	if err := renderList(&plain, l, "/home/u", false, 0); err != nil {
 		t.Fatal(err)
 	}
 	want := "* main                ~/src/app                     main\n" +
@@ -26,9 +27,38 @@ func TestRenderListEscapesAndColours(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", plain.String(), want)
 	}
 	var colour bytes.Buffer
-	renderList(&colour, l, "/home/u", true)
+	renderList(&colour, l, "/home/u", true, 0)
 	if !strings.Contains(colour.String(), ansiBold+ansiGreen) || strings.Contains(colour.String(), "\x1b]") {
 		t.Fatalf("colour output: %q", colour.String())
+	}
+}
+
+// On a terminal every row fits its width: paths are cut in the middle (start and leaf
+// kept), and what is still too long ends in "…"; piped (width 0) values stay whole.
+func TestRenderListFitsWidth(t *testing.T) {
+	long := "/srv/projects/customer-portal.worktrees/feature-very-long-branch-name-for-checkout"
+	l := &core.Listing{Worktrees: []core.Worktree{
+		{Branch: "main", Path: "/srv/projects/customer-portal", Main: true, Head: "0123456789abcdef"},
+		{Branch: "feat/x", Path: long, Head: "fedcba9876543210", Status: &core.Status{Staged: 3, Ahead: 2}},
+	}}
+	for _, colour := range []bool{false, true} {
+		var out bytes.Buffer
+		if err := renderList(&out, l, "", colour, 60); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if w := ansi.StringWidth(line); w > 60 {
+				t.Errorf("colour=%v: line of %d cells on a 60-cell terminal: %q", colour, w, line)
+			}
+		}
+		if !strings.Contains(ansi.Strip(out.String()), "/srv/projects/…") || !strings.Contains(ansi.Strip(out.String()), "name-for-checkout") || !strings.Contains(ansi.Strip(out.String()), "✚3 ↑2") {
+			t.Errorf("colour=%v: the path's leaf or the badges are lost:\n%s", colour, out.String())
+		}
+	}
+	var piped bytes.Buffer
+	renderList(&piped, l, "", false, 0)
+	if !strings.Contains(piped.String(), long) {
+		t.Errorf("piped output cut the path:\n%s", piped.String())
 	}
 }
 

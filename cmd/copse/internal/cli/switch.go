@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/gitx"
 	"github.com/spf13/cobra"
 )
 
@@ -83,7 +84,7 @@ func switchRun(ctx context.Context, f *Factory, opts *SwitchOptions) error {
 	if out.DryRun {
 		return f.printDryRun(out)
 	}
-	return f.deliver(svc, out, out.Path)
+	return f.deliver(ctx, svc, out, out.Path)
 }
 
 // BackOptions are `copse back`'s inputs.
@@ -127,19 +128,19 @@ func backRun(ctx context.Context, f *Factory, opts *BackOptions) error {
 	}
 	// core's Path is the very directory the shell left, when it lies in that worktree.
 	dest := out.Path
-	return f.deliver(svc, out, dest)
+	return f.deliver(ctx, svc, out, dest)
 }
 
 // deliver hands the worktree to the user after switch, back, or open without workspaces:
 // with COPSE_CD_FILE set (the shell integration), the path is written there and nothing
 // is printed on stdout; otherwise the path is printed on stdout. Inside Herdr the core
 // focused the workspace; the path is printed, and the shell stays where it is.
-func (f *Factory) deliver(svc *core.Service, out *core.Outcome, dest string) error {
+func (f *Factory) deliver(ctx context.Context, svc *core.Service, out *core.Outcome, dest string) error {
 	f.warn(out.Warnings)
 	cdFile := f.Getenv("COPSE_CD_FILE")
 	written := false
 	if cdFile != "" && !svc.HasWorkspaces() {
-		if err := writeCDFile(cdFile, dest); err != nil {
+		if err := writeCDFile(ctx, cdFile, dest); err != nil {
 			return err
 		}
 		written = true
@@ -166,8 +167,24 @@ func (f *Factory) printPath(p string) {
 }
 
 // writeCDFile writes the path (no newline) to the shell integration's file: mode 0600,
-// truncated, never through a symlink.
-func writeCDFile(name, path string) error {
+// truncated, never through a symlink. The shell integration makes a regular file, but
+// COPSE_CD_FILE may name a FIFO nobody reads, where open(2) blocks until a reader comes:
+// the write runs aside, and a signal (ctx) ends copse anyway, saying the path was not
+// handed over. The stuck goroutine ends with the process.
+func writeCDFile(ctx context.Context, name, path string) error {
+	done := make(chan error, 1)
+	go func() { done <- writeCDFileNow(name, path) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return &core.Error{Kind: core.KindCancelled, Code: "cancelled", Err: ctx.Err(),
+			Message: "cancelled while writing COPSE_CD_FILE " + core.Escape(name) + " (nobody reads it); the shell was not moved to " + core.Escape(path),
+			Hint:    "change directory yourself: `cd " + gitx.ShellQuote(path) + "`"}
+	}
+}
+
+func writeCDFileNow(name, path string) error {
 	fh, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return &core.Error{Kind: core.KindFailed, Code: "cd_file", Err: err,

@@ -1,0 +1,94 @@
+// Package usercmd runs commands the user configured (setup steps after a create, a land's
+// test gate) with `sh -c` in a directory. It owns only that: each command gets its own
+// process group, killed whole on cancel or timeout, stdin from /dev/null, and its output
+// streamed to the caller as it comes. It never runs git or herdr (gitx and herdr do).
+package usercmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Result is how one command ended.
+type Result struct {
+	ExitCode int  // the shell's exit status; -1 when it was killed
+	TimedOut bool // the timeout passed and the group was killed
+	Canceled bool // the caller's context was cancelled and the group was killed
+}
+
+// OK reports a command that ran to the end and exited 0.
+func (r Result) OK() bool { return r.ExitCode == 0 && !r.TimedOut && !r.Canceled }
+
+// Run runs `sh -c script` in dir with env added to the process environment, writing
+// stdout and stderr to out, until it ends, timeout passes or ctx is done. The error is for
+// a command that could not be started at all.
+func Run(ctx context.Context, dir, script string, env []string, timeout time.Duration, out io.Writer) (Result, error) {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(environ(), env...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if errors.Is(err, syscall.ESRCH) {
+			return os.ErrProcessDone
+		}
+		return err
+	}
+	// A child that left the group and kept the output open cannot hang copse.
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return Result{ExitCode: -1}, fmt.Errorf("cannot start sh: %w", err)
+	}
+	err := cmd.Wait()
+	// Whatever the shell left running in its group (a backgrounded job) ends with it: a
+	// land's gate is judged on the tree it leaves, which nothing may change afterwards.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	res := Result{}
+	if ctx.Err() != nil {
+		res.Canceled = true
+	} else if errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+		res.TimedOut = true
+	}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		res.ExitCode = ee.ExitCode()
+	default:
+		res.ExitCode = -1
+	}
+	if (res.Canceled || res.TimedOut) && res.ExitCode == 0 {
+		res.ExitCode = -1
+	}
+	return res, nil
+}
+
+// repoEnv are variables that would point the command's git at another repository (copse
+// run from a git hook inherits GIT_DIR); the directory alone names the worktree.
+var repoEnv = map[string]bool{
+	"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_COMMON_DIR": true, "GIT_INDEX_FILE": true,
+	"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true,
+	"GIT_IMPLICIT_WORK_TREE": true, "GIT_PREFIX": true, "GIT_INTERNAL_SUPER_PREFIX": true,
+	"GIT_SHALLOW_FILE": true, "GIT_GRAFT_FILE": true, "GIT_NAMESPACE": true,
+}
+
+func environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !repoEnv[name] {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
