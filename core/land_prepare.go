@@ -122,6 +122,9 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		return nil, refused("target_missing", "create it, or pass another --into",
 			"the target branch %s does not exist", Escape(c.into.s))
 	}
+	if err := s.notQueued(ctx, cd, t.Path); err != nil {
+		return nil, err
+	}
 	if err := s.landSettings(ctx, r, c); err != nil {
 		return nil, err
 	}
@@ -129,6 +132,22 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		return nil, err
 	}
 	return &Plan{Request: r, cmd: c}, nil
+}
+
+// notQueued refuses a second land of a worktree that already has one queued or running.
+func (s *service) notQueued(ctx context.Context, cd, path string) error {
+	jobs, err := s.readQueue(ctx, landDir(cd), true) // prepare holds the repository lock
+	if err != nil {
+		return err
+	}
+	cp := canonical(path)
+	for _, j := range jobs {
+		if !j.State.Finished() && canonical(j.Worktree.Path) == cp {
+			return refused("already_queued", "wait for it (`copse land status "+j.Job+"`), or cancel the process that waits for it",
+				"%s already has a land %s: %s (%s)", Escape(path), j.State, j.Job, j.Phase)
+		}
+	}
+	return nil
 }
 
 // landSettings reads the test command, its timeout and the retry count (flags win over

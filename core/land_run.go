@@ -55,8 +55,32 @@ func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := readJobs(landDir(cd))
+	return s.impl.readQueue(ctx, landDir(cd), false)
+}
+
+// readQueue reads every record, first marking abandoned the unfinished jobs whose owner
+// died (their liveness lock is free), so what is shown is what is true. locked: the caller
+// holds the repository lock already.
+func (s *service) readQueue(ctx context.Context, dir string, locked bool) ([]LandJob, error) {
+	jobs, err := readJobs(dir)
 	if err != nil {
+		return nil, failed("land_queue_unreadable", err, "", "cannot read the land queue")
+	}
+	swept := false
+	probe := &runner{}
+	for _, j := range jobs {
+		if j.State.Finished() || !j.Owned {
+			continue
+		}
+		if ok, err := takeLiveness(dir, j.Job, probe); err == nil && ok {
+			s.abandon(ctx, dir, j.Job, locked)
+			swept = true
+		}
+	}
+	if !swept {
+		return jobs, nil
+	}
+	if jobs, err = readJobs(dir); err != nil {
 		return nil, failed("land_queue_unreadable", err, "", "cannot read the land queue")
 	}
 	return jobs, nil
@@ -95,9 +119,9 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := readJobs(landDir(cd))
+	jobs, err := s.readQueue(ctx, landDir(cd), false)
 	if err != nil {
-		return nil, failed("land_queue_unreadable", err, "", "cannot read the land queue")
+		return nil, err
 	}
 	if c.ticket == 0 {
 		if jobs == nil {
@@ -255,7 +279,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner,
 				return nil, failed("land_queue_failed", err, "", "cannot check the liveness of %s", head.Job)
 			}
 			if ok {
-				s.abandon(ctx, dir, head.Job)
+				s.abandon(ctx, dir, head.Job, false)
 				continue
 			}
 		default:
@@ -309,19 +333,21 @@ func (s *service) adopt(dir, job string, me *runner) bool {
 // abandon marks a job whose owner died (its liveness lock was free). The caller holds
 // that lock now. The record is read again first: an owner that finished wrote its final
 // state before it let go of the lock.
-func (s *service) abandon(ctx context.Context, dir, job string) {
+func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
 	defer dropLiveness(dir, job)
 	j, err := readJob(filepath.Join(dir, job+".json"))
 	if err != nil || j.State.Finished() {
 		return
 	}
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
-	defer cancel()
-	unlock, err := s.lock(lctx)
-	if err != nil {
-		return
+	if !locked {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+		defer cancel()
+		unlock, err := s.lock(lctx)
+		if err != nil {
+			return
+		}
+		defer unlock()
 	}
-	defer unlock()
 	j.State, j.Interrupted, j.Finished, j.Code = LandAbandoned, j.Phase, nowStamp(), "abandoned"
 	j.Message = fmt.Sprintf("the process running it (pid %d) ended during %s", j.PID, j.Phase)
 	j.Remaining = abandonedState(j)

@@ -232,6 +232,8 @@ func TestLandKillRunningJobIsAbandoned(t *testing.T) {
 	// The gate ran in its own process group, which a SIGKILL of copse cannot reach; end it.
 	defer syscall.Kill(-readPID(t, pidFile), syscall.SIGKILL)
 
+	// Looking at the queue is enough to learn the owner died.
+	want(t, run(t, r, r.Root, "land", "queue"), 0, "the land queue is empty")
 	res := run(t, r, r.Root, "land", "feat/b")
 	want(t, res, 0, "landed feat/b")
 	ja := landJob(t, r, "land-1")
@@ -301,6 +303,9 @@ func TestLandNoWaitThenDrain(t *testing.T) {
 		t.Fatalf("--no-wait stdout %q, want the job id", res.stdout)
 	}
 	want(t, run(t, r, r.Root, "land", "feat/y", "--no-wait"), 0)
+	before := r.Snapshot()
+	want(t, run(t, r, r.Root, "land", "feat/x"), 1, "already has a land queued: land-1")
+	r.Unchanged(before)
 	q := run(t, r, r.Root, "land", "queue")
 	want(t, q, 0, "1. land-1", "2. land-2", "no runner yet")
 	qj := run(t, r, r.Root, "--json", "land", "queue")
