@@ -153,17 +153,16 @@ func (s *service) notQueued(ctx context.Context, cd, path string) error {
 // landSettings reads the test command, its timeout and the retry count (flags win over
 // git config copse.test, copse.testTimeout, copse.landRetries).
 func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) error {
+	// One git process for the three settings; git prints the keys lower-cased.
+	cfg, err := s.git.ConfigMatching(ctx, s.root(), `^copse\.(test|testtimeout|landretries)$`)
+	if err != nil {
+		return gitFailure("config_failed", err, "cannot read git config copse.*")
+	}
 	raw, field := "", "test"
 	if r.Test != nil {
 		raw = *r.Test
-	} else {
-		v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.test")
-		if err != nil {
-			return gitFailure("config_failed", err, "cannot read git config copse.test")
-		}
-		if ok && strings.TrimSpace(v) != "" {
-			raw, field = strings.TrimSpace(v), "copse.test"
-		}
+	} else if v := strings.TrimSpace(cfg["copse.test"]); v != "" {
+		raw, field = v, "copse.test"
 	}
 	if raw != "" || r.Test != nil {
 		if err := checkText(field, raw, maxTestCommand); err != nil {
@@ -172,9 +171,7 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 		c.test = raw
 	}
 	c.timeout = defaultTestTimeout
-	if v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.testTimeout"); err != nil {
-		return gitFailure("config_failed", err, "cannot read git config copse.testTimeout")
-	} else if ok {
+	if v, ok := cfg["copse.testtimeout"]; ok {
 		d, perr := parseTimeout(strings.TrimSpace(v))
 		if perr != nil {
 			return usage("bad_config", "copse.testTimeout", "set a duration such as 10m or 90s: git config copse.testTimeout 10m",
@@ -183,9 +180,7 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 		c.timeout = d
 	}
 	c.retries = defaultLandRetries
-	if v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.landRetries"); err != nil {
-		return gitFailure("config_failed", err, "cannot read git config copse.landRetries")
-	} else if ok {
+	if v, ok := cfg["copse.landretries"]; ok {
 		n, perr := strconv.Atoi(strings.TrimSpace(v))
 		if perr != nil || n < 0 || n > 100 {
 			return usage("bad_config", "copse.landRetries", "set a count from 0 to 100: git config copse.landRetries 3",

@@ -147,14 +147,17 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.readAndLearn(ctx)
-	if err != nil {
-		unlock()
-		return nil, err
-	}
-	if c.expected != nil && StateToken(*c.expected) != snap.token {
-		unlock()
-		return nil, staleToken(*c.expected)
+	if c.expected != nil {
+		// Prepare checked the token; under this lock it must still hold.
+		snap, err := s.readAndLearn(ctx)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		if StateToken(*c.expected) != snap.token {
+			unlock()
+			return nil, staleToken(*c.expected)
+		}
 	}
 	ticket, err := nextTicket(dir)
 	if err != nil {
@@ -378,7 +381,8 @@ type landRun struct {
 	j        *LandJob
 	progress func(LandProgress)
 	cmd      *landCmd
-	locked   bool // this run holds the repository lock (events need it)
+	locked   bool   // this run holds the repository lock (events need it)
+	head     string // the worktree's commit when the job reached the head of the queue
 }
 
 func (r *landRun) save(phase LandPhase) {
@@ -496,6 +500,15 @@ func (r *landRun) run(ctx context.Context) {
 			ok = false
 		}
 	}
+	if ok && j.ForceRestart {
+		// An aborted rebase moved the branch back: read where it is now.
+		if r.head, err = s.git.ResolveCommit(ctx, j.Worktree.Path, "HEAD"); err != nil {
+			r.locked = false
+			unlock()
+			r.gitErr(PhasePreflight, err, "cannot read the worktree's commit")
+			return
+		}
+	}
 	r.locked = false
 	unlock()
 	if !ok {
@@ -505,6 +518,10 @@ func (r *landRun) run(ctx context.Context) {
 	for attempt := 0; ; attempt++ {
 		onto, err := s.git.ResolveCommit(ctx, s.root(), "refs/heads/"+j.Into)
 		if err != nil {
+			if refusedByGit(err) {
+				r.blocked("target_missing", "create it, or land with another --into", "the target branch %s does not exist", Escape(j.Into))
+				return
+			}
 			r.gitErr(PhaseRebase, err, "cannot read the target branch "+Escape(j.Into))
 			return
 		}
@@ -584,14 +601,7 @@ func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
 			"%s no longer has branch %s checked out (%s)", Escape(t.Path), Escape(j.Worktree.Branch), describe(t))
 		return nil, false
 	}
-	if ok, err := s.git.BranchExists(ctx, s.root(), j.Into); err != nil || !ok {
-		if err != nil {
-			r.refusal(PhasePreflight, gitFailure("branch_lookup_failed", err, "cannot check the target branch"))
-			return nil, false
-		}
-		r.blocked("target_missing", "create it, or land with another --into", "the target branch %s does not exist", Escape(j.Into))
-		return nil, false
-	}
+	r.head = t.Head
 	return &landCmd{target: t, into: BranchName{j.Into}, test: j.Test, retries: j.Retries, keep: j.Keep, forceRestart: j.ForceRestart}, true
 }
 
@@ -600,10 +610,11 @@ func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
 func (r *landRun) rebase(ctx context.Context, onto string) bool {
 	s, j := r.s, r.j
 	w := j.Worktree.Path
-	orig, err := s.git.ResolveCommit(ctx, w, "HEAD")
-	if err != nil {
-		r.gitErr(PhaseRebase, err, "cannot read the worktree's commit")
-		return false
+	// The branch's commit before this rebase: from the worktree list read at the head of
+	// the queue for the first rebase, then the commit the previous attempt made.
+	orig := r.head
+	if j.Commit != "" {
+		orig = j.Commit
 	}
 	j.Attempts++
 	j.Onto = onto

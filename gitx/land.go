@@ -308,3 +308,37 @@ func readLine(path string) string {
 	s, _, _ := strings.Cut(string(b), "\n")
 	return s
 }
+
+// ConfigGetRegexp reads every config entry whose (lower-cased) key matches pattern, as
+// "key\nvalue\0" records; git exits 1 with no output when none matches.
+func ConfigGetRegexp(dir, pattern string) (Cmd, error) {
+	if err := check("config", checkDir(dir), checkRef("pattern", pattern)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"config", "--null", "--get-regexp", "--end-of-options", pattern}, read: true}, nil
+}
+
+// ConfigMatching returns the entries whose key matches pattern, keys lower-cased as git
+// prints them; a key set several times keeps its last value, as `git config --get` does.
+func (r *Runner) ConfigMatching(ctx context.Context, dir, pattern string) (map[string]string, error) {
+	c, err := ConfigGetRegexp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if exitedOneSilently(err) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	vals := map[string]string{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		k, v, _ := strings.Cut(string(rec), "\n")
+		vals[k] = v
+	}
+	return vals, nil
+}
