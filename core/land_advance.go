@@ -36,6 +36,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 		r.refusal(PhaseAdvance, err)
 		return false, false
 	}
+	r.snap = &snap // the clean-up, under the same lock, starts from this list
 	var holders []gitx.Worktree
 	for _, t := range snap.trees {
 		if t.Bare {
@@ -219,12 +220,17 @@ func (r *landRun) cleanup(ctx context.Context) {
 	warn := func(format string, args ...any) {
 		j.Warnings = append(j.Warnings, fmt.Sprintf(format, args...))
 	}
-	snap, err := s.readAndLearn(ctx)
-	if err != nil {
-		warn("kept %s: cannot read the worktree list (%s)", Escape(j.Worktree.Path), AsError(err).Message)
-		return
+	// The list advance read under this same lock still holds: the advance and the sync
+	// change no worktree's place or branch.
+	if r.snap == nil {
+		snap, err := s.readAndLearn(ctx)
+		if err != nil {
+			warn("kept %s: cannot read the worktree list (%s)", Escape(j.Worktree.Path), AsError(err).Message)
+			return
+		}
+		r.snap = &snap
 	}
-	t, ok := find(snap, j.Worktree.Path)
+	t, ok := find(*r.snap, j.Worktree.Path)
 	if !ok {
 		warn("the worktree %s is already gone", Escape(j.Worktree.Path))
 		return

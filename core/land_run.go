@@ -381,8 +381,9 @@ type landRun struct {
 	j        *LandJob
 	progress func(LandProgress)
 	cmd      *landCmd
-	locked   bool   // this run holds the repository lock (events need it)
-	head     string // the worktree's commit when the job reached the head of the queue
+	locked   bool      // this run holds the repository lock (events need it)
+	head     string    // the worktree's commit when the job reached the head of the queue
+	snap     *snapshot // the worktree list advance read (clean-up reuses it under the same lock)
 }
 
 func (r *landRun) save(phase LandPhase) {
