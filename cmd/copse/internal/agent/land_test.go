@@ -90,3 +90,25 @@ func TestSchemaHasLand(t *testing.T) {
 		t.Error("land must not ask for confirmation")
 	}
 }
+
+// Through MCP: land needs no elicitation; land_status reads the record.
+func TestMCPLand(t *testing.T) {
+	f := newFixture(t)
+	f.commitIn(t, f.feat, "feat.txt")
+	c := connect(t, f.open, accept)
+	rep, _ := c.call(t, `{"operation":"land","branch":"feat","wait":true}`)
+	if !rep.OK {
+		t.Fatalf("land: %+v", rep.Error)
+	}
+	job := rep.Result.(map[string]any)["land"].(map[string]any)
+	if job["state"] != "landed" || c.asked.Load() != 0 {
+		t.Fatalf("land %v, asked %d", job, c.asked.Load())
+	}
+	rep, _ = c.call(t, `{"operation":"land_status","job":"land-1"}`)
+	if !rep.OK || rep.Result.(map[string]any)["land"].(map[string]any)["state"] != "landed" {
+		t.Fatalf("status: %+v", rep)
+	}
+	if f.worktreeListed(f.feat) {
+		t.Error("the landed worktree is still listed")
+	}
+}
