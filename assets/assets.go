@@ -1,5 +1,5 @@
 // Package assets holds copse's embedded files: the shell integration scripts that
-// `copse init bash|zsh|fish` prints.
+// `copse init bash|zsh|fish` prints, and the pi extension of `copse init pi`.
 package assets
 
 import (

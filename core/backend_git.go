@@ -19,6 +19,9 @@ func (b *gitBackend) createCmd(c *createCmd) (gitx.Cmd, error) {
 	if c.existing {
 		return gitx.WorktreeAddExisting(c.cwd, c.path.String(), c.branch.String())
 	}
+	if c.remote != nil {
+		return gitx.WorktreeAddTrack(c.cwd, c.path.String(), c.branch.String(), c.remote.Remote, c.remote.Name)
+	}
 	return gitx.WorktreeAddNew(c.cwd, c.path.String(), c.branch.String(), c.base.OID)
 }
 

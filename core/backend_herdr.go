@@ -239,7 +239,10 @@ func (b *herdrBackend) openWith(ctx context.Context, c *targetCmd, args herdr.Op
 	if ww := r.Workspace.Worktree; ww != nil && ww.CheckoutPath != "" && canonical(ww.CheckoutPath) != canonical(c.target.Path) {
 		why = append(why, "its workspace shows checkout "+herdrText(ww.CheckoutPath, 200)+", not "+Escape(c.target.Path))
 	}
-	if c.target.Branch != "" && r.Worktree.Branch != c.target.Branch {
+	// A worktree mid-rebase or mid-bisect is detached to git (and so to Herdr), though copse
+	// lists it under the branch it holds: Herdr naming no branch there is no mismatch.
+	heldOnly := c.target.Detached && r.Worktree.Branch == ""
+	if c.target.Branch != "" && r.Worktree.Branch != c.target.Branch && !heldOnly {
 		why = append(why, "it names branch "+herdrText(r.Worktree.Branch, 100)+", not "+Escape(c.target.Branch))
 	}
 	ws, err := ParseWorkspaceID(r.Workspace.WorkspaceID)

@@ -9,8 +9,9 @@ type listCmd struct{ withStatus bool }
 
 type createCmd struct {
 	branch   BranchName
-	existing bool       // check out an existing local branch instead of creating one
-	base     BaseCommit // zero when existing
+	existing bool               // check out an existing local branch instead of creating one
+	base     BaseCommit         // the commit the checkout must be at (branch tip when existing, remote tip when remote)
+	remote   *gitx.RemoteBranch // non-nil: create branch from this remote-tracking branch, tracking it
 	path     AbsPath
 	explicit bool // the caller chose the path (needs confirmation)
 	label    Label

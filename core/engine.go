@@ -191,6 +191,7 @@ func (s *service) rows(snap snapshot) []Worktree {
 			Branch: t.Branch, Path: t.Path, Head: t.Head,
 			Main: i == 0 && !t.Bare, Current: t.Path == s.current(),
 			Detached: t.Detached, Bare: t.Bare, Locked: t.Locked, Prunable: t.Prunable,
+			Rebasing: t.Rebasing, Bisecting: t.Bisecting,
 		})
 	}
 	return out
@@ -291,7 +292,7 @@ func (s *service) status(ctx context.Context, path string) Status {
 		msg := err.Error()
 		var ge *gitx.Error
 		if errors.As(err, &ge) && ge.Stderr != "" {
-			msg = firstLine(ge.Stderr)
+			msg = gitMessage(ge.Stderr)
 		}
 		return Status{Error: Escape(msg)}
 	}
@@ -349,22 +350,6 @@ func byteSize(n int64) string {
 		return strconv.FormatInt(n>>20, 10) + " MB"
 	}
 	return strconv.FormatInt(n, 10) + "-byte"
-}
-
-// gitMessage is what git said went wrong: its "fatal:" and "error:" lines (a hook or
-// progress output may come first), else its first line.
-func gitMessage(stderr string) string {
-	var picked []string
-	for _, l := range strings.Split(stderr, "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "fatal: ") || strings.HasPrefix(l, "error: ") {
-			picked = append(picked, l)
-		}
-	}
-	if len(picked) > 0 {
-		return strings.Join(picked, "; ")
-	}
-	return firstLine(stderr)
 }
 
 func firstLine(s string) string {

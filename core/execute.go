@@ -44,6 +44,9 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 	case landStatusCmd:
 		return s.landStatus(ctx, c)
 	}
+	if _, ok := p.cmd.(restoreListCmd); ok {
+		return s.restoreList(ctx)
+	}
 	unlock, err := s.lockFor(ctx, p.cmd)
 	if err != nil {
 		return nil, err
@@ -77,6 +80,12 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 		return s.runRemove(ctx, c, snap, fresh.Warnings)
 	case *targetCmd:
 		return s.runTarget(ctx, c, fresh.Warnings)
+	case *restoreCmd:
+		if old, ok := p.cmd.(*restoreCmd); ok && old.entry.ID != c.entry.ID {
+			return nil, refused("stale_state", "look at `copse restore --list` and ask again",
+				"the most recent removed worktree changed after it was checked (%s, now %s); nothing ran", old.entry.ID, c.entry.ID)
+		}
+		return s.runRestore(ctx, c, snap, fresh.Warnings)
 	}
 	return nil, usage("unknown_operation", "operation", "", "cannot execute %T", fresh.cmd)
 }
@@ -105,7 +114,8 @@ func exists(path string) bool {
 
 func (s *service) row(t gitx.Worktree, ws string) *Worktree {
 	w := &Worktree{Branch: t.Branch, Path: t.Path, Head: t.Head, Detached: t.Detached, Bare: t.Bare,
-		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.root(), Current: t.Path == s.current()}
+		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.root(), Current: t.Path == s.current(),
+		Rebasing: t.Rebasing, Bisecting: t.Bisecting}
 	if ws != "" {
 		w.WorkspaceID = &ws
 	}
@@ -113,11 +123,10 @@ func (s *service) row(t gitx.Worktree, ws string) *Worktree {
 }
 
 func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, warnings []string) (*Outcome, error) {
-	made := missingParents(c.path.s)
+	pre := s.createPreState(ctx, c)
 	ws, runErr := s.backend.create(ctx, c)
 	if runErr != nil {
-		// git makes the parent folders first; a create that fails leaves none behind.
-		defer removeIfEmpty(made)
+		return nil, s.failedCreate(ctx, c, before, pre, runErr)
 	}
 	after, err := s.readBack(ctx)
 	if err != nil {
@@ -126,38 +135,6 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 	}
 	s.learn(after)
 	t, listed := find(after, c.path.s)
-	if runErr != nil {
-		var e *Error
-		if errors.As(runErr, &e) && e.Kind == KindUncertain {
-			return nil, e // the backend already knows precisely what is uncertain
-		}
-		cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
-		if isGitKind(runErr, gitx.ErrOutputLimit) && listed {
-			return nil, s.undoCreate(ctx, c, before, runErr)
-		}
-		switch {
-		case after.token == before.token && !exists(c.path.s):
-			if cancelled {
-				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
-					Message: "create of " + Escape(c.path.s) + " cancelled; nothing was created"}
-			}
-			if errors.As(runErr, &e) {
-				return nil, e
-			}
-			return nil, gitFailure("create_failed", runErr, "git could not create the worktree")
-		case cancelled && listed:
-			return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
-				Message: "create cancelled after git made the worktree: " + Escape(c.path.s) + " is listed (" + describe(t) + ")",
-				Hint:    "keep it, or remove it: `copse remove " + quoteDisplay(c.path.s) + "`"}
-		case cancelled:
-			return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
-				Message: "create cancelled; git does not list " + Escape(c.path.s) + " but the directory exists",
-				Hint:    "inspect and delete the directory by hand"}
-		default:
-			return nil, uncertain("create_uncertain", runErr, "run `copse list` and check "+quoteDisplay(c.path.s),
-				"create failed (%s) but the worktree list changed", Escape(firstLine(runErr.Error())))
-		}
-	}
 	switch {
 	case !listed:
 		return nil, uncertain("create_not_listed", nil, "run `copse list`; do not retry blindly",
@@ -172,6 +149,12 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 		return nil, uncertain("create_no_directory", nil, "run git worktree prune if the directory is really gone",
 			"git lists %s but the directory does not exist", Escape(c.path.s))
 	}
+	if c.remote != nil {
+		if err := s.trackRemote(ctx, c); err != nil {
+			return nil, err
+		}
+		warnings = append(warnings, "created branch "+Escape(c.branch.s)+" from "+Escape(c.remote.String())+" (tracking it)")
+	}
 	return &Outcome{Operation: OpCreate, Worktree: s.row(t, ws), Path: t.Path, WorkspaceID: ws, Warnings: warnings}, nil
 }
 
@@ -182,6 +165,11 @@ func isGitKind(err error, k gitx.ErrKind) bool {
 
 func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, warnings []string) (*Outcome, error) {
 	gone := s.row(c.target, c.wsID)
+	// A forced remove (or one that deletes the branch) first records what it deletes.
+	saved, err := s.snapshotBeforeRemove(ctx, c) // contract: snapshotForRemoval
+	if err != nil {
+		return nil, err
+	}
 	runErr := s.backend.remove(ctx, c)
 	after, err := s.readBack(ctx)
 	if err != nil {
@@ -197,6 +185,7 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 		}
 		cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
 		if after.token == before.token && listed && (onDisk || c.target.Prunable != nil) {
+			s.dropSnapshot(ctx, saved) // nothing was removed: the record is not needed
 			if cancelled {
 				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
 					Message: "remove of " + Escape(c.target.Path) + " cancelled; nothing was removed"}
@@ -224,6 +213,9 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 			"%s", removeState(c.target.Path, listed, onDisk))
 	}
 	out := &Outcome{Operation: OpRemove, Worktree: gone, Path: c.target.Path, WorkspaceID: c.wsID, Warnings: warnings}
+	if saved != nil {
+		out.RestoreID = saved.ID
+	}
 	if c.deleteBranch {
 		cmd, err := gitx.BranchDelete(c.cwd, c.target.Branch, true)
 		if err != nil {
@@ -285,44 +277,6 @@ func (s *service) runTarget(ctx context.Context, c *targetCmd, warnings []string
 		dest = s.backDir(c.target.Path)
 	}
 	return &Outcome{Operation: c.operation, Worktree: s.row(c.target, ws), Path: dest, WorkspaceID: ws, Warnings: warnings}, nil
-}
-
-// undoCreate takes back a worktree this very create made when git had to be stopped for
-// printing past the output cap (a chatty post-checkout hook): the checkout is complete
-// but the hook was killed half-way, so it is not a worktree anyone asked for. It runs
-// under the lock Execute holds; the new checkout holds nothing but git's files and what
-// the hook wrote. If the undo does not leave exactly the state before, the result is
-// uncertain.
-func (s *service) undoCreate(ctx context.Context, c *createCmd, before snapshot, cause error) error {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
-	defer cancel()
-	limit := gitFailure("output_limit", cause, "git was stopped")
-	limit.Hint = "make the post-checkout hook quieter (or redirect its output to a file), then create again"
-	rm, err := gitx.WorktreeRemove(c.cwd, c.path.s, true, false)
-	if err == nil {
-		_, err = s.git.Run(rctx, rm)
-	}
-	if err == nil && !c.existing {
-		var del gitx.Cmd
-		if del, err = gitx.BranchDelete(c.cwd, c.branch.s, true); err == nil {
-			_, err = s.git.Run(rctx, del)
-		}
-	}
-	after, rerr := s.read(rctx)
-	if err != nil || rerr != nil || after.token != before.token || exists(c.path.s) {
-		return uncertain("create_output_limit", cause, "run `copse list` and check "+quoteDisplay(c.path.s),
-			"git printed more than the 2 MB limit while creating %s and was stopped; undoing the half-made worktree did not restore the state before",
-			Escape(c.path.s))
-	}
-	if !c.existing {
-		if still, _ := s.git.BranchExists(rctx, c.cwd, c.branch.s); still {
-			return uncertain("create_output_limit", cause, "delete it by hand: git branch -D "+quoteDisplay(c.branch.s),
-				"git printed more than the 2 MB limit while creating %s; the worktree was taken back but branch %s remains",
-				Escape(c.path.s), Escape(c.branch.s))
-		}
-	}
-	limit.Message += "; the half-made worktree at " + Escape(c.path.s) + " was taken back, nothing changed"
-	return limit
 }
 
 // missingParents lists the parent folders of path that do not exist yet, deepest first.

@@ -274,3 +274,20 @@ func TestConfirmedRemoveIsStaleWhenLossesChange(t *testing.T) {
 	wantCode(t, err, core.KindRefused, "stale_state")
 	r.Unchanged(before)
 }
+
+// A forced remove's plan (and so its dry run) says that copse records the worktree first.
+func TestForcedRemovePlanSaysItRecords(t *testing.T) {
+	r := coretest.New(t)
+	r.AddWorktree("feat", "feat")
+	s := open(t, r, r.Root)
+	for _, force := range []bool{false, true} {
+		p, err := s.Prepare(context.Background(), core.RemoveRequest{Branch: core.Str("feat"), Force: force})
+		if err != nil {
+			t.Fatal(err)
+		}
+		says := strings.Contains(strings.Join(s.DryRun(p).Warnings, "\n"), "records the worktree")
+		if says != force {
+			t.Errorf("force=%v: dry run warnings %q", force, s.DryRun(p).Warnings)
+		}
+	}
+}

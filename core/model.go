@@ -8,6 +8,8 @@ type Worktree struct {
 	Main        bool    `json:"main"`
 	Current     bool    `json:"current"`
 	Detached    bool    `json:"detached"`
+	Rebasing    bool    `json:"rebasing,omitempty"`  // detached by a rebase of Branch (git lists it detached)
+	Bisecting   bool    `json:"bisecting,omitempty"` // detached by a bisect started on Branch
 	Bare        bool    `json:"bare,omitempty"`
 	Locked      *string `json:"locked"`       // nil, or the lock reason ("" when none given)
 	Prunable    *string `json:"prunable"`     // nil, or git's prunable reason
@@ -68,16 +70,23 @@ type Outcome struct {
 	Path          string    `json:"path,omitempty"`     // where to cd (switch, back) or what was removed
 	WorkspaceID   string    `json:"workspace_id,omitempty"`
 	BranchDeleted bool      `json:"branch_deleted,omitempty"`
-	Warnings      []string  `json:"warnings,omitempty"`
-	Land          *LandJob  `json:"land,omitempty"`      // land, land_status JOB: the job's record
-	LandJobs      []LandJob `json:"land_jobs,omitempty"` // land_status without a job: every record
-	Listing       *Listing  `json:"-"`                   // for list
+	// RestoreID names the record a forced remove made of what it deleted: copse restore <id>.
+	RestoreID   string          `json:"restore_id,omitempty"`
+	Restored    *RemovedEntry   `json:"restored,omitempty"` // restore: the record it brought back
+	Warnings    []string        `json:"warnings,omitempty"`
+	Land        *LandJob        `json:"land,omitempty"`      // land, land_status JOB: the job's record
+	LandJobs    []LandJob       `json:"land_jobs,omitempty"` // land_status without a job: every record
+	Listing     *Listing        `json:"-"`                   // for list
+	RemovedList *RemovedListing `json:"-"`                   // for restore --list
 }
 
 // Result is the JSON value a reply carries: the Listing for list, the Outcome otherwise.
 func (o *Outcome) Result() any {
 	if o.Listing != nil {
 		return o.Listing
+	}
+	if o.RemovedList != nil {
+		return o.RemovedList
 	}
 	if o.Operation == OpLandStatus && o.Land == nil {
 		// Every job, as a list that is [] rather than absent when the queue is empty.

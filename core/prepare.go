@@ -12,9 +12,7 @@ import (
 )
 
 func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
-	switch req.(type) {
-	case nil, ListRequest, LandStatusRequest: // reads: they never wait for a mutation
-	default:
+	if !readOnly(req) && req != nil {
 		// Checks of a mutation wait for any mutation under way (in this process or
 		// another copse), so they never see a half-made worktree and refuse it for the
 		// wrong reason. Execute checks again under the lock before it runs anything.
@@ -78,6 +76,8 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 		p, err = s.prepareLand(ctx, r, snap)
 	case LandStatusRequest:
 		p, err = s.prepareLandStatus(r)
+	case RestoreRequest:
+		p, err = s.prepareRestore(ctx, r, snap)
 	case nil:
 		return nil, usage("missing_operation", "operation", "name one of: list, create, open, switch, remove, back", "no request")
 	default:
@@ -166,10 +166,14 @@ func (s *service) at() string {
 }
 
 func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snapshot) (*Plan, error) {
-	branch, err := s.parseBranch(ctx, "branch", r.Branch)
+	if err := checkText("branch", r.Branch, maxBranch); err != nil {
+		return nil, err
+	}
+	src, err := s.resolveCreateBranch(ctx, r.Branch, r.Base != nil)
 	if err != nil {
 		return nil, err
 	}
+	branch := src.branch
 	c := &createCmd{branch: branch, cwd: s.root(), focus: r.Focus}
 	var warnings []string
 	if r.Label != nil {
@@ -182,16 +186,23 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	}
 	for _, t := range snap.trees {
 		if t.Branch == branch.s {
+			how := "checked out"
+			switch {
+			case t.Rebasing:
+				how = "being rebased"
+			case t.Bisecting:
+				how = "being bisected"
+			}
 			return nil, refused("branch_checked_out", "switch to it (`copse switch "+quoteDisplay(branch.s)+"`), or pick another branch",
-				"branch %s is already checked out at %s", Escape(branch.s), Escape(t.Path))
+				"branch %s is already %s at %s", Escape(branch.s), how, Escape(t.Path))
 		}
 	}
-	exists, err := s.git.BranchExists(ctx, s.root(), branch.s)
-	if err != nil {
-		return nil, gitFailure("branch_lookup_failed", err, "cannot check whether the branch exists")
+	if src.source == CreateAmbiguous {
+		return nil, ambiguousRemote(src)
 	}
 	baseShown := "(existing branch)"
-	if exists {
+	switch src.source {
+	case CreateExisting:
 		if r.Base != nil {
 			return nil, usage("base_with_existing_branch", "base", "drop the base to check out the existing branch, or pick a new branch name",
 				"branch %s already exists; a base applies only to a new branch", Escape(branch.s))
@@ -203,7 +214,13 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 			return nil, err
 		}
 		c.base = tip
-	} else {
+	case CreateFromRemote:
+		// The commit is the remote branch's as checked now; Execute compares it under the
+		// lock and the postcondition checks the checkout is exactly it.
+		c.remote = src.remote
+		c.base = BaseCommit{Ref: src.remote.String(), OID: src.remote.OID}
+		baseShown = src.remote.String() + " (tracking it)"
+	default:
 		raw := "HEAD"
 		if r.Base != nil {
 			raw = *r.Base
@@ -224,7 +241,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	if err := s.checkNewPath(ctx, snap, c.path); err != nil {
 		return nil, err
 	}
-	cmds, err := s.backend.createCommands(c)
+	cmds, err := s.createCommands(c)
 	if err != nil {
 		return nil, err
 	}
@@ -543,7 +560,13 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		cmds = append(cmds, bd.String())
 	}
 	conf := removeConfirmation(r, t, ws, c.losses)
-	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings}, nil
+	warnings := conf.Warnings
+	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
+		// Said in the plan (the dry run shows it), not in the confirmation's token.
+		warnings = append(append([]string(nil), warnings...),
+			"before removing, copse records the worktree (HEAD, index, files) under "+gitx.RemovedRefPrefix+"<id>; `copse restore` brings it back")
+	}
+	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: warnings}, nil
 }
 
 // removeConfirmation shows the target as it was named, what else identifies it, what

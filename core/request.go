@@ -26,10 +26,12 @@ const (
 	OpSwitch Operation = "switch"
 	OpRemove Operation = "remove"
 	OpBack   Operation = "back"
+	// OpRestore brings back a worktree a forced remove recorded (or lists them).
+	OpRestore Operation = "restore"
 )
 
 // Operations lists every variant in a stable order (schema generation, docs, tests).
-var Operations = []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpLand, OpLandStatus}
+var Operations = []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpRestore, OpLand, OpLandStatus}
 
 // Approval classes tell agent hosts which operations need a human's yes.
 type Approval string
@@ -80,19 +82,28 @@ type BackRequest struct {
 	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 
-func (ListRequest) Op() Operation   { return OpList }
-func (CreateRequest) Op() Operation { return OpCreate }
-func (OpenRequest) Op() Operation   { return OpOpen }
-func (SwitchRequest) Op() Operation { return OpSwitch }
-func (RemoveRequest) Op() Operation { return OpRemove }
-func (BackRequest) Op() Operation   { return OpBack }
+type RestoreRequest struct {
+	ID                 *string `json:"id,omitempty" doc:"id of a removed worktree (restore with list shows them); default: the most recent"`
+	List               bool    `json:"list,omitempty" doc:"list what can be restored, with age and size, instead of restoring"`
+	Path               *string `json:"path,omitempty" doc:"absolute path to restore to (default: where it was); needs confirmation"`
+	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
+}
 
-func (ListRequest) isRequest()   {}
-func (CreateRequest) isRequest() {}
-func (OpenRequest) isRequest()   {}
-func (SwitchRequest) isRequest() {}
-func (RemoveRequest) isRequest() {}
-func (BackRequest) isRequest()   {}
+func (ListRequest) Op() Operation    { return OpList }
+func (CreateRequest) Op() Operation  { return OpCreate }
+func (OpenRequest) Op() Operation    { return OpOpen }
+func (SwitchRequest) Op() Operation  { return OpSwitch }
+func (RemoveRequest) Op() Operation  { return OpRemove }
+func (BackRequest) Op() Operation    { return OpBack }
+func (RestoreRequest) Op() Operation { return OpRestore }
+
+func (ListRequest) isRequest()    {}
+func (CreateRequest) isRequest()  {}
+func (OpenRequest) isRequest()    {}
+func (SwitchRequest) isRequest()  {}
+func (RemoveRequest) isRequest()  {}
+func (BackRequest) isRequest()    {}
+func (RestoreRequest) isRequest() {}
 
 // ApprovalOf is the operation's approval class for agent hosts.
 func ApprovalOf(op Operation) Approval {
@@ -114,6 +125,22 @@ func NeedsConfirmation(req Request) bool {
 		return true
 	case CreateRequest:
 		return r.Path != nil
+	case RestoreRequest:
+		// Also asked at run time when the original path is an existing empty directory.
+		return r.Path != nil
+	}
+	return false
+}
+
+// readOnly reports requests that change nothing: they take no repository lock.
+func readOnly(req Request) bool {
+	switch r := req.(type) {
+	case ListRequest:
+		return true
+	case RestoreRequest:
+		return r.List
+	case LandStatusRequest:
+		return true
 	}
 	return false
 }
@@ -137,6 +164,8 @@ func NewRequest(op Operation) (Request, bool) {
 		return LandRequest{}, true
 	case OpLandStatus:
 		return LandStatusRequest{}, true
+	case OpRestore:
+		return RestoreRequest{}, true
 	}
 	return nil, false
 }

@@ -65,12 +65,13 @@ func SchemaJSON() ([]byte, error) {
 }
 
 var opDocs = map[Operation]string{
-	OpList:   "list every worktree, branch first",
-	OpCreate: "create a worktree (and its branch unless it exists)",
-	OpOpen:   "open an existing worktree (a Herdr workspace; without Herdr, same as switch)",
-	OpSwitch: "switch to an existing worktree",
-	OpRemove: "remove a worktree (always needs a human's confirmation)",
-	OpBack:   "return to the previous worktree of this session",
+	OpList:    "list every worktree, branch first",
+	OpCreate:  "create a worktree (and its branch unless it exists)",
+	OpOpen:    "open an existing worktree (a Herdr workspace; without Herdr, same as switch)",
+	OpSwitch:  "switch to an existing worktree",
+	OpRemove:  "remove a worktree (always needs a human's confirmation)",
+	OpBack:    "return to the previous worktree of this session",
+	OpRestore: "bring back a worktree that a forced remove recorded (list: show what can be restored)",
 	OpLand: "land a worktree's branch onto a target through the repository's FIFO queue: rebase, test gate, " +
 		"fast-forward with compare-and-swap, then remove the worktree and branch (unless keep)",
 	OpLandStatus: "read land jobs: one by id, or all of the repository's jobs",

@@ -87,11 +87,18 @@ func (s *Service) AllBranches(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	remote, err := s.impl.git.RemoteBranchNames(ctx, s.impl.root())
+	remotes, err := s.impl.git.Remotes(ctx, s.impl.root())
+	if err != nil {
+		return nil, gitFailure("branches_failed", err, "cannot list remotes")
+	}
+	remote, err := s.impl.git.RemoteTrackingBranches(ctx, s.impl.root(), remotes)
 	if err != nil {
 		return nil, gitFailure("branches_failed", err, "cannot list remote branches")
 	}
-	return append(local, remote...), nil
+	for _, b := range remote {
+		local = append(local, b.String())
+	}
+	return local, nil
 }
 
 // CheckBranch runs the branch parser on raw (git check-ref-format included) and returns

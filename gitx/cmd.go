@@ -4,6 +4,8 @@
 // standard library.
 package gitx
 
+import "strings"
+
 // Cmd is one git invocation. Its fields are unexported so that a Cmd can only
 // come from a builder below, which has checked every value; Runner.Run refuses
 // the zero Cmd. It always runs as `git -C <dir> <args...>` so that the
@@ -12,6 +14,11 @@ type Cmd struct {
 	dir  string
 	args []string
 	read bool // read-only: run with GIT_OPTIONAL_LOCKS=0 so it never takes index.lock
+	// env is extra environment for this one command (e.g. GIT_INDEX_FILE for a
+	// snapshot's temporary index). It is set only by builders and wins over
+	// everything else, including Runner.Env and the repository variables the
+	// Runner drops from the inherited environment.
+	env []string
 	// limit overrides Runner.OutputLimit for commands whose legitimate output can be
 	// large (a safety status listing every ignored file, a worktree list with long lock
 	// reasons); 0 keeps the runner's cap.
@@ -21,6 +28,9 @@ type Cmd struct {
 	// small (ls-files of a big index) never buffers the rest.
 	keep func(record []byte) bool
 }
+
+// Env returns the extra environment entries this command runs with (dry runs show them).
+func (c Cmd) Env() []string { return append([]string(nil), c.env...) }
 
 // worktreeListLimit caps `git worktree list`: each lock reason is printed in full, and
 // a repository whose worktrees were locked with long reasons (megabytes in all) must
@@ -38,7 +48,18 @@ func (c Cmd) Argv() []string {
 // String is the command for humans (--dry-run output): each argument is
 // shell-quoted only when needed, and control characters are escaped so a
 // value can never start a new line of output.
-func (c Cmd) String() string { return quoteArgv(c.Argv()) }
+func (c Cmd) String() string {
+	if len(c.env) == 0 {
+		return quoteArgv(c.Argv())
+	}
+	// Shown as a shell would read it: NAME=value git -C … (values quoted).
+	parts := make([]string, 0, len(c.env)+1)
+	for _, kv := range c.env {
+		name, value, _ := strings.Cut(kv, "=")
+		parts = append(parts, name+"="+ShellQuote(value))
+	}
+	return strings.Join(parts, " ") + " " + quoteArgv(c.Argv())
+}
 
 // Name is the git command without its options and operands, for messages:
 // "git worktree add", "git status".
@@ -181,14 +202,6 @@ func LocalBranches(dir string) (Cmd, error) {
 		return Cmd{}, err
 	}
 	return Cmd{dir: dir, args: []string{"for-each-ref", "--format=%(refname:lstrip=2)", "refs/heads/"}, read: true}, nil
-}
-
-// RemoteBranches prints every remote-tracking branch as <remote>/<name>, one per line.
-func RemoteBranches(dir string) (Cmd, error) {
-	if err := check("for-each-ref", checkDir(dir)); err != nil {
-		return Cmd{}, err
-	}
-	return Cmd{dir: dir, args: []string{"for-each-ref", "--format=%(refname:lstrip=2)", "refs/remotes/"}, read: true}, nil
 }
 
 // BranchDelete deletes a local branch; -d refuses an unmerged one, -D does not.

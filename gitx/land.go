@@ -39,7 +39,7 @@ func RebaseAbort(dir string) (Cmd, error) {
 // ancestry; callers run IsAncestor first.
 func UpdateRefCAS(dir, branch, newOID, oldOID, msg string) (Cmd, error) {
 	if err := check("update-ref", checkDir(dir), checkBranch("branch", branch),
-		checkOID("new", newOID), checkOID("old", oldOID), checkMessage(msg)); err != nil {
+		checkOID("new", newOID), checkOID("old", oldOID), checkReflogMessage(msg)); err != nil {
 		return Cmd{}, err
 	}
 	return Cmd{dir: dir, args: []string{"update-ref", "-m", msg, "refs/heads/" + branch, newOID, oldOID}}, nil
@@ -83,15 +83,6 @@ func SymbolicHead(dir string) (Cmd, error) {
 	return Cmd{dir: dir, args: []string{"symbolic-ref", "-q", "HEAD"}, read: true}, nil
 }
 
-// DiffNames lists the paths that differ between two commits, NUL-terminated, without
-// rename detection (a rename touches both of its paths).
-func DiffNames(dir, oldOID, newOID string) (Cmd, error) {
-	if err := check("diff", checkDir(dir), checkOID("old", oldOID), checkOID("new", newOID)); err != nil {
-		return Cmd{}, err
-	}
-	return Cmd{dir: dir, args: []string{"diff", "--name-only", "--no-renames", "-z", oldOID, newOID, "--"}, read: true}, nil
-}
-
 // ConflictedNames lists unmerged paths of the worktree at dir, NUL-terminated.
 func ConflictedNames(dir string) (Cmd, error) {
 	if err := check("diff", checkDir(dir)); err != nil {
@@ -119,8 +110,8 @@ func WorktreeUnlock(dir, path string) (Cmd, error) {
 	return Cmd{dir: dir, args: []string{"worktree", "unlock", "--", path}}, nil
 }
 
-// checkMessage keeps a reflog message to one plain line.
-func checkMessage(msg string) string {
+// checkReflogMessage keeps a reflog message to one plain line.
+func checkReflogMessage(msg string) string {
 	if msg == "" || hasControl(msg) || hasBidi(msg) {
 		return "message " + fmt.Sprintf("%q", msg) + " is empty or has control characters"
 	}
@@ -143,19 +134,6 @@ func (r *Runner) SymbolicHeadRef(ctx context.Context, dir string) (string, error
 		return "", err
 	}
 	return strings.TrimSuffix(string(out), "\n"), nil
-}
-
-// ChangedPaths lists the paths that differ between old and new.
-func (r *Runner) ChangedPaths(ctx context.Context, dir, oldOID, newOID string) ([]string, error) {
-	c, err := DiffNames(dir, oldOID, newOID)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return splitNUL(out), nil
 }
 
 // Conflicted lists the unmerged paths of the worktree at dir.

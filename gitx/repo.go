@@ -60,23 +60,6 @@ func (r *Runner) Branches(ctx context.Context, dir string) ([]string, error) {
 	return r.lines(ctx, c)
 }
 
-// RemoteBranchNames lists remote-tracking branches as <remote>/<name>, without the
-// symbolic <remote>/HEAD.
-func (r *Runner) RemoteBranchNames(ctx context.Context, dir string) ([]string, error) {
-	c, err := RemoteBranches(dir)
-	if err != nil {
-		return nil, err
-	}
-	all, err := r.lines(ctx, c)
-	var out []string
-	for _, n := range all {
-		if !strings.HasSuffix(n, "/HEAD") {
-			out = append(out, n)
-		}
-	}
-	return out, err
-}
-
 // lines runs a command that prints ref names, one per line. Ref names cannot contain
 // newlines (check-ref-format forbids control characters), so lines are unambiguous.
 func (r *Runner) lines(ctx context.Context, c Cmd) ([]string, error) {
@@ -181,13 +164,18 @@ func (r *Runner) ConfigValues(ctx context.Context, dir, key string) ([]string, e
 	if err != nil {
 		return nil, err
 	}
-	var vals []string
-	for _, v := range strings.Split(string(out), "\x00") {
-		if v != "" {
-			vals = append(vals, v)
+	return nulFields(out), nil
+}
+
+// nulFields splits NUL-terminated output into its non-empty fields.
+func nulFields(out []byte) []string {
+	var fields []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			fields = append(fields, f)
 		}
 	}
-	return vals, nil
+	return fields
 }
 
 // UntrackedMatching lists the untracked and ignored files of the worktree at dir that match
@@ -221,11 +209,5 @@ func (r *Runner) FilesMatching(ctx context.Context, dir string, globs []string) 
 	if err != nil {
 		return nil, err
 	}
-	var files []string
-	for _, f := range strings.Split(string(out), "\x00") {
-		if f != "" {
-			files = append(files, f)
-		}
-	}
-	return files, nil
+	return nulFields(out), nil
 }

@@ -162,7 +162,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	stderr := &capBuffer{limit: limit, over: &over, stop: stop}
 
 	cmd := exec.CommandContext(procCtx, bin, argv[1:]...)
-	cmd.Env = r.environ(c.read)
+	cmd.Env = append(r.environ(c.read), c.env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	var filter *recordFilter
 	if c.keep != nil {
@@ -312,7 +312,8 @@ var repoEnv = []string{
 }
 
 // environ is os.Environ() without repoEnv, then the fixed settings, then r.Env
-// (os/exec keeps the last value of a duplicated key, so r.Env wins).
+// (os/exec keeps the last value of a duplicated key, so r.Env wins; Run appends
+// the Cmd's own env after it, which wins over all).
 func (r *Runner) environ(read bool) []string {
 	base := os.Environ()
 	env := make([]string, 0, len(base)+3+len(r.Env))

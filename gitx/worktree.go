@@ -18,6 +18,11 @@ type Worktree struct {
 	Detached bool
 	Locked   *string // nil = not locked; else the reason ("" when none was given)
 	Prunable *string // nil = not prunable; else the reason
+	// Rebasing and Bisecting: git lists the worktree detached, but a rebase or a bisect in
+	// it started from Branch, which it holds (git refuses to check it out elsewhere). Branch
+	// is then set from the rebase or bisect state (see Runner.Worktrees); Detached stays true.
+	Rebasing  bool
+	Bisecting bool
 }
 
 // ParseWorktreeList parses `git worktree list --porcelain -z`: attributes are
@@ -166,6 +171,9 @@ func (r *Runner) Worktrees(ctx context.Context, dir string) ([]Worktree, []byte,
 	list, err := ParseWorktreeList(out)
 	if err != nil {
 		return nil, out, err
+	}
+	for i := range list {
+		addHeldBranch(&list[i])
 	}
 	return list, out, nil
 }

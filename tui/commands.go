@@ -164,7 +164,8 @@ func lockWaitCmd(ctx context.Context, op int, ch <-chan core.LockHolder) tea.Cmd
 	}
 }
 
-// branchesMsg feeds the base field's completion.
+// branchesMsg feeds the completion of the branch and base fields: local branches, then
+// remote branches as <remote>/<branch>.
 type branchesMsg struct {
 	names []string
 	err   error
@@ -172,7 +173,7 @@ type branchesMsg struct {
 
 func loadBranchesCmd(ctx context.Context, svc *core.Service) tea.Cmd {
 	return func() tea.Msg {
-		names, err := svc.Branches(ctx)
+		names, err := svc.AllBranches(ctx)
 		return branchesMsg{names: names, err: err}
 	}
 }
@@ -188,17 +189,19 @@ func branchTickCmd(seq int) tea.Cmd {
 	return tea.Tick(branchDebounce, func(time.Time) tea.Msg { return branchTickMsg{seq: seq} })
 }
 
-// branchCheckedMsg is the parser's verdict on one value of the branch field.
+// branchCheckedMsg is core's verdict on one value of the branch field: the name it
+// resolves to and what a create would do with it (new, existing, from a remote, ambiguous).
 type branchCheckedMsg struct {
 	seq  int
 	raw  string
 	name string
+	kind core.CreateKind
 	err  error
 }
 
-func checkBranchCmd(ctx context.Context, svc *core.Service, seq int, raw string) tea.Cmd {
+func checkBranchCmd(ctx context.Context, svc *core.Service, seq int, raw string, withBase bool) tea.Cmd {
 	return func() tea.Msg {
-		name, err := svc.CheckBranch(ctx, raw)
-		return branchCheckedMsg{seq: seq, raw: raw, name: name, err: err}
+		kind, err := svc.CreateKind(ctx, raw, withBase)
+		return branchCheckedMsg{seq: seq, raw: raw, name: kind.Branch, kind: kind, err: err}
 	}
 }

@@ -402,9 +402,13 @@ func TestFlowForceRemoveDirtyAsksTwice(t *testing.T) {
 		t.Fatal("force removal ran after one y")
 	}
 	f.keys("y")
-	f.wait("the row is gone", func(fr frame) bool { return !fr.busy && fr.loaded && !contains(fr.paths, wt) })
+	fr = f.wait("the row is gone", func(fr frame) bool { return !fr.busy && fr.loaded && !contains(fr.paths, wt) })
 	if _, err := os.Stat(wt); !os.IsNotExist(err) {
 		t.Errorf("directory still there: %v", err)
+	}
+	// The forced remove recorded the work: the status line says how to get it back.
+	if !strings.Contains(fr.status.msg, "undo: copse restore ") {
+		t.Errorf("the status does not say how to undo: %q", fr.status.msg)
 	}
 	f.keys("q")
 	f.result()

@@ -29,10 +29,9 @@ type form struct {
 	workspace bool // Herdr: label and focus fields shown
 	focusWS   bool // the focus toggle's value
 
-	errs     [5]string // per field, from the parser
-	note     string    // branch: what core resolved the name to, or that it exists
-	checkSeq int       // bumps on every branch edit; stale checks are dropped
-	branches []string  // local branches (base completion; "existing branch" note)
+	errs     [5]string         // per field, from the parser
+	note     *branchCheckedMsg // branch: core's verdict, shown as what a create would do with it
+	checkSeq int               // bumps on every branch edit (and when base is filled or emptied); stale checks are dropped
 }
 
 func newForm(workspace bool, st *Styles, width int) form {
@@ -49,10 +48,11 @@ func newForm(workspace bool, st *Styles, width int) form {
 		return ti
 	}
 	f.inputs = []textinput.Model{
-		mk("new or existing local branch"),
+		mk("new, existing or remote branch (tab completes)"),
 		mk("HEAD"),
 		mk(pathPlaceholder),
 	}
+	f.inputs[fieldBranch].ShowSuggestions = true
 	f.inputs[fieldBase].ShowSuggestions = true
 	if workspace {
 		f.inputs = append(f.inputs, mk("workspace label (optional)"))
@@ -136,10 +136,11 @@ func (f form) request() core.CreateRequest {
 	return req
 }
 
-// setBranches installs the completion list for base.
+// setBranches installs the completion lists: branch and base both complete local branches
+// and remote branches (<remote>/<branch>; as a branch that means "check it out from there").
 func (f *form) setBranches(names []string) {
-	f.branches = slices.Clone(names)
-	f.inputs[fieldBase].SetSuggestions(names)
+	f.inputs[fieldBranch].SetSuggestions(slices.Clone(names))
+	f.inputs[fieldBase].SetSuggestions(slices.Clone(names))
 }
 
 // fieldError places a core error on the field it names, if the form has that field.
@@ -152,7 +153,7 @@ func (f *form) fieldError(e *core.Error) bool {
 			}
 			f.errs[i] = msg
 			if i == fieldBranch {
-				f.note = ""
+				f.note = nil
 			}
 			return true
 		}
@@ -165,7 +166,7 @@ func (f *form) fieldError(e *core.Error) bool {
 func (f *form) update(msg tea.Msg, keys KeyMap) (cmd tea.Cmd, branchChanged bool) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
-		case f.focus == fieldBase && key.Matches(k, f.inputs[fieldBase].KeyMap.AcceptSuggestion) && f.canComplete():
+		case (f.focus == fieldBranch || f.focus == fieldBase) && key.Matches(k, f.inputs[f.focus].KeyMap.AcceptSuggestion) && f.canComplete():
 			// tab completes a branch name first; a second tab moves on.
 		case key.Matches(k, keys.NextField):
 			f.move(1)
@@ -183,10 +184,13 @@ func (f *form) update(msg tea.Msg, keys KeyMap) (cmd tea.Cmd, branchChanged bool
 	}
 	before := f.inputs[f.focus].Value()
 	f.inputs[f.focus], cmd = f.inputs[f.focus].Update(msg)
-	if f.inputs[f.focus].Value() != before {
+	if after := f.inputs[f.focus].Value(); after != before {
 		f.errs[f.focus] = ""
-		if f.focus == fieldBranch {
-			f.note = ""
+		// A base decides between "new branch" and "from a remote": filling or emptying it
+		// asks again about the branch typed.
+		baseToggled := f.focus == fieldBase && (before == "") != (after == "") && f.value(fieldBranch) != ""
+		if f.focus == fieldBranch || baseToggled {
+			f.note = nil
 			f.checkSeq++
 			return cmd, true
 		}
@@ -194,16 +198,18 @@ func (f *form) update(msg tea.Msg, keys KeyMap) (cmd tea.Cmd, branchChanged bool
 	return cmd, false
 }
 
-// canComplete reports a suggestion that would extend what is typed in base.
+// canComplete reports a suggestion that would extend what is typed in the focused field.
 func (f *form) canComplete() bool {
-	in := &f.inputs[fieldBase]
+	in := &f.inputs[f.focus]
 	s := in.CurrentSuggestion()
 	return s != "" && len(s) > len(in.Value())
 }
 
-// applyCheck records the parser's verdict if it is about the current branch value.
-// heldAt is the worktree that already has the resolved branch checked out, if the list
-// shows one: core will refuse that on submit, so the form says so while typing.
+// applyCheck records core's verdict if it is about the current branch value: what a
+// create would do (new branch from the base, existing branch, from a remote branch) or why
+// it would be refused. heldAt is the worktree that already has the resolved branch checked
+// out (or being rebased), if the list shows one: core refuses that on submit, so the form
+// says so while typing.
 func (f *form) applyCheck(msg branchCheckedMsg, heldAt string) {
 	if msg.seq != f.checkSeq || msg.raw != f.value(fieldBranch) {
 		return
@@ -213,18 +219,42 @@ func (f *form) applyCheck(msg branchCheckedMsg, heldAt string) {
 		return
 	}
 	f.errs[fieldBranch] = ""
-	switch {
+	f.note = nil
+	switch k := msg.kind; {
 	case heldAt != "":
-		f.note = ""
 		f.errs[fieldBranch] = "branch " + core.Escape(msg.name) + " is already checked out at " + core.Escape(heldAt) +
 			" — switch to it, or pick another branch"
-	case slices.Contains(f.branches, msg.name):
-		f.note = "existing branch " + core.Escape(msg.name) + " will be checked out"
-	case msg.name != msg.raw:
-		f.note = "resolves to " + core.Escape(msg.name)
+	case k.Source == core.CreateAmbiguous:
+		f.errs[fieldBranch] = k.Describe()
 	default:
-		f.note = ""
+		f.note = &msg
 	}
+}
+
+// noteText says what a create of the checked branch will do. It is made when drawn, so a
+// new branch names the base as it is typed now.
+func (f form) noteText() string {
+	msg := f.note
+	if msg == nil {
+		return ""
+	}
+	var note string
+	switch k := msg.kind; k.Source {
+	case core.CreateFromRemote:
+		return k.Describe() // names the remote branch the name resolved to
+	case core.CreateExisting:
+		note = k.Describe()
+	default:
+		base := f.value(fieldBase)
+		if base == "" {
+			base = "HEAD"
+		}
+		note = "new branch " + core.Escape(msg.name) + " from " + core.Escape(base)
+	}
+	if msg.name != msg.raw {
+		note = "resolves to " + core.Escape(msg.name) + " · " + note
+	}
+	return note
 }
 
 // withField makes sure a branch-check error lands on the branch field even if core did not
@@ -262,8 +292,8 @@ func (f form) view(st *Styles, width int) []string {
 			for _, l := range wrapLines("✗ ", f.errs[i], width-formIndent, maxErrorLines) {
 				lines = append(lines, st.FormError.Render(strings.Repeat(" ", formIndent)+l))
 			}
-		case i == fieldBranch && f.note != "":
-			lines = append(lines, st.FormOK.Render(cut(strings.Repeat(" ", formIndent)+"✓ "+f.note, width)))
+		case i == fieldBranch && f.note != nil:
+			lines = append(lines, st.FormOK.Render(cut(strings.Repeat(" ", formIndent)+"✓ "+f.noteText(), width)))
 		}
 	}
 	if f.workspace {

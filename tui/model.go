@@ -194,7 +194,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if raw := m.form.value(fieldBranch); raw != "" {
-			return m, checkBranchCmd(m.ctx, m.svc, msg.seq, raw)
+			return m, checkBranchCmd(m.ctx, m.svc, msg.seq, raw, m.form.value(fieldBase) != "")
 		}
 		return m, nil
 	case branchCheckedMsg:

@@ -138,6 +138,10 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 		if out != nil {
 			what = " " + core.Escape(tildePath(out.Path, m.home))
 		}
+		if out != nil && out.RestoreID != "" {
+			// A forced remove recorded what it deleted: say how to get it back.
+			what += " · undo: copse restore " + out.RestoreID
+		}
 		m.status = infoStatus("removed" + what)
 	case core.OpLand:
 		if out != nil && out.Land != nil {

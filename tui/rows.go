@@ -37,6 +37,8 @@ func branchLabel(wt core.Worktree) string {
 	switch {
 	case wt.Bare:
 		return "(bare)"
+	case wt.Branch != "" && (wt.Rebasing || wt.Bisecting):
+		return core.Escape(wt.Branch) // git lists it detached; the rebase or bisect holds the branch
 	case wt.Detached || wt.Branch == "":
 		return "(detached " + shortHash(wt.Head) + ")"
 	}
@@ -111,7 +113,7 @@ func badges(r row, st *Styles) []seg {
 	if s.Behind > 0 {
 		out = append(out, seg{"↓" + strconv.Itoa(s.Behind), st.Behind})
 	}
-	if s.Rebasing {
+	if s.Rebasing && !r.wt.Rebasing { // a row on a rebased branch says so in its tags
 		out = append(out, seg{"rebase", st.Progress})
 	}
 	if s.Merging {
@@ -129,6 +131,12 @@ func tags(r row, st *Styles) []seg {
 	var out []seg
 	if r.wt.Main {
 		out = append(out, seg{"main", st.TagMain})
+	}
+	if r.wt.Rebasing {
+		out = append(out, seg{"rebasing", st.Progress})
+	}
+	if r.wt.Bisecting {
+		out = append(out, seg{"bisecting", st.Progress})
 	}
 	if r.wt.Locked != nil {
 		out = append(out, seg{"locked", st.TagLocked})

@@ -123,6 +123,8 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 		switch {
 		case wt.Bare:
 			r.name = "(bare)"
+		case wt.Branch != "" && (wt.Rebasing || wt.Bisecting):
+			r.name = core.Escape(wt.Branch) // git lists it detached; the rebase or bisect holds the branch
 		case wt.Detached || wt.Branch == "":
 			r.name = "(detached " + short(wt.Head) + ")"
 		default:
@@ -133,6 +135,12 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 		}
 		if wt.Main {
 			r.marks = append(r.marks, paint(ansiCyan, "main"))
+		}
+		if wt.Rebasing {
+			r.marks = append(r.marks, paint(ansiYellow, "rebasing"))
+		}
+		if wt.Bisecting {
+			r.marks = append(r.marks, paint(ansiYellow, "bisecting"))
 		}
 		if wt.Locked != nil {
 			m := "locked"
@@ -148,7 +156,9 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 			r.marks = append(r.marks, paint(ansiCyan, "workspace "+core.Escape(*wt.WorkspaceID)))
 		}
 		if st := wt.Status; st != nil {
-			r.marks = append(r.marks, statusBadges(*st, paint)...)
+			badges := *st
+			badges.Rebasing = badges.Rebasing && !wt.Rebasing // already marked above
+			r.marks = append(r.marks, statusBadges(badges, paint)...)
 		}
 		nameW = max(nameW, runewidth.StringWidth(r.name))
 		pathW = max(pathW, runewidth.StringWidth(r.path))

@@ -29,6 +29,10 @@ can also be named by --workspace ID. copse never removes the main checkout or th
 it runs in, and refuses a dirty or locked worktree without --force. --delete-branch also
 deletes the branch, refusing one with commits on no other branch or remote without --force.
 
+A forced remove, or one that deletes the branch, first records what it deletes (HEAD, the
+index, every working file but ignored ones, the branch tip) and prints the id:
+copse restore ID brings it back (see copse restore --help).
+
 It always asks for confirmation on a terminal (default No); without one, pass --yes.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("workspace") {
@@ -90,6 +94,9 @@ func removeRun(ctx context.Context, f *Factory, opts *RemoveOptions) error {
 	fmt.Fprintf(f.Out, "removed %s (%s)\n", f.displayPath(out.Path), what)
 	if out.BranchDeleted {
 		fmt.Fprintf(f.Out, "deleted branch %s\n", core.Escape(out.Worktree.Branch))
+	}
+	if out.RestoreID != "" {
+		fmt.Fprintf(f.Out, "recorded what was removed; undo with: copse restore %s\n", out.RestoreID)
 	}
 	return nil
 }

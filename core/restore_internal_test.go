@@ -1,0 +1,159 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/gitx"
+)
+
+// dropExpiredRemoved is what prune calls: records older than copse.keepRemoved go, the
+// others stay, and a bad setting drops nothing.
+func TestDropExpiredRemoved(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/old", "old")
+	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
+	ctx := context.Background()
+	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.Do(ctx, RemoveRequest{Path: Str(wt), Force: true}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := svc.impl
+	refs := func() string { return r.Git(r.Root, "for-each-ref", "--format=%(refname)", "refs/copse/removed/") }
+
+	if got, err := s.dropExpiredRemoved(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("a fresh record was dropped: %v, %v", got, err)
+	}
+	if got, err := s.dropRemovedBefore(ctx, time.Now().Add(13*24*time.Hour)); err != nil || len(got) != 0 {
+		t.Fatalf("dropped before 14 days: %v, %v", got, err)
+	}
+	r.Git(r.Root, "config", "copse.keepRemoved", "soon")
+	if _, err := s.dropRemovedBefore(ctx, time.Now().Add(30*24*time.Hour)); AsError(err).Code != "bad_config" {
+		t.Fatalf("bad copse.keepRemoved: %v", err)
+	}
+	if refs() == "" {
+		t.Fatal("a bad setting dropped a record")
+	}
+	r.Git(r.Root, "config", "copse.keepRemoved", "1d")
+	got, err := s.dropRemovedBefore(ctx, time.Now().Add(25*time.Hour))
+	if err != nil || !slices.Equal(got, []string{out.RestoreID}) {
+		t.Fatalf("dropped %v, %v; want [%s]", got, err, out.RestoreID)
+	}
+	if refs() != "" {
+		t.Fatalf("record still there: %s", refs())
+	}
+}
+
+func TestParseKeep(t *testing.T) {
+	for in, want := range map[string]time.Duration{"14d": 14 * 24 * time.Hour, "2w": 14 * 24 * time.Hour, "36h": 36 * time.Hour} {
+		if got, err := parseKeep(in); err != nil || got != want {
+			t.Errorf("parseKeep(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0d", "-1h", "d", "1.5d", "forever"} {
+		if _, err := parseKeep(in); err == nil {
+			t.Errorf("parseKeep(%q) accepted", in)
+		}
+	}
+}
+
+// A worktree listed under its branch while HEAD is elsewhere (mid-rebase): the record
+// keeps both, and a restore recreates the deleted branch at its tip and the worktree
+// detached at HEAD.
+func TestRestoreRecreatesBranchAwayFromHead(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/r", "r")
+	coretest.WriteFile(t, filepath.Join(wt, "one"), "1\n")
+	r.Git(wt, "add", "one")
+	r.Git(wt, "commit", "-q", "-m", "one")
+	tip := r.Git(wt, "rev-parse", "HEAD")
+	r.Git(wt, "checkout", "-q", "--detach", "HEAD~1")
+	head := r.Git(wt, "rev-parse", "HEAD")
+	coretest.WriteFile(t, filepath.Join(wt, "wip"), "in the middle\n")
+	ctx := context.Background()
+	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := svc.impl
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.snapshotForRemoval(ctx, gitx.Worktree{Path: wt, Branch: "feat/r", Head: head}, true)
+	unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.BranchTip != tip || e.Head != head {
+		t.Fatalf("record %+v, want tip %s head %s", e, tip, head)
+	}
+	r.Git(r.Root, "worktree", "remove", "--force", wt)
+	r.Git(r.Root, "branch", "-D", "feat/r")
+	back, err := svc.Do(ctx, RestoreRequest{ID: Str(e.ID)}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Worktree.Detached || back.Worktree.Head != head {
+		t.Fatalf("restored %+v, want detached at %s", back.Worktree, head)
+	}
+	if got := r.Git(r.Root, "rev-parse", "refs/heads/feat/r"); got != tip {
+		t.Fatalf("branch at %s, want %s", got, tip)
+	}
+	if got, _ := os.ReadFile(filepath.Join(wt, "wip")); string(got) != "in the middle\n" {
+		t.Fatalf("wip = %q", got)
+	}
+	if !strings.Contains(strings.Join(back.Warnings, "\n"), "recreated") {
+		t.Fatalf("warnings %q", back.Warnings)
+	}
+}
+
+func TestParseEntryRejectsForgedRecords(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	const oid = "89abcdef0123456789abcdef0123456789abcdef"
+	good := removedMeta{V: 1, Path: "/src/app.worktrees/x\nnewline", Branch: "feat/x", Head: oid,
+		Time: time.Unix(1700000000, 0).UTC(), WorktreeTree: oid, IndexTree: oid, IndexCommit: oid}
+	msg := func(m removedMeta) string {
+		js, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "copse: removed worktree x\n\n" + metaKey + string(js) + "\n"
+	}
+	ref := func(id, message string) gitx.RemovedRef {
+		return gitx.RemovedRef{Name: gitx.RemovedRefPrefix + id, Commit: commit, Message: message}
+	}
+	e, err := parseEntry(ref(commit[:idLen], msg(good)))
+	if err != nil || e.Path != good.Path || e.Branch != "feat/x" || e.ID != commit[:idLen] || e.worktreeTree != oid {
+		t.Fatalf("good record: %+v, %v", e, err)
+	}
+	bad := map[string]gitx.RemovedRef{
+		"no meta line":        ref(commit[:idLen], "just a message\n"),
+		"id not of commit":    ref("fedcba987654", msg(good)),
+		"id not hex":          ref("feat/x", msg(good)),
+		"unknown field":       ref(commit[:idLen], metaKey+`{"v":1,"evil":true}`),
+		"unclean path":        ref(commit[:idLen], msg(func() removedMeta { m := good; m.Path = "/a/../etc"; return m }())),
+		"relative path":       ref(commit[:idLen], msg(func() removedMeta { m := good; m.Path = "rel"; return m }())),
+		"branch with control": ref(commit[:idLen], msg(func() removedMeta { m := good; m.Branch = "a\x1bb"; return m }())),
+		"tree not an oid":     ref(commit[:idLen], msg(func() removedMeta { m := good; m.WorktreeTree = "HEAD"; return m }())),
+		"head option":         ref(commit[:idLen], msg(func() removedMeta { m := good; m.Head = "--output=x"; return m }())),
+		"version 2":           ref(commit[:idLen], msg(func() removedMeta { m := good; m.V = 2; return m }())),
+		"no time":             ref(commit[:idLen], msg(func() removedMeta { m := good; m.Time = time.Time{}; return m }())),
+	}
+	for name, r := range bad {
+		if _, err := parseEntry(r); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
