@@ -169,6 +169,7 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 		Job: jobName(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
 		Worktree: LandWorktree{ID: c.id, Path: c.target.Path, Branch: c.target.Branch},
 		Into:     c.into.s, Test: c.test, Retries: c.retries, Keep: c.keep, ForceRestart: c.forceRestart,
+		// TODO(merge): life-claims resolves the session (--session, COPSE_SESSION, Herdr).
 		Session: s.opts.Getenv("COPSE_SESSION"), Created: now, Log: filepath.Join(dir, jobName(ticket)+".log"),
 	}
 	if c.test != "" {
