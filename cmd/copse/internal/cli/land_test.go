@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,10 +46,11 @@ func landJob(t *testing.T, r *coretest.Repo, job string) core.LandJob {
 	return j
 }
 
-// started is a copse process running in the background.
+// started is a copse process running in the background (its output may be read while it
+// runs: syncBuffer, from inprocess_test.go).
 type started struct {
 	cmd        *exec.Cmd
-	out, errb  *bytes.Buffer
+	out, errb  *syncBuffer
 	done       chan struct{}
 	code       int
 	mu         sync.Mutex
@@ -62,7 +62,7 @@ func start(t *testing.T, r *coretest.Repo, args ...string) *started {
 	cmd := exec.Command(copseBin, args...)
 	cmd.Dir = r.Root
 	cmd.Env = cleanEnv(r.Home)
-	s := &started{cmd: cmd, out: &bytes.Buffer{}, errb: &bytes.Buffer{}, done: make(chan struct{})}
+	s := &started{cmd: cmd, out: &syncBuffer{}, errb: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = s.out, s.errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
