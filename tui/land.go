@@ -44,7 +44,7 @@ func newLandForm(target row, st *Styles, width int) landForm {
 		ti.SetWidth(max(4, width-formIndent-2))
 		return ti
 	}
-	f.inputs = []textinput.Model{mk("the main checkout's branch"), mk("none (git config copse.test)")}
+	f.inputs = []textinput.Model{mk("the main checkout's branch"), mk("empty: git config copse.test (no gate when unset)")}
 	f.inputs[landInto].Focus()
 	return f
 }

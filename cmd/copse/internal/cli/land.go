@@ -47,7 +47,8 @@ across processes; a waiting land shows its position and phase on stderr. Phases:
 
 --no-wait queues the job, prints its id and returns; the next copse land (or copse land
 --drain) runs it. --force-restart aborts a rebase that an earlier land left open (only one
-copse started), then starts over.
+copse started), then starts over. (A branch named status or queue: name its worktree by
+its absolute path.)
 
 Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land status);
 3 uncertain; 130 cancelled (the record says which phase and what state remains).`,
