@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -265,13 +266,42 @@ func landLabel(p core.LandProgress) string {
 	return what + ": " + string(j.Phase)
 }
 
+// landPoll is how often the picker re-reads the land records while a job is unfinished,
+// so rows follow lands that other copse processes run.
+const landPoll = time.Second
+
+// landTickMsg asks for the land records again; seq drops ticks of an older listing.
+type landTickMsg struct{ seq int }
+
 func (m Model) onLandJobs(msg landJobsMsg) (tea.Model, tea.Cmd) {
 	if msg.seq != m.loadSeq || msg.err != nil {
 		return m, nil // the rows stand without land marks; a failed read is not worth an error
 	}
+	before := m.lands
 	m.lands = latestLands(msg.jobs)
 	m.applyLands()
-	return m, nil
+	unfinished := false
+	for _, j := range m.lands {
+		if !j.State.Finished() {
+			unfinished = true
+		}
+		// A job that ended since the last read may have removed its worktree: list again.
+		if old, ok := before[j.Worktree.Path]; ok && old.Job == j.Job && !old.State.Finished() && j.State.Finished() && m.op == nil {
+			return m, m.reload()
+		}
+	}
+	if !unfinished {
+		return m, nil
+	}
+	seq := m.loadSeq
+	return m, tea.Tick(landPoll, func(time.Time) tea.Msg { return landTickMsg{seq: seq} })
+}
+
+func (m Model) onLandTick(msg landTickMsg) (tea.Model, tea.Cmd) {
+	if msg.seq != m.loadSeq || m.svc == nil {
+		return m, nil
+	}
+	return m, landJobsCmd(m.ctx, m.svc, m.loadSeq)
 }
 
 // latestLands keeps, per worktree path, its newest job (jobs come oldest first).

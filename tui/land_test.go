@@ -154,3 +154,32 @@ func TestFlowLand(t *testing.T) {
 	f.keys("q")
 	f.result()
 }
+
+// While a land job is unfinished the picker keeps reading the records (other processes
+// run lands too); when one ends, the list is read again (its worktree may be gone).
+func TestLandMarksFollowOtherProcesses(t *testing.T) {
+	m := mixed(t, 100, 20)
+	path := "/home/dev/src/app.worktrees/feat-login"
+	running := core.LandJob{Job: "land-1", State: core.LandRunning, Phase: core.PhaseTest, Worktree: core.LandWorktree{Path: path}}
+	m, cmd := send(t, m, landJobsMsg{seq: m.loadSeq, jobs: []core.LandJob{running}})
+	if cmd == nil {
+		t.Fatal("no re-read scheduled while a job runs")
+	}
+	if tick, ok := cmd().(landTickMsg); !ok || tick.seq != m.loadSeq {
+		t.Fatalf("scheduled %T", cmd())
+	}
+	seq := m.loadSeq
+	landed := running
+	landed.State, landed.Phase = core.LandLanded, core.PhaseDone
+	m, _ = send(t, m, landJobsMsg{seq: m.loadSeq, jobs: []core.LandJob{landed}})
+	if m.loadSeq != seq+1 {
+		t.Fatal("a job that ended did not refresh the list")
+	}
+	if strings.Contains(plain(m), "landing") {
+		t.Fatal("the ended job is still marked")
+	}
+	_, cmd = send(t, m, landJobsMsg{seq: m.loadSeq, jobs: []core.LandJob{landed}})
+	if cmd != nil {
+		t.Fatal("re-reads continue with no unfinished job")
+	}
+}

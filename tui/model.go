@@ -176,6 +176,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case landJobsMsg:
 		return m.onLandJobs(msg)
+	case landTickMsg:
+		return m.onLandTick(msg)
 	case landProgressMsg:
 		return m.onLandProgress(msg)
 	case lockWaitMsg:
