@@ -16,7 +16,9 @@ type createCmd struct {
 	explicit bool // the caller chose the path (needs confirmation)
 	label    Label
 	focus    bool
-	cwd      string // main checkout: where git and Herdr run
+	cwd      string    // main checkout: where git and Herdr run
+	claim    bool      // create --claim: lock it for session in the same locked step
+	session  SessionID // the session named by the request (claim, events)
 }
 
 // targetCmd names an existing worktree for open, switch and back.

@@ -216,6 +216,7 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 	}
 	s.learn(snap)
 	rows := s.rows(snap)
+	s.decorateRows(ctx, snap, rows)
 	var warnings []string
 	// git's list is the truth; the backend's annotations are extra. If Herdr cannot be
 	// asked, show git's rows and say plainly that workspace ids are missing.
@@ -236,7 +237,7 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 			paths = append(paths, r.Path)
 		}
 		var mu sync.Mutex
-		s.statuses(ctx, paths, 0, func(r StatusResult) {
+		s.statuses(ctx, NewStatusQueue(paths), 0, func(r StatusResult) {
 			st := r.Status
 			mu.Lock()
 			rows[idx[r.Path]].Status = &st
@@ -255,30 +256,26 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 // defaultWorkers bounds the status pool: git status is part CPU, part I/O wait.
 func defaultWorkers() int { return min(max(2*runtime.NumCPU(), 4), 16) }
 
-func (s *service) statuses(ctx context.Context, paths []string, workers int, emit func(StatusResult)) {
+func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emit func(StatusResult)) {
 	if workers <= 0 {
 		workers = defaultWorkers()
 	}
-	jobs := make(chan string)
 	var wg sync.WaitGroup
-	for range min(workers, len(paths)) {
+	for range min(workers, q.Len()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for p := range jobs {
+			// Each worker takes the queue's first path when it is free, so a path moved to
+			// the front runs next. Once ctx is cancelled no new path is taken.
+			for ctx.Err() == nil {
+				p, ok := q.next()
+				if !ok {
+					return
+				}
 				emit(StatusResult{Path: p, Status: s.status(ctx, p)})
 			}
 		}()
 	}
-feed:
-	for _, p := range paths {
-		select {
-		case jobs <- p:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
 	wg.Wait()
 }
 

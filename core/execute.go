@@ -75,9 +75,13 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 			return nil, refused("base_moved", "run the create again to start from the new commit",
 				"%s moved from %s to %s after it was checked; nothing ran", Escape(c.base.Ref), short(old.base.OID), short(c.base.OID))
 		}
-		return s.runCreate(ctx, c, snap, fresh.Warnings)
+		return s.emitted(s.runCreateClaim(ctx, c, snap, fresh.Warnings))
 	case *removeCmd:
-		return s.runRemove(ctx, c, snap, fresh.Warnings)
+		return s.emitted(s.runRemove(ctx, c, snap, fresh.Warnings))
+	case *claimCmd:
+		return s.runClaim(ctx, c, fresh.Warnings)
+	case *pruneCmd:
+		return s.runPrune(ctx, c, p, fresh)
 	case *targetCmd:
 		return s.runTarget(ctx, c, fresh.Warnings)
 	case *restoreCmd:
@@ -85,7 +89,7 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 			return nil, refused("stale_state", "look at `copse restore --list` and ask again",
 				"the most recent removed worktree changed after it was checked (%s, now %s); nothing ran", old.entry.ID, c.entry.ID)
 		}
-		return s.runRestore(ctx, c, snap, fresh.Warnings)
+		return s.emitted(s.runRestore(ctx, c, snap, fresh.Warnings))
 	}
 	return nil, usage("unknown_operation", "operation", "", "cannot execute %T", fresh.cmd)
 }
@@ -119,6 +123,7 @@ func (s *service) row(t gitx.Worktree, ws string) *Worktree {
 	if ws != "" {
 		w.WorkspaceID = &ws
 	}
+	s.decorateOne(w)
 	return w
 }
 

@@ -240,8 +240,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		return
 	}
 	if t.Locked != nil {
-		// TODO(merge): use ParseClaim from life-claims' claim.go.
-		if !strings.HasPrefix(*t.Locked, "copse claim:") {
+		if _, ok := ParseClaim(*t.Locked); !ok {
 			warn("kept %s: it is locked by someone else (%s)", Escape(t.Path), Escape(*t.Locked))
 			return
 		}

@@ -2,8 +2,6 @@ package core
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -65,7 +63,7 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		err error
 	)
 	if r.ID != nil {
-		t, err = s.resolveID(ctx, snap, *r.ID)
+		t, err = s.worktreeOfID(ctx, snap, *r.ID)
 	} else {
 		t, _, err = s.resolveTarget(ctx, snap, r.Path, r.Branch, nil)
 		if e := AsError(err); r.Branch != nil && e != nil && e.Code == "no_such_worktree" {
@@ -99,7 +97,7 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 	if err != nil {
 		return nil, err
 	}
-	c.id = worktreeID(cd, t.Path)
+	c.id = idOf(worktreeIDs(cd), t.Path)
 	if r.Into != nil {
 		if c.into, err = s.parseBranch(ctx, "into", *r.Into); err != nil {
 			return nil, err
@@ -328,40 +326,4 @@ func listPaths(paths []string) string {
 		parts = append(parts, Escape(p))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// worktreeID is the name of a linked worktree's admin directory under <common>/worktrees/
-// ("" for the main checkout). TODO(merge): life-claims adds Worktree.ID; use theirs.
-func worktreeID(commonDir, path string) string {
-	gd, err := gitx.WorktreeGitDir(path)
-	if err != nil {
-		return ""
-	}
-	if canonical(filepath.Dir(gd)) != canonical(filepath.Join(commonDir, "worktrees")) {
-		return ""
-	}
-	return filepath.Base(gd)
-}
-
-// resolveID finds the worktree whose admin directory is <common>/worktrees/<id>.
-// TODO(merge): life-claims resolves ids for every request; use theirs.
-func (s *service) resolveID(ctx context.Context, snap snapshot, raw string) (gitx.Worktree, error) {
-	if err := checkText("id", raw, maxBranch); err != nil {
-		return gitx.Worktree{}, err
-	}
-	if strings.ContainsRune(raw, '/') || raw == "." || raw == ".." {
-		return gitx.Worktree{}, usage("bad_id", "id", "use the id `copse list --json` shows", "id %s is not a worktree id", quote(raw))
-	}
-	cd, err := s.commonDir(ctx)
-	if err != nil {
-		return gitx.Worktree{}, err
-	}
-	b, err := os.ReadFile(filepath.Join(cd, "worktrees", raw, "gitdir"))
-	if err == nil {
-		dotgit := strings.TrimSuffix(string(b), "\n")
-		if t, ok := find(snap, filepath.Dir(dotgit)); ok {
-			return t, nil
-		}
-	}
-	return gitx.Worktree{}, refused("no_such_worktree", "`copse list --json` shows the ids", "no worktree has id %s", quote(raw))
 }

@@ -169,11 +169,13 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 		Job: jobName(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
 		Worktree: LandWorktree{ID: c.id, Path: c.target.Path, Branch: c.target.Branch},
 		Into:     c.into.s, Test: c.test, Retries: c.retries, Keep: c.keep, ForceRestart: c.forceRestart,
-		// TODO(merge): life-claims resolves the session (--session, COPSE_SESSION, Herdr).
-		Session: s.opts.Getenv("COPSE_SESSION"), Created: now, Log: filepath.Join(dir, jobName(ticket)+".log"),
+		Created: now, Log: filepath.Join(dir, jobName(ticket)+".log"),
 	}
 	if c.test != "" {
 		j.TestTimeout = c.timeout.String()
+	}
+	if id, ok, _ := resolveSession(nil, s.opts.Getenv); ok {
+		j.Session = id.s // who asked for the land, when known (events carry it)
 	}
 	me := &runner{}
 	if c.wait {
@@ -191,7 +193,7 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 		dropLiveness(dir, j.Job)
 		return nil, failed("land_queue_failed", err, "check that the git directory is writable", "cannot write the land record")
 	}
-	warnings := s.emit(cd, "land.queued", j, "")
+	warnings := s.emitLand(cd, "land.queued", j, "")
 	unlock()
 	if !c.wait {
 		if jobs, err := readJobs(dir); err == nil {
@@ -216,7 +218,7 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 
 // emit appends a lifecycle event for job j; a failure becomes a warning (the land itself
 // stands). The caller holds the repository lock.
-func (s *service) emit(cd, event string, j *LandJob, reason string) []string {
+func (s *service) emitLand(cd, event string, j *LandJob, reason string) []string {
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
 	if event == "land.landed" {
@@ -357,7 +359,7 @@ func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
 	j.Remaining = abandonedState(j)
 	j.Hint = "check " + quoteDisplay(j.Worktree.Path) + " and branch " + Escape(j.Into) + " by hand, then land again; copse never resumes an abandoned job"
 	if writeJob(dir, &j) == nil {
-		s.emit(filepath.Dir(filepath.Dir(dir)), "land.abandoned", &j, string(j.Interrupted))
+		s.emitLand(filepath.Dir(filepath.Dir(dir)), "land.abandoned", &j, string(j.Interrupted))
 	}
 }
 
@@ -434,7 +436,7 @@ func (r *landRun) finish(state LandState, code, msg, hint string) {
 			}
 		}
 		if ok {
-			j.Warnings = append(j.Warnings, r.s.emit(r.cd, event, j, code)...)
+			j.Warnings = append(j.Warnings, r.s.emitLand(r.cd, event, j, code)...)
 			_ = writeJob(r.dir, j)
 		}
 	}

@@ -45,31 +45,6 @@ func land(t *testing.T, s *core.Service, req core.LandRequest) (*core.Outcome, e
 	return s.Land(context.Background(), p, nil)
 }
 
-func events(t *testing.T, r *coretest.Repo) []core.Event {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.Root, ".git", "copse", "events.jsonl"))
-	if err != nil {
-		return nil
-	}
-	var out []core.Event
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var e core.Event
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			t.Fatalf("event line %q: %v", l, err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-func eventNames(evs []core.Event) string {
-	var n []string
-	for _, e := range evs {
-		n = append(n, e.Event)
-	}
-	return strings.Join(n, " ")
-}
-
 func TestLandCleanTargetCheckedOutIsSynced(t *testing.T) {
 	r := coretest.New(t)
 	w := feature(t, r, "feat/a", "a.txt", "a\n")

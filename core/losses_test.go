@@ -291,3 +291,18 @@ func TestForcedRemovePlanSaysItRecords(t *testing.T) {
 		}
 	}
 }
+
+// A claimed worktree is refused naming the session that holds it and how to release it.
+func TestRemoveNamesTheClaim(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-7 since=2026-11-30T12:00:00Z", wt)
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := do(t, s, core.RemoveRequest{Branch: core.Str("feat")})
+	wantCode(t, err, core.KindRefused, "claimed_worktree")
+	if e := core.AsError(err); !strings.Contains(e.Message, "claimed by session agent-7") || !strings.Contains(e.Hint, "`copse release ") {
+		t.Errorf("refusal %q / %q", e.Message, e.Hint)
+	}
+	r.Unchanged(before)
+}

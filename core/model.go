@@ -15,6 +15,8 @@ type Worktree struct {
 	Prunable    *string `json:"prunable"`     // nil, or git's prunable reason
 	WorkspaceID *string `json:"workspace_id"` // the open Herdr workspace, if any
 	Status      *Status `json:"status"`       // nil unless asked for
+	ID          string  `json:"id,omitempty"` // admin directory name under <common>/worktrees (linked worktrees only)
+	Claim       *Claim  `json:"claim"`        // the session holding it (a lock copse wrote), or nil
 }
 
 // Status is a worktree's state as the picker badges and `list --status` show it.
@@ -78,6 +80,10 @@ type Outcome struct {
 	LandJobs    []LandJob       `json:"land_jobs,omitempty"` // land_status without a job: every record
 	Listing     *Listing        `json:"-"`                   // for list
 	RemovedList *RemovedListing `json:"-"`                   // for restore --list
+
+	Claim    *Claim       `json:"claim,omitempty"`    // claim, create --claim: the claim now held
+	Previous string       `json:"previous,omitempty"` // claim --force: the session that held it before
+	Prune    *PruneReport `json:"prune,omitempty"`    // prune: what went (or would go) and what stayed, and why
 }
 
 // Result is the JSON value a reply carries: the Listing for list, the Outcome otherwise.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/copse-dev/copse/gitx"
 )
@@ -59,6 +60,10 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 			return nil, err
 		}
 	}
+	orig := req // the plan keeps the request as asked (an id stays an id for Execute's re-check)
+	if req, ctx, err = s.resolveIDs(ctx, req, snap); err != nil {
+		return nil, err
+	}
 	switch r := req.(type) {
 	case ListRequest:
 		p = &Plan{Request: r, cmd: listCmd{withStatus: r.Status}}
@@ -76,6 +81,10 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 		p, err = s.prepareLand(ctx, r, snap)
 	case LandStatusRequest:
 		p, err = s.prepareLandStatus(r)
+	case ClaimRequest, ReleaseRequest:
+		p, err = s.prepareClaim(ctx, r, snap)
+	case PruneRequest:
+		p, err = s.preparePrune(ctx, r, snap)
 	case RestoreRequest:
 		p, err = s.prepareRestore(ctx, r, snap)
 	case nil:
@@ -86,6 +95,7 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 	if err != nil {
 		return nil, err
 	}
+	p.Request = orig
 	p.ListToken, p.Token = snap.token, snap.token
 	if p.Confirm != nil {
 		p.Token = p.Confirm.digest(snap.token)
@@ -245,12 +255,18 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	if err != nil {
 		return nil, err
 	}
+	if cmds, err = s.prepareCreateClaim(r, c, cmds); err != nil {
+		return nil, err
+	}
 	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
 	if c.explicit {
 		conf := &Confirmation{Title: "Create a worktree at this path?"}
 		conf.add("branch", r.Branch)
 		conf.add("base", baseShown)
 		conf.add("path", *r.Path)
+		if c.claim {
+			conf.add("claim for", c.session.String())
+		}
 		conf.Warnings = warnings
 		p.Confirm = conf
 	}
@@ -372,6 +388,9 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 				wsOf[r.Path] = *r.WorkspaceID
 			}
 		}
+	}
+	if t, ok := idTarget(ctx); ok {
+		return t, wsOf[t.Path], nil // named by id: git's own record, whatever its path holds
 	}
 	switch {
 	case path != nil:
@@ -679,6 +698,10 @@ func ruleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
 
 func ruleNotLocked(t gitx.Worktree) *Error {
 	if t.Locked != nil {
+		if c, ok := ParseClaim(*t.Locked); ok {
+			return refused("claimed_worktree", "ask session "+Escape(c.Session)+" to release it (`copse release "+quoteDisplay(t.Path)+"`), or pass --force",
+				"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), Escape(c.Session), c.Since.Format(time.RFC3339))
+		}
 		return refused("locked_worktree", "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
 			"%s (%s) is locked: %s", Escape(t.Path), describe(t), Escape(lockReason(t)))
 	}

@@ -31,7 +31,7 @@ const (
 )
 
 // Operations lists every variant in a stable order (schema generation, docs, tests).
-var Operations = []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpRestore, OpLand, OpLandStatus}
+var Operations = []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpRestore, OpClaim, OpRelease, OpPrune, OpLand, OpLandStatus}
 
 // Approval classes tell agent hosts which operations need a human's yes.
 type Approval string
@@ -52,12 +52,15 @@ type CreateRequest struct {
 	Path               *string `json:"path,omitempty" doc:"absolute checkout path (default <parent>/<repo>.worktrees/<branch-slug>); needs confirmation"`
 	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
 	Focus              bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr only)"`
+	Claim              bool    `json:"claim,omitempty" doc:"claim the new worktree for the session in the same locked step"`
+	Session            *string `json:"session,omitempty" doc:"session for claim (default COPSE_SESSION, else the Herdr workspace)"`
 	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 
 type OpenRequest struct {
 	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
 	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
+	ID                 *string `json:"id,omitempty" copse:"oneof=target" doc:"id of an existing worktree (copse list --json)"`
 	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
 	Focus              bool    `json:"focus,omitempty" doc:"focus the workspace (Herdr only)"`
 	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
@@ -66,6 +69,7 @@ type OpenRequest struct {
 type SwitchRequest struct {
 	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
 	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
+	ID                 *string `json:"id,omitempty" copse:"oneof=target" doc:"id of an existing worktree (copse list --json)"`
 	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 
@@ -73,6 +77,7 @@ type RemoveRequest struct {
 	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of the worktree to remove"`
 	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of the worktree to remove"`
 	WorkspaceID        *string `json:"workspace_id,omitempty" copse:"oneof=target" doc:"Herdr workspace id of the worktree to remove"`
+	ID                 *string `json:"id,omitempty" copse:"oneof=target" doc:"id of the worktree to remove (copse list --json)"`
 	Force              bool    `json:"force,omitempty" doc:"remove even if dirty or locked; delete an unmerged branch"`
 	DeleteBranch       bool    `json:"delete_branch,omitempty" doc:"also delete the worktree's branch"`
 	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
@@ -110,7 +115,7 @@ func ApprovalOf(op Operation) Approval {
 	switch op {
 	case OpList, OpLandStatus:
 		return ApprovalRead
-	case OpRemove:
+	case OpRemove, OpPrune:
 		return ApprovalDestructive
 	default:
 		return ApprovalExecute
@@ -118,13 +123,19 @@ func ApprovalOf(op Operation) Approval {
 }
 
 // NeedsConfirmation reports whether a human must say yes before req runs:
-// remove always; create with an explicit path.
+// remove always; create with an explicit path; a forced claim or release; prune unless a dry run.
 func NeedsConfirmation(req Request) bool {
 	switch r := req.(type) {
 	case RemoveRequest:
 		return true
 	case CreateRequest:
 		return r.Path != nil
+	case ClaimRequest:
+		return r.Force
+	case ReleaseRequest:
+		return r.Force
+	case PruneRequest:
+		return !r.DryRun
 	case RestoreRequest:
 		// Also asked at run time when the original path is an existing empty directory.
 		return r.Path != nil
@@ -166,6 +177,12 @@ func NewRequest(op Operation) (Request, bool) {
 		return LandStatusRequest{}, true
 	case OpRestore:
 		return RestoreRequest{}, true
+	case OpClaim:
+		return ClaimRequest{}, true
+	case OpRelease:
+		return ReleaseRequest{}, true
+	case OpPrune:
+		return PruneRequest{}, true
 	}
 	return nil, false
 }

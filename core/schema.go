@@ -72,6 +72,9 @@ var opDocs = map[Operation]string{
 	OpRemove:  "remove a worktree (always needs a human's confirmation)",
 	OpBack:    "return to the previous worktree of this session",
 	OpRestore: "bring back a worktree that a forced remove recorded (list: show what can be restored)",
+	OpClaim:   "claim a worktree for a session (a git worktree lock copse writes); force takes over and needs confirmation",
+	OpRelease: "release a session's claim; force releases another session's claim or a human's lock and needs confirmation",
+	OpPrune:   "remove idle, clean, unclaimed worktrees with nothing unique, and forget those whose directory is gone; asks unless dry_run",
 	OpLand: "land a worktree's branch onto a target through the repository's FIFO queue: rebase, test gate, " +
 		"fast-forward with compare-and-swap, then remove the worktree and branch (unless keep)",
 	OpLandStatus: "read land jobs: one by id, or all of the repository's jobs",
@@ -138,6 +141,10 @@ func confirmCondition(s *variantSpec) (any, bool) {
 		}
 	}
 	if NeedsConfirmation(base.Interface().(Request)) {
+		// Always, unless a field (prune's dry_run) turns it off.
+		if off := confirmExceptions(s, base); off != nil {
+			return map[string]any{"not": off}, true
+		}
 		return true, true
 	}
 	var conds []any
@@ -177,4 +184,29 @@ func setProbe(v reflect.Value, f fieldSpec) {
 	case typeBool:
 		fv.SetBool(true)
 	}
+}
+
+// confirmExceptions finds the boolean fields that, set, make a request that otherwise
+// always asks need no confirmation (prune's dry_run); nil when there are none.
+func confirmExceptions(s *variantSpec, base reflect.Value) any {
+	var conds []any
+	for _, f := range s.fields {
+		if f.required || f.typ != typeBool {
+			continue
+		}
+		v := reflect.New(base.Type()).Elem()
+		v.Set(base)
+		setProbe(v, f)
+		if NeedsConfirmation(v.Interface().(Request)) {
+			continue
+		}
+		conds = append(conds, map[string]any{"required": []any{f.name}, "properties": map[string]any{f.name: map[string]any{"const": true}}})
+	}
+	switch len(conds) {
+	case 0:
+		return nil
+	case 1:
+		return conds[0]
+	}
+	return map[string]any{"anyOf": conds}
 }

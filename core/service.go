@@ -74,7 +74,13 @@ func (s *Service) List(ctx context.Context, withStatus bool) (*Listing, error) {
 // calls emit for each result as it arrives (from several goroutines; emit must be safe).
 // It returns when all are done or ctx is cancelled.
 func (s *Service) Statuses(ctx context.Context, paths []string, workers int, emit func(StatusResult)) {
-	s.impl.statuses(ctx, paths, workers, emit)
+	s.impl.statuses(ctx, NewStatusQueue(paths), workers, emit)
+}
+
+// StatusesFrom is Statuses in the queue's order, which may change while it runs
+// (StatusQueue.Prioritize): the picker moves the rows on screen to the front.
+func (s *Service) StatusesFrom(ctx context.Context, q *StatusQueue, workers int, emit func(StatusResult)) {
+	s.impl.statuses(ctx, q, workers, emit)
 }
 
 // Branches lists local branch names (completion in the create form).

@@ -101,15 +101,6 @@ func DirtyNames(dir string) (Cmd, error) {
 	return Cmd{dir: dir, args: []string{"status", "--porcelain", "-z", "-uall"}, read: true}, nil
 }
 
-// WorktreeUnlock unlocks the worktree at path (copse releases its own claim this way).
-// TODO(merge): life-claims may add the same builder for `copse release`; keep one.
-func WorktreeUnlock(dir, path string) (Cmd, error) {
-	if err := check("worktree unlock", checkDir(dir), checkPath("path", path)); err != nil {
-		return Cmd{}, err
-	}
-	return Cmd{dir: dir, args: []string{"worktree", "unlock", "--", path}}, nil
-}
-
 // checkReflogMessage keeps a reflog message to one plain line.
 func checkReflogMessage(msg string) string {
 	if msg == "" || hasControl(msg) || hasBidi(msg) {

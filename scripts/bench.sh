@@ -1,35 +1,56 @@
 #!/usr/bin/env bash
-# Benchmark copse's list path against git alone, on a repository with many linked worktrees.
+# Benchmark copse against git alone and against the least a program could do, in one run.
 #
-#   scripts/bench.sh [WORKTREES] [RUNS]      (defaults: 300 worktrees; 20 runs of the list
-#                                             commands, a quarter as many of the status ones)
+#   scripts/bench.sh [WORKTREES] [ROUNDS]     (defaults: 300 linked worktrees; 30 rounds of
+#                                              the quick groups, a quarter as many of the
+#                                              status group, a third of the picker group)
 #
-# Needs git, go and bash; uses hyperfine when installed, else a loop timed with date +%s%N.
-# Prints two ratios (median times):
-#   list    copse list --json           / git worktree list --porcelain -z          target <= 1.5
-#   status  copse list --json --status  / git status --porcelain=v2 --branch in
-#                                         every worktree, one after another          target <= 0.7
-# and how many git processes each copse command ran (from GIT_TRACE).
+# Needs git, go and bash; tmux for the in-tmux and picker groups (skipped without it).
+# copse is built as the README installs it (CGO_ENABLED=0); the default cgo build is timed
+# beside it. Every group interleaves its commands: each round runs each command once, in a
+# shuffled order, so load on the machine hits all of them alike. For each pair it prints
+# the median of the per-round ratios and their spread (25th–75th percentile), the median
+# times, and, where there is a target, ok or MISSED judged by the median only. The list and
+# status groups also give the ratio of CPU time (user+system, git included), which moves
+# far less when other work shares the machine.
+#
+#   list     copse list --json            / git worktree list --porcelain -z   target ≤ 1.5
+#            floor list (a static Go program that runs the same git list, the least copse
+#            could cost)                  / git                                  (the floor)
+#   status   copse list --json --status   / floor status: a Go pool running the same
+#                                           git commands (same workers, same env) target ≤ 1.05
+#   tmux     copse version and copse list on a tmux pane, TMUX set / unset    target ≤ 1.05
+#            copse version on the pane    / to /dev/null                       target ≤ 1.05
+#   picker   copse (the picker) in a new tmux window until its first rows show
+#                                         / (git's list + floor screen: a static screen
+#                                           until tmux shows it)                target ≤ 1.2
+#            ... until the rows on screen show their statuses / the same floor
+#
+# Before timing it checks what copse reports (every worktree has a status, none an error)
+# and counts the git processes each copse command runs (GIT_TRACE).
 set -euo pipefail
 
 n=${1:-300}
-runs=${2:-20}
-status_runs=$(( runs / 4 > 2 ? runs / 4 : 2 ))
+rounds=${2:-30}
+status_rounds=$((rounds / 4 > 3 ? rounds / 4 : 3))
+picker_rounds=$((rounds / 3 > 3 ? rounds / 3 : 3))
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/copse-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-echo "building copse…"
-(cd "$top" && go build -o "$work/copse" ./cmd/copse)
+echo "building copse (CGO_ENABLED=0, as installed; and the default cgo build), the floor and the harness…"
+(cd "$top" && CGO_ENABLED=0 go build -o "$work/copse" ./cmd/copse &&
+	go build -o "$work/copse-cgo" ./cmd/copse &&
+	CGO_ENABLED=0 go build -o "$work/floor" ./scripts/bench/floor &&
+	go build -o "$work/harness" ./scripts/bench/harness)
 copse="$work/copse"
 
-# A clean, fixed environment: no user or system git config, no Herdr.
+# A clean, fixed environment: no user or system git config, no Herdr, not inside tmux.
 export HOME="$work/home" GIT_CONFIG_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@copse.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@copse.invalid
-unset HERDR_ENV COPSE_CD_FILE COPSE_PREVIOUS GIT_DIR GIT_WORK_TREE
+unset HERDR_ENV COPSE_CD_FILE COPSE_PREVIOUS GIT_DIR GIT_WORK_TREE TMUX TMUX_PANE NO_COLOR
 mkdir -p "$HOME"
-
 
 echo "making a repository with $n linked worktrees…"
 repo="$work/app"
@@ -42,12 +63,6 @@ for i in $(seq 1 "$n"); do
 done
 # Some work in progress, so status has something to count.
 for i in $(seq 1 7 "$n"); do echo change >>"$work/app.worktrees/bench-b$i/f1.txt"; done
-
-# The sequential status baseline, as one command.
-printf '#!/usr/bin/env bash\nwhile IFS= read -r d; do git -C "$d" status --porcelain=v2 --branch >/dev/null; done <%q\n' \
-	"$work/dirs" >"$work/status-all.sh"
-{ echo "$repo"; for i in $(seq 1 "$n"); do echo "$work/app.worktrees/bench-b$i"; done; } >"$work/dirs"
-chmod +x "$work/status-all.sh"
 
 # Check what copse --status reports before timing it: every worktree has a status, none an error.
 out=$("$copse" -C "$repo" list --json --status)
@@ -68,63 +83,21 @@ count_git() {
 	grep -c 'trace: built-in: git ' "$trace" || true
 	rm -f "$trace"
 }
-procs_list=$(count_git "$copse" -C "$repo" list --json)
-procs_status=$(count_git "$copse" -C "$repo" list --json --status)
+echo "git processes: copse list --json $(count_git "$copse" -C "$repo" list --json)," \
+	"copse list --json --status $(count_git "$copse" -C "$repo" list --json --status)," \
+	"floor status $(count_git "$work/floor" status "$repo")"
 
-# pair NAME RUNS A B: times commands A and B (names of arrays) RUNS times each, alternating
-# so that load on the machine hits both alike, after a warm-up; sets NAME_a and NAME_b to
-# the median wall times in milliseconds.
-if command -v hyperfine >/dev/null 2>&1; then
-	timer="hyperfine, median"
-	pair() {
-		local -n _a=$3 _b=$4
-		local json="$work/hf.json"
-		hyperfine -N --style none --warmup 1 --runs "$2" --export-json "$json" \
-			-- "$(printf '%q ' "${_a[@]}")" "$(printf '%q ' "${_b[@]}")" >/dev/null
-		mapfile -t med < <(grep -o '"median": *[0-9.e+-]*' "$json" | awk -F: '{printf "%.3f\n", $2 * 1000}')
-		printf -v "$1_a" '%s' "${med[0]}"
-		printf -v "$1_b" '%s' "${med[1]}"
-	}
+groups=list,status
+if command -v tmux >/dev/null 2>&1; then
+	groups=$groups,tmux,picker
 else
-	timer="alternating loop, median"
-	# now: microseconds, without forking when bash has EPOCHREALTIME.
-	now() {
-		if [[ -n ${EPOCHREALTIME:-} ]]; then _now=${EPOCHREALTIME/[.,]/}; else _now=$(($(date +%s%N) / 1000)); fi
-	}
-	median() { sort -n | awk '{v[NR] = $1} END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m / 1000 }'; }
-	pair() {
-		local -n _a=$3 _b=$4
-		local k s ta=() tb=()
-		"${_a[@]}" >/dev/null
-		"${_b[@]}" >/dev/null
-		for ((k = 0; k < $2; k++)); do
-			now; s=$_now; "${_a[@]}" >/dev/null; now; ta+=($((_now - s)))
-			now; s=$_now; "${_b[@]}" >/dev/null; now; tb+=($((_now - s)))
-		done
-		printf -v "$1_a" '%s' "$(printf '%s\n' "${ta[@]}" | median)"
-		printf -v "$1_b" '%s' "$(printf '%s\n' "${tb[@]}" | median)"
-	}
+	echo "tmux not found: skipping the in-tmux and picker groups"
 fi
-
-echo "timing ($timer; $runs runs of each list, $status_runs of each status; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo ?))…"
-git_list=(git -C "$repo" worktree list --porcelain -z)
-copse_list=("$copse" -C "$repo" list --json)
-git_status=("$work/status-all.sh")
-copse_status=("$copse" -C "$repo" list --json --status)
-pair list "$runs" git_list copse_list
-pair status "$status_runs" git_status copse_status
-t_git_list=$list_a t_copse_list=$list_b t_git_status=$status_a t_copse_status=$status_b
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-verdict() { awk -v r="$1" -v t="$2" 'BEGIN { print (r <= t ? "ok" : "MISSED") }'; }
-r_list=$(ratio "$t_copse_list" "$t_git_list")
-r_status=$(ratio "$t_copse_status" "$t_git_status")
-
+echo "timing ($rounds rounds of list and tmux, $status_rounds of status, $picker_rounds of picker;" \
+	"$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))…"
 echo
-printf '%-46s %10s ms\n' "git worktree list --porcelain -z" "$t_git_list"
-printf '%-46s %10s ms   (%s git processes)\n' "copse list --json" "$t_copse_list" "$procs_list"
-printf '%-46s %10s ms\n' "git status --porcelain=v2 --branch × $((n + 1))" "$t_git_status"
-printf '%-46s %10s ms   (%s git processes)\n' "copse list --json --status" "$t_copse_status" "$procs_status"
+"$work/harness" -copse "$copse" -floor "$work/floor" -repo "$repo" -groups "$groups" \
+	-rounds "$rounds" -status-rounds "$status_rounds" -picker-rounds "$picker_rounds" \
+	-also "cgo=$work/copse-cgo"
 echo
-echo "ratio list:   $r_list (target <= 1.5: $(verdict "$r_list" 1.5))"
-echo "ratio status: $r_status (target <= 0.7: $(verdict "$r_status" 0.7))"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs); $(git --version), $(go version | cut -d' ' -f3), tmux $(tmux -V 2>/dev/null | cut -d' ' -f2 || echo none)"

@@ -53,12 +53,21 @@ const statusWorkers = 4
 // repository with many worktrees repaints a few times, not once per row.
 const statusWindow = 50 * time.Millisecond
 
-// startStatusCmd runs core's bounded worker pool; it returns no message of its own, the
-// results arrive through drainStatusCmd.
-func startStatusCmd(ctx context.Context, svc *core.Service, paths []string, s *statusStream) tea.Cmd {
+// startStatusCmd runs core's bounded worker pool over q (rows on screen first); it returns
+// no message of its own, the results arrive through drainStatusCmd.
+func startStatusCmd(ctx context.Context, svc *core.Service, q *core.StatusQueue, s *statusStream) tea.Cmd {
 	return func() tea.Msg {
 		defer close(s.done)
-		svc.Statuses(ctx, paths, statusWorkers, s.emit)
+		svc.StatusesFrom(ctx, q, statusWorkers, s.emit)
+		return nil
+	}
+}
+
+// prioritizeCmd moves the rows that came on screen to the front of the running pool's
+// queue (a scroll, a jump to the end, a filter), so what the user looks at fills in next.
+func prioritizeCmd(q *core.StatusQueue, paths []string) tea.Cmd {
+	return func() tea.Msg {
+		q.Prioritize(paths)
 		return nil
 	}
 }

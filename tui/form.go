@@ -44,6 +44,7 @@ func newForm(workspace bool, st *Styles, width int) form {
 		// Up/down move between fields here; suggestions cycle with ctrl+n/ctrl+p.
 		ti.KeyMap.NextSuggestion = key.NewBinding(key.WithKeys("ctrl+n"))
 		ti.KeyMap.PrevSuggestion = key.NewBinding(key.WithKeys("ctrl+p"))
+		noClipboardTool(&ti)
 		ti.SetStyles(st.Input)
 		return ti
 	}
@@ -308,3 +309,9 @@ func (f form) view(st *Styles, width int) []string {
 	}
 	return lines
 }
+
+// noClipboardTool turns off the input's ctrl+v, which runs a clipboard program (xclip,
+// xsel, wl-paste): the picker starts no process of its own, and the terminal's paste
+// (bracketed paste) still reaches the input. It also means what the clipboard package
+// probes at init is never used (see internal/quiet).
+func noClipboardTool(ti *textinput.Model) { ti.KeyMap.Paste.SetEnabled(false) }

@@ -101,6 +101,8 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, loadBranchesCmd(m.ctx, m.svc)
 	case key.Matches(k, ks.Back):
 		return m.startOp(core.OpBack, "going back", core.BackRequest{}, opOptions{})
+	case key.Matches(k, ks.Prune):
+		return m.startOp(core.OpPrune, "checking what to prune", core.PruneRequest{}, opOptions{})
 	}
 	r, ok := m.selected()
 	if !ok {
@@ -112,6 +114,10 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.startOp(core.OpOpen, "opening "+r.label, core.OpenRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Remove):
 		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: r.path})
+	case key.Matches(k, ks.Claim):
+		return m.startOp(core.OpClaim, "claiming "+r.label, core.ClaimRequest{Path: path}, opOptions{})
+	case key.Matches(k, ks.Release):
+		return m.startOp(core.OpRelease, "releasing "+r.label, core.ReleaseRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Land):
 		return m.openLandForm()
 	case key.Matches(k, ks.ForceRemove):

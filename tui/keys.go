@@ -20,6 +20,9 @@ type KeyMap struct {
 	New         key.Binding
 	Remove      key.Binding
 	ForceRemove key.Binding
+	Claim       key.Binding // claim the row for the picker's session (COPSE_SESSION / Herdr workspace)
+	Release     key.Binding
+	Prune       key.Binding // prune preview: what goes, what stays and why; asks before it acts
 	Land        key.Binding
 	Back        key.Binding
 	Filter      key.Binding
@@ -65,6 +68,9 @@ func DefaultKeyMap() KeyMap {
 		New:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new")),
 		Remove:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "remove")),
 		ForceRemove: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "force remove")),
+		Claim:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "claim")),
+		Release:     key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "release")),
+		Prune:       key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "prune…")),
 		Land:        key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "land")),
 		Back:        key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "back")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
@@ -146,6 +152,7 @@ func (m Model) helpFor() helpKeys {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},
 			{k.New, k.Remove, k.ForceRemove, k.Land},
+			{k.Claim, k.Release, k.Prune},
 			last,
 		},
 	}

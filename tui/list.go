@@ -79,6 +79,30 @@ func (m *Model) statusPaths() []string {
 	return ps
 }
 
+// screen identifies which rows are on screen: the first one, how many fit, how many match.
+type screen struct{ first, offset, height, n int }
+
+func (m Model) screenKey() screen {
+	k := screen{first: -1, offset: m.offset, height: m.listHeight(), n: len(m.visible)}
+	if m.offset < len(m.visible) {
+		k.first = m.visible[m.offset]
+	}
+	return k
+}
+
+// onScreenPending are the paths of the rows on screen still waiting for a status, top
+// down: the status pool computes them first.
+func (m Model) onScreenPending() []string {
+	var ps []string
+	end := min(len(m.visible), m.offset+m.listHeight())
+	for vi := m.offset; vi < end; vi++ {
+		if r := m.rows[m.visible[vi]]; r.pending {
+			ps = append(ps, r.wt.Path)
+		}
+	}
+	return ps
+}
+
 // applyStatuses fills rows from a batch. Results for paths no longer listed are dropped.
 func (m *Model) applyStatuses(rs []core.StatusResult) {
 	if len(rs) == 0 {

@@ -66,6 +66,7 @@ type Model struct {
 	maxBranch, maxPath, maxBadges, maxTags int
 
 	statusCancel context.CancelFunc
+	statusQueue  *core.StatusQueue // the running pool's order; nil when none runs
 
 	form    form
 	confirm *confirmState
@@ -115,18 +116,39 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 	m.filter = textinput.New()
 	m.filter.Prompt = ""
 	m.filter.Placeholder = "branch or path"
+	noClipboardTool(&m.filter)
 	m.setStyles(NewStyles(m.isDark, opts.NoColor))
+	if opts.Listing != nil {
+		// The caller read the list already: the first frame shows rows, not "loading".
+		m.setListing(opts.Listing, m.current)
+		m.status.addWarnings(opts.Listing.Warnings)
+		m.clampCursor()
+	}
 	return m
 }
+
+// startStatusesMsg starts the status pool for a listing the model was built with.
+type startStatusesMsg struct{ seq int }
+
+// firstFrameLead is how long the status pool waits for the first frame: Bubble Tea writes
+// frames on a ticker (120/s, see Run), and a pool of `git status` processes started at
+// once would take the CPUs from that first write on a small machine.
+const firstFrameLead = 10 * time.Millisecond
 
 // Result is what the user chose; valid once the program has ended.
 func (m Model) Result() Result { return m.result }
 
 // Init asks the terminal for its background (light or dark styles) and loads the worktree
-// list without status, so the first frame comes as fast as git can list.
+// list without status, so the first frame comes as fast as git can list; with a listing
+// given in Options the rows are on the first frame already, and Init starts the statuses.
 func (m Model) Init() tea.Cmd {
 	if m.svc == nil {
 		return tea.RequestBackgroundColor
+	}
+	if m.loaded {
+		seq := m.loadSeq
+		return tea.Batch(tea.RequestBackgroundColor,
+			tea.Tick(firstFrameLead, func(time.Time) tea.Msg { return startStatusesMsg{seq: seq} }))
 	}
 	return tea.Batch(tea.RequestBackgroundColor, loadListCmd(m.ctx, m.svc, m.loadSeq))
 }
@@ -139,9 +161,25 @@ func (m *Model) setStyles(s Styles) {
 	m.spinner.Style = s.Busy
 }
 
-// Update routes a message. Results of core calls carry the id of what asked for them and
-// are dropped when stale; keys are routed by mode.
+// Update routes a message (update), then, when the rows on screen changed (a scroll, a
+// jump, a filter, a resize) while statuses are still being computed, moves those rows to
+// the front of the pool's queue.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	before := m.screenKey()
+	next, cmd := m.update(msg)
+	nm, ok := next.(Model)
+	if !ok || nm.statusQueue == nil || nm.screenKey() == before {
+		return next, cmd
+	}
+	if paths := nm.onScreenPending(); len(paths) > 0 {
+		cmd = tea.Batch(cmd, prioritizeCmd(nm.statusQueue, paths))
+	}
+	return next, cmd
+}
+
+// update routes a message. Results of core calls carry the id of what asked for them and
+// are dropped when stale; keys are routed by mode.
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -156,12 +194,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case listingMsg:
 		return m.onListing(msg)
+	case startStatusesMsg:
+		if msg.seq != m.loadSeq {
+			return m, nil // a refresh came first and started its own pool
+		}
+		return m, m.startStatuses()
 	case statusBatchMsg:
 		if msg.seq != m.loadSeq {
 			return m, nil // from a load that a refresh replaced; its pool is cancelled
 		}
 		m.applyStatuses(msg.results)
 		if msg.done {
+			m.statusQueue = nil
 			m.finishStatuses()
 			m.measure()
 			return m, nil
@@ -266,8 +310,10 @@ func (m *Model) startStatuses() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.statusCancel = cancel
+	m.statusQueue = core.NewStatusQueue(paths)
+	m.statusQueue.Prioritize(m.onScreenPending())
 	s := &statusStream{ch: make(chan core.StatusResult, len(paths)), done: make(chan struct{})}
-	return tea.Batch(startStatusCmd(ctx, m.svc, paths, s), drainStatusCmd(m.loadSeq, s, statusWindow))
+	return tea.Batch(startStatusCmd(ctx, m.svc, m.statusQueue, s), drainStatusCmd(m.loadSeq, s, statusWindow))
 }
 
 // reload re-reads the worktree list (after a mutation, a stale confirmation, or `r`).

@@ -150,6 +150,8 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 		} else {
 			m.status = infoStatus("landed")
 		}
+	case core.OpClaim, core.OpRelease, core.OpPrune:
+		m.status = lifecycleStatus(op.kind, out, m.home)
 	case core.OpOpen:
 		ws := ""
 		if out != nil && out.WorkspaceID != "" {
@@ -183,7 +185,8 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 		m.status = errorStatus(e)
 	}
 	m.clampCursor() // the error may take lines from the list: keep the selected row on screen
-	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen
+	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen ||
+		op.kind == core.OpClaim || op.kind == core.OpRelease || op.kind == core.OpPrune
 	if op.kind == core.OpLand && m.mode != modeLand {
 		return m, m.reload() // a land that ran (blocked, cancelled…) changed its row's mark
 	}

@@ -138,7 +138,9 @@ func tags(r row, st *Styles) []seg {
 	if r.wt.Bisecting {
 		out = append(out, seg{"bisecting", st.Progress})
 	}
-	if r.wt.Locked != nil {
+	if c := r.wt.Claim; c != nil {
+		out = append(out, seg{"⚑ " + cut(core.Escape(c.Session), maxClaimTag), st.TagLocked})
+	} else if r.wt.Locked != nil {
 		out = append(out, seg{"locked", st.TagLocked})
 	}
 	if r.wt.Prunable != nil {
@@ -194,7 +196,9 @@ func detailParts(r row, narrow bool) []string {
 			parts = append(parts, "merge in progress")
 		}
 	}
-	if l := r.wt.Locked; l != nil {
+	if c := r.wt.Claim; c != nil {
+		parts = append(parts, "claimed by "+core.Escape(c.Session)+" since "+c.Since.UTC().Format("2006-01-02 15:04Z"))
+	} else if l := r.wt.Locked; l != nil {
 		if *l != "" {
 			parts = append(parts, "locked: "+core.Escape(*l))
 		} else {

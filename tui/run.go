@@ -15,8 +15,17 @@ import (
 
 // Options configure the picker.
 type Options struct {
-	Pick          bool // copse pick: enter selects and returns the row, no switch
-	NoColor       bool
+	Pick    bool // copse pick: enter selects and returns the row, no switch
+	NoColor bool
+	// Profile is the colour profile of the first frame; Unknown lets Bubble Tea detect it,
+	// which inside tmux runs `tmux info` before the first frame. The command line passes
+	// what the environment implies, and the full detection on LateProfile when it arrives:
+	// the picker repaints if it differs.
+	Profile     colorprofile.Profile
+	LateProfile <-chan colorprofile.Profile
+	// Listing is the worktree list when the caller has it already (core.Open read it): the
+	// first frame shows its rows, and statuses start at once. nil: the picker loads it.
+	Listing       *core.Listing
 	Input         io.Reader // nil = stdin (cmd passes /dev/tty for pick)
 	Output        io.Writer // nil = stdout (cmd passes /dev/tty for pick)
 	Width, Height int       // 0 = from the terminal (tests pin them)
@@ -59,7 +68,9 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 	// Signals are the caller's (copse's Main cancels ctx on SIGINT, SIGTERM, SIGHUP and
 	// SIGQUIT): Bubble Tea's own handler would turn SIGTERM into a quiet quit, exit 0,
 	// without the state an operation left.
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
+	// Bubble Tea writes frames on a ticker, so the first frame waits up to one tick after
+	// start: at its maximum rate (120/s, not the default 60) that is ≤8 ms, not ≤17.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(120)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
@@ -69,12 +80,27 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 	if opts.Width > 0 && opts.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}
-	if opts.NoColor {
+	switch {
+	case opts.NoColor:
 		// NO_COLOR: the styles are plain already; Ascii also keeps the bubbles' defaults
 		// from emitting colour.
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	case opts.Profile != colorprofile.Unknown:
+		popts = append(popts, tea.WithColorProfile(opts.Profile))
 	}
-	final, err := tea.NewProgram(m, popts...).Run()
+	prog := tea.NewProgram(m, popts...)
+	if opts.LateProfile != nil && !opts.NoColor {
+		go func() {
+			select {
+			case p := <-opts.LateProfile:
+				if p != opts.Profile {
+					prog.Send(tea.ColorProfileMsg{Profile: p}) // Bubble Tea re-renders with it
+				}
+			case <-ctx.Done():
+			}
+		}()
+	}
+	final, err := prog.Run()
 	fm, ok := final.(Model)
 	if !ok {
 		fm = m

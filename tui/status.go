@@ -67,6 +67,8 @@ func forceHint(code, path string) string {
 			return "unlock it (git worktree unlock), or " + d
 		}
 		return "unlock it (git worktree unlock " + shellQuote(path) + "), or " + d
+	case "claimed_worktree":
+		return "ask its session to release it (C releases your own), or " + d
 	case "status_unknown":
 		return "fix the worktree, or press D to force-remove it anyway (asks twice)"
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/copse-dev/copse/cmd/copse/internal/cli"
+	_ "github.com/copse-dev/copse/internal/quiet" // no terminal probing at package init
 )
 
 func main() { os.Exit(cli.Main()) }

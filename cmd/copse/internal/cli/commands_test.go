@@ -266,13 +266,21 @@ func TestListJSONShape(t *testing.T) {
 		if l.RepoRoot != r.Root || l.Backend != "git" || len(l.Worktrees) != 5 {
 			t.Fatalf("listing %+v", l)
 		}
-		all := []string{"branch", "current", "detached", "head", "locked", "main", "path", "prunable", "status", "workspace_id"}
+		all := []string{"branch", "claim", "current", "detached", "head", "id", "locked", "main", "path", "prunable", "status", "workspace_id"}
 		byPath := map[string]map[string]any{}
 		for _, w := range l.Worktrees {
 			byPath[w["path"].(string)] = w
 			wantKeys := all
 			if w["detached"] == true {
 				wantKeys = slicesWithout(all, "branch")
+			}
+			if w["main"] == true {
+				wantKeys = slicesWithout(wantKeys, "id") // the main checkout has no id
+			} else if id, _ := w["id"].(string); id != filepath.Base(w["path"].(string)) {
+				t.Fatalf("id %v, want the admin directory name %s", w["id"], filepath.Base(w["path"].(string)))
+			}
+			if w["claim"] != nil {
+				t.Fatalf("claim without copse claim: %v", w)
 			}
 			if got := keys(w); !reflect.DeepEqual(got, wantKeys) {
 				t.Fatalf("row keys %v, want %v: %v", got, wantKeys, w)

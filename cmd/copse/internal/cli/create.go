@@ -20,9 +20,9 @@ type CreateOptions struct {
 // NewCmdCreate builds `copse create BRANCH [--base REF] [--path ABS] [--label TEXT] [--focus] [--yes]`.
 func NewCmdCreate(f *Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
 	opts := &CreateOptions{}
-	var base, path, label string
+	var base, path, label, session string
 	cmd := &cobra.Command{
-		Use:   "create BRANCH [--base REF] [--path ABS] [--label TEXT] [--focus] [--switch] [--no-setup] [--yes]",
+		Use:   "create BRANCH [--base REF] [--path ABS] [--label TEXT] [--focus] [--claim [--session ID]] [--switch] [--no-setup] [--yes]",
 		Short: "Create a worktree for BRANCH (a new branch from --base, or an existing one no worktree holds)",
 		Long: `Create a worktree for BRANCH. A new branch starts at --base (default HEAD); an existing
 local branch that no worktree holds is checked out. The checkout goes to
@@ -34,13 +34,17 @@ ignored files that git config copse.copy names (glob patterns, repeatable: .env*
 never overwriting, symlinks kept as links) and runs the git config copse.setup commands
 (repeatable, e.g. npm ci) in it, one after another, their output on stderr. A failing
 step leaves the worktree in place and says how to rerun it (copse setup). --no-setup skips
-both. --switch (-s) then goes there, as copse switch does.`,
+both. --switch (-s) then goes there, as copse switch does.
+
+--claim claims the new worktree for the session (see copse claim) before any other copse
+can see it unclaimed.`,
 		Args: exactArgs(1, "a BRANCH"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			opts.Request.Branch = args[0]
 			opts.Request.Base = optional(cmd, "base", base)
 			opts.Request.Path = optional(cmd, "path", path)
 			opts.Request.Label = optional(cmd, "label", label)
+			opts.Request.Session = optional(cmd, "session", session)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -52,6 +56,8 @@ both. --switch (-s) then goes there, as copse switch does.`,
 	fl.StringVar(&path, "path", "", "absolute checkout `PATH` (asks for confirmation)")
 	fl.StringVar(&label, "label", "", "workspace label `TEXT` (Herdr only)")
 	fl.BoolVar(&opts.Request.Focus, "focus", false, "focus the new workspace (Herdr only)")
+	fl.BoolVar(&opts.Request.Claim, "claim", false, "claim the new worktree for the session in the same locked step")
+	fl.StringVar(&session, "session", "", "session `ID` for --claim (default $COPSE_SESSION, else the Herdr workspace)")
 	fl.BoolVarP(&opts.Switch, "switch", "s", false, "switch to the new worktree afterwards (Herdr: focus its workspace)")
 	fl.BoolVar(&opts.NoSetup, "no-setup", false, "skip the copse.copy files and copse.setup steps")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
@@ -84,6 +90,9 @@ func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
 		fmt.Fprintf(f.Out, "created %s at %s (%s)\n", core.Escape(w.Branch), f.displayPath(w.Path), short(w.Head))
 		if out.WorkspaceID != "" {
 			fmt.Fprintf(f.Out, "workspace %s\n", core.Escape(out.WorkspaceID))
+		}
+		if out.Claim != nil {
+			fmt.Fprintf(f.Out, "claimed for session %s (id %s)\n", core.Escape(out.Claim.Session), core.Escape(w.ID))
 		}
 	}
 	if !cfg.Empty() {

@@ -30,7 +30,7 @@ func NewCmdList(f *Factory, runF func(context.Context, *ListOptions) error) *cob
     feat/login  ~/src/app.worktrees/feat-login  ✚3 ↑2
 
 '*' marks the worktree you are in. Markers: main (the main checkout), (detached abc1234),
-locked, prunable, the open Herdr workspace; with --status, ✚N uncommitted changes,
+locked, ⚑ SESSION (claimed by that session: copse claim), prunable, the open Herdr workspace; with --status, ✚N uncommitted changes,
 ↑N/↓N commits ahead of/behind the upstream. --json prints git's view in full.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
@@ -142,7 +142,9 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 		if wt.Bisecting {
 			r.marks = append(r.marks, paint(ansiYellow, "bisecting"))
 		}
-		if wt.Locked != nil {
+		if wt.Claim != nil {
+			r.marks = append(r.marks, paint(ansiYellow, "⚑ "+core.Cut(core.Escape(wt.Claim.Session), 40)))
+		} else if wt.Locked != nil {
 			m := "locked"
 			if *wt.Locked != "" {
 				m += ": " + core.Cut(core.Escape(*wt.Locked), 60)

@@ -14,17 +14,18 @@ type OpenOptions struct {
 	mutation
 }
 
-// NewCmdOpen builds `copse open (--path ABS | --branch NAME) [--label TEXT] [--focus]`.
+// NewCmdOpen builds `copse open (--path ABS | --branch NAME | --id ID) [--label TEXT] [--focus]`.
 func NewCmdOpen(f *Factory, runF func(context.Context, *OpenOptions) error) *cobra.Command {
 	opts := &OpenOptions{}
-	var path, branch, label string
+	var path, branch, label, id string
 	cmd := &cobra.Command{
-		Use:   "open (--path ABS | --branch NAME) [--label TEXT] [--focus]",
+		Use:   "open (--path ABS | --branch NAME | --id ID) [--label TEXT] [--focus]",
 		Short: "Open an existing worktree in a workspace (Herdr); without Herdr, the same as switch",
 		Args:  noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			opts.Request.Path = optional(cmd, "path", path)
 			opts.Request.Branch = optional(cmd, "branch", branch)
+			opts.Request.ID = optional(cmd, "id", id)
 			opts.Request.Label = optional(cmd, "label", label)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -35,6 +36,7 @@ func NewCmdOpen(f *Factory, runF func(context.Context, *OpenOptions) error) *cob
 	fl := cmd.Flags()
 	fl.StringVar(&path, "path", "", "the worktree at absolute `PATH`")
 	fl.StringVar(&branch, "branch", "", "the worktree that has `NAME` checked out")
+	fl.StringVar(&id, "id", "", "the worktree with `ID` (copse list --json)")
 	fl.StringVar(&label, "label", "", "workspace label `TEXT` (Herdr only)")
 	fl.BoolVar(&opts.Request.Focus, "focus", false, "focus the workspace (Herdr only)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "check and print the exact commands; change nothing")

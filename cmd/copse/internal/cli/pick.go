@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"os"
 	"time"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/tui"
 	"github.com/spf13/cobra"
@@ -34,27 +36,63 @@ func NewCmdPick(f *Factory, runF func(context.Context, *PickOptions) error) *cob
 // runPicker runs the interactive picker on the terminal. In pick mode it prints the chosen
 // row; otherwise (plain `copse`) a switch made in the picker is handed to the shell like
 // `copse switch` does.
+//
+// The first frame needs git's worktree list (core.Open reads it) and a colour profile. The
+// full detection reads terminfo, looks up the user and inside tmux runs `tmux info`, which
+// can take longer than git; on a busy machine it also competes with git for the CPU. So the
+// first frame uses the profile the environment implies (no I/O), and the full detection
+// starts once git's list is in: when it differs, the picker repaints with it. The picker
+// takes the terminal only once the list is read, so a start-up failure is still reported
+// before anything is drawn.
 func runPicker(ctx context.Context, f *Factory, pick bool) error {
-	svc, err := f.open(ctx)
-	if err != nil {
+	type opened struct {
+		svc     *core.Service
+		listing *core.Listing
+		err     error
+	}
+	openc := make(chan opened, 1)
+	go func() {
+		svc, err := f.open(ctx)
+		var l *core.Listing
+		if err == nil {
+			// No git here: List reuses the worktree list Open read. If it fails anyway,
+			// the picker loads the list itself and shows the error.
+			l, _ = svc.List(ctx, false)
+		}
+		openc <- opened{svc, l, err}
+	}()
+	noColor := f.Global.NoColor || f.Getenv("NO_COLOR") != ""
+	tty, ttyErr := f.OpenTTY()
+	if ttyErr == nil {
+		defer tty.Close()
+	}
+	o := <-openc
+	if o.err != nil {
 		// The picker cannot start here (not in a repository, ...): exit 1 on stderr,
 		// without opening the TUI. Flag misuse stays a usage error (exit 2).
-		if e := core.AsError(err); e.Kind == core.KindUsage && e.Code != "bad_backend" && e.Code != "herdr_not_detected" {
+		if e := core.AsError(o.err); e.Kind == core.KindUsage && e.Code != "bad_backend" && e.Code != "herdr_not_detected" {
 			e.Kind = core.KindFailed
 		}
-		return err
+		return o.err
 	}
-	tty, err := f.OpenTTY()
-	if err != nil {
-		return &core.Error{Kind: core.KindFailed, Code: "no_terminal", Err: err,
+	svc := o.svc
+	if ttyErr != nil {
+		return &core.Error{Kind: core.KindFailed, Code: "no_terminal", Err: ttyErr,
 			Message: "the picker needs a terminal, and /dev/tty cannot be opened",
 			Hint:    "use `copse list`, `copse switch TARGET` or `copse tool` instead"}
 	}
-	defer tty.Close()
+	profile := colorprofile.Ascii
+	var late chan colorprofile.Profile
+	if !noColor {
+		environ := os.Environ()
+		profile = colorprofile.Env(environ) // no I/O: TERM, COLORTERM, NO_COLOR…
+		late = make(chan colorprofile.Profile, 1)
+		go func() { late <- colorprofile.Detect(tty, environ) }()
+	}
 	width, height, _ := term.GetSize(int(tty.Fd()))
 	f.inPicker.Store(true)
 	res, err := pickerRun(ctx, svc, pickerOptions{
-		Pick: pick, NoColor: f.Global.NoColor || f.Getenv("NO_COLOR") != "",
+		Pick: pick, NoColor: noColor, Profile: profile, LateProfile: late, Listing: o.listing,
 		Input: tty, Output: tty, Width: width, Height: height,
 	})
 	f.inPicker.Store(false)

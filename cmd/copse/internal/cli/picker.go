@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/tui"
 )
@@ -13,6 +14,9 @@ import (
 type pickerOptions struct {
 	Pick          bool
 	NoColor       bool
+	Profile       colorprofile.Profile        // for the first frame (Unknown: Bubble Tea detects)
+	LateProfile   <-chan colorprofile.Profile // the full detection, when it was not ready
+	Listing       *core.Listing               // the list core.Open read: the first frame shows it
 	Input         io.Reader
 	Output        io.Writer
 	Width, Height int
@@ -26,6 +30,6 @@ type pickerResult struct {
 }
 
 var pickerRun = func(ctx context.Context, svc *core.Service, o pickerOptions) (pickerResult, error) {
-	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, NoColor: o.NoColor, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
+	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, NoColor: o.NoColor, Profile: o.Profile, LateProfile: o.LateProfile, Listing: o.Listing, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
 	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled, Interrupted: res.Interrupted}, err
 }

@@ -24,7 +24,7 @@ func NewCmdRemove(f *Factory, runF func(context.Context, *RemoveOptions) error) 
 	cmd := &cobra.Command{
 		Use:   "remove (TARGET | --workspace ID) [--force] [--delete-branch] [--yes]",
 		Short: "Remove a worktree (TARGET: its branch, or its absolute path); always asks",
-		Long: `Remove a linked worktree. TARGET is an absolute path or a branch; inside Herdr a worktree
+		Long: `Remove a linked worktree. TARGET is an absolute path, a branch or id:ID; inside Herdr a worktree
 can also be named by --workspace ID. copse never removes the main checkout or the worktree
 it runs in, and refuses a dirty or locked worktree without --force. --delete-branch also
 deletes the branch, refusing one with commits on no other branch or remote without --force.
@@ -66,7 +66,7 @@ It always asks for confirmation on a terminal (default No); without one, pass --
 func (o *RemoveOptions) request() core.RemoveRequest {
 	r := core.RemoveRequest{WorkspaceID: o.Workspace, Force: o.Force, DeleteBranch: o.DeleteBr}
 	if o.Workspace == nil {
-		r.Path, r.Branch = splitTarget(o.Target)
+		r.Path, r.Branch, r.ID = splitTargetID(o.Target)
 	}
 	return r
 }

@@ -23,7 +23,7 @@ func NewCmdSetup(f *Factory, runF func(context.Context, *SetupOptions) error) *c
 files git config copse.copy names from the main checkout (never overwriting), then run the
 git config copse.setup commands in it, in order, their output on stderr. Each step runs
 with sh -c in its own process group, with a time limit (git config copse.setupTimeout,
-default 10m); ctrl+c stops it. TARGET is a branch or the absolute path of a worktree; without
+default 10m); ctrl+c stops it. TARGET is a branch, the absolute path of a worktree or id:ID; without
 it, the worktree copse runs in.`,
 		Args: maxArgs(1, "at most one TARGET"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
@@ -44,9 +44,16 @@ func setupRun(ctx context.Context, f *Factory, opts *SetupOptions) error {
 	if err != nil {
 		return err
 	}
-	var path, branch *string
+	var path, branch, id *string
 	if opts.Target != "" {
-		path, branch = splitTarget(opts.Target)
+		path, branch, id = splitTargetID(opts.Target)
+	}
+	if id != nil {
+		p, err := svc.PathOfID(ctx, *id)
+		if err != nil {
+			return err
+		}
+		path = &p
 	}
 	dest, err := svc.SetupTarget(ctx, path, branch)
 	if err != nil {

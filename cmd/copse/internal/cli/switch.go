@@ -76,8 +76,8 @@ func switchRun(ctx context.Context, f *Factory, opts *SwitchOptions) error {
 	if err != nil {
 		return err
 	}
-	path, branch := splitTarget(opts.Target)
-	out, err := opts.run(ctx, f, svc, core.SwitchRequest{Path: path, Branch: branch})
+	path, branch, id := splitTargetID(opts.Target)
+	out, err := opts.run(ctx, f, svc, core.SwitchRequest{Path: path, Branch: branch, ID: id})
 	if err != nil {
 		return relativeHint(err, opts.Target)
 	}

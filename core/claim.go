@@ -1,0 +1,350 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// Claim is a session's hold on a worktree: a git worktree lock whose reason copse wrote.
+// Every git tool sees the lock; `git worktree remove` and `git worktree prune` respect it.
+type Claim struct {
+	Session string    `json:"session"`
+	Since   time.Time `json:"since"`
+}
+
+const (
+	claimPrefix = "copse claim: session="
+	claimSince  = " since="
+)
+
+// FormatClaim is the lock reason for c: "copse claim: session=<id> since=<RFC3339>".
+func FormatClaim(c Claim) string {
+	return claimPrefix + c.Session + claimSince + c.Since.UTC().Format(time.RFC3339)
+}
+
+// ParseClaim reads a lock reason that FormatClaim wrote. Any other reason (a human's
+// `git worktree lock`, a lock with no reason) is not a claim: ok is false.
+func ParseClaim(reason string) (Claim, bool) {
+	rest, ok := strings.CutPrefix(reason, claimPrefix)
+	if !ok {
+		return Claim{}, false
+	}
+	sess, since, ok := strings.Cut(rest, claimSince)
+	if !ok || sess == "" {
+		return Claim{}, false
+	}
+	for _, r := range sess {
+		if !sessionRune(r) {
+			return Claim{}, false
+		}
+	}
+	t, err := time.Parse(time.RFC3339, since)
+	if err != nil {
+		return Claim{}, false
+	}
+	return Claim{Session: sess, Since: t.UTC()}, true
+}
+
+// claimOf is the claim a worktree's lock records, if copse wrote it.
+func claimOf(locked *string) *Claim {
+	if locked == nil {
+		return nil
+	}
+	if c, ok := ParseClaim(*locked); ok {
+		return &c
+	}
+	return nil
+}
+
+// claimCmd claims or releases one worktree.
+type claimCmd struct {
+	release bool
+	target  gitx.Worktree
+	session SessionID // the requesting session (zero only for a forced release without one)
+	force   bool
+	held    *Claim  // the claim held before, if copse wrote the lock
+	human   *string // the reason of a lock copse did not write
+	already bool    // claim: this session holds it already; nothing to do
+	cwd     string
+}
+
+func (c claimCmd) op() Operation {
+	if c.release {
+		return OpRelease
+	}
+	return OpClaim
+}
+
+func lockedReason(r string) string {
+	if r == "" {
+		return "no reason given"
+	}
+	return r
+}
+
+func (s *service) prepareClaim(ctx context.Context, req Request, snap snapshot) (*Plan, error) {
+	var (
+		path, branch, session *string
+		force, release        bool
+		verb                  = "claim"
+	)
+	switch r := req.(type) {
+	case ClaimRequest:
+		path, branch, session, force = r.Path, r.Branch, r.Session, r.Force
+	case ReleaseRequest:
+		path, branch, session, force, release, verb = r.Path, r.Branch, r.Session, r.Force, true, "release"
+	}
+	t, _, err := s.resolveTarget(ctx, snap, path, branch, nil)
+	if err != nil {
+		return nil, err
+	}
+	what := describe(t)
+	if t.Bare || (len(snap.trees) > 0 && t.Path == snap.trees[0].Path) {
+		return nil, refused("main_checkout", "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
+			"%s is the main checkout (%s); it cannot be claimed", Escape(t.Path), what)
+	}
+	c := &claimCmd{release: release, target: t, force: force, cwd: s.root()}
+	if release && force {
+		// A forced release needs no session: it is the way out when the holder is gone.
+		if c.session, _, err = resolveSession(session, s.opts.Getenv); err != nil {
+			return nil, err
+		}
+	} else if c.session, err = requireSession(session, s.opts.Getenv, verb); err != nil {
+		return nil, err
+	}
+	if t.Locked != nil {
+		if cl, ok := ParseClaim(*t.Locked); ok {
+			c.held = &cl
+		} else {
+			r := *t.Locked
+			c.human = &r
+		}
+	}
+	var warnings []string
+	switch {
+	case !release && c.held != nil && c.held.Session == c.session.s:
+		c.already = true
+		warnings = append(warnings, fmt.Sprintf("%s is already claimed by session %s (since %s); nothing changed",
+			Escape(t.Path), c.session.s, c.held.Since.Format(time.RFC3339)))
+	case !release && c.held != nil && !force:
+		return nil, forceHelps(refused("claimed", "pick another worktree, or pass --force to take it over (asks first)",
+			"%s (%s) is claimed by session %s since %s", Escape(t.Path), what, c.held.Session, c.held.Since.Format(time.RFC3339)))
+	case c.human != nil && !force:
+		return nil, forceHelps(refused("locked_by_human", "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
+			"%s (%s) is locked, and not by copse: %s", Escape(t.Path), what, Escape(lockedReason(*c.human))))
+	case release && t.Locked == nil:
+		return nil, refused("not_claimed", "`copse list` shows the claims", "%s (%s) is not claimed", Escape(t.Path), what)
+	case release && c.held != nil && c.held.Session != c.session.s && !force:
+		hint := "release it from that session, or pass --force (asks first)"
+		return nil, forceHelps(refused("claimed_by_other", hint, "%s (%s) is claimed by session %s, not by %s",
+			Escape(t.Path), what, c.held.Session, c.session.s))
+	}
+	if !release && t.Prunable != nil {
+		return nil, refused("prunable_worktree", "run `git worktree prune` to forget it, or restore the directory",
+			"the worktree at %s is gone from disk (%s)", Escape(t.Path), Escape(*t.Prunable))
+	}
+	var cmds []string
+	if !c.already {
+		if t.Locked != nil {
+			un, err := gitx.WorktreeUnlock(c.cwd, t.Path)
+			if err != nil {
+				return nil, builderErr(err)
+			}
+			cmds = append(cmds, un.String())
+		}
+		if !release {
+			lk, err := gitx.WorktreeLock(c.cwd, t.Path, FormatClaim(Claim{Session: c.session.s, Since: time.Now()}))
+			if err != nil {
+				return nil, builderErr(err)
+			}
+			cmds = append(cmds, lk.String())
+		}
+	}
+	p := &Plan{Request: req, cmd: c, Commands: cmds, Warnings: warnings}
+	if force {
+		title := "Claim this worktree (forced)?"
+		if release {
+			title = "Release this worktree (forced)?"
+		}
+		conf := &Confirmation{Title: title}
+		conf.add("path", t.Path)
+		if t.Branch != "" {
+			conf.add("branch", t.Branch)
+		}
+		if !c.session.IsZero() {
+			conf.add("session", c.session.s)
+		}
+		switch {
+		case c.held != nil && c.held.Session != c.session.s:
+			conf.Losses = append(conf.Losses, fmt.Sprintf("session %s holds it since %s and loses its claim",
+				c.held.Session, c.held.Since.Format(time.RFC3339)))
+		case c.human != nil:
+			conf.Losses = append(conf.Losses, "a lock copse did not write is removed: "+Escape(lockedReason(*c.human)))
+		}
+		p.Confirm = conf
+	}
+	return p, nil
+}
+
+// runClaim locks or unlocks under the repository lock and reads git back: the claim is
+// what `git worktree list` shows afterwards, nothing else.
+func (s *service) runClaim(ctx context.Context, c *claimCmd, warnings []string) (*Outcome, error) {
+	op := c.op()
+	if c.already {
+		return &Outcome{Operation: op, Worktree: s.row(c.target, ""), Path: c.target.Path, Claim: c.held, Warnings: warnings}, nil
+	}
+	want := Claim{Session: c.session.s, Since: time.Now().UTC().Truncate(time.Second)}
+	reason := FormatClaim(want)
+	var runErr error
+	unlocked := false
+	if c.target.Locked != nil {
+		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		if _, runErr = s.git.Run(ctx, un); runErr == nil {
+			unlocked = true
+		}
+	}
+	if runErr == nil && !c.release {
+		lk, err := gitx.WorktreeLock(c.cwd, c.target.Path, reason)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		// Once the old lock is gone, the new one is written even if the caller gave up
+		// meanwhile: a takeover must not end with the worktree unclaimed.
+		lctx := ctx
+		if unlocked {
+			var cancel context.CancelFunc
+			lctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+			defer cancel()
+		}
+		_, runErr = s.git.Run(lctx, lk)
+	}
+	after, err := s.readBack(ctx)
+	if err != nil {
+		return nil, uncertain(string(op)+"_unverified", err, "run `copse list` to see the claim",
+			"%s of %s ran, but the worktree list could not be read back", op, Escape(c.target.Path))
+	}
+	s.learn(after)
+	t, listed := find(after, c.target.Path)
+	if !listed {
+		return nil, uncertain(string(op)+"_not_listed", runErr, "run `copse list`",
+			"%s of %s ran, but git no longer lists the worktree", op, Escape(c.target.Path))
+	}
+	ok := (c.release && t.Locked == nil) || (!c.release && t.Locked != nil && *t.Locked == reason)
+	if !ok {
+		if runErr != nil && lockUnchanged(c.target.Locked, t.Locked) {
+			if errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled) {
+				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr, Message: string(op) + " of " + Escape(c.target.Path) + " cancelled; nothing changed"}
+			}
+			return nil, gitFailure(string(op)+"_failed", runErr, "git could not "+string(op)+" the worktree")
+		}
+		state := "unlocked"
+		if t.Locked != nil {
+			state = "locked: " + Escape(lockedReason(*t.Locked))
+		}
+		return nil, uncertain(string(op)+"_uncertain", runErr, "run `copse list` and claim or release again as needed",
+			"%s of %s did not end as asked; the worktree is now %s", op, Escape(c.target.Path), state)
+	}
+	out := &Outcome{Operation: op, Worktree: s.row(t, ""), Path: t.Path, Warnings: warnings}
+	ev := Event{Event: EventClaimed, Session: c.session.s}
+	if c.release {
+		ev.Event = EventReleased
+		if c.held != nil {
+			ev.Session = c.held.Session
+			if c.held.Session != c.session.s {
+				ev.Reason = "forced"
+				out.Previous = c.held.Session
+			}
+		} else {
+			ev.Reason = "forced: a lock copse did not write"
+		}
+	} else {
+		out.Claim = &want
+		if c.held != nil {
+			ev.Previous, out.Previous = c.held.Session, c.held.Session
+		} else if c.human != nil {
+			ev.Reason = "took over a lock copse did not write"
+		}
+	}
+	s.emit(out, ev, out.Worktree)
+	return out, nil
+}
+
+func lockUnchanged(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// prepareCreateClaim reads create's claim and session: with claim, the session is
+// required, and the lock command joins the create's commands.
+func (s *service) prepareCreateClaim(r CreateRequest, c *createCmd, cmds []string) ([]string, error) {
+	if !r.Claim {
+		if r.Session != nil {
+			id, err := ParseSession("session", *r.Session)
+			if err != nil {
+				return nil, err
+			}
+			c.session = id
+		}
+		return cmds, nil
+	}
+	id, err := requireSession(r.Session, s.opts.Getenv, "create --claim")
+	if err != nil {
+		return nil, err
+	}
+	c.session, c.claim = id, true
+	lk, err := gitx.WorktreeLock(c.cwd, c.path.String(), FormatClaim(Claim{Session: id.s, Since: time.Now()}))
+	if err != nil {
+		return nil, builderErr(err)
+	}
+	return append(cmds, lk.String()), nil
+}
+
+// runCreateClaim is create, then, still under the same lock, the claim: no other copse
+// can see the new worktree unclaimed.
+func (s *service) runCreateClaim(ctx context.Context, c *createCmd, before snapshot, warnings []string) (*Outcome, error) {
+	out, err := s.runCreate(ctx, c, before, warnings)
+	if err != nil || !c.claim {
+		return out, err
+	}
+	want := Claim{Session: c.session.s, Since: time.Now().UTC().Truncate(time.Second)}
+	reason := FormatClaim(want)
+	lk, err := gitx.WorktreeLock(c.cwd, out.Path, reason)
+	if err != nil {
+		return nil, builderErr(err)
+	}
+	// The worktree exists now; the claim is written even if the caller gave up meanwhile.
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
+	_, runErr := s.git.Run(lctx, lk)
+	after, rerr := s.readBack(ctx)
+	if rerr == nil {
+		s.learn(after)
+		if t, ok := find(after, out.Path); ok && t.Locked != nil && *t.Locked == reason {
+			out.Worktree = s.row(t, out.WorkspaceID)
+			out.Claim = &want
+			return out, nil
+		}
+	}
+	// Created but not claimed: say so, and still log the create that happened.
+	s.emitted(out, nil)
+	id := quoteDisplay(out.Path)
+	if out.Worktree != nil && out.Worktree.ID != "" {
+		id = "id:" + out.Worktree.ID
+	}
+	cause := runErr
+	if cause == nil {
+		cause = rerr
+	}
+	return nil, uncertain("claim_after_create_failed", cause, "claim it now: `copse claim "+id+" --session "+c.session.s+"`",
+		"created %s, but could not confirm its claim for session %s", Escape(out.Path), c.session.s)
+}

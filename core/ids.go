@@ -1,0 +1,230 @@
+package core
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// A linked worktree's id is the name of its admin directory, <common>/worktrees/<id>:
+// git picks it when the worktree is made and keeps it for the worktree's life, it is
+// unique in the repository, and it is never a path. The main checkout has none.
+
+// worktreeIDs maps each linked worktree's path (as git lists it) to its id, reading the
+// admin directories the way git does: <admin>/gitdir holds "<path>/.git", trailing white
+// space trimmed; a relative one is relative to the admin directory.
+func worktreeIDs(commonDir string) map[string]string {
+	base := filepath.Join(commonDir, "worktrees")
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return nil
+	}
+	ids := make(map[string]string, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(base, e.Name(), "gitdir"))
+		if err != nil {
+			continue
+		}
+		p := strings.TrimRight(string(b), " \t\r\n")
+		p = strings.TrimSuffix(p, "/.git")
+		if p == "" {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Clean(filepath.Join(base, e.Name(), p))
+		}
+		ids[p] = e.Name()
+	}
+	return ids
+}
+
+// idOf finds path's id in ids, comparing canonical paths when the plain one misses.
+func idOf(ids map[string]string, path string) string {
+	if id, ok := ids[path]; ok {
+		return id
+	}
+	cp := canonical(path)
+	for p, id := range ids {
+		if canonical(p) == cp {
+			return id
+		}
+	}
+	return ""
+}
+
+// adminDir is the admin directory of the worktree with id.
+func adminDir(commonDir, id string) string { return filepath.Join(commonDir, "worktrees", id) }
+
+// listCommonDir finds the common dir for list without another git process when it can:
+// the cached one, else the main checkout's .git directory (or the bare repository
+// itself), checked by the admin layout git keeps there; else it asks git.
+func (s *service) listCommonDir(ctx context.Context, snap snapshot) (string, error) {
+	s.mu.Lock()
+	cd := s.repo.commonDir
+	s.mu.Unlock()
+	if cd != "" {
+		return cd, nil
+	}
+	if len(snap.trees) > 0 {
+		main := snap.trees[0]
+		guess := main.Path
+		if !main.Bare {
+			guess = filepath.Join(main.Path, ".git")
+		}
+		if st, err := os.Stat(filepath.Join(guess, "HEAD")); err == nil && st.Mode().IsRegular() {
+			if st, err := os.Stat(filepath.Join(guess, "objects")); err == nil && st.IsDir() {
+				return guess, nil
+			}
+		}
+	}
+	return s.commonDir(ctx)
+}
+
+// ParseWorktreeID accepts an admin directory name: one path component, plain text.
+func ParseWorktreeID(raw string) (string, error) {
+	if err := checkText("id", raw, 255); err != nil {
+		return "", err
+	}
+	if raw == "." || raw == ".." || strings.ContainsAny(raw, "/\\") {
+		return "", usage("bad_id", "id", "use the id `copse list --json` shows", "id %s is not a worktree id", quote(raw))
+	}
+	return raw, nil
+}
+
+// decorate fills a row's id and claim from git's record.
+func decorate(w *Worktree, ids map[string]string) {
+	if !w.Main && !w.Bare {
+		w.ID = idOf(ids, w.Path)
+	}
+	w.Claim = claimOf(w.Locked)
+}
+
+// decorateRows fills ids and claims of list's rows. Ids are extra: if the admin
+// directories cannot be read, rows go without them (git's list stays the truth).
+func (s *service) decorateRows(ctx context.Context, snap snapshot, rows []Worktree) {
+	var ids map[string]string
+	if cd, err := s.listCommonDir(ctx, snap); err == nil {
+		ids = worktreeIDs(cd)
+	}
+	for i := range rows {
+		decorate(&rows[i], ids)
+	}
+}
+
+// decorateOne fills one outcome row; mutations have read the common dir already.
+func (s *service) decorateOne(w *Worktree) {
+	s.mu.Lock()
+	cd := s.repo.commonDir
+	s.mu.Unlock()
+	var ids map[string]string
+	if cd != "" {
+		ids = worktreeIDs(cd)
+	}
+	decorate(w, ids)
+}
+
+// resolveIDs turns a target named by id into the same request named by path, so every
+// later check is the one a path gets. The worktree itself travels in ctx (idTarget):
+// its path is git's own record and may hold characters (a newline) that copse refuses
+// in a typed path; an id is how such a worktree is named. An id together with another
+// target is refused.
+func (s *service) resolveIDs(ctx context.Context, req Request, snap snapshot) (Request, context.Context, error) {
+	var target gitx.Worktree
+	resolve := func(id *string, others ...*string) (*string, error) {
+		for _, o := range others {
+			if o != nil {
+				return nil, usage("exactly_one", "target", "name the worktree by exactly one of path, branch or id",
+					"expected exactly one of path, branch or id, got several")
+			}
+		}
+		t, err := s.worktreeOfID(ctx, snap, *id)
+		target = t
+		return &t.Path, err
+	}
+	var err error
+	switch r := req.(type) {
+	case OpenRequest:
+		if r.ID != nil {
+			r.Path, err = resolve(r.ID, r.Path, r.Branch)
+			r.ID = nil
+		}
+		req = r
+	case SwitchRequest:
+		if r.ID != nil {
+			r.Path, err = resolve(r.ID, r.Path, r.Branch)
+			r.ID = nil
+		}
+		req = r
+	case RemoveRequest:
+		if r.ID != nil {
+			r.Path, err = resolve(r.ID, r.Path, r.Branch, r.WorkspaceID)
+			r.ID = nil
+		}
+		req = r
+	case ClaimRequest:
+		if r.ID != nil {
+			r.Path, err = resolve(r.ID, r.Path, r.Branch)
+			r.ID = nil
+		}
+		req = r
+	case ReleaseRequest:
+		if r.ID != nil {
+			r.Path, err = resolve(r.ID, r.Path, r.Branch)
+			r.ID = nil
+		}
+		req = r
+	}
+	if err != nil {
+		return nil, ctx, err
+	}
+	if target.Path != "" {
+		ctx = context.WithValue(ctx, idTargetKey{}, target)
+	}
+	return req, ctx, nil
+}
+
+type idTargetKey struct{}
+
+// idTarget is the worktree resolveIDs found, if the request named one by id.
+func idTarget(ctx context.Context) (gitx.Worktree, bool) {
+	t, ok := ctx.Value(idTargetKey{}).(gitx.Worktree)
+	return t, ok
+}
+
+// worktreeOfID finds the listed worktree whose admin directory is id.
+func (s *service) worktreeOfID(ctx context.Context, snap snapshot, raw string) (gitx.Worktree, error) {
+	id, err := ParseWorktreeID(raw)
+	if err != nil {
+		return gitx.Worktree{}, err
+	}
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return gitx.Worktree{}, err
+	}
+	for p, got := range worktreeIDs(cd) {
+		if got != id {
+			continue
+		}
+		if t, ok := find(snap, p); ok {
+			return t, nil
+		}
+	}
+	return gitx.Worktree{}, refused("no_such_worktree", "`copse list --json` shows each worktree's id", "no worktree has id %s", quote(id))
+}
+
+// PathOfID is the path of the worktree whose id is raw (for verbs that take a path, such
+// as setup).
+func (s *Service) PathOfID(ctx context.Context, raw string) (string, error) {
+	snap, err := s.impl.readAndLearn(ctx)
+	if err != nil {
+		return "", err
+	}
+	t, err := s.impl.worktreeOfID(ctx, snap, raw)
+	return t.Path, err
+}

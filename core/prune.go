@@ -1,0 +1,571 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// Prune removes worktrees nobody needs: clean, unclaimed, not landing, holding no commit
+// found on no other branch or remote, and idle longer than older-than. Everything else is
+// kept, each with its reason. Entries whose directory is gone are forgotten with `git
+// worktree prune`, which skips locked ones by itself.
+
+// PruneReport is what prune did, or with dry_run would do.
+type PruneReport struct {
+	OlderThan string       `json:"older_than"` // the idle threshold used, e.g. "72h0m0s"
+	Removed   []PruneEntry `json:"removed"`    // removed (dry run: would be)
+	Forgotten []PruneEntry `json:"forgotten"`  // directory gone; git worktree prune forgets the entry
+	Kept      []PruneEntry `json:"kept"`       // kept, each with its reason
+}
+
+// PruneEntry is one worktree in the report.
+type PruneEntry struct {
+	ID            string `json:"id,omitempty"`
+	Path          string `json:"path"`
+	Branch        string `json:"branch,omitempty"`
+	Reason        string `json:"reason"`           // a stable code, see PruneReasons
+	Detail        string `json:"detail,omitempty"` // the same for people, escaped
+	Idle          string `json:"idle,omitempty"`   // how long nothing happened there
+	BranchDeleted bool   `json:"branch_deleted,omitempty"`
+	RestoreID     string `json:"restore_id,omitempty"` // removed: `copse restore ID` brings it back
+}
+
+// Reason codes of PruneEntry: why a worktree goes, or why it stays.
+const (
+	PruneIdle         = "idle"           // removed: idle long enough and nothing to lose
+	PruneGone         = "directory_gone" // forgotten: the directory no longer exists
+	KeepMain          = "main"
+	KeepCurrent       = "current"
+	KeepClaimed       = "claimed"
+	KeepLocked        = "locked" // a lock copse did not write (a human's)
+	KeepLanding       = "landing"
+	KeepBlocked       = "blocked" // its last land is blocked
+	KeepMidOperation  = "mid_operation"
+	KeepDirty         = "dirty"
+	KeepStatusUnknown = "status_unknown"
+	KeepUniqueCommits = "unique_commits"
+	KeepNotIdle       = "not_idle"
+	KeepNotConfirmed  = "not_confirmed" // became prunable after the confirmation was shown
+	KeepRemoveRefused = "remove_refused"
+	defaultPruneAfter = 72 * time.Hour
+	pruneAfterConfig  = "copse.pruneAfter"
+	landDirName       = "land"
+	copseStateDirName = "copse"
+)
+
+type pruneCand struct {
+	t    gitx.Worktree
+	id   string
+	head string
+}
+
+type pruneCmd struct {
+	report       PruneReport
+	remove       []pruneCand
+	forget       []gitx.Worktree
+	deleteBranch bool
+	dryRun       bool
+	cwd          string
+}
+
+func (pruneCmd) op() Operation { return OpPrune }
+
+// ParseIdle reads an idle threshold: a Go duration ("90m", "72h") or whole days ("3d").
+func ParseIdle(field, raw string) (time.Duration, error) {
+	if err := checkText(field, raw, 32); err != nil {
+		return 0, err
+	}
+	var d time.Duration
+	var err error
+	if n, ok := strings.CutSuffix(raw, "d"); ok {
+		var days int64
+		days, err = strconv.ParseInt(n, 10, 32)
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		d, err = time.ParseDuration(raw)
+	}
+	if err != nil || d < 0 {
+		return 0, usage("bad_duration", field, "use a duration such as 72h, 90m or 3d", "%s %s is not a duration", field, quote(raw))
+	}
+	return d, nil
+}
+
+func (s *service) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration, error) {
+	if r.OlderThan != nil {
+		return ParseIdle("older_than", *r.OlderThan)
+	}
+	v, ok, err := s.git.ConfigValue(ctx, s.root(), pruneAfterConfig)
+	if err != nil {
+		return 0, gitFailure("config_failed", err, "cannot read git config "+pruneAfterConfig)
+	}
+	if !ok {
+		return defaultPruneAfter, nil
+	}
+	d, perr := ParseIdle(pruneAfterConfig, strings.TrimSpace(v))
+	if perr != nil {
+		e := AsError(perr)
+		e.Hint = "fix it: `git config " + pruneAfterConfig + " 72h` (or pass --older-than)"
+		return 0, e
+	}
+	return d, nil
+}
+
+func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapshot) (*Plan, error) {
+	older, err := s.pruneAfter(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := worktreeIDs(cd)
+	jobs := landJobs(cd)
+	c := &pruneCmd{deleteBranch: r.DeleteBranch, dryRun: r.DryRun, cwd: s.root()}
+	c.report = PruneReport{OlderThan: older.String(), Removed: []PruneEntry{}, Forgotten: []PruneEntry{}, Kept: []PruneEntry{}}
+	now := time.Now()
+	for i, t := range snap.trees {
+		e := PruneEntry{Path: t.Path, Branch: t.Branch}
+		if !t.Bare && i > 0 {
+			e.ID = idOf(ids, t.Path)
+		}
+		keep := func(reason, format string, args ...any) {
+			e.Reason, e.Detail = reason, fmt.Sprintf(format, args...)
+			c.report.Kept = append(c.report.Kept, e)
+		}
+		switch {
+		case i == 0 || t.Bare:
+			keep(KeepMain, "the main checkout")
+			continue
+		case s.current() != "" && canonical(s.current()) == canonical(t.Path):
+			keep(KeepCurrent, "copse is running in it")
+			continue
+		case t.Locked != nil:
+			if cl, ok := ParseClaim(*t.Locked); ok {
+				keep(KeepClaimed, "claimed by session %s since %s", cl.Session, cl.Since.Format(time.RFC3339))
+			} else {
+				keep(KeepLocked, "locked by a human: %s", Escape(lockedReason(*t.Locked)))
+			}
+			continue
+		case t.Prunable != nil:
+			e.Reason, e.Detail = PruneGone, "directory gone: "+Escape(*t.Prunable)
+			c.report.Forgotten = append(c.report.Forgotten, e)
+			c.forget = append(c.forget, t)
+			continue
+		}
+		if j, ok := jobs.find(e.ID, t.Path); ok {
+			if j.blocked {
+				keep(KeepBlocked, "its land is blocked%s", j.detail)
+			} else {
+				keep(KeepLanding, "a land job is queued or running%s", j.detail)
+			}
+			continue
+		}
+		st := s.status(ctx, t.Path)
+		if mid := midOperation(st, adminDir(cd, e.ID), e.ID != ""); mid != "" {
+			keep(KeepMidOperation, "%s in progress", mid)
+			continue
+		}
+		if st.Error != "" {
+			keep(KeepStatusUnknown, "cannot tell whether it has uncommitted changes: %s", st.Error)
+			continue
+		}
+		if st.Dirty() {
+			keep(KeepDirty, "uncommitted changes: %s", changeSummary(st))
+			continue
+		}
+		var unique int
+		switch {
+		case t.Branch != "":
+			unique, err = s.git.UniqueCommits(ctx, s.root(), t.Branch)
+		case t.Head != "" && strings.Trim(t.Head, "0") != "":
+			unique, err = s.git.UniqueCommitsOf(ctx, s.root(), t.Head)
+		}
+		if err != nil {
+			return nil, gitFailure("unique_commits_failed", err, "cannot count the unique commits of "+Escape(t.Path))
+		}
+		if unique > 0 {
+			keep(KeepUniqueCommits, "%d commits on no other branch or remote", unique)
+			continue
+		}
+		idle, known := idleFor(cd, e.ID, now)
+		e.Idle = idle.Round(time.Second).String()
+		if !known {
+			e.Idle = ""
+			keep(KeepNotIdle, "cannot tell how long it has been idle")
+			continue
+		}
+		if idle < older {
+			keep(KeepNotIdle, "idle %s, less than %s", e.Idle, older)
+			continue
+		}
+		e.Reason, e.Detail = PruneIdle, "idle "+e.Idle+", clean, nothing unique"
+		c.report.Removed = append(c.report.Removed, e)
+		c.remove = append(c.remove, pruneCand{t: t, id: e.ID, head: t.Head})
+	}
+	var cmds []string
+	for _, cand := range c.remove {
+		rm, err := gitx.WorktreeRemove(c.cwd, cand.t.Path, false, false)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		cmds = append(cmds, rm.String())
+		if c.deleteBranch && cand.t.Branch != "" {
+			bd, err := gitx.BranchDelete(c.cwd, cand.t.Branch, true)
+			if err != nil {
+				return nil, builderErr(err)
+			}
+			cmds = append(cmds, bd.String())
+		}
+	}
+	if len(c.forget) > 0 {
+		pr, err := gitx.WorktreePrune(c.cwd)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		cmds = append(cmds, pr.String())
+	}
+	p := &Plan{Request: r, cmd: c, Commands: cmds}
+	if !r.DryRun && (len(c.remove) > 0 || len(c.forget) > 0) {
+		var what []string
+		if n := len(c.remove); n > 0 {
+			what = append(what, "remove "+plural(n, "idle worktree"))
+		}
+		if n := len(c.forget); n > 0 {
+			what = append(what, "forget "+plural(n, "worktree")+" whose directory is gone")
+		}
+		conf := &Confirmation{Title: "Prune: " + strings.Join(what, " and ") + "?"}
+		for _, e := range c.report.Removed {
+			v := e.Path
+			if e.Branch != "" {
+				v += " (" + e.Branch + ")"
+			}
+			conf.add("remove", v)
+		}
+		for _, e := range c.report.Forgotten {
+			conf.add("forget", e.Path)
+		}
+		if c.deleteBranch {
+			conf.Warnings = append(conf.Warnings, "their branches are deleted too (they hold no unique commits)")
+		}
+		if len(c.remove) > 0 {
+			conf.Warnings = append(conf.Warnings, "each is recorded first: `copse restore ID` brings it back (ignored files are not kept)")
+		}
+		// What stays, and why, in words that do not change while the dialog is open
+		// (the confirmation's digest covers them): no idle times.
+		for _, e := range c.report.Kept {
+			why := e.Detail
+			switch e.Reason {
+			case KeepNotIdle:
+				why = "not idle for " + older.String() + " yet"
+			case KeepLanding:
+				why = "a land job is queued or running" // its phase moves on while the dialog is open
+			}
+			conf.Warnings = append(conf.Warnings, "keeps "+Escape(e.Path)+": "+why)
+		}
+		p.Confirm = conf
+		p.Warnings = conf.Warnings
+	}
+	return p, nil
+}
+
+// midOperation names an operation left open in the worktree (rebase, merge, cherry-pick,
+// revert, bisect), or "".
+func midOperation(st Status, admin string, haveAdmin bool) string {
+	switch {
+	case st.Rebasing:
+		return "a rebase"
+	case st.Merging:
+		return "a merge"
+	}
+	if !haveAdmin {
+		return ""
+	}
+	for _, m := range []struct{ file, what string }{
+		{"CHERRY_PICK_HEAD", "a cherry-pick"}, {"REVERT_HEAD", "a revert"}, {"BISECT_LOG", "a bisect"},
+		{"rebase-merge", "a rebase"}, {"rebase-apply", "a rebase or am"}, {"MERGE_HEAD", "a merge"},
+	} {
+		if _, err := os.Lstat(filepath.Join(admin, m.file)); err == nil {
+			return m.what
+		}
+	}
+	return ""
+}
+
+// idleFor is how long the worktree has been idle: since the newest of its index and
+// HEAD log (git touches these on every checkout, commit, add, reset), falling back to
+// HEAD itself when there is no reflog.
+func idleFor(cd, id string, now time.Time) (time.Duration, bool) {
+	if id == "" {
+		return 0, false
+	}
+	admin := adminDir(cd, id)
+	var newest time.Time
+	for _, name := range []string{"index", filepath.Join("logs", "HEAD"), "HEAD"} {
+		if st, err := os.Stat(filepath.Join(admin, name)); err == nil && st.ModTime().After(newest) {
+			newest = st.ModTime()
+		}
+	}
+	if newest.IsZero() {
+		return 0, false
+	}
+	return max(now.Sub(newest), 0), true
+}
+
+// runPrune removes, under the lock, the worktrees that are prunable now AND were shown
+// in the confirmation; a worktree that changed since is kept with its new reason.
+func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshPlan *Plan) (*Outcome, error) {
+	out := &Outcome{Operation: OpPrune, DryRun: fresh.dryRun, Prune: &fresh.report, Warnings: freshPlan.Warnings}
+	if fresh.dryRun {
+		out.Commands = freshPlan.Commands
+		return out, nil
+	}
+	shown := map[string]bool{}
+	if old, ok := p.cmd.(*pruneCmd); ok {
+		for _, c := range old.remove {
+			shown[canonical(c.t.Path)] = true
+		}
+	}
+	rep := &fresh.report
+	removed := rep.Removed
+	rep.Removed = []PruneEntry{}
+	for i, cand := range fresh.remove {
+		e := removed[i]
+		if !shown[canonical(cand.t.Path)] {
+			e.Reason, e.Detail = KeepNotConfirmed, "became prunable after the confirmation was shown; prune again"
+			rep.Kept = append(rep.Kept, e)
+			continue
+		}
+		if ctx.Err() != nil {
+			e.Reason, e.Detail = KeepNotConfirmed, "not removed: cancelled"
+			rep.Kept = append(rep.Kept, e)
+			continue
+		}
+		// Recorded first, like a forced remove: `copse restore ID` brings it back.
+		saved, err := s.snapshotForRemoval(ctx, cand.t, fresh.deleteBranch)
+		if err != nil {
+			if AsError(err).Kind == KindCancelled {
+				e.Reason, e.Detail = KeepNotConfirmed, "not removed: cancelled"
+			} else {
+				e.Reason, e.Detail = KeepRemoveRefused, "could not record it for restore first: "+AsError(err).Message
+			}
+			rep.Kept = append(rep.Kept, e)
+			continue
+		}
+		rm, err := gitx.WorktreeRemove(fresh.cwd, cand.t.Path, false, false)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		_, runErr := s.git.Run(ctx, rm)
+		after, err := s.readBack(ctx)
+		if err != nil {
+			return nil, uncertain("prune_unverified", err, "run `copse list` to see what exists",
+				"prune removed %s, but the worktree list could not be read back", Escape(cand.t.Path))
+		}
+		s.learn(after)
+		_, listed := find(after, cand.t.Path)
+		onDisk := exists(cand.t.Path)
+		switch {
+		case listed && onDisk:
+			s.dropSnapshot(ctx, &saved) // nothing was removed: the record is not needed
+			msg := "git refused to remove it"
+			if runErr != nil {
+				msg += ": " + Escape(firstLine(gitErrText(runErr)))
+			}
+			e.Reason, e.Detail = KeepRemoveRefused, msg
+			rep.Kept = append(rep.Kept, e)
+			continue
+		case listed || onDisk:
+			return nil, uncertain("prune_incomplete", runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
+				"%s", removeState(cand.t.Path, listed, onDisk))
+		}
+		if fresh.deleteBranch && cand.t.Branch != "" {
+			if s.pruneDeleteBranch(ctx, fresh.cwd, cand.t.Branch) {
+				e.BranchDeleted = true
+			} else {
+				out.Warnings = append(out.Warnings, "branch "+Escape(cand.t.Branch)+" of "+Escape(cand.t.Path)+" could not be deleted")
+			}
+		}
+		e.RestoreID = saved.ID
+		rep.Removed = append(rep.Removed, e)
+		s.emit(out, Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head},
+			&Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
+	}
+	if len(fresh.forget) > 0 {
+		pr, err := gitx.WorktreePrune(fresh.cwd)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		_, runErr := s.git.Run(ctx, pr)
+		after, err := s.readBack(ctx)
+		if err != nil {
+			return nil, uncertain("prune_unverified", err, "run `copse list` to see what exists", "git worktree prune ran, but the worktree list could not be read back")
+		}
+		s.learn(after)
+		forgotten := rep.Forgotten
+		rep.Forgotten = []PruneEntry{}
+		for _, e := range forgotten {
+			if _, still := find(after, e.Path); still {
+				detail := "git worktree prune kept it"
+				if runErr != nil {
+					detail += ": " + Escape(firstLine(gitErrText(runErr)))
+				}
+				e.Reason, e.Detail = KeepRemoveRefused, detail
+				rep.Kept = append(rep.Kept, e)
+				continue
+			}
+			rep.Forgotten = append(rep.Forgotten, e)
+			s.emit(out, Event{Event: EventPruned, Reason: PruneGone}, &Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: ctx.Err(),
+			Message: fmt.Sprintf("prune cancelled after removing %d worktrees", len(rep.Removed))}
+	}
+	return out, nil
+}
+
+func gitErrText(err error) string {
+	var ge *gitx.Error
+	if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) != "" {
+		return ge.Stderr
+	}
+	return err.Error()
+}
+
+// pruneDeleteBranch deletes a branch prune found to hold nothing unique, checking again
+// under the lock first.
+func (s *service) pruneDeleteBranch(ctx context.Context, cwd, branch string) bool {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
+	if n, err := s.git.UniqueCommits(rctx, cwd, branch); err != nil || n > 0 {
+		return false
+	}
+	bd, err := gitx.BranchDelete(cwd, branch, true)
+	if err != nil {
+		return false
+	}
+	_, err = s.git.Run(rctx, bd)
+	still, err2 := s.git.BranchExists(rctx, cwd, branch)
+	return err == nil && err2 == nil && !still
+}
+
+// ---- land jobs (issue 9 part B writes them; prune only reads) ----
+
+type landJob struct {
+	blocked bool
+	detail  string
+}
+
+type landIndex struct{ byID, byPath map[string]landJob }
+
+func (l landIndex) find(id, path string) (landJob, bool) {
+	if id != "" {
+		if j, ok := l.byID[id]; ok {
+			return j, true
+		}
+	}
+	if j, ok := l.byPath[path]; ok {
+		return j, true
+	}
+	j, ok := l.byPath[canonical(path)]
+	return j, ok
+}
+
+// landJobs reads the job records under <common>/copse/land/ (land-N.json, written by
+// copse land): for each worktree its latest job (highest ticket) counts. queued or running
+// marks it landing; blocked or uncertain (a step ran but its result is unknown) marks it
+// blocked; any other final state (landed, abandoned, cancelled, failed) lets prune judge
+// the worktree on its own. A record that does not parse is skipped.
+func landJobs(cd string) landIndex {
+	idx := landIndex{byID: map[string]landJob{}, byPath: map[string]landJob{}}
+	files, _ := filepath.Glob(filepath.Join(cd, copseStateDirName, landDirName, "*.json"))
+	type latest struct {
+		ticket int64
+		job    landJob
+		skip   bool
+	}
+	byKey := map[string]*latest{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) > 1<<20 {
+			continue
+		}
+		var rec struct {
+			Worktree struct {
+				ID   string `json:"id"`
+				Path string `json:"path"`
+			} `json:"worktree"`
+			Ticket int64  `json:"ticket"`
+			Job    string `json:"job"`
+			State  string `json:"state"`
+			Phase  string `json:"phase"`
+			Code   string `json:"code"`
+		}
+		if json.Unmarshal(b, &rec) != nil || (rec.Worktree.ID == "" && rec.Worktree.Path == "") {
+			continue
+		}
+		if rec.Ticket == 0 {
+			rec.Ticket, _ = strconv.ParseInt(strings.TrimPrefix(strings.TrimSuffix(filepath.Base(f), ".json"), "land-"), 10, 64)
+		}
+		j := landJob{}
+		skip := false
+		switch strings.ToLower(rec.State) {
+		case "queued", "running", "":
+		case "blocked", "uncertain":
+			j.blocked = true
+		default:
+			skip = true
+		}
+		job := firstNonEmpty(rec.Job, strings.TrimSuffix(filepath.Base(f), ".json"))
+		j.detail = " (job " + Escape(job)
+		switch {
+		case j.blocked && rec.Code != "":
+			j.detail += ": " + Escape(rec.Code)
+		case j.blocked:
+			j.detail += ": " + Escape(rec.State)
+		case rec.Phase != "":
+			j.detail += ", " + Escape(rec.Phase)
+		}
+		j.detail += ")"
+		for _, key := range []string{"id:" + rec.Worktree.ID, "path:" + rec.Worktree.Path} {
+			if key == "id:" || key == "path:" {
+				continue
+			}
+			if l, ok := byKey[key]; ok && l.ticket > rec.Ticket {
+				continue
+			}
+			byKey[key] = &latest{ticket: rec.Ticket, job: j, skip: skip}
+		}
+	}
+	for key, l := range byKey {
+		if l.skip {
+			continue
+		}
+		if id, ok := strings.CutPrefix(key, "id:"); ok {
+			idx.byID[id] = l.job
+		} else if p, ok := strings.CutPrefix(key, "path:"); ok {
+			idx.byPath[p] = l.job
+			idx.byPath[canonical(p)] = l.job
+		}
+	}
+	return idx
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
