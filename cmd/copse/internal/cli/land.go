@@ -31,7 +31,7 @@ func NewCmdLand(f *Factory, runF func(context.Context, *LandOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:   "land (TARGET | --drain) [--into BRANCH] [--test CMD] [--keep] [--force-restart] [--no-wait]",
 		Short: "Land a worktree's branch onto a target through the repository's FIFO queue",
-		Long: `Land the branch of a worktree (TARGET: its branch, or its absolute path) onto --into
+		Long: `Land the branch of a worktree (TARGET: its branch, its absolute path, or id:ID) onto --into
 (default: the main checkout's branch). Lands of one repository queue in strict FIFO order,
 across processes; a waiting land shows its position and phase on stderr. Phases:
 
@@ -56,7 +56,7 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 			if opts.Drain {
 				return noArgs(cmd, args)
 			}
-			return exactArgs(1, "a TARGET (a branch, or the absolute path of a worktree), or --drain")(cmd, args)
+			return exactArgs(1, "a TARGET (a branch, the absolute path of a worktree, or id:ID), or --drain")(cmd, args)
 		},
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if opts.Drain {
@@ -89,7 +89,7 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 
 func (o *LandOptions) request() core.LandRequest {
 	r := core.LandRequest{Into: o.Into, Test: o.Test, Keep: o.Keep, ForceRestart: o.ForceRestart, Wait: !o.NoWait}
-	r.Path, r.Branch = splitTarget(o.Target)
+	r.Path, r.Branch, r.ID = splitTargetID(o.Target)
 	return r
 }
 

@@ -369,7 +369,7 @@ func TestLandCLIUsageAndJSON(t *testing.T) {
 	want(t, run(t, r, r.Root, "land", "feat/j", "--into", "nope"), 1, "does not exist")
 	want(t, run(t, r, r.Root, "land", "status", "land-x"), 2, "not a land job id")
 	r.Unchanged(before)
-	res := run(t, r, r.Root, "--json", "land", "feat/j", "--keep")
+	res := run(t, r, r.Root, "--json", "land", "id:feat-j", "--keep")
 	want(t, res, 0)
 	var out struct {
 		Operation string       `json:"operation"`
