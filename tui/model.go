@@ -75,6 +75,8 @@ type Model struct {
 	spinner spinner.Model
 	status  statusLine
 
+	ev everyday // issue 11's additions (everyday.go)
+
 	// Landing (land.go): the form after L, and the newest land job per worktree path.
 	landForm landForm
 	lands    map[string]core.LandJob
@@ -116,6 +118,7 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 	m.filter = textinput.New()
 	m.filter.Prompt = ""
 	m.filter.Placeholder = "branch or path"
+	m.startFilter()
 	noClipboardTool(&m.filter)
 	m.setStyles(NewStyles(m.isDark, opts.NoColor))
 	if opts.Listing != nil {
@@ -180,6 +183,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // update routes a message. Results of core calls carry the id of what asked for them and
 // are dropped when stale; keys are routed by mode.
 func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if mm, cmd, ok := m.onEveryday(msg); ok {
+		return mm, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -198,7 +204,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.seq != m.loadSeq {
 			return m, nil // a refresh came first and started its own pool
 		}
-		return m, m.startStatuses()
+		return m, tea.Batch(m.startStatuses(), m.afterListing())
 	case statusBatchMsg:
 		if msg.seq != m.loadSeq {
 			return m, nil // from a load that a refresh replaced; its pool is cancelled
@@ -240,8 +246,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if raw := m.form.value(fieldBranch); raw != "" {
-			return m, checkBranchCmd(m.ctx, m.svc, msg.seq, raw, m.form.value(fieldBase) != "")
+			return m, tea.Batch(checkBranchCmd(m.ctx, m.svc, msg.seq, raw, m.form.value(fieldBase) != ""), defaultPathCmd(m.ctx, m.svc, msg.seq, raw))
 		}
+		m.form.setDefaultPath("", m.home)
 		return m, nil
 	case branchCheckedMsg:
 		if m.mode == modeForm {
@@ -288,10 +295,11 @@ func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
 	m.status.addWarnings(msg.listing.Warnings)
 	m.applyLands()
 	m.clampCursor()
-	if m.svc == nil {
-		return m, m.startStatuses()
+	cmds := []tea.Cmd{m.startStatuses(), m.afterListing()}
+	if m.svc != nil {
+		cmds = append(cmds, landJobsCmd(m.ctx, m.svc, m.loadSeq))
 	}
-	return m, tea.Batch(m.startStatuses(), landJobsCmd(m.ctx, m.svc, m.loadSeq))
+	return m, tea.Batch(cmds...)
 }
 
 // startStatuses cancels the previous status pool and starts one for the current rows.
