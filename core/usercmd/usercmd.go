@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/copse-dev/copse/gitx"
 )
 
 // Result is how one command ended.
@@ -73,20 +75,14 @@ func Run(ctx context.Context, dir, script string, env []string, timeout time.Dur
 	return res, nil
 }
 
-// repoEnv are variables that would point the command's git at another repository (copse
-// run from a git hook inherits GIT_DIR); the directory alone names the worktree.
-var repoEnv = map[string]bool{
-	"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_COMMON_DIR": true, "GIT_INDEX_FILE": true,
-	"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true,
-	"GIT_IMPLICIT_WORK_TREE": true, "GIT_PREFIX": true, "GIT_INTERNAL_SUPER_PREFIX": true,
-	"GIT_SHALLOW_FILE": true, "GIT_GRAFT_FILE": true, "GIT_NAMESPACE": true,
-}
-
+// environ is the process environment without the variables that would point the
+// command's git at another repository (copse run from a git hook inherits GIT_DIR); the
+// directory alone names the worktree.
 func environ() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if !repoEnv[name] {
+		if !gitx.IsRepositoryEnv(name) {
 			env = append(env, kv)
 		}
 	}
