@@ -33,7 +33,7 @@ const (
 // Operations lists every variant in a stable order (schema generation, docs, tests); each
 // call returns a new slice, so no caller can change another's.
 func Operations() []Operation {
-	return []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpRestore, OpClaim, OpRelease, OpPrune}
+	return []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpRestore, OpClaim, OpRelease, OpPrune, OpLand, OpLandStatus}
 }
 
 // Approval classes tell agent hosts which operations need a human's yes.
@@ -116,7 +116,7 @@ func (RestoreRequest) isRequest() {}
 // ApprovalOf is the operation's approval class for agent hosts.
 func ApprovalOf(op Operation) Approval {
 	switch op {
-	case OpList:
+	case OpList, OpLandStatus:
 		return ApprovalRead
 	case OpRemove, OpPrune:
 		return ApprovalDestructive
@@ -153,6 +153,8 @@ func readOnly(req Request) bool {
 		return true
 	case RestoreRequest:
 		return r.List
+	case LandStatusRequest:
+		return true
 	}
 	return false
 }
@@ -172,6 +174,10 @@ func NewRequest(op Operation) (Request, bool) {
 		return RemoveRequest{}, true
 	case OpBack:
 		return BackRequest{}, true
+	case OpLand:
+		return LandRequest{}, true
+	case OpLandStatus:
+		return LandStatusRequest{}, true
 	case OpRestore:
 		return RestoreRequest{}, true
 	case OpClaim:

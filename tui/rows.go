@@ -23,6 +23,9 @@ type row struct {
 	last     *core.Commit    // the head commit, once read (subject and age on wide rows)
 	lastAge  string          // its age when read: 2h, 3d
 	vsMain   *mainDivergence // ahead/behind the main branch, once computed
+
+	// land is a land job worth showing (queued, running, blocked…), see land.go.
+	land *core.LandJob
 }
 
 func newRow(wt core.Worktree, home string) row {
@@ -150,6 +153,9 @@ func tags(r row, st *Styles) []seg {
 	if r.wt.WorkspaceID != nil && *r.wt.WorkspaceID != "" {
 		out = append(out, seg{"[" + core.Escape(*r.wt.WorkspaceID) + "]", st.TagWS})
 	}
+	if r.land != nil {
+		out = append(out, landTag(r.land, st))
+	}
 	return out
 }
 
@@ -163,6 +169,10 @@ func detailParts(r row, narrow bool) []string {
 	}
 	if !r.wt.Detached && r.wt.Head != "" {
 		parts = append(parts, shortHash(r.wt.Head))
+	}
+	if r.land != nil {
+		// What a land needs from its owner comes before the status details.
+		parts = append(parts, landDetail(r.land))
 	}
 	if r.last != nil && r.last.Author != "" {
 		when := r.lastAge + " ago"

@@ -45,6 +45,8 @@ func (m Model) render() string {
 	case panel:
 	case m.mode == modeForm:
 		body = fitWidth(m.form.view(&m.styles, w), w)
+	case m.mode == modeLand:
+		body = fitWidth(m.landForm.view(&m.styles, w), w)
 	case m.mode == modeConfirm:
 		body = fitWidth(centerBlock(m.confirm.view(&m.styles, w, bodyH), w), w)
 	default:

@@ -11,8 +11,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/copse-dev/copse/gitx"
 )
 
 // Result is how one command ended.
@@ -33,7 +36,7 @@ func Run(ctx context.Context, dir, script string, env []string, timeout time.Dur
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(environ(), env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
@@ -49,6 +52,9 @@ func Run(ctx context.Context, dir, script string, env []string, timeout time.Dur
 		return Result{ExitCode: -1}, fmt.Errorf("cannot start sh: %w", err)
 	}
 	err := cmd.Wait()
+	// Whatever the shell left running in its group (a backgrounded job) ends with it: a
+	// land's gate is judged on the tree it leaves, which nothing may change afterwards.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	res := Result{}
 	if ctx.Err() != nil {
 		res.Canceled = true
@@ -67,4 +73,18 @@ func Run(ctx context.Context, dir, script string, env []string, timeout time.Dur
 		res.ExitCode = -1
 	}
 	return res, nil
+}
+
+// environ is the process environment without the variables that would point the
+// command's git at another repository (copse run from a git hook inherits GIT_DIR); the
+// directory alone names the worktree.
+func environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !gitx.IsRepositoryEnv(name) {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
