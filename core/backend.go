@@ -40,7 +40,7 @@ func pickBackend(ctx context.Context, s *service, want string) (backend, error) 
 		// elsewhere it costs a git process on every command for nothing.
 		v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.backend")
 		if err != nil {
-			return nil, gitFailure("config_failed", err, "cannot read git config copse.backend")
+			return nil, gitFailure(CodeConfigFailed, err, "cannot read git config copse.backend")
 		}
 		if ok {
 			want = strings.TrimSpace(v)
@@ -66,12 +66,12 @@ func pickBackend(ctx context.Context, s *service, want string) (backend, error) 
 		b, err := newHerdrBackend(ctx, s)
 		if err != nil {
 			if errors.Is(err, errNotInHerdr) {
-				return nil, usage("herdr_not_detected", "backend", "run copse inside a Herdr pane (HERDR_ENV=1), or use --backend git",
+				return nil, usage(CodeHerdrNotDetected, "backend", "run copse inside a Herdr pane (HERDR_ENV=1), or use --backend git",
 					"--backend herdr was asked for, but %v", err)
 			}
 			return nil, err
 		}
 		return b, nil
 	}
-	return nil, usage("bad_backend", "backend", "use auto, git or herdr", "unknown backend %s", quote(want))
+	return nil, usage(CodeBadBackend, "backend", "use auto, git or herdr", "unknown backend %s", quote(want))
 }

@@ -73,7 +73,7 @@ func (b *gitBackend) remove(ctx context.Context, c *removeCmd) error {
 
 // builderErr: a builder refusing a value the parsers accepted is a bug, reported as bad input.
 func builderErr(err error) *Error {
-	return &Error{Kind: KindUsage, Code: "bad_argument", Err: err, Message: Escape(err.Error()),
+	return &Error{Kind: KindUsage, Code: CodeBadArgument, Err: err, Message: Escape(err.Error()),
 		Hint: "this value passed copse's parser but not the command builder; please report it"}
 }
 

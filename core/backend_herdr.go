@@ -66,13 +66,13 @@ func newHerdrBackend(ctx context.Context, s *service) (backend, error) {
 	case errors.Is(err, herdr.ErrNotInHerdr):
 		return nil, &notInHerdr{why: "HERDR_ENV is not 1: copse is not running in a Herdr pane", err: err}
 	case errors.Is(err, herdr.ErrVersionTooOld):
-		return nil, &Error{Kind: KindFailed, Code: "herdr_too_old", Err: err,
+		return nil, &Error{Kind: KindFailed, Code: CodeHerdrTooOld, Err: err,
 			Message: Escape(err.Error()),
 			Hint:    "upgrade herdr to " + herdr.MinVersion.String() + " or newer, or run copse with --backend git"}
 	case err != nil && ctx.Err() != nil:
-		return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: err, Message: "cancelled while detecting herdr"}
+		return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: err, Message: "cancelled while detecting herdr"}
 	case err != nil:
-		return nil, &Error{Kind: KindFailed, Code: "herdr_unusable", Err: err,
+		return nil, &Error{Kind: KindFailed, Code: CodeHerdrUnusable, Err: err,
 			Message: "HERDR_ENV=1 but herdr cannot be used: " + Escape(err.Error()),
 			Hint:    "check HERDR_BIN_PATH and that `herdr --version` works, or run copse with --backend git"}
 	}
@@ -135,7 +135,7 @@ func annotateRows(rows []Worktree, l herdr.ListResult) error {
 		}
 		id, err := ParseWorkspaceID(w.OpenWorkspaceID)
 		if err != nil {
-			return &Error{Kind: KindFailed, Code: "herdr_bad_reply", Err: err,
+			return &Error{Kind: KindFailed, Code: CodeHerdrBadReply, Err: err,
 				Message: fmt.Sprintf("herdr worktree list reported workspace %s for %s, which is not a Herdr workspace id",
 					herdrText(w.OpenWorkspaceID, 40), herdrText(w.Path, 200)),
 				Hint: "run copse with --backend git; please report this"}
@@ -266,7 +266,7 @@ func (b *herdrBackend) reconcileOpen(ctx context.Context, c *targetCmd, runErr e
 	defer cancel()
 	l, err := b.client.List(rctx, c.cwd)
 	if err != nil {
-		return &Error{Kind: uncertainOr(e), Code: "open_unverified", Err: runErr,
+		return &Error{Kind: uncertainOr(e), Code: CodeOpenUnverified, Err: runErr,
 			Message: e.Message + "; Herdr's workspaces could not be read back: " + herdrText(err.Error(), 300),
 			Hint:    "look at Herdr's sidebar, or run `copse list`"}
 	}
@@ -287,11 +287,11 @@ func (b *herdrBackend) reconcileOpen(ctx context.Context, c *targetCmd, runErr e
 			" and nothing else was opened (whether its focus or label changed is unknown)"
 		return e
 	case now == "":
-		return &Error{Kind: uncertainOr(e), Code: "open_uncertain", Err: runErr,
+		return &Error{Kind: uncertainOr(e), Code: CodeOpenUncertain, Err: runErr,
 			Message: e.Message + "; workspace " + Escape(c.wsID) + " no longer shows " + Escape(c.target.Path),
 			Hint:    "look at Herdr's sidebar before trying again"}
 	default:
-		return &Error{Kind: uncertainOr(e), Code: "open_uncertain", Err: runErr,
+		return &Error{Kind: uncertainOr(e), Code: CodeOpenUncertain, Err: runErr,
 			Message: e.Message + "; workspace " + herdrText(now, 40) + " now shows " + Escape(c.target.Path),
 			Hint:    "look at Herdr's sidebar before trying again"}
 	}
@@ -363,7 +363,7 @@ func herdrFailure(action string, err error) *Error {
 	}
 	var he *herdr.Error
 	if !errors.As(err, &he) {
-		return failed("herdr_"+action+"_failed", err, "", "herdr worktree %s failed: %s", action, herdrText(err.Error(), 300))
+		return failed(herdrActionFailed(action), err, "", "herdr worktree %s failed: %s", action, herdrText(err.Error(), 300))
 	}
 	what := "herdr worktree " + action
 	mk := func(kind Kind, code, hint, msg string) *Error {
@@ -374,46 +374,59 @@ func herdrFailure(action string, err error) *Error {
 		msg := what + " failed: " + herdrText(he.Code, 80) + ": " + herdrText(he.Message, 300)
 		switch he.Code {
 		case "server_not_running":
-			return mk(KindFailed, "herdr_not_running", "start herdr, or use --backend git",
+			return mk(KindFailed, CodeHerdrNotRunning, "start herdr, or use --backend git",
 				what+": no Herdr server is running ("+herdrText(he.Message, 300)+")")
 		case "protocol_mismatch":
-			return mk(KindFailed, "herdr_protocol_mismatch",
+			return mk(KindFailed, CodeHerdrProtocolMismatch,
 				"restart herdr: its binary was upgraded while the old server kept running; or use --backend git", msg)
 		case "dirty_worktree_requires_force":
-			return forceHelps(mk(KindRefused, "dirty_worktree", "commit or stash them first, or pass --force to discard them",
+			return forceHelps(mk(KindRefused, CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
 				"the worktree has uncommitted changes; Herdr refused to remove it: "+herdrText(he.Message, 300)))
 		case "worktree_operation_in_progress":
-			return mk(KindFailed, "herdr_busy", "wait until Herdr has finished, look at `copse list`, then try again", msg)
+			return mk(KindFailed, CodeHerdrBusy, "wait until Herdr has finished, look at `copse list`, then try again", msg)
 		case "not_linked_worktree":
-			return mk(KindFailed, "herdr_not_linked",
+			return mk(KindFailed, CodeHerdrNotLinked,
 				"close that workspace in Herdr, then remove the worktree again (copse then removes it with git)", msg)
 		case "linked_worktree_source", "not_git_worktree", "workspace_not_found":
-			return mk(KindFailed, "herdr_"+action+"_failed",
+			return mk(KindFailed, herdrActionFailed(action),
 				"copse scopes every call with --cwd <main checkout>; if this persists, use --backend git and please report it", msg)
 		}
-		return mk(KindFailed, "herdr_"+action+"_failed", "", msg)
+		return mk(KindFailed, herdrActionFailed(action), "", msg)
 	case herdr.ErrUsage:
-		return mk(KindFailed, "herdr_usage_bug", "please report this bug in copse; meanwhile use --backend git",
+		return mk(KindFailed, CodeHerdrUsageBug, "please report this bug in copse; meanwhile use --backend git",
 			what+" rejected copse's arguments (exit 2): this is a bug in copse, or a Herdr whose command line changed: "+herdrText(he.Message, 300))
 	case herdr.ErrTimeout:
-		return mk(KindFailed, "herdr_timeout",
+		return mk(KindFailed, CodeHerdrTimeout,
 			"Herdr's server may still finish it: run `copse list` before trying again",
 			what+" "+herdrText(he.Message, 100)+" and was stopped")
 	case herdr.ErrCanceled:
-		return mk(KindCancelled, "cancelled", "run `copse list` to see what exists", what+" cancelled")
+		return mk(KindCancelled, CodeCancelled, "run `copse list` to see what exists", what+" cancelled")
 	case herdr.ErrWrongReply:
-		return mk(KindFailed, "herdr_bad_reply", "run `copse list` before trying again",
+		return mk(KindFailed, CodeHerdrBadReply, "run `copse list` before trying again",
 			what+" gave a reply copse cannot trust: "+herdrText(he.Message, 300))
 	case herdr.ErrOutputLimit:
-		return mk(KindFailed, "herdr_output_limit", "run `copse list` before trying again",
+		return mk(KindFailed, CodeHerdrOutputLimit, "run `copse list` before trying again",
 			what+" printed more than the output limit; its reply is lost")
 	default: // herdr.ErrExec
 		hint := "check that herdr works (herdr --version), or use --backend git"
 		if !he.Started {
 			hint = "check HERDR_BIN_PATH and that herdr is installed, or use --backend git"
 		}
-		return mk(KindFailed, "herdr_failed", hint, what+" failed: "+herdrText(he.Message, 300))
+		return mk(KindFailed, CodeHerdrFailed, hint, what+" failed: "+herdrText(he.Message, 300))
 	}
+}
+
+// herdrActionFailed is the code of a failed herdr worktree ACTION.
+func herdrActionFailed(action string) string {
+	switch action {
+	case "list":
+		return CodeHerdrListFailed
+	case "create":
+		return CodeHerdrCreateFailed
+	case "open":
+		return CodeHerdrOpenFailed
+	}
+	return CodeHerdrRemoveFailed
 }
 
 // mayHaveActed reports a run after which Herdr's server may have done the work: the
@@ -436,7 +449,7 @@ func replyMismatch(action string, why []string) *Error {
 		}
 		msg += w
 	}
-	return &Error{Kind: KindUncertain, Code: "herdr_reply_mismatch", Message: msg,
+	return &Error{Kind: KindUncertain, Code: CodeHerdrReplyMismatch, Message: msg,
 		Hint: "run `copse list` and look at Herdr's sidebar; do not retry blindly"}
 }
 

@@ -238,7 +238,7 @@ func (s *service) runClaim(ctx context.Context, c *claimCmd, warnings []string) 
 	if !ok {
 		if runErr != nil && lockUnchanged(c.target.Locked, t.Locked) {
 			if errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled) {
-				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr, Message: string(op) + " of " + Escape(c.target.Path) + " cancelled; nothing changed"}
+				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr, Message: string(op) + " of " + Escape(c.target.Path) + " cancelled; nothing changed"}
 			}
 			return nil, gitFailure(string(op)+"_failed", runErr, "git could not "+string(op)+" the worktree")
 		}
@@ -342,6 +342,6 @@ func (s *service) runCreateClaim(ctx context.Context, c *createCmd, before snaps
 	if cause == nil {
 		cause = rerr
 	}
-	return nil, uncertain("claim_after_create_failed", cause, "claim it now: `copse claim "+id+" --session "+c.session.s+"`",
+	return nil, uncertain(CodeClaimAfterCreateFailed, cause, "claim it now: `copse claim "+id+" --session "+c.session.s+"`",
 		"created %s, but could not confirm its claim for session %s", Escape(out.Path), c.session.s)
 }

@@ -80,7 +80,7 @@ func (s *service) resolveCreateBranch(ctx context.Context, raw string, hasBase b
 	var remotes []string
 	if strings.Contains(name.s, "/") || !hasBase {
 		if remotes, err = s.git.Remotes(ctx, s.root()); err != nil {
-			return branchSource{}, gitFailure("remote_list_failed", err, "cannot list the remotes")
+			return branchSource{}, gitFailure(CodeRemoteListFailed, err, "cannot list the remotes")
 		}
 	}
 	if rb, ok := splitRemote(name.s, remotes); ok {
@@ -88,7 +88,7 @@ func (s *service) resolveCreateBranch(ctx context.Context, raw string, hasBase b
 	}
 	exists, err := s.git.BranchExists(ctx, s.root(), name.s)
 	if err != nil {
-		return branchSource{}, gitFailure("branch_lookup_failed", err, "cannot check whether the branch exists")
+		return branchSource{}, gitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
 	}
 	if exists {
 		return branchSource{branch: name, source: CreateExisting}, nil
@@ -98,7 +98,7 @@ func (s *service) resolveCreateBranch(ctx context.Context, raw string, hasBase b
 	}
 	all, err := s.git.RemoteTrackingBranches(ctx, s.root(), remotes)
 	if err != nil {
-		return branchSource{}, gitFailure("remote_branches_failed", err, "cannot list the remote branches")
+		return branchSource{}, gitFailure(CodeRemoteBranchesFailed, err, "cannot list the remote branches")
 	}
 	var matches []gitx.RemoteBranch
 	for _, rb := range all {
@@ -133,7 +133,7 @@ func splitRemote(name string, remotes []string) (gitx.RemoteBranch, bool) {
 // the local name must be free.
 func (s *service) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, hasBase bool) (branchSource, error) {
 	if hasBase {
-		return branchSource{}, usage("base_with_remote_branch", "base", "drop the base: the new branch starts at "+Escape(rb.String()),
+		return branchSource{}, usage(CodeBaseWithRemoteBranch, "base", "drop the base: the new branch starts at "+Escape(rb.String()),
 			"%s names a remote branch; a base applies only to a new branch of your own", Escape(rb.String()))
 	}
 	local, err := s.parseBranch(ctx, "branch", rb.Name)
@@ -143,19 +143,19 @@ func (s *service) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, h
 	oid, err := s.git.ResolveCommit(ctx, s.root(), "refs/remotes/"+rb.String())
 	if err != nil {
 		if refusedByGit(err) {
-			return branchSource{}, refused("no_remote_branch",
+			return branchSource{}, refused(CodeNoRemoteBranch,
 				"fetch it first (git fetch "+quoteDisplay(rb.Remote)+"), or check the name: git branch -r lists the remote branches",
 				"remote %s has no branch %s (there is no %s)", Escape(rb.Remote), Escape(rb.Name), Escape("refs/remotes/"+rb.String()))
 		}
-		return branchSource{}, gitFailure("resolve_remote_failed", err, "cannot resolve the remote branch")
+		return branchSource{}, gitFailure(CodeResolveRemoteFailed, err, "cannot resolve the remote branch")
 	}
 	rb.OID = oid
 	exists, err := s.git.BranchExists(ctx, s.root(), local.s)
 	if err != nil {
-		return branchSource{}, gitFailure("branch_lookup_failed", err, "cannot check whether the branch exists")
+		return branchSource{}, gitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
 	}
 	if exists {
-		return branchSource{}, refused("branch_exists",
+		return branchSource{}, refused(CodeBranchExists,
 			"check out the local branch (`copse create "+quoteDisplay(local.s)+"`), or delete it first",
 			"%s would become local branch %s, which already exists", Escape(rb.String()), Escape(local.s))
 	}
@@ -169,7 +169,7 @@ func ambiguousRemote(b branchSource) *Error {
 		names = append(names, m.Remote)
 		picks = append(picks, "`copse create "+quoteDisplay(m.String())+"`")
 	}
-	e := refused("ambiguous_remote_branch", "name the remote branch to check out: "+strings.Join(picks, " or "),
+	e := refused(CodeAmbiguousRemoteBranch, "name the remote branch to check out: "+strings.Join(picks, " or "),
 		"branch %s does not exist locally, and remotes %s all have it", Escape(b.branch.s), joinEscaped(names))
 	e.Field = "branch"
 	return e
@@ -213,14 +213,14 @@ func (s *service) trackRemote(ctx context.Context, c *createCmd) error {
 			return builderErr(err)
 		}
 		if _, err := s.git.Run(rctx, cmd); err != nil {
-			return uncertain("upstream_not_set", err, hint,
+			return uncertain(CodeUpstreamNotSet, err, hint,
 				"the worktree of %s was created at %s, but its upstream could not be set", Escape(c.branch.s), Escape(c.remote.String()))
 		}
 	}
 	remote, _, err1 := s.git.ConfigValue(rctx, c.cwd, "branch."+c.branch.s+".remote")
 	merge, _, err2 := s.git.ConfigValue(rctx, c.cwd, "branch."+c.branch.s+".merge")
 	if err1 != nil || err2 != nil || remote != c.remote.Remote || merge != "refs/heads/"+c.remote.Name {
-		return uncertain("upstream_not_set", errors.Join(err1, err2), hint,
+		return uncertain(CodeUpstreamNotSet, errors.Join(err1, err2), hint,
 			"the worktree of %s was created at %s, but git does not show %s as its upstream", Escape(c.branch.s), Escape(c.remote.String()), Escape(c.remote.String()))
 	}
 	return nil

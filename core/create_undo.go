@@ -52,7 +52,7 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 	cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
 	after, err := s.readBack(ctx)
 	if err != nil {
-		return uncertain("create_unverified", err, "run `copse list` to see what exists",
+		return uncertain(CodeCreateUnverified, err, "run `copse list` to see what exists",
 			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
 	s.learn(after)
@@ -60,7 +60,7 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 	if listed && s.backend.hasWorkspaces() {
 		// Herdr may have a workspace on it: taking the checkout away under it is not
 		// copse's call. Report it.
-		return uncertain("create_uncertain", runErr, "run `copse list` and check "+quoteDisplay(c.path.s),
+		return uncertain(CodeCreateUncertain, runErr, "run `copse list` and check "+quoteDisplay(c.path.s),
 			"create failed (%s) but git lists %s", Escape(errText(runErr)), Escape(c.path.s))
 	}
 	// A branch git says already existed was made by someone else between copse's check
@@ -71,15 +71,15 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 	var out *Error
 	switch {
 	case cancelled:
-		out = &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr, Message: "create of " + Escape(c.path.s) + " cancelled"}
+		out = &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr, Message: "create of " + Escape(c.path.s) + " cancelled"}
 	case be != nil:
 		cp := *be
 		out = &cp
 	case isGitKind(runErr, gitx.ErrOutputLimit):
-		out = gitFailure("output_limit", runErr, "git was stopped")
+		out = gitFailure(CodeOutputLimit, runErr, "git was stopped")
 		out.Hint = "make the post-checkout hook quieter (or redirect its output to a file), then create again"
 	default:
-		out = gitFailure("create_failed", runErr, "git could not create the worktree")
+		out = gitFailure(CodeCreateFailed, runErr, "git could not create the worktree")
 	}
 	if len(remains) > 0 {
 		kind := KindUncertain
@@ -90,7 +90,7 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 		if len(taken) > 0 {
 			msg += " (taken back: " + strings.Join(taken, ", ") + ")"
 		}
-		return &Error{Kind: kind, Code: "create_not_taken_back", Err: runErr, Message: msg,
+		return &Error{Kind: kind, Code: CodeCreateNotTakenBack, Err: runErr, Message: msg,
 			Hint: "inspect and clean up by hand (`copse list` shows the worktrees; git branch -D deletes a branch)"}
 	}
 	result := "nothing changed"

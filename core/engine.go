@@ -57,16 +57,16 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, failed("no_cwd", err, "run copse from an existing directory or pass -C DIR", "cannot read the current directory")
+			return nil, failed(CodeNoCWD, err, "run copse from an existing directory or pass -C DIR", "cannot read the current directory")
 		}
 		dir = wd
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, usage("bad_dir", "dir", "pass -C with an existing directory", "cannot use %s: %v", quote(dir), err)
+		return nil, usage(CodeBadDir, "dir", "pass -C with an existing directory", "cannot use %s: %v", quote(dir), err)
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return nil, usage("bad_dir", "dir", "pass -C with an existing directory", "%s is not a directory", Escape(abs))
+		return nil, usage(CodeBadDir, "dir", "pass -C with an existing directory", "%s is not a directory", Escape(abs))
 	}
 	s := &service{
 		opts:    opts,
@@ -102,11 +102,11 @@ func (s *service) read(ctx context.Context) (snapshot, error) {
 	if err != nil {
 		var ge *gitx.Error
 		if errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "not a git repository") {
-			return snapshot{}, &Error{Kind: KindUsage, Code: "not_a_repository", Err: err,
+			return snapshot{}, &Error{Kind: KindUsage, Code: CodeNotARepository, Err: err,
 				Message: Escape(s.dir) + " is not inside a git repository",
 				Hint:    "cd into a repository or pass -C DIR"}
 		}
-		return snapshot{}, gitFailure("list_failed", err, "cannot list worktrees")
+		return snapshot{}, gitFailure(CodeListFailed, err, "cannot list worktrees")
 	}
 	sum := sha256.Sum256(raw)
 	return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
@@ -176,7 +176,7 @@ func (s *service) commonDir(ctx context.Context) (string, error) {
 	}
 	cd, err := s.git.CommonDir(ctx, s.dir)
 	if err != nil {
-		return "", gitFailure("repo_info_failed", err, "cannot find the git directory")
+		return "", gitFailure(CodeRepoInfoFailed, err, "cannot find the git directory")
 	}
 	s.mu.Lock()
 	s.repo.commonDir = cd
@@ -306,7 +306,7 @@ func fromGitStatus(st gitx.Status) Status {
 func (s *service) branches(ctx context.Context) ([]string, error) {
 	b, err := s.git.Branches(ctx, s.dir)
 	if err != nil {
-		return nil, gitFailure("branches_failed", err, "cannot list branches")
+		return nil, gitFailure(CodeBranchesFailed, err, "cannot list branches")
 	}
 	return b, nil
 }
@@ -317,19 +317,19 @@ func gitFailure(code string, err error, what string) *Error {
 	if errors.As(err, &ge) {
 		switch ge.Kind {
 		case gitx.ErrCanceled:
-			return &Error{Kind: KindCancelled, Code: "cancelled", Message: what + ": cancelled", Err: err}
+			return &Error{Kind: KindCancelled, Code: CodeCancelled, Message: what + ": cancelled", Err: err}
 		case gitx.ErrOutputLimit:
 			name := ge.Command()
 			hint := "check hooks (e.g. post-checkout) that print a lot of output"
 			if name == "git worktree list" {
 				hint = "a worktree may be locked with a huge reason: see `git worktree list`, then `git worktree unlock PATH`"
 			}
-			return &Error{Kind: KindFailed, Code: "output_limit", Err: err, Hint: hint,
+			return &Error{Kind: KindFailed, Code: CodeOutputLimit, Err: err, Hint: hint,
 				Message: what + ": " + name + " printed more than the " + byteSize(ge.Limit) + " limit"}
 		case gitx.ErrTimeout:
-			return &Error{Kind: KindFailed, Code: "timeout", Err: err, Message: what + ": git timed out", Hint: "check hooks that hang"}
+			return &Error{Kind: KindFailed, Code: CodeTimeout, Err: err, Message: what + ": git timed out", Hint: "check hooks that hang"}
 		case gitx.ErrNotFound:
-			return &Error{Kind: KindFailed, Code: "git_not_found", Err: err, Message: what + ": git is not installed", Hint: "install git"}
+			return &Error{Kind: KindFailed, Code: CodeGitNotFound, Err: err, Message: what + ": git is not installed", Hint: "install git"}
 		case gitx.ErrExit:
 			msg := strings.TrimSpace(ge.Stderr)
 			if msg == "" {

@@ -59,7 +59,7 @@ func refused(code, hint, format string, args ...any) *Error {
 
 func failed(code string, err error, hint, format string, args ...any) *Error {
 	if errors.Is(err, context.Canceled) {
-		return &Error{Kind: KindCancelled, Code: "cancelled", Err: err, Hint: hint, Message: fmt.Sprintf(format, args...) + ": cancelled"}
+		return &Error{Kind: KindCancelled, Code: CodeCancelled, Err: err, Hint: hint, Message: fmt.Sprintf(format, args...) + ": cancelled"}
 	}
 	return &Error{Kind: KindFailed, Code: code, Err: err, Hint: hint, Message: fmt.Sprintf(format, args...)}
 }
@@ -78,9 +78,9 @@ func AsError(err error) *Error {
 		return e
 	}
 	if errors.Is(err, context.Canceled) {
-		return &Error{Kind: KindCancelled, Code: "cancelled", Message: "cancelled", Err: err}
+		return &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "cancelled", Err: err}
 	}
-	return &Error{Kind: KindFailed, Code: "failed", Message: err.Error(), Err: err}
+	return &Error{Kind: KindFailed, Code: CodeFailed, Message: err.Error(), Err: err}
 }
 
 // ExitCode maps an error onto copse's exit codes: 0 done, 1 refused or failed,

@@ -220,7 +220,7 @@ func FollowEvents(ctx context.Context, commonDir string, since int64, poll time.
 func ParseSeq(raw string) (int64, error) {
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || n < 0 {
-		return 0, usage("bad_since", "since", "pass the seq of the last event you saw (0 for all)", "--since %s is not a sequence number", quote(raw))
+		return 0, usage(CodeBadSince, "since", "pass the seq of the last event you saw (0 for all)", "--since %s is not a sequence number", quote(raw))
 	}
 	return n, nil
 }

@@ -31,7 +31,7 @@ func (s *Service) DefaultPath(ctx context.Context, raw string) (string, error) {
 func (s *Service) HeadCommit(ctx context.Context) (Commit, error) {
 	oid, err := s.impl.git.ResolveCommit(ctx, s.impl.at(), "HEAD")
 	if err != nil {
-		return Commit{}, gitFailure("resolve_base_failed", err, "cannot resolve HEAD")
+		return Commit{}, gitFailure(CodeResolveBaseFailed, err, "cannot resolve HEAD")
 	}
 	cs, err := s.Commits(ctx, []string{oid})
 	if err != nil {
@@ -63,7 +63,7 @@ func (s *Service) Commits(ctx context.Context, oids []string) (map[string]Commit
 	}
 	got, err := s.impl.git.Commits(ctx, s.impl.root(), valid)
 	if err != nil {
-		return nil, gitFailure("log_failed", err, "cannot read the last commits")
+		return nil, gitFailure(CodeLogFailed, err, "cannot read the last commits")
 	}
 	out := make(map[string]Commit, len(got))
 	for o, c := range got {
@@ -104,10 +104,10 @@ func (s *Service) SetSortOrder(ctx context.Context, order string) error {
 		known = known || o == order
 	}
 	if !known {
-		return usage("bad_sort", "sort", "use one of "+strings.Join(SortOrders, ", "), "sort order %s is not known", quote(order))
+		return usage(CodeBadSort, "sort", "use one of "+strings.Join(SortOrders, ", "), "sort order %s is not known", quote(order))
 	}
 	if err := s.impl.git.SetConfig(ctx, s.impl.root(), "copse.sort", order); err != nil {
-		return gitFailure("config_failed", err, "cannot write git config copse.sort")
+		return gitFailure(CodeConfigFailed, err, "cannot write git config copse.sort")
 	}
 	return nil
 }
@@ -132,12 +132,12 @@ func (s *Service) WorktreesStamp(ctx context.Context) (string, error) {
 		if os.IsNotExist(err) {
 			return b.String() + "none", nil
 		}
-		return "", failed("stat_failed", err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
+		return "", failed(CodeStatFailed, err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
 	}
 	b.WriteString(strconv.FormatInt(fi.ModTime().UnixNano(), 36))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return "", failed("stat_failed", err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
+		return "", failed(CodeStatFailed, err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
 	}
 	for _, e := range entries {
 		info, err := e.Info()
@@ -157,7 +157,7 @@ func (s *Service) EditorCommand(path string) (*exec.Cmd, error) {
 		ed = strings.TrimSpace(s.impl.opts.Getenv("EDITOR"))
 	}
 	if ed == "" {
-		return nil, usage("no_editor", "", "set one, e.g. export EDITOR=vi", "neither $VISUAL nor $EDITOR is set")
+		return nil, usage(CodeNoEditor, "", "set one, e.g. export EDITOR=vi", "neither $VISUAL nor $EDITOR is set")
 	}
 	c := exec.Command("sh", "-c", ed+` "$1"`, "sh", path)
 	c.Dir = path
@@ -207,7 +207,7 @@ const previewCommits = 10
 // branch; no diffstat when empty or when path is on it).
 func (s *Service) Preview(ctx context.Context, path, mainBranch string) (*Preview, error) {
 	if !filepath.IsAbs(path) {
-		return nil, usage("bad_path", "path", "name an absolute worktree path", "%s is not an absolute path", quote(path))
+		return nil, usage(CodeBadPath, "path", "name an absolute worktree path", "%s is not an absolute path", quote(path))
 	}
 	g := s.impl.git
 	p := &Preview{Path: path}
@@ -232,7 +232,7 @@ func (s *Service) Preview(ctx context.Context, path, mainBranch string) (*Previe
 			p.Problems = append(p.Problems, what+": git printed nothing usable")
 			return
 		}
-		p.Problems = append(p.Problems, gitFailure("preview_failed", err, what).Message)
+		p.Problems = append(p.Problems, gitFailure(CodePreviewFailed, err, what).Message)
 	}
 	var err error
 	if p.Status, err = lines(gitx.StatusShort(path)); err != nil {

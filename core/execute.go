@@ -27,7 +27,7 @@ func (s *service) sessionAt() string {
 
 func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 	if p == nil || p.cmd == nil || p.Request == nil {
-		return nil, usage("no_plan", "", "call Prepare first", "nothing to execute: the plan is empty")
+		return nil, usage(CodeNoPlan, "", "call Prepare first", "nothing to execute: the plan is empty")
 	}
 	if c, ok := p.cmd.(listCmd); ok {
 		l, err := s.list(ctx, c.withStatus)
@@ -66,13 +66,13 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 	// A confirmed plan runs only if, under the lock, it would show exactly what the human
 	// approved: the same worktree list and the same losses.
 	if p.Confirm != nil && fresh.Token != p.Token {
-		return nil, refused("stale_state", "look again and confirm again; nothing ran",
+		return nil, refused(CodeStaleState, "look again and confirm again; nothing ran",
 			"the worktree list or what the remove would lose changed after the confirmation was shown; nothing ran")
 	}
 	switch c := fresh.cmd.(type) {
 	case *createCmd:
 		if old, ok := p.cmd.(*createCmd); ok && old.base.OID != c.base.OID {
-			return nil, refused("base_moved", "run the create again to start from the new commit",
+			return nil, refused(CodeBaseMoved, "run the create again to start from the new commit",
 				"%s moved from %s to %s after it was checked; nothing ran", Escape(c.base.Ref), short(old.base.OID), short(c.base.OID))
 		}
 		return s.emitted(s.runCreateClaim(ctx, c, snap, fresh.Warnings))
@@ -86,12 +86,12 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 		return s.runTarget(ctx, c, fresh.Warnings)
 	case *restoreCmd:
 		if old, ok := p.cmd.(*restoreCmd); ok && old.entry.ID != c.entry.ID {
-			return nil, refused("stale_state", "look at `copse restore --list` and ask again",
+			return nil, refused(CodeStaleState, "look at `copse restore --list` and ask again",
 				"the most recent removed worktree changed after it was checked (%s, now %s); nothing ran", old.entry.ID, c.entry.ID)
 		}
 		return s.emitted(s.runRestore(ctx, c, snap, fresh.Warnings))
 	}
-	return nil, usage("unknown_operation", "operation", "", "cannot execute %T", fresh.cmd)
+	return nil, usage(CodeUnknownOperation, "operation", "", "cannot execute %T", fresh.cmd)
 }
 
 // readBack lists the worktrees after a mutation, even if ctx was cancelled.
@@ -135,23 +135,23 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 	}
 	after, err := s.readBack(ctx)
 	if err != nil {
-		return nil, uncertain("create_unverified", err, "run `copse list` to see what exists",
+		return nil, uncertain(CodeCreateUnverified, err, "run `copse list` to see what exists",
 			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
 	s.learn(after)
 	t, listed := find(after, c.path.s)
 	switch {
 	case !listed:
-		return nil, uncertain("create_not_listed", nil, "run `copse list`; do not retry blindly",
+		return nil, uncertain(CodeCreateNotListed, nil, "run `copse list`; do not retry blindly",
 			"create reported success but git does not list %s", Escape(c.path.s))
 	case t.Branch != c.branch.s:
-		return nil, uncertain("create_wrong_branch", nil, "inspect the worktree before using it",
+		return nil, uncertain(CodeCreateWrongBranch, nil, "inspect the worktree before using it",
 			"git lists %s on %s, not on branch %s", Escape(c.path.s), describe(t), Escape(c.branch.s))
 	case t.Head != c.base.OID:
-		return nil, uncertain("create_wrong_commit", nil, "inspect the worktree before using it",
+		return nil, uncertain(CodeCreateWrongCommit, nil, "inspect the worktree before using it",
 			"git lists %s at %s, not at %s (%s)", Escape(c.path.s), short(t.Head), short(c.base.OID), Escape(c.base.Ref))
 	case !exists(c.path.s):
-		return nil, uncertain("create_no_directory", nil, "run git worktree prune if the directory is really gone",
+		return nil, uncertain(CodeCreateNoDirectory, nil, "run git worktree prune if the directory is really gone",
 			"git lists %s but the directory does not exist", Escape(c.path.s))
 	}
 	if c.remote != nil {
@@ -178,7 +178,7 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 	runErr := s.backend.remove(ctx, c)
 	after, err := s.readBack(ctx)
 	if err != nil {
-		return nil, uncertain("remove_unverified", err, "run `copse list` to see what exists",
+		return nil, uncertain(CodeRemoveUnverified, err, "run `copse list` to see what exists",
 			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))
 	}
 	s.learn(after)
@@ -192,7 +192,7 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 		if after.token == before.token && listed && (onDisk || c.target.Prunable != nil) {
 			s.dropSnapshot(ctx, saved) // nothing was removed: the record is not needed
 			if cancelled {
-				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
+				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr,
 					Message: "remove of " + Escape(c.target.Path) + " cancelled; nothing was removed"}
 			}
 			var e *Error
@@ -201,20 +201,20 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 			}
 			var ge *gitx.Error
 			if errors.As(runErr, &ge) && strings.Contains(ge.Stderr, "contains modified or untracked files") {
-				return nil, forceHelps(refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
+				return nil, forceHelps(refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
 					"%s has uncommitted changes", Escape(c.target.Path)))
 			}
-			return nil, gitFailure("remove_failed", runErr, "git could not remove the worktree")
+			return nil, gitFailure(CodeRemoveFailed, runErr, "git could not remove the worktree")
 		}
 		kind := KindUncertain
 		if cancelled {
 			kind = KindCancelled
 		}
-		return nil, &Error{Kind: kind, Code: "remove_interrupted", Err: runErr,
+		return nil, &Error{Kind: kind, Code: CodeRemoveInterrupted, Err: runErr,
 			Message: removeState(c.target.Path, listed, onDisk), Hint: "run `copse list`; git worktree prune forgets a worktree whose directory is gone"}
 	}
 	if listed || onDisk {
-		return nil, uncertain("remove_incomplete", nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
+		return nil, uncertain(CodeRemoveIncomplete, nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
 			"%s", removeState(c.target.Path, listed, onDisk))
 	}
 	out := &Outcome{Operation: OpRemove, Worktree: gone, Path: c.target.Path, WorkspaceID: c.wsID, Warnings: warnings}
@@ -231,7 +231,7 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 		_, delErr := s.git.Run(rctx, cmd)
 		still, err := s.git.BranchExists(rctx, c.cwd, c.target.Branch)
 		if delErr != nil || err != nil || still {
-			return nil, uncertain("branch_not_deleted", delErr, "delete it by hand: git branch -D "+quoteDisplay(c.target.Branch),
+			return nil, uncertain(CodeBranchNotDeleted, delErr, "delete it by hand: git branch -D "+quoteDisplay(c.target.Branch),
 				"the worktree %s was removed, but branch %s could not be deleted", Escape(c.target.Path), Escape(c.target.Branch))
 		}
 		out.BranchDeleted = true

@@ -92,7 +92,7 @@ func ParseWorktreeID(raw string) (string, error) {
 		return "", err
 	}
 	if raw == "." || raw == ".." || strings.ContainsAny(raw, "/\\") {
-		return "", usage("bad_id", "id", "use the id `copse list --json` shows", "id %s is not a worktree id", quote(raw))
+		return "", usage(CodeBadID, "id", "use the id `copse list --json` shows", "id %s is not a worktree id", quote(raw))
 	}
 	return raw, nil
 }
@@ -139,7 +139,7 @@ func (s *service) resolveIDs(ctx context.Context, req Request, snap snapshot) (R
 	resolve := func(id *string, others ...*string) (*string, error) {
 		for _, o := range others {
 			if o != nil {
-				return nil, usage("exactly_one", "target", "name the worktree by exactly one of path, branch or id",
+				return nil, usage(CodeExactlyOne, "target", "name the worktree by exactly one of path, branch or id",
 					"expected exactly one of path, branch or id, got several")
 			}
 		}
@@ -215,7 +215,7 @@ func (s *service) worktreeOfID(ctx context.Context, snap snapshot, raw string) (
 			return t, nil
 		}
 	}
-	return gitx.Worktree{}, refused("no_such_worktree", "`copse list --json` shows each worktree's id", "no worktree has id %s", quote(id))
+	return gitx.Worktree{}, refused(CodeNoSuchWorktree, "`copse list --json` shows each worktree's id", "no worktree has id %s", quote(id))
 }
 
 // PathOfID is the path of the worktree whose id is raw (for verbs that take a path, such

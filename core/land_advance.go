@@ -53,7 +53,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 			continue
 		}
 		if gitx.BusyBranch(gd) == "refs/heads/"+into {
-			r.blocked("target_busy", "let that finish (or abort it) first, then land again",
+			r.blocked(CodeTargetBusy, "let that finish (or abort it) first, then land again",
 				"%s is being rebased or bisected in %s; a later abort there would move it back and erase the land", Escape(into), Escape(t.Path))
 			return false, false
 		}
@@ -63,7 +63,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 		for _, h := range holders {
 			paths = append(paths, h.Path)
 		}
-		r.blocked("target_checked_out_twice", "switch all but one of them to another branch, then land again",
+		r.blocked(CodeTargetCheckedOutTwice, "switch all but one of them to another branch, then land again",
 			"%s is checked out in %d worktrees (%s); copse cannot keep them all in step", Escape(into), len(holders), listPaths(paths))
 		return false, false
 	}
@@ -98,7 +98,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 	}
 	cur, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+into)
 	if err != nil || cur != j.Commit {
-		r.finish(LandUncertain, "advance_unverified", "the target "+Escape(into)+" was advanced, but reading it back did not show "+short(j.Commit),
+		r.finish(LandUncertain, CodeAdvanceUnverified, "the target "+Escape(into)+" was advanced, but reading it back did not show "+short(j.Commit),
 			"check git log "+Escape(into)+" before doing anything else")
 		return false, false
 	}
@@ -115,14 +115,14 @@ func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) 
 	s, j := r.s, r.j
 	gd, err := gitx.WorktreeGitDir(h.Path)
 	if err != nil {
-		r.finish(LandFailed, "worktree_unreadable", "cannot find the git directory of "+Escape(h.Path), "check that checkout")
+		r.finish(LandFailed, CodeWorktreeUnreadable, "cannot find the git directory of "+Escape(h.Path), "check that checkout")
 		return false
 	}
 	if op, err := gitx.Operation(gd); err != nil || op != "" {
 		if op == "" {
 			op = "an operation (unreadable state)"
 		}
-		r.blocked("target_busy", "finish or abort the "+op+" in "+quoteDisplay(h.Path)+", then land again",
+		r.blocked(CodeTargetBusy, "finish or abort the "+op+" in "+quoteDisplay(h.Path)+", then land again",
 			"%s is checked out in %s, where a %s is in progress", Escape(j.Into), Escape(h.Path), op)
 		return false
 	}
@@ -132,7 +132,7 @@ func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) 
 		return false
 	}
 	if ref != "refs/heads/"+j.Into {
-		r.blocked("target_busy", "land again", "%s no longer has %s checked out", Escape(h.Path), Escape(j.Into))
+		r.blocked(CodeTargetBusy, "land again", "%s no longer has %s checked out", Escape(h.Path), Escape(j.Into))
 		return false
 	}
 	dirty, err := s.git.DirtyPaths(ctx, h.Path)
@@ -149,7 +149,7 @@ func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) 
 		return false
 	}
 	if over := overlap(dirty, incoming); len(over) > 0 {
-		r.blocked("target_dirty_overlap", "commit, stash or revert those paths in "+quoteDisplay(h.Path)+", then land again",
+		r.blocked(CodeTargetDirtyOverlap, "commit, stash or revert those paths in "+quoteDisplay(h.Path)+", then land again",
 			"%s is checked out in %s, whose uncommitted changes touch paths the land changes: %s; %s was not moved",
 			Escape(j.Into), Escape(h.Path), listPaths(over), Escape(j.Into))
 		return false
@@ -199,15 +199,15 @@ func (r *landRun) sync(ctx context.Context, h gitx.Worktree, old string) bool {
 	if err == nil {
 		_, err = s.git.Run(ctx, back)
 	}
-	why := gitFailure("sync_failed", syncErr, "git read-tree failed").Message
+	why := gitFailure(CodeSyncFailed, syncErr, "git read-tree failed").Message
 	if err != nil {
-		r.finish(LandUncertain, "rollback_failed",
+		r.finish(LandUncertain, CodeRollbackFailed,
 			"the checkout of "+Escape(j.Into)+" in "+Escape(h.Path)+" could not be synced ("+why+"), and moving "+Escape(j.Into)+" back to "+short(old)+" failed too",
 			"check "+Escape(j.Into)+" and "+quoteDisplay(h.Path)+" by hand: git -C "+quoteDisplay(h.Path)+" status")
 		return false
 	}
 	j.Previous = ""
-	r.blocked("target_sync_failed", "look at "+quoteDisplay(h.Path)+" (git status there), make it clean, then land again",
+	r.blocked(CodeTargetSyncFailed, "look at "+quoteDisplay(h.Path)+" (git status there), make it clean, then land again",
 		"the checkout of %s in %s could not be brought up to date (%s); %s was moved back to %s", Escape(j.Into), Escape(h.Path), why, Escape(j.Into), short(old))
 	return false
 }
@@ -249,7 +249,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 			_, err = s.git.Run(ctx, un)
 		}
 		if err != nil {
-			warn("kept %s: cannot release its claim (%s)", Escape(t.Path), AsError(gitFailure("unlock_failed", err, "git worktree unlock failed")).Message)
+			warn("kept %s: cannot release its claim (%s)", Escape(t.Path), AsError(gitFailure(CodeUnlockFailed, err, "git worktree unlock failed")).Message)
 			return
 		}
 		j.Released = true
@@ -262,7 +262,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		_, err = long.Run(ctx, rm)
 	}
 	if err != nil {
-		warn("kept %s: %s", Escape(t.Path), gitFailure("remove_failed", err, "git worktree remove refused").Message)
+		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, err, "git worktree remove refused").Message)
 		return
 	}
 	j.Removed = true

@@ -55,7 +55,7 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		}
 	}
 	if n != 1 {
-		return nil, usage("exactly_one", "target", "name the worktree by exactly one of path, branch or id",
+		return nil, usage(CodeExactlyOne, "target", "name the worktree by exactly one of path, branch or id",
 			"land needs exactly one of path, branch or id, got %d", n)
 	}
 	var (
@@ -66,7 +66,7 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		t, err = s.worktreeOfID(ctx, snap, *r.ID)
 	} else {
 		t, _, err = s.resolveTarget(ctx, snap, r.Path, r.Branch, nil)
-		if e := AsError(err); r.Branch != nil && e != nil && e.Code == "no_such_worktree" {
+		if e := AsError(err); r.Branch != nil && e != nil && e.Code == CodeNoSuchWorktree {
 			// A worktree in the middle of rebasing the branch is listed as detached.
 			for _, cand := range snap.trees {
 				if !cand.Bare && cand.Detached && rebasingBranch(cand) == *r.Branch {
@@ -85,11 +85,11 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		return nil, err
 	}
 	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
-		return nil, refused("main_checkout", "land a linked worktree; the main checkout holds the target",
+		return nil, refused(CodeMainCheckout, "land a linked worktree; the main checkout holds the target",
 			"%s is the main checkout; copse lands linked worktrees into it", Escape(t.Path))
 	}
 	if t.Branch == "" {
-		return nil, refused("detached_worktree", "check out a branch in it first (git switch -c NAME)",
+		return nil, refused(CodeDetachedWorktree, "check out a branch in it first (git switch -c NAME)",
 			"%s is detached at %s; land needs a branch", Escape(t.Path), short(t.Head))
 	}
 	c := &landCmd{target: t, keep: r.Keep, forceRestart: r.ForceRestart, wait: r.Wait, expected: r.ExpectedStateToken}
@@ -105,19 +105,19 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 	} else {
 		main := snap.trees[0]
 		if main.Bare || main.Branch == "" {
-			return nil, usage("no_default_target", "into", "pass --into BRANCH",
+			return nil, usage(CodeNoDefaultTarget, "into", "pass --into BRANCH",
 				"the main checkout has no branch checked out, so there is no default target")
 		}
 		c.into = BranchName{main.Branch}
 	}
 	if c.into.s == t.Branch {
-		return nil, usage("into_is_branch", "into", "pass the branch to land onto with --into",
+		return nil, usage(CodeIntoIsBranch, "into", "pass the branch to land onto with --into",
 			"%s cannot land onto its own branch %s", Escape(t.Path), Escape(t.Branch))
 	}
 	if ok, err := s.git.BranchExists(ctx, s.root(), c.into.s); err != nil {
-		return nil, gitFailure("branch_lookup_failed", err, "cannot check the target branch")
+		return nil, gitFailure(CodeBranchLookupFailed, err, "cannot check the target branch")
 	} else if !ok {
-		return nil, refused("target_missing", "create it, or pass another --into",
+		return nil, refused(CodeTargetMissing, "create it, or pass another --into",
 			"the target branch %s does not exist", Escape(c.into.s))
 	}
 	if err := s.notQueued(ctx, cd, t.Path); err != nil {
@@ -141,7 +141,7 @@ func (s *service) notQueued(ctx context.Context, cd, path string) error {
 	cp := canonical(path)
 	for _, j := range jobs {
 		if !j.State.Finished() && canonical(j.Worktree.Path) == cp {
-			return refused("already_queued", "wait for it (`copse land status "+j.Job+"`), or cancel the process that waits for it",
+			return refused(CodeAlreadyQueued, "wait for it (`copse land status "+j.Job+"`), or cancel the process that waits for it",
 				"%s already has a land %s: %s (%s)", Escape(path), j.State, j.Job, j.Phase)
 		}
 	}
@@ -154,7 +154,7 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 	// One git process for the three settings; git prints the keys lower-cased.
 	cfg, err := s.git.ConfigMatching(ctx, s.root(), `^copse\.(test|testtimeout|landretries)$`)
 	if err != nil {
-		return gitFailure("config_failed", err, "cannot read git config copse.*")
+		return gitFailure(CodeConfigFailed, err, "cannot read git config copse.*")
 	}
 	raw, field := "", "test"
 	if r.Test != nil {
@@ -172,7 +172,7 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 	if v, ok := cfg["copse.testtimeout"]; ok {
 		d, perr := parseTimeout(strings.TrimSpace(v))
 		if perr != nil {
-			return usage("bad_config", "copse.testTimeout", "set a duration such as 10m or 90s: git config copse.testTimeout 10m",
+			return usage(CodeBadConfig, "copse.testTimeout", "set a duration such as 10m or 90s: git config copse.testTimeout 10m",
 				"git config copse.testTimeout is %s, which is not a positive duration", quote(v))
 		}
 		c.timeout = d
@@ -181,7 +181,7 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 	if v, ok := cfg["copse.landretries"]; ok {
 		n, perr := strconv.Atoi(strings.TrimSpace(v))
 		if perr != nil || n < 0 || n > 100 {
-			return usage("bad_config", "copse.landRetries", "set a count from 0 to 100: git config copse.landRetries 3",
+			return usage(CodeBadConfig, "copse.landRetries", "set a count from 0 to 100: git config copse.landRetries 3",
 				"git config copse.landRetries is %s, which is not a count from 0 to 100", quote(v))
 		}
 		c.retries = n
@@ -213,11 +213,11 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 	w := c.target.Path
 	gd, err := gitx.WorktreeGitDir(w)
 	if err != nil {
-		return failed("worktree_unreadable", err, "check the worktree directory", "cannot find the git directory of %s", Escape(w))
+		return failed(CodeWorktreeUnreadable, err, "check the worktree directory", "cannot find the git directory of %s", Escape(w))
 	}
 	rb, err := gitx.ReadRebase(gd)
 	if err != nil {
-		return failed("worktree_unreadable", err, "", "cannot read the rebase state of %s", Escape(w))
+		return failed(CodeWorktreeUnreadable, err, "", "cannot read the rebase state of %s", Escape(w))
 	}
 	if rb != nil {
 		conflicts, _ := s.git.Conflicted(ctx, w)
@@ -226,7 +226,7 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 			if len(conflicts) > 0 {
 				msg += " with unresolved conflicts in " + listPaths(conflicts)
 			}
-			return refused("rebase_in_progress",
+			return refused(CodeRebaseInProgress,
 				"resolve the conflicts, git add them and git rebase --continue, then land again; or land with --force-restart to abort a rebase an earlier land started",
 				"%s", msg)
 		}
@@ -235,7 +235,7 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 			return err
 		}
 		if !ours {
-			return refused("rebase_not_ours", "finish it (git rebase --continue) or abort it yourself (git rebase --abort), then land again",
+			return refused(CodeRebaseNotOurs, "finish it (git rebase --continue) or abort it yourself (git rebase --abort), then land again",
 				"the rebase in progress in %s was not started by a copse land (its head-name, orig-head and onto match no land record); copse aborts only its own",
 				Escape(w))
 		}
@@ -245,10 +245,10 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 				return builderErr(err)
 			}
 			if _, err := s.git.Run(ctx, cmd); err != nil {
-				return gitFailure("rebase_abort_failed", err, "cannot abort the rebase copse started")
+				return gitFailure(CodeRebaseAbortFailed, err, "cannot abort the rebase copse started")
 			}
 			if again, _ := gitx.ReadRebase(gd); again != nil {
-				return failed("rebase_abort_failed", nil, "abort it by hand: git -C "+quoteDisplay(w)+" rebase --abort",
+				return failed(CodeRebaseAbortFailed, nil, "abort it by hand: git -C "+quoteDisplay(w)+" rebase --abort",
 					"git rebase --abort ran but a rebase is still in progress in %s", Escape(w))
 			}
 		} else {
@@ -257,18 +257,18 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 	}
 	op, err := gitx.Operation(gd)
 	if err != nil {
-		return failed("worktree_unreadable", err, "", "cannot read the state of %s", Escape(w))
+		return failed(CodeWorktreeUnreadable, err, "", "cannot read the state of %s", Escape(w))
 	}
 	if op != "" {
-		return refused("operation_in_progress", "finish or abort the "+op+" first, then land again",
+		return refused(CodeOperationInProgress, "finish or abort the "+op+" first, then land again",
 			"a %s is in progress in %s", op, Escape(w))
 	}
 	dirty, err := s.git.DirtyPaths(ctx, w)
 	if err != nil {
-		return gitFailure("status_failed", err, "cannot read the status of "+Escape(w))
+		return gitFailure(CodeStatusFailed, err, "cannot read the status of "+Escape(w))
 	}
 	if len(dirty) > 0 {
-		return refused("worktree_dirty", "commit (or remove) them first; land moves only committed work",
+		return refused(CodeWorktreeDirty, "commit (or remove) them first; land moves only committed work",
 			"%s has uncommitted changes or untracked files: %s", Escape(w), listPaths(dirty))
 	}
 	return nil
@@ -279,7 +279,7 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 func (s *service) rebaseIsOurs(cd, w string, rb *gitx.RebaseState) (bool, error) {
 	jobs, err := readJobs(landDir(cd))
 	if err != nil {
-		return false, failed("land_queue_unreadable", err, "", "cannot read the land queue")
+		return false, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}
 	cw := canonical(w)
 	for _, j := range jobs {

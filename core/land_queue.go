@@ -130,7 +130,7 @@ func ParseJobID(raw string) (int64, error) {
 	digits := strings.TrimPrefix(raw, "land-")
 	n, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil || n <= 0 || strconv.FormatInt(n, 10) != digits {
-		return 0, usage("bad_job", "job", "use a job id as `copse land queue` shows it, e.g. land-7",
+		return 0, usage(CodeBadJob, "job", "use a job id as `copse land queue` shows it, e.g. land-7",
 			"job %s is not a land job id", quote(raw))
 	}
 	return n, nil

@@ -31,7 +31,7 @@ const landGitTimeout = 10 * time.Minute
 func (s *Service) Land(ctx context.Context, p *Plan, progress func(LandProgress)) (*Outcome, error) {
 	c, ok := p.cmd.(*landCmd)
 	if !ok {
-		return nil, usage("no_plan", "", "prepare a land request first", "the plan is not a land")
+		return nil, usage(CodeNoPlan, "", "prepare a land request first", "the plan is not a land")
 	}
 	return s.impl.land(ctx, p, c, progress)
 }
@@ -64,7 +64,7 @@ func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
 func (s *service) readQueue(ctx context.Context, dir string, locked bool) ([]LandJob, error) {
 	jobs, err := readJobs(dir)
 	if err != nil {
-		return nil, failed("land_queue_unreadable", err, "", "cannot read the land queue")
+		return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}
 	swept := false
 	probe := &runner{}
@@ -81,7 +81,7 @@ func (s *service) readQueue(ctx context.Context, dir string, locked bool) ([]Lan
 		return jobs, nil
 	}
 	if jobs, err = readJobs(dir); err != nil {
-		return nil, failed("land_queue_unreadable", err, "", "cannot read the land queue")
+		return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}
 	return jobs, nil
 }
@@ -97,7 +97,7 @@ func LandError(j *LandJob) error {
 		e.Kind = KindRefused
 		e.Message = fmt.Sprintf("%s blocked (%s): %s", j.Job, j.Code, j.Message)
 	case LandCancelled:
-		e.Kind, e.Code = KindCancelled, "cancelled"
+		e.Kind, e.Code = KindCancelled, CodeCancelled
 		e.Message = fmt.Sprintf("%s cancelled during %s: %s", j.Job, j.Interrupted, j.Remaining)
 	case LandUncertain, LandAbandoned:
 		e.Kind = KindUncertain
@@ -134,7 +134,7 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 			return &Outcome{Operation: OpLandStatus, Land: &jobs[i]}, nil
 		}
 	}
-	return nil, refused("no_such_job", "`copse land status` lists the jobs", "there is no land job %s", jobName(c.ticket))
+	return nil, refused(CodeNoSuchJob, "`copse land status` lists the jobs", "there is no land job %s", jobName(c.ticket))
 }
 
 func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(LandProgress)) (*Outcome, error) {
@@ -162,7 +162,7 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	ticket, err := nextTicket(dir)
 	if err != nil {
 		unlock()
-		return nil, failed("land_queue_failed", err, "check that the git directory is writable", "cannot queue the land")
+		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot queue the land")
 	}
 	now := nowStamp()
 	j := &LandJob{
@@ -184,14 +184,14 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 		ok, lerr := takeLiveness(dir, j.Job, me)
 		if lerr != nil || !ok {
 			unlock()
-			return nil, failed("land_queue_failed", lerr, "", "cannot take the liveness lock of %s", j.Job)
+			return nil, failed(CodeLandQueueFailed, lerr, "", "cannot take the liveness lock of %s", j.Job)
 		}
 		j.Owned, j.PID = true, os.Getpid()
 	}
 	if err := writeJob(dir, j); err != nil {
 		unlock()
 		dropLiveness(dir, j.Job)
-		return nil, failed("land_queue_failed", err, "check that the git directory is writable", "cannot write the land record")
+		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot write the land record")
 	}
 	warnings := s.emitLand(cd, "land.queued", j, "")
 	unlock()
@@ -238,7 +238,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner,
 	for {
 		jobs, err := readJobs(dir)
 		if err != nil {
-			return nil, failed("land_queue_unreadable", err, "", "cannot read the land queue")
+			return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 		}
 		var me, head *LandJob
 		unowned := false
@@ -258,7 +258,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner,
 		}
 		if mine != "" && me == nil {
 			dropLiveness(dir, mine)
-			return nil, failed("land_record_missing", nil, "`copse land status` lists the jobs", "the record of %s disappeared", mine)
+			return nil, failed(CodeLandRecordMissing, nil, "`copse land status` lists the jobs", "the record of %s disappeared", mine)
 		}
 		if me != nil && me.State.Finished() {
 			return me, nil
@@ -276,13 +276,13 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner,
 				ran(*done)
 			}
 			if mine == "" && ctx.Err() != nil {
-				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Message: "drain cancelled"}
+				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "drain cancelled"}
 			}
 			continue
 		case head.Owned:
 			ok, err := takeLiveness(dir, head.Job, owner)
 			if err != nil {
-				return nil, failed("land_queue_failed", err, "", "cannot check the liveness of %s", head.Job)
+				return nil, failed(CodeLandQueueFailed, err, "", "cannot check the liveness of %s", head.Job)
 			}
 			if ok {
 				s.abandon(ctx, dir, head.Job, false)
@@ -304,7 +304,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner,
 		select {
 		case <-ctx.Done():
 			if me == nil {
-				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Message: "drain cancelled while waiting; no job was running here"}
+				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "drain cancelled while waiting; no job was running here"}
 			}
 			me.State, me.Interrupted, me.Finished = LandCancelled, PhaseQueued, nowStamp()
 			me.Position = 0
@@ -354,7 +354,7 @@ func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
 		}
 		defer unlock()
 	}
-	j.State, j.Interrupted, j.Finished, j.Code = LandAbandoned, j.Phase, nowStamp(), "abandoned"
+	j.State, j.Interrupted, j.Finished, j.Code = LandAbandoned, j.Phase, nowStamp(), CodeAbandoned
 	j.Message = fmt.Sprintf("the process running it (pid %d) ended during %s", j.PID, j.Phase)
 	j.Remaining = abandonedState(j)
 	j.Hint = "check " + quoteDisplay(j.Worktree.Path) + " and branch " + Escape(j.Into) + " by hand, then land again; copse never resumes an abandoned job"
@@ -405,7 +405,7 @@ func (s *service) runJob(ctx context.Context, dir string, j *LandJob, progress f
 	j.State, j.Started, j.PID, j.Position = LandRunning, nowStamp(), os.Getpid(), 0
 	r.run(ctx)
 	if !j.State.Finished() { // defensive: a path that forgot to finish
-		r.finish(LandFailed, "internal", "the land ended without a result", "report this")
+		r.finish(LandFailed, CodeInternal, "the land ended without a result", "report this")
 	}
 	return j
 }
@@ -452,12 +452,12 @@ func (r *landRun) blocked(code, hint, format string, args ...any) {
 // cancelled records where the job was interrupted and what state it left.
 func (r *landRun) cancelled(phase LandPhase, remaining string) {
 	r.j.Interrupted, r.j.Remaining = phase, remaining
-	r.finish(LandCancelled, "cancelled", "interrupted during "+string(phase), "check the state it left: "+remaining)
+	r.finish(LandCancelled, CodeCancelled, "interrupted during "+string(phase), "check the state it left: "+remaining)
 }
 
 // gitErr finishes the job as failed (or cancelled) from a git error in phase.
 func (r *landRun) gitErr(phase LandPhase, err error, what string) {
-	e := gitFailure("land_git_failed", err, what)
+	e := gitFailure(CodeLandGitFailed, err, what)
 	if e.Kind == KindCancelled {
 		r.cancelled(phase, r.remaining(phase))
 		return
@@ -523,7 +523,7 @@ func (r *landRun) run(ctx context.Context) {
 		onto, err := s.git.ResolveCommit(ctx, s.root(), "refs/heads/"+j.Into)
 		if err != nil {
 			if refusedByGit(err) {
-				r.blocked("target_missing", "create it, or land with another --into", "the target branch %s does not exist", Escape(j.Into))
+				r.blocked(CodeTargetMissing, "create it, or land with another --into", "the target branch %s does not exist", Escape(j.Into))
 				return
 			}
 			r.gitErr(PhaseRebase, err, "cannot read the target branch "+Escape(j.Into))
@@ -554,7 +554,7 @@ func (r *landRun) run(ctx context.Context) {
 		}
 		switch {
 		case moved:
-			r.blocked("target_moved", "land again when "+Escape(j.Into)+" is quieter, or raise git config copse.landRetries",
+			r.blocked(CodeTargetMoved, "land again when "+Escape(j.Into)+" is quieter, or raise git config copse.landRetries",
 				"%s moved during the land %d times in a row; %s is rebased and tested but not landed", Escape(j.Into), attempt+1, Escape(j.Worktree.Branch))
 		case done:
 			if !j.Keep {
@@ -594,14 +594,14 @@ func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
 	}
 	t, ok := find(snap, j.Worktree.Path)
 	if !ok || t.Prunable != nil {
-		r.blocked("worktree_gone", "create it again, or check `copse list`", "the worktree %s is gone", Escape(j.Worktree.Path))
+		r.blocked(CodeWorktreeGone, "create it again, or check `copse list`", "the worktree %s is gone", Escape(j.Worktree.Path))
 		return nil, false
 	}
 	if t.Branch == "" {
 		t.Branch = rebasingBranch(t)
 	}
 	if t.Branch != j.Worktree.Branch {
-		r.blocked("worktree_branch_changed", "land again to land what it holds now",
+		r.blocked(CodeWorktreeBranchChanged, "land again to land what it holds now",
 			"%s no longer has branch %s checked out (%s)", Escape(t.Path), Escape(j.Worktree.Branch), describe(t))
 		return nil, false
 	}
@@ -647,13 +647,13 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 			if len(conflicts) > 0 {
 				what = "the rebase onto " + Escape(j.Into) + " (" + short(onto) + ") conflicts in " + listPaths(conflicts)
 			}
-			r.blocked("rebase_conflict",
+			r.blocked(CodeRebaseConflict,
 				"resolve in "+quoteDisplay(w)+", git add the files, git rebase --continue, then land again (or land with --force-restart to start over)",
 				"%s; the rebase is left open in %s", what, Escape(w))
 			return false
 		}
-		e := gitFailure("rebase_failed", runErr, "git rebase failed")
-		r.blocked("rebase_failed", "run git -C "+quoteDisplay(w)+" rebase "+short(onto)+" yourself to see why", "%s", e.Message)
+		e := gitFailure(CodeRebaseFailed, runErr, "git rebase failed")
+		r.blocked(CodeRebaseFailed, "run git -C "+quoteDisplay(w)+" rebase "+short(onto)+" yourself to see why", "%s", e.Message)
 		return false
 	}
 	commit, err := s.git.ResolveCommit(ctx, w, "HEAD")
@@ -685,14 +685,14 @@ func (r *landRun) gate(ctx context.Context) bool {
 		r.cancelled(PhaseTest, r.remaining(PhaseTest))
 		return false
 	case res.TimedOut:
-		r.blocked("test_timeout", "make the test faster, or raise git config copse.testTimeout; "+logHint,
+		r.blocked(CodeTestTimeout, "make the test faster, or raise git config copse.testTimeout; "+logHint,
 			"the test gate did not finish within %s (its process group was killed)", timeout)
 		return false
 	case runErr != nil:
-		r.finish(LandFailed, "test_not_run", "the test gate could not run: "+Escape(runErr.Error()), logHint)
+		r.finish(LandFailed, CodeTestNotRun, "the test gate could not run: "+Escape(runErr.Error()), logHint)
 		return false
 	case res.ExitCode != 0:
-		r.blocked("test_failed", "fix it, commit, and land again; "+logHint,
+		r.blocked(CodeTestFailed, "fix it, commit, and land again; "+logHint,
 			"the test gate %s exited %d", quote(j.Test), res.ExitCode)
 		return false
 	}
@@ -708,7 +708,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 		return false
 	}
 	if head != j.Commit || ref != "refs/heads/"+j.Worktree.Branch {
-		r.blocked("test_changed_worktree", "a test gate must not commit, reset or switch branches; land again",
+		r.blocked(CodeTestChangedWorktree, "a test gate must not commit, reset or switch branches; land again",
 			"the worktree is at %s on %s after the test gate, not at the tested %s on %s",
 			short(head), Escape(strings.TrimPrefix(ref, "refs/heads/")), short(j.Commit), Escape(j.Worktree.Branch))
 		return false
@@ -719,7 +719,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 		return false
 	}
 	if len(dirty) > 0 {
-		r.blocked("test_changed_worktree", "make the test leave the tree clean (write build output to ignored paths), clean it, and land again",
+		r.blocked(CodeTestChangedWorktree, "make the test leave the tree clean (write build output to ignored paths), clean it, and land again",
 			"the test gate left changes in the worktree: %s", listPaths(dirty))
 		return false
 	}
@@ -738,7 +738,7 @@ func (s *Service) LandDefaults(ctx context.Context) (into, test string, err erro
 	}
 	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.root(), "copse.test")
 	if err != nil {
-		return into, "", gitFailure("config_failed", err, "cannot read git config copse.test")
+		return into, "", gitFailure(CodeConfigFailed, err, "cannot read git config copse.test")
 	}
 	if ok {
 		test = strings.TrimSpace(v)

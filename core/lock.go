@@ -158,7 +158,7 @@ func (s *service) lockRepo(ctx context.Context, commonDir string, create bool) (
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
 			releaseSem()
-			return nil, failed("lock_failed", err, "", "cannot lock %s", Escape(f.Name()))
+			return nil, failed(CodeLockFailed, err, "", "cannot lock %s", Escape(f.Name()))
 		}
 		if err := w.check(); err != nil {
 			f.Close()
@@ -227,7 +227,7 @@ func (s *service) openLockFile(ctx context.Context, commonDir string, create boo
 }
 
 func lockOpenErr(commonDir string, err error) error {
-	return failed("lock_failed", err, "check that the git directory is writable", "cannot open the copse lock in %s", Escape(commonDir))
+	return failed(CodeLockFailed, err, "check that the git directory is writable", "cannot open the copse lock in %s", Escape(commonDir))
 }
 
 // sharedPerm reads core.sharedRepository and returns how git would adjust a new file's
@@ -237,7 +237,7 @@ func lockOpenErr(commonDir string, err error) error {
 func (s *service) sharedPerm(ctx context.Context) (func(fs.FileMode) fs.FileMode, error) {
 	v, ok, err := s.git.ConfigValue(ctx, s.dir, "core.sharedRepository")
 	if err != nil {
-		return nil, gitFailure("config_failed", err, "cannot read git config core.sharedRepository")
+		return nil, gitFailure(CodeConfigFailed, err, "cannot read git config core.sharedRepository")
 	}
 	if !ok {
 		return nil, nil
@@ -254,7 +254,7 @@ func (s *service) sharedPerm(ctx context.Context) (func(fs.FileMode) fs.FileMode
 	default:
 		n, err := strconv.ParseUint(v, 8, 32)
 		if err != nil || n&0o600 != 0o600 {
-			return nil, usage("bad_config", "core.sharedRepository", "see `git help config` (core.sharedRepository)",
+			return nil, usage(CodeBadConfig, "core.sharedRepository", "see `git help config` (core.sharedRepository)",
 				"git config core.sharedRepository is %s, which git does not accept either", quote(v))
 		}
 		exact := fs.FileMode(n) & 0o666
@@ -342,7 +342,7 @@ func (w *lockWait) check() error {
 		if h.PID > 0 {
 			hint = fmt.Sprintf("wait for pid %d to finish and run the command again, or wait longer: `git config copse.lockTimeout 2m`", h.PID)
 		}
-		return &Error{Kind: KindFailed, Code: "lock_timeout", Hint: hint,
+		return &Error{Kind: KindFailed, Code: CodeLockTimeout, Hint: hint,
 			Message: fmt.Sprintf("gave up after %s waiting for the repository lock, held by %s; nothing changed", w.timeout, h)}
 	}
 	return nil
@@ -352,7 +352,7 @@ func (w *lockWait) check() error {
 func (s *service) lockTimeout(ctx context.Context) (time.Duration, error) {
 	v, ok, err := s.git.ConfigValue(ctx, s.dir, "copse.lockTimeout")
 	if err != nil {
-		return 0, gitFailure("config_failed", err, "cannot read git config copse.lockTimeout")
+		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config copse.lockTimeout")
 	}
 	if !ok {
 		return DefaultLockTimeout, nil
@@ -364,7 +364,7 @@ func (s *service) lockTimeout(ctx context.Context) (time.Duration, error) {
 		d, err = time.Duration(n)*time.Second, nerr
 	}
 	if err != nil || d <= 0 {
-		return 0, usage("bad_config", "copse.lockTimeout", "set a positive duration: `git config copse.lockTimeout 30s`",
+		return 0, usage(CodeBadConfig, "copse.lockTimeout", "set a positive duration: `git config copse.lockTimeout 30s`",
 			"git config copse.lockTimeout is %s, which is not a positive duration", quote(v))
 	}
 	return d, nil
@@ -372,7 +372,7 @@ func (s *service) lockTimeout(ctx context.Context) (time.Duration, error) {
 
 func lockErr(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return failed("lock_timeout", err, "another copse is changing this repository; try again when it is done", "timed out waiting for the repository lock")
+		return failed(CodeLockTimeout, err, "another copse is changing this repository; try again when it is done", "timed out waiting for the repository lock")
 	}
-	return &Error{Kind: KindCancelled, Code: "cancelled", Message: "cancelled while waiting for the repository lock; nothing changed", Err: err}
+	return &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "cancelled while waiting for the repository lock; nothing changed", Err: err}
 }

@@ -87,9 +87,9 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 	case RestoreRequest:
 		p, err = s.prepareRestore(ctx, r, snap)
 	case nil:
-		return nil, usage("missing_operation", "operation", "name one of: list, create, open, switch, remove, back", "no request")
+		return nil, usage(CodeMissingOperation, "operation", "name one of: list, create, open, switch, remove, back", "no request")
 	default:
-		return nil, usage("unknown_operation", "operation", "name one of: list, create, open, switch, remove, back", "unknown request %T", req)
+		return nil, usage(CodeUnknownOperation, "operation", "name one of: list, create, open, switch, remove, back", "unknown request %T", req)
 	}
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func checkToken(raw string) error {
 		return err
 	}
 	if len(raw) != 24 || strings.Trim(raw, "0123456789abcdef") != "" {
-		return usage("bad_state_token", field, "send the state_token exactly as list or needs_approval returned it",
+		return usage(CodeBadStateToken, field, "send the state_token exactly as list or needs_approval returned it",
 			"%s %s is not a state token copse handed out", field, quote(raw))
 	}
 	return nil
@@ -121,7 +121,7 @@ func checkToken(raw string) error {
 
 // staleToken refuses a request whose expected_state_token no longer describes the state.
 func staleToken(exp string) *Error {
-	return refused("stale_state", "list again (or ask again) and send the new state_token; nothing ran",
+	return refused(CodeStaleState, "list again (or ask again) and send the new state_token; nothing ran",
 		"the state changed since state_token %s was read; nothing ran", quote(exp))
 }
 
@@ -134,10 +134,10 @@ func (s *service) parseBranch(ctx context.Context, field, raw string) (BranchNam
 	name, err := s.git.ResolveBranchName(ctx, s.at(), raw)
 	if err != nil {
 		if refusedByGit(err) {
-			return BranchName{}, usage("invalid_branch", field, "pick a valid branch name (see git help check-ref-format)",
+			return BranchName{}, usage(CodeInvalidBranch, field, "pick a valid branch name (see git help check-ref-format)",
 				"%s %s is not a valid branch name", field, quote(raw))
 		}
-		return BranchName{}, gitFailure("check_branch_failed", err, "cannot check the branch name")
+		return BranchName{}, gitFailure(CodeCheckBranchFailed, err, "cannot check the branch name")
 	}
 	if err := checkText(field, name, maxBranch); err != nil {
 		return BranchName{}, err
@@ -145,7 +145,7 @@ func (s *service) parseBranch(ctx context.Context, field, raw string) (BranchNam
 	// git accepts these as branch names, but each also means HEAD to git: a branch so
 	// named would make later commands ambiguous.
 	if name == "@" || name == "HEAD" {
-		return BranchName{}, usage("invalid_branch", field, "pick another name", "%s %s is git's name for HEAD, not a usable branch", field, quote(name))
+		return BranchName{}, usage(CodeInvalidBranch, field, "pick another name", "%s %s is git's name for HEAD, not a usable branch", field, quote(name))
 	}
 	return BranchName{name}, nil
 }
@@ -158,10 +158,10 @@ func (s *service) parseBase(ctx context.Context, raw string) (BaseCommit, error)
 	oid, err := s.git.ResolveCommit(ctx, s.at(), raw)
 	if err != nil {
 		if refusedByGit(err) {
-			return BaseCommit{}, usage("unknown_base", "base", "name an existing branch, tag or commit (git log --oneline shows some)",
+			return BaseCommit{}, usage(CodeUnknownBase, "base", "name an existing branch, tag or commit (git log --oneline shows some)",
 				"base %s does not name a commit", quote(raw))
 		}
-		return BaseCommit{}, gitFailure("resolve_base_failed", err, "cannot resolve the base")
+		return BaseCommit{}, gitFailure(CodeResolveBaseFailed, err, "cannot resolve the base")
 	}
 	return BaseCommit{Ref: raw, OID: oid}, nil
 }
@@ -266,13 +266,13 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
 	root, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.root")
 	if err != nil {
-		return AbsPath{}, gitFailure("config_failed", err, "cannot read git config copse.root")
+		return AbsPath{}, gitFailure(CodeConfigFailed, err, "cannot read git config copse.root")
 	}
 	var dir string
 	if ok {
 		root = strings.TrimSpace(root)
 		if !filepath.IsAbs(root) {
-			return AbsPath{}, usage("bad_config", "copse.root", "set an absolute directory: git config copse.root /abs/dir",
+			return AbsPath{}, usage(CodeBadConfig, "copse.root", "set an absolute directory: git config copse.root /abs/dir",
 				"git config copse.root is %s, which is not an absolute path", quote(root))
 		}
 		dir = filepath.Clean(root)
@@ -336,7 +336,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		if ws != nil || s.backend.hasWorkspaces() {
 			names = "path, branch or workspace_id"
 		}
-		return gitx.Worktree{}, "", usage("exactly_one", "target", "name the worktree by exactly one of "+names,
+		return gitx.Worktree{}, "", usage(CodeExactlyOne, "target", "name the worktree by exactly one of "+names,
 			"expected exactly one of %s, got %d", names, n)
 	}
 	wsOf := map[string]string{}
@@ -366,7 +366,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 				return t, wsOf[t.Path], nil
 			}
 		}
-		return gitx.Worktree{}, "", refused("no_such_worktree", "`copse list` shows the worktrees", "no worktree at %s", Escape(p.s))
+		return gitx.Worktree{}, "", refused(CodeNoSuchWorktree, "`copse list` shows the worktrees", "no worktree at %s", Escape(p.s))
 	case branch != nil:
 		b, err := s.parseBranch(ctx, "branch", *branch)
 		if err != nil {
@@ -381,13 +381,13 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		if len(found) > 1 {
 			// `git worktree add -f` can check one branch out twice; a name that means two
 			// worktrees means neither.
-			return gitx.Worktree{}, "", refused("branch_checked_out_twice", "name the worktree by its path instead",
+			return gitx.Worktree{}, "", refused(CodeBranchCheckedOutTwice, "name the worktree by its path instead",
 				"branch %s is checked out in %d worktrees: %s and %s", Escape(b.s), len(found), Escape(found[0].Path), Escape(found[1].Path))
 		}
 		if len(found) == 1 {
 			return found[0], wsOf[found[0].Path], nil
 		}
-		return gitx.Worktree{}, "", refused("no_such_worktree", "create one: `copse create "+quoteDisplay(b.s)+"`",
+		return gitx.Worktree{}, "", refused(CodeNoSuchWorktree, "create one: `copse create "+quoteDisplay(b.s)+"`",
 			"no worktree has branch %s checked out", Escape(b.s))
 	default:
 		id, err := ParseWorkspaceID(*ws)
@@ -395,7 +395,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 			return gitx.Worktree{}, "", err
 		}
 		if !s.backend.hasWorkspaces() {
-			return gitx.Worktree{}, "", usage("no_workspaces", "workspace_id", "name the worktree by path or branch",
+			return gitx.Worktree{}, "", usage(CodeNoWorkspaces, "workspace_id", "name the worktree by path or branch",
 				"workspace ids exist only inside Herdr; this is the %s backend", s.backend.name())
 		}
 		for _, t := range snap.trees {
@@ -403,7 +403,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 				return t, id.s, nil
 			}
 		}
-		return gitx.Worktree{}, "", refused("no_such_workspace", "`copse list --json` shows workspace ids", "no worktree is open in workspace %s", id.s)
+		return gitx.Worktree{}, "", refused(CodeNoSuchWorkspace, "`copse list --json` shows workspace ids", "no worktree is open in workspace %s", id.s)
 	}
 }
 

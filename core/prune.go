@@ -94,7 +94,7 @@ func ParseIdle(field, raw string) (time.Duration, error) {
 		d, err = time.ParseDuration(raw)
 	}
 	if err != nil || d < 0 {
-		return 0, usage("bad_duration", field, "use a duration such as 72h, 90m or 3d", "%s %s is not a duration", field, quote(raw))
+		return 0, usage(CodeBadDuration, field, "use a duration such as 72h, 90m or 3d", "%s %s is not a duration", field, quote(raw))
 	}
 	return d, nil
 }
@@ -105,7 +105,7 @@ func (s *service) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration
 	}
 	v, ok, err := s.git.ConfigValue(ctx, s.root(), pruneAfterConfig)
 	if err != nil {
-		return 0, gitFailure("config_failed", err, "cannot read git config "+pruneAfterConfig)
+		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config "+pruneAfterConfig)
 	}
 	if !ok {
 		return defaultPruneAfter, nil
@@ -191,7 +191,7 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			unique, err = s.git.UniqueCommitsOf(ctx, s.root(), t.Head)
 		}
 		if err != nil {
-			return nil, gitFailure("unique_commits_failed", err, "cannot count the unique commits of "+Escape(t.Path))
+			return nil, gitFailure(CodeUniqueCommitsFailed, err, "cannot count the unique commits of "+Escape(t.Path))
 		}
 		if unique > 0 {
 			keep(KeepUniqueCommits, "%d commits on no other branch or remote", unique)
@@ -368,7 +368,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 		_, runErr := s.git.Run(ctx, rm)
 		after, err := s.readBack(ctx)
 		if err != nil {
-			return nil, uncertain("prune_unverified", err, "run `copse list` to see what exists",
+			return nil, uncertain(CodePruneUnverified, err, "run `copse list` to see what exists",
 				"prune removed %s, but the worktree list could not be read back", Escape(cand.t.Path))
 		}
 		s.learn(after)
@@ -385,7 +385,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 			rep.Kept = append(rep.Kept, e)
 			continue
 		case listed || onDisk:
-			return nil, uncertain("prune_incomplete", runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
+			return nil, uncertain(CodePruneIncomplete, runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
 				"%s", removeState(cand.t.Path, listed, onDisk))
 		}
 		if fresh.deleteBranch && cand.t.Branch != "" {
@@ -408,7 +408,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 		_, runErr := s.git.Run(ctx, pr)
 		after, err := s.readBack(ctx)
 		if err != nil {
-			return nil, uncertain("prune_unverified", err, "run `copse list` to see what exists", "git worktree prune ran, but the worktree list could not be read back")
+			return nil, uncertain(CodePruneUnverified, err, "run `copse list` to see what exists", "git worktree prune ran, but the worktree list could not be read back")
 		}
 		s.learn(after)
 		forgotten := rep.Forgotten
@@ -428,7 +428,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: ctx.Err(),
+		return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: ctx.Err(),
 			Message: fmt.Sprintf("prune cancelled after removing %d worktrees", len(rep.Removed))}
 	}
 	return out, nil

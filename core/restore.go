@@ -144,7 +144,7 @@ func (s *service) snapshotForRemoval(ctx context.Context, t gitx.Worktree, delet
 			return RemovedEntry{}, ce
 		}
 		if errors.Is(err, context.Canceled) || isGitKind(err, gitx.ErrCanceled) {
-			return RemovedEntry{}, &Error{Kind: KindCancelled, Code: "cancelled", Err: err,
+			return RemovedEntry{}, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: err,
 				Message: "cancelled while recording " + Escape(t.Path) + "; nothing was removed"}
 		}
 		msg := err.Error()
@@ -152,7 +152,7 @@ func (s *service) snapshotForRemoval(ctx context.Context, t gitx.Worktree, delet
 		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) != "" {
 			msg = firstLine(ge.Stderr)
 		}
-		return RemovedEntry{}, &Error{Kind: KindFailed, Code: "snapshot_failed", Err: err,
+		return RemovedEntry{}, &Error{Kind: KindFailed, Code: CodeSnapshotFailed, Err: err,
 			Message: "cannot record what the remove would delete from " + Escape(t.Path) + " (" + Escape(msg) + "); nothing was removed",
 			Hint:    "fix the cause, or commit or stash the changes and remove without --force"}
 	}
@@ -436,7 +436,7 @@ func parseEntry(ref gitx.RemovedRef) (RemovedEntry, error) {
 func (s *service) removedEntries(ctx context.Context) ([]RemovedEntry, []string, error) {
 	refs, err := s.git.ListRemoved(ctx, s.root())
 	if err != nil {
-		return nil, nil, gitFailure("list_removed_failed", err, "cannot list removed worktrees")
+		return nil, nil, gitFailure(CodeListRemovedFailed, err, "cannot list removed worktrees")
 	}
 	var out []RemovedEntry
 	var warnings []string
@@ -457,14 +457,14 @@ func (s *service) removedEntries(ctx context.Context) ([]RemovedEntry, []string,
 func (s *service) keepRemoved(ctx context.Context) (time.Duration, error) {
 	v, ok, err := s.git.ConfigValue(ctx, s.root(), keepRemovedKey)
 	if err != nil {
-		return 0, gitFailure("config_failed", err, "cannot read git config "+keepRemovedKey)
+		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config "+keepRemovedKey)
 	}
 	if !ok {
 		return defaultKeep, nil
 	}
 	d, err := parseKeep(strings.TrimSpace(v))
 	if err != nil {
-		return 0, usage("bad_config", keepRemovedKey, "set a duration such as 14d, 2w or 36h: git config "+keepRemovedKey+" 14d",
+		return 0, usage(CodeBadConfig, keepRemovedKey, "set a duration such as 14d, 2w or 36h: git config "+keepRemovedKey+" 14d",
 			"git config %s is %s: %v", keepRemovedKey, quote(v), err)
 	}
 	return d, nil
@@ -522,7 +522,7 @@ func (s *service) dropRemovedBefore(ctx context.Context, now time.Time) ([]strin
 			return dropped, builderErr(err)
 		}
 		if _, err := s.git.Run(ctx, c); err != nil {
-			return dropped, gitFailure("drop_removed_failed", err, "cannot drop the expired record "+e.ID)
+			return dropped, gitFailure(CodeDropRemovedFailed, err, "cannot drop the expired record "+e.ID)
 		}
 		dropped = append(dropped, e.ID)
 	}
@@ -557,7 +557,7 @@ func (s *service) findRemoved(ctx context.Context, raw *string) (RemovedEntry, e
 	}
 	if raw == nil {
 		if len(entries) == 0 {
-			return RemovedEntry{}, refused("nothing_to_restore", "`copse restore --list` shows what can be restored",
+			return RemovedEntry{}, refused(CodeNothingToRestore, "`copse restore --list` shows what can be restored",
 				"no removed worktree is recorded in this repository")
 		}
 		return entries[0], nil
@@ -574,12 +574,12 @@ func (s *service) findRemoved(ctx context.Context, raw *string) (RemovedEntry, e
 	}
 	switch len(found) {
 	case 0:
-		return RemovedEntry{}, refused("no_such_removed", "`copse restore --list` shows what can be restored",
+		return RemovedEntry{}, refused(CodeNoSuchRemoved, "`copse restore --list` shows what can be restored",
 			"no removed worktree has id %s", quote(id))
 	case 1:
 		return found[0], nil
 	}
-	return RemovedEntry{}, usage("ambiguous_id", "id", "give more characters of the id (`copse restore --list`)",
+	return RemovedEntry{}, usage(CodeAmbiguousID, "id", "give more characters of the id (`copse restore --list`)",
 		"id %s matches %d removed worktrees", quote(id), len(found))
 }
 
@@ -589,7 +589,7 @@ func checkID(id string) error {
 		return err
 	}
 	if len(id) < 4 || strings.Trim(id, "0123456789abcdef") != "" {
-		return usage("invalid_id", "id", "`copse restore --list` shows the ids",
+		return usage(CodeInvalidID, "id", "`copse restore --list` shows the ids",
 			"id %s is not a restore id (at least 4 characters of 0-9a-f)", quote(id))
 	}
 	return nil
@@ -612,7 +612,7 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 	}
 	if r.List {
 		if r.ID != nil || r.Path != nil {
-			return nil, usage("list_with_id", "list", "pass either list or an id (and path), not both",
+			return nil, usage(CodeListWithID, "list", "pass either list or an id (and path), not both",
 				"list shows every removed worktree; it takes no id or path")
 		}
 		return &Plan{Request: r, cmd: restoreListCmd{}}, nil
@@ -636,7 +636,7 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 		err = s.checkNewPath(ctx, snap, c.path)
 		if err != nil {
 			ce := AsError(err)
-			return nil, &Error{Kind: KindRefused, Code: "original_path_taken", Err: err, Field: "path",
+			return nil, &Error{Kind: KindRefused, Code: CodeOriginalPathTaken, Err: err, Field: "path",
 				Message: "cannot restore to " + Escape(e.Path) + ", where it was: " + ce.Message,
 				Hint:    "restore it elsewhere: `copse restore " + e.ID + " --path /abs/new/path`"}
 		}
@@ -725,7 +725,7 @@ func (s *service) restoreBranchMode(ctx context.Context, snap snapshot, e Remove
 		return gitx.AddNewBranch, "", nil, nil
 	}
 	if err != nil {
-		return 0, "", nil, gitFailure("branch_lookup_failed", err, "cannot read branch "+Escape(e.Branch))
+		return 0, "", nil, gitFailure(CodeBranchLookupFailed, err, "cannot read branch "+Escape(e.Branch))
 	}
 	if tip == e.Head {
 		return gitx.AddExistingRef, "", nil, nil
@@ -751,7 +751,7 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 	_, runErr := s.git.Run(ctx, add)
 	after, err := s.readBack(ctx)
 	if err != nil {
-		return nil, uncertain("restore_unverified", err, "run copse list to see what exists",
+		return nil, uncertain(CodeRestoreUnverified, err, "run copse list to see what exists",
 			"restore to %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
 	s.learn(after)
@@ -760,24 +760,24 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 		if !listed && after.token == before.token {
 			removeIfEmpty(made)
 			if errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled) {
-				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Err: runErr,
+				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr,
 					Message: "restore of " + e.ID + " cancelled; nothing was restored"}
 			}
-			return nil, gitFailure("restore_failed", runErr, "git could not add the worktree")
+			return nil, gitFailure(CodeRestoreFailed, runErr, "git could not add the worktree")
 		}
-		return nil, uncertain("restore_uncertain", runErr, "run copse list and check "+quoteDisplay(c.path.s),
+		return nil, uncertain(CodeRestoreUncertain, runErr, "run copse list and check "+quoteDisplay(c.path.s),
 			"restore failed (%s) but the worktree list changed", Escape(firstLine(runErr.Error())))
 	}
 	keep := "the record " + e.ID + " is kept: move " + quoteDisplay(c.path.s) + " away, then run `copse restore " + e.ID + "` again"
 	switch {
 	case !listed:
-		return nil, uncertain("restore_not_listed", nil, "run copse list; do not retry blindly",
+		return nil, uncertain(CodeRestoreNotListed, nil, "run copse list; do not retry blindly",
 			"git reported success but does not list %s", Escape(c.path.s))
 	case t.Head != e.Head:
-		return nil, uncertain("restore_wrong_commit", nil, keep,
+		return nil, uncertain(CodeRestoreWrongCommit, nil, keep,
 			"git lists %s at %s, not at %s", Escape(c.path.s), short(t.Head), short(e.Head))
 	case c.mode == gitx.AddDetached && !t.Detached, c.mode != gitx.AddDetached && t.Branch != c.branch:
-		return nil, uncertain("restore_wrong_branch", nil, keep,
+		return nil, uncertain(CodeRestoreWrongBranch, nil, keep,
 			"git lists %s on %s, not as asked", Escape(c.path.s), describe(t))
 	}
 	// The worktree is registered; writing its files back is not cut short by a cancel, so
@@ -785,11 +785,11 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.restoreTimeout())
 	defer cancel()
 	if err := s.writeBack(wctx, c.path.s, e); err != nil {
-		return nil, uncertain("restore_incomplete", err, keep,
+		return nil, uncertain(CodeRestoreIncomplete, err, keep,
 			"the worktree %s was added but its recorded files could not all be written back: %s", Escape(c.path.s), Escape(firstLine(err.Error())))
 	}
 	if err := s.verifyRestored(wctx, c.path.s, e); err != nil {
-		return nil, uncertain("restore_differs", err, keep,
+		return nil, uncertain(CodeRestoreDiffers, err, keep,
 			"the worktree %s was restored but does not match the record: %s", Escape(c.path.s), Escape(firstLine(err.Error())))
 	}
 	if c.recreate != "" {

@@ -28,7 +28,7 @@ func ruleBranchFree(branch BranchName, snap snapshot) *Error {
 			case t.Bisecting:
 				how = "being bisected"
 			}
-			return refused("branch_checked_out", "switch to it (`copse switch "+quoteDisplay(branch.s)+"`), or pick another branch",
+			return refused(CodeBranchCheckedOut, "switch to it (`copse switch "+quoteDisplay(branch.s)+"`), or pick another branch",
 				"branch %s is already %s at %s", Escape(branch.s), how, Escape(t.Path))
 		}
 	}
@@ -39,7 +39,7 @@ func ruleBranchFree(branch BranchName, snap snapshot) *Error {
 // already has its commit, so asking for both is a mistake, not a choice.
 func ruleNoBaseForExisting(branch BranchName, hasBase bool) *Error {
 	if hasBase {
-		return usage("base_with_existing_branch", "base", "drop the base to check out the existing branch, or pick a new branch name",
+		return usage(CodeBaseWithExistingBranch, "base", "drop the base to check out the existing branch, or pick a new branch name",
 			"branch %s already exists; a base applies only to a new branch", Escape(branch.s))
 	}
 	return nil
@@ -49,7 +49,7 @@ func ruleNoBaseForExisting(branch BranchName, hasBase bool) *Error {
 // be read by git as its own metadata.
 func rulePathOutsideGitDir(p AbsPath, commonDir string) *Error {
 	if within(canonical(p.s), canonical(commonDir)) {
-		return usage("path_inside_git_dir", "path", "pick a path outside the repository's git directory",
+		return usage(CodePathInsideGitDir, "path", "pick a path outside the repository's git directory",
 			"%s lies inside the git directory %s", Escape(p.s), Escape(commonDir))
 	}
 	return nil
@@ -61,12 +61,12 @@ func rulePathOutsideWorktrees(p AbsPath, snap snapshot) *Error {
 	for _, t := range snap.trees {
 		tp := canonical(t.Path)
 		if cp == tp {
-			return refused("path_is_worktree", "pick another path", "%s is already the worktree of %s", Escape(p.s), describe(t))
+			return refused(CodePathIsWorktree, "pick another path", "%s is already the worktree of %s", Escape(p.s), describe(t))
 		}
 		if within(cp, tp) {
 			// Bad input rather than a state to wait out: no request should ever nest
 			// a checkout inside another (git would track one in the other).
-			return usage("path_inside_worktree", "path", "pick a path outside every worktree (the default path is)",
+			return usage(CodePathInsideWorktree, "path", "pick a path outside every worktree (the default path is)",
 				"%s lies inside the worktree %s (%s)", Escape(p.s), Escape(t.Path), describe(t))
 		}
 	}
@@ -81,16 +81,16 @@ func rulePathFree(p AbsPath) *Error {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
 	case err != nil:
-		return failed("path_unreadable", err, "check the path's permissions", "cannot inspect %s", Escape(p.s))
+		return failed(CodePathUnreadable, err, "check the path's permissions", "cannot inspect %s", Escape(p.s))
 	case !fi.IsDir():
-		return refused("path_exists", "pick another path, or move it away first", "%s already exists and is not a directory", Escape(p.s))
+		return refused(CodePathExists, "pick another path, or move it away first", "%s already exists and is not a directory", Escape(p.s))
 	}
 	entries, err := os.ReadDir(p.s)
 	if err != nil {
-		return failed("path_unreadable", err, "check the path's permissions", "cannot read %s", Escape(p.s))
+		return failed(CodePathUnreadable, err, "check the path's permissions", "cannot read %s", Escape(p.s))
 	}
 	if len(entries) > 0 {
-		return refused("path_exists", "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), plural(len(entries), "entry"))
+		return refused(CodePathExists, "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), plural(len(entries), "entry"))
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func rulePathFree(p AbsPath) *Error {
 // ruleNotBare: the bare repository has no checkout to go to.
 func ruleNotBare(t gitx.Worktree) *Error {
 	if t.Bare {
-		return refused("bare_repository", "pick a worktree with a checkout", "%s is the bare repository, which has no checkout", Escape(t.Path))
+		return refused(CodeBareRepository, "pick a worktree with a checkout", "%s is the bare repository, which has no checkout", Escape(t.Path))
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func ruleNotBare(t gitx.Worktree) *Error {
 // to go to or to claim.
 func ruleNotPrunable(t gitx.Worktree) *Error {
 	if t.Prunable != nil {
-		return refused("prunable_worktree", "run git worktree prune to forget it, or restore the directory",
+		return refused(CodePrunableWorktree, "run git worktree prune to forget it, or restore the directory",
 			"the worktree at %s is gone from disk (%s)", Escape(t.Path), Escape(*t.Prunable))
 	}
 	return nil
@@ -120,7 +120,7 @@ func ruleNotPrunable(t gitx.Worktree) *Error {
 // is fine (it opens or focuses its workspace); switching to it is not.
 func ruleNotAlreadyThere(op Operation, workspaces bool, from string, t gitx.Worktree) *Error {
 	if (op == OpSwitch || !workspaces) && from != "" && canonical(from) == canonical(t.Path) {
-		return refused("already_here", "pick another worktree", "you are already in %s (%s)", Escape(t.Path), describe(t))
+		return refused(CodeAlreadyHere, "pick another worktree", "you are already in %s (%s)", Escape(t.Path), describe(t))
 	}
 	return nil
 }
@@ -128,7 +128,7 @@ func ruleNotAlreadyThere(op Operation, workspaces bool, from string, t gitx.Work
 // ruleHasPrevious: back needs a worktree this session left, still listed.
 func ruleHasPrevious(found bool) *Error {
 	if !found {
-		return refused("no_previous_worktree", "switch to a worktree first; back returns to the one you left",
+		return refused(CodeNoPreviousWorktree, "switch to a worktree first; back returns to the one you left",
 			"there is no previous worktree in this session")
 	}
 	return nil
@@ -139,7 +139,7 @@ func ruleHasPrevious(found bool) *Error {
 // ruleNotMain: the main checkout holds the repository; copse never removes it.
 func ruleNotMain(t gitx.Worktree, snap snapshot) *Error {
 	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
-		return refused("main_checkout", "remove linked worktrees only; the main checkout holds the repository",
+		return refused(CodeMainCheckout, "remove linked worktrees only; the main checkout holds the repository",
 			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), describe(t))
 	}
 	return nil
@@ -153,7 +153,7 @@ func (s *service) ruleNotHere(t gitx.Worktree) *Error {
 		if canonical(at) != canonical(t.Path) {
 			where = " (from " + Escape(at) + ", inside it)"
 		}
-		return refused("current_worktree", "switch to another worktree first (`copse switch TARGET`), then remove this one",
+		return refused(CodeCurrentWorktree, "switch to another worktree first (`copse switch TARGET`), then remove this one",
 			"%s (%s) is the worktree copse is running in%s", Escape(t.Path), describe(t), where)
 	}
 	return nil
@@ -168,7 +168,7 @@ func ruleHoldsNoWorktree(t gitx.Worktree, snap snapshot) *Error {
 			continue
 		}
 		if inner := canonical(o.Path); inner != outer && within(inner, outer) {
-			return refused("contains_worktree", "remove or move the inner worktree first (git worktree move), then this one",
+			return refused(CodeContainsWorktree, "remove or move the inner worktree first (git worktree move), then this one",
 				"%s contains another worktree, %s (%s); removing it would delete that one too", Escape(t.Path), Escape(o.Path), describe(o))
 		}
 	}
@@ -177,7 +177,7 @@ func ruleHoldsNoWorktree(t gitx.Worktree, snap snapshot) *Error {
 
 func ruleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
 	if deleteBranch && t.Branch == "" {
-		return usage("no_branch", "delete_branch", "drop --delete-branch", "%s is detached; there is no branch to delete", Escape(t.Path))
+		return usage(CodeNoBranch, "delete_branch", "drop --delete-branch", "%s is detached; there is no branch to delete", Escape(t.Path))
 	}
 	return nil
 }
@@ -185,10 +185,10 @@ func ruleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
 func ruleNotLocked(t gitx.Worktree) *Error {
 	if t.Locked != nil {
 		if c, ok := ParseClaim(*t.Locked); ok {
-			return refused("claimed_worktree", "ask session "+Escape(c.Session)+" to release it (`copse release "+quoteDisplay(t.Path)+"`), or pass --force",
+			return refused(CodeClaimedWorktree, "ask session "+Escape(c.Session)+" to release it (`copse release "+quoteDisplay(t.Path)+"`), or pass --force",
 				"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), Escape(c.Session), c.Since.Format(time.RFC3339))
 		}
-		return refused("locked_worktree", "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
+		return refused(CodeLockedWorktree, "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
 			"%s (%s) is locked: %s", Escape(t.Path), describe(t), Escape(lockReason(t)))
 	}
 	return nil
@@ -196,7 +196,7 @@ func ruleNotLocked(t gitx.Worktree) *Error {
 
 func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
 	if l.Status.Error != "" {
-		return refused("status_unknown", "fix the worktree, or pass --force to remove it anyway",
+		return refused(CodeStatusUnknown, "fix the worktree, or pass --force to remove it anyway",
 			"cannot tell what removing %s would lose: %s", Escape(t.Path), l.Status.Error)
 	}
 	return nil
@@ -204,7 +204,7 @@ func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
 
 func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
 	if l.Operation != "" {
-		return refused("operation_in_progress", "finish or abort it first (git -C "+quoteDisplay(t.Path)+" status says how), or pass --force",
+		return refused(CodeOperationInProgress, "finish or abort it first (git -C "+quoteDisplay(t.Path)+" status says how), or pass --force",
 			"%s (%s) is in the middle of a %s", Escape(t.Path), describe(t), l.Operation)
 	}
 	return nil
@@ -213,10 +213,10 @@ func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
 func ruleClean(t gitx.Worktree, l Losses) *Error {
 	switch {
 	case l.Status.Dirty():
-		return refused("dirty_worktree", "commit or stash them first, or pass --force to discard them",
+		return refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
 			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), changeSummary(l.Status))
 	case len(l.Hidden) > 0:
-		return refused("dirty_worktree", "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
+		return refused(CodeDirtyWorktree, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
 			"%s (%s) has %s that git status does not show (assume-unchanged or skip-worktree): %s",
 			Escape(t.Path), describe(t), plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
 	}
@@ -225,7 +225,7 @@ func ruleClean(t gitx.Worktree, l Losses) *Error {
 
 func ruleNoNested(t gitx.Worktree, l Losses) *Error {
 	if len(l.Nested) > 0 {
-		return refused("nested_repository", "move them out of the worktree first, or pass --force to delete them",
+		return refused(CodeNestedRepository, "move them out of the worktree first, or pass --force to delete them",
 			"%s (%s) holds %s that git does not track and a remove would delete: %s",
 			Escape(t.Path), describe(t), plural(len(l.Nested), "nested repository"), sample(l.Nested, len(l.Nested)))
 	}
@@ -234,7 +234,7 @@ func ruleNoNested(t gitx.Worktree, l Losses) *Error {
 
 func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
 	if l.Detached > 0 {
-		return refused("detached_unique_commits", "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them",
+		return refused(CodeDetachedUniqueCommits, "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them",
 			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), short(t.Head), plural(l.Detached, "commit"))
 	}
 	return nil
@@ -242,7 +242,7 @@ func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
 
 func ruleBranchMerged(t gitx.Worktree, l Losses, deleteBranch bool) *Error {
 	if deleteBranch && l.Unique > 0 {
-		return refused("unmerged_branch", "merge or push it first, or pass --force to delete it anyway",
+		return refused(CodeUnmergedBranch, "merge or push it first, or pass --force to delete it anyway",
 			"branch %s has %s on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit"))
 	}
 	return nil
@@ -272,7 +272,7 @@ func forceHelps(e *Error) *Error {
 // linked worktrees are claimed.
 func ruleClaimable(t gitx.Worktree, snap snapshot) *Error {
 	if t.Bare || (len(snap.trees) > 0 && t.Path == snap.trees[0].Path) {
-		return refused("main_checkout", "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
+		return refused(CodeMainCheckout, "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
 			"%s is the main checkout (%s); it cannot be claimed", Escape(t.Path), describe(t))
 	}
 	return nil
@@ -282,7 +282,7 @@ func ruleClaimable(t gitx.Worktree, snap snapshot) *Error {
 // --force (which asks first).
 func ruleNotClaimedByOther(c *claimCmd) *Error {
 	if !c.release && c.held != nil && c.held.Session != c.session.s && !c.force {
-		return forceHelps(refused("claimed", "pick another worktree, or pass --force to take it over (asks first)",
+		return forceHelps(refused(CodeClaimed, "pick another worktree, or pass --force to take it over (asks first)",
 			"%s (%s) is claimed by session %s since %s", Escape(c.target.Path), describe(c.target), c.held.Session, c.held.Since.Format(time.RFC3339)))
 	}
 	return nil
@@ -292,7 +292,7 @@ func ruleNotClaimedByOther(c *claimCmd) *Error {
 // leave it alone unless forced.
 func ruleNotLockedByHuman(c *claimCmd, verb string) *Error {
 	if c.human != nil && !c.force {
-		return forceHelps(refused("locked_by_human", "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
+		return forceHelps(refused(CodeLockedByHuman, "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
 			"%s (%s) is locked, and not by copse: %s", Escape(c.target.Path), describe(c.target), Escape(lockedReason(*c.human))))
 	}
 	return nil
@@ -301,7 +301,7 @@ func ruleNotLockedByHuman(c *claimCmd, verb string) *Error {
 // ruleIsClaimed: release needs a claim to release.
 func ruleIsClaimed(c *claimCmd) *Error {
 	if c.release && c.target.Locked == nil {
-		return refused("not_claimed", "`copse list` shows the claims", "%s (%s) is not claimed", Escape(c.target.Path), describe(c.target))
+		return refused(CodeNotClaimed, "`copse list` shows the claims", "%s (%s) is not claimed", Escape(c.target.Path), describe(c.target))
 	}
 	return nil
 }
@@ -309,7 +309,7 @@ func ruleIsClaimed(c *claimCmd) *Error {
 // ruleClaimIsOurs: a session releases its own claims; another's only with --force.
 func ruleClaimIsOurs(c *claimCmd) *Error {
 	if c.release && c.held != nil && c.held.Session != c.session.s && !c.force {
-		return forceHelps(refused("claimed_by_other", "release it from that session, or pass --force (asks first)",
+		return forceHelps(refused(CodeClaimedByOther, "release it from that session, or pass --force (asks first)",
 			"%s (%s) is claimed by session %s, not by %s", Escape(c.target.Path), describe(c.target), c.held.Session, c.session.s))
 	}
 	return nil
@@ -321,7 +321,7 @@ func ruleClaimIsOurs(c *claimCmd) *Error {
 // again; its files are still in the record.
 func ruleRecordedHead(e RemovedEntry) *Error {
 	if e.Head == "" {
-		return refused("unborn_head", "its files are in commit "+e.Commit+": `git -C DIR checkout "+short(e.Commit)+" -- .`",
+		return refused(CodeUnbornHead, "its files are in commit "+e.Commit+": `git -C DIR checkout "+short(e.Commit)+" -- .`",
 			"the worktree %s was recorded on an unborn branch, which copse cannot check out again", Escape(e.Path))
 	}
 	return nil
@@ -333,7 +333,7 @@ func ruleRecordedHead(e RemovedEntry) *Error {
 // copse's own pane would go too. Not even --force gets past this.
 func ruleNotOwnWorkspace(c *removeCmd, session string) *Error {
 	if c.wsID != "" && c.wsID == session {
-		return refused("current_workspace",
+		return refused(CodeCurrentWorkspace,
 			"run the remove from another Herdr workspace, or close this workspace first",
 			"%s is open in workspace %s, the workspace copse is running in; removing it would close this pane",
 			Escape(c.target.Path), Escape(c.wsID))
@@ -346,7 +346,7 @@ func ruleNotOwnWorkspace(c *removeCmd, session string) *Error {
 // processes. Not even --force gets past this.
 func ruleHerdrNotLocked(c *removeCmd) *Error {
 	if c.wsID != "" && c.target.Locked != nil {
-		return refused("locked_worktree",
+		return refused(CodeLockedWorktree,
 			"unlock it first (git worktree unlock "+quoteDisplay(c.target.Path)+"), then remove it",
 			"%s is locked and open in Herdr workspace %s; Herdr cannot remove a locked worktree", Escape(c.target.Path), Escape(c.wsID))
 	}

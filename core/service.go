@@ -95,11 +95,11 @@ func (s *Service) AllBranches(ctx context.Context) ([]string, error) {
 	}
 	remotes, err := s.impl.git.Remotes(ctx, s.impl.root())
 	if err != nil {
-		return nil, gitFailure("branches_failed", err, "cannot list remotes")
+		return nil, gitFailure(CodeBranchesFailed, err, "cannot list remotes")
 	}
 	remote, err := s.impl.git.RemoteTrackingBranches(ctx, s.impl.root(), remotes)
 	if err != nil {
-		return nil, gitFailure("branches_failed", err, "cannot list remote branches")
+		return nil, gitFailure(CodeBranchesFailed, err, "cannot list remote branches")
 	}
 	for _, b := range remote {
 		local = append(local, b.String())
@@ -149,7 +149,7 @@ func (s *Service) Do(ctx context.Context, req Request, approved bool) (*Outcome,
 // confirmation on one line (escaped, so a host can show it verbatim) and the token a
 // host sends back as expected_state_token once the human agreed.
 func (p *Plan) NeedsApproval(hint string) *Error {
-	return &Error{Kind: KindRefused, Code: "needs_approval", Message: p.Confirm.Line(), Hint: hint, StateToken: p.Token}
+	return &Error{Kind: KindRefused, Code: CodeNeedsApproval, Message: p.Confirm.Line(), Hint: hint, StateToken: p.Token}
 }
 
 // CheckApproval is what a host's approval must carry: for a plan that needs a yes, the
@@ -162,7 +162,7 @@ func (p *Plan) CheckApproval() error {
 	}
 	exp := expectedToken(p.Request)
 	if exp == nil {
-		return usage("state_token_required", "expected_state_token",
+		return usage(CodeStateTokenRequired, "expected_state_token",
 			"send the request without approval first, show its needs_approval message to the user, then resend it approved with expected_state_token set to the state_token it returned",
 			"an approved %s must carry the expected_state_token of the confirmation the user saw", p.Request.Op())
 	}

@@ -22,7 +22,7 @@ func ParseSession(field, raw string) (SessionID, error) {
 	}
 	for _, r := range raw {
 		if !sessionRune(r) {
-			return SessionID{}, usage("bad_session", field, "use letters, digits and . _ : @ / + = - only (e.g. agent-7 or herdr:wA)",
+			return SessionID{}, usage(CodeBadSession, field, "use letters, digits and . _ : @ / + = - only (e.g. agent-7 or herdr:wA)",
 				"%s %s contains %s, which a session id may not", field, quote(raw), quote(string(r)))
 		}
 	}
@@ -60,7 +60,7 @@ func requireSession(explicit *string, getenv func(string) string, what string) (
 		return SessionID{}, err
 	}
 	if !ok {
-		return SessionID{}, usage("session_required", "session",
+		return SessionID{}, usage(CodeSessionRequired, "session",
 			"pass --session ID (request field \"session\"), or set COPSE_SESSION, or run inside a Herdr workspace",
 			"%s needs a session id and none was given", what)
 	}

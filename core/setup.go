@@ -65,21 +65,21 @@ func (s *service) setupConfig(ctx context.Context) (SetupConfig, error) {
 	var err error
 	root := s.root()
 	if c.Copy, err = s.git.ConfigValues(ctx, root, "copse.copy"); err != nil {
-		return c, gitFailure("config_failed", err, "cannot read git config copse.copy")
+		return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.copy")
 	}
 	if c.Steps, err = s.git.ConfigValues(ctx, root, "copse.setup"); err != nil {
-		return c, gitFailure("config_failed", err, "cannot read git config copse.setup")
+		return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.setup")
 	}
 	c.Timeout = defaultSetupTimeout
 	if len(c.Steps) > 0 {
 		v, ok, err := s.git.ConfigValue(ctx, root, "copse.setupTimeout")
 		if err != nil {
-			return c, gitFailure("config_failed", err, "cannot read git config copse.setupTimeout")
+			return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.setupTimeout")
 		}
 		if ok {
 			d, perr := time.ParseDuration(strings.TrimSpace(v))
 			if perr != nil || d <= 0 {
-				return c, usage("bad_config", "copse.setupTimeout", "set a duration such as 10m: git config copse.setupTimeout 10m",
+				return c, usage(CodeBadConfig, "copse.setupTimeout", "set a duration such as 10m: git config copse.setupTimeout 10m",
 					"git config copse.setupTimeout is %s, not a duration", quote(v))
 			}
 			c.Timeout = d
@@ -100,7 +100,7 @@ func (s *Service) SetupTarget(ctx context.Context, path, branch *string) (string
 	if path == nil && branch == nil {
 		cur := si.current()
 		if cur == "" {
-			return "", usage("no_target", "target", "name the worktree: `copse setup TARGET`", "copse is not running in a worktree")
+			return "", usage(CodeNoTarget, "target", "name the worktree: `copse setup TARGET`", "copse is not running in a worktree")
 		}
 		t, _ = find(snap, cur)
 	} else if t, _, err = si.resolveTarget(ctx, snap, path, branch, nil); err != nil {
@@ -110,7 +110,7 @@ func (s *Service) SetupTarget(ctx context.Context, path, branch *string) (string
 		return "", err
 	}
 	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
-		return "", refused("main_checkout", "name a linked worktree; setup copies from the main checkout into it",
+		return "", refused(CodeMainCheckout, "name a linked worktree; setup copies from the main checkout into it",
 			"%s is the main checkout, where setup copies from", Escape(t.Path))
 	}
 	return t.Path, nil
@@ -127,12 +127,12 @@ func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out i
 	if len(cfg.Copy) > 0 {
 		files, err := si.git.FilesMatching(ctx, root, copyGlobs(cfg.Copy))
 		if err != nil {
-			return rep, gitFailure("setup_copy_failed", err, "cannot list the files copse.copy names")
+			return rep, gitFailure(CodeSetupCopyFailed, err, "cannot list the files copse.copy names")
 		}
 		for _, rel := range files {
 			copied, err := copyNew(filepath.Join(root, rel), filepath.Join(path, rel))
 			if err != nil {
-				return rep, failed("setup_copy_failed", err, "check the file, or rerun: `copse setup "+quoteDisplay(path)+"`",
+				return rep, failed(CodeSetupCopyFailed, err, "check the file, or rerun: `copse setup "+quoteDisplay(path)+"`",
 					"cannot copy %s into %s: %s", Escape(rel), Escape(path), Escape(err.Error()))
 			}
 			if copied {
@@ -153,15 +153,15 @@ func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out i
 		which := fmt.Sprintf("setup step %d of %d (%s)", i+1, len(cfg.Steps), Escape(step))
 		switch {
 		case err != nil:
-			return rep, failed("setup_failed", err, rerun, "%s could not start: %s; the worktree stays at %s", which, Escape(err.Error()), Escape(path))
+			return rep, failed(CodeSetupFailed, err, rerun, "%s could not start: %s; the worktree stays at %s", which, Escape(err.Error()), Escape(path))
 		case res.Canceled:
-			return rep, &Error{Kind: KindCancelled, Code: "cancelled", Hint: rerun,
+			return rep, &Error{Kind: KindCancelled, Code: CodeCancelled, Hint: rerun,
 				Message: which + " was cancelled; the worktree stays at " + Escape(path)}
 		case res.TimedOut:
-			return rep, failed("setup_timeout", nil, rerun+" (or raise git config copse.setupTimeout)",
+			return rep, failed(CodeSetupTimeout, nil, rerun+" (or raise git config copse.setupTimeout)",
 				"%s did not finish within %s and was stopped; the worktree stays at %s", which, cfg.Timeout, Escape(path))
 		case !res.OK():
-			return rep, failed("setup_failed", nil, rerun, "%s exited with status %d; the worktree stays at %s", which, res.ExitCode, Escape(path))
+			return rep, failed(CodeSetupFailed, nil, rerun, "%s exited with status %d; the worktree stays at %s", which, res.ExitCode, Escape(path))
 		}
 	}
 	return rep, nil

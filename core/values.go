@@ -53,7 +53,7 @@ const (
 func checkText(field, raw string, maxLen int) error {
 	hint := fmt.Sprintf("pass a plain %s", field)
 	if raw == "" {
-		return usage("empty_value", field, hint, "%s is empty", field)
+		return usage(CodeEmptyValue, field, hint, "%s is empty", field)
 	}
 	if !utf8.ValidString(raw) {
 		return usage("invalid_utf8", field, hint, "%s %s is not valid UTF-8", field, quote(raw))
@@ -61,24 +61,24 @@ func checkText(field, raw string, maxLen int) error {
 	for _, r := range raw {
 		switch {
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			return usage("control_character", field, hint+" without control characters",
+			return usage(CodeControlCharacter, field, hint+" without control characters",
 				"%s %s contains a control character (%s)", field, quote(raw), Escape(string(r)))
 		case isBidi(r):
-			return usage("bidi_mark", field, hint+" without bidirectional marks",
+			return usage(CodeBidiMark, field, hint+" without bidirectional marks",
 				"%s %s contains a bidirectional mark (%s), which can disguise what is shown", field, quote(raw), Escape(string(r)))
 		case r == 0x2028 || r == 0x2029 || r == 0xFEFF:
-			return usage("invisible_character", field, hint, "%s %s contains an invisible separator (%s)", field, quote(raw), Escape(string(r)))
+			return usage(CodeInvisibleCharacter, field, hint, "%s %s contains an invisible separator (%s)", field, quote(raw), Escape(string(r)))
 		}
 	}
 	if strings.TrimSpace(raw) != raw {
-		return usage("untrimmed_value", field, "remove the leading or trailing spaces", "%s %s starts or ends with white space", field, quote(raw))
+		return usage(CodeUntrimmedValue, field, "remove the leading or trailing spaces", "%s %s starts or ends with white space", field, quote(raw))
 	}
 	if strings.HasPrefix(raw, "-") {
-		return usage("leading_dash", field, fmt.Sprintf("a %s may not start with '-' (it would be read as an option)", field),
+		return usage(CodeLeadingDash, field, fmt.Sprintf("a %s may not start with '-' (it would be read as an option)", field),
 			"%s %s starts with '-'", field, quote(raw))
 	}
 	if n := utf8.RuneCountInString(raw); n > maxLen {
-		return usage("too_long", field, fmt.Sprintf("use at most %d characters", maxLen),
+		return usage(CodeTooLong, field, fmt.Sprintf("use at most %d characters", maxLen),
 			"%s is %d characters long (limit %d)", field, n, maxLen)
 	}
 	return nil
@@ -92,17 +92,17 @@ func ParseAbsPath(field, raw string) (AbsPath, error) {
 		return AbsPath{}, err
 	}
 	if !filepath.IsAbs(raw) {
-		return AbsPath{}, usage("relative_path", field, "pass an absolute path, e.g. "+filepath.Join("/", "src", "app.worktrees", "feat-x"),
+		return AbsPath{}, usage(CodeRelativePath, field, "pass an absolute path, e.g. "+filepath.Join("/", "src", "app.worktrees", "feat-x"),
 			"%s %s is not absolute", field, quote(raw))
 	}
 	for _, seg := range strings.Split(raw, "/") {
 		if seg == "." || seg == ".." {
-			return AbsPath{}, usage("dot_segment", field, "pass the path without '.' or '..' segments",
+			return AbsPath{}, usage(CodeDotSegment, field, "pass the path without '.' or '..' segments",
 				"%s %s has a %s segment", field, quote(raw), quote(seg))
 		}
 	}
 	if clean := filepath.Clean(raw); clean != raw {
-		return AbsPath{}, usage("unclean_path", field, "pass "+quote(clean), "%s %s is not a clean path", field, quote(raw))
+		return AbsPath{}, usage(CodeUncleanPath, field, "pass "+quote(clean), "%s %s is not a clean path", field, quote(raw))
 	}
 	return AbsPath{raw}, nil
 }
@@ -126,7 +126,7 @@ func ParseWorkspaceID(raw string) (WorkspaceID, error) {
 		ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 	}
 	if !ok {
-		return WorkspaceID{}, usage("bad_workspace_id", "workspace_id", "use the id `copse list --json` shows, e.g. wG",
+		return WorkspaceID{}, usage(CodeBadWorkspaceID, "workspace_id", "use the id `copse list --json` shows, e.g. wG",
 			"workspace_id %s is not a Herdr workspace id", quote(raw))
 	}
 	return WorkspaceID{raw}, nil

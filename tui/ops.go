@@ -77,7 +77,7 @@ func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
 	}
 	op := m.op
 	if msg.err == nil && msg.plan == nil {
-		msg.err = &core.Error{Kind: core.KindFailed, Code: "no_plan", Message: "core returned no plan and no error"}
+		msg.err = &core.Error{Kind: core.KindFailed, Code: core.CodeNoPlan, Message: "core returned no plan and no error"}
 	}
 	if msg.err != nil {
 		m.op = nil
@@ -208,7 +208,7 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 	if op.kind == core.OpLand && m.mode != modeLand {
 		return m, m.reload() // a land that ran (blocked, cancelled…) changed its row's mark
 	}
-	if e.Code == "stale_state" || (mutation && e.Kind != core.KindUsage && e.Kind != core.KindRefused) {
+	if e.Code == core.CodeStaleState || (mutation && e.Kind != core.KindUsage && e.Kind != core.KindRefused) {
 		return m, m.reload()
 	}
 	return m, nil

@@ -60,16 +60,16 @@ func removeRefusedStatus(e *core.Error, path string) statusLine {
 func forceHint(code, path string) string {
 	const d = "press D to force-remove (asks twice)"
 	switch code {
-	case "dirty_worktree":
+	case core.CodeDirtyWorktree:
 		return "commit or stash them, or " + d
-	case "locked_worktree":
+	case core.CodeLockedWorktree:
 		if path == "" {
 			return "unlock it (git worktree unlock), or " + d
 		}
 		return "unlock it (git worktree unlock " + shellQuote(path) + "), or " + d
-	case "claimed_worktree":
+	case core.CodeClaimedWorktree:
 		return "ask its session to release it (C releases your own), or " + d
-	case "status_unknown":
+	case core.CodeStatusUnknown:
 		return "fix the worktree, or press D to force-remove it anyway (asks twice)"
 	}
 	return d

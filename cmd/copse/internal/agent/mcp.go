@@ -188,11 +188,11 @@ func (s *mcpServer) resume(ctx context.Context, req *mcp.CallToolRequest, r core
 	p, ok := s.pending[req.Params.RequestState]
 	delete(s.pending, req.Params.RequestState)
 	if !ok {
-		return errResult(&core.Error{Kind: core.KindRefused, Code: "stale_confirmation",
+		return errResult(&core.Error{Kind: core.KindRefused, Code: core.CodeStaleConfirmation,
 			Message: "this confirmation is unknown or expired; nothing ran", Hint: "call the tool again"})
 	}
 	if !reflect.DeepEqual(p.req, r) {
-		return errResult(&core.Error{Kind: core.KindRefused, Code: "stale_confirmation",
+		return errResult(&core.Error{Kind: core.KindRefused, Code: core.CodeStaleConfirmation,
 			Message: "the answer belongs to a different request; nothing ran", Hint: "call the tool again"})
 	}
 	ans, _ := req.Params.InputResponses[confirmKey].(*mcp.ElicitResult)
@@ -204,7 +204,7 @@ func (s *mcpServer) resume(ctx context.Context, req *mcp.CallToolRequest, r core
 				action = "answered no"
 			}
 		}
-		return errResult(&core.Error{Kind: core.KindRefused, Code: "declined",
+		return errResult(&core.Error{Kind: core.KindRefused, Code: core.CodeDeclined,
 			Message: fmt.Sprintf("the user declined (%s): %s", core.Escape(action), p.plan.Confirm.Line()),
 			Hint:    "nothing ran; do not retry unless the user asks"})
 	}

@@ -73,11 +73,11 @@ func Tool(ctx context.Context, open Opener, in io.Reader, out io.Writer, approve
 func runTool(ctx context.Context, open Opener, in io.Reader, approved bool) (*core.Outcome, error) {
 	data, err := io.ReadAll(io.LimitReader(in, MaxRequestBytes+1))
 	if err != nil {
-		return nil, &core.Error{Kind: core.KindUsage, Code: "read_failed", Message: "could not read the request: " + core.Escape(err.Error()),
+		return nil, &core.Error{Kind: core.KindUsage, Code: core.CodeReadFailed, Message: "could not read the request: " + core.Escape(err.Error()),
 			Hint: "pass one JSON request on stdin", Err: err}
 	}
 	if len(data) > MaxRequestBytes {
-		return nil, &core.Error{Kind: core.KindUsage, Code: "too_large", Message: "request is larger than 1 MiB",
+		return nil, &core.Error{Kind: core.KindUsage, Code: core.CodeTooLarge, Message: "request is larger than 1 MiB",
 			Hint: "pass one small JSON request on stdin"}
 	}
 	req, err := core.Decode(data)

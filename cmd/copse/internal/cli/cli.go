@@ -180,7 +180,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 				hint = "did you mean " + suggestions + "? " + hint
 			}
 		}
-		ce = &core.Error{Kind: core.KindUsage, Code: "usage", Message: escapeControls(msg), Hint: escapeControls(hint), Err: err}
+		ce = &core.Error{Kind: core.KindUsage, Code: core.CodeUsage, Message: escapeControls(msg), Hint: escapeControls(hint), Err: err}
 	}
 	// --json may not have been parsed when parsing failed; the user still asked for it.
 	f.Global.JSON = f.Global.JSON || wantsJSON(args)

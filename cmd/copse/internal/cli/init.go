@@ -58,7 +58,7 @@ by default ~/.pi/agent/extensions). A copy you changed is kept unless --force.`,
 			}
 			script, ok := assets.Shell(opts.Target)
 			if !ok {
-				return &core.Error{Kind: core.KindUsage, Code: "unknown_shell",
+				return &core.Error{Kind: core.KindUsage, Code: core.CodeUnknownShell,
 					Message: "no shell integration for " + core.Escape(opts.Target),
 					Hint:    "use one of: " + shells + " (or pi for the pi extension)"}
 			}

@@ -43,7 +43,7 @@ func (f *Factory) piAgentDir() (string, error) {
 func installPi(f *Factory, force bool) error {
 	agentDir, err := f.piAgentDir()
 	if err != nil {
-		return &core.Error{Kind: core.KindUsage, Code: "pi_agent_dir", Err: err,
+		return &core.Error{Kind: core.KindUsage, Code: core.CodePiAgentDir, Err: err,
 			Message: "cannot tell where pi keeps its extensions: " + err.Error(),
 			Hint:    "set HOME, or PI_CODING_AGENT_DIR to pi's agent folder (absolute)"}
 	}
@@ -56,15 +56,15 @@ func installPi(f *Factory, force bool) error {
 		_, err := fmt.Fprintf(f.Out, "%s is up to date\n", shown)
 		return err
 	case err == nil && !force && !assets.PiExtensionUnchanged(old):
-		return &core.Error{Kind: core.KindRefused, Code: "pi_extension_changed",
+		return &core.Error{Kind: core.KindRefused, Code: core.CodePiExtensionChanged,
 			Message: shown + " was changed since copse wrote it (or copse did not write it); it was kept",
 			Hint:    "move your copy away, or run `copse init pi --install --force` to replace it (your changes are lost)"}
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return &core.Error{Kind: core.KindFailed, Code: "pi_extension_unreadable", Err: err,
+		return &core.Error{Kind: core.KindFailed, Code: core.CodePiExtensionUnreadable, Err: err,
 			Message: "cannot read " + shown + ": " + err.Error(), Hint: "check the file's permissions"}
 	}
 	if err := writeFileAtomic(target, content); err != nil {
-		return &core.Error{Kind: core.KindFailed, Code: "pi_extension_write", Err: err,
+		return &core.Error{Kind: core.KindFailed, Code: core.CodePiExtensionWrite, Err: err,
 			Message: "cannot write " + shown + ": " + err.Error(),
 			Hint:    "check that pi's agent folder is writable (PI_CODING_AGENT_DIR moves it)"}
 	}

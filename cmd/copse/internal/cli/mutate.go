@@ -90,7 +90,7 @@ func (f *Factory) printDryRun(out *core.Outcome) error {
 // value a line), then "[y/N]". Without a terminal on stdin it refuses: --yes is needed.
 func (f *Factory) confirm(ctx context.Context, c *core.Confirmation) error {
 	if !f.StdinTerminal() {
-		return &core.Error{Kind: core.KindRefused, Code: "needs_confirmation",
+		return &core.Error{Kind: core.KindRefused, Code: core.CodeNeedsConfirmation,
 			Message: "needs confirmation: pass --yes",
 			Hint:    "stdin is not a terminal, so copse cannot ask; check what it would do, then pass --yes: " + c.Line()}
 	}
@@ -105,14 +105,14 @@ func (f *Factory) confirm(ctx context.Context, c *core.Confirmation) error {
 	answer, err := readLine(ctx, f.In)
 	if err != nil {
 		fmt.Fprintln(f.Err)
-		return &core.Error{Kind: core.KindCancelled, Code: "cancelled", Err: err,
+		return &core.Error{Kind: core.KindCancelled, Code: core.CodeCancelled, Err: err,
 			Message: "cancelled at the confirmation; nothing was changed"}
 	}
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
 		return nil
 	}
-	return &core.Error{Kind: core.KindRefused, Code: "not_confirmed",
+	return &core.Error{Kind: core.KindRefused, Code: core.CodeNotConfirmed,
 		Message: "not confirmed; nothing was changed", Hint: "answer y to go ahead"}
 }
 

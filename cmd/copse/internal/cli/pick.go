@@ -111,14 +111,14 @@ func runPickerQuery(ctx context.Context, f *Factory, pick bool, query string) er
 	if o.err != nil {
 		// The picker cannot start here (not in a repository, ...): exit 1 on stderr,
 		// without opening the TUI. Flag misuse stays a usage error (exit 2).
-		if e := core.AsError(o.err); e.Kind == core.KindUsage && e.Code != "bad_backend" && e.Code != "herdr_not_detected" {
+		if e := core.AsError(o.err); e.Kind == core.KindUsage && e.Code != core.CodeBadBackend && e.Code != core.CodeHerdrNotDetected {
 			e.Kind = core.KindFailed
 		}
 		return o.err
 	}
 	svc := o.svc
 	if ttyErr != nil {
-		return &core.Error{Kind: core.KindFailed, Code: "no_terminal", Err: ttyErr,
+		return &core.Error{Kind: core.KindFailed, Code: core.CodeNoTerminal, Err: ttyErr,
 			Message: "the picker needs a terminal, and /dev/tty cannot be opened",
 			Hint:    "use `copse list`, `copse switch TARGET` or `copse tool` instead"}
 	}
@@ -146,7 +146,7 @@ func runPickerQuery(ctx context.Context, f *Factory, pick bool, query string) er
 	}
 	if pick {
 		if res.Cancelled || res.Selected == nil {
-			return &core.Error{Kind: core.KindRefused, Code: "nothing_picked", Message: "nothing picked",
+			return &core.Error{Kind: core.KindRefused, Code: core.CodeNothingPicked, Message: "nothing picked",
 				Hint: "pick a worktree with enter; esc cancels"}
 		}
 		return f.printPicked(res.Selected)
@@ -176,7 +176,7 @@ const settleWait = 10 * time.Second
 // It waits without regard to the root context: a signal may be what cancelled the
 // operation, and a second signal ends copse at once anyway (Main).
 func interruptedState(in *tui.Interrupted) error {
-	e := &core.Error{Kind: core.KindCancelled, Code: "cancelled"}
+	e := &core.Error{Kind: core.KindCancelled, Code: core.CodeCancelled}
 	if !in.Executing {
 		e.Message = "interrupted while " + in.Label + ", during its checks; nothing changed"
 		return e

@@ -64,7 +64,7 @@ func setupRun(ctx context.Context, f *Factory, opts *SetupOptions) error {
 		return err
 	}
 	if cfg.Empty() {
-		return &core.Error{Kind: core.KindRefused, Code: "no_setup_configured",
+		return &core.Error{Kind: core.KindRefused, Code: core.CodeNoSetupConfigured,
 			Message: "nothing to set up: git config has no copse.copy and no copse.setup",
 			Hint:    "add some, e.g. git config --add copse.copy '.env*' and git config --add copse.setup 'npm ci'"}
 	}

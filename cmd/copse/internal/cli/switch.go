@@ -60,7 +60,7 @@ func splitTarget(target string) (path, branch *string) {
 // meant a path, and paths must be absolute.
 func relativeHint(err error, target string) error {
 	e, ok := err.(*core.Error)
-	if !ok || e.Code != "no_such_worktree" || filepath.IsAbs(target) {
+	if !ok || e.Code != core.CodeNoSuchWorktree || filepath.IsAbs(target) {
 		return err
 	}
 	if st, serr := os.Stat(target); serr == nil && st.IsDir() {
@@ -159,7 +159,7 @@ func writeCDFile(ctx context.Context, name, path string) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		return &core.Error{Kind: core.KindCancelled, Code: "cancelled", Err: ctx.Err(),
+		return &core.Error{Kind: core.KindCancelled, Code: core.CodeCancelled, Err: ctx.Err(),
 			Message: "cancelled while writing COPSE_CD_FILE " + core.Escape(name) + " (nobody reads it); the shell was not moved to " + core.Escape(path),
 			Hint:    "change directory yourself: `cd " + gitx.ShellQuote(path) + "`"}
 	}
@@ -168,7 +168,7 @@ func writeCDFile(ctx context.Context, name, path string) error {
 func writeCDFileNow(name, path string) error {
 	fh, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return &core.Error{Kind: core.KindFailed, Code: "cd_file", Err: err,
+		return &core.Error{Kind: core.KindFailed, Code: core.CodeCDFile, Err: err,
 			Message: "cannot write COPSE_CD_FILE " + core.Escape(name) + ": " + core.Escape(err.Error()),
 			Hint:    "unset COPSE_CD_FILE to get the path on stdout, or reload the shell integration (`copse init bash`, zsh or fish)"}
 	}
@@ -178,7 +178,7 @@ func writeCDFileNow(name, path string) error {
 		err = cerr
 	}
 	if err != nil {
-		return &core.Error{Kind: core.KindFailed, Code: "cd_file", Err: err,
+		return &core.Error{Kind: core.KindFailed, Code: core.CodeCDFile, Err: err,
 			Message: "cannot write COPSE_CD_FILE " + core.Escape(name) + ": " + core.Escape(err.Error())}
 	}
 	return nil
