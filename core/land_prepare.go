@@ -84,13 +84,8 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 	if err := checkEnterable(t); err != nil {
 		return nil, err
 	}
-	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
-		return nil, refused(CodeMainCheckout, "land a linked worktree; the main checkout holds the target",
-			"%s is the main checkout; copse lands linked worktrees into it", Escape(t.Path))
-	}
-	if t.Branch == "" {
-		return nil, refused(CodeDetachedWorktree, "check out a branch in it first (git switch -c NAME)",
-			"%s is detached at %s; land needs a branch", Escape(t.Path), short(t.Head))
+	if e := ruleLandable(t, snap); e != nil {
+		return nil, e
 	}
 	c := &landCmd{target: t, keep: r.Keep, forceRestart: r.ForceRestart, wait: r.Wait, expected: r.ExpectedStateToken}
 	cd, err := s.commonDir(ctx)
@@ -110,9 +105,8 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		}
 		c.into = BranchName{main.Branch}
 	}
-	if c.into.s == t.Branch {
-		return nil, usage(CodeIntoIsBranch, "into", "pass the branch to land onto with --into",
-			"%s cannot land onto its own branch %s", Escape(t.Path), Escape(t.Branch))
+	if e := ruleIntoOtherBranch(t, c.into); e != nil {
+		return nil, e
 	}
 	if ok, err := s.git.BranchExists(ctx, s.root(), c.into.s); err != nil {
 		return nil, gitFailure(CodeBranchLookupFailed, err, "cannot check the target branch")

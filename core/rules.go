@@ -327,6 +327,31 @@ func ruleRecordedHead(e RemovedEntry) *Error {
 	return nil
 }
 
+// ---- land
+
+// ruleLandable: land moves a linked worktree's branch into the target; the main checkout
+// holds the target, and a detached worktree has no branch to land.
+func ruleLandable(t gitx.Worktree, snap snapshot) *Error {
+	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
+		return refused(CodeMainCheckout, "land a linked worktree; the main checkout holds the target",
+			"%s is the main checkout; copse lands linked worktrees into it", Escape(t.Path))
+	}
+	if t.Branch == "" {
+		return refused(CodeDetachedWorktree, "check out a branch in it first (git switch -c NAME)",
+			"%s is detached at %s; land needs a branch", Escape(t.Path), short(t.Head))
+	}
+	return nil
+}
+
+// ruleIntoOtherBranch: a branch cannot land onto itself.
+func ruleIntoOtherBranch(t gitx.Worktree, into BranchName) *Error {
+	if into.s == t.Branch {
+		return usage(CodeIntoIsBranch, "into", "pass the branch to land onto with --into",
+			"%s cannot land onto its own branch %s", Escape(t.Path), Escape(t.Branch))
+	}
+	return nil
+}
+
 // ---- remove through Herdr
 
 // ruleNotOwnWorkspace: Herdr closes the workspace it removes, and every pane in it;
