@@ -49,6 +49,9 @@ func Run(ctx context.Context, dir, script string, env []string, timeout time.Dur
 	// A child that left the group and kept the output open cannot hang copse.
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return Result{ExitCode: -1, Canceled: true}, nil
+		}
 		return Result{ExitCode: -1}, fmt.Errorf("cannot start sh: %w", err)
 	}
 	err := cmd.Wait()
@@ -66,6 +69,10 @@ func Run(ctx context.Context, dir, script string, env []string, timeout time.Dur
 	case err == nil:
 	case errors.As(err, &ee):
 		res.ExitCode = ee.ExitCode()
+	case errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil:
+		// The shell ended, but something it started kept the output open until
+		// WaitDelay (and is killed with the group above): the shell's status stands.
+		res.ExitCode = cmd.ProcessState.ExitCode()
 	default:
 		res.ExitCode = -1
 	}
