@@ -209,3 +209,67 @@ func TestSwitchRefusesWhatGitListsAsGone(t *testing.T) {
 		})
 	}
 }
+
+func TestRestorePostconditions(t *testing.T) {
+	// removed makes feat, force-removes it (recording it) and returns the record's id.
+	removed := func(t *testing.T) (*coretest.Repo, string, string) {
+		r := coretest.New(t)
+		wt := r.AddWorktree("feat", "feat")
+		svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := svc.Do(context.Background(), RemoveRequest{Path: Str(wt), Force: true}, true)
+		if err != nil || out.RestoreID == "" {
+			t.Fatalf("remove: %v, %+v", err, out)
+		}
+		return r, wt, out.RestoreID
+	}
+	restoreGit := func(t *testing.T, wt string) *gitxtest.Fake {
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...).Allow("for-each-ref")
+		f.Expect("worktree", "add", "--no-checkout", "--", wt, "feat").Real()
+		return f
+	}
+	t.Run("list unreadable after", func(t *testing.T) {
+		r, wt, id := removed(t)
+		f := restoreGit(t, wt)
+		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: unable to read"))
+		_, err := withFake(t, r, RestoreRequest{ID: Str(id)}, f)
+		wantUncertain(t, err, "restore_unverified", wt)
+	})
+	t.Run("not listed", func(t *testing.T) {
+		r, wt, id := removed(t)
+		f := restoreGit(t, wt)
+		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
+			start := bytes.Index(b, []byte("worktree "+wt+"\x00"))
+			end := start + bytes.Index(b[start:], []byte("\x00\x00")) + 2
+			return append(append([]byte{}, b[:start]...), b[end:]...)
+		})
+		_, err := withFake(t, r, RestoreRequest{ID: Str(id)}, f)
+		wantUncertain(t, err, "restore_not_listed", wt)
+	})
+	t.Run("wrong commit", func(t *testing.T) {
+		r, wt, id := removed(t)
+		head := r.Git(r.Root, "rev-parse", "feat")
+		r.Write("more", "x\n")
+		r.Git(r.Root, "add", "more")
+		r.Git(r.Root, "commit", "-q", "-m", "more")
+		other := r.Git(r.Root, "rev-parse", "HEAD")
+		f := restoreGit(t, wt)
+		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
+			i := bytes.Index(b, []byte("worktree "+wt+"\x00"))
+			return append(b[:i:i], bytes.Replace(b[i:], []byte("HEAD "+head), []byte("HEAD "+other), 1)...)
+		})
+		_, err := withFake(t, r, RestoreRequest{ID: Str(id)}, f)
+		wantUncertain(t, err, "restore_wrong_commit", wt)
+	})
+	t.Run("wrong branch", func(t *testing.T) {
+		r, wt, id := removed(t)
+		f := restoreGit(t, wt)
+		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
+			return bytes.Replace(b, []byte("branch refs/heads/feat"), []byte("branch refs/heads/elsewhere"), 1)
+		})
+		_, err := withFake(t, r, RestoreRequest{ID: Str(id)}, f)
+		wantUncertain(t, err, "restore_wrong_branch", wt)
+	})
+}
