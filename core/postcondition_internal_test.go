@@ -155,6 +155,14 @@ func TestRemovePostconditions(t *testing.T) {
 		}
 		r.Unchanged(before)
 	})
+	t.Run("git fails after removing", func(t *testing.T) {
+		r := coretest.New(t)
+		wt := r.AddWorktree("feat", "feat")
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
+		f.Expect("worktree", "remove", "--", wt).RealButFails(gitxtest.ExitError(nil, -1, "killed"))
+		_, err := withFake(t, r, RemoveRequest{Path: Str(wt)}, f)
+		wantUncertain(t, err, "remove_interrupted", wt)
+	})
 	t.Run("git says dirty", func(t *testing.T) {
 		r := coretest.New(t)
 		wt := r.AddWorktree("feat", "feat")

@@ -53,6 +53,7 @@ type Call struct {
 	err     error
 	real    bool
 	rewrite func([]byte) []byte
+	after   error // returned after real git ran (it did the work but reports failure)
 }
 
 // New returns a Fake that fails t on an unexpected command and, at the end of the test,
@@ -91,6 +92,10 @@ func (c *Call) Real() *Call { c.real = true; return c }
 // work but says something else (what a postcondition must catch).
 func (c *Call) Rewritten(edit func([]byte) []byte) *Call { c.real, c.rewrite = true, edit; return c }
 
+// RealButFails lets real git run, then answers with err: git did the work (or part of
+// it) but says it failed, as when it is killed just after.
+func (c *Call) RealButFails(err error) *Call { c.real, c.after = true, err; return c }
+
 // ExitError is git exiting with code and stderr.
 func ExitError(argv []string, code int, stderr string) *gitx.Error {
 	return &gitx.Error{Kind: gitx.ErrExit, Argv: argv, ExitCode: code, Stderr: stderr}
@@ -126,6 +131,9 @@ func (f *Fake) Exec(ctx context.Context, argv []string, real func(context.Contex
 		return c.out, c.err
 	}
 	out, err := real(ctx)
+	if err == nil && c.after != nil {
+		return out, c.after
+	}
 	if err == nil && c.rewrite != nil {
 		out = c.rewrite(out)
 	}
