@@ -100,6 +100,19 @@ func TestCreatePostconditions(t *testing.T) {
 		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
 		wantUncertain(t, err, "create_no_directory", path)
 	})
+	t.Run("upstream not set", func(t *testing.T) {
+		r := coretest.New(t)
+		r.Git(r.Root, "branch", "feat")
+		r.Git(r.Root, "remote", "add", "origin", r.Root)
+		r.Git(r.Root, "fetch", "-q", "origin")
+		r.Git(r.Root, "branch", "-D", "-q", "feat")
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...).Allow("worktree", "add").Allow("for-each-ref")
+		// git created the branch with --track, but its config does not show the upstream.
+		f.Expect("config", "--get", "--end-of-options", "branch.feat.remote").Returns("", gitxtest.ExitError(nil, 1, ""))
+		f.Expect("config", "--get", "--end-of-options", "branch.feat.merge").Real()
+		_, err := withFake(t, r, CreateRequest{Branch: "feat"}, f)
+		wantUncertain(t, err, "upstream_not_set", "origin/feat")
+	})
 	t.Run("list unreadable after", func(t *testing.T) {
 		r := coretest.New(t)
 		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
