@@ -113,6 +113,17 @@ func TestCreatePostconditions(t *testing.T) {
 		_, err := withFake(t, r, CreateRequest{Branch: "feat"}, f)
 		wantUncertain(t, err, "upstream_not_set", "origin/feat")
 	})
+	t.Run("claim not made", func(t *testing.T) {
+		r := coretest.New(t)
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
+		f.Expect(createArgs(r, "new")...).Real()
+		f.ExpectPrefix("worktree", "lock", "--reason").Returns("", gitxtest.ExitError(nil, 128, "fatal: cannot lock"))
+		_, err := withFake(t, r, CreateRequest{Branch: "new", Claim: true, Session: Str("agent-1")}, f)
+		wantUncertain(t, err, "claim_after_create_failed", "agent-1")
+		if got := r.Git(r.Root, "worktree", "list"); !strings.Contains(got, "app.worktrees/new") || strings.Contains(got, "locked") {
+			t.Errorf("want the worktree created and not locked:\n%s", got)
+		}
+	})
 	t.Run("list unreadable after", func(t *testing.T) {
 		r := coretest.New(t)
 		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)

@@ -48,6 +48,7 @@ var _ TB = testing.TB(nil)
 // Call is one expected command and its answer.
 type Call struct {
 	args    []string // argv after "git -C DIR"
+	prefix  bool     // args are the leading arguments only (a value that holds a time)
 	dir     string   // "" matches any DIR
 	out     []byte
 	err     error
@@ -79,6 +80,14 @@ func (f *Fake) Expect(args ...string) *Call {
 	return c
 }
 
+// ExpectPrefix is Expect for a command whose later arguments the test cannot know (a
+// claim's reason holds the time): args are its leading arguments.
+func (f *Fake) ExpectPrefix(args ...string) *Call {
+	c := f.Expect(args...)
+	c.prefix = true
+	return c
+}
+
 // In requires the command to run in dir (git -C dir).
 func (c *Call) In(dir string) *Call { c.dir = dir; return c }
 
@@ -101,6 +110,20 @@ func ExitError(argv []string, code int, stderr string) *gitx.Error {
 	return &gitx.Error{Kind: gitx.ErrExit, Argv: argv, ExitCode: code, Stderr: stderr}
 }
 
+func (c *Call) matches(dir string, args []string) bool {
+	if c.dir != "" && c.dir != dir {
+		return false
+	}
+	if c.prefix {
+		return hasPrefix(args, c.args)
+	}
+	return slices.Equal(c.args, args)
+}
+
+func hasPrefix(args, prefix []string) bool {
+	return len(args) >= len(prefix) && slices.Equal(args[:len(prefix)], prefix)
+}
+
 // Exec implements gitx.Executor.
 func (f *Fake) Exec(ctx context.Context, argv []string, real func(context.Context) ([]byte, error)) ([]byte, error) {
 	f.t.Helper()
@@ -110,9 +133,9 @@ func (f *Fake) Exec(ctx context.Context, argv []string, real func(context.Contex
 	if f.next < len(f.calls) {
 		c = f.calls[f.next]
 	}
-	if c == nil || !slices.Equal(c.args, args) || (c.dir != "" && c.dir != dir) {
+	if c == nil || !c.matches(dir, args) {
 		for _, p := range f.allowed {
-			if len(args) >= len(p) && slices.Equal(args[:len(p)], p) {
+			if hasPrefix(args, p) {
 				f.mu.Unlock()
 				return real(ctx)
 			}
