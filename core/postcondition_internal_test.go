@@ -305,3 +305,18 @@ func TestRestorePostconditions(t *testing.T) {
 		wantUncertain(t, err, "restore_wrong_branch", wt)
 	})
 }
+
+func TestPrunePostconditions(t *testing.T) {
+	t.Run("list unreadable after forgetting", func(t *testing.T) {
+		r := coretest.New(t)
+		wt := r.AddWorktree("feat", "feat")
+		if err := os.RemoveAll(wt); err != nil {
+			t.Fatal(err)
+		}
+		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...).Allow("for-each-ref")
+		f.Expect("worktree", "prune").Real()
+		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: unable to read"))
+		_, err := withFake(t, r, PruneRequest{}, f)
+		wantUncertain(t, err, "prune_unverified", "could not be read back")
+	})
+}
