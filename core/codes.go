@@ -218,7 +218,7 @@ const (
 	CodeNoDefaultTarget = "no_default_target"
 	// CodeNoEditor means: neither $VISUAL nor $EDITOR is set.
 	CodeNoEditor = "no_editor"
-	// CodeNoPlan means: the plan is not a land.
+	// CodeNoPlan means: Execute was given no plan, or a plan of another operation (a bug in the caller).
 	CodeNoPlan = "no_plan"
 	// CodeNoPreviousWorktree means: there is no previous worktree in this session.
 	CodeNoPreviousWorktree = "no_previous_worktree"
