@@ -58,10 +58,8 @@ func checkReason(v string) string {
 	switch {
 	case v == "":
 		return "reason is empty"
-	case hasControl(v):
-		return "reason " + strconv.Quote(v) + " contains a control character"
-	case hasBidi(v):
-		return "reason " + strconv.Quote(v) + " contains a bidirectional mark"
+	case hiddenRune(v) != "":
+		return "reason " + strconv.Quote(v) + " contains " + hiddenRune(v)
 	}
 	return ""
 }

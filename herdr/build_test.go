@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 func opt(name, value string) Option { return Option{Name: name, Value: value} }
@@ -113,7 +115,7 @@ func TestBuildRejects(t *testing.T) {
 				t.Fatalf("a refused Build returned argv %q", cmd.Argv())
 			}
 			for _, r := range err.Error() {
-				if isHidden(r) {
+				if textsafe.IsHidden(r) {
 					t.Fatalf("error message carries a hidden character: %q", err)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // confirmState is an open confirmation dialog for a prepared plan. Nothing runs until the
@@ -60,7 +61,7 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 			continue
 		}
 		// Shortened in the middle: a path's leaf and a branch's last part tell rows apart.
-		lines = append(lines, st.DialogName.Render(name)+"  "+st.DialogValue.Render(midCut(oneLine(f.Value), valW)))
+		lines = append(lines, st.DialogName.Render(name)+"  "+st.DialogValue.Render(textsafe.MidCut(oneLine(f.Value), valW)))
 	}
 	// Losses and warnings are sentences core wrote (values inside already escaped); they
 	// wrap rather than lose their end, because they are what the user is agreeing to.

@@ -5,6 +5,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/rowmarks"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // The life of an operation: startOp asks core to Prepare the request (parse, check
@@ -13,7 +15,7 @@ import (
 
 type opOptions struct {
 	force bool   // force removal: the dialog asks twice
-	path  string // remove: the row's path as shown, for the picker's own refusal hint
+	path  string // remove: the row's raw path (home as ~), for the picker's own refusal hint
 }
 
 func (m Model) startOp(kind core.Operation, label string, req core.Request, o opOptions) (tea.Model, tea.Cmd) {
@@ -125,14 +127,14 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 		m.mode = modeList
 		if out != nil && out.Worktree != nil {
 			m.selectPath = out.Worktree.Path
-			m.status = infoStatus("created " + branchLabel(*out.Worktree) + " at " + core.Escape(tildePath(out.Worktree.Path, m.home)))
+			m.status = infoStatus("created " + rowmarks.Label(*out.Worktree) + " at " + textsafe.Escape(tildePath(out.Worktree.Path, m.home)))
 		} else {
 			m.status = infoStatus("created")
 		}
 	case core.OpRemove:
 		what := ""
 		if out != nil {
-			what = " " + core.Escape(tildePath(out.Path, m.home))
+			what = " " + textsafe.Escape(tildePath(out.Path, m.home))
 		}
 		if out != nil && out.RestoreID != "" {
 			// A forced remove recorded what it deleted: say how to get it back.
@@ -144,7 +146,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 	case core.OpOpen:
 		ws := ""
 		if out != nil && out.WorkspaceID != "" {
-			ws = " " + core.Escape(out.WorkspaceID)
+			ws = " " + textsafe.Escape(out.WorkspaceID)
 		}
 		m.status = infoStatus("opened workspace" + ws)
 	}

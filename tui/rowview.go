@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // columns is the row layout for one frame: the branch, path and status columns' widths.
@@ -89,7 +90,7 @@ func renderRow(r row, selected bool, c columns, st *Styles) string {
 
 	if !c.narrow {
 		w.space(colGap)
-		w.column(st.Path, r.path, r.pathW, c.path, midCut)
+		w.column(st.Path, r.path, r.pathW, c.path, textsafe.MidCut)
 	}
 
 	right := c.width - w.used - colGap

@@ -4,26 +4,13 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
-// String surgery in display cells. Everything on screen is measured with x/ansi, never
-// with len, so wide runes and escapes are counted as the terminal draws them.
-
-// midCut shortens s to w cells by replacing its middle with "…". The tail is kept longer
-// than the head because a worktree's leaf directory is what tells rows apart.
-func midCut(s string, w int) string {
-	sw := ansi.StringWidth(s)
-	if sw <= w {
-		return s
-	}
-	if w <= 1 {
-		return ansi.Truncate(s, w, "")
-	}
-	head := (w - 1) / 3
-	tail := w - 1 - head
-	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, sw-tail, "")
-}
+// String surgery in display cells. Plain text is measured and shortened with textsafe (the
+// one width measure, shared with core and copse list); cut and wrapLines also take text
+// that may already carry styles (the spinner), so they go through x/ansi, which skips
+// escape sequences and agrees with textsafe on plain text (TestWidthAgreesWithLipgloss).
 
 // cut shortens s to w cells, ending in "…".
 func cut(s string, w int) string {
@@ -34,49 +21,11 @@ func cut(s string, w int) string {
 }
 
 // pad fills s (plain text) with spaces to w cells.
-func pad(s string, w int) string {
-	if n := w - ansi.StringWidth(s); n > 0 {
-		return s + strings.Repeat(" ", n)
-	}
-	return s
-}
+func pad(s string, w int) string { return textsafe.Pad(s, w) }
 
-// oneLine makes s safe to draw on one line without double-escaping text core already
-// escaped: only runes that could break or reorder the line are escaped (control characters,
-// line separators, bidirectional marks); backslashes are left alone.
-func oneLine(s string) string {
-	clean := true
-	for _, r := range s {
-		if unsafeDisplay(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unsafeDisplay(r) {
-			b.WriteString(core.Escape(string(r)))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func unsafeDisplay(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	case r == 0x2028, r == 0x2029, r == 0xfeff:
-		return true
-	}
-	return false
-}
+// oneLine makes text safe to draw on one line without escaping twice what core already
+// escaped (see package textsafe for who escapes what).
+func oneLine(s string) string { return textsafe.EscapeHidden(s) }
 
 const (
 	maxErrorLines = 3

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -189,19 +190,9 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 }
 
 // escapeControls shows control characters, bidirectional marks and invalid UTF-8 as
-// escapes (core.Escape), leaving everything else, backslashes included, as it is: cobra
-// quotes some values itself, and doubling its backslashes would garble them.
-func escapeControls(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if e := core.Escape(string(r)); r == '\\' || e == string(r) {
-			b.WriteRune(r)
-		} else {
-			b.WriteString(e)
-		}
-	}
-	return b.String()
-}
+// escapes, leaving everything else, backslashes included, as it is: cobra quotes some
+// values itself, and doubling its backslashes would garble them.
+func escapeControls(s string) string { return textsafe.EscapeHidden(s) }
 
 // splitSuggestions separates cobra's "Did you mean this?" list from the message (which
 // may hold a raw newline the user typed; Run escapes it).
