@@ -1,7 +1,8 @@
 // Package cli is copse's command line: one file per verb, each with an Options struct and
 // a NewCmdX(f, runF) constructor so tests can check flag parsing without running anything.
 // Every verb builds a core request and passes it through core.Service (Prepare, then
-// Execute or DryRun); nothing here runs git or herdr.
+// Execute or DryRun); nothing here runs git or herdr, and nothing here decides whether an
+// operation is safe: core does, for every front end alike.
 package cli
 
 import (
