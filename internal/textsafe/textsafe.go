@@ -64,42 +64,16 @@ func FirstHidden(s string) (rune, bool) {
 // invalid UTF-8 become visible escapes (\n, \t, \x1b, \u202e) and a backslash becomes \\,
 // so a hostile value can neither break the line nor reorder what is around it, and the
 // escaped text reads back unambiguously.
-func Escape(raw string) string {
-	clean := true
-	for _, r := range raw {
-		if r == '\\' || IsUnsafe(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return raw
-	}
-	var b strings.Builder
-	for i := 0; i < len(raw); {
-		r, size := utf8.DecodeRuneInString(raw[i:])
-		if r == utf8.RuneError && size == 1 {
-			fmt.Fprintf(&b, `\x%02x`, raw[i])
-			i++
-			continue
-		}
-		i += size
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		default:
-			escapeRune(&b, r)
-		}
-	}
-	return b.String()
-}
+func Escape(raw string) string { return escape(raw, true) }
 
 // EscapeHidden makes text that is already escaped (core's messages) safe to draw on one
 // line without escaping it twice: only unsafe runes are escaped; backslashes stay.
-func EscapeHidden(s string) string {
+func EscapeHidden(s string) string { return escape(s, false) }
+
+func escape(s string, backslash bool) string {
 	clean := true
 	for _, r := range s {
-		if IsUnsafe(r) {
+		if (backslash && r == '\\') || IsUnsafe(r) {
 			clean = false
 			break
 		}
@@ -110,13 +84,15 @@ func EscapeHidden(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-			i++
-			continue
+		case backslash && r == '\\':
+			b.WriteString(`\\`)
+		default:
+			escapeRune(&b, r)
 		}
 		i += size
-		escapeRune(&b, r)
 	}
 	return b.String()
 }
