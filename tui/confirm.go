@@ -21,6 +21,9 @@ type confirmState struct {
 	returnTo mode   // where n/esc goes back to (the list, or the create form)
 	force    bool
 	path     string // remove: the row's path as shown (carried to the operation)
+	req      core.Request
+	branch   string // remove: the row's branch; "" when detached (no toggle then)
+	note     string // why the last toggle could not be applied
 }
 
 // maxDialogWidth keeps the dialog readable on very wide terminals.
@@ -87,6 +90,8 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 		keys = "y yes (" + strconv.Itoa(c.step) + "/" + strconv.Itoa(c.steps) + ") · n/esc/enter no (the default)"
 	}
 	lines = append(lines, st.DialogKeys.Render(cut(keys, inner)))
+	// After the keys: on a short terminal what is cut is the toggle (the help line names b).
+	lines = append(lines, c.branchToggle(st, inner)...)
 	// On a short terminal the spacer lines go first, then the border, so the fields,
 	// losses and keys stay.
 	if frame := st.DialogBox.GetVerticalFrameSize(); len(lines)+frame > height {

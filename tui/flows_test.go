@@ -175,6 +175,7 @@ func TestFlowCreateShowsNewRow(t *testing.T) {
 	f.keys("n")
 	f.wait("the form is open", func(fr frame) bool { return fr.mode == modeForm })
 	f.tm.Type("feat/new")
+	f.keys("tab", "tab", "tab", "space") // switch after create: off, so the list shows the new row
 	f.keys("enter")
 	want := filepath.Join(r.Base, "app.worktrees", "feat-new")
 	fr := f.wait("the new row appears", func(fr frame) bool { return contains(fr.paths, want) && !fr.busy })
@@ -275,8 +276,7 @@ func TestFlowPickReturnsRow(t *testing.T) {
 	alpha := r.AddWorktree("feat/alpha", "app.worktrees/alpha")
 	svc := openService(t, r, r.Root)
 	f := startFlow(t, svc, Options{Pick: true})
-	f.keys("/")
-	f.tm.Type("alpha")
+	f.tm.Type("alpha") // pick mode: typing filters, no / needed
 	f.wait("the filter narrows", func(fr frame) bool { return fr.selected == alpha })
 	f.keys("enter")
 	res := f.result()

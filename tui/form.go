@@ -17,10 +17,12 @@ const (
 	fieldBase
 	fieldPath
 	fieldLabel
-	fieldFocus // a toggle, not a text input
+	fieldFocus  // a toggle, not a text input (Herdr only)
+	fieldSwitch // toggle: switch to the new worktree after create
+	fieldSetup  // toggle: run copse.copy/copse.setup after create (shown when configured)
 )
 
-var fieldNames = [...]string{"branch", "base", "path", "label", "focus"}
+var fieldNames = [...]string{"branch", "base", "path", "label", "focus", "switch", "setup"}
 
 // form is the create dialog. It holds raw text only: every value is parsed by core, live
 // for the branch (debounced CheckBranch) and for all fields on submit (Prepare).
@@ -29,14 +31,18 @@ type form struct {
 	focus     int
 	workspace bool // Herdr: label and focus fields shown
 	focusWS   bool // the focus toggle's value
+	switchTo  bool // the switch toggle's value (on by default)
+	runSetup  bool // the setup toggle's value (on by default)
 
-	errs     [5]string         // per field, from the parser
-	note     *branchCheckedMsg // branch: core's verdict, shown as what a create would do with it
-	checkSeq int               // bumps on every branch edit (and when base is filled or emptied); stale checks are dropped
+	info formInfo // HEAD, the default path and the setup configuration, read in the background
+
+	errs     [len(fieldNames)]string // per field, from the parser
+	note     *branchCheckedMsg       // branch: core's verdict, shown as what a create would do with it
+	checkSeq int                     // bumps on every branch edit (and when base is filled or emptied); stale checks are dropped
 }
 
 func newForm(workspace bool, st *Styles, width int) form {
-	f := form{workspace: workspace}
+	f := form{workspace: workspace, switchTo: true, runSetup: true}
 	mk := func(placeholder string) textinput.Model {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -75,12 +81,7 @@ func (f *form) setWidth(width int) {
 	for i := range f.inputs {
 		f.inputs[i].SetWidth(w)
 	}
-	if len(f.inputs) > fieldPath {
-		f.inputs[fieldPath].Placeholder = pathPlaceholder
-		if len(pathPlaceholder) > w {
-			f.inputs[fieldPath].Placeholder = pathPlaceholderShort
-		}
-	}
+	f.placePath()
 }
 
 func (f *form) setStyles(st *Styles) {
@@ -89,25 +90,48 @@ func (f *form) setStyles(st *Styles) {
 	}
 }
 
-// fieldCount is the number of focus stops.
-func (f form) fieldCount() int {
-	if f.workspace {
-		return len(f.inputs) + 1
+// stops are the fields focus visits, in order: the inputs, then the toggles shown.
+func (f form) stops() []int {
+	s := make([]int, 0, len(fieldNames))
+	for i := range f.inputs {
+		s = append(s, i)
 	}
-	return len(f.inputs)
+	if f.workspace {
+		s = append(s, fieldFocus)
+	}
+	s = append(s, fieldSwitch)
+	if f.setupShown() {
+		s = append(s, fieldSetup)
+	}
+	return s
 }
 
-// focusRow reports the focus toggle having focus (space toggles it).
-func (f form) focusRow() bool { return f.workspace && f.focus == fieldFocus }
+// focusRow reports a toggle having focus (space toggles it).
+func (f form) focusRow() bool { return f.focus >= len(f.inputs) }
 
 func (f *form) move(delta int) {
 	if f.focus < len(f.inputs) {
 		f.inputs[f.focus].Blur()
 	}
-	n := f.fieldCount()
-	f.focus = ((f.focus+delta)%n + n) % n
+	stops := f.stops()
+	at := slices.Index(stops, f.focus)
+	n := len(stops)
+	f.focus = stops[((at+delta)%n+n)%n]
 	if f.focus < len(f.inputs) {
 		f.inputs[f.focus].Focus()
+	}
+}
+
+// toggle flips the toggle that has focus.
+func (f *form) toggle() {
+	switch f.focus {
+	case fieldFocus:
+		f.focusWS = !f.focusWS
+	case fieldSwitch:
+		f.switchTo = !f.switchTo
+	case fieldSetup:
+		f.runSetup = !f.runSetup
+		f.errs[fieldSetup] = ""
 	}
 }
 
@@ -148,7 +172,7 @@ func (f *form) setBranches(names []string) {
 // fieldError places a core error on the field it names, if the form has that field.
 func (f *form) fieldError(e *core.Error) bool {
 	for i, n := range fieldNames {
-		if e.Field == n && (i < len(f.inputs) || (i == fieldFocus && f.workspace)) {
+		if e.Field == n && (i < len(f.inputs) || (i == fieldFocus && f.workspace) || i == fieldSetup) {
 			msg := oneLine(e.Message)
 			if e.Hint != "" {
 				msg += " — " + oneLine(e.Hint)
@@ -177,7 +201,7 @@ func (f *form) update(msg tea.Msg, keys KeyMap) (cmd tea.Cmd, branchChanged bool
 			f.move(-1)
 			return nil, false
 		case f.focusRow() && key.Matches(k, keys.ToggleFocus):
-			f.focusWS = !f.focusWS
+			f.toggle()
 			return nil, false
 		}
 	}
@@ -289,6 +313,9 @@ func (f form) view(st *Styles, width int) []string {
 	}
 	for i := range f.inputs {
 		lines = append(lines, label(i)+f.inputs[i].View())
+		if i == fieldBase && f.errs[i] == "" && f.value(fieldBase) == "" && f.info.head != "" {
+			lines = append(lines, st.FormNote.Render(cut(strings.Repeat(" ", formIndent)+f.info.head, width)))
+		}
 		switch {
 		case f.errs[i] != "":
 			for _, l := range wrapLines("✗ ", f.errs[i], width-formIndent, maxErrorLines) {
@@ -298,12 +325,27 @@ func (f form) view(st *Styles, width int) []string {
 			lines = append(lines, st.FormOK.Render(cut(strings.Repeat(" ", formIndent)+"✓ "+f.noteText(), width)))
 		}
 	}
-	if f.workspace {
-		box := "[ ]"
-		if f.focusWS {
-			box = "[x]"
+	box := func(on bool) string {
+		if on {
+			return "[x] "
 		}
-		lines = append(lines, label(fieldFocus)+box+" focus the new workspace")
+		return "[ ] "
+	}
+	if f.workspace {
+		lines = append(lines, label(fieldFocus)+box(f.focusWS)+"focus the new workspace")
+	}
+	sw := "switch to it after create"
+	if f.workspace {
+		sw = "switch to it after create (its workspace gets focus)"
+	}
+	lines = append(lines, label(fieldSwitch)+cut(box(f.switchTo)+sw, width-formIndent))
+	if f.setupShown() {
+		lines = append(lines, label(fieldSetup)+cut(box(f.runSetup)+f.info.setupText(), width-formIndent))
+		if f.errs[fieldSetup] != "" {
+			for _, l := range wrapLines("✗ ", f.errs[fieldSetup], width-formIndent, maxErrorLines) {
+				lines = append(lines, st.FormError.Render(strings.Repeat(" ", formIndent)+l))
+			}
+		}
 	}
 	if f.value(fieldPath) != "" {
 		lines = append(lines, "", st.FormNote.Render(cut("A custom path asks for confirmation before anything runs.", width)))

@@ -27,6 +27,9 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
+	if mm, cmd, ok := m.everydayKey(k); ok {
+		return mm, cmd
+	}
 	switch m.mode {
 	case modeConfirm:
 		return m.confirmKey(k)
@@ -97,11 +100,14 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if m.svc == nil {
 			return m, nil
 		}
-		return m, loadBranchesCmd(m.ctx, m.svc)
+		return m, tea.Batch(loadBranchesCmd(m.ctx, m.svc), formInfoCmd(m.ctx, m.svc))
 	case key.Matches(k, ks.Back):
 		return m.startOp(core.OpBack, "going back", core.BackRequest{}, opOptions{})
 	case key.Matches(k, ks.Prune):
 		return m.startOp(core.OpPrune, "checking what to prune", core.PruneRequest{}, opOptions{})
+	}
+	if mm, cmd, ok := m.listKeyEveryday(k); ok {
+		return mm, cmd
 	}
 	r, ok := m.selected()
 	if !ok {
@@ -112,14 +118,17 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Open):
 		return m.startOp(core.OpOpen, "opening "+r.label, core.OpenRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Remove):
-		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: tildePath(r.wt.Path, m.home)})
+		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: tildePath(r.wt.Path, m.home), branch: r.wt.Branch})
 	case key.Matches(k, ks.Claim):
 		return m.startOp(core.OpClaim, "claiming "+r.label, core.ClaimRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Release):
 		return m.startOp(core.OpRelease, "releasing "+r.label, core.ReleaseRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.ForceRemove):
 		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true},
-			opOptions{force: true, path: tildePath(r.wt.Path, m.home)})
+			opOptions{force: true, path: tildePath(r.wt.Path, m.home), branch: r.wt.Branch})
+	}
+	if mm, cmd, ok := m.typeIntoFilter(k); ok {
+		return mm, cmd
 	}
 	return m, nil
 }
@@ -145,6 +154,14 @@ func (m Model) filterKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.ForceQuit):
 		return m.quit()
 	case key.Matches(k, ks.FilterClear):
+		if m.opts.Pick {
+			// As in fzf: typing is the picker; esc clears what is typed, then quits.
+			if m.filter.Value() == "" {
+				return m.quit()
+			}
+			m.clearFilter()
+			return m, nil
+		}
 		m.filter.Blur()
 		m.mode = modeList
 		m.clearFilter()
@@ -206,6 +223,11 @@ func (m Model) formKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.form.errs[fieldBranch] = "a branch name is required"
 			return m, nil
 		}
+		if m.form.info.setupErr != nil && m.form.runSetup {
+			// As the CLI does: a broken setting is reported before anything changes.
+			m.form.fieldError(onSetupField(m.form.info.setupErr))
+			return m, nil
+		}
 		return m.startOp(core.OpCreate, "creating "+textsafe.Escape(req.Branch), req, opOptions{})
 	}
 	cmd, changed := m.form.update(k, ks)
@@ -229,6 +251,8 @@ func (m Model) confirmKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.confirm = nil
 		m.mode = c.returnTo
 		return m.startExecute(c)
+	case key.Matches(k, ks.DeleteBranch) && c.canToggleBranch():
+		return m.toggleDeleteBranch(c)
 	case key.Matches(k, ks.No):
 		m.confirm = nil
 		m.mode = c.returnTo

@@ -49,6 +49,8 @@ type KeyMap struct {
 
 	// While an operation runs: ctrl+c cancels the operation, not the picker.
 	CancelOp key.Binding
+
+	EverydayKeys // sort, preview, editor, shell, copy, branch toggle, panels
 }
 
 // DefaultKeyMap returns the picker's bindings. It is a function, not a package variable, so
@@ -92,6 +94,8 @@ func DefaultKeyMap() KeyMap {
 		No:  key.NewBinding(key.WithKeys("n", "N", "esc", "enter"), key.WithHelp("n/esc/enter", "no")),
 
 		CancelOp: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel operation")),
+
+		EverydayKeys: defaultEverydayKeys(),
 	}
 }
 
@@ -108,14 +112,21 @@ func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 // drives both matching and help, so a disabled key vanishes from both.
 func (m Model) helpFor() helpKeys {
 	k := m.keys
+	if h, ok := m.everydayHelp(); ok {
+		return h
+	}
 	switch m.mode {
 	case modeFilter:
 		sw := k.Switch
 		if m.opts.Pick {
 			sw.SetHelp("enter", "select")
 		}
+		clear := k.FilterClear
+		if m.opts.Pick && m.filter.Value() == "" {
+			clear.SetHelp("esc", "quit") // typing is the picker: esc with nothing typed quits
+		}
 		// What ends the mode comes first: a narrow terminal cuts the line at its end.
-		b := []key.Binding{sw, k.FilterAccept, k.FilterClear, k.FilterUp, k.FilterDown}
+		b := []key.Binding{sw, k.FilterAccept, clear, k.FilterUp, k.FilterDown}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	case modeForm:
 		b := []key.Binding{k.Submit, k.CancelForm, k.NextField, k.PrevField}
@@ -125,6 +136,9 @@ func (m Model) helpFor() helpKeys {
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	case modeConfirm:
 		b := []key.Binding{k.Yes, k.No}
+		if m.confirm != nil && m.confirm.canToggleBranch() {
+			b = append(b, k.DeleteBranch)
+		}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	}
 	if m.op != nil {
@@ -146,6 +160,7 @@ func (m Model) helpFor() helpKeys {
 			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},
 			{k.New, k.Remove, k.ForceRemove},
 			{k.Claim, k.Release, k.Prune},
+			{k.Sort, k.Preview, k.Edit, k.Shell, k.Copy},
 			last,
 		},
 	}

@@ -27,7 +27,7 @@ func fxClaimed() *core.Listing {
 
 func TestGoldenListClaimed(t *testing.T) {
 	m := loaded(t, newTestModel(100, 20, Options{}), fxClaimed(), fxMixedStatus())
-	m, _ = send(t, m, press("G"), press("k"), press("k")) // the claimed agent row
+	m = selectBranch(t, m, "agent/claude-1") // the claimed agent row
 	out := plain(m)
 	if !strings.Contains(out, "⚑ claude-1") || !strings.Contains(out, "claimed by claude-1 since") {
 		t.Fatalf("claim not shown:\n%s", out)

@@ -3,7 +3,6 @@ package tui
 import (
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/internal/textsafe"
-	"github.com/sahilm/fuzzy"
 )
 
 // The list part of the model: rows, the fuzzy filter, the cursor and scrolling. These are
@@ -138,13 +137,15 @@ func (m *Model) finishStatuses() {
 func (m *Model) applyFilter() {
 	q := m.filter.Value()
 	m.visible = make([]int, 0, len(m.rows))
+	for i := range m.rows {
+		m.rows[i].hl = nil
+	}
 	if q == "" {
-		for i := range m.rows {
-			m.visible = append(m.visible, i)
-		}
+		m.visible = m.sortedOrder()
 	} else {
-		for _, match := range fuzzy.FindFrom(q, rowSource(m.rows)) {
-			m.visible = append(m.visible, match.Index)
+		for _, mt := range filterRows(m.rows, q) {
+			m.visible = append(m.visible, mt.index)
+			m.rows[mt.index].hl = mt.hl
 		}
 	}
 	m.measure()

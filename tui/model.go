@@ -74,6 +74,8 @@ type Model struct {
 	spinner spinner.Model
 	status  statusLine
 
+	ev everyday // issue 11's additions (everyday.go)
+
 	result Result
 }
 
@@ -111,6 +113,7 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 	m.filter = textinput.New()
 	m.filter.Prompt = ""
 	m.filter.Placeholder = "branch or path"
+	m.startFilter()
 	noClipboardTool(&m.filter)
 	m.setStyles(NewStyles(m.isDark, opts.NoColor))
 	if opts.Listing != nil {
@@ -175,6 +178,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // update routes a message. Results of core calls carry the id of what asked for them and
 // are dropped when stale; keys are routed by mode.
 func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if mm, cmd, ok := m.onEveryday(msg); ok {
+		return mm, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -192,7 +198,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.seq != m.loadSeq {
 			return m, nil // a refresh came first and started its own pool
 		}
-		return m, m.startStatuses()
+		return m, tea.Batch(m.startStatuses(), m.afterListing())
 	case statusBatchMsg:
 		if msg.seq != m.loadSeq {
 			return m, nil // from a load that a refresh replaced; its pool is cancelled
@@ -223,8 +229,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if raw := m.form.value(fieldBranch); raw != "" {
-			return m, checkBranchCmd(m.ctx, m.svc, msg.seq, raw, m.form.value(fieldBase) != "")
+			return m, tea.Batch(checkBranchCmd(m.ctx, m.svc, msg.seq, raw, m.form.value(fieldBase) != ""), defaultPathCmd(m.ctx, m.svc, msg.seq, raw))
 		}
+		m.form.setDefaultPath("", m.home)
 		return m, nil
 	case branchCheckedMsg:
 		if m.mode == modeForm {
@@ -270,7 +277,7 @@ func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
 	// said in the status line, after whatever is there already.
 	m.status.addWarnings(msg.listing.Warnings)
 	m.clampCursor()
-	return m, m.startStatuses()
+	return m, tea.Batch(m.startStatuses(), m.afterListing())
 }
 
 // startStatuses cancels the previous status pool and starts one for the current rows.

@@ -14,14 +14,19 @@ import (
 // after y (startExecute); one that does not runs at once. onExecuted applies the outcome.
 
 type opOptions struct {
-	force bool   // force removal: the dialog asks twice
-	path  string // remove: the row's raw path (home as ~), for the picker's own refusal hint
+	force  bool   // force removal: the dialog asks twice
+	path   string // remove: the row's raw path (home as ~), for the picker's own refusal hint
+	branch string // remove: the row's branch (the dialog's "delete the branch too" toggle)
+	// fallback is the dialog a re-prepare replaces (b in the remove dialog): a refusal
+	// reopens it with the reason instead of closing it.
+	fallback *confirmState
 }
 
 func (m Model) startOp(kind core.Operation, label string, req core.Request, o opOptions) (tea.Model, tea.Cmd) {
 	op := m.newOp(kind, label)
 	op.force = o.force
 	op.path = o.path
+	op.req, op.branch, op.fallback = req, o.branch, o.fallback
 	return m, tea.Batch(prepareCmd(op.ctx, m.svc, op.id, req), m.spinner.Tick, lockWaitCmd(op.ctx, op.id, op.lockWait))
 }
 
@@ -78,6 +83,9 @@ func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
 		m.op = nil
 		op.cancel()
+		if op.fallback != nil {
+			return m.reopenDialog(op.fallback, msg.err), nil
+		}
 		return m.opFailed(op, msg.err)
 	}
 	if msg.plan.Confirm == nil {
@@ -94,7 +102,10 @@ func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
 		steps = 2
 	}
 	m.confirm = &confirmState{plan: msg.plan, kind: op.kind, label: op.label, steps: steps, step: 1, returnTo: m.mode,
-		force: op.force, path: op.path}
+		force: op.force, path: op.path, req: op.req, branch: op.branch}
+	if op.fallback != nil {
+		m.confirm.returnTo = op.fallback.returnTo
+	}
 	m.mode = modeConfirm
 	return m, nil
 }
@@ -130,6 +141,13 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 			m.status = infoStatus("created " + rowmarks.Label(*out.Worktree) + " at " + textsafe.Escape(tildePath(out.Worktree.Path, m.home)))
 		} else {
 			m.status = infoStatus("created")
+		}
+		if out != nil {
+			m.status.addWarnings(out.Warnings)
+		}
+		if mm, cmd, ok := m.afterCreate(out); ok {
+			reload := mm.reload()
+			return mm, tea.Batch(cmd, reload)
 		}
 	case core.OpRemove:
 		what := ""

@@ -145,13 +145,13 @@ func TestSwitchRecordsOutcomeAndQuits(t *testing.T) {
 
 func TestPickEnterReturnsRowWithoutSwitch(t *testing.T) {
 	m := loaded(t, newTestModel(80, 12, Options{Pick: true}), fxMixed(), nil)
-	m, _ = send(t, m, press("j"))
+	m, _ = send(t, m, press("down")) // j would be typed: pick mode filters as you type
 	m, cmd := send(t, m, press("enter"))
 	if m.op != nil {
 		t.Fatal("pick mode started a switch")
 	}
 	r := m.Result()
-	if !isQuit(cmd) || r.Selected == nil || r.Selected.Path != "/home/dev/src/app.worktrees/bisect" || r.Outcome != nil {
+	if !isQuit(cmd) || r.Selected == nil || r.Selected.Path != "/home/dev/src/app.worktrees/feat-rebase" || r.Outcome != nil {
 		t.Errorf("result = %+v", r)
 	}
 	if key.Matches(press("-"), m.keys.Back) {
@@ -221,7 +221,11 @@ func TestForceHelpsRefusalSaysPressD(t *testing.T) {
 	} {
 		t.Run(tc.code, func(t *testing.T) {
 			m := mixed(t, 100, 20)
+			m, _ = send(t, m, press("g"))
 			for r, _ := m.selected(); r.wt.Path != tc.path; r, _ = m.selected() {
+				if m.cursor == len(m.visible)-1 {
+					t.Fatalf("%s is not listed", tc.path)
+				}
 				m, _ = send(t, m, press("j"))
 			}
 			m, _ = send(t, m, press("d"))

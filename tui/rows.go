@@ -14,13 +14,17 @@ import (
 // the listing arrives (escaped, home as ~), not on every frame.
 type row struct {
 	wt       core.Worktree
-	label    string // branch, or "(detached abc1234)"; escaped
-	path     string // escaped, home shown as ~
-	labelW   int    // display cells of label
-	pathW    int    // display cells of path
-	pending  bool   // status requested and not back yet
-	current  bool   // this session is here (the ● marker): core's SessionPath, else wt.Current
-	filterOn string // what the fuzzy filter matches: label and path
+	label    string          // branch, or "(detached abc1234)"; escaped
+	path     string          // escaped, home shown as ~
+	labelW   int             // display cells of label
+	pathW    int             // display cells of path
+	pending  bool            // status requested and not back yet
+	current  bool            // this session is here (the ● marker): core's SessionPath, else wt.Current
+	filterOn string          // what the fuzzy filter matches: label and path
+	hl       []int           // byte offsets in label the filter matched (highlighted)
+	last     *core.Commit    // the head commit, once read (subject and age on wide rows)
+	lastAge  string          // its age when read: 2h, 3d
+	vsMain   *mainDivergence // ahead/behind the main branch, once computed
 }
 
 func newRow(wt core.Worktree, home string) row {
@@ -120,6 +124,12 @@ func detailParts(r row, narrow bool) []string {
 	if !r.wt.Detached && r.wt.Head != "" {
 		parts = append(parts, rowmarks.ShortHash(r.wt.Head))
 	}
+	if r.last != nil && r.last.Author != "" {
+		parts = append(parts, "by "+oneLine(r.last.Author)+" "+r.lastAge+" ago")
+	}
+	if d := r.vsMain; d != nil {
+		parts = append(parts, textsafe.Escape(d.branch)+aheadBehind(d.Ahead, d.Behind))
+	}
 	if s := r.wt.Status; s != nil {
 		if s.Error != "" {
 			parts = append(parts, "status unknown: "+textsafe.Escape(s.Error))
@@ -137,7 +147,7 @@ func detailParts(r row, narrow bool) []string {
 			parts = append(parts, strings.Join(counts, ", "))
 		}
 		if s.Upstream != "" {
-			parts = append(parts, "upstream "+textsafe.Escape(s.Upstream))
+			parts = append(parts, "upstream "+textsafe.Escape(s.Upstream)+aheadBehind(s.Ahead, s.Behind))
 		}
 		if s.Rebasing {
 			parts = append(parts, "rebase in progress")

@@ -86,7 +86,11 @@ func renderRow(r row, selected bool, c columns, st *Styles) string {
 	if selected {
 		bs = NewInk(bs.Style.Bold(true))
 	}
-	w.column(bs, r.label, r.labelW, c.branch, cut)
+	if len(r.hl) > 0 {
+		w.highlighted(bs, st.Match, r.label, r.labelW, c.branch, r.hl)
+	} else {
+		w.column(bs, r.label, r.labelW, c.branch, cut)
+	}
 
 	if !c.narrow {
 		w.space(colGap)
@@ -99,9 +103,10 @@ func renderRow(r row, selected bool, c columns, st *Styles) string {
 		w.segs(badges(r, st), min(c.badges, right))
 		if c.tags > 0 && right > c.badges {
 			w.space(c.tagGap)
-			w.segs(tags(r, st), right-c.badges-c.tagGap)
+			w.segs(tags(r, st), min(c.tags, right-c.badges-c.tagGap))
 		}
 	}
+	w.lastCommit(r, c.width, st)
 	w.space(c.width - w.used)
 	return w.b.String()
 }

@@ -17,7 +17,8 @@ import (
 
 // Options configure the picker.
 type Options struct {
-	Pick    bool // copse pick: enter selects and returns the row, no switch
+	Pick    bool   // copse pick: enter selects and returns the row, no switch; typing filters
+	Query   string // the filter to start with (copse pick --query)
 	NoColor bool
 	// Profile is the colour profile of the first frame; Unknown lets Bubble Tea detect it,
 	// which inside tmux runs `tmux info` before the first frame. The command line passes

@@ -88,6 +88,9 @@ type operation struct {
 	cancelling bool
 	force      bool   // a force removal: D, confirmed twice
 	path       string // remove: the worktree asked for, raw with home as ~ (the refusal hint quotes it)
+	req        core.Request
+	branch     string        // remove: the row's branch
+	fallback   *confirmState // re-preparing an open dialog: reopened on a refusal
 
 	executing bool                 // Execute runs (a Prepare changes nothing)
 	settled   chan Settled         // receives Execute's answer even after the picker has quit

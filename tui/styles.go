@@ -16,6 +16,9 @@ type palette struct {
 	text, muted, subtle  color.Color
 	accent, selectionBg  color.Color
 	good, warn, bad, inf color.Color
+	// helpDesc is the help bar's text: bubbles' default greys fall below a readable
+	// contrast (WCAG 4.5:1) on common backgrounds; TestHelpContrast keeps this one above.
+	helpDesc color.Color
 }
 
 func newPalette(isDark bool) palette {
@@ -31,6 +34,7 @@ func newPalette(isDark bool) palette {
 		warn:        ld(c("#9A5B00"), c("#F0C050")),
 		bad:         ld(c("#B8322A"), c("#FF6F6F")),
 		inf:         ld(c("#1F66A8"), c("#70B8FF")),
+		helpDesc:    ld(c("#5A5A66"), c("#A8A8B8")),
 	}
 }
 
@@ -51,6 +55,8 @@ type Styles struct {
 	Pending, StatusErr       Ink
 	TagMain, TagLocked       Ink
 	TagPrunable, TagWS       Ink
+	Match                    Ink // characters the filter matched
+	Age                      Ink // the last commit's age
 
 	Detail, Empty lipgloss.Style
 
@@ -97,6 +103,8 @@ func NewStyles(isDark, noColor bool) Styles {
 		TagLocked:     NewInk(s().Foreground(p.warn)),
 		TagPrunable:   NewInk(s().Foreground(p.bad)),
 		TagWS:         NewInk(s().Foreground(p.accent)),
+		Match:         NewInk(s().Bold(true).Underline(true).Foreground(p.accent)),
+		Age:           NewInk(s().Foreground(p.inf)),
 
 		Detail: s().Foreground(p.muted),
 		Empty:  s().Foreground(p.muted).Italic(true),
@@ -125,7 +133,7 @@ func NewStyles(isDark, noColor bool) Styles {
 		DialogWarn:  s().Foreground(p.warn),
 		DialogKeys:  s().Foreground(p.muted),
 
-		Help:  help.DefaultStyles(isDark),
+		Help:  helpStyles(p),
 		Input: textinput.DefaultStyles(isDark),
 	}
 	st.Input.Cursor.Blink = false // a blinking cursor only adds redraws
@@ -146,6 +154,7 @@ func plainStyles() Styles {
 		Clean: NewInk(plain), Changes: NewInk(plain), Conflict: NewInk(bold), Ahead: NewInk(plain), Behind: NewInk(plain),
 		Progress: NewInk(bold), Pending: NewInk(plain), StatusErr: NewInk(plain),
 		TagMain: NewInk(plain), TagLocked: NewInk(plain), TagPrunable: NewInk(plain), TagWS: NewInk(plain),
+		Match: NewInk(s().Underline(true)), Age: NewInk(plain),
 		Detail: plain, Empty: plain,
 		StatusError: bold, StatusHint: plain, StatusInfo: plain, StatusWarn: plain, Busy: plain,
 		FilterPrompt: bold, FilterCount: plain,
@@ -187,4 +196,14 @@ func (k Ink) Render(text string) string {
 		return text
 	}
 	return k.pre + text + k.post
+}
+
+// helpStyles draws keys in the text colour, bold, and descriptions and separators in
+// helpDesc, so the whole help bar reads on light and dark backgrounds alike.
+func helpStyles(p palette) help.Styles {
+	s := lipgloss.NewStyle
+	key := s().Bold(true).Foreground(p.text)
+	desc := s().Foreground(p.helpDesc)
+	return help.Styles{ShortKey: key, ShortDesc: desc, ShortSeparator: desc, Ellipsis: desc,
+		FullKey: key, FullDesc: desc, FullSeparator: desc}
 }

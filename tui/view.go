@@ -19,6 +19,7 @@ func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	v.ReportFocus = true // focus regained: the list is re-read (watch.go)
 	v.WindowTitle = "copse"
 	if m.repoRoot != "" {
 		v.WindowTitle = "copse — " + textsafe.Escape(filepath.Base(m.repoRoot))
@@ -39,11 +40,12 @@ func (m Model) render() string {
 	footer := m.footer()
 	bodyH := max(0, h-len(lines)-len(footer))
 
-	var body []string
-	switch m.mode {
-	case modeForm:
+	body, panel := m.everydayBody(w, bodyH)
+	switch {
+	case panel:
+	case m.mode == modeForm:
 		body = fitWidth(m.form.view(&m.styles, w), w)
-	case modeConfirm:
+	case m.mode == modeConfirm:
 		body = fitWidth(centerBlock(m.confirm.view(&m.styles, w, bodyH), w), w)
 	default:
 		body = m.listBody(bodyH) // rows are drawn to the exact width already
@@ -94,6 +96,9 @@ func (m Model) headerLine() string {
 	}
 	if m.opts.Pick {
 		meta = append(meta, "pick")
+	}
+	if m.loaded {
+		meta = append(meta, sortLabel(m.sortOrder()))
 	}
 	if len(meta) > 0 {
 		s += "  " + st.Meta.Render(strings.Join(meta, " · "))

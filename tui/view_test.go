@@ -230,7 +230,7 @@ func TestGoldenFullHelp(t *testing.T) {
 
 func TestGoldenFullHelpNarrow(t *testing.T) {
 	m := loaded(t, newTestModel(40, 16, Options{Pick: true}), fxMixed(), fxMixedStatus())
-	m, _ = send(t, m, press("?"))
+	m, _ = send(t, m, press("tab"), press("?")) // tab leaves the typing; ? is then the help
 	goldenPlain(t, m)
 }
 
@@ -256,11 +256,24 @@ func TestGoldenPick(t *testing.T) {
 	goldenPlain(t, m)
 }
 
-// TestReadmeCapture writes the picker as the README shows it (tui/testdata/readme-capture.txt).
+// TestReadmeCapture writes the picker as the README shows it (tui/testdata/readme-capture.txt):
+// what a git-only user sees, no Herdr markers, with the last commits read.
 func TestReadmeCapture(t *testing.T) {
 	l, st := fxRealistic()
-	m := loaded(t, newTestModel(100, 20, Options{}).withWorkspaces(), l, st)
-	m, _ = send(t, m, press("j"))
+	l.Backend = "git"
+	subjects := []string{"Release 4.2", "checkout: address form, step 2", "cart: round half to even",
+		"search: index product names", "deps: bump January", "perf: bisect slow listing", "graphql: schema spike"}
+	ages := []time.Duration{26 * time.Hour, 2 * time.Hour, 5 * time.Hour, 20 * time.Minute, 3 * 24 * time.Hour, 6 * 24 * time.Hour, 3 * 7 * 24 * time.Hour}
+	commits := map[string]core.Commit{}
+	for i := range l.Worktrees {
+		l.Worktrees[i].WorkspaceID = nil
+		h := l.Worktrees[i].Head
+		commits[h] = core.Commit{OID: h, When: fxClock.Add(-ages[i]), Subject: subjects[i], Author: "Dana Diaz"}
+	}
+	m := loaded(t, newTestModel(120, 12, Options{}), l, st)
+	m, _ = send(t, m, commitsMsg{seq: m.loadSeq, commits: commits},
+		divergenceMsg{seq: m.loadSeq, div: map[string]core.Divergence{l.Worktrees[1].Path: {Ahead: 3}}})
+	m, _ = send(t, m, press("j"), press("j"), press("j")) // feat/checkout-v2
 	checkFrame(t, m)
 	lines := strings.Split(plain(m), "\n")
 	for i, l := range lines {

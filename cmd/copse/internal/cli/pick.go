@@ -13,24 +13,61 @@ import (
 )
 
 // PickOptions are `copse pick`'s inputs.
-type PickOptions struct{}
+type PickOptions struct {
+	Query     string // the filter to start with
+	SelectOne bool   // exactly one match: print it without drawing
+}
 
 // NewCmdPick builds `copse pick [--json]`.
 func NewCmdPick(f *Factory, runF func(context.Context, *PickOptions) error) *cobra.Command {
 	opts := &PickOptions{}
-	return &cobra.Command{
-		Use:   "pick [--json]",
+	cmd := &cobra.Command{
+		Use:   "pick [--json] [--query TEXT] [--select-1]",
 		Short: "Pick a worktree on the terminal and print its path (for hosts' /worktree commands)",
 		Long: `Show the picker on the terminal (/dev/tty) and print the chosen worktree's path on stdout
-(--json: the whole row, as in copse list --json). Exit status 1 when nothing was picked.`,
+(--json: the whole row, as in copse list --json). Exit status 1 when nothing was picked.
+Typing filters the list at once (fuzzy on branch and path, branches containing the text
+first); --query starts with TEXT typed, and --select-1 prints the only match without
+drawing anything when exactly one worktree matches.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return runPicker(cmd.Context(), f, true)
+			return runPick(cmd.Context(), f, opts)
 		}),
 	}
+	cmd.Flags().StringVarP(&opts.Query, "query", "q", "", "start with `TEXT` in the filter")
+	cmd.Flags().BoolVarP(&opts.SelectOne, "select-1", "1", false, "with exactly one match, print it without drawing the picker")
+	return cmd
+}
+
+// runPick is `copse pick`: with --select-1 and exactly one match (the picker's own filter
+// over the list), the answer comes without a terminal; otherwise the picker decides.
+func runPick(ctx context.Context, f *Factory, opts *PickOptions) error {
+	if opts.SelectOne {
+		svc, err := f.open(ctx)
+		if err != nil {
+			return err
+		}
+		l, err := svc.List(ctx, false)
+		if err != nil {
+			return err
+		}
+		if m := tui.Filter(l, opts.Query); len(m) == 1 {
+			return f.printPicked(&m[0])
+		}
+	}
+	return runPickerQuery(ctx, f, true, opts.Query)
+}
+
+// printPicked prints the picked row: its path, or with --json the whole row.
+func (f *Factory) printPicked(wt *core.Worktree) error {
+	if f.Global.JSON {
+		return f.writeJSON(wt)
+	}
+	f.printPath(wt.Path)
+	return nil
 }
 
 // runPicker runs the interactive picker on the terminal. In pick mode it prints the chosen
@@ -45,6 +82,10 @@ func NewCmdPick(f *Factory, runF func(context.Context, *PickOptions) error) *cob
 // takes the terminal only once the list is read, so a start-up failure is still reported
 // before anything is drawn.
 func runPicker(ctx context.Context, f *Factory, pick bool) error {
+	return runPickerQuery(ctx, f, pick, "")
+}
+
+func runPickerQuery(ctx context.Context, f *Factory, pick bool, query string) error {
 	type opened struct {
 		svc     *core.Service
 		listing *core.Listing
@@ -92,7 +133,7 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 	width, height, _ := term.GetSize(int(tty.Fd()))
 	f.inPicker.Store(true)
 	res, err := pickerRun(ctx, svc, pickerOptions{
-		Pick: pick, NoColor: noColor, Profile: profile, LateProfile: late, Listing: o.listing,
+		Pick: pick, Query: query, NoColor: noColor, Profile: profile, LateProfile: late, Listing: o.listing,
 		Input: tty, Output: tty, Width: width, Height: height,
 	})
 	f.inPicker.Store(false)
@@ -106,13 +147,9 @@ func runPicker(ctx context.Context, f *Factory, pick bool) error {
 	if pick {
 		if res.Cancelled || res.Selected == nil {
 			return &core.Error{Kind: core.KindRefused, Code: "nothing_picked", Message: "nothing picked",
-				Hint: "pick a worktree with enter; q or esc cancels"}
+				Hint: "pick a worktree with enter; esc cancels"}
 		}
-		if f.Global.JSON {
-			return f.writeJSON(res.Selected)
-		}
-		f.printPath(res.Selected.Path)
-		return nil
+		return f.printPicked(res.Selected)
 	}
 	out := res.Outcome
 	if out == nil || out.DryRun {

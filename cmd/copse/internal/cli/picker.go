@@ -13,6 +13,7 @@ import (
 
 type pickerOptions struct {
 	Pick          bool
+	Query         string
 	NoColor       bool
 	Profile       colorprofile.Profile        // for the first frame (Unknown: Bubble Tea detects)
 	LateProfile   <-chan colorprofile.Profile // the full detection, when it was not ready
@@ -30,6 +31,6 @@ type pickerResult struct {
 }
 
 var pickerRun = func(ctx context.Context, svc *core.Service, o pickerOptions) (pickerResult, error) {
-	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, NoColor: o.NoColor, Profile: o.Profile, LateProfile: o.LateProfile, Listing: o.Listing, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
+	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, Query: o.Query, NoColor: o.NoColor, Profile: o.Profile, LateProfile: o.LateProfile, Listing: o.Listing, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
 	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled, Interrupted: res.Interrupted}, err
 }

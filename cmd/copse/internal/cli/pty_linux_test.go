@@ -140,7 +140,7 @@ func TestPickJSONAndCancel(t *testing.T) {
 
 	p = startInPTY(t, r, nil, "pick")
 	p.waitScreen(t, "main")
-	p.master.Write([]byte("q"))
+	p.master.Write([]byte("\x1b")) // pick mode types q into the filter; esc with nothing typed quits
 	if code := p.wait(t); code != 1 || p.stdout.String() != "" || !strings.Contains(p.stderr.String(), "nothing picked") {
 		t.Fatalf("cancelled pick: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
 	}

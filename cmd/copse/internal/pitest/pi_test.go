@@ -298,7 +298,7 @@ func TestWorktreeInPi(t *testing.T) {
 	p.waitText("Move pi to another worktree")
 	p.keys("Enter")
 	p.waitText("enter select", "app.worktrees/other") // copse's picker has the terminal
-	p.keys("q")
+	p.keys("Escape")                                  // copse pick types q into its filter; esc with nothing typed quits
 	p.waitText("Nothing picked", footer(r.Root, "main"))
 
 	// /worktree: pick feat in copse's picker, choose a new session.
@@ -306,7 +306,7 @@ func TestWorktreeInPi(t *testing.T) {
 	p.waitText("Move pi to another worktree")
 	p.keys("Enter")
 	p.waitText("enter select", "app.worktrees/feat")
-	p.text("/feat")
+	p.text("feat") // copse pick filters as you type
 	p.waitFor("the picker's filter", func(s string) bool { return !strings.Contains(s, "app.worktrees/other") })
 	p.keys("Enter")
 	s := p.waitText("First time in feat in this pi", "New session in this worktree", "Carry this conversation over")

@@ -1,0 +1,284 @@
+package core
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// Reads and small writes behind the picker's everyday views (create form, sorting, last
+// commits, refresh) and the commands it hands to the terminal (editor, shell).
+
+// DefaultPath is where `create` would put a worktree for the branch raw names (the
+// branch is parsed exactly as Prepare parses it).
+func (s *Service) DefaultPath(ctx context.Context, raw string) (string, error) {
+	b, err := s.impl.parseBranch(ctx, "branch", raw)
+	if err != nil {
+		return "", err
+	}
+	p, err := s.impl.defaultPath(ctx, b)
+	return p.String(), err
+}
+
+// HeadCommit is the commit "HEAD" means to create's base: the HEAD of the worktree this
+// session is in.
+func (s *Service) HeadCommit(ctx context.Context) (Commit, error) {
+	oid, err := s.impl.git.ResolveCommit(ctx, s.impl.at(), "HEAD")
+	if err != nil {
+		return Commit{}, gitFailure("resolve_base_failed", err, "cannot resolve HEAD")
+	}
+	cs, err := s.Commits(ctx, []string{oid})
+	if err != nil {
+		return Commit{OID: oid}, nil // the id alone still says which commit
+	}
+	if c, ok := cs[oid]; ok {
+		return c, nil
+	}
+	return Commit{OID: oid}, nil
+}
+
+// Commit is a worktree's last commit as the picker shows it. Text fields are escaped.
+type Commit struct {
+	OID     string
+	When    time.Time
+	Author  string
+	Subject string
+}
+
+// Commits describes each object id (a worktree's head) in one git process.
+func (s *Service) Commits(ctx context.Context, oids []string) (map[string]Commit, error) {
+	var valid []string
+	seen := map[string]bool{}
+	for _, o := range oids {
+		if !seen[o] && fullOID(o) {
+			seen[o] = true
+			valid = append(valid, o)
+		}
+	}
+	got, err := s.impl.git.Commits(ctx, s.impl.root(), valid)
+	if err != nil {
+		return nil, gitFailure("log_failed", err, "cannot read the last commits")
+	}
+	out := make(map[string]Commit, len(got))
+	for o, c := range got {
+		out[o] = Commit{OID: o, When: c.When, Author: Escape(c.Author), Subject: Escape(c.Subject)}
+	}
+	return out, nil
+}
+
+// Sort orders of the picker, remembered in git config copse.sort.
+const (
+	SortName   = "name"   // main checkout first, then by branch name
+	SortRecent = "recent" // main checkout first, then the most recent commit first
+	SortPath   = "path"   // main checkout first, then by path
+)
+
+// SortOrders is the cycle `s` steps through.
+var SortOrders = []string{SortName, SortRecent, SortPath}
+
+// SortOrder reads git config copse.sort; unset or unknown values are SortName.
+func (s *Service) SortOrder(ctx context.Context) string {
+	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.root(), "copse.sort")
+	if err != nil || !ok {
+		return SortName
+	}
+	v = strings.TrimSpace(v)
+	for _, o := range SortOrders {
+		if v == o {
+			return o
+		}
+	}
+	return SortName
+}
+
+// SetSortOrder remembers the picker's sort order in the repository's git config.
+func (s *Service) SetSortOrder(ctx context.Context, order string) error {
+	known := false
+	for _, o := range SortOrders {
+		known = known || o == order
+	}
+	if !known {
+		return usage("bad_sort", "sort", "use one of "+strings.Join(SortOrders, ", "), "sort order %s is not known", quote(order))
+	}
+	if err := s.impl.git.SetConfig(ctx, s.impl.root(), "copse.sort", order); err != nil {
+		return gitFailure("config_failed", err, "cannot write git config copse.sort")
+	}
+	return nil
+}
+
+// WorktreesStamp changes whenever git adds, removes, locks, moves or re-points a linked
+// worktree, or the main checkout changes branch: it is the modification times of
+// <common dir>/HEAD, <common dir>/worktrees and each entry in it (git writes an entry's
+// files through lock files, which touches the entry's directory). It reads only the file
+// system, so the picker can poll it every few seconds.
+func (s *Service) WorktreesStamp(ctx context.Context) (string, error) {
+	cd, err := s.impl.commonDir(ctx)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cd, "worktrees")
+	var b strings.Builder
+	if hi, err := os.Stat(filepath.Join(cd, "HEAD")); err == nil {
+		b.WriteString("HEAD:" + strconv.FormatInt(hi.ModTime().UnixNano(), 36) + " ")
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return b.String() + "none", nil
+		}
+		return "", failed("stat_failed", err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
+	}
+	b.WriteString(strconv.FormatInt(fi.ModTime().UnixNano(), 36))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", failed("stat_failed", err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			continue // removed between ReadDir and Info: the directory's time changed too
+		}
+		b.WriteString(" " + e.Name() + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 36))
+	}
+	return b.String(), nil
+}
+
+// EditorCommand is $VISUAL (else $EDITOR) opened on the worktree at path, run through
+// sh so an editor setting with arguments ("code -w") works as it does in git.
+func (s *Service) EditorCommand(path string) (*exec.Cmd, error) {
+	ed := strings.TrimSpace(s.impl.opts.Getenv("VISUAL"))
+	if ed == "" {
+		ed = strings.TrimSpace(s.impl.opts.Getenv("EDITOR"))
+	}
+	if ed == "" {
+		return nil, usage("no_editor", "", "set one, e.g. export EDITOR=vi", "neither $VISUAL nor $EDITOR is set")
+	}
+	c := exec.Command("sh", "-c", ed+` "$1"`, "sh", path)
+	c.Dir = path
+	return c, nil
+}
+
+// ShellCommand is $SHELL (else /bin/sh) started in the worktree at path.
+func (s *Service) ShellCommand(path string) *exec.Cmd {
+	sh := strings.TrimSpace(s.impl.opts.Getenv("SHELL"))
+	if sh == "" {
+		sh = "/bin/sh"
+	}
+	c := exec.Command(sh)
+	c.Dir = path
+	return c
+}
+
+// fullOID: what git prints as a commit id (a row without one, like a bare repository's,
+// has nothing to describe).
+func fullOID(v string) bool {
+	if len(v) != 40 && len(v) != 64 {
+		return false
+	}
+	for _, c := range v {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Preview is what the picker's preview shows of one worktree. Every line is escaped.
+type Preview struct {
+	Path     string
+	Status   []string // git status --short --branch
+	Log      []string // the last commits: short id, age, subject
+	Base     string   // what the diffstat is against: "main (abc1234)"; "" when unknown
+	DiffStat []string // git diff --stat against the merge-base with the main branch
+	Problems []string // parts that could not be read, and why
+}
+
+// previewCommits is how many commits the preview lists.
+const previewCommits = 10
+
+// Preview reads the worktree at path: its changed files, its last commits and its
+// diffstat against its base, the merge-base of HEAD with mainBranch (the main checkout's
+// branch; no diffstat when empty or when path is on it).
+func (s *Service) Preview(ctx context.Context, path, mainBranch string) (*Preview, error) {
+	if !filepath.IsAbs(path) {
+		return nil, usage("bad_path", "path", "name an absolute worktree path", "%s is not an absolute path", quote(path))
+	}
+	g := s.impl.git
+	p := &Preview{Path: path}
+	lines := func(c gitx.Cmd, err error) ([]string, error) {
+		if err != nil {
+			return nil, err
+		}
+		out, err := g.Text(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		var ls []string
+		for _, l := range strings.Split(out, "\n") {
+			if l != "" {
+				ls = append(ls, Escape(l))
+			}
+		}
+		return ls, nil
+	}
+	problem := func(what string, err error) {
+		if err == nil {
+			p.Problems = append(p.Problems, what+": git printed nothing usable")
+			return
+		}
+		p.Problems = append(p.Problems, gitFailure("preview_failed", err, what).Message)
+	}
+	var err error
+	if p.Status, err = lines(gitx.StatusShort(path)); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		problem("status", err)
+	}
+	if p.Log, err = lines(gitx.RecentLog(path, previewCommits)); err != nil {
+		problem("log", err)
+	}
+	if mainBranch == "" {
+		return p, nil
+	}
+	base, err := lines(gitx.MergeBaseCmd(path, "refs/heads/"+mainBranch, "HEAD"))
+	if err != nil || len(base) != 1 {
+		problem("base", err)
+		return p, nil
+	}
+	p.Base = Escape(mainBranch) + " (" + short(base[0]) + ")"
+	if p.DiffStat, err = lines(gitx.DiffStatFrom(path, base[0])); err != nil {
+		problem("diffstat", err)
+	}
+	return p, nil
+}
+
+// Divergence is how far a worktree's HEAD is from the main branch.
+type Divergence struct {
+	Ahead, Behind int // commits only on HEAD, only on the main branch
+}
+
+// Divergences compares each worktree's HEAD with mainBranch, one git rev-list per path;
+// paths that cannot be compared are left out.
+func (s *Service) Divergences(ctx context.Context, mainBranch string, paths []string) map[string]Divergence {
+	out := map[string]Divergence{}
+	if mainBranch == "" {
+		return out
+	}
+	for _, p := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		behind, ahead, err := s.impl.git.Divergence(ctx, p, "refs/heads/"+mainBranch, "HEAD")
+		if err == nil {
+			out[p] = Divergence{Ahead: ahead, Behind: behind}
+		}
+	}
+	return out
+}
