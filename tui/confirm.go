@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
@@ -54,13 +53,13 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 
 	nameW := 0
 	for _, f := range conf.Fields {
-		nameW = max(nameW, ansi.StringWidth(oneLine(f.Name)))
+		nameW = max(nameW, textsafe.Width(oneLine(f.Name)))
 	}
 	for _, f := range conf.Fields {
 		name := pad(oneLine(f.Name), nameW)
 		valW := inner - nameW - 2
 		if valW < 1 {
-			lines = append(lines, st.DialogName.Render(cut(name, inner)))
+			lines = append(lines, st.DialogName.Render(textsafe.Cut(name, inner)))
 			continue
 		}
 		// Shortened in the middle: a path's leaf and a branch's last part tell rows apart.
@@ -89,7 +88,7 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 	if c.steps > 1 {
 		keys = "y yes (" + strconv.Itoa(c.step) + "/" + strconv.Itoa(c.steps) + ") · n/esc/enter no (the default)"
 	}
-	lines = append(lines, st.DialogKeys.Render(cut(keys, inner)))
+	lines = append(lines, st.DialogKeys.Render(textsafe.Cut(keys, inner)))
 	// After the keys: on a short terminal what is cut is the toggle (the help line names b).
 	lines = append(lines, c.branchToggle(st, inner)...)
 	// On a short terminal the spacer lines go first, then the border, so the fields,

@@ -402,13 +402,13 @@ func (s *setupState) view(st *Styles, w, h int) []string {
 	case !s.running:
 		title = "Set up " + s.label
 	}
-	out := []string{st.FormTitle.Render(cut(title, w))}
+	out := []string{st.FormTitle.Render(textsafe.Cut(title, w))}
 	vp := s.vp
 	vp.SetWidth(w)
 	vp.SetHeight(max(1, h-1))
 	body := vp.View()
 	if s.log.Len() == 0 && s.partial == "" {
-		body = st.Empty.Render(cut("  waiting for output…", w))
+		body = st.Empty.Render(textsafe.Cut("  waiting for output…", w))
 	}
 	return append(out, strings.Split(body, "\n")...)
 }

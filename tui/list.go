@@ -276,5 +276,5 @@ func (m Model) detailLine(c columns) string {
 		}
 		line += p
 	}
-	return m.styles.Detail.Render(cut(line, w))
+	return m.styles.Detail.Render(textsafe.Cut(line, w))
 }

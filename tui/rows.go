@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/internal/rowmarks"
 	"github.com/copse-dev/copse/internal/textsafe"
@@ -64,7 +63,7 @@ func segsWidth(ss []seg) int {
 		if i > 0 {
 			n++
 		}
-		n += ansi.StringWidth(s.text)
+		n += textsafe.Width(s.text)
 	}
 	return n
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
@@ -89,7 +88,7 @@ func renderRow(r row, selected bool, c columns, st *Styles) string {
 	if len(r.hl) > 0 {
 		w.highlighted(bs, st.Match, r.label, r.labelW, c.branch, r.hl)
 	} else {
-		w.column(bs, r.label, r.labelW, c.branch, cut)
+		w.column(bs, r.label, r.labelW, c.branch, textsafe.Cut)
 	}
 
 	if !c.narrow {
@@ -156,7 +155,7 @@ func (w *rowWriter) column(k Ink, text string, textW, width int, shorten func(st
 	}
 	if textW > width {
 		text = shorten(text, width)
-		textW = ansi.StringWidth(text)
+		textW = textsafe.Width(text)
 	}
 	if textW > 0 {
 		w.styled(k, text, textW)
@@ -178,10 +177,10 @@ func (w *rowWriter) segs(ss []seg, n int) {
 			room--
 		}
 		t := s.text
-		tw := ansi.StringWidth(t)
+		tw := textsafe.Width(t)
 		if tw > room {
-			t = cut(t, room)
-			tw = ansi.StringWidth(t)
+			t = textsafe.Cut(t, room)
+			tw = textsafe.Width(t)
 		}
 		w.styled(s.ink, t, tw)
 		if w.used-start >= n {

@@ -139,7 +139,7 @@ func (m Model) renderStatus() []string {
 		}
 	}
 	if m.op != nil {
-		out = append(out, st.Busy.Render(cut(m.busyText(), w)))
+		out = append(out, st.Busy.Render(cutStyled(m.busyText(), w)))
 		if h := m.op.lockedBy; h != nil && !m.op.cancelling {
 			// Its own lines: the holder's pid must not be cut off on a narrow terminal.
 			for _, l := range wrapLines("  ", "waiting for the repository lock, held by "+h.String(), w, maxHintLines) {

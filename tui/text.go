@@ -7,13 +7,14 @@ import (
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
-// String surgery in display cells. Plain text is measured and shortened with textsafe (the
-// one width measure, shared with core and copse list); cut and wrapLines also take text
-// that may already carry styles (the spinner), so they go through x/ansi, which skips
-// escape sequences and agrees with textsafe on plain text (TestWidthAgreesWithLipgloss).
+// String surgery in display cells. Plain text is measured and shortened with textsafe, the
+// one width measure shared with core and copse list. Only text that already carries styles
+// (a rendered line, the spinner) is measured by x/ansi or lipgloss, which skip escape
+// sequences and agree with textsafe on plain text (TestWidthAgreesWithLipgloss).
 
-// cut shortens s to w cells, ending in "…".
-func cut(s string, w int) string {
+// cutStyled shortens text that already carries styles (the spinner's frame) to w cells,
+// ending in "…": x/ansi skips the escape sequences. Plain text is cut with textsafe.Cut.
+func cutStyled(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -41,14 +42,14 @@ func wrapLines(prefix, s string, w, n int) []string {
 
 // wrapIndent is wrapLines with the continuation lines starting with indent.
 func wrapIndent(prefix, indent, s string, w, n int) []string {
-	if w <= ansi.StringWidth(indent) {
-		return []string{cut(prefix+s, w)}
+	if w <= textsafe.Width(indent) {
+		return []string{textsafe.Cut(prefix+s, w)}
 	}
 	var lines []string
-	line, lineW := prefix, ansi.StringWidth(prefix)
+	line, lineW := prefix, textsafe.Width(prefix)
 	fresh := true // nothing but the indent on this line yet
 	for _, word := range strings.Fields(s) {
-		ww := ansi.StringWidth(word)
+		ww := textsafe.Width(word)
 		switch {
 		case fresh:
 			line += word
@@ -59,7 +60,7 @@ func wrapIndent(prefix, indent, s string, w, n int) []string {
 			lineW += 1 + ww
 		default:
 			lines = append(lines, line)
-			line, lineW = indent+word, ansi.StringWidth(indent)+ww
+			line, lineW = indent+word, textsafe.Width(indent)+ww
 		}
 	}
 	lines = append(lines, line)
@@ -68,11 +69,11 @@ func wrapIndent(prefix, indent, s string, w, n int) []string {
 		lines = lines[:n]
 	}
 	for i, l := range lines {
-		lines[i] = cut(l, w)
+		lines[i] = textsafe.Cut(l, w)
 	}
 	if last := lines[len(lines)-1]; truncated && !strings.HasSuffix(last, "…") {
-		if ansi.StringWidth(last) >= w {
-			last = ansi.Truncate(last, w-1, "")
+		if textsafe.Width(last) >= w {
+			last = textsafe.Head(last, w-1)
 		}
 		lines[len(lines)-1] = last + "…"
 	}

@@ -89,6 +89,15 @@ func TestCut(t *testing.T) {
 	}
 }
 
+func TestHead(t *testing.T) {
+	if got := Head("ab漢c", 3); got != "ab" {
+		t.Errorf("Head = %q, want %q (a wide rune never straddles the edge)", got, "ab")
+	}
+	if got := Head("abc", 5); got != "abc" {
+		t.Errorf("Head = %q", got)
+	}
+}
+
 func TestMidCutKeepsLeaf(t *testing.T) {
 	got := MidCut("/aaaa/bbbb/cccc/leaf-dir", 16)
 	if Width(got) != 16 || !strings.HasSuffix(got, "leaf-dir") || !strings.HasPrefix(got, "/aaa") || !strings.Contains(got, "…") {

@@ -58,7 +58,7 @@ func Cut(s string, w int) string {
 	if Width(s) <= w {
 		return s
 	}
-	return head(s, w-1) + "…"
+	return Head(s, w-1) + "…"
 }
 
 // MidCut shortens a single line to at most w cells by replacing its middle with "…". The
@@ -69,10 +69,10 @@ func MidCut(s string, w int) string {
 		return s
 	}
 	if w <= 1 {
-		return head(s, w)
+		return Head(s, w)
 	}
 	h := (w - 1) / 3
-	return head(s, h) + "…" + tail(s, w-1-h)
+	return Head(s, h) + "…" + tail(s, w-1-h)
 }
 
 // Pad fills s with spaces to w cells; wider text is returned as it is.
@@ -83,8 +83,8 @@ func Pad(s string, w int) string {
 	return s
 }
 
-// head is the longest prefix of s at most w cells wide.
-func head(s string, w int) string {
+// Head is the longest prefix of s at most w cells wide, with no "…".
+func Head(s string, w int) string {
 	n := 0
 	for i, r := range s {
 		rw := RuneWidth(r)

@@ -117,6 +117,7 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 	type row struct {
 		mark, name, path string
 		marks            []string // already painted
+		marksW           int      // cells of the marks, separators included
 		current          bool
 	}
 	rows := make([]row, 0, len(l.Worktrees))
@@ -126,11 +127,13 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 		if wt.Current {
 			r.mark = "*"
 		}
-		for _, p := range rowmarks.Markers(wt) {
-			r.marks = append(r.marks, paint(kindColour(p.Kind), textsafe.Cut(p.Long(), maxMarkCells)))
-		}
-		for _, p := range rowmarks.Badges(wt, false) {
-			r.marks = append(r.marks, paint(kindColour(p.Kind), textsafe.Cut(p.Long(), maxMarkCells)))
+		for _, p := range append(rowmarks.Markers(wt), rowmarks.Badges(wt, false)...) {
+			text := textsafe.Cut(p.Long(), maxMarkCells)
+			if len(r.marks) > 0 {
+				r.marksW++
+			}
+			r.marksW += textsafe.Width(text)
+			r.marks = append(r.marks, paint(kindColour(p.Kind), text))
 		}
 		nameW = max(nameW, textsafe.Width(r.name))
 		pathW = max(pathW, textsafe.Width(r.path))
@@ -139,7 +142,7 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 	if width > 0 {
 		marksW := 0
 		for _, r := range rows {
-			marksW = max(marksW, ansi.StringWidth(strings.Join(r.marks, " ")))
+			marksW = max(marksW, r.marksW)
 		}
 		fixed := 2 + nameW + 2 // mark, name, gap
 		if marksW > 0 {
