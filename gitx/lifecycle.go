@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Builders for copse's lifecycle commands (claims are worktree locks; prune sweeps).
@@ -58,8 +60,8 @@ func checkReason(v string) string {
 	switch {
 	case v == "":
 		return "reason is empty"
-	case hiddenRune(v) != "":
-		return "reason " + strconv.Quote(v) + " contains " + hiddenRune(v)
+	case textsafe.HiddenKind(v) != "":
+		return "reason " + strconv.Quote(v) + " contains " + textsafe.HiddenKind(v)
 	}
 	return ""
 }

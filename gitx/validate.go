@@ -56,8 +56,8 @@ func checkRef(field, v string) string {
 	switch {
 	case v == "":
 		return field + " is empty"
-	case hiddenRune(v) != "":
-		return field + " " + strconv.Quote(v) + " contains " + hiddenRune(v)
+	case textsafe.HiddenKind(v) != "":
+		return field + " " + strconv.Quote(v) + " contains " + textsafe.HiddenKind(v)
 	case v[0] == '-':
 		return field + " " + strconv.Quote(v) + " starts with '-'"
 	}
@@ -127,19 +127,4 @@ func isOID(v string) bool {
 		}
 	}
 	return true
-}
-
-// hiddenRune names what kind of hidden rune (textsafe.IsHidden) v holds, or "": such a
-// rune can disguise what is shown to a user.
-func hiddenRune(v string) string {
-	r, ok := textsafe.FirstHidden(v)
-	switch {
-	case !ok:
-		return ""
-	case textsafe.IsBidi(r):
-		return "a bidirectional mark"
-	case textsafe.IsControl(r):
-		return "a control character"
-	}
-	return "an invisible separator"
 }

@@ -30,13 +30,8 @@ func checkText(v string, maxLen int) string {
 	case !utf8.ValidString(v):
 		return "is not valid UTF-8"
 	}
-	for _, r := range v {
-		switch {
-		case textsafe.IsBidi(r):
-			return "contains a bidirectional mark"
-		case textsafe.IsHidden(r):
-			return "contains a control character"
-		}
+	if kind := textsafe.HiddenKind(v); kind != "" {
+		return "contains " + kind
 	}
 	switch {
 	case strings.TrimSpace(v) != v:

@@ -60,6 +60,21 @@ func FirstHidden(s string) (rune, bool) {
 	return 0, false
 }
 
+// HiddenKind names the kind of the first hidden rune of s, for a refusal ("contains a
+// bidirectional mark"), or returns "" when s has none.
+func HiddenKind(s string) string {
+	r, ok := FirstHidden(s)
+	switch {
+	case !ok:
+		return ""
+	case IsBidi(r):
+		return "a bidirectional mark"
+	case IsControl(r):
+		return "a control character"
+	}
+	return "an invisible separator"
+}
+
 // Escape makes raw safe to show on one line: control characters, bidirectional marks and
 // invalid UTF-8 become visible escapes (\n, \t, \x1b, \u202e) and a backslash becomes \\,
 // so a hostile value can neither break the line nor reorder what is around it, and the

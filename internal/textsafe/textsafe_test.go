@@ -48,6 +48,11 @@ func TestHiddenRunes(t *testing.T) {
 			t.Errorf("%U is hidden", r)
 		}
 	}
+	for in, want := range map[string]string{"plain é": "", "a\u202eb\n": "a bidirectional mark", "a\x1b": "a control character", "a\u2028": "an invisible separator"} {
+		if got := HiddenKind(in); got != want {
+			t.Errorf("HiddenKind(%q) = %q, want %q", in, got, want)
+		}
+	}
 	if r, ok := FirstHidden("ab\u202ec\n"); !ok || r != 0x202e {
 		t.Errorf("FirstHidden = %U %v", r, ok)
 	}
