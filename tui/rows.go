@@ -124,7 +124,11 @@ func detailParts(r row, narrow bool) []string {
 		parts = append(parts, rowmarks.ShortHash(r.wt.Head))
 	}
 	if r.last != nil && r.last.Author != "" {
-		parts = append(parts, "by "+oneLine(r.last.Author)+" "+r.lastAge+" ago")
+		when := r.lastAge + " ago"
+		if r.lastAge == "now" {
+			when = "just now"
+		}
+		parts = append(parts, "by "+oneLine(r.last.Author)+" "+when)
 	}
 	if d := r.vsMain; d != nil {
 		parts = append(parts, textsafe.Escape(d.branch)+aheadBehind(d.Ahead, d.Behind))
