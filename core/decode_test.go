@@ -54,7 +54,7 @@ var decodeCases = []decodeCase{
 	{name: "no operation", in: `{"branch":"b"}`, code: "missing_field"},
 	{name: "operation null", in: `{"operation":null}`, code: "wrong_type"},
 	{name: "operation number", in: `{"operation":1}`, code: "wrong_type"},
-	{name: "unknown operation", in: `{"operation":"land"}`, code: "unknown_operation"},
+	{name: "unknown operation", in: `{"operation":"frobnicate"}`, code: "unknown_operation"},
 	{name: "operation case", in: `{"operation":"List"}`, code: "unknown_operation"},
 	{name: "unknown field", in: `{"operation":"list","force":true}`, code: "unknown_field"},
 	{name: "field case differs", in: `{"operation":"create","Branch":"b"}`, code: "unknown_field"},

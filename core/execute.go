@@ -36,6 +36,14 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 		}
 		return &Outcome{Operation: OpList, Listing: l}, nil
 	}
+	// land queues and waits on its own terms (land_run.go): it takes the repository lock
+	// only for its short critical steps, never while it waits in the queue.
+	switch c := p.cmd.(type) {
+	case *landCmd:
+		return s.land(ctx, p, c, nil)
+	case landStatusCmd:
+		return s.landStatus(ctx, c)
+	}
 	if _, ok := p.cmd.(restoreListCmd); ok {
 		return s.restoreList(ctx)
 	}

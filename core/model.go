@@ -76,8 +76,10 @@ type Outcome struct {
 	RestoreID   string          `json:"restore_id,omitempty"`
 	Restored    *RemovedEntry   `json:"restored,omitempty"` // restore: the record it brought back
 	Warnings    []string        `json:"warnings,omitempty"`
-	Listing     *Listing        `json:"-"` // for list
-	RemovedList *RemovedListing `json:"-"` // for restore --list
+	Land        *LandJob        `json:"land,omitempty"`      // land, land_status JOB: the job's record
+	LandJobs    []LandJob       `json:"land_jobs,omitempty"` // land_status without a job: every record
+	Listing     *Listing        `json:"-"`                   // for list
+	RemovedList *RemovedListing `json:"-"`                   // for restore --list
 
 	Claim    *Claim       `json:"claim,omitempty"`    // claim, create --claim: the claim now held
 	Previous string       `json:"previous,omitempty"` // claim --force: the session that held it before
@@ -91,6 +93,17 @@ func (o *Outcome) Result() any {
 	}
 	if o.RemovedList != nil {
 		return o.RemovedList
+	}
+	if o.Operation == OpLandStatus && o.Land == nil {
+		// Every job, as a list that is [] rather than absent when the queue is empty.
+		jobs := o.LandJobs
+		if jobs == nil {
+			jobs = []LandJob{}
+		}
+		return struct {
+			Operation Operation `json:"operation"`
+			LandJobs  []LandJob `json:"land_jobs"`
+		}{o.Operation, jobs}
 	}
 	return o
 }

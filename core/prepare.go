@@ -77,6 +77,10 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 		p, err = s.prepareBack(ctx, r, snap)
 	case RemoveRequest:
 		p, err = s.prepareRemove(ctx, r, snap)
+	case LandRequest:
+		p, err = s.prepareLand(ctx, r, snap)
+	case LandStatusRequest:
+		p, err = s.prepareLandStatus(r)
 	case ClaimRequest, ReleaseRequest:
 		p, err = s.prepareClaim(ctx, r, snap)
 	case PruneRequest:

@@ -31,7 +31,7 @@ const (
 )
 
 // Operations lists every variant in a stable order (schema generation, docs, tests).
-var Operations = []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpRestore, OpClaim, OpRelease, OpPrune}
+var Operations = []Operation{OpList, OpCreate, OpOpen, OpSwitch, OpRemove, OpBack, OpRestore, OpClaim, OpRelease, OpPrune, OpLand, OpLandStatus}
 
 // Approval classes tell agent hosts which operations need a human's yes.
 type Approval string
@@ -113,7 +113,7 @@ func (RestoreRequest) isRequest() {}
 // ApprovalOf is the operation's approval class for agent hosts.
 func ApprovalOf(op Operation) Approval {
 	switch op {
-	case OpList:
+	case OpList, OpLandStatus:
 		return ApprovalRead
 	case OpRemove, OpPrune:
 		return ApprovalDestructive
@@ -150,6 +150,8 @@ func readOnly(req Request) bool {
 		return true
 	case RestoreRequest:
 		return r.List
+	case LandStatusRequest:
+		return true
 	}
 	return false
 }
@@ -169,6 +171,10 @@ func NewRequest(op Operation) (Request, bool) {
 		return RemoveRequest{}, true
 	case OpBack:
 		return BackRequest{}, true
+	case OpLand:
+		return LandRequest{}, true
+	case OpLandStatus:
+		return LandStatusRequest{}, true
 	case OpRestore:
 		return RestoreRequest{}, true
 	case OpClaim:

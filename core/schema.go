@@ -75,6 +75,9 @@ var opDocs = map[Operation]string{
 	OpClaim:   "claim a worktree for a session (a git worktree lock copse writes); force takes over and needs confirmation",
 	OpRelease: "release a session's claim; force releases another session's claim or a human's lock and needs confirmation",
 	OpPrune:   "remove idle, clean, unclaimed worktrees with nothing unique, and forget those whose directory is gone; asks unless dry_run",
+	OpLand: "land a worktree's branch onto a target through the repository's FIFO queue: rebase, test gate, " +
+		"fast-forward with compare-and-swap, then remove the worktree and branch (unless keep)",
+	OpLandStatus: "read land jobs: one by id, or all of the repository's jobs",
 }
 
 func variantSchema(s *variantSpec) map[string]any {

@@ -313,6 +313,11 @@ var repoEnv = []string{
 	"GIT_SHALLOW_FILE", "GIT_GRAFT_FILE", "GIT_NAMESPACE",
 }
 
+// IsRepositoryEnv reports a variable that points git at a repository other than the
+// directory it runs in (GIT_DIR set by a hook that runs copse). Other programs copse
+// starts in a worktree (setup steps, test gates) drop these too.
+func IsRepositoryEnv(name string) bool { return slices.Contains(repoEnv, name) }
+
 // environ is os.Environ() without repoEnv, then the fixed settings, then r.Env
 // (os/exec keeps the last value of a duplicated key, so r.Env wins; Run appends
 // the Cmd's own env after it, which wins over all).

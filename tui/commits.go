@@ -112,5 +112,5 @@ func (w *rowWriter) lastCommit(r row, width int, st *Styles) {
 	w.styled(st.Age, a, len(a))
 	w.space(1)
 	subj := oneLine(r.last.Subject)
-	w.column(st.Path, subj, textsafe.Width(subj), room-5, textsafe.Cut)
+	w.column(st.Path, subj, textsafe.Width(subj), room-5, cut)
 }

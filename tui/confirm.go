@@ -59,11 +59,11 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 		name := pad(oneLine(f.Name), nameW)
 		valW := inner - nameW - 2
 		if valW < 1 {
-			lines = append(lines, st.DialogName.Render(textsafe.Cut(name, inner)))
+			lines = append(lines, st.DialogName.Render(cut(name, inner)))
 			continue
 		}
 		// Shortened in the middle: a path's leaf and a branch's last part tell rows apart.
-		lines = append(lines, st.DialogName.Render(name)+"  "+st.DialogValue.Render(textsafe.MidCut(oneLine(f.Value), valW)))
+		lines = append(lines, st.DialogName.Render(name)+"  "+st.DialogValue.Render(midCut(oneLine(f.Value), valW)))
 	}
 	// Losses and warnings are sentences core wrote (values inside already escaped); they
 	// wrap rather than lose their end, because they are what the user is agreeing to.
@@ -88,7 +88,7 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 	if c.steps > 1 {
 		keys = "y yes (" + strconv.Itoa(c.step) + "/" + strconv.Itoa(c.steps) + ") · n/esc/enter no (the default)"
 	}
-	lines = append(lines, st.DialogKeys.Render(textsafe.Cut(keys, inner)))
+	lines = append(lines, st.DialogKeys.Render(cut(keys, inner)))
 	// After the keys: on a short terminal what is cut is the toggle (the help line names b).
 	lines = append(lines, c.branchToggle(st, inner)...)
 	// On a short terminal the spacer lines go first, then the border, so the fields,

@@ -134,7 +134,7 @@ func (f *form) placePath() {
 		}
 		return
 	}
-	in.Placeholder = textsafe.MidCut("default: "+f.info.defaultPath, max(1, w))
+	in.Placeholder = midCut("default: "+f.info.defaultPath, max(1, w))
 }
 
 // afterCreate is what follows a successful create: the setup (when configured and not
@@ -402,13 +402,13 @@ func (s *setupState) view(st *Styles, w, h int) []string {
 	case !s.running:
 		title = "Set up " + s.label
 	}
-	out := []string{st.FormTitle.Render(textsafe.Cut(title, w))}
+	out := []string{st.FormTitle.Render(cut(title, w))}
 	vp := s.vp
 	vp.SetWidth(w)
 	vp.SetHeight(max(1, h-1))
 	body := vp.View()
 	if s.log.Len() == 0 && s.partial == "" {
-		body = st.Empty.Render(textsafe.Cut("  waiting for output…", w))
+		body = st.Empty.Render(cut("  waiting for output…", w))
 	}
 	return append(out, strings.Split(body, "\n")...)
 }

@@ -97,7 +97,7 @@ func (w *rowWriter) highlighted(k, match Ink, text string, textW, width int, hl 
 	}
 	cutAt := len(text)
 	if textW > width {
-		text = textsafe.Cut(text, width)
+		text = cut(text, width)
 		cutAt = len(strings.TrimSuffix(text, "…"))
 		textW = textsafe.Width(text)
 	}

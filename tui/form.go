@@ -299,7 +299,7 @@ const formIndent = 10
 
 // view renders the form: one line per field, each field's error or note below it.
 func (f form) view(st *Styles, width int) []string {
-	lines := []string{st.FormTitle.Render(textsafe.Cut("New worktree", width)), ""}
+	lines := []string{st.FormTitle.Render(cut("New worktree", width)), ""}
 	label := func(i int) string {
 		s := st.FormLabel
 		if f.focus == i {
@@ -314,7 +314,7 @@ func (f form) view(st *Styles, width int) []string {
 	for i := range f.inputs {
 		lines = append(lines, label(i)+f.inputs[i].View())
 		if i == fieldBase && f.errs[i] == "" && f.value(fieldBase) == "" && f.info.head != "" {
-			lines = append(lines, st.FormNote.Render(textsafe.Cut(strings.Repeat(" ", formIndent)+f.info.head, width)))
+			lines = append(lines, st.FormNote.Render(cut(strings.Repeat(" ", formIndent)+f.info.head, width)))
 		}
 		switch {
 		case f.errs[i] != "":
@@ -322,7 +322,7 @@ func (f form) view(st *Styles, width int) []string {
 				lines = append(lines, st.FormError.Render(strings.Repeat(" ", formIndent)+l))
 			}
 		case i == fieldBranch && f.note != nil:
-			lines = append(lines, st.FormOK.Render(textsafe.Cut(strings.Repeat(" ", formIndent)+"✓ "+f.noteText(), width)))
+			lines = append(lines, st.FormOK.Render(cut(strings.Repeat(" ", formIndent)+"✓ "+f.noteText(), width)))
 		}
 	}
 	box := func(on bool) string {
@@ -338,9 +338,9 @@ func (f form) view(st *Styles, width int) []string {
 	if f.workspace {
 		sw = "switch to it after create (its workspace gets focus)"
 	}
-	lines = append(lines, label(fieldSwitch)+textsafe.Cut(box(f.switchTo)+sw, width-formIndent))
+	lines = append(lines, label(fieldSwitch)+cut(box(f.switchTo)+sw, width-formIndent))
 	if f.setupShown() {
-		lines = append(lines, label(fieldSetup)+textsafe.Cut(box(f.runSetup)+f.info.setupText(), width-formIndent))
+		lines = append(lines, label(fieldSetup)+cut(box(f.runSetup)+f.info.setupText(), width-formIndent))
 		if f.errs[fieldSetup] != "" {
 			for _, l := range wrapLines("✗ ", f.errs[fieldSetup], width-formIndent, maxErrorLines) {
 				lines = append(lines, st.FormError.Render(strings.Repeat(" ", formIndent)+l))
@@ -348,7 +348,7 @@ func (f form) view(st *Styles, width int) []string {
 		}
 	}
 	if f.value(fieldPath) != "" {
-		lines = append(lines, "", st.FormNote.Render(textsafe.Cut("A custom path asks for confirmation before anything runs.", width)))
+		lines = append(lines, "", st.FormNote.Render(cut("A custom path asks for confirmation before anything runs.", width)))
 	}
 	return lines
 }

@@ -35,6 +35,8 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.confirmKey(k)
 	case modeForm:
 		return m.formKey(k)
+	case modeLand:
+		return m.landKey(k)
 	case modeFilter:
 		return m.filterKey(k)
 	}
@@ -123,6 +125,8 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.startOp(core.OpClaim, "claiming "+r.label, core.ClaimRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Release):
 		return m.startOp(core.OpRelease, "releasing "+r.label, core.ReleaseRequest{Path: path}, opOptions{})
+	case key.Matches(k, ks.Land):
+		return m.openLandForm()
 	case key.Matches(k, ks.ForceRemove):
 		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true},
 			opOptions{force: true, path: tildePath(r.wt.Path, m.home), branch: r.wt.Branch})

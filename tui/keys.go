@@ -23,6 +23,7 @@ type KeyMap struct {
 	Claim       key.Binding // claim the row for the picker's session (COPSE_SESSION / Herdr workspace)
 	Release     key.Binding
 	Prune       key.Binding // prune preview: what goes, what stays and why; asks before it acts
+	Land        key.Binding
 	Back        key.Binding
 	Filter      key.Binding
 	Refresh     key.Binding
@@ -72,6 +73,7 @@ func DefaultKeyMap() KeyMap {
 		Claim:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "claim")),
 		Release:     key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "release")),
 		Prune:       key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "prune…")),
+		Land:        key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "land")),
 		Back:        key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "back")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Refresh:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
@@ -134,6 +136,11 @@ func (m Model) helpFor() helpKeys {
 			b = []key.Binding{k.ToggleFocus, k.Submit, k.CancelForm, k.NextField, k.PrevField}
 		}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
+	case modeLand:
+		sub := k.Submit
+		sub.SetHelp("enter", "land")
+		b := []key.Binding{sub, k.CancelForm, k.NextField}
+		return helpKeys{short: b, full: [][]key.Binding{b}}
 	case modeConfirm:
 		b := []key.Binding{k.Yes, k.No}
 		if m.confirm != nil && m.confirm.canToggleBranch() {
@@ -158,7 +165,7 @@ func (m Model) helpFor() helpKeys {
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},
-			{k.New, k.Remove, k.ForceRemove},
+			{k.New, k.Remove, k.ForceRemove, k.Land},
 			{k.Claim, k.Release, k.Prune},
 			{k.Sort, k.Preview, k.Edit, k.Shell, k.Copy},
 			last,

@@ -19,7 +19,7 @@ func TestKeysDoc(t *testing.T) {
 		notes map[string]string
 	}{
 		{"List", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}, nil},
-		{"List", []key.Binding{k.Switch, k.Open, k.New, k.Remove, k.ForceRemove, k.Claim, k.Release, k.Prune, k.Back, k.Filter, k.Refresh, k.Help, k.Quit, k.ForceQuit},
+		{"List", []key.Binding{k.Switch, k.Open, k.New, k.Remove, k.ForceRemove, k.Claim, k.Release, k.Prune, k.Land, k.Back, k.Filter, k.Refresh, k.Help, k.Quit, k.ForceQuit},
 			map[string]string{
 				"enter": "in `copse pick`: select the row and print its path",
 				"o":     "only inside Herdr (hidden with the git backend)",
@@ -27,6 +27,7 @@ func TestKeysDoc(t *testing.T) {
 				"c":     "for the picker's session: $COPSE_SESSION, else the Herdr workspace",
 				"C":     "only the session that holds the claim",
 				"P":     "a preview of what goes and what stays (and why); asks before anything is removed",
+				"L":     "lands the selected worktree: a form with target and test command, then progress with phase and elapsed time",
 				"-":     "not in `copse pick`",
 				"esc":   "clears an applied filter first",
 			}},

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // The list part of the model: rows, the fuzzy filter, the cursor and scrolling. These are
@@ -267,7 +266,7 @@ func (m Model) detailLine(c columns) string {
 	if c.narrow {
 		// The path is the most useful part: it goes first, shortened in the middle so its
 		// leaf stays visible; the rest is cut at the end of the line.
-		parts[0] = textsafe.MidCut(parts[0], w-2)
+		parts[0] = midCut(parts[0], w-2)
 	}
 	line := "  "
 	for i, p := range parts {
@@ -276,5 +275,5 @@ func (m Model) detailLine(c columns) string {
 		}
 		line += p
 	}
-	return m.styles.Detail.Render(textsafe.Cut(line, w))
+	return m.styles.Detail.Render(cut(line, w))
 }

@@ -21,6 +21,7 @@ const (
 	modeFilter
 	modeForm
 	modeConfirm
+	modeLand // the land form (after L)
 )
 
 // Model is the picker's one root model. It owns all state, focus, layout and routing;
@@ -75,6 +76,10 @@ type Model struct {
 	status  statusLine
 
 	ev everyday // issue 11's additions (everyday.go)
+
+	// Landing (land.go): the form after L, and the newest land job per worktree path.
+	landForm landForm
+	lands    map[string]core.LandJob
 
 	result Result
 }
@@ -185,6 +190,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.form.setWidth(m.w())
+		m.landForm.setWidth(m.w())
 		m.help.SetWidth(m.w())
 		m.clampCursor()
 		return m, nil
@@ -213,6 +219,17 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, drainStatusCmd(msg.seq, msg.stream, statusWindow)
 	case preparedMsg:
 		return m.onPrepared(msg)
+	case landDefaultsMsg:
+		if m.mode == modeLand && msg.err == nil {
+			m.landForm.setDefaults(msg.into, msg.test)
+		}
+		return m, nil
+	case landJobsMsg:
+		return m.onLandJobs(msg)
+	case landTickMsg:
+		return m.onLandTick(msg)
+	case landProgressMsg:
+		return m.onLandProgress(msg)
 	case lockWaitMsg:
 		return m.onLockWait(msg)
 	case executedMsg:
@@ -276,8 +293,13 @@ func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
 	// git's rows are shown; what could not be added to them (Herdr's workspace ids) is
 	// said in the status line, after whatever is there already.
 	m.status.addWarnings(msg.listing.Warnings)
+	m.applyLands()
 	m.clampCursor()
-	return m, tea.Batch(m.startStatuses(), m.afterListing())
+	cmds := []tea.Cmd{m.startStatuses(), m.afterListing()}
+	if m.svc != nil {
+		cmds = append(cmds, landJobsCmd(m.ctx, m.svc, m.loadSeq))
+	}
+	return m, tea.Batch(cmds...)
 }
 
 // startStatuses cancels the previous status pool and starts one for the current rows.

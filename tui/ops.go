@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
@@ -91,6 +92,9 @@ func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
 	if msg.plan.Confirm == nil {
 		op.executing = true
 		op.lockedBy = nil
+		if op.kind == core.OpLand {
+			return m.startLand(op, msg.plan)
+		}
 		return m, executeCmd(op.ctx, m.svc, op.id, msg.plan, op.settled)
 	}
 	// The dialog may stay open for minutes; the prepare context is done with. Confirming
@@ -159,6 +163,13 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 			what += " · undo: copse restore " + out.RestoreID
 		}
 		m.status = infoStatus("removed" + what)
+	case core.OpLand:
+		if out != nil && out.Land != nil {
+			j := out.Land
+			m.status = infoStatus(fmt.Sprintf("landed %s onto %s at %s (%s)", textsafe.Escape(j.Worktree.Branch), textsafe.Escape(j.Into), rowmarks.ShortHash(j.Commit), j.Job))
+		} else {
+			m.status = infoStatus("landed")
+		}
 	case core.OpClaim, core.OpRelease, core.OpPrune:
 		m.status = lifecycleStatus(op.kind, out, m.home)
 	case core.OpOpen:
@@ -185,6 +196,9 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 	if m.mode == modeForm && e.Kind == core.KindUsage && m.form.fieldError(e) {
 		return m, nil
 	}
+	if m.mode == modeLand && e.Kind == core.KindUsage && m.landForm.fieldError(e) {
+		return m, nil
+	}
 	if op.kind == core.OpRemove && e.ForceHelps && !op.force {
 		m.status = removeRefusedStatus(e, op.path)
 	} else {
@@ -193,6 +207,9 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 	m.clampCursor() // the error may take lines from the list: keep the selected row on screen
 	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen ||
 		op.kind == core.OpClaim || op.kind == core.OpRelease || op.kind == core.OpPrune
+	if op.kind == core.OpLand && m.mode != modeLand {
+		return m, m.reload() // a land that ran (blocked, cancelled…) changed its row's mark
+	}
 	if e.Code == "stale_state" || (mutation && e.Kind != core.KindUsage && e.Kind != core.KindRefused) {
 		return m, m.reload()
 	}

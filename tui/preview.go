@@ -8,7 +8,6 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // The preview (p or tab): the selected worktree's changed files, its last commits and its
@@ -137,9 +136,9 @@ func (m Model) previewKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 }
 
 func (p *previewState) view(st *Styles, w, h int) []string {
-	out := []string{st.Header.Render(textsafe.Cut("Preview of "+p.label, w))}
+	out := []string{st.Header.Render(cut("Preview of "+p.label, w))}
 	if p.loading {
-		return append(out, st.Empty.Render(textsafe.Cut("  reading…", w)))
+		return append(out, st.Empty.Render(cut("  reading…", w)))
 	}
 	vp := p.vp
 	vp.SetWidth(w)

@@ -57,7 +57,7 @@ func (c *confirmState) branchToggle(st *Styles, inner int) []string {
 	if req.DeleteBranch {
 		box = "[x]"
 	}
-	lines := []string{st.DialogKeys.Render(textsafe.Cut(box+" b  delete the branch "+textsafe.Escape(c.branch)+" too", inner))}
+	lines := []string{st.DialogKeys.Render(cut(box+" b  delete the branch "+textsafe.Escape(c.branch)+" too", inner))}
 	if c.note != "" {
 		for _, l := range wrapLines("! ", c.note, inner, maxNoteLines) {
 			lines = append(lines, st.DialogWarn.Render(l))

@@ -24,6 +24,9 @@ type row struct {
 	last     *core.Commit    // the head commit, once read (subject and age on wide rows)
 	lastAge  string          // its age when read: 2h, 3d
 	vsMain   *mainDivergence // ahead/behind the main branch, once computed
+
+	// land is a land job worth showing (queued, running, blocked…), see land.go.
+	land *core.LandJob
 }
 
 func newRow(wt core.Worktree, home string) row {
@@ -73,7 +76,13 @@ func segsWidth(ss []seg) int {
 // the detail line, where there is room for them.
 func badges(r row, st *Styles) []seg { return inked(rowmarks.Badges(r.wt, r.pending), st) }
 
-func tags(r row, st *Styles) []seg { return inked(rowmarks.Markers(r.wt), st) }
+func tags(r row, st *Styles) []seg {
+	ps := rowmarks.Markers(r.wt)
+	if r.land != nil {
+		ps = append(ps, rowmarks.Land(r.land))
+	}
+	return inked(ps, st)
+}
 
 func inked(ps []rowmarks.Piece, st *Styles) []seg {
 	out := make([]seg, len(ps))
@@ -98,7 +107,7 @@ func (st *Styles) kindInk(k rowmarks.Kind) Ink {
 		return st.TagWS
 	case rowmarks.Changes:
 		return st.Changes
-	case rowmarks.Conflicts:
+	case rowmarks.Conflicts, rowmarks.Blocked:
 		return st.Conflict
 	case rowmarks.Ahead:
 		return st.Ahead
@@ -122,6 +131,10 @@ func detailParts(r row, narrow bool) []string {
 	}
 	if !r.wt.Detached && r.wt.Head != "" {
 		parts = append(parts, rowmarks.ShortHash(r.wt.Head))
+	}
+	if r.land != nil {
+		// What a land needs from its owner comes before the status details.
+		parts = append(parts, landDetail(r.land))
 	}
 	if r.last != nil && r.last.Author != "" {
 		when := r.lastAge + " ago"

@@ -88,12 +88,12 @@ func renderRow(r row, selected bool, c columns, st *Styles) string {
 	if len(r.hl) > 0 {
 		w.highlighted(bs, st.Match, r.label, r.labelW, c.branch, r.hl)
 	} else {
-		w.column(bs, r.label, r.labelW, c.branch, textsafe.Cut)
+		w.column(bs, r.label, r.labelW, c.branch, cut)
 	}
 
 	if !c.narrow {
 		w.space(colGap)
-		w.column(st.Path, r.path, r.pathW, c.path, textsafe.MidCut)
+		w.column(st.Path, r.path, r.pathW, c.path, midCut)
 	}
 
 	right := c.width - w.used - colGap
@@ -179,7 +179,7 @@ func (w *rowWriter) segs(ss []seg, n int) {
 		t := s.text
 		tw := textsafe.Width(t)
 		if tw > room {
-			t = textsafe.Cut(t, room)
+			t = cut(t, room)
 			tw = textsafe.Width(t)
 		}
 		w.styled(s.ink, t, tw)

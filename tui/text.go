@@ -12,6 +12,10 @@ import (
 // (a rendered line, the spinner) is measured by x/ansi or lipgloss, which skip escape
 // sequences and agree with textsafe on plain text (TestWidthAgreesWithLipgloss).
 
+// cut and midCut are textsafe.Cut and textsafe.MidCut under the short names the views use.
+func cut(s string, w int) string    { return textsafe.Cut(s, w) }
+func midCut(s string, w int) string { return textsafe.MidCut(s, w) }
+
 // cutStyled shortens text that already carries styles (the spinner's frame) to w cells,
 // ending in "…": x/ansi skips the escape sequences. Plain text is cut with textsafe.Cut.
 func cutStyled(s string, w int) string {
@@ -43,7 +47,7 @@ func wrapLines(prefix, s string, w, n int) []string {
 // wrapIndent is wrapLines with the continuation lines starting with indent.
 func wrapIndent(prefix, indent, s string, w, n int) []string {
 	if w <= textsafe.Width(indent) {
-		return []string{textsafe.Cut(prefix+s, w)}
+		return []string{cut(prefix+s, w)}
 	}
 	var lines []string
 	line, lineW := prefix, textsafe.Width(prefix)
@@ -69,7 +73,7 @@ func wrapIndent(prefix, indent, s string, w, n int) []string {
 		lines = lines[:n]
 	}
 	for i, l := range lines {
-		lines[i] = textsafe.Cut(l, w)
+		lines[i] = cut(l, w)
 	}
 	if last := lines[len(lines)-1]; truncated && !strings.HasSuffix(last, "…") {
 		if textsafe.Width(last) >= w {

@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Direct Update tests: typed messages in, state out. No Service, no terminal.
@@ -282,10 +281,10 @@ func TestUnitHelpers(t *testing.T) {
 	if got := tildePath("/home/developer/x", "/home/dev"); got != "/home/developer/x" {
 		t.Error("prefix of a longer name replaced:", got)
 	}
-	if got := textsafe.MidCut("/aaaa/bbbb/cccc/leaf-dir", 16); len([]rune(got)) != 16 || !strings.HasSuffix(got, "leaf-dir") || !strings.Contains(got, "…") {
+	if got := midCut("/aaaa/bbbb/cccc/leaf-dir", 16); len([]rune(got)) != 16 || !strings.HasSuffix(got, "leaf-dir") || !strings.Contains(got, "…") {
 		t.Errorf("MidCut = %q", got)
 	}
-	if got := textsafe.MidCut("short", 10); got != "short" {
+	if got := midCut("short", 10); got != "short" {
 		t.Error(got)
 	}
 	if got := oneLine(`already\nescaped`); got != `already\nescaped` {

@@ -45,6 +45,8 @@ func (m Model) render() string {
 	case panel:
 	case m.mode == modeForm:
 		body = fitWidth(m.form.view(&m.styles, w), w)
+	case m.mode == modeLand:
+		body = fitWidth(m.landForm.view(&m.styles, w), w)
 	case m.mode == modeConfirm:
 		body = fitWidth(centerBlock(m.confirm.view(&m.styles, w, bodyH), w), w)
 	default:
@@ -126,10 +128,10 @@ func (m Model) listBody(h int) []string {
 	}
 	if len(m.visible) == 0 {
 		if m.listFailed {
-			return []string{st.Empty.Render(textsafe.Cut("  could not read the worktree list; press r to try again", m.w()))}
+			return []string{st.Empty.Render(cut("  could not read the worktree list; press r to try again", m.w()))}
 		}
 		if m.filter.Value() != "" {
-			return []string{st.Empty.Render(textsafe.Cut("  no worktree matches "+strconv.Quote(m.filter.Value()), m.w()))}
+			return []string{st.Empty.Render(cut("  no worktree matches "+strconv.Quote(m.filter.Value()), m.w()))}
 		}
 		return m.emptyHint()
 	}
@@ -151,7 +153,7 @@ func (m Model) listBody(h int) []string {
 
 // emptyHint is shown when only the main checkout exists.
 func (m Model) emptyHint() []string {
-	return []string{"", m.styles.Empty.Render(textsafe.Cut("  No other worktrees yet. Press n to create one.", m.w()))}
+	return []string{"", m.styles.Empty.Render(cut("  No other worktrees yet. Press n to create one.", m.w()))}
 }
 
 func (m Model) columns() columns {

@@ -11,8 +11,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/copse-dev/copse/gitx"
 )
 
 // Result is how one command ended.
@@ -33,7 +36,7 @@ func Run(ctx context.Context, dir, script string, env []string, timeout time.Dur
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(environ(), env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
@@ -46,9 +49,15 @@ func Run(ctx context.Context, dir, script string, env []string, timeout time.Dur
 	// A child that left the group and kept the output open cannot hang copse.
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return Result{ExitCode: -1, Canceled: true}, nil
+		}
 		return Result{ExitCode: -1}, fmt.Errorf("cannot start sh: %w", err)
 	}
 	err := cmd.Wait()
+	// Whatever the shell left running in its group (a backgrounded job) ends with it: a
+	// land's gate is judged on the tree it leaves, which nothing may change afterwards.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	res := Result{}
 	if ctx.Err() != nil {
 		res.Canceled = true
@@ -60,6 +69,10 @@ func Run(ctx context.Context, dir, script string, env []string, timeout time.Dur
 	case err == nil:
 	case errors.As(err, &ee):
 		res.ExitCode = ee.ExitCode()
+	case errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil:
+		// The shell ended, but something it started kept the output open until
+		// WaitDelay (and is killed with the group above): the shell's status stands.
+		res.ExitCode = cmd.ProcessState.ExitCode()
 	default:
 		res.ExitCode = -1
 	}
@@ -67,4 +80,18 @@ func Run(ctx context.Context, dir, script string, env []string, timeout time.Dur
 		res.ExitCode = -1
 	}
 	return res, nil
+}
+
+// environ is the process environment without the variables that would point the
+// command's git at another repository (copse run from a git hook inherits GIT_DIR); the
+// directory alone names the worktree.
+func environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !gitx.IsRepositoryEnv(name) {
+			env = append(env, kv)
+		}
+	}
+	return env
 }

@@ -31,6 +31,7 @@ const (
 	Clean                 // status computed and clean
 	Pending               // status asked for and not back yet
 	Unknown               // status could not be computed
+	Blocked               // a land that stopped and needs its owner
 )
 
 // Piece is one marker or badge. Text is what every row shows, escaped and short; Detail is
@@ -124,6 +125,20 @@ func Badges(wt core.Worktree, pending bool) []Piece {
 		out = append(out, Piece{Text: "✓", Kind: Clean})
 	}
 	return out
+}
+
+// Land is the marker of a worktree's land job: its place in the queue, the phase it runs,
+// or why it stopped (blocked, cancelled, uncertain); the detail line says more.
+func Land(j *core.LandJob) Piece {
+	switch j.State {
+	case core.LandQueued:
+		return Piece{Text: "land #" + strconv.Itoa(j.Position), Kind: Progress}
+	case core.LandRunning:
+		return Piece{Text: "landing: " + textsafe.Escape(string(j.Phase)), Kind: Progress}
+	case core.LandBlocked:
+		return Piece{Text: "blocked: " + textsafe.Escape(j.Code), Kind: Blocked}
+	}
+	return Piece{Text: "land " + textsafe.Escape(string(j.State)), Kind: Blocked}
 }
 
 // Label is what a row's branch column shows, branch first: the branch (escaped), also while

@@ -107,7 +107,7 @@ func (f *fixture) validRequest(op core.Operation, field, value string) map[strin
 	switch op {
 	case core.OpCreate:
 		m["branch"] = "fresh"
-	case core.OpOpen, core.OpSwitch, core.OpRemove, core.OpClaim, core.OpRelease:
+	case core.OpOpen, core.OpSwitch, core.OpRemove, core.OpClaim, core.OpRelease, core.OpLand:
 		if field != "path" && field != "branch" && field != "workspace_id" && field != "id" {
 			m["branch"] = "feat" // the target; field is an extra such as label
 		}

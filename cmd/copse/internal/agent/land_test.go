@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/copse-dev/copse/core"
+)
+
+// commitIn commits one new file in the worktree at dir.
+func (f *fixture) commitIn(t *testing.T, dir, file string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(file+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.Git(dir, "add", "--", file)
+	f.Git(dir, "commit", "-q", "-m", "add "+file)
+}
+
+// land without wait queues and returns the job; land_status reads it; land with wait runs
+// the queue (the earlier job first) and replies with the landed job. No approval needed:
+// land is in the execute class.
+func TestToolLandQueueStatusWait(t *testing.T) {
+	f := newFixture(t)
+	f.commitIn(t, f.feat, "feat.txt")
+	other := f.AddWorktree("other", "app.worktrees/other")
+	f.commitIn(t, other, "other.txt")
+
+	r := runToolJSON(t, f.open, `{"operation":"land","branch":"feat"}`, false)
+	if r.code != 0 {
+		t.Fatalf("queue: %s", r.raw)
+	}
+	job := r.reply.Result.(map[string]any)["land"].(map[string]any)
+	if job["job"] != "land-1" || job["state"] != "queued" || job["position"] != float64(1) || job["owned"] != false {
+		t.Fatalf("queued job %v", job)
+	}
+	s := runToolJSON(t, f.open, `{"operation":"land_status","job":"land-1"}`, false)
+	if s.code != 0 || s.reply.Result.(map[string]any)["land"].(map[string]any)["state"] != "queued" {
+		t.Fatalf("status: %s", s.raw)
+	}
+	w := runToolJSON(t, f.open, `{"operation":"land","id":"other","wait":true,"test":"test -f other.txt"}`, false)
+	if w.code != 0 {
+		t.Fatalf("land wait: %s", w.raw)
+	}
+	got := w.reply.Result.(map[string]any)["land"].(map[string]any)
+	if got["job"] != "land-2" || got["state"] != "landed" {
+		t.Fatalf("landed job %v", got)
+	}
+	all := runToolJSON(t, f.open, `{"operation":"land_status"}`, false)
+	jobs := all.reply.Result.(map[string]any)["land_jobs"].([]any)
+	if len(jobs) != 2 || jobs[0].(map[string]any)["state"] != "landed" {
+		t.Fatalf("the queued job ahead was not run first: %s", all.raw)
+	}
+	log := f.Git(f.Root, "log", "--format=%s", "main")
+	if strings.Index(log, "add other.txt") > strings.Index(log, "add feat.txt") {
+		t.Fatalf("out of order:\n%s", log)
+	}
+	// A blocked land: exit 1 with the stable code, and the hint.
+	third := f.AddWorktree("third", "app.worktrees/third")
+	f.commitIn(t, third, "third.txt")
+	b := runToolJSON(t, f.open, `{"operation":"land","branch":"third","wait":true,"test":"exit 4"}`, false)
+	if b.code != 1 || b.reply.Error.Code != "test_failed" || b.reply.Error.Hint == "" {
+		t.Fatalf("blocked: %s", b.raw)
+	}
+}
+
+func TestSchemaHasLand(t *testing.T) {
+	var land, status map[string]any
+	for _, v := range core.Schema()["oneOf"].([]any) {
+		m := v.(map[string]any)
+		switch m["title"] {
+		case "land":
+			land = m
+		case "land_status":
+			status = m
+		}
+	}
+	if land == nil || status == nil || land["x-approval"] != "execute" || status["x-approval"] != "read" {
+		t.Fatalf("land %v status %v", land, status)
+	}
+	props := land["properties"].(map[string]any)
+	for _, k := range []string{"path", "branch", "id", "into", "test", "keep", "force_restart", "wait", "expected_state_token"} {
+		if _, ok := props[k]; !ok {
+			t.Errorf("land lacks %s", k)
+		}
+	}
+	if _, ok := land["x-confirm-if"]; ok {
+		t.Error("land must not ask for confirmation")
+	}
+}
+
+// Through MCP: land needs no elicitation; land_status reads the record.
+func TestMCPLand(t *testing.T) {
+	f := newFixture(t)
+	f.commitIn(t, f.feat, "feat.txt")
+	c := connect(t, f.open, accept)
+	rep, _ := c.call(t, `{"operation":"land","branch":"feat","wait":true}`)
+	if !rep.OK {
+		t.Fatalf("land: %+v", rep.Error)
+	}
+	job := rep.Result.(map[string]any)["land"].(map[string]any)
+	if job["state"] != "landed" || c.asked.Load() != 0 {
+		t.Fatalf("land %v, asked %d", job, c.asked.Load())
+	}
+	rep, _ = c.call(t, `{"operation":"land_status","job":"land-1"}`)
+	if !rep.OK || rep.Result.(map[string]any)["land"].(map[string]any)["state"] != "landed" {
+		t.Fatalf("status: %+v", rep)
+	}
+	if f.worktreeListed(f.feat) {
+		t.Error("the landed worktree is still listed")
+	}
+}

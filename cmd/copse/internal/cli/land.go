@@ -1,0 +1,379 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
+	"github.com/spf13/cobra"
+)
+
+// LandOptions are `copse land`'s inputs.
+type LandOptions struct {
+	Target       string
+	Into         *string
+	Test         *string
+	Keep         bool
+	ForceRestart bool
+	NoWait       bool
+	Drain        bool
+}
+
+// NewCmdLand builds `copse land TARGET [--into BRANCH] [--test CMD] [--keep]
+// [--force-restart] [--no-wait]`, `copse land --drain`, and its status and queue commands.
+func NewCmdLand(f *Factory, runF func(context.Context, *LandOptions) error) *cobra.Command {
+	opts := &LandOptions{}
+	var into, test string
+	cmd := &cobra.Command{
+		Use:   "land (TARGET | --drain) [--into BRANCH] [--test CMD] [--keep] [--force-restart] [--no-wait]",
+		Short: "Land a worktree's branch onto a target through the repository's FIFO queue",
+		Long: `Land the branch of a worktree (TARGET: its branch, its absolute path, or id:ID) onto --into
+(default: the main checkout's branch). Lands of one repository queue in strict FIFO order,
+across processes; a waiting land shows its position and phase on stderr. Phases:
+
+  preflight  the worktree is clean (untracked files too) and not mid-operation
+  rebase     git rebase --no-autostash --no-update-refs onto the target's commit; a
+             conflict blocks the land and leaves the rebase open for you to resolve
+  test       --test or git config copse.test, run with sh -c in the worktree, in its own
+             process group, timeout git config copse.testTimeout (default 10m)
+  advance    fast-forward the target with a compare-and-swap; a checkout of the target
+             is synced (read-tree -m -u) or the land is refused; a target that moved is
+             re-rebased and re-tested up to git config copse.landRetries (default 3) times
+  cleanup    (unless --keep) release copse's claim, remove the worktree, delete the branch
+
+--no-wait queues the job, prints its id and returns; the next copse land (or copse land
+--drain) runs it. --force-restart aborts a rebase that an earlier land left open (only one
+copse started), then starts over. (A branch named status or queue: name its worktree by
+its absolute path.)
+
+Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land status);
+3 uncertain; 130 cancelled (the record says which phase and what state remains).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.Drain {
+				return noArgs(cmd, args)
+			}
+			return exactArgs(1, "a TARGET (a branch, the absolute path of a worktree, or id:ID), or --drain")(cmd, args)
+		},
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if opts.Drain {
+				for _, name := range []string{"into", "test", "keep", "force-restart", "no-wait"} {
+					if cmd.Flags().Changed(name) {
+						return usagef("usage: "+cmd.UseLine(), "--drain runs queued jobs as they were queued; it takes no --%s", name)
+					}
+				}
+			} else {
+				opts.Target = args[0]
+			}
+			opts.Into = optional(cmd, "into", into)
+			opts.Test = optional(cmd, "test", test)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return landRun(cmd.Context(), f, opts)
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&into, "into", "", "the `BRANCH` to land onto (default: the main checkout's branch)")
+	fl.StringVar(&test, "test", "", "test gate: shell `CMD` run in the worktree (default: git config copse.test)")
+	fl.BoolVar(&opts.Keep, "keep", false, "keep the worktree and branch after landing")
+	fl.BoolVar(&opts.ForceRestart, "force-restart", false, "abort a rebase an earlier land left open, then start over")
+	fl.BoolVar(&opts.NoWait, "no-wait", false, "queue the job, print its id and return")
+	fl.BoolVar(&opts.Drain, "drain", false, "run every queued job nobody waits for, in order")
+	cmd.AddCommand(newCmdLandStatus(f), newCmdLandQueue(f))
+	return cmd
+}
+
+func (o *LandOptions) request() core.LandRequest {
+	r := core.LandRequest{Into: o.Into, Test: o.Test, Keep: o.Keep, ForceRestart: o.ForceRestart, Wait: !o.NoWait}
+	r.Path, r.Branch, r.ID = splitTargetID(o.Target)
+	return r
+}
+
+func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
+	svc, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	var progress func(core.LandProgress)
+	if !f.Global.JSON {
+		progress = newLandReporter(f.Err).report
+	}
+	if opts.Drain {
+		return drainRun(ctx, f, svc, progress)
+	}
+	plan, err := svc.Prepare(ctx, opts.request())
+	if err != nil {
+		return relativeHint(err, opts.Target)
+	}
+	out, err := svc.Land(ctx, plan, progress)
+	if out != nil {
+		f.warn(out.Warnings)
+	}
+	if err != nil {
+		return err
+	}
+	j := out.Land
+	if f.Global.JSON {
+		return f.writeJSON(out.Result())
+	}
+	if opts.NoWait {
+		fmt.Fprintln(f.Out, j.Job)
+		fmt.Fprintf(f.Err, "copse: queued %s (position %d); the next copse land, or copse land --drain, runs it\n", j.Job, j.Position)
+		return nil
+	}
+	printLanded(f, j)
+	return nil
+}
+
+func printLanded(f *Factory, j *core.LandJob) {
+	fmt.Fprintf(f.Out, "landed %s onto %s at %s (%s)\n", core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortOID(j.Commit), j.Job)
+	if j.Released {
+		fmt.Fprintln(f.Out, "released the claim")
+	}
+	if j.Removed {
+		fmt.Fprintf(f.Out, "removed %s\n", f.displayPath(j.Worktree.Path))
+	}
+	if j.BranchGone {
+		fmt.Fprintf(f.Out, "deleted branch %s\n", core.Escape(j.Worktree.Branch))
+	}
+}
+
+// drainRun runs the queue; its exit code is the worst outcome among the jobs it ran.
+func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(core.LandProgress)) error {
+	ran, err := svc.LandDrain(ctx, progress)
+	if err != nil {
+		return err
+	}
+	if f.Global.JSON {
+		if ran == nil {
+			ran = []core.LandJob{}
+		}
+		if err := f.writeJSON(struct {
+			Operation string         `json:"operation"`
+			Ran       []core.LandJob `json:"ran"`
+		}{"land_drain", ran}); err != nil {
+			return err
+		}
+	}
+	worst := 0
+	for i := range ran {
+		j := &ran[i]
+		code := core.ExitCode(core.LandError(j))
+		if !f.Global.JSON {
+			if code == 0 {
+				printLanded(f, j)
+			} else {
+				e := core.AsError(core.LandError(j))
+				fmt.Fprintf(f.Err, "copse: %s\n", e.Message)
+				if e.Hint != "" {
+					fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
+				}
+			}
+		}
+		if code == 3 || worst != 3 && code > worst {
+			worst = code
+		}
+	}
+	if !f.Global.JSON && len(ran) == 0 {
+		fmt.Fprintln(f.Err, "copse: no queued land was waiting for a runner")
+	}
+	if worst != 0 {
+		return exitStatus(worst)
+	}
+	return nil
+}
+
+// landReporter prints a land's progress on stderr: each phase once, and the queue
+// position whenever it changes.
+type landReporter struct {
+	w         io.Writer
+	lastPhase map[string]core.LandPhase
+	lastPos   map[string]int
+}
+
+func newLandReporter(w io.Writer) *landReporter {
+	return &landReporter{w: w, lastPhase: map[string]core.LandPhase{}, lastPos: map[string]int{}}
+}
+
+func (r *landReporter) report(p core.LandProgress) {
+	j := p.Job
+	if j.State == core.LandQueued && p.Head != nil {
+		if r.lastPos[j.Job] == j.Position {
+			return
+		}
+		r.lastPos[j.Job] = j.Position
+		fmt.Fprintf(r.w, "copse: %s queued: position %d, waiting for %s (%s)\n", j.Job, j.Position, p.Head.Job, p.Head.Phase)
+		return
+	}
+	if j.State.Finished() || r.lastPhase[j.Job] == j.Phase {
+		return
+	}
+	r.lastPhase[j.Job] = j.Phase
+	switch j.Phase {
+	case core.PhaseRebase:
+		fmt.Fprintf(r.w, "copse: %s: rebase %s onto %s (%s)\n", j.Job, core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortOID(j.Onto))
+	case core.PhaseTest:
+		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s)\n", j.Job, textsafe.ShellQuote(j.Test), core.Escape(j.Log))
+	case core.PhaseAdvance:
+		fmt.Fprintf(r.w, "copse: %s: advance %s to %s\n", j.Job, core.Escape(j.Into), shortOID(j.Commit))
+	default:
+		fmt.Fprintf(r.w, "copse: %s: %s\n", j.Job, j.Phase)
+	}
+}
+
+func shortOID(oid string) string {
+	if len(oid) > 7 {
+		return oid[:7]
+	}
+	return oid
+}
+
+// newCmdLandStatus builds `copse land status [JOB]`.
+func newCmdLandStatus(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status [JOB]",
+		Short: "Show land jobs: every job of this repository, or one in detail",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return exactArgs(1, "at most one JOB")(cmd, args)
+			}
+			return nil
+		},
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			svc, err := f.open(ctx)
+			if err != nil {
+				return err
+			}
+			req := core.LandStatusRequest{}
+			if len(args) == 1 {
+				req.Job = &args[0]
+			}
+			out, err := svc.Do(ctx, req, false)
+			if err != nil {
+				return err
+			}
+			if f.Global.JSON {
+				return f.writeJSON(out.Result())
+			}
+			if out.Land != nil {
+				printJob(f, out.Land)
+				return nil
+			}
+			if len(out.LandJobs) == 0 {
+				fmt.Fprintln(f.Out, "no land jobs in this repository")
+				return nil
+			}
+			for _, j := range out.LandJobs {
+				fmt.Fprintln(f.Out, jobLine(j))
+			}
+			return nil
+		}),
+	}
+}
+
+// newCmdLandQueue builds `copse land queue`.
+func newCmdLandQueue(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "queue",
+		Short: "Show the unfinished land jobs in queue order",
+		Args:  noArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			svc, err := f.open(ctx)
+			if err != nil {
+				return err
+			}
+			jobs, err := svc.LandJobs(ctx)
+			if err != nil {
+				return err
+			}
+			queue := []core.LandJob{}
+			for _, j := range jobs {
+				if !j.State.Finished() {
+					queue = append(queue, j)
+				}
+			}
+			if f.Global.JSON {
+				return f.writeJSON(struct {
+					Operation string         `json:"operation"`
+					Queue     []core.LandJob `json:"queue"`
+				}{"land_queue", queue})
+			}
+			if len(queue) == 0 {
+				fmt.Fprintln(f.Out, "the land queue is empty")
+				return nil
+			}
+			for _, j := range queue {
+				fmt.Fprintf(f.Out, "%d. %s\n", j.Position, jobLine(j))
+			}
+			return nil
+		}),
+	}
+}
+
+// jobLine is one job on one line: id, state (and phase while unfinished), what onto what.
+func jobLine(j core.LandJob) string {
+	state := string(j.State)
+	if !j.State.Finished() {
+		state += " (" + string(j.Phase) + ")"
+	} else if j.Code != "" && j.State != core.LandCancelled {
+		state += " (" + j.Code + ")"
+	}
+	line := fmt.Sprintf("%-9s %-26s %s → %s", j.Job, state, core.Escape(j.Worktree.Branch), core.Escape(j.Into))
+	if j.Commit != "" {
+		line += " " + shortOID(j.Commit)
+	}
+	if !j.State.Finished() && !j.Owned {
+		line += "  (no runner yet: copse land --drain)"
+	}
+	return line
+}
+
+func printJob(f *Factory, j *core.LandJob) {
+	kv := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(f.Out, "%-12s %s\n", k+":", v)
+		}
+	}
+	kv("job", j.Job)
+	kv("state", string(j.State))
+	kv("phase", string(j.Phase))
+	if j.Position > 0 {
+		kv("position", fmt.Sprint(j.Position))
+	}
+	kv("worktree", f.displayPath(j.Worktree.Path))
+	kv("branch", core.Escape(j.Worktree.Branch))
+	kv("into", core.Escape(j.Into))
+	kv("test", core.Escape(j.Test))
+	kv("onto", j.Onto)
+	kv("commit", j.Commit)
+	kv("code", j.Code)
+	kv("message", j.Message)
+	kv("hint", j.Hint)
+	if len(j.Conflicts) > 0 {
+		var c []string
+		for _, p := range j.Conflicts {
+			c = append(c, core.Escape(p))
+		}
+		kv("conflicts", strings.Join(c, ", "))
+	}
+	kv("interrupted", string(j.Interrupted))
+	kv("remaining", j.Remaining)
+	kv("created", j.Created)
+	if j.Started != "" && j.Finished != "" {
+		if a, err1 := time.Parse(time.RFC3339Nano, j.Started); err1 == nil {
+			if b, err2 := time.Parse(time.RFC3339Nano, j.Finished); err2 == nil {
+				kv("took", b.Sub(a).Round(time.Millisecond).String())
+			}
+		}
+	}
+	kv("log", core.Escape(j.Log))
+	for _, w := range j.Warnings {
+		kv("warning", w)
+	}
+}

@@ -1,0 +1,290 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// advance moves the target from onto to the tested commit with a compare-and-swap, and
+// keeps any checkout of the target in step (reference/land.md, "Advancing the target").
+// The caller holds the repository lock. moved: the target is no longer at onto (rebase
+// and test again). done: the target now points at the commit. Neither: the job finished
+// blocked, failed or uncertain.
+func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
+	s, j := r.s, r.j
+	root := s.root()
+	into := j.Into
+	old, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+into)
+	if err != nil {
+		r.gitErr(PhaseAdvance, err, "cannot read the target branch "+Escape(into))
+		return false, false
+	}
+	if old != onto {
+		return true, false
+	}
+	if ok, err := s.git.Ancestor(ctx, root, old, j.Commit); err != nil {
+		r.gitErr(PhaseAdvance, err, "cannot check that the land is a fast-forward")
+		return false, false
+	} else if !ok {
+		return true, false
+	}
+	snap, err := s.readAndLearn(ctx)
+	if err != nil {
+		r.refusal(PhaseAdvance, err)
+		return false, false
+	}
+	r.snap = &snap // the clean-up, under the same lock, starts from this list
+	var holders []gitx.Worktree
+	for _, t := range snap.trees {
+		if t.Bare {
+			continue
+		}
+		if t.Branch == into {
+			holders = append(holders, t)
+		}
+		if t.Prunable != nil {
+			continue
+		}
+		gd, err := gitx.WorktreeGitDir(t.Path)
+		if err != nil {
+			continue
+		}
+		if gitx.BusyBranch(gd) == "refs/heads/"+into {
+			r.blocked("target_busy", "let that finish (or abort it) first, then land again",
+				"%s is being rebased or bisected in %s; a later abort there would move it back and erase the land", Escape(into), Escape(t.Path))
+			return false, false
+		}
+	}
+	if len(holders) > 1 {
+		var paths []string
+		for _, h := range holders {
+			paths = append(paths, h.Path)
+		}
+		r.blocked("target_checked_out_twice", "switch all but one of them to another branch, then land again",
+			"%s is checked out in %d worktrees (%s); copse cannot keep them all in step", Escape(into), len(holders), listPaths(paths))
+		return false, false
+	}
+	var holder *gitx.Worktree
+	if len(holders) == 1 && holders[0].Prunable == nil {
+		holder = &holders[0]
+		if !r.checkHolder(ctx, *holder, old) {
+			return false, false
+		}
+	}
+	upd, err := gitx.UpdateRefCAS(root, into, j.Commit, old, "copse land "+j.Job+": "+j.Worktree.Branch)
+	if err != nil {
+		r.refusal(PhaseAdvance, builderErr(err))
+		return false, false
+	}
+	if _, err := s.git.Run(ctx, upd); err != nil {
+		cur, rerr := s.git.ResolveCommit(ctx, root, "refs/heads/"+into)
+		if rerr == nil && cur != old {
+			return true, false // someone moved it between our read and the swap
+		}
+		r.gitErr(PhaseAdvance, err, "cannot advance "+Escape(into))
+		return false, false
+	}
+	j.Previous = old
+	if testHookAfterSwap != nil {
+		testHookAfterSwap()
+	}
+	if holder != nil {
+		if !r.sync(ctx, *holder, old) {
+			return false, false
+		}
+	}
+	cur, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+into)
+	if err != nil || cur != j.Commit {
+		r.finish(LandUncertain, "advance_unverified", "the target "+Escape(into)+" was advanced, but reading it back did not show "+short(j.Commit),
+			"check git log "+Escape(into)+" before doing anything else")
+		return false, false
+	}
+	return false, true
+}
+
+// testHookAfterSwap runs between the swap and the sync (tests inject failures there).
+var testHookAfterSwap func()
+
+// checkHolder refuses a checkout of the target that cannot be kept in step: one in the
+// middle of an operation, one whose HEAD is not the target any more, or one whose
+// uncommitted paths overlap the paths the land changes.
+func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) bool {
+	s, j := r.s, r.j
+	gd, err := gitx.WorktreeGitDir(h.Path)
+	if err != nil {
+		r.finish(LandFailed, "worktree_unreadable", "cannot find the git directory of "+Escape(h.Path), "check that checkout")
+		return false
+	}
+	if op, err := gitx.Operation(gd); err != nil || op != "" {
+		if op == "" {
+			op = "an operation (unreadable state)"
+		}
+		r.blocked("target_busy", "finish or abort the "+op+" in "+quoteDisplay(h.Path)+", then land again",
+			"%s is checked out in %s, where a %s is in progress", Escape(j.Into), Escape(h.Path), op)
+		return false
+	}
+	ref, err := s.git.SymbolicHeadRef(ctx, h.Path)
+	if err != nil {
+		r.gitErr(PhaseAdvance, err, "cannot read HEAD of "+Escape(h.Path))
+		return false
+	}
+	if ref != "refs/heads/"+j.Into {
+		r.blocked("target_busy", "land again", "%s no longer has %s checked out", Escape(h.Path), Escape(j.Into))
+		return false
+	}
+	dirty, err := s.git.DirtyPaths(ctx, h.Path)
+	if err != nil {
+		r.gitErr(PhaseAdvance, err, "cannot read the status of "+Escape(h.Path))
+		return false
+	}
+	if len(dirty) == 0 {
+		return true
+	}
+	incoming, err := s.git.ChangedPaths(ctx, h.Path, old, j.Commit)
+	if err != nil {
+		r.gitErr(PhaseAdvance, err, "cannot list the paths the land changes")
+		return false
+	}
+	if over := overlap(dirty, incoming); len(over) > 0 {
+		r.blocked("target_dirty_overlap", "commit, stash or revert those paths in "+quoteDisplay(h.Path)+", then land again",
+			"%s is checked out in %s, whose uncommitted changes touch paths the land changes: %s; %s was not moved",
+			Escape(j.Into), Escape(h.Path), listPaths(over), Escape(j.Into))
+		return false
+	}
+	return true
+}
+
+// overlap returns the dirty paths that are, contain or lie inside an incoming path.
+func overlap(dirty, incoming []string) []string {
+	in := map[string]bool{}
+	for _, p := range incoming {
+		in[p] = true
+	}
+	var out []string
+	for _, d := range dirty {
+		hit := in[d]
+		for _, p := range incoming {
+			if hit {
+				break
+			}
+			hit = strings.HasPrefix(p, d+"/") || strings.HasPrefix(d, p+"/")
+		}
+		if hit {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// sync moves the holder's checkout from old to the landed commit; if git cannot, the ref
+// is swapped back, and if that fails too the outcome is uncertain.
+func (r *landRun) sync(ctx context.Context, h gitx.Worktree, old string) bool {
+	s, j := r.s, r.j
+	if refresh, err := gitx.RefreshIndex(h.Path); err == nil {
+		_, _ = s.git.Run(ctx, refresh) // only refreshes stat data; read-tree judges the result
+	}
+	rt, err := gitx.ReadTreeSync(h.Path, old, j.Commit)
+	if err != nil {
+		r.refusal(PhaseAdvance, builderErr(err))
+		return false
+	}
+	_, syncErr := s.git.Run(ctx, rt)
+	if syncErr == nil {
+		return true
+	}
+	back, err := gitx.UpdateRefCAS(s.root(), j.Into, old, j.Commit, "copse land "+j.Job+": roll back")
+	if err == nil {
+		_, err = s.git.Run(ctx, back)
+	}
+	why := gitFailure("sync_failed", syncErr, "git read-tree failed").Message
+	if err != nil {
+		r.finish(LandUncertain, "rollback_failed",
+			"the checkout of "+Escape(j.Into)+" in "+Escape(h.Path)+" could not be synced ("+why+"), and moving "+Escape(j.Into)+" back to "+short(old)+" failed too",
+			"check "+Escape(j.Into)+" and "+quoteDisplay(h.Path)+" by hand: git -C "+quoteDisplay(h.Path)+" status")
+		return false
+	}
+	j.Previous = ""
+	r.blocked("target_sync_failed", "look at "+quoteDisplay(h.Path)+" (git status there), make it clean, then land again",
+		"the checkout of %s in %s could not be brought up to date (%s); %s was moved back to %s", Escape(j.Into), Escape(h.Path), why, Escape(j.Into), short(old))
+	return false
+}
+
+// cleanup releases copse's claim on the landed worktree, removes it (never forced) and
+// deletes its branch if it still points at the landed commit. A step that cannot run is a
+// warning: the land itself is done. The caller holds the repository lock.
+func (r *landRun) cleanup(ctx context.Context) {
+	s, j := r.s, r.j
+	warn := func(format string, args ...any) {
+		j.Warnings = append(j.Warnings, fmt.Sprintf(format, args...))
+	}
+	// The list advance read under this same lock still holds: the advance and the sync
+	// change no worktree's place or branch.
+	if r.snap == nil {
+		snap, err := s.readAndLearn(ctx)
+		if err != nil {
+			warn("kept %s: cannot read the worktree list (%s)", Escape(j.Worktree.Path), AsError(err).Message)
+			return
+		}
+		r.snap = &snap
+	}
+	t, ok := find(*r.snap, j.Worktree.Path)
+	if !ok {
+		warn("the worktree %s is already gone", Escape(j.Worktree.Path))
+		return
+	}
+	if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
+		warn("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
+		return
+	}
+	if t.Locked != nil {
+		if _, ok := ParseClaim(*t.Locked); !ok {
+			warn("kept %s: it is locked by someone else (%s)", Escape(t.Path), Escape(*t.Locked))
+			return
+		}
+		un, err := gitx.WorktreeUnlock(s.root(), t.Path)
+		if err == nil {
+			_, err = s.git.Run(ctx, un)
+		}
+		if err != nil {
+			warn("kept %s: cannot release its claim (%s)", Escape(t.Path), AsError(gitFailure("unlock_failed", err, "git worktree unlock failed")).Message)
+			return
+		}
+		j.Released = true
+		s.emitWorktree(r.cd, "worktree.released", j)
+	}
+	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
+	if err == nil {
+		long := *s.git
+		long.Timeout = landGitTimeout
+		_, err = long.Run(ctx, rm)
+	}
+	if err != nil {
+		warn("kept %s: %s", Escape(t.Path), gitFailure("remove_failed", err, "git worktree remove refused").Message)
+		return
+	}
+	j.Removed = true
+	s.emitWorktree(r.cd, "worktree.removed", j)
+	del, err := gitx.DeleteRefCAS(s.root(), j.Worktree.Branch, j.Commit)
+	if err == nil {
+		_, err = s.git.Run(ctx, del)
+	}
+	if err != nil {
+		warn("kept branch %s: it no longer points at the landed %s", Escape(j.Worktree.Branch), short(j.Commit))
+		return
+	}
+	j.BranchGone = true
+}
+
+func (s *service) emitWorktree(cd, event string, j *LandJob) {
+	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Session: j.Session,
+		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
+	if event == "worktree.removed" {
+		ev.Commit = j.Commit
+	}
+	if _, err := AppendEvent(cd, ev); err != nil {
+		j.Warnings = append(j.Warnings, "could not record the "+event+" event: "+Escape(err.Error()))
+	}
+}

@@ -1,0 +1,59 @@
+package core
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/copse-dev/copse/core/coretest"
+)
+
+// The sync of the target's checkout fails after the swap (another git holds its index):
+// the ref is swapped back and the land is blocked; if the swap back fails too, the outcome
+// is uncertain (exit 3). Failures are injected between the swap and the sync.
+func TestLandSyncFailureRollsBackOrIsUncertain(t *testing.T) {
+	for _, rollbackFails := range []bool{false, true} {
+		r := coretest.New(t)
+		w := r.AddWorktree("feat/s", filepath.Join(r.Base, "trees", "s"))
+		coretest.WriteFile(t, filepath.Join(w, "s.txt"), "s\n")
+		r.Git(w, "add", "s.txt")
+		r.Git(w, "commit", "-q", "-m", "s")
+		mainBefore := r.Git(r.Root, "rev-parse", "main")
+		lockMain := filepath.Join(r.Root, ".git", "refs", "heads", "main.lock")
+		testHookAfterSwap = func() {
+			coretest.WriteFile(t, filepath.Join(r.Root, ".git", "index.lock"), "")
+			if rollbackFails {
+				coretest.WriteFile(t, lockMain, "")
+			}
+		}
+		svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := svc.Prepare(context.Background(), LandRequest{Path: Str(w), Wait: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := svc.Land(context.Background(), p, nil)
+		testHookAfterSwap = nil
+		os.Remove(filepath.Join(r.Root, ".git", "index.lock"))
+		os.Remove(lockMain)
+		e := AsError(err)
+		if !rollbackFails {
+			if e == nil || e.Code != "target_sync_failed" || ExitCode(err) != 1 {
+				t.Fatalf("want target_sync_failed, got %v", err)
+			}
+			if got := r.Git(r.Root, "rev-parse", "main"); got != mainBefore {
+				t.Fatalf("main %s, want rolled back to %s", got, mainBefore)
+			}
+			if st := r.Git(r.Root, "status", "--porcelain"); st != "" {
+				t.Fatalf("main checkout out of step after rollback: %q", st)
+			}
+			continue
+		}
+		if e == nil || e.Code != "rollback_failed" || ExitCode(err) != 3 || out.Land.State != LandUncertain {
+			t.Fatalf("want rollback_failed (exit 3), got %v", err)
+		}
+	}
+}

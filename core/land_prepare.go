@@ -1,0 +1,329 @@
+package core
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// Defaults of the land settings (git config copse.testTimeout, copse.landRetries).
+const (
+	defaultTestTimeout = 10 * time.Minute
+	defaultLandRetries = 3
+	maxTestCommand     = 4096
+)
+
+// landCmd is a parsed land request: every value checked, the worktree read from git.
+type landCmd struct {
+	target       gitx.Worktree
+	id           string
+	into         BranchName
+	test         string // "" = no gate
+	timeout      time.Duration
+	retries      int
+	keep         bool
+	forceRestart bool
+	wait         bool
+	expected     *string // expected_state_token
+}
+
+type landStatusCmd struct{ ticket int64 } // 0 = every job
+
+func (*landCmd) op() Operation      { return OpLand }
+func (landStatusCmd) op() Operation { return OpLandStatus }
+
+func (s *service) prepareLandStatus(r LandStatusRequest) (*Plan, error) {
+	c := landStatusCmd{}
+	if r.Job != nil {
+		t, err := ParseJobID(*r.Job)
+		if err != nil {
+			return nil, err
+		}
+		c.ticket = t
+	}
+	return &Plan{Request: r, cmd: c}, nil
+}
+
+func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot) (*Plan, error) {
+	n := 0
+	for _, v := range []*string{r.Path, r.Branch, r.ID} {
+		if v != nil {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, usage("exactly_one", "target", "name the worktree by exactly one of path, branch or id",
+			"land needs exactly one of path, branch or id, got %d", n)
+	}
+	var (
+		t   gitx.Worktree
+		err error
+	)
+	if r.ID != nil {
+		t, err = s.worktreeOfID(ctx, snap, *r.ID)
+	} else {
+		t, _, err = s.resolveTarget(ctx, snap, r.Path, r.Branch, nil)
+		if e := AsError(err); r.Branch != nil && e != nil && e.Code == "no_such_worktree" {
+			// A worktree in the middle of rebasing the branch is listed as detached.
+			for _, cand := range snap.trees {
+				if !cand.Bare && cand.Detached && rebasingBranch(cand) == *r.Branch {
+					t, err = cand, nil
+				}
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.Branch == "" && !t.Bare {
+		t.Branch = rebasingBranch(t)
+	}
+	if err := checkEnterable(t); err != nil {
+		return nil, err
+	}
+	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
+		return nil, refused("main_checkout", "land a linked worktree; the main checkout holds the target",
+			"%s is the main checkout; copse lands linked worktrees into it", Escape(t.Path))
+	}
+	if t.Branch == "" {
+		return nil, refused("detached_worktree", "check out a branch in it first (git switch -c NAME)",
+			"%s is detached at %s; land needs a branch", Escape(t.Path), short(t.Head))
+	}
+	c := &landCmd{target: t, keep: r.Keep, forceRestart: r.ForceRestart, wait: r.Wait, expected: r.ExpectedStateToken}
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.id = idOf(worktreeIDs(cd), t.Path)
+	if r.Into != nil {
+		if c.into, err = s.parseBranch(ctx, "into", *r.Into); err != nil {
+			return nil, err
+		}
+	} else {
+		main := snap.trees[0]
+		if main.Bare || main.Branch == "" {
+			return nil, usage("no_default_target", "into", "pass --into BRANCH",
+				"the main checkout has no branch checked out, so there is no default target")
+		}
+		c.into = BranchName{main.Branch}
+	}
+	if c.into.s == t.Branch {
+		return nil, usage("into_is_branch", "into", "pass the branch to land onto with --into",
+			"%s cannot land onto its own branch %s", Escape(t.Path), Escape(t.Branch))
+	}
+	if ok, err := s.git.BranchExists(ctx, s.root(), c.into.s); err != nil {
+		return nil, gitFailure("branch_lookup_failed", err, "cannot check the target branch")
+	} else if !ok {
+		return nil, refused("target_missing", "create it, or pass another --into",
+			"the target branch %s does not exist", Escape(c.into.s))
+	}
+	if err := s.notQueued(ctx, cd, t.Path); err != nil {
+		return nil, err
+	}
+	if err := s.landSettings(ctx, r, c); err != nil {
+		return nil, err
+	}
+	if err := s.preflight(ctx, c, cd, false); err != nil {
+		return nil, err
+	}
+	return &Plan{Request: r, cmd: c}, nil
+}
+
+// notQueued refuses a second land of a worktree that already has one queued or running.
+func (s *service) notQueued(ctx context.Context, cd, path string) error {
+	jobs, err := s.readQueue(ctx, landDir(cd), true) // prepare holds the repository lock
+	if err != nil {
+		return err
+	}
+	cp := canonical(path)
+	for _, j := range jobs {
+		if !j.State.Finished() && canonical(j.Worktree.Path) == cp {
+			return refused("already_queued", "wait for it (`copse land status "+j.Job+"`), or cancel the process that waits for it",
+				"%s already has a land %s: %s (%s)", Escape(path), j.State, j.Job, j.Phase)
+		}
+	}
+	return nil
+}
+
+// landSettings reads the test command, its timeout and the retry count (flags win over
+// git config copse.test, copse.testTimeout, copse.landRetries).
+func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) error {
+	// One git process for the three settings; git prints the keys lower-cased.
+	cfg, err := s.git.ConfigMatching(ctx, s.root(), `^copse\.(test|testtimeout|landretries)$`)
+	if err != nil {
+		return gitFailure("config_failed", err, "cannot read git config copse.*")
+	}
+	raw, field := "", "test"
+	if r.Test != nil {
+		raw = *r.Test
+	} else if v := strings.TrimSpace(cfg["copse.test"]); v != "" {
+		raw, field = v, "copse.test"
+	}
+	if raw != "" || r.Test != nil {
+		if err := checkText(field, raw, maxTestCommand); err != nil {
+			return err
+		}
+		c.test = raw
+	}
+	c.timeout = defaultTestTimeout
+	if v, ok := cfg["copse.testtimeout"]; ok {
+		d, perr := parseTimeout(strings.TrimSpace(v))
+		if perr != nil {
+			return usage("bad_config", "copse.testTimeout", "set a duration such as 10m or 90s: git config copse.testTimeout 10m",
+				"git config copse.testTimeout is %s, which is not a positive duration", quote(v))
+		}
+		c.timeout = d
+	}
+	c.retries = defaultLandRetries
+	if v, ok := cfg["copse.landretries"]; ok {
+		n, perr := strconv.Atoi(strings.TrimSpace(v))
+		if perr != nil || n < 0 || n > 100 {
+			return usage("bad_config", "copse.landRetries", "set a count from 0 to 100: git config copse.landRetries 3",
+				"git config copse.landRetries is %s, which is not a count from 0 to 100", quote(v))
+		}
+		c.retries = n
+	}
+	return nil
+}
+
+// parseTimeout accepts a Go duration ("10m", "1h30m") or a number of seconds.
+func parseTimeout(v string) (time.Duration, error) {
+	if n, err := strconv.Atoi(v); err == nil {
+		if n <= 0 {
+			return 0, strconv.ErrRange
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err == nil && d <= 0 {
+		err = strconv.ErrRange
+	}
+	return d, err
+}
+
+// preflight checks the worktree to land: no operation in progress, clean (untracked files
+// included). A rebase left open is refused, unless force-restart is asked and a land job's
+// record proves copse started it; with abort set (at the head of the queue, under the
+// repository lock) that rebase is then aborted. Prepare calls it with abort unset, so it
+// changes nothing.
+func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bool) error {
+	w := c.target.Path
+	gd, err := gitx.WorktreeGitDir(w)
+	if err != nil {
+		return failed("worktree_unreadable", err, "check the worktree directory", "cannot find the git directory of %s", Escape(w))
+	}
+	rb, err := gitx.ReadRebase(gd)
+	if err != nil {
+		return failed("worktree_unreadable", err, "", "cannot read the rebase state of %s", Escape(w))
+	}
+	if rb != nil {
+		conflicts, _ := s.git.Conflicted(ctx, w)
+		if !c.forceRestart {
+			msg := "a rebase is in progress in " + Escape(w)
+			if len(conflicts) > 0 {
+				msg += " with unresolved conflicts in " + listPaths(conflicts)
+			}
+			return refused("rebase_in_progress",
+				"resolve the conflicts, git add them and git rebase --continue, then land again; or land with --force-restart to abort a rebase an earlier land started",
+				"%s", msg)
+		}
+		ours, err := s.rebaseIsOurs(cd, w, rb)
+		if err != nil {
+			return err
+		}
+		if !ours {
+			return refused("rebase_not_ours", "finish it (git rebase --continue) or abort it yourself (git rebase --abort), then land again",
+				"the rebase in progress in %s was not started by a copse land (its head-name, orig-head and onto match no land record); copse aborts only its own",
+				Escape(w))
+		}
+		if abort {
+			cmd, err := gitx.RebaseAbort(w)
+			if err != nil {
+				return builderErr(err)
+			}
+			if _, err := s.git.Run(ctx, cmd); err != nil {
+				return gitFailure("rebase_abort_failed", err, "cannot abort the rebase copse started")
+			}
+			if again, _ := gitx.ReadRebase(gd); again != nil {
+				return failed("rebase_abort_failed", nil, "abort it by hand: git -C "+quoteDisplay(w)+" rebase --abort",
+					"git rebase --abort ran but a rebase is still in progress in %s", Escape(w))
+			}
+		} else {
+			return nil // at the head it will be aborted; the tree is then clean again
+		}
+	}
+	op, err := gitx.Operation(gd)
+	if err != nil {
+		return failed("worktree_unreadable", err, "", "cannot read the state of %s", Escape(w))
+	}
+	if op != "" {
+		return refused("operation_in_progress", "finish or abort the "+op+" first, then land again",
+			"a %s is in progress in %s", op, Escape(w))
+	}
+	dirty, err := s.git.DirtyPaths(ctx, w)
+	if err != nil {
+		return gitFailure("status_failed", err, "cannot read the status of "+Escape(w))
+	}
+	if len(dirty) > 0 {
+		return refused("worktree_dirty", "commit (or remove) them first; land moves only committed work",
+			"%s has uncommitted changes or untracked files: %s", Escape(w), listPaths(dirty))
+	}
+	return nil
+}
+
+// rebaseIsOurs reports whether a land job record of this worktree describes exactly the
+// rebase in progress: same head-name, orig-head and onto.
+func (s *service) rebaseIsOurs(cd, w string, rb *gitx.RebaseState) (bool, error) {
+	jobs, err := readJobs(landDir(cd))
+	if err != nil {
+		return false, failed("land_queue_unreadable", err, "", "cannot read the land queue")
+	}
+	cw := canonical(w)
+	for _, j := range jobs {
+		if j.Rebase == nil || !j.State.Finished() || canonical(j.Worktree.Path) != cw {
+			continue
+		}
+		if j.Rebase.HeadName == rb.HeadName && j.Rebase.OrigHead == rb.OrigHead && j.Rebase.Onto == rb.Onto {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// rebasingBranch is the branch a rebase in progress in t will return to ("" for none):
+// git lists a worktree in the middle of a rebase as detached.
+func rebasingBranch(t gitx.Worktree) string {
+	if !t.Detached || t.Prunable != nil {
+		return ""
+	}
+	gd, err := gitx.WorktreeGitDir(t.Path)
+	if err != nil {
+		return ""
+	}
+	rb, err := gitx.ReadRebase(gd)
+	if err != nil || rb == nil {
+		return ""
+	}
+	b, _ := strings.CutPrefix(rb.HeadName, "refs/heads/")
+	if b == rb.HeadName {
+		return ""
+	}
+	return b
+}
+
+// listPaths shows at most a few paths, escaped.
+func listPaths(paths []string) string {
+	const show = 5
+	var parts []string
+	for i, p := range paths {
+		if i == show {
+			parts = append(parts, "and "+strconv.Itoa(len(paths)-show)+" more")
+			break
+		}
+		parts = append(parts, Escape(p))
+	}
+	return strings.Join(parts, ", ")
+}

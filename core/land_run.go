@@ -1,0 +1,772 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/copse-dev/copse/core/usercmd"
+	"github.com/copse-dev/copse/gitx"
+)
+
+// LandProgress is what a land reports while it waits and runs: its own record (with
+// Position while queued) and, while it waits, the job at the head of the queue.
+type LandProgress struct {
+	Job  LandJob
+	Head *LandJob
+}
+
+// landPoll is how often a waiting land looks at the queue again.
+const landPoll = 50 * time.Millisecond
+
+// landGitTimeout bounds one rebase or worktree removal (large trees take a while).
+const landGitTimeout = 10 * time.Minute
+
+// Land runs a prepared land plan: it queues the job and, when the request asks to wait,
+// runs the queue until its job ends, reporting progress. Without wait it returns the
+// queued job; the next `copse land` process or `copse land --drain` runs it.
+func (s *Service) Land(ctx context.Context, p *Plan, progress func(LandProgress)) (*Outcome, error) {
+	c, ok := p.cmd.(*landCmd)
+	if !ok {
+		return nil, usage("no_plan", "", "prepare a land request first", "the plan is not a land")
+	}
+	return s.impl.land(ctx, p, c, progress)
+}
+
+// LandDrain runs every queued job nobody is waiting for, in queue order, waiting behind
+// jobs that other live processes run. It returns the jobs it ran.
+func (s *Service) LandDrain(ctx context.Context, progress func(LandProgress)) ([]LandJob, error) {
+	cd, err := s.impl.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ran []LandJob
+	_, err = s.impl.landLoop(ctx, landDir(cd), "", &runner{}, progress, func(j LandJob) { ran = append(ran, j) })
+	return ran, err
+}
+
+// LandJobs reads every job record of the repository, oldest first (Position set on the
+// unfinished ones).
+func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
+	cd, err := s.impl.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.impl.readQueue(ctx, landDir(cd), false)
+}
+
+// readQueue reads every record, first marking abandoned the unfinished jobs whose owner
+// died (their liveness lock is free), so what is shown is what is true. locked: the caller
+// holds the repository lock already.
+func (s *service) readQueue(ctx context.Context, dir string, locked bool) ([]LandJob, error) {
+	jobs, err := readJobs(dir)
+	if err != nil {
+		return nil, failed("land_queue_unreadable", err, "", "cannot read the land queue")
+	}
+	swept := false
+	probe := &runner{}
+	for _, j := range jobs {
+		if j.State.Finished() || !j.Owned {
+			continue
+		}
+		if ok, err := takeLiveness(dir, j.Job, probe); err == nil && ok {
+			s.abandon(ctx, dir, j.Job, locked)
+			swept = true
+		}
+	}
+	if !swept {
+		return jobs, nil
+	}
+	if jobs, err = readJobs(dir); err != nil {
+		return nil, failed("land_queue_unreadable", err, "", "cannot read the land queue")
+	}
+	return jobs, nil
+}
+
+// LandError turns a finished job into the error its state means (nil when landed).
+func LandError(j *LandJob) error {
+	if j == nil || j.State == LandLanded {
+		return nil
+	}
+	e := &Error{Code: j.Code, Hint: j.Hint}
+	switch j.State {
+	case LandBlocked:
+		e.Kind = KindRefused
+		e.Message = fmt.Sprintf("%s blocked (%s): %s", j.Job, j.Code, j.Message)
+	case LandCancelled:
+		e.Kind, e.Code = KindCancelled, "cancelled"
+		e.Message = fmt.Sprintf("%s cancelled during %s: %s", j.Job, j.Interrupted, j.Remaining)
+	case LandUncertain, LandAbandoned:
+		e.Kind = KindUncertain
+		e.Message = fmt.Sprintf("%s %s: %s", j.Job, j.State, j.Message)
+	case LandQueued, LandRunning:
+		return nil
+	default:
+		e.Kind = KindFailed
+		e.Message = fmt.Sprintf("%s failed: %s", j.Job, j.Message)
+	}
+	if e.Code == "" {
+		e.Code = string(j.State)
+	}
+	return e
+}
+
+func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, error) {
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := s.readQueue(ctx, landDir(cd), false)
+	if err != nil {
+		return nil, err
+	}
+	if c.ticket == 0 {
+		if jobs == nil {
+			jobs = []LandJob{}
+		}
+		return &Outcome{Operation: OpLandStatus, LandJobs: jobs}, nil
+	}
+	for i := range jobs {
+		if jobs[i].Ticket == c.ticket {
+			return &Outcome{Operation: OpLandStatus, Land: &jobs[i]}, nil
+		}
+	}
+	return nil, refused("no_such_job", "`copse land status` lists the jobs", "there is no land job %s", jobName(c.ticket))
+}
+
+func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(LandProgress)) (*Outcome, error) {
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dir := landDir(cd)
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.expected != nil {
+		// Prepare checked the token; under this lock it must still hold.
+		snap, err := s.readAndLearn(ctx)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		if StateToken(*c.expected) != snap.token {
+			unlock()
+			return nil, staleToken(*c.expected)
+		}
+	}
+	ticket, err := nextTicket(dir)
+	if err != nil {
+		unlock()
+		return nil, failed("land_queue_failed", err, "check that the git directory is writable", "cannot queue the land")
+	}
+	now := nowStamp()
+	j := &LandJob{
+		Job: jobName(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
+		Worktree: LandWorktree{ID: c.id, Path: c.target.Path, Branch: c.target.Branch},
+		Into:     c.into.s, Test: c.test, Retries: c.retries, Keep: c.keep, ForceRestart: c.forceRestart,
+		Created: now, Log: filepath.Join(dir, jobName(ticket)+".log"),
+	}
+	if c.test != "" {
+		j.TestTimeout = c.timeout.String()
+	}
+	if id, ok, _ := resolveSession(nil, s.opts.Getenv); ok {
+		j.Session = id.s // who asked for the land, when known (events carry it)
+	}
+	me := &runner{}
+	if c.wait {
+		// The liveness lock is taken before the record exists, so a record that says
+		// owned always has a lock that a live owner holds.
+		ok, lerr := takeLiveness(dir, j.Job, me)
+		if lerr != nil || !ok {
+			unlock()
+			return nil, failed("land_queue_failed", lerr, "", "cannot take the liveness lock of %s", j.Job)
+		}
+		j.Owned, j.PID = true, os.Getpid()
+	}
+	if err := writeJob(dir, j); err != nil {
+		unlock()
+		dropLiveness(dir, j.Job)
+		return nil, failed("land_queue_failed", err, "check that the git directory is writable", "cannot write the land record")
+	}
+	warnings := s.emitLand(cd, "land.queued", j, "")
+	unlock()
+	if !c.wait {
+		if jobs, err := readJobs(dir); err == nil {
+			for _, q := range jobs {
+				if q.Job == j.Job {
+					j.Position = q.Position
+				}
+			}
+		}
+		return &Outcome{Operation: OpLand, Land: j, Warnings: warnings}, nil
+	}
+	final, err := s.landLoop(ctx, dir, j.Job, me, progress, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Operation: OpLand, Land: final, Warnings: append(warnings, final.Warnings...)}
+	if e := LandError(final); e != nil {
+		return out, e
+	}
+	return out, nil
+}
+
+// emit appends a lifecycle event for job j; a failure becomes a warning (the land itself
+// stands). The caller holds the repository lock.
+func (s *service) emitLand(cd, event string, j *LandJob, reason string) []string {
+	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
+		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
+	if event == "land.landed" {
+		ev.Commit = j.Commit
+	}
+	if _, err := AppendEvent(cd, ev); err != nil {
+		return []string{"could not record the " + event + " event: " + Escape(err.Error())}
+	}
+	return nil
+}
+
+// landLoop runs the queue from this process. With mine set it returns when that job has
+// ended; with mine empty (drain) it returns when no queued job is left that nobody owns.
+// Only the head of the queue (lowest unfinished ticket) ever runs.
+func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
+	lastPos, lastHead := -1, ""
+	for {
+		jobs, err := readJobs(dir)
+		if err != nil {
+			return nil, failed("land_queue_unreadable", err, "", "cannot read the land queue")
+		}
+		var me, head *LandJob
+		unowned := false
+		for i := range jobs {
+			j := &jobs[i]
+			if j.Job == mine {
+				me = j
+			}
+			if !j.State.Finished() {
+				if head == nil {
+					head = j
+				}
+				if !j.Owned {
+					unowned = true
+				}
+			}
+		}
+		if mine != "" && me == nil {
+			dropLiveness(dir, mine)
+			return nil, failed("land_record_missing", nil, "`copse land status` lists the jobs", "the record of %s disappeared", mine)
+		}
+		if me != nil && me.State.Finished() {
+			return me, nil
+		}
+		if head == nil {
+			return nil, nil
+		}
+		switch {
+		case holds(dir, head.Job, owner):
+			if head.Job != mine {
+				head.Position = 0
+			}
+			done := s.runJob(ctx, dir, head, progress)
+			if ran != nil && done != nil {
+				ran(*done)
+			}
+			if mine == "" && ctx.Err() != nil {
+				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Message: "drain cancelled"}
+			}
+			continue
+		case head.Owned:
+			ok, err := takeLiveness(dir, head.Job, owner)
+			if err != nil {
+				return nil, failed("land_queue_failed", err, "", "cannot check the liveness of %s", head.Job)
+			}
+			if ok {
+				s.abandon(ctx, dir, head.Job, false)
+				continue
+			}
+		default:
+			if s.adopt(dir, head.Job, owner) {
+				continue
+			}
+		}
+		if mine == "" && !unowned {
+			return nil, nil
+		}
+		if me != nil && progress != nil && (me.Position != lastPos || head.Job+string(head.Phase) != lastHead) {
+			lastPos, lastHead = me.Position, head.Job+string(head.Phase)
+			h := *head
+			progress(LandProgress{Job: *me, Head: &h})
+		}
+		select {
+		case <-ctx.Done():
+			if me == nil {
+				return nil, &Error{Kind: KindCancelled, Code: "cancelled", Message: "drain cancelled while waiting; no job was running here"}
+			}
+			me.State, me.Interrupted, me.Finished = LandCancelled, PhaseQueued, nowStamp()
+			me.Position = 0
+			me.Remaining = "it was still queued; nothing changed"
+			_ = writeJob(dir, me)
+			dropLiveness(dir, me.Job)
+			return me, nil
+		case <-time.After(landPoll):
+		}
+	}
+}
+
+// adopt takes over a queued job that nobody waits for (queued with --no-wait).
+func (s *service) adopt(dir, job string, me *runner) bool {
+	ok, err := takeLiveness(dir, job, me)
+	if err != nil || !ok {
+		return false
+	}
+	j, err := readJob(filepath.Join(dir, job+".json"))
+	if err != nil || j.State.Finished() || j.Owned {
+		dropLiveness(dir, job)
+		return false
+	}
+	j.Owned, j.PID = true, os.Getpid()
+	if writeJob(dir, &j) != nil {
+		dropLiveness(dir, job)
+		return false
+	}
+	return true
+}
+
+// abandon marks a job whose owner died (its liveness lock was free). The caller holds
+// that lock now. The record is read again first: an owner that finished wrote its final
+// state before it let go of the lock.
+func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
+	defer dropLiveness(dir, job)
+	j, err := readJob(filepath.Join(dir, job+".json"))
+	if err != nil || j.State.Finished() {
+		return
+	}
+	if !locked {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+		defer cancel()
+		unlock, err := s.lock(lctx)
+		if err != nil {
+			return
+		}
+		defer unlock()
+	}
+	j.State, j.Interrupted, j.Finished, j.Code = LandAbandoned, j.Phase, nowStamp(), "abandoned"
+	j.Message = fmt.Sprintf("the process running it (pid %d) ended during %s", j.PID, j.Phase)
+	j.Remaining = abandonedState(j)
+	j.Hint = "check " + quoteDisplay(j.Worktree.Path) + " and branch " + Escape(j.Into) + " by hand, then land again; copse never resumes an abandoned job"
+	if writeJob(dir, &j) == nil {
+		s.emitLand(filepath.Dir(filepath.Dir(dir)), "land.abandoned", &j, string(j.Interrupted))
+	}
+}
+
+func abandonedState(j LandJob) string {
+	switch j.Phase {
+	case PhaseQueued, PhasePreflight:
+		return "nothing had changed yet"
+	case PhaseRebase:
+		return "a rebase may be open in the worktree (git status there tells); " + Escape(j.Into) + " was not moved"
+	case PhaseTest:
+		return "the branch was rebased; the test gate was stopped; " + Escape(j.Into) + " was not moved"
+	case PhaseAdvance:
+		return Escape(j.Into) + " may or may not have been advanced to " + short(j.Commit) + "; check it"
+	}
+	return "the land may be partly cleaned up (worktree, branch)"
+}
+
+// landRun is one job being run by this process.
+type landRun struct {
+	s        *service
+	dir, cd  string
+	j        *LandJob
+	progress func(LandProgress)
+	cmd      *landCmd
+	locked   bool      // this run holds the repository lock (events need it)
+	head     string    // the worktree's commit when the job reached the head of the queue
+	snap     *snapshot // the worktree list advance read (clean-up reuses it under the same lock)
+}
+
+func (r *landRun) save(phase LandPhase) {
+	r.j.Phase = phase
+	_ = writeJob(r.dir, r.j)
+	if r.progress != nil {
+		r.progress(LandProgress{Job: *r.j})
+	}
+}
+
+// runJob runs the head job (this process holds its liveness lock) to its end, writes the
+// final record and releases the lock.
+func (s *service) runJob(ctx context.Context, dir string, j *LandJob, progress func(LandProgress)) *LandJob {
+	defer dropLiveness(dir, j.Job)
+	r := &landRun{s: s, dir: dir, cd: filepath.Dir(filepath.Dir(dir)), j: j, progress: progress}
+	j.State, j.Started, j.PID, j.Position = LandRunning, nowStamp(), os.Getpid(), 0
+	r.run(ctx)
+	if !j.State.Finished() { // defensive: a path that forgot to finish
+		r.finish(LandFailed, "internal", "the land ended without a result", "report this")
+	}
+	return j
+}
+
+// finish writes the final state and emits the event (taking the repository lock for it
+// unless this run holds it).
+func (r *landRun) finish(state LandState, code, msg, hint string) {
+	j := r.j
+	j.State, j.Code, j.Message, j.Hint, j.Finished = state, code, msg, hint, nowStamp()
+	if state == LandLanded {
+		j.Phase = PhaseDone
+	}
+	_ = writeJob(r.dir, j)
+	// Every job ends with one event. land.blocked stands for every end other than
+	// landed: blocked, failed, cancelled and uncertain (reason says which).
+	event := "land.blocked"
+	if state == LandLanded {
+		event = "land.landed"
+	}
+	if event != "" {
+		ok := r.locked
+		if !ok {
+			lctx, cancel := context.WithTimeout(context.Background(), readBackTimeout)
+			defer cancel()
+			if u, err := r.s.lock(lctx); err == nil {
+				ok = true
+				defer u()
+			}
+		}
+		if ok {
+			j.Warnings = append(j.Warnings, r.s.emitLand(r.cd, event, j, code)...)
+			_ = writeJob(r.dir, j)
+		}
+	}
+	if r.progress != nil {
+		r.progress(LandProgress{Job: *j})
+	}
+}
+
+func (r *landRun) blocked(code, hint, format string, args ...any) {
+	r.finish(LandBlocked, code, fmt.Sprintf(format, args...), hint)
+}
+
+// cancelled records where the job was interrupted and what state it left.
+func (r *landRun) cancelled(phase LandPhase, remaining string) {
+	r.j.Interrupted, r.j.Remaining = phase, remaining
+	r.finish(LandCancelled, "cancelled", "interrupted during "+string(phase), "check the state it left: "+remaining)
+}
+
+// gitErr finishes the job as failed (or cancelled) from a git error in phase.
+func (r *landRun) gitErr(phase LandPhase, err error, what string) {
+	e := gitFailure("land_git_failed", err, what)
+	if e.Kind == KindCancelled {
+		r.cancelled(phase, r.remaining(phase))
+		return
+	}
+	r.finish(LandFailed, e.Code, e.Message, e.Hint)
+}
+
+// remaining describes, after an interruption in phase, what state the job left.
+func (r *landRun) remaining(phase LandPhase) string {
+	j := r.j
+	w := quoteDisplay(j.Worktree.Path)
+	switch phase {
+	case PhaseQueued, PhasePreflight:
+		return "nothing changed"
+	case PhaseRebase:
+		if gd, err := gitx.WorktreeGitDir(j.Worktree.Path); err == nil {
+			if rb, _ := gitx.ReadRebase(gd); rb != nil {
+				return "the rebase copse started is still open in " + w + "; land again with --force-restart to abort it, or finish it with git rebase --continue; " + Escape(j.Into) + " is unchanged"
+			}
+		}
+		return "no rebase is open in " + w + "; branch " + Escape(j.Worktree.Branch) + " may already be rebased; " + Escape(j.Into) + " is unchanged"
+	case PhaseTest:
+		return "branch " + Escape(j.Worktree.Branch) + " is rebased onto " + short(j.Onto) + " (at " + short(j.Commit) + "); the test gate was stopped; " + Escape(j.Into) + " is unchanged"
+	case PhaseAdvance:
+		return "branch " + Escape(j.Worktree.Branch) + " is rebased and tested at " + short(j.Commit) + "; " + Escape(j.Into) + " is unchanged"
+	}
+	return "see `copse land status " + j.Job + "`"
+}
+
+func (r *landRun) run(ctx context.Context) {
+	s, j := r.s, r.j
+	r.save(PhasePreflight)
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		r.refusal(PhasePreflight, err) // cancelled, or lock_timeout: nothing changed
+		return
+	}
+	r.locked = true
+	c, ok := r.recheck(ctx)
+	if ok {
+		r.cmd = c
+		if err := s.preflight(ctx, c, r.cd, true); err != nil {
+			r.refusal(PhasePreflight, err)
+			ok = false
+		}
+	}
+	if ok && j.ForceRestart {
+		// An aborted rebase moved the branch back: read where it is now.
+		if r.head, err = s.git.ResolveCommit(ctx, j.Worktree.Path, "HEAD"); err != nil {
+			r.locked = false
+			unlock()
+			r.gitErr(PhasePreflight, err, "cannot read the worktree's commit")
+			return
+		}
+	}
+	r.locked = false
+	unlock()
+	if !ok {
+		return
+	}
+
+	for attempt := 0; ; attempt++ {
+		onto, err := s.git.ResolveCommit(ctx, s.root(), "refs/heads/"+j.Into)
+		if err != nil {
+			if refusedByGit(err) {
+				r.blocked("target_missing", "create it, or land with another --into", "the target branch %s does not exist", Escape(j.Into))
+				return
+			}
+			r.gitErr(PhaseRebase, err, "cannot read the target branch "+Escape(j.Into))
+			return
+		}
+		if !r.rebase(ctx, onto) {
+			return
+		}
+		if !r.gate(ctx) {
+			return
+		}
+		r.save(PhaseAdvance)
+		unlock, err := s.lock(ctx)
+		if err != nil {
+			r.refusal(PhaseAdvance, err) // cancelled, or lock_timeout: the target is unchanged
+			return
+		}
+		r.locked = true
+		// From here on nothing is interrupted half-way: the advance, its sync and its
+		// rollback run to the end even after ^C.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), landGitTimeout)
+		moved, done := r.advance(actx, onto)
+		if moved && attempt < j.Retries {
+			r.locked = false
+			unlock()
+			cancel()
+			continue
+		}
+		switch {
+		case moved:
+			r.blocked("target_moved", "land again when "+Escape(j.Into)+" is quieter, or raise git config copse.landRetries",
+				"%s moved during the land %d times in a row; %s is rebased and tested but not landed", Escape(j.Into), attempt+1, Escape(j.Worktree.Branch))
+		case done:
+			if !j.Keep {
+				r.save(PhaseCleanup)
+				r.cleanup(actx)
+			}
+			r.finish(LandLanded, "", fmt.Sprintf("%s landed onto %s at %s", Escape(j.Worktree.Branch), Escape(j.Into), short(j.Commit)), "")
+		}
+		r.locked = false
+		unlock()
+		cancel()
+		return
+	}
+}
+
+// refusal finishes the job from a check's *Error: refusals block it, the rest fail it.
+func (r *landRun) refusal(phase LandPhase, err error) {
+	e := AsError(err)
+	switch e.Kind {
+	case KindRefused, KindUsage:
+		r.finish(LandBlocked, e.Code, e.Message, e.Hint)
+	case KindCancelled:
+		r.cancelled(phase, r.remaining(phase))
+	default:
+		r.finish(LandFailed, e.Code, e.Message, e.Hint)
+	}
+}
+
+// recheck reads git again at the head of the queue: the worktree may have gone or changed
+// branch while the job waited. The caller holds the repository lock.
+func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
+	s, j := r.s, r.j
+	snap, err := s.readAndLearn(ctx)
+	if err != nil {
+		r.refusal(PhasePreflight, err)
+		return nil, false
+	}
+	t, ok := find(snap, j.Worktree.Path)
+	if !ok || t.Prunable != nil {
+		r.blocked("worktree_gone", "create it again, or check `copse list`", "the worktree %s is gone", Escape(j.Worktree.Path))
+		return nil, false
+	}
+	if t.Branch == "" {
+		t.Branch = rebasingBranch(t)
+	}
+	if t.Branch != j.Worktree.Branch {
+		r.blocked("worktree_branch_changed", "land again to land what it holds now",
+			"%s no longer has branch %s checked out (%s)", Escape(t.Path), Escape(j.Worktree.Branch), describe(t))
+		return nil, false
+	}
+	r.head = t.Head
+	return &landCmd{target: t, into: BranchName{j.Into}, test: j.Test, retries: j.Retries, keep: j.Keep, forceRestart: j.ForceRestart}, true
+}
+
+// rebase rebases the worktree's branch onto the target commit. It records the rebase
+// first (head-name, orig-head, onto), so a rebase left open can be proved to be copse's.
+func (r *landRun) rebase(ctx context.Context, onto string) bool {
+	s, j := r.s, r.j
+	w := j.Worktree.Path
+	// The branch's commit before this rebase: from the worktree list read at the head of
+	// the queue for the first rebase, then the commit the previous attempt made.
+	orig := r.head
+	if j.Commit != "" {
+		orig = j.Commit
+	}
+	j.Attempts++
+	j.Onto = onto
+	j.Rebase = &LandRebase{HeadName: "refs/heads/" + j.Worktree.Branch, OrigHead: orig, Onto: onto}
+	r.save(PhaseRebase)
+	cmd, err := gitx.Rebase(w, onto)
+	if err != nil {
+		r.refusal(PhaseRebase, builderErr(err))
+		return false
+	}
+	long := *s.git
+	long.Timeout = landGitTimeout
+	_, runErr := long.Run(ctx, cmd)
+	if runErr != nil {
+		if isGitKind(runErr, gitx.ErrCanceled) || ctx.Err() != nil {
+			r.cancelled(PhaseRebase, r.remaining(PhaseRebase))
+			return false
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+		defer cancel()
+		gd, _ := gitx.WorktreeGitDir(w)
+		if rb, _ := gitx.ReadRebase(gd); rb != nil {
+			conflicts, _ := s.git.Conflicted(rctx, w)
+			j.Conflicts = conflicts
+			what := "the rebase onto " + Escape(j.Into) + " (" + short(onto) + ") stopped"
+			if len(conflicts) > 0 {
+				what = "the rebase onto " + Escape(j.Into) + " (" + short(onto) + ") conflicts in " + listPaths(conflicts)
+			}
+			r.blocked("rebase_conflict",
+				"resolve in "+quoteDisplay(w)+", git add the files, git rebase --continue, then land again (or land with --force-restart to start over)",
+				"%s; the rebase is left open in %s", what, Escape(w))
+			return false
+		}
+		e := gitFailure("rebase_failed", runErr, "git rebase failed")
+		r.blocked("rebase_failed", "run git -C "+quoteDisplay(w)+" rebase "+short(onto)+" yourself to see why", "%s", e.Message)
+		return false
+	}
+	commit, err := s.git.ResolveCommit(ctx, w, "HEAD")
+	if err != nil {
+		r.gitErr(PhaseRebase, err, "cannot read the rebased commit")
+		return false
+	}
+	j.Commit = commit
+	return true
+}
+
+// gate runs the test command (if any) and checks that it left HEAD and the tree alone.
+func (r *landRun) gate(ctx context.Context) bool {
+	s, j := r.s, r.j
+	if j.Test == "" {
+		return true
+	}
+	r.save(PhaseTest)
+	timeout := defaultTestTimeout
+	if d, err := time.ParseDuration(j.TestTimeout); err == nil && d > 0 {
+		timeout = d
+	}
+	env := append(append([]string{}, s.opts.Env...),
+		"COPSE_LAND_JOB="+j.Job, "COPSE_LAND_INTO="+j.Into, "COPSE_LAND_COMMIT="+j.Commit)
+	logHint := "the output is in " + quoteDisplay(j.Log)
+	res, runErr := runGate(ctx, j.Worktree.Path, j.Test, timeout, j.Log, env)
+	switch {
+	case res.Canceled:
+		r.cancelled(PhaseTest, r.remaining(PhaseTest))
+		return false
+	case res.TimedOut:
+		r.blocked("test_timeout", "make the test faster, or raise git config copse.testTimeout; "+logHint,
+			"the test gate did not finish within %s (its process group was killed)", timeout)
+		return false
+	case runErr != nil:
+		r.finish(LandFailed, "test_not_run", "the test gate could not run: "+Escape(runErr.Error()), logHint)
+		return false
+	case res.ExitCode != 0:
+		r.blocked("test_failed", "fix it, commit, and land again; "+logHint,
+			"the test gate %s exited %d", quote(j.Test), res.ExitCode)
+		return false
+	}
+	// The gate passed; it judged this commit and this tree only if it left them alone.
+	head, err := s.git.ResolveCommit(ctx, j.Worktree.Path, "HEAD")
+	if err != nil {
+		r.gitErr(PhaseTest, err, "cannot read the worktree's commit after the test")
+		return false
+	}
+	ref, err := s.git.SymbolicHeadRef(ctx, j.Worktree.Path)
+	if err != nil {
+		r.gitErr(PhaseTest, err, "cannot read the worktree's branch after the test")
+		return false
+	}
+	if head != j.Commit || ref != "refs/heads/"+j.Worktree.Branch {
+		r.blocked("test_changed_worktree", "a test gate must not commit, reset or switch branches; land again",
+			"the worktree is at %s on %s after the test gate, not at the tested %s on %s",
+			short(head), Escape(strings.TrimPrefix(ref, "refs/heads/")), short(j.Commit), Escape(j.Worktree.Branch))
+		return false
+	}
+	dirty, err := s.git.DirtyPaths(ctx, j.Worktree.Path)
+	if err != nil {
+		r.gitErr(PhaseTest, err, "cannot read the worktree's status after the test")
+		return false
+	}
+	if len(dirty) > 0 {
+		r.blocked("test_changed_worktree", "make the test leave the tree clean (write build output to ignored paths), clean it, and land again",
+			"the test gate left changes in the worktree: %s", listPaths(dirty))
+		return false
+	}
+	return true
+}
+
+// LandDefaults is what a land form starts from: the default target (the main checkout's
+// branch, "" when it has none) and the test command from git config copse.test.
+func (s *Service) LandDefaults(ctx context.Context) (into, test string, err error) {
+	snap, err := s.impl.read(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if len(snap.trees) > 0 && !snap.trees[0].Bare {
+		into = snap.trees[0].Branch
+	}
+	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.root(), "copse.test")
+	if err != nil {
+		return into, "", gitFailure("config_failed", err, "cannot read git config copse.test")
+	}
+	if ok {
+		test = strings.TrimSpace(v)
+	}
+	return into, test, nil
+}
+
+// runGate runs the test command with core/usercmd (sh -c in the worktree, its own process
+// group, killed whole on timeout or cancel), its output appended to the job's log between
+// a header and a footer line.
+func runGate(ctx context.Context, dir, command string, timeout time.Duration, logPath string, env []string) (usercmd.Result, error) {
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return usercmd.Result{ExitCode: -1}, err
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "$ sh -c %s\n", quoteDisplay(command))
+	start := time.Now()
+	res, err := usercmd.Run(ctx, dir, command, env, timeout, log)
+	note := fmt.Sprintf("exit %d", res.ExitCode)
+	switch {
+	case err != nil:
+		note = "not started: " + err.Error()
+	case res.TimedOut:
+		note = "timed out after " + timeout.String() + "; process group killed"
+	case res.Canceled:
+		note = "cancelled; process group killed"
+	}
+	fmt.Fprintf(log, "# gate: %s after %s\n", note, time.Since(start).Round(time.Millisecond))
+	return res, err
+}

@@ -1,0 +1,318 @@
+package gitx
+
+// Builders and small helpers for `copse land`: rebase, compare-and-swap ref updates, the
+// read-tree sync of a checkout of the target, and the per-worktree state files git keeps
+// (rebase-merge/head-name and friends). Facts behind each choice: reference/land.md,
+// checked on git 2.39.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/copse-dev/copse/internal/textsafe"
+)
+
+// Rebase rebases the branch checked out at dir onto the commit onto. --no-autostash keeps
+// git from stashing into the repository-wide stash; --no-update-refs keeps it from moving
+// other branches that point into the rebased range (rebase.updateRefs=true does).
+func Rebase(dir, onto string) (Cmd, error) {
+	if err := check("rebase", checkDir(dir), checkOID("onto", onto)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rebase", "--no-autostash", "--no-update-refs", onto}}, nil
+}
+
+// RebaseAbort aborts the rebase in progress at dir (the branch returns to orig-head).
+func RebaseAbort(dir string) (Cmd, error) {
+	if err := check("rebase", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rebase", "--abort"}}, nil
+}
+
+// UpdateRefCAS moves refs/heads/<branch> from old to new atomically: git refuses when the
+// ref is not at old ("cannot lock ref … is at X but expected Y"). It does not check
+// ancestry; callers run IsAncestor first.
+func UpdateRefCAS(dir, branch, newOID, oldOID, msg string) (Cmd, error) {
+	if err := check("update-ref", checkDir(dir), checkBranch("branch", branch),
+		checkOID("new", newOID), checkOID("old", oldOID), checkReflogMessage(msg)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"update-ref", "-m", msg, "refs/heads/" + branch, newOID, oldOID}}, nil
+}
+
+// DeleteRefCAS deletes refs/heads/<branch> only while it still points at oldOID.
+func DeleteRefCAS(dir, branch, oldOID string) (Cmd, error) {
+	if err := check("update-ref", checkDir(dir), checkBranch("branch", branch), checkOID("old", oldOID)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"update-ref", "-d", "refs/heads/" + branch, oldOID}}, nil
+}
+
+// RefreshIndex refreshes the stat information of the index at dir, so read-tree does not
+// mistake a file that was merely touched for a modified one. -q: files that need an update
+// are not an error.
+func RefreshIndex(dir string) (Cmd, error) {
+	if err := check("update-index", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"update-index", "-q", "--refresh"}}, nil
+}
+
+// ReadTreeSync moves the checkout at dir from tree old to tree new, carrying local changes
+// that do not touch the changed paths (two-tree merge, -m -u) and refusing when they do.
+// Hooks and submodule recursion are turned off: this is copse keeping a checkout in step
+// with a ref it moved, not a checkout the user asked for.
+func ReadTreeSync(dir, oldOID, newOID string) (Cmd, error) {
+	if err := check("read-tree", checkDir(dir), checkOID("old", oldOID), checkOID("new", newOID)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"-c", "submodule.recurse=false", "-c", "core.hooksPath=/dev/null",
+		"read-tree", "-m", "-u", oldOID, newOID}}, nil
+}
+
+// SymbolicHead prints the ref HEAD points at in the worktree at dir; exit 1 when detached.
+func SymbolicHead(dir string) (Cmd, error) {
+	if err := check("symbolic-ref", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"symbolic-ref", "-q", "HEAD"}, read: true}, nil
+}
+
+// ConflictedNames lists unmerged paths of the worktree at dir, NUL-terminated.
+func ConflictedNames(dir string) (Cmd, error) {
+	if err := check("diff", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"diff", "--name-only", "--diff-filter=U", "-z", "--"}, read: true}, nil
+}
+
+// DirtyNames lists every path with a change at dir (staged, unstaged, untracked, each
+// untracked file on its own), in short porcelain -z form. It is read-only, so it runs
+// without optional locks and does not refresh the index (its mtime stays an idle mark).
+func DirtyNames(dir string) (Cmd, error) {
+	if err := check("status", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"status", "--porcelain", "-z", "-uall"}, read: true}, nil
+}
+
+// checkReflogMessage keeps a reflog message to one plain line.
+func checkReflogMessage(msg string) string {
+	switch kind := textsafe.HiddenKind(msg); {
+	case msg == "":
+		return "message is empty"
+	case kind != "":
+		return "message " + fmt.Sprintf("%q", msg) + " contains " + kind
+	}
+	return ""
+}
+
+// ---- runners ----
+
+// SymbolicHeadRef returns the ref HEAD points at in the worktree at dir ("" when detached).
+func (r *Runner) SymbolicHeadRef(ctx context.Context, dir string) (string, error) {
+	c, err := SymbolicHead(dir)
+	if err != nil {
+		return "", err
+	}
+	out, err := r.Run(ctx, c)
+	if exitedOneSilently(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(string(out), "\n"), nil
+}
+
+// Conflicted lists the unmerged paths of the worktree at dir.
+func (r *Runner) Conflicted(ctx context.Context, dir string) ([]string, error) {
+	c, err := ConflictedNames(dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return splitNUL(out), nil
+}
+
+// DirtyPaths lists every path with a change at dir; a rename or copy contributes both of
+// its paths.
+func (r *Runner) DirtyPaths(ctx context.Context, dir string) ([]string, error) {
+	c, err := DirtyNames(dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDirtyNames(out)
+}
+
+// ParseDirtyNames parses `status --porcelain -z`: "XY path\0", and for a rename or copy
+// (X or Y is R or C) one more NUL-terminated field, the original path.
+func ParseDirtyNames(b []byte) ([]string, error) {
+	var paths []string
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			return nil, fmt.Errorf("gitx: status: entry %q is not NUL-terminated", clip(string(b)))
+		}
+		e := string(b[:i])
+		b = b[i+1:]
+		if len(e) < 4 || e[2] != ' ' {
+			return nil, fmt.Errorf("gitx: status: malformed entry %q", clip(e))
+		}
+		paths = append(paths, e[3:])
+		if strings.ContainsAny(e[:2], "RC") {
+			j := bytes.IndexByte(b, 0)
+			if j < 0 {
+				return nil, fmt.Errorf("gitx: status: rename entry %q lacks its original path", clip(e))
+			}
+			paths = append(paths, string(b[:j]))
+			b = b[j+1:]
+		}
+	}
+	return paths, nil
+}
+
+func splitNUL(b []byte) []string {
+	var out []string
+	for _, p := range bytes.Split(b, []byte{0}) {
+		if len(p) > 0 {
+			out = append(out, string(p))
+		}
+	}
+	return out
+}
+
+// ---- per-worktree state files ----
+
+// WorktreeGitDir returns the git directory of the worktree at dir (the main checkout's
+// .git, or <common>/worktrees/<id> of a linked one), found the way git finds it.
+func WorktreeGitDir(dir string) (string, error) { return worktreeGitDir(dir) }
+
+// RebaseState is what git records of a rebase in progress in one worktree.
+type RebaseState struct {
+	Dir      string // rebase-merge or rebase-apply directory
+	HeadName string // "refs/heads/<branch>" being rebased ("detached HEAD" when none)
+	OrigHead string // the branch's commit before the rebase started
+	Onto     string // the commit it is being rebased onto
+}
+
+// ReadRebase reports the rebase in progress in the worktree whose git directory is
+// gitDir, or nil when there is none.
+func ReadRebase(gitDir string) (*RebaseState, error) {
+	for _, name := range []string{"rebase-merge", "rebase-apply"} {
+		d := filepath.Join(gitDir, name)
+		fi, err := os.Stat(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("gitx: %w", err)
+		}
+		if !fi.IsDir() {
+			continue
+		}
+		st := &RebaseState{Dir: d}
+		st.HeadName = readLine(filepath.Join(d, "head-name"))
+		st.OrigHead = readLine(filepath.Join(d, "orig-head"))
+		st.Onto = readLine(filepath.Join(d, "onto"))
+		return st, nil
+	}
+	return nil, nil
+}
+
+// Operation names what is in progress in the worktree whose git directory is gitDir:
+// "rebase", "merge", "cherry-pick", "revert", "sequencer", "bisect", or "" for nothing.
+func Operation(gitDir string) (string, error) {
+	for _, m := range []struct{ file, what string }{
+		{"rebase-merge", "rebase"}, {"rebase-apply", "rebase"}, {"MERGE_HEAD", "merge"},
+		{"CHERRY_PICK_HEAD", "cherry-pick"}, {"REVERT_HEAD", "revert"}, {"sequencer", "sequencer"},
+		{"BISECT_LOG", "bisect"},
+	} {
+		ok, err := anyExists(gitDir, m.file)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return m.what, nil
+		}
+	}
+	return "", nil
+}
+
+// BusyBranch reports the branch a rebase or bisect in the worktree whose git directory is
+// gitDir will return to ("refs/heads/<b>"): git lists such a worktree as detached, but
+// `rebase --abort` or `bisect reset` would move that branch back.
+func BusyBranch(gitDir string) string {
+	for _, f := range []string{filepath.Join("rebase-merge", "head-name"), filepath.Join("rebase-apply", "head-name")} {
+		if s := readLine(filepath.Join(gitDir, f)); strings.HasPrefix(s, "refs/heads/") {
+			return s
+		}
+	}
+	if s := readLine(filepath.Join(gitDir, "BISECT_START")); s != "" {
+		if strings.HasPrefix(s, "refs/heads/") {
+			return s
+		}
+		if !isOID(s) {
+			return "refs/heads/" + s
+		}
+	}
+	return ""
+}
+
+// readLine returns a small state file's first line, "" when it is missing.
+func readLine(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	s, _, _ := strings.Cut(string(b), "\n")
+	return s
+}
+
+// ConfigGetRegexp reads every config entry whose (lower-cased) key matches pattern, as
+// "key\nvalue\0" records; git exits 1 with no output when none matches.
+func ConfigGetRegexp(dir, pattern string) (Cmd, error) {
+	if err := check("config", checkDir(dir), checkRef("pattern", pattern)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"config", "--null", "--get-regexp", "--end-of-options", pattern}, read: true}, nil
+}
+
+// ConfigMatching returns the entries whose key matches pattern, keys lower-cased as git
+// prints them; a key set several times keeps its last value, as `git config --get` does.
+func (r *Runner) ConfigMatching(ctx context.Context, dir, pattern string) (map[string]string, error) {
+	c, err := ConfigGetRegexp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if exitedOneSilently(err) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	vals := map[string]string{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		k, v, _ := strings.Cut(string(rec), "\n")
+		vals[k] = v
+	}
+	return vals, nil
+}
