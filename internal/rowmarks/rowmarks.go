@@ -1,5 +1,5 @@
 // Package rowmarks is the one vocabulary for what a worktree row says about its state: the
-// markers (main, rebasing, ⚑ claimed, locked, prunable, [workspace]) and the status badges
+// markers (main, rebasing, ⚑ claimed, locked, prunable, [workspace], a land job) and the badges
 // (✚ changes, ✖ conflicts, ↑ ahead, ↓ behind, rebase, merge, ✓ clean, ? unknown). Both
 // `copse list` and the picker build their rows from it, so the same state reads the same
 // in both. It returns plain, already escaped text with a semantic Kind per piece; it must

@@ -77,3 +77,19 @@ func TestLabel(t *testing.T) {
 		}
 	}
 }
+
+func TestLand(t *testing.T) {
+	for _, tc := range []struct {
+		j    core.LandJob
+		want Piece
+	}{
+		{core.LandJob{State: core.LandQueued, Position: 2}, Piece{Text: "land #2", Kind: Progress}},
+		{core.LandJob{State: core.LandRunning, Phase: core.PhaseTest}, Piece{Text: "landing: test", Kind: Progress}},
+		{core.LandJob{State: core.LandBlocked, Code: "rebase_conflict\x1b"}, Piece{Text: `blocked: rebase_conflict\x1b`, Kind: Blocked}},
+		{core.LandJob{State: core.LandUncertain}, Piece{Text: "land uncertain", Kind: Blocked}},
+	} {
+		if got := Land(&tc.j); got != tc.want {
+			t.Errorf("Land(%+v) = %+v, want %+v", tc.j.State, got, tc.want)
+		}
+	}
+}
