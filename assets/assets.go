@@ -1,5 +1,6 @@
 // Package assets holds copse's embedded files: the shell integration scripts that
-// `copse init bash|zsh|fish` prints, and the pi extension of `copse init pi`.
+// `copse init bash|zsh|fish` prints, and the pi extension of `copse init pi`. It holds data
+// only and must never gain logic: what the files do is decided by the code that installs them.
 package assets
 
 import (

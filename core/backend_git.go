@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/copse-dev/copse/gitx"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // gitBackend works anywhere: git makes and removes worktrees, and switching hands the path
@@ -80,4 +81,4 @@ func builderErr(err error) *Error {
 // quoteDisplay quotes a value for display exactly as the builders' String() does: safe
 // words bare, others single-quoted, and control characters or bidirectional marks as
 // $'…' escapes, so the text reads back as the same argument and cannot forge lines.
-func quoteDisplay(p string) string { return gitx.ShellQuote(p) }
+func quoteDisplay(p string) string { return textsafe.ShellQuote(p) }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"unicode/utf8"
 
 	"github.com/copse-dev/copse/herdr"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // The Herdr backend: inside a Herdr pane, worktrees are made, opened and removed through
@@ -453,13 +453,10 @@ func replyMismatch(action string, why []string) *Error {
 		Hint: "run `copse list` and look at Herdr's sidebar; do not retry blindly"}
 }
 
-// herdrText makes text from Herdr safe for one line: escaped and cut to max characters.
+// herdrText makes text from Herdr safe for one line: escaped and cut to max cells.
 func herdrText(s string, max int) string {
-	if utf8.RuneCountInString(s) > max {
-		s = string([]rune(s)[:max]) + "…"
-	}
 	if s == "" {
 		return `""`
 	}
-	return Escape(s)
+	return textsafe.Cut(Escape(s), max)
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Decode parses one JSON request from raw bytes, strictly: the top level is one object
@@ -82,7 +84,7 @@ const schemaHint = "see `copse tool --schema` for the request format"
 
 // safeName shows a caller-supplied name safely on one line: escaped and cut, so a
 // hostile key can neither break the reply's lines nor flood it.
-func safeName(s string) string { return Cut(Escape(s), 64) }
+func safeName(s string) string { return textsafe.Cut(Escape(s), 64) }
 
 func quoteName(s string) string { return `"` + safeName(s) + `"` }
 

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // The land queue lives in files under <common>/copse/land/, so every copse process of the
@@ -181,7 +183,7 @@ func nextTicket(dir string) (int64, error) {
 	return next, nil
 }
 
-func clipText(s string) string { return Cut(Escape(s), 40) }
+func clipText(s string) string { return textsafe.Cut(Escape(s), 40) }
 
 func writeJob(dir string, j *LandJob) error {
 	j.V = landRecordVersion

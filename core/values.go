@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // The typed values a command is made of. Each has an unexported field, so the only way to
@@ -60,13 +62,13 @@ func checkText(field, raw string, maxLen int) error {
 	}
 	for _, r := range raw {
 		switch {
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case textsafe.IsControl(r):
 			return usage(CodeControlCharacter, field, hint+" without control characters",
 				"%s %s contains a control character (%s)", field, quote(raw), Escape(string(r)))
-		case isBidi(r):
+		case textsafe.IsBidi(r):
 			return usage(CodeBidiMark, field, hint+" without bidirectional marks",
 				"%s %s contains a bidirectional mark (%s), which can disguise what is shown", field, quote(raw), Escape(string(r)))
-		case r == 0x2028 || r == 0x2029 || r == 0xFEFF:
+		case textsafe.IsInvisibleSeparator(r):
 			return usage(CodeInvisibleCharacter, field, hint, "%s %s contains an invisible separator (%s)", field, quote(raw), Escape(string(r)))
 		}
 	}

@@ -1,10 +1,16 @@
 // Package gitx is the only place in copse that runs git. It builds argument
 // arrays (never shell strings), runs them with bounded resources, and parses
 // git's machine-readable output into typed values. It imports only the
-// standard library.
+// standard library and internal/textsafe (itself standard library only). It must
+// never decide policy (which worktree may be removed is core's business) and never
+// run any program but git.
 package gitx
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/copse-dev/copse/internal/textsafe"
+)
 
 // Cmd is one git invocation. Its fields are unexported so that a Cmd can only
 // come from a builder below, which has checked every value; Runner.Run refuses
@@ -50,15 +56,15 @@ func (c Cmd) Argv() []string {
 // value can never start a new line of output.
 func (c Cmd) String() string {
 	if len(c.env) == 0 {
-		return quoteArgv(c.Argv())
+		return textsafe.ShellJoin(c.Argv())
 	}
 	// Shown as a shell would read it: NAME=value git -C … (values quoted).
 	parts := make([]string, 0, len(c.env)+1)
 	for _, kv := range c.env {
 		name, value, _ := strings.Cut(kv, "=")
-		parts = append(parts, name+"="+ShellQuote(value))
+		parts = append(parts, name+"="+textsafe.ShellQuote(value))
 	}
-	return strings.Join(parts, " ") + " " + quoteArgv(c.Argv())
+	return strings.Join(parts, " ") + " " + textsafe.ShellJoin(c.Argv())
 }
 
 // Name is the git command without its options and operands, for messages:

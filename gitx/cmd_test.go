@@ -187,21 +187,6 @@ func TestCmdString(t *testing.T) {
 	if got := c.String(); got != `git -C /r rev-parse --verify --end-of-options 'main^{commit}'` {
 		t.Fatalf("String() = %s", got)
 	}
-	for in, want := range map[string]string{
-		"":             "''",
-		"plain/Path-1": "plain/Path-1",
-		"a'b":          `'a'\''b'`,
-		"$HOME":        `'$HOME'`,
-		"tab\there":    `$'tab\there'`,
-		"bidi\u202e":   `$'bidi\u202E'`,
-		"bad\xffutf8":  `$'bad\xffutf8'`,
-		"esc\x1b[31m":  `$'esc\x1b[31m'`,
-		"é ok":         `'é ok'`,
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
 }
 
 // TestCmdStringRoundTrip checks with a real shell that String() parses back

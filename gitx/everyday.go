@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Reads and one write behind the picker's everyday views: the sort order it remembers
@@ -14,8 +16,8 @@ import (
 // ConfigSet writes one value to the repository's local config (.git/config).
 func ConfigSet(dir, key, value string) (Cmd, error) {
 	reason := ""
-	if hasControl(value) {
-		reason = "value " + strconv.Quote(value) + " contains a control character"
+	if h := textsafe.HiddenKind(value); h != "" {
+		reason = "value " + strconv.Quote(value) + " contains " + h
 	}
 	if err := check("config", checkDir(dir), checkConfigKey(key), reason); err != nil {
 		return Cmd{}, err

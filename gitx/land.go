@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Rebase rebases the branch checked out at dir onto the commit onto. --no-autostash keeps
@@ -103,8 +105,11 @@ func DirtyNames(dir string) (Cmd, error) {
 
 // checkReflogMessage keeps a reflog message to one plain line.
 func checkReflogMessage(msg string) string {
-	if msg == "" || hasControl(msg) || hasBidi(msg) {
-		return "message " + fmt.Sprintf("%q", msg) + " is empty or has control characters"
+	switch kind := textsafe.HiddenKind(msg); {
+	case msg == "":
+		return "message is empty"
+	case kind != "":
+		return "message " + fmt.Sprintf("%q", msg) + " contains " + kind
 	}
 	return ""
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Builders for copse's lifecycle commands (claims are worktree locks; prune sweeps).
@@ -58,10 +60,8 @@ func checkReason(v string) string {
 	switch {
 	case v == "":
 		return "reason is empty"
-	case hasControl(v):
-		return "reason " + strconv.Quote(v) + " contains a control character"
-	case hasBidi(v):
-		return "reason " + strconv.Quote(v) + " contains a bidirectional mark"
+	case textsafe.HiddenKind(v) != "":
+		return "reason " + strconv.Quote(v) + " contains " + textsafe.HiddenKind(v)
 	}
 	return ""
 }

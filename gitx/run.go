@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 const (
@@ -90,7 +92,7 @@ type Error struct {
 const maxStderrInMessage = 4096
 
 func (e *Error) Error() string {
-	cmd := quoteArgv(e.Argv)
+	cmd := textsafe.ShellJoin(e.Argv)
 	switch e.Kind {
 	case ErrExit:
 		if e.ExitCode < 0 {

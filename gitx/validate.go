@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // BuildError is returned by a builder instead of a Cmd when a value is unsafe
@@ -54,10 +56,8 @@ func checkRef(field, v string) string {
 	switch {
 	case v == "":
 		return field + " is empty"
-	case hasControl(v):
-		return field + " " + strconv.Quote(v) + " contains a control character"
-	case hasBidi(v):
-		return field + " " + strconv.Quote(v) + " contains a bidirectional mark"
+	case textsafe.HiddenKind(v) != "":
+		return field + " " + strconv.Quote(v) + " contains " + textsafe.HiddenKind(v)
 	case v[0] == '-':
 		return field + " " + strconv.Quote(v) + " starts with '-'"
 	}
@@ -127,28 +127,4 @@ func isOID(v string) bool {
 		}
 	}
 	return true
-}
-
-func hasControl(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] == 0x7f {
-			return true
-		}
-	}
-	return false
-}
-
-func hasBidi(s string) bool {
-	for _, r := range s {
-		if isBidi(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// isBidi reports the bidirectional formatting marks listed in DESIGN.md §2.
-func isBidi(r rune) bool {
-	return r == 0x061C || r == 0x200E || r == 0x200F ||
-		(r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Option is one option of a `herdr worktree` command. Name is the flag name, "cwd" or
@@ -32,25 +34,7 @@ func (c Cmd) Action() string { return c.action }
 // String is the command as a shell would take it, for --dry-run. Values that need it are
 // single-quoted; the builder already refused anything that could not be shown safely.
 func (c Cmd) String() string {
-	parts := make([]string, len(c.argv))
-	for i, a := range c.argv {
-		parts[i] = shellQuote(a)
-	}
-	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return textsafe.ShellJoin(c.argv)
 }
 
 // ArgError is a command the builder refused; nothing was run.

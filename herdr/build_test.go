@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 func opt(name, value string) Option { return Option{Name: name, Value: value} }
@@ -73,7 +75,7 @@ func TestBuildRejects(t *testing.T) {
 		{"U+202E", "create", []Option{cwd, opt("branch", "x"), opt("path", "/src/\u202Egpj.exe"), noFocus}, "bidirectional"},
 		{"U+2066", "list", []Option{opt("cwd", "/src/\u2066app")}, "bidirectional"},
 		{"U+2069", "remove", []Option{opt("workspace", "wG\u2069")}, "bidirectional"},
-		{"line separator", "create", []Option{cwd, opt("label", "a\u2028b"), opt("branch", "x"), noFocus}, "control character"},
+		{"line separator", "create", []Option{cwd, opt("label", "a\u2028b"), opt("branch", "x"), noFocus}, "invisible separator"},
 		{"leading dash branch", "create", []Option{cwd, opt("branch", "-b"), noFocus}, "starts with '-'"},
 		{"leading dash base", "create", []Option{cwd, opt("branch", "x"), opt("base", "--orphan"), noFocus}, "starts with '-'"},
 		{"leading dash label", "open", []Option{cwd, opt("branch", "x"), opt("label", "-x"), noFocus}, "starts with '-'"},
@@ -113,7 +115,7 @@ func TestBuildRejects(t *testing.T) {
 				t.Fatalf("a refused Build returned argv %q", cmd.Argv())
 			}
 			for _, r := range err.Error() {
-				if isHidden(r) {
+				if textsafe.IsHidden(r) {
 					t.Fatalf("error message carries a hidden character: %q", err)
 				}
 			}

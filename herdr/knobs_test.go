@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Each knob of the double, and what the client makes of it.
@@ -245,7 +246,7 @@ func TestErrorMessageIsSanitized(t *testing.T) {
 	e := &Error{Kind: ErrReply, Code: "x\x1b[2J", Message: "bad\u202e\nthing\x07", Argv: []string{"herdr", "worktree", "list"}}
 	msg := e.Error()
 	for _, r := range msg {
-		if isHidden(r) {
+		if textsafe.IsHidden(r) {
 			t.Fatalf("Error() = %q carries a hidden character", msg)
 		}
 	}

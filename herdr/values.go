@@ -3,10 +3,10 @@ package herdr
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // The builder re-checks every value although core's typed parsers already did: this is
@@ -21,20 +21,6 @@ const (
 	maxLabel  = 120
 )
 
-// isBidi reports the bidirectional marks that can make text display differently from
-// what it is: U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069.
-func isBidi(r rune) bool {
-	return r == 0x061C || r == 0x200E || r == 0x200F ||
-		(r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
-}
-
-// isHidden reports characters that must never reach an argument or a terminal unescaped:
-// C0/C1 controls and DEL, bidirectional marks, line/paragraph separators and the BOM.
-func isHidden(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isBidi(r) ||
-		r == 0x2028 || r == 0x2029 || r == 0xFEFF
-}
-
 // checkText holds for every value: non-empty, valid UTF-8, nothing hidden, not padded,
 // no leading '-' (it would read as an option), at most maxLen characters.
 func checkText(v string, maxLen int) string {
@@ -44,13 +30,8 @@ func checkText(v string, maxLen int) string {
 	case !utf8.ValidString(v):
 		return "is not valid UTF-8"
 	}
-	for _, r := range v {
-		switch {
-		case isBidi(r):
-			return "contains a bidirectional mark"
-		case isHidden(r):
-			return "contains a control character"
-		}
+	if kind := textsafe.HiddenKind(v); kind != "" {
+		return "contains " + kind
 	}
 	switch {
 	case strings.TrimSpace(v) != v:
@@ -93,38 +74,12 @@ func checkWorkspaceID(v string) string {
 	return ""
 }
 
-// quote shows s safely on one line: Go-quoted with every non-printable or non-ASCII rune
-// escaped (so no control character or bidi mark reaches a terminal), cut to max runes.
-func quote(s string, max int) string {
-	if utf8.RuneCountInString(s) > max {
-		s = string([]rune(s)[:max]) + "…"
-	}
-	return strconv.QuoteToASCII(s)
-}
+// quote shows a value in a refusal: escaped, cut to max cells, in double quotes.
+func quote(s string, max int) string { return textsafe.Quote(s, max) }
 
 // sanitize makes free text from herdr (error messages, stderr) safe for one terminal line
-// while keeping it readable: hidden characters and new lines are escaped, not dropped.
+// while keeping it readable: unsafe runes and new lines are escaped, not dropped, and
+// backslashes are kept (the text is not a value anyone must read back).
 func sanitize(s string, max int) string {
-	s = strings.TrimSpace(s)
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if n == max {
-			b.WriteString("…")
-			break
-		}
-		n++
-		switch {
-		case r == utf8.RuneError:
-			b.WriteString(`\ufffd`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case isHidden(r) || !unicode.IsPrint(r) && r != ' ':
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return textsafe.Cut(textsafe.EscapeHidden(strings.TrimSpace(s)), max)
 }

@@ -5,10 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Each row's last commit (subject, age, author), read in the background with one git
@@ -113,5 +112,5 @@ func (w *rowWriter) lastCommit(r row, width int, st *Styles) {
 	w.styled(st.Age, a, len(a))
 	w.space(1)
 	subj := oneLine(r.last.Subject)
-	w.column(st.Path, subj, ansi.StringWidth(subj), room-5, cut)
+	w.column(st.Path, subj, textsafe.Width(subj), room-5, cut)
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // confirmState is an open confirmation dialog for a prepared plan. Nothing runs until the
@@ -53,7 +53,7 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 
 	nameW := 0
 	for _, f := range conf.Fields {
-		nameW = max(nameW, ansi.StringWidth(oneLine(f.Name)))
+		nameW = max(nameW, textsafe.Width(oneLine(f.Name)))
 	}
 	for _, f := range conf.Fields {
 		name := pad(oneLine(f.Name), nameW)

@@ -10,6 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/rowmarks"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // After the create form: what the form learns in the background (which commit HEAD is,
@@ -46,7 +48,7 @@ func (i formInfo) setupText() string {
 func escapeAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = oneLine(core.Escape(s))
+		out[i] = oneLine(textsafe.Escape(s))
 	}
 	return out
 }
@@ -72,7 +74,7 @@ func formInfoCmd(ctx context.Context, svc *core.Service) tea.Cmd {
 
 func (f *form) applyInfo(msg formInfoMsg, home string) {
 	if msg.headErr == nil && msg.head.OID != "" {
-		h := "HEAD is " + shortHash(msg.head.OID)
+		h := "HEAD is " + rowmarks.ShortHash(msg.head.OID)
 		if msg.head.Subject != "" {
 			h += " · " + oneLine(msg.head.Subject)
 		}
@@ -112,7 +114,7 @@ func defaultPathCmd(ctx context.Context, svc *core.Service, seq int, raw string)
 func (f *form) setDefaultPath(p, home string) {
 	f.info.defaultPath = ""
 	if p != "" {
-		f.info.defaultPath = core.Escape(tildePath(p, home))
+		f.info.defaultPath = textsafe.Escape(tildePath(p, home))
 	}
 	f.placePath()
 }
@@ -144,7 +146,7 @@ func (m Model) afterCreate(out *core.Outcome) (Model, tea.Cmd, bool) {
 	path := out.Worktree.Path
 	if m.form.runSetup && !m.form.info.setup.Empty() && m.svc != nil {
 		ctx, cancel := context.WithCancel(m.ctx)
-		s := &setupState{path: path, label: branchLabel(*out.Worktree), switchAfter: m.form.switchTo, running: true,
+		s := &setupState{path: path, label: rowmarks.Label(*out.Worktree), switchAfter: m.form.switchTo, running: true,
 			cancel: cancel, started: m.now(), stream: newLogStream(ctx)}
 		s.vp = viewport.New()
 		m.ev.setup = s
@@ -152,7 +154,7 @@ func (m Model) afterCreate(out *core.Outcome) (Model, tea.Cmd, bool) {
 		return m, tea.Batch(setupCmd(ctx, m.svc, path, m.form.info.setup, s.stream), drainLogCmd(s.stream)), true
 	}
 	if m.form.switchTo {
-		mm, cmd := m.startOp(core.OpSwitch, "switching to "+branchLabel(*out.Worktree), core.SwitchRequest{Path: core.Str(path)}, opOptions{})
+		mm, cmd := m.startOp(core.OpSwitch, "switching to "+rowmarks.Label(*out.Worktree), core.SwitchRequest{Path: core.Str(path)}, opOptions{})
 		return mm.(Model), cmd, true
 	}
 	return m, nil, false
@@ -279,7 +281,7 @@ func cleanLogLine(l string) string {
 	}
 	l = strings.TrimRight(l, "\r")
 	l = strings.ReplaceAll(l, "\t", "    ")
-	return core.Escape(l)
+	return textsafe.Escape(l)
 }
 
 // content is the log with the unfinished last line.

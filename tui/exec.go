@@ -4,7 +4,7 @@ import (
 	"os/exec"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // e opens $VISUAL/$EDITOR in the selected worktree and ! opens $SHELL there. core builds
@@ -24,7 +24,7 @@ func execCmd(c *exec.Cmd, what string) tea.Cmd {
 
 func (m Model) onExecDone(msg execDoneMsg) (Model, tea.Cmd) {
 	if msg.err != nil {
-		m.status = statusLine{kind: statusError, msg: msg.what + " ended with an error: " + oneLine(core.Escape(msg.err.Error()))}
+		m.status = statusLine{kind: statusError, msg: msg.what + " ended with an error: " + oneLine(textsafe.Escape(msg.err.Error()))}
 	} else {
 		m.status = infoStatus("back from the " + msg.what)
 	}

@@ -1,14 +1,14 @@
 package tui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
+	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/sahilm/fuzzy"
 )
 
@@ -99,7 +99,7 @@ func (w *rowWriter) highlighted(k, match Ink, text string, textW, width int, hl 
 	if textW > width {
 		text = cut(text, width)
 		cutAt = len(strings.TrimSuffix(text, "…"))
-		textW = ansi.StringWidth(text)
+		textW = textsafe.Width(text)
 	}
 	on := make(map[int]bool, len(hl))
 	for _, b := range hl {
@@ -115,7 +115,7 @@ func (w *rowWriter) highlighted(k, match Ink, text string, textW, width int, hl 
 		if lit {
 			ink = match
 		}
-		w.styled(ink, s, ansi.StringWidth(s))
+		w.styled(ink, s, textsafe.Width(s))
 		start = end
 	}
 	lit := false

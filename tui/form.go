@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Form fields, in tab order. Label and the focus toggle exist only under Herdr.
@@ -247,7 +248,7 @@ func (f *form) applyCheck(msg branchCheckedMsg, heldAt string) {
 	f.note = nil
 	switch k := msg.kind; {
 	case heldAt != "":
-		f.errs[fieldBranch] = "branch " + core.Escape(msg.name) + " is already checked out at " + core.Escape(heldAt) +
+		f.errs[fieldBranch] = "branch " + textsafe.Escape(msg.name) + " is already checked out at " + textsafe.Escape(heldAt) +
 			" — switch to it, or pick another branch"
 	case k.Source == core.CreateAmbiguous:
 		f.errs[fieldBranch] = k.Describe()
@@ -274,10 +275,10 @@ func (f form) noteText() string {
 		if base == "" {
 			base = "HEAD"
 		}
-		note = "new branch " + core.Escape(msg.name) + " from " + core.Escape(base)
+		note = "new branch " + textsafe.Escape(msg.name) + " from " + textsafe.Escape(base)
 	}
 	if msg.name != msg.raw {
-		note = "resolves to " + core.Escape(msg.name) + " · " + note
+		note = "resolves to " + textsafe.Escape(msg.name) + " · " + note
 	}
 	return note
 }

@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // onKey routes a key by what has focus. Any key clears the status line: an error stays
@@ -119,7 +120,7 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Open):
 		return m.startOp(core.OpOpen, "opening "+r.label, core.OpenRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Remove):
-		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: r.path, branch: r.wt.Branch})
+		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: tildePath(r.wt.Path, m.home), branch: r.wt.Branch})
 	case key.Matches(k, ks.Claim):
 		return m.startOp(core.OpClaim, "claiming "+r.label, core.ClaimRequest{Path: path}, opOptions{})
 	case key.Matches(k, ks.Release):
@@ -128,7 +129,7 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.openLandForm()
 	case key.Matches(k, ks.ForceRemove):
 		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true},
-			opOptions{force: true, path: r.path, branch: r.wt.Branch})
+			opOptions{force: true, path: tildePath(r.wt.Path, m.home), branch: r.wt.Branch})
 	}
 	if mm, cmd, ok := m.typeIntoFilter(k); ok {
 		return mm, cmd
@@ -231,7 +232,7 @@ func (m Model) formKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.form.fieldError(onSetupField(m.form.info.setupErr))
 			return m, nil
 		}
-		return m.startOp(core.OpCreate, "creating "+core.Escape(req.Branch), req, opOptions{})
+		return m.startOp(core.OpCreate, "creating "+textsafe.Escape(req.Branch), req, opOptions{})
 	}
 	cmd, changed := m.form.update(k, ks)
 	if changed {

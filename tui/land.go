@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Landing from the picker: L opens a small form (target branch and test command,
@@ -259,7 +260,7 @@ func (m Model) onLandProgress(msg landProgressMsg) (tea.Model, tea.Cmd) {
 // landLabel is the busy line's text for a running land (busyText adds the elapsed time).
 func landLabel(p core.LandProgress) string {
 	j := p.Job
-	what := fmt.Sprintf("%s %s → %s", j.Job, core.Escape(j.Worktree.Branch), core.Escape(j.Into))
+	what := fmt.Sprintf("%s %s → %s", j.Job, textsafe.Escape(j.Worktree.Branch), textsafe.Escape(j.Into))
 	if j.State == core.LandQueued && p.Head != nil {
 		return fmt.Sprintf("%s: queued, position %d (%s: %s)", what, j.Position, p.Head.Job, p.Head.Phase)
 	}
@@ -331,26 +332,13 @@ func (m *Model) applyLands() {
 	m.measure()
 }
 
-// landTag is the row's land marker.
-func landTag(j *core.LandJob, st *Styles) seg {
-	switch j.State {
-	case core.LandQueued:
-		return seg{fmt.Sprintf("land #%d", j.Position), st.Progress}
-	case core.LandRunning:
-		return seg{"landing: " + string(j.Phase), st.Progress}
-	case core.LandBlocked:
-		return seg{"blocked: " + j.Code, st.Conflict}
-	}
-	return seg{"land " + string(j.State), st.Conflict}
-}
-
 // landDetail is the selected row's land line: the job, and why it is blocked.
 func landDetail(j *core.LandJob) string {
 	switch j.State {
 	case core.LandQueued:
 		return fmt.Sprintf("%s queued, position %d", j.Job, j.Position)
 	case core.LandRunning:
-		return fmt.Sprintf("%s %s onto %s", j.Job, j.Phase, core.Escape(j.Into))
+		return fmt.Sprintf("%s %s onto %s", j.Job, j.Phase, textsafe.Escape(j.Into))
 	}
 	msg := j.Message
 	if j.Hint != "" {

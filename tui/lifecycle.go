@@ -6,10 +6,8 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
-
-// maxClaimTag bounds the session shown in a row's ⚑ tag; the detail line has all of it.
-const maxClaimTag = 16
 
 // lifecycleStatus says what a claim, release or prune did. Prune names what it removed and
 // sums up what it kept by reason (the confirmation listed each kept worktree).
@@ -17,15 +15,15 @@ func lifecycleStatus(op core.Operation, out *core.Outcome, home string) statusLi
 	if out == nil {
 		return infoStatus(string(op) + " done")
 	}
-	where := core.Escape(tildePath(out.Path, home))
+	where := textsafe.Escape(tildePath(out.Path, home))
 	switch op {
 	case core.OpClaim:
 		var st statusLine
 		switch {
 		case out.Claim != nil && out.Previous != "":
-			st = infoStatus("claimed " + where + " for " + core.Escape(out.Claim.Session) + " (taken over from " + core.Escape(out.Previous) + ")")
+			st = infoStatus("claimed " + where + " for " + textsafe.Escape(out.Claim.Session) + " (taken over from " + textsafe.Escape(out.Previous) + ")")
 		case out.Claim != nil:
-			st = infoStatus("claimed " + where + " for " + core.Escape(out.Claim.Session))
+			st = infoStatus("claimed " + where + " for " + textsafe.Escape(out.Claim.Session))
 		default:
 			st = infoStatus("already claimed: " + where)
 		}

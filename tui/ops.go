@@ -6,6 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/rowmarks"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // The life of an operation: startOp asks core to Prepare the request (parse, check
@@ -14,7 +16,7 @@ import (
 
 type opOptions struct {
 	force  bool   // force removal: the dialog asks twice
-	path   string // remove: the row's path as shown, for the picker's own refusal hint
+	path   string // remove: the row's raw path (home as ~), for the picker's own refusal hint
 	branch string // remove: the row's branch (the dialog's "delete the branch too" toggle)
 	// fallback is the dialog a re-prepare replaces (b in the remove dialog): a refusal
 	// reopens it with the reason instead of closing it.
@@ -140,7 +142,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 		m.mode = modeList
 		if out != nil && out.Worktree != nil {
 			m.selectPath = out.Worktree.Path
-			m.status = infoStatus("created " + branchLabel(*out.Worktree) + " at " + core.Escape(tildePath(out.Worktree.Path, m.home)))
+			m.status = infoStatus("created " + rowmarks.Label(*out.Worktree) + " at " + textsafe.Escape(tildePath(out.Worktree.Path, m.home)))
 		} else {
 			m.status = infoStatus("created")
 		}
@@ -154,7 +156,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 	case core.OpRemove:
 		what := ""
 		if out != nil {
-			what = " " + core.Escape(tildePath(out.Path, m.home))
+			what = " " + textsafe.Escape(tildePath(out.Path, m.home))
 		}
 		if out != nil && out.RestoreID != "" {
 			// A forced remove recorded what it deleted: say how to get it back.
@@ -164,7 +166,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 	case core.OpLand:
 		if out != nil && out.Land != nil {
 			j := out.Land
-			m.status = infoStatus(fmt.Sprintf("landed %s onto %s at %s (%s)", core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortHash(j.Commit), j.Job))
+			m.status = infoStatus(fmt.Sprintf("landed %s onto %s at %s (%s)", textsafe.Escape(j.Worktree.Branch), textsafe.Escape(j.Into), rowmarks.ShortHash(j.Commit), j.Job))
 		} else {
 			m.status = infoStatus("landed")
 		}
@@ -173,7 +175,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 	case core.OpOpen:
 		ws := ""
 		if out != nil && out.WorkspaceID != "" {
-			ws = " " + core.Escape(out.WorkspaceID)
+			ws = " " + textsafe.Escape(out.WorkspaceID)
 		}
 		m.status = infoStatus("opened workspace" + ws)
 	}

@@ -349,17 +349,30 @@ func TestDialogShowsEachWarningOnce(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"/srv/wt/a-b_c.d":   "/srv/wt/a-b_c.d",
-		"~/src/app.wt/x":    "~/src/app.wt/x",
-		"/srv/my wt":        "'/srv/my wt'",
-		"~/it's":            `~/'it'\''s'`,
-		`/srv/esc\nnewline`: `'/srv/esc\nnewline'`,
+// The unlock hint quotes the raw path for a shell, not the escaped one the row shows: a
+// worktree at /src/x\y is shown as /src/x\\y, and the hint must still name /src/x\y
+// (quoting the escaped form named another path). A path under home keeps ~/ unquoted.
+func TestUnlockHintQuotesRawPath(t *testing.T) {
+	for _, tc := range []struct{ path, home, want string }{
+		{`/src/x\y`, "/home/dev", `git worktree unlock '/src/x\y'`},
+		{"/home/dev/it's here", "/home/dev", `git worktree unlock ~/'it'\''s here'`},
+		{"/src/nl\nx", "/home/dev", `git worktree unlock $'/src/nl\nx'`},
 	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(tc.path, func(t *testing.T) {
+			wt := core.Worktree{Branch: "feat/x", Path: tc.path, Head: oid('f'), Locked: ptr("")}
+			m := newTestModel(100, 20, Options{})
+			m.home = tc.home
+			m = loaded(t, m, &core.Listing{RepoRoot: "/src/app", Worktrees: []core.Worktree{wt}}, nil)
+			m, _ = send(t, m, press("d"))
+			if m.op == nil {
+				t.Fatal("d started no removal")
+			}
+			m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: "locked_worktree", ForceHelps: true,
+				Message: "locked", Hint: "pass --force"}})
+			if !strings.Contains(m.status.hint, "("+tc.want+")") {
+				t.Errorf("hint = %q, want it to contain %q", m.status.hint, tc.want)
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // The remove dialog's "delete the branch too" toggle (b). Toggling asks core to prepare
@@ -56,7 +57,7 @@ func (c *confirmState) branchToggle(st *Styles, inner int) []string {
 	if req.DeleteBranch {
 		box = "[x]"
 	}
-	lines := []string{st.DialogKeys.Render(cut(box+" b  delete the branch "+core.Escape(c.branch)+" too", inner))}
+	lines := []string{st.DialogKeys.Render(cut(box+" b  delete the branch "+textsafe.Escape(c.branch)+" too", inner))}
 	if c.note != "" {
 		for _, l := range wrapLines("! ", c.note, inner, maxNoteLines) {
 			lines = append(lines, st.DialogWarn.Render(l))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/internal/rowmarks"
 )
 
 // b in the remove dialog re-prepares with DeleteBranch: the dialog then shows core's
@@ -84,7 +85,7 @@ func removeDialog(t *testing.T, w, h int, on bool) Model {
 	conf := &core.Confirmation{Title: "Remove this worktree?", Fields: []core.ConfirmField{
 		{Name: "path", Value: r.wt.Path}, {Name: "branch", Value: r.wt.Branch}}}
 	if on {
-		conf.Fields = append(conf.Fields, core.ConfirmField{Name: "delete branch", Value: "release/2.0 at " + shortHash(r.wt.Head) + ": 2 commits only on it"})
+		conf.Fields = append(conf.Fields, core.ConfirmField{Name: "delete branch", Value: "release/2.0 at " + rowmarks.ShortHash(r.wt.Head) + ": 2 commits only on it"})
 		conf.Losses = []string{"2 commits only on branch release/2.0 will be lost"}
 	}
 	m.mode = modeConfirm

@@ -4,8 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/rowmarks"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // row is one worktree as the picker shows it. The display strings are computed once when
@@ -29,31 +30,11 @@ type row struct {
 }
 
 func newRow(wt core.Worktree, home string) row {
-	r := row{wt: wt, label: branchLabel(wt), path: core.Escape(tildePath(wt.Path, home))}
-	r.labelW = ansi.StringWidth(r.label)
-	r.pathW = ansi.StringWidth(r.path)
+	r := row{wt: wt, label: rowmarks.Label(wt), path: textsafe.Escape(tildePath(wt.Path, home))}
+	r.labelW = textsafe.Width(r.label)
+	r.pathW = textsafe.Width(r.path)
 	r.filterOn = r.label + " " + r.path
 	return r
-}
-
-// branchLabel is what the branch column shows: branch first, as the design asks.
-func branchLabel(wt core.Worktree) string {
-	switch {
-	case wt.Bare:
-		return "(bare)"
-	case wt.Branch != "" && (wt.Rebasing || wt.Bisecting):
-		return core.Escape(wt.Branch) // git lists it detached; the rebase or bisect holds the branch
-	case wt.Detached || wt.Branch == "":
-		return "(detached " + shortHash(wt.Head) + ")"
-	}
-	return core.Escape(wt.Branch)
-}
-
-func shortHash(oid string) string {
-	if len(oid) > 7 {
-		return oid[:7]
-	}
-	return oid
 }
 
 // tildePath shows the home directory as ~ so paths fit; only a whole leading component
@@ -85,78 +66,59 @@ func segsWidth(ss []seg) int {
 		if i > 0 {
 			n++
 		}
-		n += ansi.StringWidth(s.text)
+		n += textsafe.Width(s.text)
 	}
 	return n
 }
 
-// badges are the status column: uncommitted count, ahead/behind, conflicts, and a rebase
-// or merge in progress. A row whose status failed shows "?" (it is never shown as clean).
-func badges(r row, st *Styles) []seg {
-	s := r.wt.Status
-	switch {
-	case r.wt.Prunable != nil || r.wt.Bare:
-		return nil
-	case s == nil && r.pending:
-		return []seg{{"…", st.Pending}}
-	case s == nil:
-		return nil
-	case s.Error != "":
-		return []seg{{"?", st.StatusErr}}
+// badges are the status column and tags the row's markers, in the vocabulary copse list
+// shares (package rowmarks); the reasons behind a lock, a prune or an unknown status go to
+// the detail line, where there is room for them.
+func badges(r row, st *Styles) []seg { return inked(rowmarks.Badges(r.wt, r.pending), st) }
+
+func tags(r row, st *Styles) []seg {
+	ps := rowmarks.Markers(r.wt)
+	if r.land != nil {
+		ps = append(ps, rowmarks.Land(r.land))
 	}
-	var out []seg
-	if c := s.Changes() - s.Conflicted; c > 0 {
-		out = append(out, seg{"✚" + strconv.Itoa(c), st.Changes})
-	}
-	if s.Conflicted > 0 {
-		out = append(out, seg{"✖" + strconv.Itoa(s.Conflicted), st.Conflict})
-	}
-	if s.Ahead > 0 {
-		out = append(out, seg{"↑" + strconv.Itoa(s.Ahead), st.Ahead})
-	}
-	if s.Behind > 0 {
-		out = append(out, seg{"↓" + strconv.Itoa(s.Behind), st.Behind})
-	}
-	if s.Rebasing && !r.wt.Rebasing { // a row on a rebased branch says so in its tags
-		out = append(out, seg{"rebase", st.Progress})
-	}
-	if s.Merging {
-		out = append(out, seg{"merge", st.Progress})
-	}
-	if len(out) == 0 {
-		out = append(out, seg{"✓", st.Clean})
+	return inked(ps, st)
+}
+
+func inked(ps []rowmarks.Piece, st *Styles) []seg {
+	out := make([]seg, len(ps))
+	for i, p := range ps {
+		out[i] = seg{p.Text, st.kindInk(p.Kind)}
 	}
 	return out
 }
 
-// tags are the row's markers: main checkout, locked, prunable and an open Herdr workspace.
-// The lock and prune reasons go to the detail line, where there is room for them.
-func tags(r row, st *Styles) []seg {
-	var out []seg
-	if r.wt.Main {
-		out = append(out, seg{"main", st.TagMain})
+// kindInk is the style of a marker or badge of that kind.
+func (st *Styles) kindInk(k rowmarks.Kind) Ink {
+	switch k {
+	case rowmarks.Main:
+		return st.TagMain
+	case rowmarks.Progress:
+		return st.Progress
+	case rowmarks.Claimed, rowmarks.Locked:
+		return st.TagLocked
+	case rowmarks.Prunable:
+		return st.TagPrunable
+	case rowmarks.Workspace:
+		return st.TagWS
+	case rowmarks.Changes:
+		return st.Changes
+	case rowmarks.Conflicts, rowmarks.Blocked:
+		return st.Conflict
+	case rowmarks.Ahead:
+		return st.Ahead
+	case rowmarks.Behind:
+		return st.Behind
+	case rowmarks.Clean:
+		return st.Clean
+	case rowmarks.Pending:
+		return st.Pending
 	}
-	if r.wt.Rebasing {
-		out = append(out, seg{"rebasing", st.Progress})
-	}
-	if r.wt.Bisecting {
-		out = append(out, seg{"bisecting", st.Progress})
-	}
-	if c := r.wt.Claim; c != nil {
-		out = append(out, seg{"⚑ " + cut(core.Escape(c.Session), maxClaimTag), st.TagLocked})
-	} else if r.wt.Locked != nil {
-		out = append(out, seg{"locked", st.TagLocked})
-	}
-	if r.wt.Prunable != nil {
-		out = append(out, seg{"prunable", st.TagPrunable})
-	}
-	if r.wt.WorkspaceID != nil && *r.wt.WorkspaceID != "" {
-		out = append(out, seg{"[" + core.Escape(*r.wt.WorkspaceID) + "]", st.TagWS})
-	}
-	if r.land != nil {
-		out = append(out, landTag(r.land, st))
-	}
-	return out
+	return st.StatusErr
 }
 
 // detailParts describes the selected row beyond what its line shows: where it is (on
@@ -168,7 +130,7 @@ func detailParts(r row, narrow bool) []string {
 		parts = append(parts, r.path)
 	}
 	if !r.wt.Detached && r.wt.Head != "" {
-		parts = append(parts, shortHash(r.wt.Head))
+		parts = append(parts, rowmarks.ShortHash(r.wt.Head))
 	}
 	if r.land != nil {
 		// What a land needs from its owner comes before the status details.
@@ -182,11 +144,11 @@ func detailParts(r row, narrow bool) []string {
 		parts = append(parts, "by "+oneLine(r.last.Author)+" "+when)
 	}
 	if d := r.vsMain; d != nil {
-		parts = append(parts, core.Escape(d.branch)+aheadBehind(d.Ahead, d.Behind))
+		parts = append(parts, textsafe.Escape(d.branch)+aheadBehind(d.Ahead, d.Behind))
 	}
 	if s := r.wt.Status; s != nil {
 		if s.Error != "" {
-			parts = append(parts, "status unknown: "+core.Escape(s.Error))
+			parts = append(parts, "status unknown: "+textsafe.Escape(s.Error))
 		}
 		var counts []string
 		for _, c := range []struct {
@@ -201,7 +163,7 @@ func detailParts(r row, narrow bool) []string {
 			parts = append(parts, strings.Join(counts, ", "))
 		}
 		if s.Upstream != "" {
-			parts = append(parts, "upstream "+core.Escape(s.Upstream)+aheadBehind(s.Ahead, s.Behind))
+			parts = append(parts, "upstream "+textsafe.Escape(s.Upstream)+aheadBehind(s.Ahead, s.Behind))
 		}
 		if s.Rebasing {
 			parts = append(parts, "rebase in progress")
@@ -211,23 +173,23 @@ func detailParts(r row, narrow bool) []string {
 		}
 	}
 	if c := r.wt.Claim; c != nil {
-		parts = append(parts, "claimed by "+core.Escape(c.Session)+" since "+c.Since.UTC().Format("2006-01-02 15:04Z"))
+		parts = append(parts, "claimed by "+textsafe.Escape(c.Session)+" since "+c.Since.UTC().Format("2006-01-02 15:04Z"))
 	} else if l := r.wt.Locked; l != nil {
 		if *l != "" {
-			parts = append(parts, "locked: "+core.Escape(*l))
+			parts = append(parts, "locked: "+textsafe.Escape(*l))
 		} else {
 			parts = append(parts, "locked")
 		}
 	}
 	if p := r.wt.Prunable; p != nil {
 		if *p != "" {
-			parts = append(parts, "prunable: "+core.Escape(*p))
+			parts = append(parts, "prunable: "+textsafe.Escape(*p))
 		} else {
 			parts = append(parts, "prunable")
 		}
 	}
 	if ws := r.wt.WorkspaceID; ws != nil && *ws != "" {
-		parts = append(parts, "workspace "+core.Escape(*ws))
+		parts = append(parts, "workspace "+textsafe.Escape(*ws))
 	}
 	return parts
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // columns is the row layout for one frame: the branch, path and status columns' widths.
@@ -155,7 +155,7 @@ func (w *rowWriter) column(k Ink, text string, textW, width int, shorten func(st
 	}
 	if textW > width {
 		text = shorten(text, width)
-		textW = ansi.StringWidth(text)
+		textW = textsafe.Width(text)
 	}
 	if textW > 0 {
 		w.styled(k, text, textW)
@@ -177,10 +177,10 @@ func (w *rowWriter) segs(ss []seg, n int) {
 			room--
 		}
 		t := s.text
-		tw := ansi.StringWidth(t)
+		tw := textsafe.Width(t)
 		if tw > room {
 			t = cut(t, room)
-			tw = ansi.StringWidth(t)
+			tw = textsafe.Width(t)
 		}
 		w.styled(s.ink, t, tw)
 		if w.used-start >= n {

@@ -1,6 +1,8 @@
 // Package tui is copse's interactive picker: a Bubble Tea program over core.Service.
 // It never runs a process itself; every read and change goes through core, which parses,
-// checks and confirms exactly as it does for the CLI and the JSON tool.
+// checks and confirms exactly as it does for the CLI and the JSON tool. It does no I/O in
+// Update (reads and changes run as commands), and shows core's text as it is, never
+// escaped a second time (internal/textsafe).
 package tui
 
 import (

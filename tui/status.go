@@ -3,10 +3,10 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // statusKind says how the status line's message is drawn.
@@ -51,7 +51,8 @@ func errorStatus(err error) statusLine {
 // removeRefusedStatus is a removal refused for a reason force would get past (core sets
 // ForceHelps): core's hint names the CLI flag, so the picker phrases its own, ending in the
 // key that does it here.
-// path is the worktree the user asked to remove, as shown (escaped, home as ~).
+// path is the worktree the user asked to remove, raw (home as ~, not escaped): the hint
+// quotes it for a shell, and quoting an escaped path would name another one.
 func removeRefusedStatus(e *core.Error, path string) statusLine {
 	return statusLine{kind: statusError, msg: oneLine(e.Message), hint: forceHint(e.Code, path)}
 }
@@ -66,33 +67,13 @@ func forceHint(code, path string) string {
 		if path == "" {
 			return "unlock it (git worktree unlock), or " + d
 		}
-		return "unlock it (git worktree unlock " + shellQuote(path) + "), or " + d
+		return "unlock it (git worktree unlock " + textsafe.ShellQuotePath(path) + "), or " + d
 	case core.CodeClaimedWorktree:
 		return "ask its session to release it (C releases your own), or " + d
 	case core.CodeStatusUnknown:
 		return "fix the worktree, or press D to force-remove it anyway (asks twice)"
 	}
 	return d
-}
-
-// shellQuote makes a shown path pasteable into a shell: plain when it is safe, else in
-// single quotes. A leading ~/ stays outside the quotes so the shell still expands it.
-func shellQuote(p string) string {
-	rest, tilde := strings.CutPrefix(p, "~/")
-	safe := rest != ""
-	for _, r := range rest {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/.-_+:@,", r)) {
-			safe = false
-			break
-		}
-	}
-	if !safe {
-		rest = "'" + strings.ReplaceAll(rest, "'", `'\''`) + "'"
-	}
-	if tilde {
-		return "~/" + rest
-	}
-	return rest
 }
 
 // operation is a long-running request (create, remove, open, switch, back). Its context
@@ -106,7 +87,7 @@ type operation struct {
 	cancel     context.CancelFunc
 	cancelling bool
 	force      bool   // a force removal: D, confirmed twice
-	path       string // remove: the worktree asked for, as the row shows it (the refusal hint names it)
+	path       string // remove: the worktree asked for, raw with home as ~ (the refusal hint quotes it)
 	req        core.Request
 	branch     string        // remove: the row's branch
 	fallback   *confirmState // re-preparing an open dialog: reopened on a refusal
@@ -158,7 +139,7 @@ func (m Model) renderStatus() []string {
 		}
 	}
 	if m.op != nil {
-		out = append(out, st.Busy.Render(cut(m.busyText(), w)))
+		out = append(out, st.Busy.Render(cutStyled(m.busyText(), w)))
 		if h := m.op.lockedBy; h != nil && !m.op.cancelling {
 			// Its own lines: the holder's pid must not be cut off on a narrow terminal.
 			for _, l := range wrapLines("  ", "waiting for the repository lock, held by "+h.String(), w, maxHintLines) {

@@ -4,29 +4,21 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
-// String surgery in display cells. Everything on screen is measured with x/ansi, never
-// with len, so wide runes and escapes are counted as the terminal draws them.
+// String surgery in display cells. Plain text is measured and shortened with textsafe, the
+// one width measure shared with core and copse list. Only text that already carries styles
+// (a rendered line, the spinner) is measured by x/ansi or lipgloss, which skip escape
+// sequences and agree with textsafe on plain text (TestWidthAgreesWithLipgloss).
 
-// midCut shortens s to w cells by replacing its middle with "…". The tail is kept longer
-// than the head because a worktree's leaf directory is what tells rows apart.
-func midCut(s string, w int) string {
-	sw := ansi.StringWidth(s)
-	if sw <= w {
-		return s
-	}
-	if w <= 1 {
-		return ansi.Truncate(s, w, "")
-	}
-	head := (w - 1) / 3
-	tail := w - 1 - head
-	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, sw-tail, "")
-}
+// cut and midCut are textsafe.Cut and textsafe.MidCut under the short names the views use.
+func cut(s string, w int) string    { return textsafe.Cut(s, w) }
+func midCut(s string, w int) string { return textsafe.MidCut(s, w) }
 
-// cut shortens s to w cells, ending in "…".
-func cut(s string, w int) string {
+// cutStyled shortens text that already carries styles (the spinner's frame) to w cells,
+// ending in "…": x/ansi skips the escape sequences. Plain text is cut with textsafe.Cut.
+func cutStyled(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -34,49 +26,11 @@ func cut(s string, w int) string {
 }
 
 // pad fills s (plain text) with spaces to w cells.
-func pad(s string, w int) string {
-	if n := w - ansi.StringWidth(s); n > 0 {
-		return s + strings.Repeat(" ", n)
-	}
-	return s
-}
+func pad(s string, w int) string { return textsafe.Pad(s, w) }
 
-// oneLine makes s safe to draw on one line without double-escaping text core already
-// escaped: only runes that could break or reorder the line are escaped (control characters,
-// line separators, bidirectional marks); backslashes are left alone.
-func oneLine(s string) string {
-	clean := true
-	for _, r := range s {
-		if unsafeDisplay(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unsafeDisplay(r) {
-			b.WriteString(core.Escape(string(r)))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func unsafeDisplay(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	case r == 0x2028, r == 0x2029, r == 0xfeff:
-		return true
-	}
-	return false
-}
+// oneLine makes text safe to draw on one line without escaping twice what core already
+// escaped (see package textsafe for who escapes what).
+func oneLine(s string) string { return textsafe.EscapeHidden(s) }
 
 const (
 	maxErrorLines = 3
@@ -92,14 +46,14 @@ func wrapLines(prefix, s string, w, n int) []string {
 
 // wrapIndent is wrapLines with the continuation lines starting with indent.
 func wrapIndent(prefix, indent, s string, w, n int) []string {
-	if w <= ansi.StringWidth(indent) {
+	if w <= textsafe.Width(indent) {
 		return []string{cut(prefix+s, w)}
 	}
 	var lines []string
-	line, lineW := prefix, ansi.StringWidth(prefix)
+	line, lineW := prefix, textsafe.Width(prefix)
 	fresh := true // nothing but the indent on this line yet
 	for _, word := range strings.Fields(s) {
-		ww := ansi.StringWidth(word)
+		ww := textsafe.Width(word)
 		switch {
 		case fresh:
 			line += word
@@ -110,7 +64,7 @@ func wrapIndent(prefix, indent, s string, w, n int) []string {
 			lineW += 1 + ww
 		default:
 			lines = append(lines, line)
-			line, lineW = indent+word, ansi.StringWidth(indent)+ww
+			line, lineW = indent+word, textsafe.Width(indent)+ww
 		}
 	}
 	lines = append(lines, line)
@@ -122,8 +76,8 @@ func wrapIndent(prefix, indent, s string, w, n int) []string {
 		lines[i] = cut(l, w)
 	}
 	if last := lines[len(lines)-1]; truncated && !strings.HasSuffix(last, "…") {
-		if ansi.StringWidth(last) >= w {
-			last = ansi.Truncate(last, w-1, "")
+		if textsafe.Width(last) >= w {
+			last = textsafe.Head(last, w-1)
 		}
 		lines[len(lines)-1] = last + "…"
 	}

@@ -282,7 +282,7 @@ func TestUnitHelpers(t *testing.T) {
 		t.Error("prefix of a longer name replaced:", got)
 	}
 	if got := midCut("/aaaa/bbbb/cccc/leaf-dir", 16); len([]rune(got)) != 16 || !strings.HasSuffix(got, "leaf-dir") || !strings.Contains(got, "…") {
-		t.Errorf("midCut = %q", got)
+		t.Errorf("MidCut = %q", got)
 	}
 	if got := midCut("short", 10); got != "short" {
 		t.Error(got)

@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // View draws the whole screen: header, optional filter line, the body for the mode (list,
@@ -22,7 +22,7 @@ func (m Model) View() tea.View {
 	v.ReportFocus = true // focus regained: the list is re-read (watch.go)
 	v.WindowTitle = "copse"
 	if m.repoRoot != "" {
-		v.WindowTitle = "copse — " + core.Escape(filepath.Base(m.repoRoot))
+		v.WindowTitle = "copse — " + textsafe.Escape(filepath.Base(m.repoRoot))
 	}
 	return v
 }
@@ -82,7 +82,7 @@ func (m Model) headerLine() string {
 	st := &m.styles
 	s := st.Header.Render("copse")
 	if m.repoRoot != "" {
-		s += " " + st.Repo.Render(core.Escape(filepath.Base(m.repoRoot)))
+		s += " " + st.Repo.Render(textsafe.Escape(filepath.Base(m.repoRoot)))
 	}
 	var meta []string
 	if m.loaded {

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Golden tests of the rendered view. View().Content is deterministic: lipgloss always
@@ -127,9 +128,9 @@ func hostilePlan() *core.Plan {
 	conf := &core.Confirmation{
 		Title: "Remove worktree?",
 		Fields: []core.ConfirmField{
-			{Name: "path", Value: core.Escape(raw["path"])},
-			{Name: "branch", Value: core.Escape(raw["branch"])},
-			{Name: "label", Value: core.Escape(raw["label"])},
+			{Name: "path", Value: textsafe.Escape(raw["path"])},
+			{Name: "branch", Value: textsafe.Escape(raw["branch"])},
+			{Name: "label", Value: textsafe.Escape(raw["label"])},
 		},
 		Losses:   []string{"3 uncommitted changes (1 staged, 2 modified)", "2 commits not on any other branch"},
 		Warnings: []string{"the worktree is locked: on a USB drive"},

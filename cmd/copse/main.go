@@ -1,5 +1,7 @@
 // Command copse manages git worktrees safely: an interactive picker, a command line and a
-// JSON tool for agents, all behind one safety core.
+// JSON tool for agents, all behind one safety core. main only hands over to cli.Main and
+// must never gain logic of its own; the layout of the packages is in README ("How the code
+// is laid out").
 package main
 
 import (

@@ -1,5 +1,6 @@
 // Package coretest makes real git repositories for tests and snapshots their state, so a
-// test can prove that a refused request changed nothing.
+// test can prove that a refused request changed nothing. It is for tests only and never
+// imitates git: every repository is made and read by the real git.
 package coretest
 
 import (

@@ -2,7 +2,8 @@
 // `herdr worktree list|create|open|remove`), written from the protocol reference
 // (/work/shared/reference/herdr-protocol.md, §10). It drives real git the way the Herdr
 // server would, keeps the server's workspaces in a JSON state file, and has knobs that
-// make it misbehave on purpose. Tests build it with herdrtest.Build.
+// make it misbehave on purpose. Tests build it with herdrtest.Build; copse itself must
+// never run it or import it.
 //
 // Environment:
 //

@@ -2,7 +2,7 @@
 // from main. Package hold hides the environment the probes read while lipgloss and the
 // clipboard package initialise; this package, initialised after both because it imports
 // them, puts it back before any of copse's own code runs. See package hold for why the
-// order holds.
+// order holds. It holds nothing callable and must never read the environment otherwise.
 package quiet
 
 import (

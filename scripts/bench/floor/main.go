@@ -9,7 +9,7 @@
 //	                    tmux needs to show a program's first frame
 //
 // It imports as little as possible (no net, no cgo), so its start-up is a static Go
-// binary's.
+// binary's. It is a benchmark tool only and never part of the copse binary.
 package main
 
 import (

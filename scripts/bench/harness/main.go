@@ -14,7 +14,7 @@
 //	         shows; git worktree list
 //
 // tmux runs on a private socket (-L) that the harness creates and kills; it never touches
-// another tmux server.
+// another tmux server. It is a benchmark tool only and never part of the copse binary.
 package main
 
 import (

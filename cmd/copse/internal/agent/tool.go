@@ -1,7 +1,8 @@
 // Package agent is copse's interface for coding agents: `copse tool` (one JSON request on
 // stdin, one JSON reply on stdout) and `copse mcp` (an MCP server with one tool,
 // "worktree"). Both decode with core.Decode and run through core.Service, exactly like
-// the CLI and the picker; this package adds only framing and the approval step.
+// the CLI and the picker; this package adds only framing and the approval step. It never
+// runs git or herdr and never changes a plan core prepared.
 package agent
 
 import (

@@ -1,7 +1,8 @@
 // Package cli is copse's command line: one file per verb, each with an Options struct and
 // a NewCmdX(f, runF) constructor so tests can check flag parsing without running anything.
 // Every verb builds a core request and passes it through core.Service (Prepare, then
-// Execute or DryRun); nothing here runs git or herdr.
+// Execute or DryRun); nothing here runs git or herdr, and nothing here decides whether an
+// operation is safe: core does, for every front end alike.
 package cli
 
 import (
@@ -17,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -189,19 +191,9 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 }
 
 // escapeControls shows control characters, bidirectional marks and invalid UTF-8 as
-// escapes (core.Escape), leaving everything else, backslashes included, as it is: cobra
-// quotes some values itself, and doubling its backslashes would garble them.
-func escapeControls(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if e := core.Escape(string(r)); r == '\\' || e == string(r) {
-			b.WriteRune(r)
-		} else {
-			b.WriteString(e)
-		}
-	}
-	return b.String()
-}
+// escapes, leaving everything else, backslashes included, as it is: cobra quotes some
+// values itself, and doubling its backslashes would garble them.
+func escapeControls(s string) string { return textsafe.EscapeHidden(s) }
 
 // splitSuggestions separates cobra's "Did you mean this?" list from the message (which
 // may hold a raw newline the user typed; Run escapes it).

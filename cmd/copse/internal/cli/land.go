@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/gitx"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -217,7 +217,7 @@ func (r *landReporter) report(p core.LandProgress) {
 	case core.PhaseRebase:
 		fmt.Fprintf(r.w, "copse: %s: rebase %s onto %s (%s)\n", j.Job, core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortOID(j.Onto))
 	case core.PhaseTest:
-		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s)\n", j.Job, gitx.ShellQuote(j.Test), core.Escape(j.Log))
+		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s)\n", j.Job, textsafe.ShellQuote(j.Test), core.Escape(j.Log))
 	case core.PhaseAdvance:
 		fmt.Fprintf(r.w, "copse: %s: advance %s to %s\n", j.Job, core.Escape(j.Into), shortOID(j.Commit))
 	default:

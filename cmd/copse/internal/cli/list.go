@@ -2,14 +2,14 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
-	"github.com/mattn/go-runewidth"
+	"github.com/copse-dev/copse/internal/rowmarks"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -29,9 +29,12 @@ func NewCmdList(f *Factory, runF func(context.Context, *ListOptions) error) *cob
   * main        ~/src/app                       main
     feat/login  ~/src/app.worktrees/feat-login  ✚3 ↑2
 
-'*' marks the worktree you are in. Markers: main (the main checkout), (detached abc1234),
-locked, ⚑ SESSION (claimed by that session: copse claim), prunable, the open Herdr workspace; with --status, ✚N uncommitted changes,
-↑N/↓N commits ahead of/behind the upstream. --json prints git's view in full.`,
+'*' marks the worktree you are in. Markers (the picker shows the same): main (the main
+checkout), (detached abc1234), rebasing, bisecting, ⚑ SESSION (claimed by that session:
+copse claim), locked: REASON, prunable: REASON, [wG] (its open Herdr workspace). With
+--status: ✚N uncommitted changes, ✖N conflicted files, ↑N/↓N commits ahead of/behind the
+upstream, rebase or merge in progress, ✓ clean, status unknown: WHY. --json prints git's
+view in full.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -87,7 +90,7 @@ func tildePath(p, home string) string {
 			p = "~/" + rest
 		}
 	}
-	return core.Escape(p)
+	return textsafe.Escape(p)
 }
 
 const (
@@ -106,7 +109,7 @@ const (
 // then what is still too long is cut with "…".
 func renderList(w io.Writer, l *core.Listing, home string, color bool, width int) error {
 	paint := func(code, s string) string {
-		if !color || s == "" {
+		if !color || s == "" || code == "" {
 			return s
 		}
 		return code + s + ansiReset
@@ -114,62 +117,32 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 	type row struct {
 		mark, name, path string
 		marks            []string // already painted
+		marksW           int      // cells of the marks, separators included
 		current          bool
 	}
 	rows := make([]row, 0, len(l.Worktrees))
 	nameW, pathW := 0, 0
 	for _, wt := range l.Worktrees {
-		r := row{mark: " ", path: tildePath(wt.Path, home), current: wt.Current}
-		switch {
-		case wt.Bare:
-			r.name = "(bare)"
-		case wt.Branch != "" && (wt.Rebasing || wt.Bisecting):
-			r.name = core.Escape(wt.Branch) // git lists it detached; the rebase or bisect holds the branch
-		case wt.Detached || wt.Branch == "":
-			r.name = "(detached " + short(wt.Head) + ")"
-		default:
-			r.name = core.Escape(wt.Branch)
-		}
+		r := row{mark: " ", name: rowmarks.Label(wt), path: tildePath(wt.Path, home), current: wt.Current}
 		if wt.Current {
 			r.mark = "*"
 		}
-		if wt.Main {
-			r.marks = append(r.marks, paint(ansiCyan, "main"))
-		}
-		if wt.Rebasing {
-			r.marks = append(r.marks, paint(ansiYellow, "rebasing"))
-		}
-		if wt.Bisecting {
-			r.marks = append(r.marks, paint(ansiYellow, "bisecting"))
-		}
-		if wt.Claim != nil {
-			r.marks = append(r.marks, paint(ansiYellow, "⚑ "+core.Cut(core.Escape(wt.Claim.Session), 40)))
-		} else if wt.Locked != nil {
-			m := "locked"
-			if *wt.Locked != "" {
-				m += ": " + core.Cut(core.Escape(*wt.Locked), 60)
+		for _, p := range append(rowmarks.Markers(wt), rowmarks.Badges(wt, false)...) {
+			text := textsafe.Cut(p.Long(), maxMarkCells)
+			if len(r.marks) > 0 {
+				r.marksW++
 			}
-			r.marks = append(r.marks, paint(ansiYellow, m))
+			r.marksW += textsafe.Width(text)
+			r.marks = append(r.marks, paint(kindColour(p.Kind), text))
 		}
-		if wt.Prunable != nil {
-			r.marks = append(r.marks, paint(ansiRed, "prunable"))
-		}
-		if wt.WorkspaceID != nil {
-			r.marks = append(r.marks, paint(ansiCyan, "workspace "+core.Escape(*wt.WorkspaceID)))
-		}
-		if st := wt.Status; st != nil {
-			badges := *st
-			badges.Rebasing = badges.Rebasing && !wt.Rebasing // already marked above
-			r.marks = append(r.marks, statusBadges(badges, paint)...)
-		}
-		nameW = max(nameW, runewidth.StringWidth(r.name))
-		pathW = max(pathW, runewidth.StringWidth(r.path))
+		nameW = max(nameW, textsafe.Width(r.name))
+		pathW = max(pathW, textsafe.Width(r.path))
 		rows = append(rows, r)
 	}
 	if width > 0 {
 		marksW := 0
 		for _, r := range rows {
-			marksW = max(marksW, ansi.StringWidth(strings.Join(r.marks, " ")))
+			marksW = max(marksW, r.marksW)
 		}
 		fixed := 2 + nameW + 2 // mark, name, gap
 		if marksW > 0 {
@@ -178,16 +151,16 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 		if room := width - fixed; room < pathW {
 			pathW = max(room, minPathWidth)
 			for i := range rows {
-				rows[i].path = midCut(rows[i].path, pathW)
+				rows[i].path = textsafe.MidCut(rows[i].path, pathW)
 			}
 		}
 	}
 	var b strings.Builder
 	for _, r := range rows {
-		name := r.name + strings.Repeat(" ", nameW-runewidth.StringWidth(r.name))
+		name := r.name + strings.Repeat(" ", nameW-textsafe.Width(r.name))
 		path := r.path
 		if len(r.marks) > 0 {
-			path += strings.Repeat(" ", pathW-runewidth.StringWidth(r.path))
+			path += strings.Repeat(" ", pathW-textsafe.Width(r.path))
 		}
 		if r.current {
 			name = paint(ansiBold+ansiGreen, name)
@@ -208,49 +181,24 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 // minPathWidth keeps enough of a path to recognise it: its start and its leaf.
 const minPathWidth = 16
 
-// midCut shortens s to w cells with "…" in the middle.
-func midCut(s string, w int) string {
-	sw := runewidth.StringWidth(s)
-	if sw <= w {
-		return s
-	}
-	if w <= 1 {
-		return runewidth.Truncate(s, w, "")
-	}
-	head := (w - 1) / 3
-	tail := w - 1 - head
-	return runewidth.Truncate(s, head, "") + "…" + runewidth.TruncateLeft(s, sw-tail, "")
-}
+// maxMarkCells bounds one marker with its reason ("locked: …"): the row stays readable
+// whatever git reported; --json has it whole.
+const maxMarkCells = 70
 
-// statusBadges: ✚N uncommitted, ↑N ahead, ↓N behind, rebasing/merging, ✓ clean; an error
-// is shown as such, never as clean.
-func statusBadges(st core.Status, paint func(code, s string) string) []string {
-	if st.Error != "" {
-		return []string{paint(ansiRed, "status unknown: "+core.Cut(st.Error, 60))}
+// kindColour is the ANSI colour copse list paints a marker or badge of that kind with
+// ("" for none); the picker paints the same kinds from its theme.
+func kindColour(k rowmarks.Kind) string {
+	switch k {
+	case rowmarks.Main, rowmarks.Workspace:
+		return ansiCyan
+	case rowmarks.Progress, rowmarks.Claimed, rowmarks.Locked, rowmarks.Changes:
+		return ansiYellow
+	case rowmarks.Prunable, rowmarks.Conflicts, rowmarks.Unknown:
+		return ansiRed
+	case rowmarks.Clean:
+		return ansiGreen
+	case rowmarks.Pending:
+		return ansiDim
 	}
-	var out []string
-	if n := st.Changes(); n > 0 {
-		out = append(out, paint(ansiYellow, fmt.Sprintf("✚%d", n)))
-	}
-	if st.Conflicted > 0 {
-		out = append(out, paint(ansiRed, fmt.Sprintf("conflicts %d", st.Conflicted)))
-	}
-	if st.Ahead > 0 {
-		out = append(out, fmt.Sprintf("↑%d", st.Ahead))
-	}
-	if st.Behind > 0 {
-		out = append(out, fmt.Sprintf("↓%d", st.Behind))
-	}
-	if st.Rebasing {
-		out = append(out, paint(ansiRed, "rebasing"))
-	}
-	if st.Merging {
-		out = append(out, paint(ansiRed, "merging"))
-	}
-	if len(out) == 0 {
-		// Computed and clean, said as such (as the picker does), so it cannot be
-		// mistaken for a status that was never computed.
-		out = append(out, paint(ansiGreen, "✓"))
-	}
-	return out
+	return ""
 }

@@ -1,3 +1,7 @@
+//go:build linux
+
+// The lock tests use sleepyHook (signals_linux_test.go), which reads /proc.
+
 package cli_test
 
 import (

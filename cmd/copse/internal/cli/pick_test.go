@@ -1,3 +1,7 @@
+//go:build linux
+
+// TestPickQueryAndTyping drives the picker in a PTY (pty_linux_test.go).
+
 package cli_test
 
 import (

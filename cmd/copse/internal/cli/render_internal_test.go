@@ -22,7 +22,7 @@ func TestRenderListEscapesAndColours(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "* main                ~/src/app                     main\n" +
-		"  (detached fedcba9)  ~/evil\\x1b]0;pwned\\x07\\u202e  locked: agent\\x1b[2J workspace wG status unknown: boom\n"
+		"  (detached fedcba9)  ~/evil\\x1b]0;pwned\\x07\\u202e  locked: agent\\x1b[2J [wG] status unknown: boom\n"
 	if plain.String() != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", plain.String(), want)
 	}
@@ -59,6 +59,26 @@ func TestRenderListFitsWidth(t *testing.T) {
 	renderList(&piped, l, "", false, 0)
 	if !strings.Contains(piped.String(), long) {
 		t.Errorf("piped output cut the path:\n%s", piped.String())
+	}
+}
+
+// copse list says what the picker says for the same state (both render package rowmarks):
+// conflicts as ✖N beside the other changes, a merge as "merge", and a prunable worktree as
+// prunable with git's reason, never as a status error.
+func TestRenderListSharesPickerVocabulary(t *testing.T) {
+	gone := "gitdir file points to non-existent location"
+	l := &core.Listing{Worktrees: []core.Worktree{
+		{Branch: "merge-up", Path: "/src/m", Head: "0123456789abcdef", Status: &core.Status{Unstaged: 1, Conflicted: 1, Merging: true}},
+		{Branch: "old", Path: "/src/old", Head: "fedcba9876543210", Prunable: &gone, Status: &core.Status{Error: "cannot change to /src/old"}},
+	}}
+	var out bytes.Buffer
+	if err := renderList(&out, l, "", false, 0); err != nil {
+		t.Fatal(err)
+	}
+	want := "  merge-up  /src/m    ✚1 ✖1 merge\n" +
+		"  old       /src/old  prunable: gitdir file points to non-existent location\n"
+	if out.String() != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
 

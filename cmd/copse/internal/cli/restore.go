@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core"
-	"github.com/mattn/go-runewidth"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -139,17 +139,15 @@ func renderRemoved(w io.Writer, l *core.RemovedListing, home string, now time.Ti
 	var wid [4]int
 	for _, r := range rows {
 		for i, c := range []string{r.id, r.age, r.name, r.path} {
-			wid[i] = max(wid[i], runewidth.StringWidth(c))
+			wid[i] = max(wid[i], textsafe.Width(c))
 		}
 	}
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s  %s  %s  %s  %s\n", pad(r.id, wid[0]), pad(r.age, wid[1]), pad(r.name, wid[2]), pad(r.path, wid[3]), r.size)
+		fmt.Fprintf(w, "%s  %s  %s  %s  %s\n", textsafe.Pad(r.id, wid[0]), textsafe.Pad(r.age, wid[1]), textsafe.Pad(r.name, wid[2]), textsafe.Pad(r.path, wid[3]), r.size)
 	}
 	_, err := fmt.Fprintf(w, "kept for %s; copse restore ID brings one back\n", keepText(l.Keep))
 	return err
 }
-
-func pad(s string, w int) string { return runewidth.FillRight(s, w) }
 
 // age is a short human age: 45s, 12m, 5h, 3d.
 func age(d time.Duration) string {

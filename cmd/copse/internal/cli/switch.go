@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/gitx"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -161,7 +161,7 @@ func writeCDFile(ctx context.Context, name, path string) error {
 	case <-ctx.Done():
 		return &core.Error{Kind: core.KindCancelled, Code: core.CodeCancelled, Err: ctx.Err(),
 			Message: "cancelled while writing COPSE_CD_FILE " + core.Escape(name) + " (nobody reads it); the shell was not moved to " + core.Escape(path),
-			Hint:    "change directory yourself: `cd " + gitx.ShellQuote(path) + "`"}
+			Hint:    "change directory yourself: `cd " + textsafe.ShellQuote(path) + "`"}
 	}
 }
 

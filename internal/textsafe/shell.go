@@ -1,4 +1,4 @@
-package gitx
+package textsafe
 
 import (
 	"fmt"
@@ -7,21 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// quoteArgv joins argv for display in a form a POSIX shell (bash/zsh for the
-// $'…' case) would parse back into the same arguments.
-func quoteArgv(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
-
-// ShellQuote quotes one argument for display the way Cmd.String does, so hints and
-// dry-run lines elsewhere (a `cd`, an unlock command) read back as the same argument.
-func ShellQuote(s string) string { return shellQuote(s) }
-
-func shellQuote(s string) string {
+// ShellQuote quotes one raw argument so that a POSIX shell (bash or zsh for the $'…' form)
+// reads it back as the same argument: plain when no shell treats any of its characters
+// specially, in single quotes otherwise, and as $'…' with visible escapes when it holds a
+// rune that single quotes would show raw (a newline could start a fake line of output, a
+// bidirectional mark could reorder what is shown).
+func ShellQuote(s string) string {
 	switch {
 	case s == "":
 		return "''"
@@ -31,6 +22,24 @@ func shellQuote(s string) string {
 		return ansiCQuote(s)
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ShellQuotePath is ShellQuote for a path shown with the home directory as "~": a leading
+// "~/" stays outside the quotes, so the shell still expands it.
+func ShellQuotePath(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok && rest != "" {
+		return "~/" + ShellQuote(rest)
+	}
+	return ShellQuote(p)
+}
+
+// ShellJoin quotes every argument of argv and joins them with spaces.
+func ShellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = ShellQuote(a)
+	}
+	return strings.Join(q, " ")
 }
 
 // isShellSafe: characters no common shell treats specially anywhere in a word.
@@ -47,8 +56,6 @@ func isShellSafe(s string) bool {
 	return true
 }
 
-// needsEscapes: plain single quotes would show these raw, so a newline could
-// start a fake line of output or a bidi mark could reorder what is shown.
 func needsEscapes(s string) bool {
 	for i, r := range s {
 		if r == utf8.RuneError {
@@ -56,14 +63,14 @@ func needsEscapes(s string) bool {
 				return true
 			}
 		}
-		if !unicode.IsPrint(r) || isBidi(r) {
+		if !unicode.IsPrint(r) || IsHidden(r) {
 			return true
 		}
 	}
 	return false
 }
 
-// ansiCQuote renders s as $'…' with every non-printable rune escaped.
+// ansiCQuote renders s as $'…' with every non-printable or hidden rune escaped.
 func ansiCQuote(s string) string {
 	var b strings.Builder
 	b.WriteString("$'")
@@ -83,7 +90,7 @@ func ansiCQuote(s string) string {
 			b.WriteString(`\r`)
 		case r < 0x80 && !unicode.IsPrint(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case !unicode.IsPrint(r) || isBidi(r):
+		case !unicode.IsPrint(r) || IsHidden(r):
 			if r > 0xFFFF {
 				fmt.Fprintf(&b, `\U%08X`, r)
 			} else {

@@ -1,0 +1,95 @@
+package rowmarks
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/copse-dev/copse/core"
+)
+
+func texts(ps []Piece) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.Long())
+	}
+	return strings.Join(s, " ")
+}
+
+func ptr(s string) *string { return &s }
+
+func TestBadges(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		wt      core.Worktree
+		pending bool
+		want    string
+	}{
+		{"clean", core.Worktree{Status: &core.Status{}}, false, "✓"},
+		{"changes and conflicts", core.Worktree{Status: &core.Status{Staged: 1, Unstaged: 2, Untracked: 3, Conflicted: 1, Merging: true}}, false, "✚6 ✖1 merge"},
+		{"ahead behind", core.Worktree{Status: &core.Status{Ahead: 2, Behind: 5}}, false, "↑2 ↓5"},
+		{"rebase shown once", core.Worktree{Rebasing: true, Status: &core.Status{Unstaged: 1, Rebasing: true}}, false, "✚1"},
+		{"rebase in status", core.Worktree{Status: &core.Status{Rebasing: true}}, false, "rebase"},
+		{"unknown is never clean", core.Worktree{Status: &core.Status{Error: "boom\x1b[2J"}}, false, `status unknown: boom\x1b[2J`},
+		{"pending", core.Worktree{}, true, "…"},
+		{"not asked", core.Worktree{}, false, ""},
+		{"prunable has no status", core.Worktree{Prunable: ptr("gone"), Status: &core.Status{Error: "cannot chdir"}}, false, ""},
+		{"bare has no status", core.Worktree{Bare: true, Status: &core.Status{}}, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := texts(Badges(tc.wt, tc.pending)); got != tc.want {
+				t.Errorf("Badges = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if p := Badges(core.Worktree{Status: &core.Status{Error: "x"}}, false)[0]; p.Text != "?" || p.Kind != Unknown {
+		t.Errorf("unknown status piece = %+v", p)
+	}
+}
+
+func TestMarkers(t *testing.T) {
+	ws := "wG"
+	wt := core.Worktree{Main: true, Rebasing: true, Locked: ptr("on a \u202eUSB drive"), Prunable: ptr(""), WorkspaceID: &ws}
+	if got, want := texts(Markers(wt)), `main rebasing locked: on a \u202eUSB drive prunable [wG]`; got != want {
+		t.Errorf("Markers = %q, want %q", got, want)
+	}
+	// A claim replaces the lock it is made of; a long session is cut.
+	wt = core.Worktree{Locked: ptr("copse claim"), Claim: &core.Claim{Session: "agent-with-a-very-long-session-name\n", Since: time.Unix(0, 0)}}
+	ps := Markers(wt)
+	if len(ps) != 1 || ps[0].Kind != Claimed || ps[0].Text != "⚑ agent-with-a-ve…" {
+		t.Errorf("claim markers = %+v", ps)
+	}
+}
+
+func TestLabel(t *testing.T) {
+	oid := "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct {
+		wt   core.Worktree
+		want string
+	}{
+		{core.Worktree{Branch: "feat/x\u202e"}, `feat/x\u202e`},
+		{core.Worktree{Branch: "feat/x", Detached: true, Rebasing: true}, "feat/x"},
+		{core.Worktree{Detached: true, Head: oid}, "(detached 0123456)"},
+		{core.Worktree{Bare: true}, "(bare)"},
+	} {
+		if got := Label(tc.wt); got != tc.want {
+			t.Errorf("Label(%+v) = %q, want %q", tc.wt, got, tc.want)
+		}
+	}
+}
+
+func TestLand(t *testing.T) {
+	for _, tc := range []struct {
+		j    core.LandJob
+		want Piece
+	}{
+		{core.LandJob{State: core.LandQueued, Position: 2}, Piece{Text: "land #2", Kind: Progress}},
+		{core.LandJob{State: core.LandRunning, Phase: core.PhaseTest}, Piece{Text: "landing: test", Kind: Progress}},
+		{core.LandJob{State: core.LandBlocked, Code: "rebase_conflict\x1b"}, Piece{Text: `blocked: rebase_conflict\x1b`, Kind: Blocked}},
+		{core.LandJob{State: core.LandUncertain}, Piece{Text: "land uncertain", Kind: Blocked}},
+	} {
+		if got := Land(&tc.j); got != tc.want {
+			t.Errorf("Land(%+v) = %+v, want %+v", tc.j.State, got, tc.want)
+		}
+	}
+}
