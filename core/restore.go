@@ -751,7 +751,7 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 	_, runErr := s.git.Run(ctx, add)
 	after, err := s.readBack(ctx)
 	if err != nil {
-		return nil, uncertain(CodeRestoreUnverified, err, "run copse list to see what exists",
+		return nil, uncertain(CodeRestoreUnverified, err, "run `copse list` to see what exists",
 			"restore to %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
 	s.learn(after)
@@ -765,13 +765,13 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 			}
 			return nil, gitFailure(CodeRestoreFailed, runErr, "git could not add the worktree")
 		}
-		return nil, uncertain(CodeRestoreUncertain, runErr, "run copse list and check "+quoteDisplay(c.path.s),
+		return nil, uncertain(CodeRestoreUncertain, runErr, "run `copse list` and check "+quoteDisplay(c.path.s),
 			"restore failed (%s) but the worktree list changed", Escape(firstLine(runErr.Error())))
 	}
 	keep := "the record " + e.ID + " is kept: move " + quoteDisplay(c.path.s) + " away, then run `copse restore " + e.ID + "` again"
 	switch {
 	case !listed:
-		return nil, uncertain(CodeRestoreNotListed, nil, "run copse list; do not retry blindly",
+		return nil, uncertain(CodeRestoreNotListed, nil, "run `copse list`; do not retry blindly",
 			"git reported success but does not list %s", Escape(c.path.s))
 	case t.Head != e.Head:
 		return nil, uncertain(CodeRestoreWrongCommit, nil, keep,

@@ -39,31 +39,44 @@ create completes local and remote branches.
 	}
 }
 
-// completeWorktrees completes a TARGET: the branch of every linked worktree and the path
-// of every worktree. Completion must never print an error into the shell, so a failure
-// completes nothing.
-func completeWorktrees(f *Factory) cobra.CompletionFunc {
+// completeWith is the frame of every completion of a command's first argument: open the
+// service, ask suggest for candidates of what was typed. Completion must never print an
+// error into the shell, so any failure completes nothing.
+func completeWith(f *Factory, suggest func(ctx context.Context, svc *core.Service, typed string) ([]cobra.Completion, error)) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		svc, err := f.open(completionContext(cmd))
+		ctx := completionContext(cmd)
+		svc, err := f.open(ctx)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		l, err := svc.List(completionContext(cmd), false)
+		out, err := suggest(ctx, svc, toComplete)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeWorktrees completes a TARGET: the branch of every linked worktree and the path
+// of every worktree.
+func completeWorktrees(f *Factory) cobra.CompletionFunc {
+	return completeWith(f, func(ctx context.Context, svc *core.Service, typed string) ([]cobra.Completion, error) {
+		l, err := svc.List(ctx, false)
+		if err != nil {
+			return nil, err
 		}
 		var out []cobra.Completion
 		for _, w := range l.Worktrees {
 			if w.Bare {
 				continue
 			}
-			if w.Branch != "" && strings.HasPrefix(w.Branch, toComplete) {
+			if w.Branch != "" && strings.HasPrefix(w.Branch, typed) {
 				out = append(out, cobra.CompletionWithDesc(w.Branch, w.Path))
 			}
-			if strings.HasPrefix(w.Path, toComplete) {
+			if strings.HasPrefix(w.Path, typed) {
 				desc := w.Branch
 				if desc == "" {
 					desc = "detached " + short(w.Head)
@@ -71,32 +84,22 @@ func completeWorktrees(f *Factory) cobra.CompletionFunc {
 				out = append(out, cobra.CompletionWithDesc(w.Path, desc))
 			}
 		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	}
+		return out, nil
+	})
 }
 
 // completeBranches completes create's BRANCH: local branches and remote-tracking ones.
 func completeBranches(f *Factory) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		svc, err := f.open(completionContext(cmd))
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		names, err := svc.AllBranches(completionContext(cmd))
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
+	return completeWith(f, func(ctx context.Context, svc *core.Service, typed string) ([]cobra.Completion, error) {
+		names, err := svc.AllBranches(ctx)
 		var out []cobra.Completion
 		for _, n := range names {
-			if strings.HasPrefix(n, toComplete) {
+			if strings.HasPrefix(n, typed) {
 				out = append(out, n)
 			}
 		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	}
+		return out, err
+	})
 }
 
 func completionContext(cmd *cobra.Command) context.Context {

@@ -187,7 +187,7 @@ func interruptedState(in *tui.Interrupted) error {
 	case s := <-in.Settled:
 		if s.Err == nil {
 			e.Message = "interrupted, but " + in.Label + " had already finished"
-			e.Hint = "run copse list to see the worktrees"
+			e.Hint = "run `copse list` to see the worktrees"
 			return e
 		}
 		ce := core.AsError(s.Err)
@@ -196,6 +196,6 @@ func interruptedState(in *tui.Interrupted) error {
 	case <-timer.C:
 	}
 	e.Message = "interrupted while " + in.Label + "; the state it left was not read back"
-	e.Hint = "run copse list to see what exists"
+	e.Hint = "run `copse list` to see what exists"
 	return e
 }

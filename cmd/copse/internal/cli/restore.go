@@ -85,24 +85,16 @@ func printRestored(f *Factory, out *core.Outcome) error {
 }
 
 // completeRemoved completes restore's ID with the records, described by branch and path.
-// Completion never prints an error into the shell: a failure completes nothing.
 func completeRemoved(f *Factory) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		svc, err := f.open(completionContext(cmd))
+	return completeWith(f, func(ctx context.Context, svc *core.Service, typed string) ([]cobra.Completion, error) {
+		out, err := svc.Do(ctx, core.RestoreRequest{List: true}, false)
 		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		out, err := svc.Do(completionContext(cmd), core.RestoreRequest{List: true}, false)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
+			return nil, err
 		}
 		l, _ := out.Result().(*core.RemovedListing)
 		var ids []cobra.Completion
 		for _, e := range l.Removed {
-			if strings.HasPrefix(e.ID, toComplete) {
+			if strings.HasPrefix(e.ID, typed) {
 				what := e.Branch
 				if what == "" {
 					what = "detached " + short(e.Head)
@@ -110,8 +102,8 @@ func completeRemoved(f *Factory) cobra.CompletionFunc {
 				ids = append(ids, cobra.CompletionWithDesc(e.ID, what+" "+e.Path))
 			}
 		}
-		return ids, cobra.ShellCompDirectiveNoFileComp
-	}
+		return ids, nil
+	})
 }
 
 // renderRemoved prints one aligned row per record, newest first; every value is escaped.
