@@ -16,6 +16,15 @@ type Client struct {
 	Bin     string        // Detection.Bin
 	Timeout time.Duration // per run; DefaultTimeout when zero
 	Env     []string      // environment of herdr; the process environment when nil
+	// Exec, when set, is handed every command instead of starting herdr (tests:
+	// herdrtest.Fake checks each argv and answers it, or lets the real binary answer).
+	Exec Executor
+}
+
+// Executor answers one herdr command. argv is what would run (the binary first); real
+// runs it exactly as the Client would have. An answer that is not an *Error is wrapped.
+type Executor interface {
+	Exec(ctx context.Context, argv []string, real func(context.Context) ([]byte, error)) ([]byte, error)
 }
 
 // Run runs cmd and returns its stdout on exit 0; any other outcome is an *Error.
@@ -46,13 +55,24 @@ func (c *Client) Run(ctx context.Context, cmd Cmd) ([]byte, error) {
 		e.Err = err
 		return nil, e
 	}
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res := runProcess(runCtx, c.Bin, argv[1:], cmd.dir, childEnv(c.Env))
-	if res.startErr == nil && res.waitErr == nil && !res.over {
-		return res.stdout, nil
+	real := func(ctx context.Context) ([]byte, error) {
+		runCtx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		res := runProcess(runCtx, c.Bin, argv[1:], cmd.dir, childEnv(c.Env))
+		if res.startErr == nil && res.waitErr == nil && !res.over {
+			return res.stdout, nil
+		}
+		return nil, classify(ctx, runCtx, timeout, argv, res)
 	}
-	return nil, classify(ctx, runCtx, timeout, argv, res)
+	if c.Exec == nil {
+		return real(ctx)
+	}
+	out, err := c.Exec.Exec(ctx, argv, real)
+	var he *Error
+	if err != nil && !errors.As(err, &he) {
+		err = &Error{Kind: ErrExec, Message: err.Error(), ExitCode: -1, Argv: argv, Err: err}
+	}
+	return out, err
 }
 
 // classify turns a failed run into an *Error. The order matters: a process we killed is
