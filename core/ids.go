@@ -109,12 +109,30 @@ func decorate(w *Worktree, ids map[string]string) {
 // directories cannot be read, rows go without them (git's list stays the truth).
 func (s *service) decorateRows(ctx context.Context, snap snapshot, rows []Worktree) {
 	var ids map[string]string
+	var jobs []LandJob
 	if cd, err := s.listCommonDir(ctx, snap); err == nil {
 		ids = worktreeIDs(cd)
+		// Plain file reads (no git, no lock): a record an owner left behind is marked
+		// abandoned by the readers that run the queue (land status, the picker).
+		jobs, _ = readJobs(landDir(cd))
 	}
 	for i := range rows {
 		decorate(&rows[i], ids)
+		rows[i].Land = newestLand(jobs, rows[i])
 	}
+}
+
+// newestLand is the worktree's latest land job (jobs are ordered by ticket), matched by id
+// when both have one, else by path.
+func newestLand(jobs []LandJob, w Worktree) *LandJob {
+	for i := len(jobs) - 1; i >= 0; i-- {
+		jw := jobs[i].Worktree
+		if (w.ID != "" && jw.ID != "" && jw.ID == w.ID) || ((w.ID == "" || jw.ID == "") && canonical(jw.Path) == canonical(w.Path)) {
+			j := jobs[i]
+			return &j
+		}
+	}
+	return nil
 }
 
 // decorateOne fills one outcome row; mutations have read the common dir already.

@@ -235,10 +235,8 @@ func (r *landRun) cleanup(ctx context.Context) {
 		warn("the worktree %s is already gone", Escape(j.Worktree.Path))
 		return
 	}
-	if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
-		warn("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
-		return
-	}
+	// The claim goes first: the work is landed, so the claim has done its job even when the
+	// worktree itself must stay (copse runs inside it).
 	if t.Locked != nil {
 		if _, ok := ParseClaim(*t.Locked); !ok {
 			warn("kept %s: it is locked by someone else (%s)", Escape(t.Path), Escape(*t.Locked))
@@ -254,6 +252,10 @@ func (r *landRun) cleanup(ctx context.Context) {
 		}
 		j.Released = true
 		s.emitWorktree(r.cd, "worktree.released", j)
+	}
+	if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
+		warn("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
+		return
 	}
 	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
 	if err == nil {

@@ -465,6 +465,7 @@ func TestLandReleasesCopseClaimButKeepsHumanLock(t *testing.T) {
 func TestLandFromInsideTheWorktreeKeepsIt(t *testing.T) {
 	r := coretest.New(t)
 	w := feature(t, r, "feat/in", "in.txt", "in\n")
+	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-1 since=2026-01-02T03:04:05Z", w)
 	s := open(t, r, w) // copse runs inside the worktree it lands
 	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/in")})
 	if err != nil {
@@ -475,6 +476,23 @@ func TestLandFromInsideTheWorktreeKeepsIt(t *testing.T) {
 	}
 	if _, err := os.Stat(w); err != nil {
 		t.Fatal("removed the worktree copse runs in")
+	}
+	// The work is landed: the claim is released even though the worktree stays.
+	if !out.Land.Released || strings.Contains(r.Git(r.Root, "worktree", "list", "--porcelain"), "copse claim") {
+		t.Fatalf("the claim was kept: released=%v", out.Land.Released)
+	}
+	// list reports the worktree's newest land job.
+	l, err := s.List(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range l.Worktrees {
+		switch {
+		case row.Path == w && (row.Land == nil || row.Land.Job != out.Land.Job || row.Land.State != core.LandLanded):
+			t.Fatalf("list row %s: land %+v, want job %s landed", row.Path, row.Land, out.Land.Job)
+		case row.Path != w && row.Land != nil:
+			t.Fatalf("list row %s has another worktree's land %+v", row.Path, row.Land)
+		}
 	}
 }
 

@@ -17,6 +17,9 @@ type Worktree struct {
 	Status      *Status `json:"status"`       // nil unless asked for
 	ID          string  `json:"id,omitempty"` // admin directory name under <common>/worktrees (linked worktrees only)
 	Claim       *Claim  `json:"claim"`        // the session holding it (a lock copse wrote), or nil
+	// Land is the newest land job of this worktree (queued, running, blocked, landed…),
+	// read from the job records under <common>/copse/land; nil when it has none.
+	Land *LandJob `json:"land"`
 }
 
 // Status is a worktree's state as the picker badges and `list --status` show it.

@@ -266,7 +266,7 @@ func TestListJSONShape(t *testing.T) {
 		if l.RepoRoot != r.Root || l.Backend != "git" || len(l.Worktrees) != 5 {
 			t.Fatalf("listing %+v", l)
 		}
-		all := []string{"branch", "claim", "current", "detached", "head", "id", "locked", "main", "path", "prunable", "status", "workspace_id"}
+		all := []string{"branch", "claim", "current", "detached", "head", "id", "land", "locked", "main", "path", "prunable", "status", "workspace_id"}
 		byPath := map[string]map[string]any{}
 		for _, w := range l.Worktrees {
 			byPath[w["path"].(string)] = w
