@@ -47,6 +47,7 @@ type repoState struct {
 type snapshot struct {
 	trees []gitx.Worktree
 	token StateToken
+	ids   *idPrefetch // Open's snapshot only: the ids read while git listed
 }
 
 func openService(ctx context.Context, opts Options) (*Service, error) {
@@ -74,10 +75,12 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		dir:     abs,
 		history: NewHistory(),
 	}
+	ids := prefetchIDs(abs)
 	snap, err := s.read(ctx)
 	if err != nil {
 		return nil, err
 	}
+	snap.ids = ids
 	s.learn(snap)
 	s.first, s.firstAt = &snap, time.Now()
 	be, err := pickBackend(ctx, s, opts.Backend)

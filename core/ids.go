@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/gitx"
+	"golang.org/x/sys/unix"
 )
 
 // A linked worktree's id is the name of its admin directory, <common>/worktrees/<id>:
@@ -18,16 +19,24 @@ import (
 // space trimmed; a relative one is relative to the admin directory.
 func worktreeIDs(commonDir string) map[string]string {
 	base := filepath.Join(commonDir, "worktrees")
-	entries, err := os.ReadDir(base)
+	dir, err := os.Open(base)
 	if err != nil {
 		return nil
 	}
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
+	if err != nil {
+		return nil
+	}
+	// Each gitdir file is opened relative to the worktrees directory: the kernel walks two
+	// path components instead of the whole absolute path, once per worktree.
+	dirFD := int(dir.Fd())
 	ids := make(map[string]string, len(entries))
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(base, e.Name(), "gitdir"))
+		b, err := readSmallAt(dirFD, e.Name()+"/gitdir")
 		if err != nil {
 			continue
 		}
@@ -42,6 +51,48 @@ func worktreeIDs(commonDir string) map[string]string {
 		ids[p] = e.Name()
 	}
 	return ids
+}
+
+// readSmall reads a small file with three system calls. os.ReadFile costs about three
+// times as many (fstat, two fcntl, a refused epoll registration), and list reads one
+// gitdir file per worktree: at 300 worktrees that was the largest part of copse's own
+// work in `copse list`.
+func readSmall(path string) ([]byte, error) { return readSmallAt(atCWD, path) }
+
+// atCWD makes a relative path in readSmallAt relative to the current directory.
+const atCWD = unix.AT_FDCWD
+
+// readSmallAt is readSmall with path relative to the directory open as dirFD.
+func readSmallAt(dirFD int, path string) ([]byte, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = unix.Openat(dirFD, path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 0, 512)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
 }
 
 // idOf finds path's id in ids, comparing canonical paths when the plain one misses.
@@ -111,7 +162,10 @@ func (s *service) decorateRows(ctx context.Context, snap snapshot, rows []Worktr
 	var ids map[string]string
 	var jobs []LandJob
 	if cd, err := s.listCommonDir(ctx, snap); err == nil {
-		ids = worktreeIDs(cd)
+		var ok bool
+		if ids, ok = snap.ids.idsFor(cd); !ok {
+			ids = worktreeIDs(cd)
+		}
 		// Plain file reads (no git, no lock): a record an owner left behind is marked
 		// abandoned by the readers that run the queue (land status, the picker).
 		jobs, _ = readJobs(landDir(cd))

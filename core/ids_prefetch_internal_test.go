@@ -1,0 +1,114 @@
+package core
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/copse-dev/copse/core/coretest"
+)
+
+// The guess must name the common dir git uses, from every place copse may start, and
+// give up ("") where the layout is not a plain one, so that list asks git instead.
+func TestGuessCommonDir(t *testing.T) {
+	r := coretest.New(t)
+	common := filepath.Join(r.Root, ".git")
+	wt := r.AddWorktree("feat", filepath.Join(r.Base, "wt", "feat"))
+	if err := os.MkdirAll(filepath.Join(wt, "sub", "deeper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(r.Root, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bare := filepath.Join(r.Base, "bare.git")
+	r.Git(r.Base, "clone", "-q", "--bare", r.Root, bare)
+	sep := filepath.Join(r.Base, "sep")
+	sepGit := filepath.Join(r.Base, "sep-git")
+	r.Git(r.Base, "init", "-q", "--separate-git-dir", sepGit, sep)
+
+	for _, c := range []struct{ dir, want string }{
+		{r.Root, common},
+		{filepath.Join(r.Root, "src"), common},
+		{wt, common},
+		{filepath.Join(wt, "sub", "deeper"), common},
+		{sep, sepGit},
+		{bare, ""},
+		{common, ""},
+		{r.Base, ""},
+	} {
+		if got := guessCommonDir(c.dir); got != c.want {
+			t.Errorf("guessCommonDir(%s) = %q, want %q", c.dir, got, c.want)
+		}
+		// What git itself says, where the guess gives one.
+		if c.want != "" {
+			out := r.Git(c.dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+			if out != c.want {
+				t.Errorf("git says %q for %s, the test expects %q", out, c.dir, c.want)
+			}
+		}
+	}
+}
+
+// List takes the ids read during git's list only when they come from the common dir
+// list settles on; started through a symlink, the guess differs and the ids are read
+// again, so every row still has its id.
+func TestListIDsWithPrefetch(t *testing.T) {
+	r := coretest.New(t)
+	var want []string
+	for _, b := range []string{"a", "b", "c"} {
+		r.AddWorktree(b, filepath.Join(r.Base, "wt", b))
+		want = append(want, b)
+	}
+	link := filepath.Join(r.Base, "link")
+	if err := os.Symlink(r.Root, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{r.Root, filepath.Join(r.Base, "wt", "b"), link} {
+		s, err := Open(context.Background(), Options{Dir: dir, Backend: "git", Getenv: r.Getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := s.impl.first
+		if first == nil || first.ids == nil {
+			t.Fatalf("from %s: Open kept no prefetch", dir)
+		}
+		l, err := s.List(context.Background(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range l.Worktrees {
+			if !w.Main {
+				got = append(got, w.ID)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("from %s: ids %v, want %v", dir, got, want)
+		}
+		_, used := first.ids.idsFor(filepath.Join(r.Root, ".git"))
+		if wantUsed := dir != link; used != wantUsed {
+			t.Errorf("from %s: prefetched ids usable = %v, want %v", dir, used, wantUsed)
+		}
+	}
+}
+
+// readSmall reads whole files of any size, like os.ReadFile.
+func TestReadSmall(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{0, 1, 511, 512, 513, 5000} {
+		p := filepath.Join(dir, "f")
+		data := []byte(strings.Repeat("x", n))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readSmall(p)
+		if err != nil || string(got) != string(data) {
+			t.Errorf("size %d: got %d bytes, %v", n, len(got), err)
+		}
+	}
+	if _, err := readSmall(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
+		t.Errorf("missing file: %v, want not-exist", err)
+	}
+}
