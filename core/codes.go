@@ -200,6 +200,10 @@ const (
 	CodeLogFailed = "log_failed"
 	// CodeMainCheckout means: the target is the main checkout, which copse never removes or claims.
 	CodeMainCheckout = "main_checkout"
+	// CodeMCPNotInstalled means: copse mcp cannot find or run the copse-mcp program.
+	CodeMCPNotInstalled = "mcp_not_installed"
+	// CodeMCPVersionMismatch means: copse-mcp is from another build than the copse that started it.
+	CodeMCPVersionMismatch = "mcp_version_mismatch"
 	// CodeMissingField means: the request lacks a required field.
 	CodeMissingField = "missing_field"
 	// CodeMissingOperation means: no request was given.

@@ -7,7 +7,7 @@ package main
 import (
 	"os"
 
-	"github.com/copse-dev/copse/cmd/copse/internal/cli"
+	"github.com/copse-dev/copse/cmd/internal/cli"
 	_ "github.com/copse-dev/copse/internal/quiet" // no terminal probing at package init
 )
 

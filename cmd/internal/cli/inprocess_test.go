@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/copse-dev/copse/cmd/copse/internal/cli"
+	"github.com/copse-dev/copse/cmd/internal/cli"
 	"github.com/copse-dev/copse/core/coretest"
 	"github.com/spf13/cobra"
 )

@@ -102,7 +102,7 @@ func stringFields(t *testing.T) map[core.Operation][]string {
 
 // validRequest is a request for op that would be accepted (and, being approved, run),
 // with field set to value. Targets the existing feat worktree; create makes "fresh".
-func (f *fixture) validRequest(op core.Operation, field, value string) map[string]any {
+func validRequest(op core.Operation, field, value string) map[string]any {
 	m := map[string]any{"operation": string(op)}
 	switch op {
 	case core.OpCreate:
@@ -124,7 +124,7 @@ func TestToolRefusesHostileValues(t *testing.T) {
 	before := f.Snapshot()
 	// One Service for all ~340 requests: opening is not what is under test, and the
 	// requests still take the full Decode -> Prepare path of `copse tool`.
-	svc, err := f.open(t.Context())
+	svc, err := f.Open(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestToolRefusesHostileValues(t *testing.T) {
 		for _, field := range fields {
 			isPath := field == "path"
 			for name, val := range hostileValues(isPath, f.Base) {
-				req := f.validRequest(op, field, val)
+				req := validRequest(op, field, val)
 				r := runToolJSON(t, open, mustJSON(t, req), true)
 				n++
 				if r.code != 2 || r.reply.Error == nil || !strings.Contains(r.reply.Error.Message, field) {
@@ -149,7 +149,7 @@ func TestToolRefusesHostileValues(t *testing.T) {
 	}
 	// Shape errors against the real repository, approved: still nothing changes.
 	for _, tc := range shapeCases {
-		if r := runToolJSON(t, f.open, tc.in, true); r.code != 2 {
+		if r := runToolJSON(t, f.Open, tc.in, true); r.code != 2 {
 			t.Errorf("%.80s: exit %d", tc.in, r.code)
 		}
 		n++
@@ -174,9 +174,9 @@ func TestToolRefusesBadBranchesAndPaths(t *testing.T) {
 		{"dotdot segment", map[string]any{"operation": "create", "branch": "fresh", "path": dir + "/x/../wt"}, 2, "path"},
 		{"dotdot into git dir", map[string]any{"operation": "create", "branch": "fresh", "path": f.Root + "/x/../.git/wt"}, 2, "path"},
 		{"path inside .git", map[string]any{"operation": "create", "branch": "fresh", "path": f.Root + "/.git/wt"}, 2, ".git"},
-		{"path inside a worktree", map[string]any{"operation": "create", "branch": "fresh", "path": f.feat + "/sub"}, 2, "worktree"},
+		{"path inside a worktree", map[string]any{"operation": "create", "branch": "fresh", "path": f.Feat + "/sub"}, 2, "worktree"},
 		{"open relative", map[string]any{"operation": "open", "path": "app"}, 2, "path"},
-		{"switch dotdot", map[string]any{"operation": "switch", "path": f.feat + "/../feat"}, 2, "path"},
+		{"switch dotdot", map[string]any{"operation": "switch", "path": f.Feat + "/../feat"}, 2, "path"},
 		{"remove relative", map[string]any{"operation": "remove", "path": "app.worktrees/feat"}, 2, "path"},
 		{"remove bad workspace id", map[string]any{"operation": "remove", "workspace_id": "x!"}, 2, "workspace_id"},
 		{"base option", map[string]any{"operation": "create", "branch": "fresh", "base": "--all"}, 2, "base"},
@@ -191,7 +191,7 @@ func TestToolRefusesBadBranchesAndPaths(t *testing.T) {
 		}{"ref name " + bad, map[string]any{"operation": "create", "branch": bad}, 2, "branch"})
 	}
 	for _, tc := range cases {
-		r := runToolJSON(t, f.open, mustJSON(t, tc.req), true)
+		r := runToolJSON(t, f.Open, mustJSON(t, tc.req), true)
 		if r.code != tc.exit || !strings.Contains(r.reply.Error.Message+r.reply.Error.Hint, tc.word) {
 			t.Errorf("%s: exit %d, %s; want exit %d naming %q", tc.name, r.code, strings.TrimSpace(r.raw), tc.exit, tc.word)
 		}
@@ -207,10 +207,10 @@ func TestToolNeedsApproval(t *testing.T) {
 	wt := filepath.Join(f.Base, "elsewhere")
 	for _, req := range []map[string]any{
 		{"operation": "remove", "branch": "feat"},
-		{"operation": "remove", "path": f.feat, "force": true, "delete_branch": true},
+		{"operation": "remove", "path": f.Feat, "force": true, "delete_branch": true},
 		{"operation": "create", "branch": "fresh", "path": wt},
 	} {
-		r := runToolJSON(t, f.open, mustJSON(t, req), false)
+		r := runToolJSON(t, f.Open, mustJSON(t, req), false)
 		e := r.reply.Error
 		if r.code != 1 || e.Code != "needs_approval" || e.Uncertain || e.Message == "" || strings.Contains(e.Message, "\n") {
 			t.Errorf("%v: exit %d, %s; want exit 1 needs_approval", req, r.code, r.raw)
@@ -241,33 +241,33 @@ func TestToolApprovedRuns(t *testing.T) {
 	f := newFixture(t)
 	wt := filepath.Join(f.Base, "elsewhere")
 
-	r := approve(t, f.open, map[string]any{"operation": "create", "branch": "fresh", "path": wt})
-	if r.code != 0 || !f.worktreeListed(wt) {
-		t.Fatalf("approved create: exit %d, %s; listed %v", r.code, r.raw, f.worktreeListed(wt))
+	r := approve(t, f.Open, map[string]any{"operation": "create", "branch": "fresh", "path": wt})
+	if r.code != 0 || !f.WorktreeListed(wt) {
+		t.Fatalf("approved create: exit %d, %s; listed %v", r.code, r.raw, f.WorktreeListed(wt))
 	}
 	if got := f.Git(wt, "branch", "--show-current"); got != "fresh" {
 		t.Errorf("new worktree is on %q, want fresh", got)
 	}
 
-	r = approve(t, f.open, map[string]any{"operation": "remove", "path": wt})
-	if r.code != 0 || f.worktreeListed(wt) {
-		t.Fatalf("approved remove: exit %d, %s; still listed %v", r.code, r.raw, f.worktreeListed(wt))
+	r = approve(t, f.Open, map[string]any{"operation": "remove", "path": wt})
+	if r.code != 0 || f.WorktreeListed(wt) {
+		t.Fatalf("approved remove: exit %d, %s; still listed %v", r.code, r.raw, f.WorktreeListed(wt))
 	}
 	if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%s still exists (%v)", wt, err)
 	}
 	// create without a path needs no confirmation.
-	r = runToolJSON(t, f.open, `{"operation":"create","branch":"other"}`, false)
+	r = runToolJSON(t, f.Open, `{"operation":"create","branch":"other"}`, false)
 	if r.code != 0 {
 		t.Fatalf("create without path: exit %d, %s", r.code, r.raw)
 	}
 	res := r.reply.Result.(map[string]any)
 	path, _ := res["worktree"].(map[string]any)["path"].(string)
-	if path == "" || !f.worktreeListed(path) {
+	if path == "" || !f.WorktreeListed(path) {
 		t.Errorf("create reply %s: path %q not listed by git", r.raw, path)
 	}
 
-	r = runToolJSON(t, f.open, `{"operation":"list"}`, false)
+	r = runToolJSON(t, f.Open, `{"operation":"list"}`, false)
 	var listing core.Listing
 	if b, _ := json.Marshal(r.reply.Result); r.code != 0 || json.Unmarshal(b, &listing) != nil || len(listing.Worktrees) != 3 {
 		t.Errorf("list: exit %d, %s", r.code, r.raw)
@@ -281,7 +281,7 @@ func TestToolApprovalNeedsTheShownState(t *testing.T) {
 	before := f.Snapshot()
 	req := map[string]any{"operation": "remove", "branch": "feat"}
 
-	r := runToolJSON(t, f.open, mustJSON(t, req), true)
+	r := runToolJSON(t, f.Open, mustJSON(t, req), true)
 	if r.code != 2 || r.reply.Error.Code != "state_token_required" || r.reply.Error.Field != "expected_state_token" {
 		t.Fatalf("approved without a token: exit %d %s; want exit 2 state_token_required", r.code, r.raw)
 	}
@@ -289,12 +289,12 @@ func TestToolApprovalNeedsTheShownState(t *testing.T) {
 
 	// The list's token is not the confirmation's: approving with it would approve a
 	// confirmation nobody saw.
-	list := runToolJSON(t, f.open, `{"operation":"list"}`, false)
+	list := runToolJSON(t, f.Open, `{"operation":"list"}`, false)
 	listTok, _ := list.reply.Result.(map[string]any)["state_token"].(string)
 	if listTok == "" {
 		t.Fatalf("list reply carries no state_token: %s", list.raw)
 	}
-	r = runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "remove", "branch": "feat", "expected_state_token": listTok}), true)
+	r = runToolJSON(t, f.Open, mustJSON(t, map[string]any{"operation": "remove", "branch": "feat", "expected_state_token": listTok}), true)
 	if r.code != 1 || r.reply.Error.Code != "stale_state" {
 		t.Fatalf("approved with the list token: exit %d %s; want stale_state", r.code, r.raw)
 	}
@@ -302,21 +302,21 @@ func TestToolApprovalNeedsTheShownState(t *testing.T) {
 
 	// The confirmation was shown; then a file appears in the worktree. The old token no
 	// longer describes what the remove would lose: stale, nothing runs.
-	shown := runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "remove", "branch": "feat", "force": true}), false)
+	shown := runToolJSON(t, f.Open, mustJSON(t, map[string]any{"operation": "remove", "branch": "feat", "force": true}), false)
 	tok := shown.reply.Error.StateToken
 	if shown.reply.Error.Code != "needs_approval" || tok == "" {
 		t.Fatalf("want needs_approval with a token: %s", shown.raw)
 	}
-	if err := os.WriteFile(filepath.Join(f.feat, "new.txt"), []byte("work"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(f.Feat, "new.txt"), []byte("work"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	before = f.Snapshot()
-	r = runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "remove", "branch": "feat", "force": true, "expected_state_token": tok}), true)
+	r = runToolJSON(t, f.Open, mustJSON(t, map[string]any{"operation": "remove", "branch": "feat", "force": true, "expected_state_token": tok}), true)
 	if r.code != 1 || r.reply.Error.Code != "stale_state" {
 		t.Fatalf("approved after the losses changed: exit %d %s; want stale_state", r.code, r.raw)
 	}
 	f.Unchanged(before)
-	if !f.worktreeListed(f.feat) {
+	if !f.WorktreeListed(f.Feat) {
 		t.Fatal("the worktree was removed")
 	}
 }
@@ -325,14 +325,14 @@ func TestToolApprovalNeedsTheShownState(t *testing.T) {
 // is refused once it changed.
 func TestToolExpectedStateTokenOnMutations(t *testing.T) {
 	f := newFixture(t)
-	list := runToolJSON(t, f.open, `{"operation":"list"}`, false)
+	list := runToolJSON(t, f.Open, `{"operation":"list"}`, false)
 	tok, _ := list.reply.Result.(map[string]any)["state_token"].(string)
-	r := runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "create", "branch": "one", "expected_state_token": tok}), false)
+	r := runToolJSON(t, f.Open, mustJSON(t, map[string]any{"operation": "create", "branch": "one", "expected_state_token": tok}), false)
 	if r.code != 0 {
 		t.Fatalf("create with the current token: exit %d %s", r.code, r.raw)
 	}
 	before := f.Snapshot()
-	r = runToolJSON(t, f.open, mustJSON(t, map[string]any{"operation": "create", "branch": "two", "expected_state_token": tok}), false)
+	r = runToolJSON(t, f.Open, mustJSON(t, map[string]any{"operation": "create", "branch": "two", "expected_state_token": tok}), false)
 	if r.code != 1 || r.reply.Error.Code != "stale_state" {
 		t.Fatalf("create with a stale token: exit %d %s; want stale_state", r.code, r.raw)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // ldflagsVersion is the one package variable: the linker sets it at build time
-// (go build -ldflags "-X github.com/copse-dev/copse/cmd/copse/internal/cli.ldflagsVersion=v1.2.3");
+// (go build -ldflags "-X github.com/copse-dev/copse/cmd/internal/cli.ldflagsVersion=v1.2.3");
 // nothing assigns it at run time.
 var ldflagsVersion = ""
 

@@ -1,6 +1,6 @@
 // Package agent is copse's interface for coding agents: `copse tool` (one JSON request on
-// stdin, one JSON reply on stdout) and `copse mcp` (an MCP server with one tool,
-// "worktree"). Both decode with core.Decode and run through core.Service, exactly like
+// stdin, one JSON reply on stdout), and the reply shape and Opener that the MCP server
+// (package mcpserver, in the copse-mcp binary) shares with it. Both decode with core.Decode and run through core.Service, exactly like
 // the CLI and the picker; this package adds only framing and the approval step. It never
 // runs git or herdr and never changes a plan core prepared.
 package agent
@@ -42,9 +42,11 @@ type ReplyError struct {
 	StateToken string `json:"state_token,omitempty"`
 }
 
-func okReply(o *core.Outcome) Reply { return Reply{OK: true, Result: o.Result()} }
+// OKReply is the reply for a done request.
+func OKReply(o *core.Outcome) Reply { return Reply{OK: true, Result: o.Result()} }
 
-func errReply(err error) Reply {
+// ErrReply is the reply for a refused, failed or uncertain request.
+func ErrReply(err error) Reply {
 	e := core.AsError(err)
 	return Reply{Error: &ReplyError{Code: e.Code, Message: e.Message, Hint: e.Hint, Field: e.Field, Uncertain: e.Uncertain(), StateToken: string(e.StateToken)}}
 }
@@ -64,10 +66,10 @@ func needsApproval(p *core.Plan, hint string) error { return p.NeedsApproval(hin
 func Tool(ctx context.Context, open Opener, in io.Reader, out io.Writer, approved bool) int {
 	o, err := runTool(ctx, open, in, approved)
 	if err != nil {
-		writeReply(out, errReply(err))
+		writeReply(out, ErrReply(err))
 		return core.ExitCode(err)
 	}
-	writeReply(out, okReply(o))
+	writeReply(out, OKReply(o))
 	return 0
 }
 
@@ -111,7 +113,7 @@ func runTool(ctx context.Context, open Opener, in io.Reader, approved bool) (*co
 func writeReply(out io.Writer, rep Reply) {
 	b, err := json.Marshal(rep)
 	if err != nil {
-		b, _ = json.Marshal(errReply(err))
+		b, _ = json.Marshal(ErrReply(err))
 	}
 	_, _ = out.Write(append(b, '\n'))
 }

@@ -1,8 +1,9 @@
-package agent
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/copse-dev/copse/cmd/internal/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ type mcpClient struct {
 }
 
 // connect runs NewMCPServer and a Go SDK client over in-memory transports.
-func connect(t *testing.T, open Opener, ans answer, versions ...string) *mcpClient {
+func connect(t *testing.T, open agent.Opener, ans answer, versions ...string) *mcpClient {
 	t.Helper()
 	ctx := t.Context()
 	st, ct := mcp.NewInMemoryTransports()
@@ -62,7 +63,7 @@ func connect(t *testing.T, open Opener, ans answer, versions ...string) *mcpClie
 }
 
 // call invokes the worktree tool with raw JSON arguments and decodes the reply.
-func (c *mcpClient) call(t *testing.T, args string) (Reply, *mcp.CallToolResult) {
+func (c *mcpClient) call(t *testing.T, args string) (agent.Reply, *mcp.CallToolResult) {
 	t.Helper()
 	res, err := c.CallTool(t.Context(), &mcp.CallToolParams{Name: ToolName, Arguments: json.RawMessage(args)})
 	if err != nil {
@@ -72,7 +73,7 @@ func (c *mcpClient) call(t *testing.T, args string) (Reply, *mcp.CallToolResult)
 		t.Fatalf("CallTool(%s): %d content items", args, len(res.Content))
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	var rep Reply
+	var rep agent.Reply
 	if err := json.Unmarshal([]byte(text), &rep); err != nil {
 		t.Fatalf("reply %q: %v", text, err)
 	}
@@ -132,7 +133,7 @@ func TestMCPRefusesBadArguments(t *testing.T) {
 
 func TestMCPListCreateRemove(t *testing.T) {
 	f := newFixture(t)
-	c := connect(t, f.open, accept)
+	c := connect(t, f.Open, accept)
 	t.Logf("protocol %s", c.InitializeResult().ProtocolVersion)
 
 	rep, _ := c.call(t, `{"operation":"list"}`)
@@ -145,7 +146,7 @@ func TestMCPListCreateRemove(t *testing.T) {
 		t.Fatalf("create: %+v", rep.Error)
 	}
 	path := rep.Result.(map[string]any)["worktree"].(map[string]any)["path"].(string)
-	if !f.worktreeListed(path) {
+	if !f.WorktreeListed(path) {
 		t.Fatalf("created %s, but git does not list it", path)
 	}
 	if c.asked.Load() != 0 {
@@ -153,8 +154,8 @@ func TestMCPListCreateRemove(t *testing.T) {
 	}
 
 	rep, _ = c.call(t, `{"operation":"remove","path":`+mustJSON(t, path)+`}`)
-	if !rep.OK || f.worktreeListed(path) {
-		t.Fatalf("remove (accepted): %+v; still listed %v", rep.Error, f.worktreeListed(path))
+	if !rep.OK || f.WorktreeListed(path) {
+		t.Fatalf("remove (accepted): %+v; still listed %v", rep.Error, f.WorktreeListed(path))
 	}
 	if c.asked.Load() != 1 || !strings.Contains(c.last.Load().(string), path) {
 		t.Errorf("asked %d times, last message %q; want once, naming %s", c.asked.Load(), c.last.Load(), path)
@@ -167,14 +168,14 @@ func TestMCPCreateWithPathAsks(t *testing.T) {
 	wt := f.Base + "/elsewhere"
 	args := `{"operation":"create","branch":"fresh","path":` + mustJSON(t, wt) + `}`
 
-	rep, _ := connect(t, f.open, decline).call(t, args)
+	rep, _ := connect(t, f.Open, decline).call(t, args)
 	if rep.OK || rep.Error.Code != "declined" {
 		t.Fatalf("declined create: %+v", rep)
 	}
 	f.Unchanged(before)
 
-	c := connect(t, f.open, accept)
-	if rep, _ := c.call(t, args); !rep.OK || !f.worktreeListed(wt) {
+	c := connect(t, f.Open, accept)
+	if rep, _ := c.call(t, args); !rep.OK || !f.WorktreeListed(wt) {
 		t.Fatalf("accepted create: %+v", rep.Error)
 	}
 	if c.asked.Load() != 1 {
@@ -188,7 +189,7 @@ func TestMCPRemoveNotConfirmed(t *testing.T) {
 	f := newFixture(t)
 	before := f.Snapshot()
 	for name, ans := range map[string]answer{"decline": decline, "cancel": cancel, "accept with no": sayNo} {
-		c := connect(t, f.open, ans)
+		c := connect(t, f.Open, ans)
 		rep, _ := c.call(t, `{"operation":"remove","branch":"feat"}`)
 		if rep.OK || rep.Error.Code != "declined" || c.asked.Load() != 1 {
 			t.Errorf("%s: %+v (asked %d)", name, rep.Error, c.asked.Load())
@@ -196,13 +197,13 @@ func TestMCPRemoveNotConfirmed(t *testing.T) {
 		f.Unchanged(before)
 	}
 
-	c := connect(t, f.open, nil)
+	c := connect(t, f.Open, nil)
 	rep, _ := c.call(t, `{"operation":"remove","branch":"feat"}`)
 	if rep.OK || rep.Error.Code != "needs_approval" || !strings.Contains(rep.Error.Message, "feat") {
 		t.Errorf("no elicitation: %+v", rep.Error)
 	}
 	f.Unchanged(before)
-	if !f.worktreeListed(f.feat) {
+	if !f.WorktreeListed(f.Feat) {
 		t.Fatal("feat was removed")
 	}
 }
@@ -212,7 +213,7 @@ func TestMCPRemoveNotConfirmed(t *testing.T) {
 func TestMCPForgedAnswerRunsNothing(t *testing.T) {
 	f := newFixture(t)
 	before := f.Snapshot()
-	c := connect(t, f.open, nil)
+	c := connect(t, f.Open, nil)
 	yes := mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
 	for _, state := range []string{"", "forged"} {
 		res, err := c.CallTool(t.Context(), &mcp.CallToolParams{Name: ToolName,
@@ -232,18 +233,18 @@ func TestMCPForgedAnswerRunsNothing(t *testing.T) {
 func TestMCPLegacyProtocolElicits(t *testing.T) {
 	f := newFixture(t)
 	before := f.Snapshot()
-	rep, _ := connect(t, f.open, decline, "2025-11-25").call(t, `{"operation":"remove","branch":"feat"}`)
+	rep, _ := connect(t, f.Open, decline, "2025-11-25").call(t, `{"operation":"remove","branch":"feat"}`)
 	if rep.OK || rep.Error.Code != "declined" {
 		t.Fatalf("declined: %+v", rep.Error)
 	}
 	f.Unchanged(before)
 
-	c := connect(t, f.open, accept, "2025-11-25")
+	c := connect(t, f.Open, accept, "2025-11-25")
 	if v := c.InitializeResult().ProtocolVersion; v != "2025-11-25" {
 		t.Fatalf("negotiated %s, want the legacy 2025-11-25", v)
 	}
-	if rep, _ := c.call(t, `{"operation":"remove","branch":"feat"}`); !rep.OK || f.worktreeListed(f.feat) {
-		t.Fatalf("accepted: %+v; still listed %v", rep.Error, f.worktreeListed(f.feat))
+	if rep, _ := c.call(t, `{"operation":"remove","branch":"feat"}`); !rep.OK || f.WorktreeListed(f.Feat) {
+		t.Fatalf("accepted: %+v; still listed %v", rep.Error, f.WorktreeListed(f.Feat))
 	}
 	if c.asked.Load() != 1 {
 		t.Errorf("asked %d times", c.asked.Load())
@@ -256,24 +257,24 @@ func TestMCPLegacyProtocolElicits(t *testing.T) {
 func TestMCPApprovalCoversWhatWasShown(t *testing.T) {
 	f := newFixture(t)
 	writeWhileAsking := func(req *mcp.ElicitRequest) *mcp.ElicitResult {
-		if err := os.WriteFile(filepath.Join(f.feat, "late.txt"), []byte("written while the user read"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(f.Feat, "late.txt"), []byte("written while the user read"), 0o644); err != nil {
 			t.Error(err)
 		}
 		return accept(req)
 	}
-	c := connect(t, f.open, writeWhileAsking)
+	c := connect(t, f.Open, writeWhileAsking)
 	rep, _ := c.call(t, `{"operation":"remove","branch":"feat","force":true}`)
 	if rep.OK || rep.Error.Code != "stale_state" {
 		t.Fatalf("want stale_state, got %+v", rep)
 	}
-	if !f.worktreeListed(f.feat) {
+	if !f.WorktreeListed(f.Feat) {
 		t.Fatal("feat was removed after the state it was approved for changed")
 	}
-	if _, err := os.Stat(filepath.Join(f.feat, "late.txt")); err != nil {
+	if _, err := os.Stat(filepath.Join(f.Feat, "late.txt")); err != nil {
 		t.Fatal("the file written meanwhile is gone")
 	}
 
-	nc := connect(t, f.open, nil)
+	nc := connect(t, f.Open, nil)
 	rep, _ = nc.call(t, `{"operation":"remove","branch":"feat","force":true}`)
 	if rep.OK || rep.Error.Code != "needs_approval" || rep.Error.StateToken == "" {
 		t.Fatalf("needs_approval without a state_token: %+v", rep.Error)

@@ -1,4 +1,4 @@
-package agent
+package mcpserver
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/copse-dev/copse/cmd/internal/agent"
 	"github.com/copse-dev/copse/core"
 )
 
@@ -30,7 +31,7 @@ const (
 )
 
 type mcpServer struct {
-	open Opener
+	open agent.Opener
 
 	// mu serialises every call: one server works on one repository, and a confirmation
 	// must be answered against the state it was shown with. core also serialises
@@ -60,12 +61,12 @@ type pendingConfirm struct {
 // elicitation/create for us). Accepted with confirm=true runs the plan that was shown;
 // declined or cancelled is a "declined" tool error; a client that cannot elicit gets a
 // needs_approval tool error. In every refusal nothing runs.
-func NewMCPServer(open Opener, version string) *mcp.Server {
+func NewMCPServer(open agent.Opener, version string) *mcp.Server {
 	return newMCPServer(open, version, nil)
 }
 
 // newMCPServer lets tests restrict the protocol versions (the pre-2026 elicitation path).
-func newMCPServer(open Opener, version string, versions []string) *mcp.Server {
+func newMCPServer(open agent.Opener, version string, versions []string) *mcp.Server {
 	s := &mcpServer{open: open, pending: map[string]*pendingConfirm{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "copse", Title: "copse worktrees", Version: version}, &mcp.ServerOptions{
 		Instructions: "copse manages the git worktrees of one repository. Use the worktree tool; " +
@@ -112,7 +113,7 @@ func toolDescription() string {
 
 // ServeMCP serves the MCP server on in/out (newline-delimited JSON-RPC, as on stdio)
 // until the client closes in or ctx ends; version is reported as the server's version.
-func ServeMCP(ctx context.Context, open Opener, version string, in io.Reader, out io.Writer) error {
+func ServeMCP(ctx context.Context, open agent.Opener, version string, in io.Reader, out io.Writer) error {
 	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
 	err := NewMCPServer(open, version).Run(ctx, t)
 	if err == io.EOF {
@@ -150,7 +151,7 @@ func (s *mcpServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 		return execute(ctx, svc, plan), nil
 	}
 	if !canElicit(req) {
-		return errResult(needsApproval(plan, "this client cannot ask the user (no elicitation support); "+
+		return errResult(plan.NeedsApproval("this client cannot ask the user (no elicitation support); " +
 			"ask them yourself and have them run the command, or use a client with elicitation")), nil
 	}
 	id := rand.Text()
@@ -216,7 +217,7 @@ func execute(ctx context.Context, svc *core.Service, plan *core.Plan) *mcp.CallT
 	if err != nil {
 		return errResult(err)
 	}
-	return result(okReply(o))
+	return result(agent.OKReply(o))
 }
 
 func (s *mcpServer) service(ctx context.Context) (*core.Service, error) {
@@ -261,10 +262,10 @@ func (s *mcpServer) dropOldest() {
 
 // result carries the reply both as text (what most hosts show the model) and as
 // structured content; IsError marks refusals so hosts and models see them as errors.
-func result(rep Reply) *mcp.CallToolResult {
+func result(rep agent.Reply) *mcp.CallToolResult {
 	b, err := json.Marshal(rep)
 	if err != nil {
-		b, _ = json.Marshal(errReply(err))
+		b, _ = json.Marshal(agent.ErrReply(err))
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
@@ -273,4 +274,4 @@ func result(rep Reply) *mcp.CallToolResult {
 	}
 }
 
-func errResult(err error) *mcp.CallToolResult { return result(errReply(err)) }
+func errResult(err error) *mcp.CallToolResult { return result(agent.ErrReply(err)) }

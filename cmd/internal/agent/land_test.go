@@ -1,34 +1,22 @@
 package agent
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/copse-dev/copse/core"
 )
 
-// commitIn commits one new file in the worktree at dir.
-func (f *fixture) commitIn(t *testing.T, dir, file string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, file), []byte(file+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f.Git(dir, "add", "--", file)
-	f.Git(dir, "commit", "-q", "-m", "add "+file)
-}
-
 // land without wait queues and returns the job; land_status reads it; land with wait runs
 // the queue (the earlier job first) and replies with the landed job. No approval needed:
 // land is in the execute class.
 func TestToolLandQueueStatusWait(t *testing.T) {
 	f := newFixture(t)
-	f.commitIn(t, f.feat, "feat.txt")
+	f.CommitIn(t, f.Feat, "feat.txt")
 	other := f.AddWorktree("other", "app.worktrees/other")
-	f.commitIn(t, other, "other.txt")
+	f.CommitIn(t, other, "other.txt")
 
-	r := runToolJSON(t, f.open, `{"operation":"land","branch":"feat"}`, false)
+	r := runToolJSON(t, f.Open, `{"operation":"land","branch":"feat"}`, false)
 	if r.code != 0 {
 		t.Fatalf("queue: %s", r.raw)
 	}
@@ -36,11 +24,11 @@ func TestToolLandQueueStatusWait(t *testing.T) {
 	if job["job"] != "land-1" || job["state"] != "queued" || job["position"] != float64(1) || job["owned"] != false {
 		t.Fatalf("queued job %v", job)
 	}
-	s := runToolJSON(t, f.open, `{"operation":"land_status","job":"land-1"}`, false)
+	s := runToolJSON(t, f.Open, `{"operation":"land_status","job":"land-1"}`, false)
 	if s.code != 0 || s.reply.Result.(map[string]any)["land"].(map[string]any)["state"] != "queued" {
 		t.Fatalf("status: %s", s.raw)
 	}
-	w := runToolJSON(t, f.open, `{"operation":"land","id":"other","wait":true,"test":"test -f other.txt"}`, false)
+	w := runToolJSON(t, f.Open, `{"operation":"land","id":"other","wait":true,"test":"test -f other.txt"}`, false)
 	if w.code != 0 {
 		t.Fatalf("land wait: %s", w.raw)
 	}
@@ -48,7 +36,7 @@ func TestToolLandQueueStatusWait(t *testing.T) {
 	if got["job"] != "land-2" || got["state"] != "landed" {
 		t.Fatalf("landed job %v", got)
 	}
-	all := runToolJSON(t, f.open, `{"operation":"land_status"}`, false)
+	all := runToolJSON(t, f.Open, `{"operation":"land_status"}`, false)
 	jobs := all.reply.Result.(map[string]any)["land_jobs"].([]any)
 	if len(jobs) != 2 || jobs[0].(map[string]any)["state"] != "landed" {
 		t.Fatalf("the queued job ahead was not run first: %s", all.raw)
@@ -59,8 +47,8 @@ func TestToolLandQueueStatusWait(t *testing.T) {
 	}
 	// A blocked land: exit 1 with the stable code, and the hint.
 	third := f.AddWorktree("third", "app.worktrees/third")
-	f.commitIn(t, third, "third.txt")
-	b := runToolJSON(t, f.open, `{"operation":"land","branch":"third","wait":true,"test":"exit 4"}`, false)
+	f.CommitIn(t, third, "third.txt")
+	b := runToolJSON(t, f.Open, `{"operation":"land","branch":"third","wait":true,"test":"exit 4"}`, false)
 	if b.code != 1 || b.reply.Error.Code != "test_failed" || b.reply.Error.Hint == "" {
 		t.Fatalf("blocked: %s", b.raw)
 	}
@@ -88,27 +76,5 @@ func TestSchemaHasLand(t *testing.T) {
 	}
 	if _, ok := land["x-confirm-if"]; ok {
 		t.Error("land must not ask for confirmation")
-	}
-}
-
-// Through MCP: land needs no elicitation; land_status reads the record.
-func TestMCPLand(t *testing.T) {
-	f := newFixture(t)
-	f.commitIn(t, f.feat, "feat.txt")
-	c := connect(t, f.open, accept)
-	rep, _ := c.call(t, `{"operation":"land","branch":"feat","wait":true}`)
-	if !rep.OK {
-		t.Fatalf("land: %+v", rep.Error)
-	}
-	job := rep.Result.(map[string]any)["land"].(map[string]any)
-	if job["state"] != "landed" || c.asked.Load() != 0 {
-		t.Fatalf("land %v, asked %d", job, c.asked.Load())
-	}
-	rep, _ = c.call(t, `{"operation":"land_status","job":"land-1"}`)
-	if !rep.OK || rep.Result.(map[string]any)["land"].(map[string]any)["state"] != "landed" {
-		t.Fatalf("status: %+v", rep)
-	}
-	if f.worktreeListed(f.feat) {
-		t.Error("the landed worktree is still listed")
 	}
 }

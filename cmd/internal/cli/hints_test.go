@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/copse-dev/copse/cmd/copse/internal/cli"
+	"github.com/copse-dev/copse/cmd/internal/cli"
 )
 
 // Hints name copse commands in backquotes (`copse list`), and every such command must

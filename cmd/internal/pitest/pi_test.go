@@ -18,7 +18,7 @@ import (
 )
 
 // piDir is testdata/pi: package.json and lockfile pinning pi, the fake model, tsconfig.
-var piDir, _ = filepath.Abs(filepath.Join("..", "..", "..", "..", "testdata", "pi"))
+var piDir, _ = filepath.Abs(filepath.Join("..", "..", "..", "testdata", "pi"))
 
 // need returns the path of a program the test cannot run without. Missing locally, the
 // test is skipped and says why; in CI (CI=true) it fails, so CI never passes by skipping.

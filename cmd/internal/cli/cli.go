@@ -30,12 +30,21 @@ import (
 // with its process group, core reads back and reports the state it left, and copse exits
 // 130 (SIGQUIT's goroutine dump is not wanted from a tool). A second signal ends copse at
 // once, exit 130, saying the state was not read back.
-func Main() int {
+func Main() int { return run(NewFactory()) }
+
+// MainMCP is copse-mcp's main: the same command line, with the MCP server built in.
+func MainMCP(serve MCPServer) int {
+	f := NewFactory()
+	f.ServeMCP = serve
+	return run(f)
+}
+
+func run(f *Factory) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stop := handleSignals(cancel, os.Stderr, func() { os.Exit(130) })
 	defer stop()
-	return Run(ctx, NewFactory(), os.Args[1:])
+	return Run(ctx, f, os.Args[1:])
 }
 
 // stopSignals are the signals that cancel copse.
@@ -86,6 +95,10 @@ type Factory struct {
 	OpenService func(ctx context.Context, opts core.Options) (*core.Service, error)
 
 	Global GlobalOptions
+
+	// ServeMCP serves `copse mcp` in this process: set in copse-mcp, nil in copse, whose
+	// mcp command hands over to copse-mcp.
+	ServeMCP MCPServer
 
 	// inPicker is set while the picker owns the terminal: it shows lock waits in its status
 	// line, and a line on stderr would tear its screen.
