@@ -48,6 +48,8 @@ type Model struct {
 	mode          mode
 	showHelp      bool
 	quitting      bool
+	// firstFrameDone: Options.AfterFirstFrame was called.
+	firstFrameDone bool
 
 	// The list.
 	loaded     bool
@@ -108,13 +110,7 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 		loadSeq: 1,
 		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
-	if svc != nil {
-		m.hasWorkspaces = svc.HasWorkspaces()
-		m.backend = svc.BackendName()
-		m.repoRoot = svc.RepoRoot()
-		m.current = svc.SessionPath()
-	}
-	m.keys.applyKeyState(m.hasWorkspaces, opts.Pick)
+	m.attach(svc)
 	m.filter = textinput.New()
 	m.filter.Prompt = ""
 	m.filter.Placeholder = "branch or path"
@@ -123,11 +119,28 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 	m.setStyles(NewStyles(m.isDark, opts.NoColor))
 	if opts.Listing != nil {
 		// The caller read the list already: the first frame shows rows, not "loading".
-		m.setListing(opts.Listing, m.current)
-		m.status.addWarnings(opts.Listing.Warnings)
-		m.clampCursor()
+		m.showListing(opts.Listing)
 	}
 	return m
+}
+
+// attach takes what the picker needs to know of svc (nil in tests that never run commands).
+func (m *Model) attach(svc *core.Service) {
+	m.svc = svc
+	if svc != nil {
+		m.hasWorkspaces = svc.HasWorkspaces()
+		m.backend = svc.BackendName()
+		m.repoRoot = svc.RepoRoot()
+		m.current = svc.SessionPath()
+	}
+	m.keys.applyKeyState(m.hasWorkspaces, m.opts.Pick)
+}
+
+// showListing shows the list core.Open read, before any status.
+func (m *Model) showListing(l *core.Listing) {
+	m.setListing(l, m.current)
+	m.status.addWarnings(l.Warnings)
+	m.clampCursor()
 }
 
 // startStatusesMsg starts the status pool for a listing the model was built with.
@@ -137,6 +150,26 @@ type startStatusesMsg struct{ seq int }
 // frames on a ticker (120/s, see Run), and a pool of `git status` processes started at
 // once would take the CPUs from that first write on a small machine.
 const firstFrameLead = 10 * time.Millisecond
+
+// afterFirstFrame waits for the first frame with rows to be written, then starts the
+// statuses and the caller's deferred work (startStatusesMsg).
+func (m Model) afterFirstFrame() tea.Cmd {
+	seq := m.loadSeq
+	return tea.Tick(firstFrameLead, func(time.Time) tea.Msg { return startStatusesMsg{seq: seq} })
+}
+
+// runAfterFirstFrame calls Options.AfterFirstFrame once, after lead, in a command.
+func (m *Model) runAfterFirstFrame(lead time.Duration) tea.Cmd {
+	f := m.opts.AfterFirstFrame
+	if f == nil || m.firstFrameDone {
+		return nil
+	}
+	m.firstFrameDone = true
+	if lead == 0 {
+		return func() tea.Msg { f(); return nil }
+	}
+	return tea.Tick(lead, func(time.Time) tea.Msg { f(); return nil })
+}
 
 // Result is what the user chose; valid once the program has ended.
 func (m Model) Result() Result { return m.result }
@@ -149,9 +182,7 @@ func (m Model) Init() tea.Cmd {
 		return tea.RequestBackgroundColor
 	}
 	if m.loaded {
-		seq := m.loadSeq
-		return tea.Batch(tea.RequestBackgroundColor,
-			tea.Tick(firstFrameLead, func(time.Time) tea.Msg { return startStatusesMsg{seq: seq} }))
+		return tea.Batch(tea.RequestBackgroundColor, m.afterFirstFrame())
 	}
 	return tea.Batch(tea.RequestBackgroundColor, loadListCmd(m.ctx, m.svc, m.loadSeq))
 }
@@ -201,10 +232,11 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case listingMsg:
 		return m.onListing(msg)
 	case startStatusesMsg:
+		deferred := m.runAfterFirstFrame(0)
 		if msg.seq != m.loadSeq {
-			return m, nil // a refresh came first and started its own pool
+			return m, deferred // a refresh came first and started its own pool
 		}
-		return m, tea.Batch(m.startStatuses(), m.afterListing())
+		return m, tea.Batch(m.startStatuses(), m.afterListing(), deferred)
 	case statusBatchMsg:
 		if msg.seq != m.loadSeq {
 			return m, nil // from a load that a refresh replaced; its pool is cancelled
@@ -295,7 +327,7 @@ func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
 	m.status.addWarnings(msg.listing.Warnings)
 	m.applyLands()
 	m.clampCursor()
-	cmds := []tea.Cmd{m.startStatuses(), m.afterListing()}
+	cmds := []tea.Cmd{m.startStatuses(), m.afterListing(), m.runAfterFirstFrame(firstFrameLead)}
 	if m.svc != nil {
 		cmds = append(cmds, landJobsCmd(m.ctx, m.svc, m.loadSeq))
 	}

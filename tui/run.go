@@ -6,13 +6,17 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"os"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/copse-dev/copse/core"
+	"golang.org/x/term"
 )
 
 // Options configure the picker.
@@ -28,14 +32,33 @@ type Options struct {
 	LateProfile <-chan colorprofile.Profile
 	// Listing is the worktree list when the caller has it already (core.Open read it): the
 	// first frame shows its rows, and statuses start at once. nil: the picker loads it.
-	Listing       *core.Listing
-	Input         io.Reader // nil = stdin (cmd passes /dev/tty for pick)
-	Output        io.Writer // nil = stdout (cmd passes /dev/tty for pick)
-	Width, Height int       // 0 = from the terminal (tests pin them)
+	Listing *core.Listing
+	// Opening, when set (and no Service is given to Run), is how the picker gets its
+	// Service and first listing while the caller's core.Open lists the worktrees: Run
+	// builds the picker meanwhile, and touches the terminal only once Opening answered.
+	// If opening failed, Run returns its error (Result.OpenErr) and nothing was drawn.
+	Opening func(ctx context.Context) Opened
+	// AfterFirstFrame is called once the first frame with rows is out (in a command,
+	// never in Update): the caller starts there the work that would take the CPU from that
+	// frame on a small machine (the full colour detection, which may run `tmux info`).
+	AfterFirstFrame func()
+	Input           io.Reader // nil = stdin (cmd passes /dev/tty for pick)
+	Output          io.Writer // nil = stdout (cmd passes /dev/tty for pick)
+	Width, Height   int       // 0 = from the terminal (tests pin them)
+}
+
+// Opened is what Options.Opening answers: the Service and the list core.Open read, or why
+// the repository could not be opened.
+type Opened struct {
+	Service *core.Service
+	Listing *core.Listing
+	Err     error
 }
 
 // Result is what the user did.
 type Result struct {
+	// OpenErr is Opened.Err: the picker ended before drawing anything.
+	OpenErr   error
 	Outcome   *core.Outcome  // the switch/back outcome when the user switched (Path = where to cd)
 	Selected  *core.Worktree // pick mode: the chosen row
 	Cancelled bool           // user quit without choosing
@@ -64,10 +87,25 @@ type Settled struct {
 // Cancelling ctx ends the picker and any operation it runs; Result.Interrupted then
 // names the operation, whose answer (the state it left) still arrives.
 func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
-	if svc == nil {
+	if svc == nil && opts.Opening == nil {
 		return Result{}, errors.New("tui: no service")
 	}
 	m := newModel(ctx, svc, opts)
+	if svc == nil {
+		o := opts.Opening(ctx)
+		if o.Err == nil && o.Service == nil {
+			o.Err = errors.New("tui: Opening gave no service")
+		}
+		if o.Err != nil {
+			m.cancel()
+			return Result{Cancelled: true, OpenErr: o.Err}, o.Err
+		}
+		m.attach(o.Service)
+		if o.Listing != nil {
+			m.showListing(o.Listing)
+		}
+	}
+	prepainted := m.prepaint(opts)
 	// Signals are the caller's (copse's Main cancels ctx on SIGINT, SIGTERM, SIGHUP and
 	// SIGQUIT): Bubble Tea's own handler would turn SIGTERM into a quiet quit, exit 0,
 	// without the state an operation left.
@@ -104,6 +142,10 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 		}()
 	}
 	final, err := prog.Run()
+	if err != nil && prepainted && !errors.Is(err, tea.ErrProgramKilled) {
+		// Bubble Tea could not take over the screen copse drew on: leave it.
+		_, _ = io.WriteString(opts.Output, leavePrepaint)
+	}
 	fm, ok := final.(Model)
 	if !ok {
 		fm = m
@@ -119,3 +161,42 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 	}
 	return fm.Result(), nil
 }
+
+// prepaint writes the first frame straight to the terminal before Bubble Tea starts, and
+// reports whether it did. Bubble Tea draws frames on its frame ticker, so its first frame
+// comes up to 1/120 s after it has set the terminal up, and through its cell renderer,
+// which costs a cold process a few milliseconds more: time a person waits after git has
+// listed. This frame is the very View Bubble Tea then draws, and its first frame always
+// redraws the whole screen, so nothing moves when it takes over. Only a terminal gets it
+// (the size must be known and the rows in); colours go through the same profile Bubble
+// Tea uses.
+func (m Model) prepaint(opts Options) bool {
+	f, ok := opts.Output.(*os.File)
+	if !ok || !m.loaded || opts.Width <= 0 || opts.Height <= 0 || !term.IsTerminal(int(f.Fd())) {
+		return false
+	}
+	profile := opts.Profile
+	if opts.NoColor {
+		profile = colorprofile.Ascii
+	}
+	if profile == colorprofile.Unknown {
+		return false // Bubble Tea detects it; drawing with a guess could flash wrong colours
+	}
+	var frame bytes.Buffer
+	frame.WriteString(enterPrepaint)
+	cw := &colorprofile.Writer{Forward: &frame, Profile: profile}
+	// Lines end in \r\n: the terminal is still in its cooked mode here, which would turn
+	// a bare \n into \r\n anyway, but this way the frame does not depend on it.
+	if _, err := io.WriteString(cw, strings.ReplaceAll(m.View().Content, "\n", "\r\n")); err != nil {
+		return false
+	}
+	_, err := f.Write(frame.Bytes())
+	return err == nil
+}
+
+// enterPrepaint switches to the alternate screen, hides the cursor and clears the screen,
+// as Bubble Tea's first frame does; leavePrepaint undoes it.
+const (
+	enterPrepaint = "\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J"
+	leavePrepaint = "\x1b[?25h\x1b[?1049l"
+)

@@ -61,6 +61,16 @@ func runPick(ctx context.Context, f *Factory, opts *PickOptions) error {
 	return runPickerQuery(ctx, f, true, opts.Query)
 }
 
+// pickerOpenError is the picker's start-up failure (not in a repository, ...): exit 1 on
+// stderr, without the TUI. Flag misuse stays a usage error (exit 2).
+func pickerOpenError(err error) error {
+	if e := core.AsError(err); e.Kind == core.KindUsage && e.Code != core.CodeBadBackend && e.Code != core.CodeHerdrNotDetected {
+		e.Kind = core.KindFailed
+		return e
+	}
+	return err
+}
+
 // printPicked prints the picked row: its path, or with --json the whole row.
 func (f *Factory) printPicked(wt *core.Worktree) error {
 	if f.Global.JSON {
@@ -74,69 +84,76 @@ func (f *Factory) printPicked(wt *core.Worktree) error {
 // row; otherwise (plain `copse`) a switch made in the picker is handed to the shell like
 // `copse switch` does.
 //
-// The first frame needs git's worktree list (core.Open reads it) and a colour profile. The
-// full detection reads terminfo, looks up the user and inside tmux runs `tmux info`, which
-// can take longer than git; on a busy machine it also competes with git for the CPU. So the
-// first frame uses the profile the environment implies (no I/O), and the full detection
-// starts once git's list is in: when it differs, the picker repaints with it. The picker
-// takes the terminal only once the list is read, so a start-up failure is still reported
-// before anything is drawn.
+// The first frame needs git's worktree list (core.Open reads it) and a colour profile.
+// While git lists, the picker is built (tui.Run with Opening); the first frame is drawn
+// the moment the list is in, and the terminal is not touched before, so a start-up failure
+// (not a repository, ...) is reported on stderr with nothing drawn. The full colour
+// detection reads terminfo, looks up the user and inside tmux runs `tmux info`; the first
+// frame uses the profile the environment implies (no I/O) and the detection starts once
+// that frame is out (the picker repaints if it differs), like every other job that would
+// take the CPU from it.
 func runPicker(ctx context.Context, f *Factory, pick bool) error {
 	return runPickerQuery(ctx, f, pick, "")
 }
 
+// opened is core.Open's answer, with the list it read.
+type opened struct {
+	svc     *core.Service
+	listing *core.Listing
+	err     error
+}
+
 func runPickerQuery(ctx context.Context, f *Factory, pick bool, query string) error {
-	type opened struct {
-		svc     *core.Service
-		listing *core.Listing
-		err     error
-	}
-	openc := make(chan opened, 1)
+	var o opened
+	done := make(chan struct{})
 	go func() {
-		svc, err := f.open(ctx)
-		var l *core.Listing
-		if err == nil {
+		defer close(done)
+		o.svc, o.err = f.open(ctx)
+		if o.err == nil {
 			// No git here: List reuses the worktree list Open read. If it fails anyway,
 			// the picker loads the list itself and shows the error.
-			l, _ = svc.List(ctx, false)
+			o.listing, _ = o.svc.List(ctx, false)
 		}
-		openc <- opened{svc, l, err}
 	}()
 	noColor := f.Global.NoColor || f.Getenv("NO_COLOR") != ""
 	tty, ttyErr := f.OpenTTY()
 	if ttyErr == nil {
 		defer tty.Close()
 	}
-	o := <-openc
-	if o.err != nil {
-		// The picker cannot start here (not in a repository, ...): exit 1 on stderr,
-		// without opening the TUI. Flag misuse stays a usage error (exit 2).
-		if e := core.AsError(o.err); e.Kind == core.KindUsage && e.Code != core.CodeBadBackend && e.Code != core.CodeHerdrNotDetected {
-			e.Kind = core.KindFailed
-		}
-		return o.err
-	}
-	svc := o.svc
 	if ttyErr != nil {
+		<-done
+		if o.err != nil {
+			return pickerOpenError(o.err)
+		}
 		return &core.Error{Kind: core.KindFailed, Code: core.CodeNoTerminal, Err: ttyErr,
 			Message: "the picker needs a terminal, and /dev/tty cannot be opened",
 			Hint:    "use `copse list`, `copse switch TARGET` or `copse tool` instead"}
 	}
-	profile := colorprofile.Ascii
-	var late chan colorprofile.Profile
+	popts := pickerOptions{Pick: pick, Query: query, NoColor: noColor, Input: tty, Output: tty}
+	popts.Width, popts.Height, _ = term.GetSize(int(tty.Fd()))
+	popts.Opening = func(context.Context) tui.Opened {
+		<-done // core.Open ends soon after ctx does
+		return tui.Opened{Service: o.svc, Listing: o.listing, Err: o.err}
+	}
+	popts.Profile = colorprofile.Ascii
 	if !noColor {
 		environ := os.Environ()
-		profile = colorprofile.Env(environ) // no I/O: TERM, COLORTERM, NO_COLOR…
-		late = make(chan colorprofile.Profile, 1)
-		go func() { late <- colorprofile.Detect(tty, environ) }()
+		popts.Profile = colorprofile.Env(environ) // no I/O: TERM, COLORTERM, NO_COLOR…
+		late := make(chan colorprofile.Profile, 1)
+		popts.LateProfile = late
+		popts.AfterFirstFrame = func() { go func() { late <- colorprofile.Detect(tty, environ) }() }
 	}
-	width, height, _ := term.GetSize(int(tty.Fd()))
 	f.inPicker.Store(true)
-	res, err := startPicker(ctx, svc, pickerOptions{
-		Pick: pick, Query: query, NoColor: noColor, Profile: profile, LateProfile: late, Listing: o.listing,
-		Input: tty, Output: tty, Width: width, Height: height,
-	})
+	res, err := startPicker(ctx, popts)
 	f.inPicker.Store(false)
+	if res.OpenErr != nil {
+		return pickerOpenError(res.OpenErr)
+	}
+	// The picker ran with the Service the goroutine opened (it answered Opening, or Run
+	// was given it). A picker quit before Opening answered waits here for core.Open,
+	// which ends soon after ctx does.
+	<-done
+	svc := o.svc
 	if res.Interrupted != nil {
 		// A second ctrl+c, or a signal, during an operation.
 		return interruptedState(res.Interrupted)

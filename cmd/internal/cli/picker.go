@@ -12,15 +12,18 @@ import (
 // The adapter between the command line and the picker (tui.Run).
 
 type pickerOptions struct {
-	Pick          bool
-	Query         string
-	NoColor       bool
-	Profile       colorprofile.Profile        // for the first frame (Unknown: Bubble Tea detects)
-	LateProfile   <-chan colorprofile.Profile // the full detection, when it was not ready
-	Listing       *core.Listing               // the list core.Open read: the first frame shows it
-	Input         io.Reader
-	Output        io.Writer
-	Width, Height int
+	Pick            bool
+	Query           string
+	NoColor         bool
+	Profile         colorprofile.Profile        // for the first frame (Unknown: Bubble Tea detects)
+	LateProfile     <-chan colorprofile.Profile // the full detection, when it was not ready
+	Service         *core.Service               // opened already (nil: Opening gives it)
+	Listing         *core.Listing               // the list core.Open read: the first frame shows it
+	Opening         func(context.Context) tui.Opened
+	AfterFirstFrame func()
+	Input           io.Reader
+	Output          io.Writer
+	Width, Height   int
 }
 
 type pickerResult struct {
@@ -28,9 +31,12 @@ type pickerResult struct {
 	Selected    *core.Worktree
 	Cancelled   bool
 	Interrupted *tui.Interrupted // a second ctrl+c ended the picker during an operation
+	OpenErr     error            // the repository could not be opened; nothing was drawn
 }
 
-func startPicker(ctx context.Context, svc *core.Service, o pickerOptions) (pickerResult, error) {
-	res, err := tui.Run(ctx, svc, tui.Options{Pick: o.Pick, Query: o.Query, NoColor: o.NoColor, Profile: o.Profile, LateProfile: o.LateProfile, Listing: o.Listing, Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
-	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled, Interrupted: res.Interrupted}, err
+func startPicker(ctx context.Context, o pickerOptions) (pickerResult, error) {
+	res, err := tui.Run(ctx, o.Service, tui.Options{Pick: o.Pick, Query: o.Query, NoColor: o.NoColor, Profile: o.Profile,
+		LateProfile: o.LateProfile, Listing: o.Listing, Opening: o.Opening, AfterFirstFrame: o.AfterFirstFrame,
+		Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
+	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled, Interrupted: res.Interrupted, OpenErr: res.OpenErr}, err
 }

@@ -28,6 +28,7 @@ type ptyRun struct {
 	mu     sync.Mutex
 	screen bytes.Buffer
 	done   chan error
+	read   chan struct{} // closed when the terminal has nothing more to read
 }
 
 func startInPTY(t *testing.T, r *coretest.Repo, env []string, args ...string) *ptyRun {
@@ -54,7 +55,7 @@ func startInPTY(t *testing.T, r *coretest.Repo, env []string, args ...string) *p
 		t.Skipf("cannot open the pseudo-terminal's other end: %v", err)
 	}
 	defer slave.Close()
-	p := &ptyRun{master: master, done: make(chan error, 1)}
+	p := &ptyRun{master: master, done: make(chan error, 1), read: make(chan struct{})}
 	p.cmd = exec.Command(copseBin, args...)
 	p.cmd.Dir = r.Root
 	p.cmd.Env = cleanEnv(r.Home, append([]string{"TERM=xterm-256color"}, env...)...)
@@ -65,6 +66,7 @@ func startInPTY(t *testing.T, r *coretest.Repo, env []string, args ...string) *p
 		t.Fatal(err)
 	}
 	go func() {
+		defer close(p.read)
 		buf := make([]byte, 4096)
 		for {
 			n, err := master.Read(buf)
@@ -160,5 +162,90 @@ func TestPickerSwitchWritesCDFile(t *testing.T) {
 	b, _ := os.ReadFile(cd)
 	if code != 0 || string(b) != feat || p.stdout.String() != "" {
 		t.Fatalf("picker switch: exit %d, cd file %q, stdout %q, stderr %s", code, b, p.stdout.String(), p.stderr.String())
+	}
+}
+
+// The first thing on the terminal is the whole first frame with the rows: copse draws it
+// the moment git's list is in, before Bubble Tea (which draws on its frame ticker and then
+// asks the terminal about itself) takes over and redraws it in place. Quitting leaves the
+// alternate screen as Bubble Tea does. NO_COLOR keeps colour out of that first frame too.
+func TestPickerDrawsTheRowsFirst(t *testing.T) {
+	r := coretest.New(t)
+	r.AddWorktree("feat/first", "first")
+	for _, env := range [][]string{nil, {"NO_COLOR=1"}} {
+		p := startInPTY(t, r, env, "pick")
+		p.waitScreen(t, "feat/first")
+		p.master.Write([]byte("\x1b"))
+		if code := p.wait(t); code != 1 {
+			t.Fatalf("%v: exit %d, stderr %s", env, code, p.stderr.String())
+		}
+		p.mu.Lock()
+		out := p.screen.String()
+		p.mu.Unlock()
+		const enter = "\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J"
+		if !strings.HasPrefix(out, enter) {
+			t.Fatalf("%v: the terminal got %q first, want the first frame", env, out[:min(len(out), 80)])
+		}
+		// The frame runs up to Bubble Tea's first output, an escape sequence that is not
+		// a colour (SGR ends in m).
+		frame := out[len(enter):]
+		if i := firstNonSGR(frame); i >= 0 {
+			frame = frame[:i]
+		}
+		for _, want := range []string{"copse", "main", "feat/first", r.Root} {
+			if !strings.Contains(frame, want) {
+				t.Errorf("%v: the first frame lacks %q: %q", env, want, frame)
+			}
+		}
+		if env != nil && strings.Contains(frame, "\x1b[3") {
+			t.Errorf("NO_COLOR: the first frame has colour: %q", frame)
+		}
+		if !strings.Contains(out[len(enter):], "\x1b[?1049l") {
+			t.Errorf("%v: the alternate screen was never left: %q", env, out[max(0, len(out)-200):])
+		}
+	}
+}
+
+// firstNonSGR is the index of the first escape sequence in s that is not a colour or style
+// (CSI … m), or -1.
+func firstNonSGR(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\x1b' {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';' || s[j] == ':') {
+				j++
+			}
+			if j < len(s) && s[j] == 'm' {
+				i = j
+				continue
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+// Outside a repository the picker says so on stderr and never touches the terminal.
+func TestPickerOutsideARepositoryDrawsNothing(t *testing.T) {
+	r := coretest.New(t)
+	outside := filepath.Join(r.Base, "outside")
+	if err := os.Mkdir(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := startInPTY(t, r, nil, "-C", outside, "pick")
+	code := p.wait(t)
+	select { // copse has exited: the terminal's last reader gets EIO once it is drained
+	case <-p.read:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the terminal was never drained")
+	}
+	p.mu.Lock()
+	screen := p.screen.String()
+	p.mu.Unlock()
+	if code != 1 || !strings.Contains(p.stderr.String(), "not inside a git repository") || screen != "" {
+		t.Fatalf("exit %d, stderr %q, terminal got %q", code, p.stderr.String(), screen)
 	}
 }
