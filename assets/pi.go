@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"regexp"
+	"sync"
 )
 
 // The pi extension (`/worktree` and the git_worktree_* tools) that `copse init pi` prints
@@ -20,7 +21,11 @@ const PiExtensionFile = "copse-worktree.ts"
 // The first line of the file copse writes carries a hash of the rest, so a later install
 // can tell a copy copse wrote (safe to replace, even from an older copse) from one the
 // user edited (kept unless --force).
-var piMarker = regexp.MustCompile(`^// copse pi extension sha256:([0-9a-f]{64})\b[^\n]*\n`)
+// piMarker is compiled on first use: compiling it at package init cost every copse
+// command a tenth of a millisecond.
+var piMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^// copse pi extension sha256:([0-9a-f]{64})\b[^\n]*\n`)
+})
 
 // PiExtension returns the extension as copse writes it: a marker line with the sha256 of
 // the body, then the body.
@@ -35,7 +40,7 @@ func PiExtension() []byte {
 // since: its marker line is intact and the hash in it matches the body. The body may come
 // from another copse version.
 func PiExtensionUnchanged(content []byte) bool {
-	m := piMarker.FindSubmatchIndex(content)
+	m := piMarker().FindSubmatchIndex(content)
 	if m == nil {
 		return false
 	}

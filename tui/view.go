@@ -172,6 +172,20 @@ func (m Model) footer() []string {
 	return out
 }
 
+// footerHeight is len(m.footer()) without drawing it: listHeight runs on every cursor
+// move and several times while a list is taken in, and drawing the detail line and the
+// help only to count them cost the first frame a noticeable part of a millisecond.
+func (m Model) footerHeight() int {
+	n := len(m.renderStatus())
+	if m.mode == modeList || m.mode == modeFilter {
+		n++ // the detail line
+	}
+	if !m.help.ShowAll {
+		return n + 1 // the short help is one line, cut to the width
+	}
+	return n + strings.Count(m.helpView(), "\n") + 1
+}
+
 // helpView is bubbles/help over the mode's bindings: the short line, or with ? the full
 // columns. When the full columns are wider than the terminal they are regrouped into
 // fewer, tighter columns instead of being cut off.
@@ -222,7 +236,7 @@ func (m Model) listTop() int {
 // listHeight is how many rows fit: the same arithmetic View uses, so Update can keep the
 // cursor on screen.
 func (m Model) listHeight() int {
-	h := m.h() - m.listTop() - len(m.footer())
+	h := m.h() - m.listTop() - m.footerHeight()
 	if m.onlyMain() && m.filter.Value() == "" {
 		h -= len(m.emptyHint())
 	}

@@ -104,24 +104,48 @@ type opened struct {
 }
 
 func runPickerQuery(ctx context.Context, f *Factory, pick bool, query string) error {
-	var o opened
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		o.svc, o.err = f.open(ctx)
-		if o.err == nil {
-			// No git here: List reuses the worktree list Open read. If it fails anyway,
-			// the picker loads the list itself and shows the error.
-			o.listing, _ = o.svc.List(ctx, false)
-		}
-	}()
 	noColor := f.Global.NoColor || f.Getenv("NO_COLOR") != ""
 	tty, ttyErr := f.OpenTTY()
 	if ttyErr == nil {
 		defer tty.Close()
 	}
+	// git comes first: core.Open runs on this goroutine from the start, while the picker is
+	// built on another and waits for it (Opening). Started the other way round, git's
+	// process could wait for the picker's set-up to give up the CPU.
+	var o opened
+	done := make(chan struct{})
+	var res pickerResult
+	var err error
+	shown := make(chan struct{})
+	if ttyErr == nil {
+		popts := pickerOptions{Pick: pick, Query: query, NoColor: noColor, Input: tty, Output: tty}
+		popts.Width, popts.Height, _ = term.GetSize(int(tty.Fd()))
+		popts.Opening = func(context.Context) tui.Opened {
+			<-done // core.Open ends soon after ctx does
+			return tui.Opened{Service: o.svc, Listing: o.listing, Err: o.err}
+		}
+		popts.Profile = colorprofile.Ascii
+		if !noColor {
+			environ := os.Environ()
+			popts.Profile = colorprofile.Env(environ) // no I/O: TERM, COLORTERM, NO_COLOR…
+			late := make(chan colorprofile.Profile, 1)
+			popts.LateProfile = late
+			popts.AfterFirstFrame = func() { go func() { late <- colorprofile.Detect(tty, environ) }() }
+		}
+		f.inPicker.Store(true)
+		go func() {
+			defer close(shown)
+			res, err = startPicker(ctx, popts)
+		}()
+	}
+	o.svc, o.err = f.open(ctx)
+	if o.err == nil {
+		// No git here: List reuses the worktree list Open read. If it fails anyway,
+		// the picker loads the list itself and shows the error.
+		o.listing, _ = o.svc.List(ctx, false)
+	}
+	close(done)
 	if ttyErr != nil {
-		<-done
 		if o.err != nil {
 			return pickerOpenError(o.err)
 		}
@@ -129,30 +153,11 @@ func runPickerQuery(ctx context.Context, f *Factory, pick bool, query string) er
 			Message: "the picker needs a terminal, and /dev/tty cannot be opened",
 			Hint:    "use `copse list`, `copse switch TARGET` or `copse tool` instead"}
 	}
-	popts := pickerOptions{Pick: pick, Query: query, NoColor: noColor, Input: tty, Output: tty}
-	popts.Width, popts.Height, _ = term.GetSize(int(tty.Fd()))
-	popts.Opening = func(context.Context) tui.Opened {
-		<-done // core.Open ends soon after ctx does
-		return tui.Opened{Service: o.svc, Listing: o.listing, Err: o.err}
-	}
-	popts.Profile = colorprofile.Ascii
-	if !noColor {
-		environ := os.Environ()
-		popts.Profile = colorprofile.Env(environ) // no I/O: TERM, COLORTERM, NO_COLOR…
-		late := make(chan colorprofile.Profile, 1)
-		popts.LateProfile = late
-		popts.AfterFirstFrame = func() { go func() { late <- colorprofile.Detect(tty, environ) }() }
-	}
-	f.inPicker.Store(true)
-	res, err := startPicker(ctx, popts)
+	<-shown
 	f.inPicker.Store(false)
 	if res.OpenErr != nil {
 		return pickerOpenError(res.OpenErr)
 	}
-	// The picker ran with the Service the goroutine opened (it answered Opening, or Run
-	// was given it). A picker quit before Opening answered waits here for core.Open,
-	// which ends soon after ctx does.
-	<-done
 	svc := o.svc
 	if res.Interrupted != nil {
 		// A second ctrl+c, or a signal, during an operation.

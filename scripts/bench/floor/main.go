@@ -7,6 +7,9 @@
 //	                    commands with the same environment as copse list --status
 //	floor screen        draws a static 24-line screen and waits to be killed: the time
 //	                    tmux needs to show a program's first frame
+//	floor listscreen DIR  runs git's worktree list as `floor list` does, then draws the
+//	                    static screen: the least a picker can do, timed the way the
+//	                    picker is (in a tmux pane, read with capture-pane)
 //
 // It imports as little as possible (no net, no cgo), so its start-up is a static Go
 // binary's. It is a benchmark tool only and never part of the copse binary.
@@ -25,7 +28,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		os.Stderr.WriteString("usage: floor list DIR | status DIR | screen\n")
+		os.Stderr.WriteString("usage: floor list DIR | status DIR | screen | listscreen DIR\n")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -35,6 +38,11 @@ func main() {
 	case "status":
 		status(os.Args[2])
 	case "screen":
+		screen()
+	case "listscreen":
+		if len(git(os.Args[2], "worktree", "list", "--porcelain", "-z")) == 0 {
+			os.Exit(1)
+		}
 		screen()
 	default:
 		os.Exit(2)
