@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -177,7 +179,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	stdout := &capBuffer{limit: limit, over: &over, stop: stop}
 	stderr := &capBuffer{limit: limit, over: &over, stop: stop}
 
-	cmd := exec.CommandContext(procCtx, bin, argv[1:]...)
+	cmd := exec.CommandContext(procCtx, resolveBin(bin), argv[1:]...)
 	cmd.Env = append(r.environ(c.read), c.env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	var filter *recordFilter
@@ -293,6 +295,22 @@ func (w *capBuffer) Write(p []byte) (int, error) {
 	return int(room), errOverflow
 }
 
+// ReadFrom makes capBuffer an io.ReaderFrom, so os/exec copies git's output straight into
+// buf instead of through a fresh 32 KB buffer per pipe: two per git process, at 300
+// worktrees 19 MB of garbage for one `list --status`, whose collection and page faults
+// cost a few percent of it. Past the limit it stops exactly as Write does.
+func (w *capBuffer) ReadFrom(r io.Reader) (int64, error) {
+	room := max(w.limit-int64(w.buf.Len()), 0)
+	n, err := w.buf.ReadFrom(io.LimitReader(r, room+1))
+	if int64(w.buf.Len()) > w.limit {
+		w.buf.Truncate(int(w.limit))
+		w.over.Store(true)
+		w.stop()
+		return n, errOverflow
+	}
+	return n, err
+}
+
 // recordFilter passes on only the NUL-terminated records keep accepts.
 type recordFilter struct {
 	keep    func([]byte) bool
@@ -342,6 +360,29 @@ func IsRepositoryEnv(name string) bool { return slices.Contains(repoEnv, name) }
 // environ is os.Environ() without repoEnv, then the fixed settings, then r.Env
 // (os/exec keeps the last value of a duplicated key, so r.Env wins; Run appends
 // the Cmd's own env after it, which wins over all).
+// resolvedBins caches where a bare program name ("git") is found on PATH, keyed by name
+// and PATH: os/exec looks it up again for every command, a stat per PATH entry before the
+// right one, which for `list --status` over hundreds of worktrees was thousands of stats.
+var resolvedBins sync.Map // [2]string{name, PATH} -> absolute path
+
+// resolveBin gives the absolute path of a bare name found on PATH (cached), and anything
+// else unchanged; what cannot be found is left for os/exec to report as not found.
+func resolveBin(bin string) string {
+	if filepath.Base(bin) != bin {
+		return bin
+	}
+	key := [2]string{bin, os.Getenv("PATH")}
+	if p, ok := resolvedBins.Load(key); ok {
+		return p.(string) // gone since: starting it fails as not found, as a lookup would
+	}
+	p, err := exec.LookPath(bin)
+	if err != nil || !filepath.IsAbs(p) {
+		return bin
+	}
+	resolvedBins.Store(key, p)
+	return p
+}
+
 func (r *Runner) environ(read bool) []string {
 	base := os.Environ()
 	env := make([]string, 0, len(base)+3+len(r.Env))

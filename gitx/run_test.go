@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -348,6 +349,49 @@ func TestCmdName(t *testing.T) {
 	for c, want := range map[*Cmd]string{&add: "git worktree add", &list: "git worktree list", &st: "git status", &del: "git branch"} {
 		if got := c.Name(); got != want {
 			t.Errorf("%s: Name() = %q, want %q", c, got, want)
+		}
+	}
+}
+
+// capBuffer reads up to its limit whether os/exec writes to it or it reads for itself
+// (ReadFrom): exactly the limit is output, one byte more is an overflow that stops git.
+func TestCapBufferReadFromLimit(t *testing.T) {
+	for _, c := range []struct {
+		size int
+		over bool
+	}{{0, false}, {99, false}, {100, false}, {101, true}, {5000, true}} {
+		var over atomic.Bool
+		stopped := false
+		w := &capBuffer{limit: 100, over: &over, stop: func() { stopped = true }}
+		n, err := w.ReadFrom(strings.NewReader(strings.Repeat("x", c.size)))
+		if c.over != (err == errOverflow) || over.Load() != c.over || stopped != c.over {
+			t.Errorf("%d bytes: err %v, over %v, stopped %v", c.size, err, over.Load(), stopped)
+		}
+		if want := min(c.size, 100); w.buf.Len() != want || (!c.over && n != int64(c.size)) {
+			t.Errorf("%d bytes: kept %d, read %d", c.size, w.buf.Len(), n)
+		}
+	}
+}
+
+// resolveBin looks a bare name up once per PATH and leaves anything else alone.
+func TestResolveBin(t *testing.T) {
+	dirA, dirB := t.TempDir(), t.TempDir()
+	for _, d := range []string{dirA, dirB} {
+		if err := os.WriteFile(filepath.Join(d, "copse-fake-git"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dirA)
+	if got := resolveBin("copse-fake-git"); got != filepath.Join(dirA, "copse-fake-git") {
+		t.Errorf("on PATH %s: %q", dirA, got)
+	}
+	t.Setenv("PATH", dirB+string(os.PathListSeparator)+dirA)
+	if got := resolveBin("copse-fake-git"); got != filepath.Join(dirB, "copse-fake-git") {
+		t.Errorf("PATH changed to start with %s: %q", dirB, got)
+	}
+	for _, keep := range []string{"/usr/bin/git", "./git", "copse-no-such-program"} {
+		if got := resolveBin(keep); got != keep {
+			t.Errorf("resolveBin(%q) = %q, want it unchanged", keep, got)
 		}
 	}
 }
