@@ -58,6 +58,10 @@ const MCPBinary = "copse-mcp"
 // build: an old copse-mcp left beside a new copse would answer with old rules.
 const mcpVersionEnv = "COPSE_MCP_VERSION"
 
+// mcpInstallHint installs copse and copse-mcp together, so they are the same build.
+const mcpInstallHint = "install copse and copse-mcp together: CGO_ENABLED=0 go install ./cmd/... in copse's source " +
+	"(or go install github.com/copse-dev/copse/cmd/...@latest)"
+
 // NewCmdMCP builds `copse mcp`.
 func NewCmdMCP(f *Factory) *cobra.Command {
 	return &cobra.Command{
@@ -75,7 +79,7 @@ The server is the copse-mcp program installed beside copse; copse mcp runs it.`,
 			if want := f.Getenv(mcpVersionEnv); want != "" && want != version() {
 				return &core.Error{Kind: core.KindRefused, Code: core.CodeMCPVersionMismatch,
 					Message: fmt.Sprintf("%s is version %s, but copse is version %s", MCPBinary, version(), want),
-					Hint:    "install both from the same source: CGO_ENABLED=0 go install ./cmd/..."}
+					Hint:    mcpInstallHint}
 			}
 			return f.ServeMCP(cmd.Context(), f.opener(), version(), f.In, f.Out)
 		}),
@@ -90,7 +94,7 @@ func (f *Factory) execMCP() error {
 	if bin == "" {
 		return &core.Error{Kind: core.KindFailed, Code: core.CodeMCPNotInstalled,
 			Message: fmt.Sprintf("copse mcp needs the %s program, which is not beside copse or on PATH", MCPBinary),
-			Hint:    "install it with copse from copse's source: CGO_ENABLED=0 go install ./cmd/..."}
+			Hint:    mcpInstallHint}
 	}
 	argv := []string{bin}
 	if f.Global.Dir != "" {
@@ -107,7 +111,7 @@ func (f *Factory) execMCP() error {
 	err := syscall.Exec(bin, argv, env)
 	return &core.Error{Kind: core.KindFailed, Code: core.CodeMCPNotInstalled, Err: err,
 		Message: fmt.Sprintf("cannot run %s: %v", core.Escape(bin), err),
-		Hint:    "reinstall it: CGO_ENABLED=0 go install ./cmd/..."}
+		Hint:    mcpInstallHint}
 }
 
 // findMCPBinary looks beside the running copse (as started, then with symlinks resolved)
