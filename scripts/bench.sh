@@ -22,9 +22,12 @@
 #   tmux     copse version and copse list on a tmux pane, TMUX set / unset    target ≤ 1.05
 #            copse version on the pane    / to /dev/null                       target ≤ 1.05
 #   picker   copse (the picker) in a new tmux window until its first rows show
-#                                         / (git's list + floor screen: a static screen
-#                                           until tmux shows it)                target ≤ 1.2
-#            ... until the rows on screen show their statuses / the same floor
+#                                         / the one-pane floor: a static program that runs
+#                                           git's list, then draws a static screen, in a
+#                                           tmux window of its own, read the same way
+#                                                                                target ≤ 1.2
+#            the same / (git's list alone + a static screen in tmux)  (the parts, apart)
+#            ... until the rows on screen show their statuses / the one-pane floor
 #
 # Before timing it checks what copse reports (every worktree has a status, none an error)
 # and counts the git processes each copse command runs (GIT_TRACE).

@@ -10,8 +10,9 @@
 //	tmux     inside a tmux pane: copse version and copse list with stdout on the pane, with
 //	         and without TMUX in the environment, and copse version to /dev/null
 //	picker   in a new tmux window: copse (the picker) until its first rows show and until the
-//	         rows on screen show their statuses; floor screen (a static screen) until it
-//	         shows; git worktree list
+//	         rows on screen show their statuses; floor listscreen (git's list, then a static
+//	         screen) until it shows, the floor judged against; and apart, floor screen (a
+//	         static screen) until it shows and git worktree list
 //
 // tmux runs on a private socket (-L) that the harness creates and kills; it never touches
 // another tmux server. It is a benchmark tool only and never part of the copse binary.
