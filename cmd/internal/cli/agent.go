@@ -54,8 +54,9 @@ type MCPServer func(ctx context.Context, open agent.Opener, version string, in i
 // same command line with the server built in; copse hands over to it with exec.
 const MCPBinary = "copse-mcp"
 
-// mcpVersionEnv carries copse's version to copse-mcp, which refuses to serve for another
-// build: an old copse-mcp left beside a new copse would answer with old rules.
+// mcpVersionEnv carries copse's build identity (version and commit) to copse-mcp, which
+// refuses to serve for another build: an old copse-mcp left beside a new copse would answer
+// with old rules.
 const mcpVersionEnv = "COPSE_MCP_VERSION"
 
 // mcpInstallHint installs copse and copse-mcp together, so they are the same build.
@@ -76,9 +77,9 @@ The server is the copse-mcp program installed beside copse; copse mcp runs it.`,
 			if f.ServeMCP == nil {
 				return f.execMCP()
 			}
-			if want := f.Getenv(mcpVersionEnv); want != "" && want != version() {
+			if want := f.Getenv(mcpVersionEnv); want != "" && want != buildIdentity() {
 				return &core.Error{Kind: core.KindRefused, Code: core.CodeMCPVersionMismatch,
-					Message: fmt.Sprintf("%s is version %s, but copse is version %s", MCPBinary, version(), want),
+					Message: fmt.Sprintf("%s is build %s, but copse is build %s", MCPBinary, buildIdentity(), want),
 					Hint:    mcpInstallHint}
 			}
 			return f.ServeMCP(cmd.Context(), f.opener(), version(), f.In, f.Out)
@@ -107,7 +108,7 @@ func (f *Factory) execMCP() error {
 		argv = append(argv, "--no-color")
 	}
 	argv = append(argv, "mcp")
-	env := append(os.Environ(), mcpVersionEnv+"="+version())
+	env := append(os.Environ(), mcpVersionEnv+"="+buildIdentity())
 	err := syscall.Exec(bin, argv, env)
 	return &core.Error{Kind: core.KindFailed, Code: core.CodeMCPNotInstalled, Err: err,
 		Message: fmt.Sprintf("cannot run %s: %v", core.Escape(bin), err),

@@ -23,6 +23,32 @@ func version() string {
 	return "dev"
 }
 
+// buildIdentity is version() with the commit the binary was built from, when Go recorded
+// one (vcs.revision, and "+dirty" for uncommitted changes): copse and copse-mcp built from
+// the same source agree on it. Builds without version or VCS stamps all say "dev".
+func buildIdentity() string {
+	id := version()
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return id
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		id += " " + rev + dirty
+	}
+	return id
+}
+
 // NewCmdVersion builds `copse version`.
 func NewCmdVersion(f *Factory) *cobra.Command {
 	return &cobra.Command{
