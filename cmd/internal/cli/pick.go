@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/tui"
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
 
@@ -59,6 +61,15 @@ func runPick(ctx context.Context, f *Factory, opts *PickOptions) error {
 		}
 	}
 	return runPickerQuery(ctx, f, true, opts.Query)
+}
+
+// dupFile is a second descriptor for f's file, closed on exec like f.
+func dupFile(f *os.File) (*os.File, error) {
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), f.Name()), nil
 }
 
 // pickerOpenError is the picker's start-up failure (not in a repository, ...): exit 1 on
@@ -130,7 +141,26 @@ func runPickerQuery(ctx context.Context, f *Factory, pick bool, query string) er
 			popts.Profile = colorprofile.Env(environ) // no I/O: TERM, COLORTERM, NO_COLOR…
 			late := make(chan colorprofile.Profile, 1)
 			popts.LateProfile = late
-			popts.AfterFirstFrame = func() { go func() { late <- colorprofile.Detect(tty, environ) }() }
+			// The detection gets a descriptor of its own for the terminal: it starts after
+			// the first frame and may still run when a quick pick has ended the picker and
+			// tty is closed. Whoever claims it first (the detection, or the end of this
+			// function) closes it.
+			if own, err := dupFile(tty); err == nil {
+				var claimed atomic.Bool
+				defer func() {
+					if claimed.CompareAndSwap(false, true) {
+						own.Close()
+					}
+				}()
+				popts.AfterFirstFrame = func() {
+					if claimed.CompareAndSwap(false, true) {
+						go func() {
+							defer own.Close()
+							late <- colorprofile.Detect(own, environ)
+						}()
+					}
+				}
+			}
 		}
 		f.inPicker.Store(true)
 		go func() {
