@@ -57,3 +57,37 @@ func TestLandSyncFailureRollsBackOrIsUncertain(t *testing.T) {
 		}
 	}
 }
+
+// The swap succeeds but reading the target back does not show the landed commit (someone
+// moved it in between): the land is uncertain (exit 3), never reported landed, and the
+// worktree and its branch stay.
+func TestLandAdvanceUnverified(t *testing.T) {
+	r := coretest.New(t)
+	r.Git(r.Root, "branch", "target")
+	w := r.AddWorktree("feat", "feat")
+	coretest.WriteFile(t, filepath.Join(w, "f.txt"), "f\n")
+	r.Git(w, "add", "f.txt")
+	r.Git(w, "commit", "-q", "-m", "f")
+	old := r.Git(r.Root, "rev-parse", "target")
+	testHookAfterSwap = func() { r.Git(r.Root, "update-ref", "refs/heads/target", old) }
+	defer func() { testHookAfterSwap = nil }()
+	svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := svc.Prepare(context.Background(), LandRequest{Path: Str(w), Into: Str("target"), Wait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.Land(context.Background(), p, nil)
+	e := AsError(err)
+	if e == nil || e.Code != "advance_unverified" || ExitCode(err) != 3 || out == nil || out.Land == nil || out.Land.State != LandUncertain {
+		t.Fatalf("want an uncertain advance_unverified (exit 3), got %v (%+v)", err, out)
+	}
+	if _, err := os.Stat(w); err != nil {
+		t.Errorf("the worktree of an unverified land was removed: %v", err)
+	}
+	if got := r.Git(r.Root, "branch", "--list", "feat"); got == "" {
+		t.Error("the branch of an unverified land was deleted")
+	}
+}

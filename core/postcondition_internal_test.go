@@ -124,6 +124,22 @@ func TestCreatePostconditions(t *testing.T) {
 			t.Errorf("want the worktree created and not locked:\n%s", got)
 		}
 	})
+	t.Run("failed and not taken back", func(t *testing.T) {
+		r := coretest.New(t)
+		path := filepath.Join(r.Base, "app.worktrees", "new")
+		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...).Allow("branch", "-D").Allow("update-ref")
+		// git made the worktree but failed (a hook, say); taking it back fails too.
+		f.Expect(createArgs(r, "new")...).RealButFails(gitxtest.ExitError(nil, 1, "error: the hook failed"))
+		f.Expect("worktree", "remove", "--force", "--", path).Returns("", gitxtest.ExitError(nil, 128, "fatal: cannot remove"))
+		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
+		wantUncertain(t, err, "create_not_taken_back", path)
+		if e := AsError(err); !strings.Contains(e.Message, "remain") {
+			t.Errorf("the message does not say what remains: %s", e.Message)
+		}
+		if got := r.Git(r.Root, "worktree", "list"); !strings.Contains(got, path) {
+			t.Errorf("the worktree the fake kept is not listed:\n%s", got)
+		}
+	})
 	t.Run("list unreadable after", func(t *testing.T) {
 		r := coretest.New(t)
 		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
@@ -318,5 +334,18 @@ func TestPrunePostconditions(t *testing.T) {
 		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: unable to read"))
 		_, err := withFake(t, r, PruneRequest{}, f)
 		wantUncertain(t, err, "prune_unverified", "could not be read back")
+	})
+	t.Run("gone from disk but still listed", func(t *testing.T) {
+		r := coretest.New(t)
+		wt := r.AddWorktree("feat", "feat")
+		head := r.Git(wt, "rev-parse", "HEAD")
+		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...).Allow("for-each-ref").Allow("rev-list")
+		f.Expect("worktree", "remove", "--", wt).Real()
+		// git removed it, but its list still names it: half a removal, as far as copse can tell.
+		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
+			return append(b, []byte("worktree "+wt+"\x00HEAD "+head+"\x00branch refs/heads/feat\x00\x00")...)
+		})
+		_, err := withFake(t, r, PruneRequest{OlderThan: Str("0s")}, f)
+		wantUncertain(t, err, "prune_incomplete", wt)
 	})
 }
