@@ -178,6 +178,8 @@ const (
 	CodeLandQueueFailed = "land_queue_failed"
 	// CodeLandQueueUnreadable means: cannot read the land queue.
 	CodeLandQueueUnreadable = "land_queue_unreadable"
+	// CodeDropLandFailed means: cannot read the land records or drop an expired one.
+	CodeDropLandFailed = "drop_land_failed"
 	// CodeLandRecordMissing means: the record of … disappeared.
 	CodeLandRecordMissing = "land_record_missing"
 	// CodeLeadingDash means: a value starts with '-' (git would read it as an option).

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -231,6 +232,42 @@ func readJobs(dir string) ([]LandJob, error) {
 		}
 	}
 	return jobs, nil
+}
+
+// dropLandsBefore deletes the records of land jobs that ended longer than copse.keepLands
+// ago at now (default 14 days), and returns their ids; with dry it only names them. Only
+// landed and failed jobs go: their outcome is plain (the target has the commit, or is
+// unchanged). Blocked, cancelled, abandoned and uncertain jobs stay until a person has
+// looked (they may have left a rebase open or a state to check), and so do unfinished
+// ones. Prune calls it under the repository lock; the ticket counter is kept, so a job id
+// is never handed out twice.
+func (s *service) dropLandsBefore(ctx context.Context, cd string, now time.Time, dry bool) ([]string, error) {
+	keep, err := s.keepFor(ctx, keepLandsKey)
+	if err != nil {
+		return nil, err
+	}
+	dir := landDir(cd)
+	jobs, err := readJobs(dir)
+	if err != nil {
+		return nil, failed(CodeDropLandFailed, err, "look at the records in "+Escape(dir), "cannot read the land records")
+	}
+	var dropped []string
+	for _, j := range jobs {
+		if j.State != LandLanded && j.State != LandFailed {
+			continue
+		}
+		ended, err := time.Parse(time.RFC3339Nano, j.Finished)
+		if err != nil || now.Sub(ended) <= keep {
+			continue
+		}
+		if !dry {
+			if err := os.Remove(filepath.Join(dir, j.Job+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return dropped, failed(CodeDropLandFailed, err, "look at the records in "+Escape(dir), "cannot drop the land record %s", j.Job)
+			}
+		}
+		dropped = append(dropped, j.Job)
+	}
+	return dropped, nil
 }
 
 func readJob(path string) (LandJob, error) {

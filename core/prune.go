@@ -25,6 +25,11 @@ type PruneReport struct {
 	Removed   []PruneEntry `json:"removed"`    // removed (dry run: would be)
 	Forgotten []PruneEntry `json:"forgotten"`  // directory gone; git worktree prune forgets the entry
 	Kept      []PruneEntry `json:"kept"`       // kept, each with its reason
+	// Records past their keep time, dropped (dry run: would be): `copse restore` records
+	// older than copse.keepRemoved, and landed or failed land jobs that ended longer than
+	// copse.keepLands ago (both 14 days unless set).
+	DroppedRestores []string `json:"dropped_restore_records,omitempty"`
+	DroppedLands    []string `json:"dropped_land_records,omitempty"`
 }
 
 // PruneEntry is one worktree in the report.
@@ -327,6 +332,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 	out := &Outcome{Operation: OpPrune, DryRun: fresh.dryRun, Prune: &fresh.report, Warnings: freshPlan.Warnings}
 	if fresh.dryRun {
 		out.Commands = freshPlan.Commands
+		s.dropExpiredRecords(ctx, out, true)
 		return out, nil
 	}
 	shown := map[string]bool{}
@@ -431,7 +437,31 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 		return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: ctx.Err(),
 			Message: fmt.Sprintf("prune cancelled after removing %d worktrees", len(rep.Removed))}
 	}
+	s.dropExpiredRecords(ctx, out, false)
 	return out, nil
+}
+
+// dropExpiredRecords drops (dry: names) the restore and land records past their keep
+// time into the report. It is house-keeping after the worktrees are done: a failure is a
+// warning, never the prune's failure, and it keeps what it could not drop.
+func (s *service) dropExpiredRecords(ctx context.Context, out *Outcome, dry bool) {
+	now := time.Now()
+	rep := out.Prune
+	ids, err := s.dropRemovedBefore(ctx, now, dry)
+	rep.DroppedRestores = ids
+	if err != nil {
+		out.Warnings = append(out.Warnings, "expired restore records kept: "+AsError(err).Error())
+	}
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		out.Warnings = append(out.Warnings, "expired land records kept: "+AsError(err).Error())
+		return
+	}
+	jobs, err := s.dropLandsBefore(ctx, cd, now, dry)
+	rep.DroppedLands = jobs
+	if err != nil {
+		out.Warnings = append(out.Warnings, "expired land records kept: "+AsError(err).Error())
+	}
 }
 
 func gitErrText(err error) string {

@@ -81,6 +81,7 @@ const (
 	idLen          = 12
 	defaultKeep    = 14 * 24 * time.Hour
 	keepRemovedKey = "copse.keepRemoved"
+	keepLandsKey   = "copse.keepLands"
 )
 
 // restoreCmd restores one entry; restoreListCmd lists them.
@@ -455,17 +456,22 @@ func (s *service) removedEntries(ctx context.Context) ([]RemovedEntry, []string,
 // keepRemoved reads copse.keepRemoved: how long records are kept (default 14 days).
 // Accepted: "<n>d", "<n>w" or a Go duration ("36h").
 func (s *service) keepRemoved(ctx context.Context) (time.Duration, error) {
-	v, ok, err := s.git.ConfigValue(ctx, s.root(), keepRemovedKey)
+	return s.keepFor(ctx, keepRemovedKey)
+}
+
+// keepFor reads a retention setting (copse.keepRemoved, copse.keepLands): default 14 days.
+func (s *service) keepFor(ctx context.Context, key string) (time.Duration, error) {
+	v, ok, err := s.git.ConfigValue(ctx, s.root(), key)
 	if err != nil {
-		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config "+keepRemovedKey)
+		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config "+key)
 	}
 	if !ok {
 		return defaultKeep, nil
 	}
 	d, err := parseKeep(strings.TrimSpace(v))
 	if err != nil {
-		return 0, usage(CodeBadConfig, keepRemovedKey, "set a duration such as 14d, 2w or 36h: git config "+keepRemovedKey+" 14d",
-			"git config %s is %s: %v", keepRemovedKey, quote(v), err)
+		return 0, usage(CodeBadConfig, key, "set a duration such as 14d, 2w or 36h: git config "+key+" 14d",
+			"git config %s is %s: %v", key, quote(v), err)
 	}
 	return d, nil
 }
@@ -500,10 +506,11 @@ func parseKeep(v string) (time.Duration, error) {
 // under the repository lock) and returns their ids. Each ref is deleted with a
 // compare-and-swap on the commit it was read at.
 func (s *service) dropExpiredRemoved(ctx context.Context) ([]string, error) {
-	return s.dropRemovedBefore(ctx, time.Now())
+	return s.dropRemovedBefore(ctx, time.Now(), false)
 }
 
-func (s *service) dropRemovedBefore(ctx context.Context, now time.Time) ([]string, error) {
+// dropRemovedBefore drops the records expired at now; with dry, it only names them.
+func (s *service) dropRemovedBefore(ctx context.Context, now time.Time, dry bool) ([]string, error) {
 	keep, err := s.keepRemoved(ctx)
 	if err != nil {
 		return nil, err
@@ -515,6 +522,10 @@ func (s *service) dropRemovedBefore(ctx context.Context, now time.Time) ([]strin
 	var dropped []string
 	for _, e := range entries {
 		if now.Sub(e.Time) <= keep {
+			continue
+		}
+		if dry {
+			dropped = append(dropped, e.ID)
 			continue
 		}
 		c, err := gitx.UpdateRefDelete(s.root(), gitx.RemovedRefPrefix+e.ID, e.Commit)

@@ -35,18 +35,18 @@ func TestDropExpiredRemoved(t *testing.T) {
 	if got, err := s.dropExpiredRemoved(ctx); err != nil || len(got) != 0 {
 		t.Fatalf("a fresh record was dropped: %v, %v", got, err)
 	}
-	if got, err := s.dropRemovedBefore(ctx, time.Now().Add(13*24*time.Hour)); err != nil || len(got) != 0 {
+	if got, err := s.dropRemovedBefore(ctx, time.Now().Add(13*24*time.Hour), false); err != nil || len(got) != 0 {
 		t.Fatalf("dropped before 14 days: %v, %v", got, err)
 	}
 	r.Git(r.Root, "config", "copse.keepRemoved", "soon")
-	if _, err := s.dropRemovedBefore(ctx, time.Now().Add(30*24*time.Hour)); AsError(err).Code != "bad_config" {
+	if _, err := s.dropRemovedBefore(ctx, time.Now().Add(30*24*time.Hour), false); AsError(err).Code != "bad_config" {
 		t.Fatalf("bad copse.keepRemoved: %v", err)
 	}
 	if refs() == "" {
 		t.Fatal("a bad setting dropped a record")
 	}
 	r.Git(r.Root, "config", "copse.keepRemoved", "1d")
-	got, err := s.dropRemovedBefore(ctx, time.Now().Add(25*time.Hour))
+	got, err := s.dropRemovedBefore(ctx, time.Now().Add(25*time.Hour), false)
 	if err != nil || !slices.Equal(got, []string{out.RestoreID}) {
 		t.Fatalf("dropped %v, %v; want [%s]", got, err, out.RestoreID)
 	}
@@ -155,5 +155,90 @@ func TestParseEntryRejectsForgedRecords(t *testing.T) {
 		if _, err := parseEntry(r); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// Prune drops the records past their keep time: a dry run names them and keeps them, a
+// prune drops them and says which. Land records go only when they landed or failed long
+// enough ago; blocked, uncertain, unfinished and recent ones stay.
+func TestPruneDropsExpiredRecords(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/old", "old")
+	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
+	ctx := context.Background()
+	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, err := svc.Do(ctx, RemoveRequest{Path: Str(wt), Force: true}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := landDir(filepath.Join(r.Root, ".git"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	long := time.Now().Add(-30 * 24 * time.Hour).UTC().Format(time.RFC3339Nano)
+	recent := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano)
+	for i, j := range []LandJob{
+		{State: LandLanded, Finished: long},    // land-1 goes
+		{State: LandFailed, Finished: long},    // land-2 goes
+		{State: LandUncertain, Finished: long}, // stays: a person must look
+		{State: LandBlocked, Finished: long},   // stays: it waits for --force-restart
+		{State: LandLanded, Finished: recent},  // stays: recent
+		{State: LandQueued},                    // stays: unfinished
+	} {
+		j.Ticket = int64(i + 1)
+		j.Job = jobName(j.Ticket)
+		if err := writeJob(dir, &j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Git(r.Root, "config", "copse.keepRemoved", "1ns")
+	records := func() string { return r.Git(r.Root, "for-each-ref", "--format=%(refname)", "refs/copse/removed/") }
+	lands := func() []string {
+		jobs, err := readJobs(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, j := range jobs {
+			ids = append(ids, j.Job)
+		}
+		return ids
+	}
+	all := []string{"land-1", "land-2", "land-3", "land-4", "land-5", "land-6"}
+
+	dry, err := svc.Do(ctx, PruneRequest{DryRun: true}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(dry.Prune.DroppedRestores, []string{removed.RestoreID}) || !slices.Equal(dry.Prune.DroppedLands, []string{"land-1", "land-2"}) {
+		t.Fatalf("dry run would drop %v and %v", dry.Prune.DroppedRestores, dry.Prune.DroppedLands)
+	}
+	if records() == "" || !slices.Equal(lands(), all) {
+		t.Fatalf("the dry run dropped something: records %q, lands %v", records(), lands())
+	}
+
+	out, err := svc.Do(ctx, PruneRequest{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out.Prune.DroppedRestores, []string{removed.RestoreID}) || !slices.Equal(out.Prune.DroppedLands, []string{"land-1", "land-2"}) {
+		t.Fatalf("prune dropped %v and %v", out.Prune.DroppedRestores, out.Prune.DroppedLands)
+	}
+	if records() != "" || !slices.Equal(lands(), all[2:]) {
+		t.Fatalf("after prune: records %q, lands %v", records(), lands())
+	}
+	// The ticket counter still counts past the dropped jobs.
+	if n, err := nextTicket(dir); err != nil || n != 7 {
+		t.Fatalf("next ticket %d, %v; want 7", n, err)
+	}
+
+	// A bad setting keeps everything and says so, without failing the prune.
+	r.Git(r.Root, "config", "copse.keepLands", "soon")
+	out, err = svc.Do(ctx, PruneRequest{}, true)
+	if err != nil || len(out.Prune.DroppedLands) != 0 || !strings.Contains(strings.Join(out.Warnings, "\n"), "copse.keepLands") {
+		t.Fatalf("bad copse.keepLands: %v, dropped %v, warnings %q", err, out.Prune.DroppedLands, out.Warnings)
 	}
 }

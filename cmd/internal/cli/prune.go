@@ -96,6 +96,16 @@ func renderPrune(w io.Writer, out *core.Outcome, home string) error {
 	if len(rep.Removed)+len(rep.Forgotten) == 0 {
 		fmt.Fprintf(&b, "nothing to prune (idle threshold %s)\n", rep.OlderThan)
 	}
+	drop := "dropped"
+	if out.DryRun {
+		drop = "would drop"
+	}
+	if n := len(rep.DroppedRestores); n > 0 {
+		fmt.Fprintf(&b, "%s %s past copse.keepRemoved: %s\n", drop, core.Plural(n, "restore record"), strings.Join(rep.DroppedRestores, ", "))
+	}
+	if n := len(rep.DroppedLands); n > 0 {
+		fmt.Fprintf(&b, "%s %s past copse.keepLands: %s\n", drop, core.Plural(n, "land record"), strings.Join(rep.DroppedLands, ", "))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
