@@ -349,6 +349,21 @@ func TestPruneCommand(t *testing.T) {
 	ev := run(t, r, r.Root, "events")
 	want(t, ev, 0, "worktree.pruned", "reason=idle", "id:old")
 	_ = io.Discard
+
+	// The record of what prune removed expires: a dry run names it, prune drops it.
+	records := func() string { return r.Git(r.Root, "for-each-ref", "refs/copse/removed/") }
+	if records() == "" {
+		t.Fatal("prune kept no record of what it removed")
+	}
+	r.Git(r.Root, "config", "copse.keepRemoved", "1ns")
+	want(t, run(t, r, r.Root, "prune", "--dry-run"), 0, "would drop 1 restore record past copse.keepRemoved")
+	if records() == "" {
+		t.Fatal("the dry run dropped the record")
+	}
+	want(t, run(t, r, r.Root, "prune", "--yes"), 0, "dropped 1 restore record past copse.keepRemoved")
+	if got := records(); got != "" {
+		t.Fatalf("the expired record is still there: %s", got)
+	}
 }
 
 // copse setup names its target by id too.
