@@ -75,7 +75,10 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		dir:     abs,
 		history: NewHistory(),
 	}
-	ids := prefetchIDs(abs)
+	var ids *idPrefetch
+	if opts.ListFirst {
+		ids = prefetchIDs(abs)
+	}
 	snap, err := s.read(ctx)
 	if err != nil {
 		return nil, err

@@ -66,7 +66,7 @@ func TestListIDsWithPrefetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{r.Root, filepath.Join(r.Base, "wt", "b"), link} {
-		s, err := Open(context.Background(), Options{Dir: dir, Backend: "git", Getenv: r.Getenv})
+		s, err := Open(context.Background(), Options{Dir: dir, Backend: "git", Getenv: r.Getenv, ListFirst: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,6 +91,24 @@ func TestListIDsWithPrefetch(t *testing.T) {
 		if wantUsed := dir != link; used != wantUsed {
 			t.Errorf("from %s: prefetched ids usable = %v, want %v", dir, used, wantUsed)
 		}
+	}
+}
+
+// Without ListFirst, Open reads no ids ahead (a command that does not list would read them
+// for nothing), and a list still gets every id.
+func TestNoPrefetchWithoutListFirst(t *testing.T) {
+	r := coretest.New(t)
+	r.AddWorktree("a", filepath.Join(r.Base, "wt", "a"))
+	s, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := s.impl.first; first == nil || first.ids != nil {
+		t.Fatal("Open read ids ahead for a caller that did not ask")
+	}
+	l, err := s.List(context.Background(), false)
+	if err != nil || len(l.Worktrees) != 2 || l.Worktrees[1].ID != "a" {
+		t.Fatalf("list without the prefetch: %v %+v", err, l)
 	}
 }
 

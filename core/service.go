@@ -20,6 +20,10 @@ type Options struct {
 	// LockNoticeAfter for it (the CLI prints it on stderr). It runs on the waiting
 	// goroutine and must not block; core.WithLockWait overrides it for one request.
 	OnLockWait func(holder LockHolder)
+	// ListFirst says the caller's first request is a List (copse list, the picker): the
+	// worktree ids list needs are then read on another CPU while git lists. Other callers
+	// would read them for nothing.
+	ListFirst bool
 }
 
 // Plan is a prepared request: parsed into typed values, preconditions checked, the exact

@@ -280,10 +280,17 @@ func (f *Factory) color() bool {
 }
 
 // open opens the safety core for the repository holding -C (or the working directory).
-func (f *Factory) open(ctx context.Context) (*core.Service, error) {
+func (f *Factory) open(ctx context.Context) (*core.Service, error) { return f.openService(ctx, false) }
+
+// openToList is open for a command whose first request is a list (core.Options.ListFirst).
+func (f *Factory) openToList(ctx context.Context) (*core.Service, error) {
+	return f.openService(ctx, true)
+}
+
+func (f *Factory) openService(ctx context.Context, listFirst bool) (*core.Service, error) {
 	// COPSE_PREVIOUS comes from the shell integration: the directory this shell left.
 	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv,
-		Previous: f.Getenv("COPSE_PREVIOUS"), OnLockWait: f.lockWaitNotice})
+		Previous: f.Getenv("COPSE_PREVIOUS"), OnLockWait: f.lockWaitNotice, ListFirst: listFirst})
 }
 
 // lockWaitNotice says on stderr who holds the repository lock copse waits for.

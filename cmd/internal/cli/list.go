@@ -48,7 +48,7 @@ view in full.`,
 }
 
 func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
-	svc, err := f.open(ctx)
+	svc, err := f.openToList(ctx)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ drawing anything when exactly one worktree matches.`,
 // over the list), the answer comes without a terminal; otherwise the picker decides.
 func runPick(ctx context.Context, f *Factory, opts *PickOptions) error {
 	if opts.SelectOne {
-		svc, err := f.open(ctx)
+		svc, err := f.openToList(ctx)
 		if err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func runPickerQuery(ctx context.Context, f *Factory, pick bool, query string) er
 			res, err = startPicker(ctx, popts)
 		}()
 	}
-	o.svc, o.err = f.open(ctx)
+	o.svc, o.err = f.openToList(ctx)
 	if o.err == nil {
 		// No git here: List reuses the worktree list Open read. If it fails anyway,
 		// the picker loads the list itself and shows the error.
