@@ -14,21 +14,29 @@ import (
 	"github.com/copse-dev/copse/gitx"
 )
 
-// dropExpiredRemoved is what prune calls: records older than copse.keepRemoved go, the
-// others stay, and a bad setting drops nothing.
-func TestDropExpiredRemoved(t *testing.T) {
+// forceRemoved is a repository with one `copse restore` record: a worktree with an
+// untracked file, force-removed.
+func forceRemoved(t *testing.T) (*coretest.Repo, *Service, *Outcome) {
+	t.Helper()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/old", "old")
 	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
+	svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.Do(context.Background(), RemoveRequest{Path: Str(wt), Force: true}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, svc, out
+}
+
+// dropExpiredRemoved is what prune calls: records older than copse.keepRemoved go, the
+// others stay, and a bad setting drops nothing.
+func TestDropExpiredRemoved(t *testing.T) {
+	r, svc, out := forceRemoved(t)
 	ctx := context.Background()
-	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := svc.Do(ctx, RemoveRequest{Path: Str(wt), Force: true}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := svc.impl
 	refs := func() string { return r.Git(r.Root, "for-each-ref", "--format=%(refname)", "refs/copse/removed/") }
 
@@ -162,18 +170,8 @@ func TestParseEntryRejectsForgedRecords(t *testing.T) {
 // prune drops them and says which. Land records go only when they landed or failed long
 // enough ago; blocked, uncertain, unfinished and recent ones stay.
 func TestPruneDropsExpiredRecords(t *testing.T) {
-	r := coretest.New(t)
-	wt := r.AddWorktree("feat/old", "old")
-	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
+	r, svc, removed := forceRemoved(t)
 	ctx := context.Background()
-	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	removed, err := svc.Do(ctx, RemoveRequest{Path: Str(wt), Force: true}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := landDir(filepath.Join(r.Root, ".git"))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -146,13 +146,14 @@ func (m *Model) showListing(l *core.Listing) {
 // startStatusesMsg starts the status pool for a listing the model was built with.
 type startStatusesMsg struct{ seq int }
 
-// firstFrameLead is how long the status pool waits for the first frame: Bubble Tea writes
-// frames on a ticker (120/s, see Run), and a pool of `git status` processes started at
-// once would take the CPUs from that first write on a small machine.
+// firstFrameLead is how long the status pool (and Options.AfterFirstFrame) waits after the
+// picker starts: the terminal is still drawing the first frame (Run writes it before
+// Bubble Tea starts, and Bubble Tea redraws it on its first tick, 120/s), and a pool of
+// `git status` processes started at once would take the CPUs from that on a small machine.
 const firstFrameLead = 10 * time.Millisecond
 
-// afterFirstFrame waits for the first frame with rows to be written, then starts the
-// statuses and the caller's deferred work (startStatusesMsg).
+// afterFirstFrame starts the statuses and the caller's deferred work (startStatusesMsg)
+// once the first frame has had firstFrameLead to show.
 func (m Model) afterFirstFrame() tea.Cmd {
 	seq := m.loadSeq
 	return tea.Tick(firstFrameLead, func(time.Time) tea.Msg { return startStatusesMsg{seq: seq} })

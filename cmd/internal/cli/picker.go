@@ -15,11 +15,9 @@ type pickerOptions struct {
 	Pick            bool
 	Query           string
 	NoColor         bool
-	Profile         colorprofile.Profile        // for the first frame (Unknown: Bubble Tea detects)
-	LateProfile     <-chan colorprofile.Profile // the full detection, when it was not ready
-	Service         *core.Service               // opened already (nil: Opening gives it)
-	Listing         *core.Listing               // the list core.Open read: the first frame shows it
-	Opening         func(context.Context) tui.Opened
+	Profile         colorprofile.Profile             // for the first frame (Unknown: Bubble Tea detects)
+	LateProfile     <-chan colorprofile.Profile      // the full detection, when it was not ready
+	Opening         func(context.Context) tui.Opened // core.Open's answer, waited for while the picker is built
 	AfterFirstFrame func()
 	Input           io.Reader
 	Output          io.Writer
@@ -35,8 +33,8 @@ type pickerResult struct {
 }
 
 func startPicker(ctx context.Context, o pickerOptions) (pickerResult, error) {
-	res, err := tui.Run(ctx, o.Service, tui.Options{Pick: o.Pick, Query: o.Query, NoColor: o.NoColor, Profile: o.Profile,
-		LateProfile: o.LateProfile, Listing: o.Listing, Opening: o.Opening, AfterFirstFrame: o.AfterFirstFrame,
+	res, err := tui.Run(ctx, nil, tui.Options{Pick: o.Pick, Query: o.Query, NoColor: o.NoColor, Profile: o.Profile,
+		LateProfile: o.LateProfile, Opening: o.Opening, AfterFirstFrame: o.AfterFirstFrame,
 		Input: o.Input, Output: o.Output, Width: o.Width, Height: o.Height})
 	return pickerResult{Outcome: res.Outcome, Selected: res.Selected, Cancelled: res.Cancelled, Interrupted: res.Interrupted, OpenErr: res.OpenErr}, err
 }
