@@ -172,6 +172,8 @@ const (
 	CodeInvalidJSON = "invalid_json"
 	// CodeInvisibleCharacter means: a value contains an invisible separator.
 	CodeInvisibleCharacter = "invisible_character"
+	// CodeLandChangedContent means: land: the rebased branch would not bring the target the change the branch made; nothing was advanced and the branch was put back.
+	CodeLandChangedContent = "land_changed_content"
 	// CodeLandGitFailed means: land: a git command failed; the target is unchanged.
 	CodeLandGitFailed = "land_git_failed"
 	// CodeLandQueueFailed means: cannot queue the land.
@@ -206,6 +208,8 @@ const (
 	CodeMCPNotInstalled = "mcp_not_installed"
 	// CodeMCPVersionMismatch means: copse-mcp is from another build than the copse that started it.
 	CodeMCPVersionMismatch = "mcp_version_mismatch"
+	// CodeMergeCommits means: land: a merge commit on the branch holds changes of its own (a conflict resolution or an edit) that a rebase drops; nothing was advanced and the branch was put back.
+	CodeMergeCommits = "merge_commits"
 	// CodeMissingField means: the request lacks a required field.
 	CodeMissingField = "missing_field"
 	// CodeMissingOperation means: no request was given.
@@ -374,6 +378,8 @@ const (
 	CodeTargetCheckedOutTwice = "target_checked_out_twice"
 	// CodeTargetDirtyOverlap means: land: the target's checkout has uncommitted changes in paths the land changes.
 	CodeTargetDirtyOverlap = "target_dirty_overlap"
+	// CodeTargetIgnoredOverlap means: land: ignored files in the target's checkout are at paths the land would replace or remove.
+	CodeTargetIgnoredOverlap = "target_ignored_overlap"
 	// CodeTargetMissing means: the target branch … does not exist.
 	CodeTargetMissing = "target_missing"
 	// CodeTargetMoved means: land: the target kept moving during the land, past copse.landRetries.

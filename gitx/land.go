@@ -316,3 +316,152 @@ func (r *Runner) ConfigMatching(ctx context.Context, dir, pattern string) (map[s
 	}
 	return vals, nil
 }
+
+// ---- what lands is what was on the branch ----
+
+// RebaseKeepingMerges is Rebase for a branch with merge commits: plain rebase drops them
+// (reference/land.md, "Merge commits"). --rebase-merges=rebase-cousins recreates each
+// merge on the new base; a merge of the target itself has nothing left to bring and
+// vanishes, so the target's first-parent history stays its own. git does not carry over
+// changes made inside a merge (conflict resolutions, edits): the caller proves the result.
+func RebaseKeepingMerges(dir, onto string) (Cmd, error) {
+	if err := check("rebase", checkDir(dir), checkOID("onto", onto)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rebase", "--no-autostash", "--no-update-refs", "--rebase-merges=rebase-cousins", onto}}, nil
+}
+
+// maxMergesListed bounds MergeCommits: a message names a few; more only cost memory.
+const maxMergesListed = 20
+
+// MergeCommitsCmd lists the merge commits reachable from tip but not from base, newest
+// first, at most maxMergesListed.
+func MergeCommitsCmd(dir, base, tip string) (Cmd, error) {
+	if err := check("rev-list", checkDir(dir), checkOID("base", base), checkOID("tip", tip)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rev-list", "--merges", fmt.Sprintf("--max-count=%d", maxMergesListed), tip, "^" + base}, read: true}, nil
+}
+
+// MergeTreeCmd merges the commits a and b in memory (their merge base found by git) and
+// prints the resulting tree; it writes tree objects but touches no ref, index or file.
+// Exit 1 (nothing on stderr with --no-messages) means the merge has conflicts.
+func MergeTreeCmd(dir, a, b string) (Cmd, error) {
+	if err := check("merge-tree", checkDir(dir), checkOID("first", a), checkOID("second", b)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"merge-tree", "--write-tree", "--no-messages", a, b}}, nil
+}
+
+// ResetKeep moves the branch checked out at dir back to oid, updating the files that
+// differ and refusing (changing nothing) when a local change is in the way. Land uses it
+// to put a branch back where it was when what a rebase made cannot land.
+func ResetKeep(dir, oid string) (Cmd, error) {
+	if err := check("reset", checkDir(dir), checkOID("commit", oid)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"-c", "submodule.recurse=false", "-c", "core.hooksPath=/dev/null",
+		"reset", "--quiet", "--keep", oid, "--"}}, nil
+}
+
+// HolderStatusCmd lists, for the checkout that holds a land's target, every changed,
+// untracked and ignored path (porcelain v1, -z), whatever status.showUntrackedFiles says.
+// --ignored=matching names an ignored directory once ("build/") rather than every file
+// in it, so a large ignored tree stays one entry.
+func HolderStatusCmd(dir string) (Cmd, error) {
+	if err := check("status", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"status", "--porcelain", "-z", "--untracked-files=all", "--ignored=matching",
+		"--ignore-submodules=none"}, read: true, limit: safetyOutputLimit}, nil
+}
+
+// MergeCommits runs MergeCommitsCmd.
+func (r *Runner) MergeCommits(ctx context.Context, dir, base, tip string) ([]string, error) {
+	c, err := MergeCommitsCmd(dir, base, tip)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// MergeTree runs MergeTreeCmd: the merged tree, or clean false when the merge conflicts.
+func (r *Runner) MergeTree(ctx context.Context, dir, a, b string) (tree string, clean bool, err error) {
+	c, err := MergeTreeCmd(dir, a, b)
+	if err != nil {
+		return "", false, err
+	}
+	out, err := r.Run(ctx, c)
+	if exitedOneSilently(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	tree, _, _ = strings.Cut(string(out), "\n")
+	if !isOID(tree) {
+		return "", false, fmt.Errorf("gitx: merge-tree printed %q, not a tree id", clip(tree))
+	}
+	return tree, true, nil
+}
+
+// TreeOf resolves a commit to the id of its tree.
+func (r *Runner) TreeOf(ctx context.Context, dir, commit string) (string, error) {
+	c, err := RevParseTree(dir, commit)
+	if err != nil {
+		return "", err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(string(out), "\n"), nil
+}
+
+// HolderPaths runs HolderStatusCmd: dirty holds every changed or untracked path (a rename
+// both of its paths), ignored every ignored path; a directory keeps its trailing "/".
+func (r *Runner) HolderPaths(ctx context.Context, dir string) (dirty, ignored []string, err error) {
+	c, err := HolderStatusCmd(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ParseHolderStatus(out)
+}
+
+// ParseHolderStatus splits `status --porcelain -z --ignored` into the ignored entries
+// ("!!") and all the others.
+func ParseHolderStatus(b []byte) (dirty, ignored []string, err error) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			return nil, nil, fmt.Errorf("gitx: status: entry %q is not NUL-terminated", clip(string(b)))
+		}
+		e := string(b[:i])
+		b = b[i+1:]
+		if len(e) < 4 || e[2] != ' ' {
+			return nil, nil, fmt.Errorf("gitx: status: malformed entry %q", clip(e))
+		}
+		if e[:2] == "!!" {
+			ignored = append(ignored, e[3:])
+			continue
+		}
+		dirty = append(dirty, e[3:])
+		if strings.ContainsAny(e[:2], "RC") {
+			j := bytes.IndexByte(b, 0)
+			if j < 0 {
+				return nil, nil, fmt.Errorf("gitx: status: rename entry %q lacks its original path", clip(e))
+			}
+			dirty = append(dirty, string(b[:j]))
+			b = b[j+1:]
+		}
+	}
+	return dirty, ignored, nil
+}
