@@ -135,12 +135,15 @@ func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) 
 		r.blocked(CodeTargetBusy, "land again", "%s no longer has %s checked out", Escape(h.Path), Escape(j.Into))
 		return false
 	}
-	dirty, err := s.git.DirtyPaths(ctx, h.Path)
+	// Ignored files count too: read-tree -m -u overwrites or deletes an ignored file (or a
+	// whole ignored directory, a nested repository in it included) that stands where the
+	// land adds, changes or removes a path, and nothing of it could be restored.
+	dirty, ignored, err := s.git.HolderPaths(ctx, h.Path)
 	if err != nil {
 		r.gitErr(PhaseAdvance, err, "cannot read the status of "+Escape(h.Path))
 		return false
 	}
-	if len(dirty) == 0 {
+	if len(dirty) == 0 && len(ignored) == 0 {
 		return true
 	}
 	incoming, err := s.git.ChangedPaths(ctx, h.Path, old, j.Commit)
@@ -154,17 +157,26 @@ func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) 
 			Escape(j.Into), Escape(h.Path), listPaths(over), Escape(j.Into))
 		return false
 	}
+	if over := overlap(ignored, incoming); len(over) > 0 {
+		r.blocked(CodeTargetIgnoredOverlap, "move them out of "+quoteDisplay(h.Path)+" (git keeps no copy of ignored files), land again, then put back what you still need",
+			"%s is checked out in %s, where ignored files stand at paths the land would replace or remove: %s; %s was not moved and nothing was overwritten",
+			Escape(j.Into), Escape(h.Path), listPaths(over), Escape(j.Into))
+		return false
+	}
 	return true
 }
 
-// overlap returns the dirty paths that are, contain or lie inside an incoming path.
+// overlap returns the dirty paths that are, contain or lie inside an incoming path. git
+// prints a directory it did not enter (an untracked or ignored one, a nested repository)
+// with a trailing "/"; it covers everything inside.
 func overlap(dirty, incoming []string) []string {
 	in := map[string]bool{}
 	for _, p := range incoming {
 		in[p] = true
 	}
 	var out []string
-	for _, d := range dirty {
+	for _, shown := range dirty {
+		d := strings.TrimSuffix(shown, "/")
 		hit := in[d]
 		for _, p := range incoming {
 			if hit {
@@ -173,7 +185,7 @@ func overlap(dirty, incoming []string) []string {
 			hit = strings.HasPrefix(p, d+"/") || strings.HasPrefix(d, p+"/")
 		}
 		if hit {
-			out = append(out, d)
+			out = append(out, shown)
 		}
 	}
 	return out

@@ -624,7 +624,15 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 	j.Onto = onto
 	j.Rebase = &LandRebase{HeadName: "refs/heads/" + j.Worktree.Branch, OrigHead: orig, Onto: onto}
 	r.save(PhaseRebase)
-	cmd, err := gitx.Rebase(w, onto)
+	merges, ok := r.mergesOnBranch(ctx, onto, orig)
+	if !ok {
+		return false
+	}
+	build := gitx.Rebase
+	if len(merges) > 0 {
+		build = gitx.RebaseKeepingMerges
+	}
+	cmd, err := build(w, onto)
 	if err != nil {
 		r.refusal(PhaseRebase, builderErr(err))
 		return false
@@ -662,7 +670,7 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 		return false
 	}
 	j.Commit = commit
-	return true
+	return r.prove(ctx, orig, onto, commit, merges)
 }
 
 // gate runs the test command (if any) and checks that it left HEAD and the tree alone.

@@ -1,0 +1,134 @@
+package core
+
+import (
+	"context"
+	"strings"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// What lands is what was on the branch. A rebase can silently drop work: plain `git
+// rebase` drops merge commits and with them any change made inside one (a conflict
+// resolution, an edit), and --rebase-merges recreates merges without those changes
+// (reference/land.md, "Merge commits"). So after every rebase copse proves that the
+// rebased branch brings the target exactly the change the branch made against its merge
+// base, before the gate runs and long before the target moves.
+
+// mergesOnBranch lists the merge commits on the branch that the target does not have
+// (tip's side of onto..tip). The rebase keeps such merges (--rebase-merges) and the
+// proof names them when what they changed would be lost.
+func (r *landRun) mergesOnBranch(ctx context.Context, onto, tip string) ([]string, bool) {
+	merges, err := r.s.git.MergeCommits(ctx, r.j.Worktree.Path, onto, tip)
+	if err != nil {
+		r.gitErr(PhaseRebase, err, "cannot list the merge commits on "+Escape(r.j.Worktree.Branch))
+		return nil, false
+	}
+	return merges, true
+}
+
+// prove checks that rebasing orig onto onto, which made commit, kept the branch's change.
+// The expected tree is the three-way merge of onto and orig (their merge base is where
+// the branch started): what the target plus the branch's own change looks like. When
+// onto is already an ancestor of orig, that is simply orig's tree. A rebase that left
+// something out (or put something in) gives another tree: the land is blocked and the
+// branch is put back where it was. merges are the branch's merge commits (they decide
+// which code and advice the refusal gets).
+func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges []string) bool {
+	s, j := r.s, r.j
+	if commit == orig {
+		return true // nothing was rewritten
+	}
+	root := s.root()
+	var want string
+	ff, err := s.git.Ancestor(ctx, root, onto, orig)
+	if err != nil {
+		r.gitErr(PhaseRebase, err, "cannot check where the branch started")
+		return false
+	}
+	clean := true
+	if ff {
+		want, err = s.git.TreeOf(ctx, root, orig)
+	} else {
+		want, clean, err = s.git.MergeTree(ctx, root, onto, orig)
+	}
+	if err != nil {
+		r.gitErr(PhaseRebase, err, "cannot compute what the land should bring "+Escape(j.Into))
+		return false
+	}
+	got, err := s.git.TreeOf(ctx, root, commit)
+	if err != nil {
+		r.gitErr(PhaseRebase, err, "cannot read the rebased tree")
+		return false
+	}
+	if clean && got == want {
+		return true
+	}
+	var what string
+	if clean {
+		paths, err := s.git.ChangedPaths(ctx, root, want, got)
+		if err != nil {
+			r.gitErr(PhaseRebase, err, "cannot list what the rebase changed")
+			return false
+		}
+		what = "the rebased " + short(commit) + " differs from " + Escape(j.Worktree.Branch) + "'s own change in " + listPaths(paths)
+	} else {
+		// The branch's total change and the target's overlap in a way a three-way merge
+		// cannot settle (e.g. the target already has one of the branch's commits and the
+		// branch edited the same lines again); the rebase went through commit by commit,
+		// but copse cannot show that the result is the branch's change.
+		what = "the branch's change and " + Escape(j.Into) + "'s since they diverged touch the same lines, so copse cannot prove that the rebased " + short(commit) + " carries exactly the branch's change"
+	}
+	w := quoteDisplay(j.Worktree.Path)
+	code := CodeLandChangedContent
+	hint := "rebase it yourself (git -C " + w + " rebase " + Escape(j.Into) + "), check the result, then land again: a branch already on top of " + Escape(j.Into) + " needs no rebase and lands as it is"
+	if len(merges) > 0 {
+		code = CodeMergeCommits
+		what += "; the branch has merge commits (" + listPaths(shortAll(merges)) + "), and a rebase does not keep changes made inside a merge (a conflict resolution or an edit)"
+		hint = "move those changes into an ordinary commit (e.g. git -C " + w + " rebase " + Escape(j.Into) + " and redo them, or squash the branch), then land again"
+	}
+	restored := r.putBack(ctx, orig, commit)
+	if restored != "" {
+		r.finish(LandFailed, code, what+"; "+Escape(j.Into)+" was not moved, but putting "+Escape(j.Worktree.Branch)+" back failed ("+restored+")",
+			"put it back by hand: git -C "+w+" reset --keep "+orig)
+		return false
+	}
+	j.Commit = "" // the rebased commit is not the branch's any more (it stays in the reflog)
+	r.blocked(code, hint, "%s; nothing landed: %s was not moved, and %s is back at %s with its worktree kept",
+		what, Escape(j.Into), Escape(j.Worktree.Branch), short(orig))
+	return false
+}
+
+// putBack moves the branch from the rebased commit back to orig, its commit before the
+// rebase (the tree is clean: the rebase just finished). It returns "" on success, else
+// why not. It only moves a worktree still on the branch at commit.
+func (r *landRun) putBack(ctx context.Context, orig, commit string) string {
+	s, j := r.s, r.j
+	w := j.Worktree.Path
+	head, err := s.git.ResolveCommit(ctx, w, "HEAD")
+	if err != nil {
+		return gitFailure(CodeLandGitFailed, err, "cannot read the worktree's commit").Message
+	}
+	ref, err := s.git.SymbolicHeadRef(ctx, w)
+	if err != nil {
+		return gitFailure(CodeLandGitFailed, err, "cannot read the worktree's branch").Message
+	}
+	if head != commit || ref != "refs/heads/"+j.Worktree.Branch {
+		return "the worktree is at " + short(head) + " on " + Escape(strings.TrimPrefix(ref, "refs/heads/")) + " now, not at the rebased " + short(commit)
+	}
+	cmd, err := gitx.ResetKeep(w, orig)
+	if err == nil {
+		_, err = s.git.Run(ctx, cmd)
+	}
+	if err != nil {
+		return gitFailure(CodeLandGitFailed, err, "git reset --keep failed").Message
+	}
+	return ""
+}
+
+func shortAll(oids []string) []string {
+	out := make([]string, len(oids))
+	for i, o := range oids {
+		out[i] = short(o)
+	}
+	return out
+}
