@@ -292,3 +292,21 @@ func TestLandRefusesToReplaceIgnoredDirectoryWithNestedRepository(t *testing.T) 
 		t.Fatalf("nested repository's history: %q", got)
 	}
 }
+
+func TestLandRefusesToWriteIntoUntrackedNestedRepository(t *testing.T) {
+	r := coretest.New(t)
+	// git shows an untracked nested repository as one entry, "vendor/lib/"; the branch adds
+	// a file inside it, which the sync would write into someone else's repository.
+	feature(t, r, "feat/vendor", "vendor/lib/x.txt", "incoming\n")
+	nested := filepath.Join(r.Root, "vendor", "lib")
+	r.Git(r.Base, "init", "-q", nested)
+	commitOn(t, r, nested, "y.txt", "its own\n")
+	s := open(t, r, r.Root)
+	before := stateOf(t, r)
+	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/vendor")})
+	wantCode(t, err, core.KindRefused, "target_dirty_overlap")
+	if !strings.Contains(err.Error(), "vendor/lib/") {
+		t.Fatalf("refusal does not name vendor/lib/: %v", err)
+	}
+	unchangedButRecords(t, r, before)
+}
