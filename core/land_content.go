@@ -28,8 +28,8 @@ func (r *landRun) mergesOnBranch(ctx context.Context, onto, tip string) ([]strin
 
 // prove checks that rebasing orig onto onto, which made commit, kept the branch's change.
 // The expected tree is the three-way merge of onto and orig (their merge base is where
-// the branch started): what the target plus the branch's own change looks like. When
-// onto is already an ancestor of orig, that is simply orig's tree. A rebase that left
+// the branch started): what the target plus the branch's own change looks like (when
+// onto is already an ancestor of orig, simply orig's tree). A rebase that left
 // something out (or put something in) gives another tree: the land is blocked and the
 // branch is put back where it was. merges are the branch's merge commits (they decide
 // which code and advice the refusal gets).
@@ -39,18 +39,7 @@ func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges [
 		return true // nothing was rewritten
 	}
 	root := s.root()
-	var want string
-	ff, err := s.git.Ancestor(ctx, root, onto, orig)
-	if err != nil {
-		r.gitErr(PhaseRebase, err, "cannot check where the branch started")
-		return false
-	}
-	clean := true
-	if ff {
-		want, err = s.git.TreeOf(ctx, root, orig)
-	} else {
-		want, clean, err = s.git.MergeTree(ctx, root, onto, orig)
-	}
+	want, clean, err := s.git.MergeTree(ctx, root, onto, orig)
 	if err != nil {
 		r.gitErr(PhaseRebase, err, "cannot compute what the land should bring "+Escape(j.Into))
 		return false

@@ -98,3 +98,90 @@ func TestLandHelpersAgainstGit(t *testing.T) {
 		t.Fatal("rebase onto a name instead of an object id was accepted")
 	}
 }
+
+func TestLandProofHelpersAgainstGit(t *testing.T) {
+	s := newSandbox(t)
+	rev := func(dir, ref string) string { return strings.TrimSpace(s.git(dir, "rev-parse", ref)) }
+	repo := s.initRepo("repo")
+	r := s.runner()
+	ctx := context.Background()
+	s.commit(repo, "a.txt", "a\n", "base")
+	base := rev(repo, "HEAD")
+	s.git(repo, "checkout", "-q", "-b", "side")
+	s.commit(repo, "s.txt", "s\n", "side")
+	s.git(repo, "checkout", "-q", "main")
+	s.commit(repo, "m.txt", "m\n", "main")
+	s.git(repo, "merge", "-q", "--no-edit", "side")
+	merge := rev(repo, "HEAD")
+
+	merges, err := r.MergeCommits(ctx, repo, base, merge)
+	if err != nil || !slices.Equal(merges, []string{merge}) {
+		t.Fatalf("merges %q, want [%s] (%v)", merges, merge, err)
+	}
+	if none, err := r.MergeCommits(ctx, repo, base, rev(repo, "side")); err != nil || len(none) != 0 {
+		t.Fatalf("merges of a linear range: %q %v", none, err)
+	}
+
+	// A clean merge-tree prints the tree a real merge made; a conflicting one says so.
+	tree, clean, err := r.MergeTree(ctx, repo, rev(repo, "main~1"), rev(repo, "side"))
+	if want, _ := r.TreeOf(ctx, repo, merge); err != nil || !clean || tree != want {
+		t.Fatalf("merge-tree %s clean=%v (%v), want tree %s", tree, clean, err, want)
+	}
+	s.git(repo, "checkout", "-q", "-b", "other", base)
+	s.commit(repo, "a.txt", "other\n", "other")
+	s.git(repo, "checkout", "-q", "-b", "another", base)
+	s.commit(repo, "a.txt", "another\n", "another")
+	if _, clean, err := r.MergeTree(ctx, repo, rev(repo, "other"), rev(repo, "another")); err != nil || clean {
+		t.Fatalf("a conflicting merge-tree: clean=%v %v", clean, err)
+	}
+
+	// reset --keep moves the branch back and its files with it, and refuses (changing
+	// nothing) when a local change is in the way.
+	c, err := ResetKeep(repo, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.write(filepath.Join(repo, "a.txt"), "local\n")
+	if _, err := r.Run(ctx, c); err == nil || rev(repo, "HEAD") == base {
+		t.Fatalf("reset --keep over a local change: %v", err)
+	}
+	s.git(repo, "checkout", "-q", "--", "a.txt")
+	if _, err := r.Run(ctx, c); err != nil || rev(repo, "HEAD") != base || rev(repo, "another") != base {
+		t.Fatalf("reset --keep: %v", err)
+	}
+	if st := s.git(repo, "status", "--porcelain"); st != "" {
+		t.Fatalf("reset --keep left %q", st)
+	}
+}
+
+func TestHolderPathsSplitsIgnoredWhateverConfigHides(t *testing.T) {
+	s := newSandbox(t)
+	repo := s.initRepo("repo")
+	r := s.runner()
+	ctx := context.Background()
+	s.commit(repo, ".gitignore", ".env\nbuild/\n", "ignore")
+	s.commit(repo, "t.txt", "t\n", "tracked")
+	s.git(repo, "config", "status.showUntrackedFiles", "no")
+	s.write(filepath.Join(repo, ".env"), "secret\n")
+	s.write(filepath.Join(repo, "build", "deep", "out.o"), "o")
+	s.write(filepath.Join(repo, "new.txt"), "n")
+	s.write(filepath.Join(repo, "t.txt"), "changed\n")
+	dirty, ignored, err := r.HolderPaths(ctx, repo)
+	slices.Sort(dirty)
+	slices.Sort(ignored)
+	if err != nil || !slices.Equal(dirty, []string{"new.txt", "t.txt"}) || !slices.Equal(ignored, []string{".env", "build/"}) {
+		t.Fatalf("dirty %q ignored %q (%v)", dirty, ignored, err)
+	}
+}
+
+func TestParseHolderStatus(t *testing.T) {
+	dirty, ignored, err := ParseHolderStatus([]byte("R  new name\x00old name\x00!! .env\x00?? a b\x00!! build/\x00"))
+	if err != nil || !slices.Equal(dirty, []string{"new name", "old name", "a b"}) || !slices.Equal(ignored, []string{".env", "build/"}) {
+		t.Fatalf("dirty %q ignored %q (%v)", dirty, ignored, err)
+	}
+	for _, bad := range []string{"!! x", "R  only\x00", "x\x00"} {
+		if _, _, err := ParseHolderStatus([]byte(bad)); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
