@@ -434,6 +434,8 @@ const (
 	CodeWorktreeDirty = "worktree_dirty"
 	// CodeWorktreeGone means: land: the worktree is gone.
 	CodeWorktreeGone = "worktree_gone"
+	// CodeWorktreeIgnoredOverlap means: land: ignored files in the worktree being landed are at paths its rebase would replace or remove.
+	CodeWorktreeIgnoredOverlap = "worktree_ignored_overlap"
 	// CodeWorktreeUnreadable means: cannot find the git directory of …
 	CodeWorktreeUnreadable = "worktree_unreadable"
 	// CodeWrongType means: a request field has the wrong JSON type.

@@ -138,7 +138,7 @@ func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) 
 	// Ignored files count too: read-tree -m -u overwrites or deletes an ignored file (or a
 	// whole ignored directory, a nested repository in it included) that stands where the
 	// land adds, changes or removes a path, and nothing of it could be restored.
-	dirty, ignored, err := s.git.HolderPaths(ctx, h.Path)
+	dirty, ignored, err := s.git.ChangedAndIgnored(ctx, h.Path)
 	if err != nil {
 		r.gitErr(PhaseAdvance, err, "cannot read the status of "+Escape(h.Path))
 		return false

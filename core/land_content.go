@@ -114,6 +114,42 @@ func (r *landRun) putBack(ctx context.Context, orig, commit string) string {
 	return ""
 }
 
+// rebaseSparesIgnored refuses a rebase that would overwrite or delete ignored files in
+// the worktree being landed: git treats them as expendable, so checking out the target
+// (a tracked .env template over the .env copse.copy put there) or replaying a commit would
+// destroy them without a trace. The paths a rebase writes are those where the branch and
+// the target differ plus those any of the branch's commits touch. It runs before the
+// rebase, so a refusal changes nothing.
+func (r *landRun) rebaseSparesIgnored(ctx context.Context, orig, onto string) bool {
+	s, j := r.s, r.j
+	w := j.Worktree.Path
+	_, ignored, err := s.git.ChangedAndIgnored(ctx, w)
+	if err != nil {
+		r.gitErr(PhaseRebase, err, "cannot read the status of "+Escape(w))
+		return false
+	}
+	if len(ignored) == 0 {
+		return true
+	}
+	differ, err := s.git.ChangedPaths(ctx, w, orig, onto)
+	if err != nil {
+		r.gitErr(PhaseRebase, err, "cannot list the paths the rebase changes")
+		return false
+	}
+	touched, err := s.git.TouchedPaths(ctx, w, onto, orig)
+	if err != nil {
+		r.gitErr(PhaseRebase, err, "cannot list the paths the branch's commits change")
+		return false
+	}
+	if over := overlap(ignored, append(differ, touched...)); len(over) > 0 {
+		r.blocked(CodeWorktreeIgnoredOverlap, "move them out of "+quoteDisplay(w)+" (git keeps no copy of ignored files), land again, then put back what you still need",
+			"%s has ignored files at paths the rebase onto %s (%s) would replace or remove: %s; nothing was changed",
+			Escape(w), Escape(j.Into), short(onto), listPaths(over))
+		return false
+	}
+	return true
+}
+
 func shortAll(oids []string) []string {
 	out := make([]string, len(oids))
 	for i, o := range oids {

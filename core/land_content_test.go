@@ -310,3 +310,43 @@ func TestLandRefusesToWriteIntoUntrackedNestedRepository(t *testing.T) {
 	}
 	unchangedButRecords(t, r, before)
 }
+
+func TestLandRefusesRebaseOverIgnoredFileInWorktree(t *testing.T) {
+	r := coretest.New(t)
+	ignoreInMain(t, r, ".env\n")
+	w := feature(t, r, "feat/copied", "f.txt", "f\n")
+	// The worktree has its own ignored .env (copse.copy puts one there); main then tracks
+	// a template .env. Checking out main for the rebase would overwrite the worktree's.
+	coretest.WriteFile(t, filepath.Join(w, ".env"), "SECRET=agent\n")
+	coretest.WriteFile(t, filepath.Join(r.Root, ".env"), "SECRET=template\n")
+	r.Git(r.Root, "add", "-f", ".env")
+	r.Git(r.Root, "commit", "-q", "-m", "track a template .env")
+	s := open(t, r, r.Root)
+	before := stateOf(t, r)
+	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/copied")})
+	wantCode(t, err, core.KindRefused, "worktree_ignored_overlap")
+	if !strings.Contains(err.Error(), ".env") {
+		t.Fatalf("refusal does not name .env: %v", err)
+	}
+	unchangedButRecords(t, r, before)
+}
+
+func TestLandRefusesRebaseThatReplaysOverIgnoredFile(t *testing.T) {
+	r := coretest.New(t)
+	ignoreInMain(t, r, "*.log\n")
+	w := feature(t, r, "feat/replay", "f.txt", "f\n")
+	// One commit adds a tracked debug.log, the next deletes it: the branch's tip has none,
+	// but replaying the first commit writes one over the ignored debug.log there.
+	coretest.WriteFile(t, filepath.Join(w, "debug.log"), "committed once\n")
+	r.Git(w, "add", "-f", "debug.log")
+	r.Git(w, "commit", "-q", "-m", "add a log")
+	r.Git(w, "rm", "-q", "debug.log")
+	r.Git(w, "commit", "-q", "-m", "drop it")
+	coretest.WriteFile(t, filepath.Join(w, "debug.log"), "the agent's own log\n")
+	commitOn(t, r, r.Root, "m.txt", "m\n") // main moves: the commits are replayed
+	s := open(t, r, r.Root)
+	before := stateOf(t, r)
+	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/replay")})
+	wantCode(t, err, core.KindRefused, "worktree_ignored_overlap")
+	unchangedButRecords(t, r, before)
+}

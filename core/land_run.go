@@ -625,7 +625,7 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 	j.Rebase = &LandRebase{HeadName: "refs/heads/" + j.Worktree.Branch, OrigHead: orig, Onto: onto}
 	r.save(PhaseRebase)
 	merges, ok := r.mergesOnBranch(ctx, onto, orig)
-	if !ok {
+	if !ok || !r.rebaseSparesIgnored(ctx, orig, onto) {
 		return false
 	}
 	build := gitx.Rebase

@@ -364,16 +364,38 @@ func ResetKeep(dir, oid string) (Cmd, error) {
 		"reset", "--quiet", "--keep", oid, "--"}}, nil
 }
 
-// HolderStatusCmd lists, for the checkout that holds a land's target, every changed,
-// untracked and ignored path (porcelain v1, -z), whatever status.showUntrackedFiles says.
-// --ignored=matching names an ignored directory once ("build/") rather than every file
+// StatusWithIgnoredCmd lists every changed, untracked and ignored path of the worktree at
+// dir (porcelain v1, -z), whatever status.showUntrackedFiles says: land checks a checkout
+// it is about to rewrite (git overwrites ignored files) against it. --ignored=matching names an ignored directory once ("build/") rather than every file
 // in it, so a large ignored tree stays one entry.
-func HolderStatusCmd(dir string) (Cmd, error) {
+func StatusWithIgnoredCmd(dir string) (Cmd, error) {
 	if err := check("status", checkDir(dir)); err != nil {
 		return Cmd{}, err
 	}
 	return Cmd{dir: dir, args: []string{"status", "--porcelain", "-z", "--untracked-files=all", "--ignored=matching",
 		"--ignore-submodules=none"}, read: true, limit: safetyOutputLimit}, nil
+}
+
+// TouchedNamesCmd lists every path that a commit reachable from tip but not from base
+// changes (merges show none: their changes are in the trees of their children), NUL-separated.
+func TouchedNamesCmd(dir, base, tip string) (Cmd, error) {
+	if err := check("log", checkDir(dir), checkOID("base", base), checkOID("tip", tip)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"log", "--format=", "--name-only", "--no-renames", "-z", tip, "^" + base}, read: true}, nil
+}
+
+// TouchedPaths runs TouchedNamesCmd.
+func (r *Runner) TouchedPaths(ctx context.Context, dir, base, tip string) ([]string, error) {
+	c, err := TouchedNamesCmd(dir, base, tip)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return splitNUL(out), nil
 }
 
 // MergeCommits runs MergeCommitsCmd.
@@ -422,10 +444,10 @@ func (r *Runner) TreeOf(ctx context.Context, dir, commit string) (string, error)
 	return strings.TrimSuffix(string(out), "\n"), nil
 }
 
-// HolderPaths runs HolderStatusCmd: dirty holds every changed or untracked path (a rename
+// ChangedAndIgnored runs StatusWithIgnoredCmd: dirty holds every changed or untracked path (a rename
 // both of its paths), ignored every ignored path; a directory keeps its trailing "/".
-func (r *Runner) HolderPaths(ctx context.Context, dir string) (dirty, ignored []string, err error) {
-	c, err := HolderStatusCmd(dir)
+func (r *Runner) ChangedAndIgnored(ctx context.Context, dir string) (dirty, ignored []string, err error) {
+	c, err := StatusWithIgnoredCmd(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -433,12 +455,12 @@ func (r *Runner) HolderPaths(ctx context.Context, dir string) (dirty, ignored []
 	if err != nil {
 		return nil, nil, err
 	}
-	return ParseHolderStatus(out)
+	return ParseStatusWithIgnored(out)
 }
 
-// ParseHolderStatus splits `status --porcelain -z --ignored` into the ignored entries
+// ParseStatusWithIgnored splits `status --porcelain -z --ignored` into the ignored entries
 // ("!!") and all the others.
-func ParseHolderStatus(b []byte) (dirty, ignored []string, err error) {
+func ParseStatusWithIgnored(b []byte) (dirty, ignored []string, err error) {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, 0)
 		if i < 0 {

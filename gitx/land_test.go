@@ -121,6 +121,11 @@ func TestLandProofHelpersAgainstGit(t *testing.T) {
 	if none, err := r.MergeCommits(ctx, repo, base, rev(repo, "side")); err != nil || len(none) != 0 {
 		t.Fatalf("merges of a linear range: %q %v", none, err)
 	}
+	touched, err := r.TouchedPaths(ctx, repo, base, merge)
+	slices.Sort(touched)
+	if err != nil || !slices.Equal(touched, []string{"m.txt", "s.txt"}) {
+		t.Fatalf("touched %q (%v)", touched, err)
+	}
 
 	// A clean merge-tree prints the tree a real merge made; a conflicting one says so.
 	tree, clean, err := r.MergeTree(ctx, repo, rev(repo, "main~1"), rev(repo, "side"))
@@ -154,7 +159,7 @@ func TestLandProofHelpersAgainstGit(t *testing.T) {
 	}
 }
 
-func TestHolderPathsSplitsIgnoredWhateverConfigHides(t *testing.T) {
+func TestChangedAndIgnoredSplitsIgnoredWhateverConfigHides(t *testing.T) {
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	r := s.runner()
@@ -166,7 +171,7 @@ func TestHolderPathsSplitsIgnoredWhateverConfigHides(t *testing.T) {
 	s.write(filepath.Join(repo, "build", "deep", "out.o"), "o")
 	s.write(filepath.Join(repo, "new.txt"), "n")
 	s.write(filepath.Join(repo, "t.txt"), "changed\n")
-	dirty, ignored, err := r.HolderPaths(ctx, repo)
+	dirty, ignored, err := r.ChangedAndIgnored(ctx, repo)
 	slices.Sort(dirty)
 	slices.Sort(ignored)
 	if err != nil || !slices.Equal(dirty, []string{"new.txt", "t.txt"}) || !slices.Equal(ignored, []string{".env", "build/"}) {
@@ -174,13 +179,13 @@ func TestHolderPathsSplitsIgnoredWhateverConfigHides(t *testing.T) {
 	}
 }
 
-func TestParseHolderStatus(t *testing.T) {
-	dirty, ignored, err := ParseHolderStatus([]byte("R  new name\x00old name\x00!! .env\x00?? a b\x00!! build/\x00"))
+func TestParseStatusWithIgnored(t *testing.T) {
+	dirty, ignored, err := ParseStatusWithIgnored([]byte("R  new name\x00old name\x00!! .env\x00?? a b\x00!! build/\x00"))
 	if err != nil || !slices.Equal(dirty, []string{"new name", "old name", "a b"}) || !slices.Equal(ignored, []string{".env", "build/"}) {
 		t.Fatalf("dirty %q ignored %q (%v)", dirty, ignored, err)
 	}
 	for _, bad := range []string{"!! x", "R  only\x00", "x\x00"} {
-		if _, _, err := ParseHolderStatus([]byte(bad)); err == nil {
+		if _, _, err := ParseStatusWithIgnored([]byte(bad)); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}
