@@ -323,10 +323,13 @@ func TestLandRefusesRebaseOverIgnoredFileInWorktree(t *testing.T) {
 	r.Git(r.Root, "commit", "-q", "-m", "track a template .env")
 	s := open(t, r, r.Root)
 	before := stateOf(t, r)
-	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/copied")})
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/copied")})
 	wantCode(t, err, core.KindRefused, "worktree_ignored_overlap")
 	if !strings.Contains(err.Error(), ".env") {
 		t.Fatalf("refusal does not name .env: %v", err)
+	}
+	if out.Land.Rebase != nil || out.Land.Phase != core.PhaseRebase {
+		t.Fatalf("a land blocked before its rebase records one, or the wrong phase: %+v", out.Land)
 	}
 	unchangedButRecords(t, r, before)
 }

@@ -622,12 +622,14 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 	}
 	j.Attempts++
 	j.Onto = onto
-	j.Rebase = &LandRebase{HeadName: "refs/heads/" + j.Worktree.Branch, OrigHead: orig, Onto: onto}
-	r.save(PhaseRebase)
+	// The checks before the rebase change nothing; a job they block records no new rebase.
+	j.Phase = PhaseRebase
 	merges, ok := r.mergesOnBranch(ctx, onto, orig)
 	if !ok || !r.rebaseSparesIgnored(ctx, orig, onto) {
 		return false
 	}
+	j.Rebase = &LandRebase{HeadName: "refs/heads/" + j.Worktree.Branch, OrigHead: orig, Onto: onto}
+	r.save(PhaseRebase)
 	build := gitx.Rebase
 	if len(merges) > 0 {
 		build = gitx.RebaseKeepingMerges
