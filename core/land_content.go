@@ -14,6 +14,23 @@ import (
 // rebased branch brings the target exactly the change the branch made against its merge
 // base, before the gate runs and long before the target moves.
 
+// alreadyOnTop reports (done) that the branch already contains onto: the land is then a
+// fast-forward to the branch's own commit, so nothing is rebased and nothing can be lost
+// (a rebase would rewrite a branch whose commits are not all on top of onto, such as one
+// that merged the target in, and drop what its merges changed). ok is false when the job
+// has finished on an error.
+func (r *landRun) alreadyOnTop(ctx context.Context, orig, onto string) (done, ok bool) {
+	on, err := r.s.git.Ancestor(ctx, r.s.root(), onto, orig)
+	if err != nil {
+		r.gitErr(PhaseRebase, err, "cannot check whether "+Escape(r.j.Worktree.Branch)+" already contains "+Escape(r.j.Into))
+		return false, false
+	}
+	if on {
+		r.j.Commit = orig
+	}
+	return on, true
+}
+
 // mergesOnBranch lists the merge commits on the branch that the target does not have
 // (tip's side of onto..tip). The rebase keeps such merges (--rebase-merges) and the
 // proof names them when what they changed would be lost.
@@ -69,11 +86,11 @@ func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges [
 	}
 	w := quoteDisplay(j.Worktree.Path)
 	code := CodeLandChangedContent
-	hint := "rebase it yourself (git -C " + w + " rebase " + Escape(j.Into) + "), check the result, then land again: a branch already on top of " + Escape(j.Into) + " needs no rebase and lands as it is"
+	hint := "rebase it yourself (git -C " + w + " rebase " + Escape(j.Into) + "), check the result, then land again: a branch already on top of " + Escape(j.Into) + " is not rebased and lands as it is"
 	if len(merges) > 0 {
 		code = CodeMergeCommits
 		what += "; the branch has merge commits (" + listPaths(shortAll(merges)) + "), and a rebase does not keep changes made inside a merge (a conflict resolution or an edit)"
-		hint = "move those changes into an ordinary commit (e.g. git -C " + w + " rebase " + Escape(j.Into) + " and redo them, or squash the branch), then land again"
+		hint = "merge " + Escape(j.Into) + " into the branch again (git -C " + w + " merge " + Escape(j.Into) + "; a branch that contains " + Escape(j.Into) + " lands as it is, merges and all), or move those changes into an ordinary commit, then land again"
 	}
 	restored := r.putBack(ctx, orig, commit)
 	if restored != "" {

@@ -120,6 +120,38 @@ func TestLandEvilMergeIsBlockedAndBranchPutBack(t *testing.T) {
 	if st := r.Git(w, "status", "--porcelain"); st != "" {
 		t.Fatalf("worktree left dirty: %q", st)
 	}
+
+	// Proceeding as the hint says: merge main again; the branch then lands as it is.
+	if !strings.Contains(core.AsError(err).Hint, "merge main") {
+		t.Fatalf("hint: %s", core.AsError(err).Hint)
+	}
+	r.Git(w, "merge", "-q", "--no-edit", "main")
+	if _, err := land(t, s, core.LandRequest{Branch: core.Str("feat/evil")}); err != nil {
+		t.Fatalf("land after merging main again: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(r.Root, "resolution.txt")); err != nil || string(b) != "made inside the merge\n" {
+		t.Fatalf("the merge's own change did not land: %q %v", b, err)
+	}
+}
+
+func TestLandEvilMergeOnTopOfTargetLandsIntact(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/ontop", "f.txt", "f\n")
+	commitOn(t, r, r.Root, "m1.txt", "m1\n")
+	mergeMainWithEdit(t, r, w, "resolution.txt", "made inside the merge\n")
+	tip := r.Git(w, "rev-parse", "HEAD")
+	// main has not moved since the merge: nothing is rebased, the merge lands as it is.
+	s := open(t, r, r.Root)
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/ontop")})
+	if err != nil {
+		t.Fatalf("land: %v", err)
+	}
+	if out.Land.Commit != tip || r.Git(r.Root, "rev-parse", "main") != tip {
+		t.Fatalf("landed %s, main at %s; want the branch's own %s", out.Land.Commit, r.Git(r.Root, "rev-parse", "main"), tip)
+	}
+	if b, err := os.ReadFile(filepath.Join(r.Root, "resolution.txt")); err != nil || string(b) != "made inside the merge\n" {
+		t.Fatalf("the merge's own change did not land: %q %v", b, err)
+	}
 }
 
 func TestLandBranchThatMergedMainLands(t *testing.T) {

@@ -624,6 +624,9 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 	j.Onto = onto
 	// The checks before the rebase change nothing; a job they block records no new rebase.
 	j.Phase = PhaseRebase
+	if done, ok := r.alreadyOnTop(ctx, orig, onto); !ok || done {
+		return ok
+	}
 	merges, ok := r.mergesOnBranch(ctx, onto, orig)
 	if !ok || !r.rebaseSparesIgnored(ctx, orig, onto) {
 		return false
