@@ -12,7 +12,8 @@ import (
 // resolution, an edit), and --rebase-merges recreates merges without those changes
 // (reference/land.md, "Merge commits"). So after every rebase copse proves that the
 // rebased branch brings the target exactly the change the branch made against its merge
-// base, before the gate runs and long before the target moves.
+// base, before the gate runs and long before the target moves. Nor may the rebase
+// overwrite the ignored files of the worktree it runs in (rebaseSparesIgnored).
 
 // alreadyOnTop reports (done) that the branch already contains onto: the land is then a
 // fast-forward to the branch's own commit, so nothing is rebased and nothing can be lost
@@ -45,9 +46,8 @@ func (r *landRun) mergesOnBranch(ctx context.Context, onto, tip string) ([]strin
 
 // prove checks that rebasing orig onto onto, which made commit, kept the branch's change.
 // The expected tree is the three-way merge of onto and orig (their merge base is where
-// the branch started): what the target plus the branch's own change looks like (when
-// onto is already an ancestor of orig, simply orig's tree). A rebase that left
-// something out (or put something in) gives another tree: the land is blocked and the
+// the branch started): what the target plus the branch's own change looks like. A
+// rebase that left something out (or put something in) gives another tree: the land is blocked and the
 // branch is put back where it was. merges are the branch's merge commits (they decide
 // which code and advice the refusal gets).
 func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges []string) bool {
