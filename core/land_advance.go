@@ -257,6 +257,18 @@ func (r *landRun) cleanup(ctx context.Context) {
 		warn("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
 		return
 	}
+	// The same answer to "what would be lost" that remove refuses on and prune keeps on:
+	// anything left in the worktree keeps it (the land stays landed), and what goes is
+	// recorded first, so `copse restore` can bring it back ("no record, no remove").
+	if reason, detail := pruneKeep(t, s.losses(ctx, t)); reason != "" {
+		warn("kept %s: %s (%s)", Escape(t.Path), detail, reason)
+		return
+	}
+	saved, err := s.snapshotForRemoval(ctx, t, false)
+	if err != nil {
+		warn("kept %s: %s", Escape(t.Path), AsError(err).Message)
+		return
+	}
 	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
 	if err == nil {
 		long := *s.git
@@ -264,6 +276,9 @@ func (r *landRun) cleanup(ctx context.Context) {
 		_, err = long.Run(ctx, rm)
 	}
 	if err != nil {
+		if exists(t.Path) {
+			s.dropSnapshot(ctx, &saved) // git refused before deleting: the record is not needed
+		}
 		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, err, "git worktree remove refused").Message)
 		return
 	}
