@@ -63,21 +63,21 @@ type RemovedListing struct {
 
 // removedMeta is the JSON line in the snapshot commit's message.
 type removedMeta struct {
-	V               int       `json:"v"`
-	Path            string    `json:"path"`
-	Branch          string    `json:"branch,omitempty"`
-	Head            string    `json:"head,omitempty"`
-	BranchTip       string    `json:"branch_tip,omitempty"`
-	DeleteBranch    bool      `json:"delete_branch,omitempty"`
-	Time            time.Time `json:"time"`
-	Files           int       `json:"files"`
-	Bytes           int64     `json:"bytes"`
-	WorktreeTree    string    `json:"worktree_tree"`
-	IndexTree       string    `json:"index_tree"`
-	IndexCommit     string    `json:"index_commit"`
-	IndexConflicted bool      `json:"index_conflicted,omitempty"`
-	DirMissing      bool      `json:"directory_missing,omitempty"`
-	NotRecorded     []string  `json:"not_recorded,omitempty"`
+	V               int          `json:"v"`
+	Path            string       `json:"path"`
+	Branch          string       `json:"branch,omitempty"`
+	Head            string       `json:"head,omitempty"`
+	BranchTip       string       `json:"branch_tip,omitempty"`
+	DeleteBranch    bool         `json:"delete_branch,omitempty"`
+	Time            time.Time    `json:"time"`
+	Files           int          `json:"files"`
+	Bytes           int64        `json:"bytes"`
+	WorktreeTree    string       `json:"worktree_tree"`
+	IndexTree       string       `json:"index_tree"`
+	IndexCommit     string       `json:"index_commit"`
+	IndexConflicted bool         `json:"index_conflicted,omitempty"`
+	DirMissing      bool         `json:"directory_missing,omitempty"`
+	NotRecorded     []string     `json:"not_recorded,omitempty"`
 	Kept            []KeptCommit `json:"kept,omitempty"`
 }
 
