@@ -310,3 +310,67 @@ func TestForcedRemoveRefusesWhatItCannotRecord(t *testing.T) {
 		})
 	}
 }
+
+// Land's clean-up decides on the same answer: a landed worktree that holds a commit only
+// a per-worktree ref keeps is kept, saying why, and the land stays landed.
+func TestLandCleanupKeepsWhatOnlyTheWorktreeHolds(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/held", "h.txt", "h\n")
+	worktreeRefCommit(r, w)
+	s := open(t, r, r.Root)
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/held")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := out.Land
+	if j.State != core.LandLanded || r.Git(r.Root, "rev-parse", "main") != j.Commit {
+		t.Fatalf("not landed: %+v", j)
+	}
+	if _, err := os.Stat(w); err != nil || j.Removed {
+		t.Fatalf("the clean-up removed a worktree holding a commit only it has: %v %+v", err, j)
+	}
+	if ws := strings.Join(j.Warnings, "\n"); !strings.Contains(ws, "refs/worktree/keep") || !strings.Contains(ws, "unique_commits") {
+		t.Errorf("the clean-up does not say why it kept the worktree: %q", j.Warnings)
+	}
+	if got := r.Git(r.Root, "for-each-ref", "refs/copse/removed/"); got != "" {
+		t.Errorf("a kept worktree was recorded: %s", got)
+	}
+}
+
+// What the clean-up removes it records first: `copse restore` can bring it back.
+func TestLandCleanupRecordsBeforeRemoving(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/rec", "r.txt", "r\n")
+	s := open(t, r, r.Root)
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/rec")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(w); !os.IsNotExist(err) || !out.Land.Removed {
+		t.Fatalf("not cleaned up: %v %+v", err, out.Land)
+	}
+	l, err := do(t, s, core.RestoreRequest{List: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.RemovedList.Removed) != 1 || l.RemovedList.Removed[0].Path != w || l.RemovedList.Removed[0].Head != out.Land.Commit {
+		t.Fatalf("records %+v, want one of %s at %s", l.RemovedList.Removed, w, out.Land.Commit)
+	}
+}
+
+// Land's preflight sees what git status does not: an edited assume-unchanged file is
+// uncommitted work, refused before anything is queued.
+func TestLandRefusesHiddenChanges(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/hid", "x.txt", "x\n")
+	r.Git(w, "update-index", "--assume-unchanged", "x.txt")
+	coretest.WriteFile(t, filepath.Join(w, "x.txt"), "local edit\n")
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/hid")})
+	wantCode(t, err, core.KindRefused, "worktree_dirty")
+	if e := core.AsError(err); !strings.Contains(e.Message, "x.txt") {
+		t.Errorf("refusal does not name the file: %s", e.Message)
+	}
+	r.Unchanged(before)
+}
