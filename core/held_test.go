@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -373,4 +374,32 @@ func TestLandRefusesHiddenChanges(t *testing.T) {
 		t.Errorf("refusal does not name the file: %s", e.Message)
 	}
 	r.Unchanged(before)
+}
+
+// Prune deletes ignored files with the worktree, as remove does: they refuse nothing, and
+// the confirmation and the report name them.
+func TestPruneNamesIgnoredFiles(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	coretest.WriteFile(t, filepath.Join(wt, ".gitignore"), "*.env\n")
+	r.Git(wt, "add", ".gitignore")
+	r.Git(wt, "commit", "-q", "-m", "ignore env")
+	r.Git(r.Root, "merge", "-q", "--ff-only", "feat")
+	coretest.WriteFile(t, filepath.Join(wt, "local.env"), "SECRET=1\n")
+	age(t, r, "feat", 100*time.Hour)
+	s := open(t, r, r.Root)
+	p, err := s.Prepare(context.Background(), core.PruneRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Confirm == nil || !strings.Contains(p.Confirm.Line(), "1 ignored file deleted with it: local.env") {
+		t.Fatalf("the confirmation does not name the ignored file: %+v", p.Confirm)
+	}
+	out, err := s.Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Prune.Removed) != 1 || !strings.Contains(out.Prune.Removed[0].Detail, "local.env") {
+		t.Fatalf("report %+v", out.Prune)
+	}
 }

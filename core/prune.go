@@ -70,9 +70,10 @@ const (
 )
 
 type pruneCand struct {
-	t    gitx.Worktree
-	id   string
-	head string
+	t       gitx.Worktree
+	id      string
+	head    string
+	ignored string // the ignored files removing it deletes, for the confirmation
 }
 
 type pruneCmd struct {
@@ -195,8 +196,19 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			continue
 		}
 		e.Reason, e.Detail = PruneIdle, "idle "+e.Idle+", clean, nothing unique"
+		cand := pruneCand{t: t, id: e.ID, head: t.Head}
+		if l.Ignored > 0 {
+			// Deleted with it, as by remove: named, refusing nothing.
+			e.Detail += "; " + plural(l.Ignored, "ignored file") + " deleted with it: " + sample(l.IgnoredSample, l.Ignored)
+			// Raw: the confirmation escapes its fields itself.
+			names := l.IgnoredSample[:min(len(l.IgnoredSample), 3)]
+			cand.ignored = plural(l.Ignored, "ignored file") + " deleted with it: " + strings.Join(names, ", ")
+			if more := l.Ignored - len(names); more > 0 {
+				cand.ignored += fmt.Sprintf(" and %d more", more)
+			}
+		}
 		c.report.Removed = append(c.report.Removed, e)
-		c.remove = append(c.remove, pruneCand{t: t, id: e.ID, head: t.Head})
+		c.remove = append(c.remove, cand)
 	}
 	var cmds []string
 	for _, cand := range c.remove {
@@ -230,10 +242,13 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			what = append(what, "forget "+plural(n, "worktree")+" whose directory is gone")
 		}
 		conf := &Confirmation{Title: "Prune: " + strings.Join(what, " and ") + "?"}
-		for _, e := range c.report.Removed {
+		for i, e := range c.report.Removed {
 			v := e.Path
 			if e.Branch != "" {
 				v += " (" + e.Branch + ")"
+			}
+			if ig := c.remove[i].ignored; ig != "" {
+				v += "; " + ig
 			}
 			conf.add("remove", v)
 		}
