@@ -107,6 +107,17 @@ func heldCases() []heldCase {
 			code:  "nested_repository", says: "deps/lib/ (1 commit on no remote)", prune: "nested",
 		},
 		{
+			name: "nested worktree of another repository with an uncommitted change",
+			setup: func(r *coretest.Repo, wt string) {
+				other := filepath.Join(r.Base, "other")
+				r.Git(r.Base, "init", "-q", "-b", "main", other)
+				r.Git(other, "commit", "-q", "--allow-empty", "-m", "o")
+				r.Git(other, "worktree", "add", "-q", "-b", "x", filepath.Join(wt, "ext"))
+				coretest.WriteFile(r.T, filepath.Join(wt, "ext", "draft"), "mine\n")
+			},
+			code: "nested_repository", says: "ext/ (1 uncommitted change", prune: "nested",
+		},
+		{
 			name: "change a file-system monitor hides",
 			setup: func(r *coretest.Repo, wt string) {
 				// A monitor that always answers "nothing changed": git status trusts it.
