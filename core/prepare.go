@@ -556,7 +556,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
 		// Said in the plan (the dry run shows it), not in the confirmation's token.
 		warnings = append(append([]string(nil), warnings...),
-			"before removing, copse records the worktree (HEAD, index, files) under "+gitx.RemovedRefPrefix+"<id>; `copse restore` brings it back")
+			"before removing, copse records the worktree (HEAD, index, files, and the commits only it holds) under "+gitx.RemovedRefPrefix+"<id>; `copse restore` brings it back")
 	}
 	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: warnings}, nil
 }
