@@ -102,6 +102,17 @@ func heldCases() []heldCase {
 			code: "dirty_worktree", says: "1 unstaged", prune: "dirty",
 		},
 		{
+			name: "submodule change hidden by submodule.<name>.ignore=all",
+			setup: func(r *coretest.Repo, wt string) {
+				coretest.WriteFile(r.T, filepath.Join(withSubmodule(r, wt), "new"), "x\n")
+				r.Git(r.Root, "config", "submodule.sub.ignore", "all")
+				if out := r.Git(wt, "status", "--porcelain"); out != "" {
+					r.T.Fatalf("precondition: git status should hide the submodule's change, says %q", out)
+				}
+			},
+			code: "dirty_worktree", says: "1 unstaged", prune: "dirty",
+		},
+		{
 			name:  "ignored nested repository with a commit of its own",
 			setup: func(r *coretest.Repo, wt string) { nestedWithCommit(r, wt) },
 			code:  "nested_repository", says: "deps/lib/ (1 commit on no remote)", prune: "nested",
@@ -346,6 +357,21 @@ func TestLandCleanupKeepsWhatOnlyTheWorktreeHolds(t *testing.T) {
 	}
 	if got := r.Git(r.Root, "for-each-ref", "refs/copse/removed/"); got != "" {
 		t.Errorf("a kept worktree was recorded: %s", got)
+	}
+}
+
+// The ignored files a clean-up deletes are named, as remove's confirmation names them.
+func TestLandCleanupNamesIgnoredFiles(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/ign", ".gitignore", "*.env\n")
+	coretest.WriteFile(t, filepath.Join(w, "local.env"), "SECRET=1\n")
+	s := open(t, r, r.Root)
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/ign")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Land.Removed || !strings.Contains(strings.Join(out.Land.Warnings, "\n"), "1 ignored file: local.env") {
+		t.Fatalf("removed %v, warnings %q", out.Land.Removed, out.Land.Warnings)
 	}
 }
 

@@ -260,7 +260,8 @@ func (r *landRun) cleanup(ctx context.Context) {
 	// The same answer to "what would be lost" that remove refuses on and prune keeps on:
 	// anything left in the worktree keeps it (the land stays landed), and what goes is
 	// recorded first, so `copse restore` can bring it back ("no record, no remove").
-	if reason, detail := pruneKeep(t, s.losses(ctx, t)); reason != "" {
+	l := s.losses(ctx, t)
+	if reason, detail := pruneKeep(t, l); reason != "" {
 		warn("kept %s: %s (%s)", Escape(t.Path), detail, reason)
 		return
 	}
@@ -283,6 +284,10 @@ func (r *landRun) cleanup(ctx context.Context) {
 		return
 	}
 	j.Removed = true
+	if l.Ignored > 0 {
+		// Deleted as by remove, and like remove's confirmation the land says which.
+		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), plural(l.Ignored, "ignored file")+": "+sample(l.IgnoredSample, l.Ignored))
+	}
 	s.emitWorktree(r.cd, "worktree.removed", j)
 	del, err := gitx.DeleteRefCAS(s.root(), j.Worktree.Branch, j.Commit)
 	if err == nil {
