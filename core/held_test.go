@@ -21,6 +21,7 @@ type heldCase struct {
 	code  string
 	says  string
 	prune string
+	loss  string // in the forced remove's confirmation
 }
 
 // detachedCommit makes a commit in wt off a detached HEAD and goes back to the branch:
@@ -83,16 +84,19 @@ func heldCases() []heldCase {
 			name:  "commit only the HEAD reflog holds",
 			setup: func(r *coretest.Repo, wt string) { detachedCommit(r, wt, "feat") },
 			code:  "worktree_only_commits", says: "1 commit only its HEAD reflog holds", prune: "unique_commits",
+			loss: "1 commit only the worktree's HEAD reflog holds will be lost",
 		},
 		{
 			name:  "commit only a per-worktree ref holds",
 			setup: func(r *coretest.Repo, wt string) { worktreeRefCommit(r, wt) },
 			code:  "worktree_only_commits", says: "refs/worktree/keep", prune: "unique_commits",
+			loss: "only per-worktree refs hold will be lost: refs/worktree/keep",
 		},
 		{
 			name:  "submodule with a commit on no remote",
 			setup: func(r *coretest.Repo, wt string) { submoduleCommit(r, withSubmodule(r, wt)) },
 			code:  "submodule_unpushed", says: "sub (1 commit on no remote)", prune: "submodule",
+			loss: "1 submodule whose git directory goes with the worktree will be lost: sub (1 commit on no remote)",
 		},
 		{
 			name: "submodule with uncommitted changes",
@@ -116,6 +120,7 @@ func heldCases() []heldCase {
 			name:  "ignored nested repository with a commit of its own",
 			setup: func(r *coretest.Repo, wt string) { nestedWithCommit(r, wt) },
 			code:  "nested_repository", says: "deps/lib/ (1 commit on no remote)", prune: "nested",
+			loss: "1 nested repository will be deleted: deps/lib/ (1 commit on no remote)",
 		},
 		{
 			name: "nested worktree of another repository with an uncommitted change",
@@ -179,6 +184,16 @@ func TestRemoveRefusesWhatOnlyTheWorktreeHolds(t *testing.T) {
 				t.Errorf("refusal %q does not say %q (or --force would not help: %v)", e.Message, tc.says, e.ForceHelps)
 			}
 			r.Unchanged(before)
+			if tc.loss == "" {
+				return
+			}
+			p, err := s.Prepare(context.Background(), core.RemoveRequest{Path: core.Str(wt), Force: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if line := p.Confirm.Line(); !strings.Contains(line, tc.loss) {
+				t.Errorf("forced confirmation %q does not name %q", line, tc.loss)
+			}
 		})
 	}
 }
