@@ -108,6 +108,12 @@ const (
 	CodeDeclined = "declined"
 	// CodeDetachedUniqueCommits means: the detached HEAD has commits on no branch, tag or remote.
 	CodeDetachedUniqueCommits = "detached_unique_commits"
+	// CodeWorktreeOnlyCommits means: commits only the worktree's HEAD reflog or its per-worktree refs (refs/worktree/*, refs/bisect/*) hold, which git deletes with it.
+	CodeWorktreeOnlyCommits = "worktree_only_commits"
+	// CodeSubmoduleUnpushed means: a submodule whose git directory goes with the worktree holds commits on none of its remotes.
+	CodeSubmoduleUnpushed = "submodule_unpushed"
+	// CodeNotRecordable means: a forced path cannot record what it would delete (uncommitted changes inside a submodule or nested repository); nothing was removed.
+	CodeNotRecordable = "not_recordable"
 	// CodeDetachedWorktree means: land: the worktree is detached; land needs a branch.
 	CodeDetachedWorktree = "detached_worktree"
 	// CodeDirtyWorktree means: the worktree has uncommitted (or hidden) changes a remove would discard.

@@ -269,6 +269,19 @@ func (r *landRun) cleanup(ctx context.Context) {
 		warn("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
 		return
 	}
+	// The same answer to "what would be lost" that remove refuses on and prune keeps on:
+	// anything left in the worktree keeps it (the land stays landed), and what goes is
+	// recorded first, so `copse restore` can bring it back ("no record, no remove").
+	l := s.losses(ctx, t)
+	if reason, detail := pruneKeep(t, l); reason != "" {
+		warn("kept %s: %s (%s)", Escape(t.Path), detail, reason)
+		return
+	}
+	saved, err := s.snapshotForRemoval(ctx, t, false)
+	if err != nil {
+		warn("kept %s: %s", Escape(t.Path), AsError(err).Message)
+		return
+	}
 	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
 	if err == nil {
 		long := *s.git
@@ -276,10 +289,17 @@ func (r *landRun) cleanup(ctx context.Context) {
 		_, err = long.Run(ctx, rm)
 	}
 	if err != nil {
+		if exists(t.Path) {
+			s.dropSnapshot(ctx, &saved) // git refused before deleting: the record is not needed
+		}
 		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, err, "git worktree remove refused").Message)
 		return
 	}
 	j.Removed = true
+	if l.Ignored > 0 {
+		// Deleted as by remove, and like remove's confirmation the land says which.
+		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), plural(l.Ignored, "ignored file")+": "+sample(l.IgnoredSample, l.Ignored))
+	}
 	s.emitWorktree(r.cd, "worktree.removed", j)
 	del, err := gitx.DeleteRefCAS(s.root(), j.Worktree.Branch, j.Commit)
 	if err == nil {

@@ -265,6 +265,21 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 		return refused(CodeWorktreeDirty, "commit (or remove) them first; land moves only committed work",
 			"%s has uncommitted changes or untracked files: %s", Escape(w), listPaths(dirty))
 	}
+	// The answer remove and land's clean-up decide on sees what git status does not: an
+	// assume-unchanged or skip-worktree file that differs, a change a file-system monitor
+	// hides. That is uncommitted work too, and the clean-up would keep the worktree for it.
+	l := s.losses(ctx, c.target)
+	switch {
+	case l.Status.Error != "":
+		return failed(CodeStatusFailed, nil, "", "cannot tell what %s holds: %s", Escape(w), l.Status.Error)
+	case l.Status.Dirty():
+		return refused(CodeWorktreeDirty, "commit (or remove) them first; land moves only committed work",
+			"%s has uncommitted changes git status does not show here: %s", Escape(w), changeSummary(l.Status))
+	case len(l.Hidden) > 0:
+		return refused(CodeWorktreeDirty, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status); land moves only committed work",
+			"%s has %s git status does not show (assume-unchanged or skip-worktree): %s",
+			Escape(w), plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
+	}
 	return nil
 }
 

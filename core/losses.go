@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/copse-dev/copse/gitx"
@@ -23,6 +24,61 @@ type Losses struct {
 	Ignored       int      // ignored files and directories git deletes with the worktree
 	IgnoredSample []string
 	Unique        int // commits of the branch on no other branch or remote
+
+	// Commits only this worktree holds, which git deletes with it.
+	Reflog       int      // commits only its own HEAD reflog holds, whose change is kept nowhere else
+	WorktreeRefs []string // per-worktree refs (refs/worktree/*, refs/bisect/*, refs/rewritten/*) holding such commits
+	RefCommits   int      // the commits those refs hold that no branch, tag or remote does
+	// Submodules whose git directory goes with the worktree (<admin>/modules/…, or a .git
+	// directory inside it) and holds commits none of its remote-tracking refs has.
+	Submodules []HeldRepo
+	// NestedHeld details Nested: each nested repository's uncommitted changes and its
+	// commits on no remote of its own.
+	NestedHeld []HeldRepo
+
+	keep []KeptCommit // what a record must keep reachable, with where each was
+	// unrecordable is what a record cannot keep, so a forced path refuses: uncommitted
+	// changes inside a submodule or a nested repository (a record keeps their commits).
+	unrecordable []string
+}
+
+// HeldRepo is a repository inside the worktree (a submodule or a nested repository) and
+// what of it exists nowhere else.
+type HeldRepo struct {
+	Path     string // relative to the worktree
+	Changes  int    // its uncommitted entries (staged, unstaged, untracked, conflicted)
+	Unpushed int    // its commits on none of its remote-tracking refs
+	Unknown  string // why it could not be read ("" when it was)
+	dir      string
+	tips     []gitx.HeldRef // HEAD, branches and stash, to record when Unpushed
+}
+
+// describe says what of r would be lost, e.g. "2 uncommitted changes, 1 commit on no remote".
+func (r HeldRepo) describe() string {
+	var parts []string
+	if r.Unknown != "" {
+		parts = append(parts, "cannot be read: "+r.Unknown)
+	}
+	if r.Changes > 0 {
+		parts = append(parts, plural(r.Changes, "uncommitted change"))
+	}
+	if r.Unpushed > 0 {
+		parts = append(parts, plural(r.Unpushed, "commit")+" on no remote")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// heldNames lists repositories with what of each would be lost.
+func heldNames(rs []HeldRepo) string {
+	var names []string
+	for _, r := range rs {
+		n := r.Path
+		if d := r.describe(); d != "" {
+			n += " (" + d + ")"
+		}
+		names = append(names, n)
+	}
+	return sample(names, len(names))
 }
 
 // losses reads what removing t would lose. A failure to read any part is Status.Error:
@@ -61,6 +117,10 @@ func (s *service) losses(ctx context.Context, t gitx.Worktree) Losses {
 			return l
 		}
 	}
+	if err = s.heldCommits(ctx, t, &l); err != nil {
+		l.Status.Error = statusError(err)
+		return l
+	}
 	l.Unique = s.uniqueOf(ctx, t, &l)
 	return l
 }
@@ -88,7 +148,8 @@ func allZero(oid string) bool { return strings.Trim(oid, "0") == "" }
 // Dirty reports work a remove would lose that needs --force: changes (including hidden
 // ones), an operation in progress, commits only a detached HEAD holds, nested repositories.
 func (l Losses) Dirty() bool {
-	return l.Status.Dirty() || len(l.Hidden) > 0 || l.Operation != "" || l.Detached > 0 || len(l.Nested) > 0
+	return l.Status.Dirty() || len(l.Hidden) > 0 || l.Operation != "" || l.Detached > 0 || len(l.Nested) > 0 ||
+		l.Reflog > 0 || l.RefCommits > 0 || len(l.Submodules) > 0
 }
 
 // lines are the confirmation's "will be lost" lines, most serious first.
@@ -110,8 +171,17 @@ func (l Losses) lines(t gitx.Worktree, deleteBranch bool) []string {
 	if l.Detached > 0 {
 		out = append(out, fmt.Sprintf("%s on no branch, tag or remote will be lost (detached at %s)", plural(l.Detached, "commit"), short(t.Head)))
 	}
+	if l.Reflog > 0 {
+		out = append(out, fmt.Sprintf("%s only the worktree's HEAD reflog holds will be lost", plural(l.Reflog, "commit")))
+	}
+	if l.RefCommits > 0 {
+		out = append(out, fmt.Sprintf("%s only per-worktree refs hold will be lost: %s", plural(l.RefCommits, "commit"), sample(l.WorktreeRefs, len(l.WorktreeRefs))))
+	}
+	if len(l.Submodules) > 0 {
+		out = append(out, fmt.Sprintf("%s whose git directory goes with the worktree will be lost: %s", plural(len(l.Submodules), "submodule"), heldNames(l.Submodules)))
+	}
 	if len(l.Nested) > 0 {
-		out = append(out, fmt.Sprintf("%s will be deleted: %s", plural(len(l.Nested), "nested repository"), sample(l.Nested, len(l.Nested))))
+		out = append(out, fmt.Sprintf("%s will be deleted: %s", plural(len(l.Nested), "nested repository"), l.nestedNames()))
 	}
 	if l.Ignored > 0 {
 		out = append(out, fmt.Sprintf("%s will be deleted: %s", plural(l.Ignored, "ignored file"), sample(l.IgnoredSample, l.Ignored)))
@@ -177,4 +247,199 @@ func (s *service) hereWithin(path string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// nestedNames names the nested repositories with what each holds, when it was read.
+func (l Losses) nestedNames() string {
+	if len(l.NestedHeld) == len(l.Nested) {
+		return heldNames(l.NestedHeld)
+	}
+	return sample(l.Nested, len(l.Nested))
+}
+
+// KeptCommit is one commit a record keeps reachable that only the worktree held.
+type KeptCommit struct {
+	What   string `json:"what"` // where it was: "HEAD reflog", "refs/worktree/x", "submodule lib: refs/heads/main"
+	Commit string `json:"commit"`
+}
+
+// maxNewPatchTips bounds the reflog entries compared change by change with HEAD: past it,
+// every commit only the reflog holds counts as lost (erring towards keeping).
+const maxNewPatchTips = 32
+
+// heldCommits finds what the worktree holds besides its files that git deletes with it:
+// commits only its HEAD reflog or its per-worktree refs reach, submodules whose git
+// directory lies in the worktree's own git directory (or inside it) with commits on no
+// remote, and for each nested repository its changes and unpushed commits. It fills l
+// and l.keep (what a record must keep).
+func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) error {
+	gitDir, err := gitx.WorktreeGitDir(t.Path)
+	if err != nil {
+		return err
+	}
+	head := ""
+	if t.Head != "" && !allZero(t.Head) {
+		head = t.Head
+	}
+	// The HEAD reflog: commits no branch, tag or remote reaches, and whose change is not
+	// in HEAD either (a rebase or a message-only amend leaves equivalent commits behind).
+	tips, err := gitx.ReflogCommits(filepath.Join(gitDir, "logs", "HEAD"))
+	if err != nil {
+		return err
+	}
+	if len(tips) > 0 {
+		unkept, err := s.git.UnkeptCommits(ctx, t.Path, tips)
+		if err != nil {
+			return err
+		}
+		lost := map[string]bool{}
+		for _, c := range unkept {
+			lost[c] = true
+		}
+		if head != "" {
+			// Commits of a detached HEAD are counted as Detached, not twice.
+			if l.Detached > 0 {
+				if mine, err := s.git.UnkeptCommits(ctx, t.Path, []string{head}); err == nil {
+					for _, c := range mine {
+						delete(lost, c)
+					}
+				} else {
+					return err
+				}
+			}
+			lost = s.newPatches(ctx, t.Path, head, tips, lost)
+		}
+		for _, tip := range tips {
+			if lost[tip] {
+				l.keep = append(l.keep, KeptCommit{What: "HEAD reflog", Commit: tip})
+			}
+		}
+		l.Reflog = len(lost)
+	}
+	if l.Detached > 0 {
+		l.keep = append(l.keep, KeptCommit{What: "detached HEAD", Commit: head})
+	}
+	// Per-worktree refs.
+	refs, err := s.git.WorktreeRefs(ctx, t.Path)
+	if err != nil {
+		return err
+	}
+	if len(refs) > 0 {
+		var oids []string
+		for _, r := range refs {
+			oids = append(oids, r.Commit)
+		}
+		unkept, err := s.git.UnkeptCommits(ctx, t.Path, oids)
+		if err != nil {
+			return err
+		}
+		if len(unkept) > 0 {
+			l.RefCommits = len(unkept)
+			for _, r := range refs {
+				l.WorktreeRefs = append(l.WorktreeRefs, r.Name)
+				l.keep = append(l.keep, KeptCommit{What: r.Name, Commit: r.Commit})
+			}
+		}
+	}
+	// Submodules whose repository is deleted with the worktree.
+	subs, err := s.git.Gitlinks(ctx, t.Path)
+	if err != nil {
+		return err
+	}
+	for _, p := range subs {
+		dir := filepath.Join(t.Path, filepath.FromSlash(p))
+		sgd, err := gitx.WorktreeGitDir(dir)
+		if err != nil || !(within(canonical(sgd), canonical(gitDir)) || within(canonical(sgd), canonical(t.Path))) {
+			continue // not initialised here, or its repository lives elsewhere and stays
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+			continue
+		}
+		r := s.heldRepo(ctx, p, dir)
+		if r.Unpushed > 0 || r.Unknown != "" {
+			l.Submodules = append(l.Submodules, r)
+		}
+		if r.Changes > 0 || r.Unknown != "" {
+			l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
+		}
+		// Its uncommitted changes show in the worktree's own status (--ignore-submodules=none).
+		l.keepRepo("submodule", r)
+	}
+	for _, p := range l.Nested {
+		r := s.heldRepo(ctx, strings.TrimSuffix(p, "/")+"/", filepath.Join(t.Path, filepath.FromSlash(strings.TrimSuffix(p, "/"))))
+		l.NestedHeld = append(l.NestedHeld, r)
+		if r.Changes > 0 || r.Unknown != "" {
+			l.unrecordable = append(l.unrecordable, "nested repository "+r.Path+" ("+r.describe()+")")
+		}
+		l.keepRepo("nested repository", r)
+	}
+	return nil
+}
+
+func (l *Losses) keepRepo(kind string, r HeldRepo) {
+	if r.Unpushed == 0 {
+		return
+	}
+	for _, tip := range r.tips {
+		l.keep = append(l.keep, KeptCommit{What: kind + " " + r.Path + ": " + tip.Name, Commit: tip.Commit})
+	}
+}
+
+// newPatches keeps of lost only the commits whose change HEAD does not have, comparing
+// the reflog entries that are lost one by one (at most maxNewPatchTips; past that, or
+// when a comparison fails, everything stays lost).
+func (s *service) newPatches(ctx context.Context, dir, head string, tips []string, lost map[string]bool) map[string]bool {
+	var check []string
+	for _, tip := range tips {
+		if lost[tip] {
+			check = append(check, tip)
+		}
+	}
+	if len(check) == 0 || len(check) > maxNewPatchTips {
+		return lost
+	}
+	still := map[string]bool{}
+	for _, tip := range check {
+		news, err := s.git.NewPatches(ctx, dir, head, tip)
+		if err != nil {
+			return lost
+		}
+		for _, c := range news {
+			if lost[c] {
+				still[c] = true
+			}
+		}
+	}
+	return still
+}
+
+// heldRepo reads a repository inside the worktree: its uncommitted changes (from the
+// safety status, so its config hides nothing) and its commits on no remote of its own.
+func (s *service) heldRepo(ctx context.Context, rel, dir string) HeldRepo {
+	r := HeldRepo{Path: rel, dir: dir}
+	st, _, err := s.git.SafetyStatus(ctx, dir)
+	if err != nil {
+		r.Unknown = statusError(err)
+		return r
+	}
+	r.Changes = st.Staged + st.Unstaged + st.Untracked + st.Conflicted
+	if r.Unpushed, err = s.git.UnpushedCount(ctx, dir); err != nil {
+		// An empty repository (unborn HEAD, no refs) has nothing to push.
+		if _, herr := s.git.ResolveCommit(ctx, dir, "HEAD"); herr == nil {
+			r.Unknown = statusError(err)
+		}
+		return r
+	}
+	if r.Unpushed > 0 {
+		if h, err := s.git.ResolveCommit(ctx, dir, "HEAD"); err == nil {
+			r.tips = append(r.tips, gitx.HeldRef{Name: "HEAD", Commit: h})
+		}
+		tips, err := s.git.RepoTips(ctx, dir)
+		if err != nil {
+			r.Unknown = statusError(err)
+			return r
+		}
+		r.tips = append(r.tips, tips...)
+	}
+	return r
 }

@@ -19,7 +19,7 @@ import (
 // readOnlyGit is what prepare and the postconditions read, allowed through to real git.
 func readOnlyGit(f *gitxtest.Fake) *gitxtest.Fake {
 	for _, p := range [][]string{{"config"}, {"check-ref-format"}, {"remote"}, {"show-ref"}, {"rev-parse"},
-		{"status"}, {"ls-files"}, {"rev-list"}, {"diff-tree"}} {
+		{"status"}, {"-c", "core.fsmonitor=false", "status"}, {"ls-files"}, {"rev-list"}, {"diff-tree"}, {"for-each-ref"}} {
 		f.Allow(p...)
 	}
 	return f

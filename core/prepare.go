@@ -519,11 +519,18 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 			func() *Error { return ruleClean(t, c.losses) },
 			func() *Error { return ruleNoNested(t, c.losses) },
 			func() *Error { return ruleDetachedReachable(t, c.losses) },
+			func() *Error { return ruleNoWorktreeOnlyCommits(t, c.losses) },
+			func() *Error { return ruleSubmodulesPushed(t, c.losses) },
 			func() *Error { return ruleBranchMerged(t, c.losses, r.DeleteBranch) },
 		} {
 			if e := rule(); e != nil {
 				return nil, forceHelps(e)
 			}
+		}
+	}
+	if r.Force && t.Prunable == nil {
+		if e := ruleRecordable(t, c.losses); e != nil {
+			return nil, e
 		}
 	}
 	// Herdr's rules, which not even --force gets past (the backend's builder checks them
@@ -549,7 +556,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
 		// Said in the plan (the dry run shows it), not in the confirmation's token.
 		warnings = append(append([]string(nil), warnings...),
-			"before removing, copse records the worktree (HEAD, index, files) under "+gitx.RemovedRefPrefix+"<id>; `copse restore` brings it back")
+			"before removing, copse records the worktree (HEAD, index, files, and the commits only it holds) under "+gitx.RemovedRefPrefix+"<id>; `copse restore` brings it back")
 	}
 	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: warnings}, nil
 }

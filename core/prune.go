@@ -58,6 +58,8 @@ const (
 	KeepDirty         = "dirty"
 	KeepStatusUnknown = "status_unknown"
 	KeepUniqueCommits = "unique_commits"
+	KeepNested        = "nested"    // a nested repository git does not track
+	KeepSubmodule     = "submodule" // a submodule's commits on no remote, in a git directory that goes with the worktree
 	KeepNotIdle       = "not_idle"
 	KeepNotConfirmed  = "not_confirmed" // became prunable after the confirmation was shown
 	KeepRemoveRefused = "remove_refused"
@@ -68,9 +70,10 @@ const (
 )
 
 type pruneCand struct {
-	t    gitx.Worktree
-	id   string
-	head string
+	t       gitx.Worktree
+	id      string
+	head    string
+	ignored string // the ignored files removing it deletes, for the confirmation
 }
 
 type pruneCmd struct {
@@ -175,31 +178,10 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			}
 			continue
 		}
-		st := s.status(ctx, t.Path)
-		if mid := midOperation(st, adminDir(cd, e.ID), e.ID != ""); mid != "" {
-			keep(KeepMidOperation, "%s in progress", mid)
-			continue
-		}
-		if st.Error != "" {
-			keep(KeepStatusUnknown, "cannot tell whether it has uncommitted changes: %s", st.Error)
-			continue
-		}
-		if st.Dirty() {
-			keep(KeepDirty, "uncommitted changes: %s", changeSummary(st))
-			continue
-		}
-		var unique int
-		switch {
-		case t.Branch != "":
-			unique, err = s.git.UniqueCommits(ctx, s.root(), t.Branch)
-		case t.Head != "" && strings.Trim(t.Head, "0") != "":
-			unique, err = s.git.UniqueCommitsOf(ctx, s.root(), t.Head)
-		}
-		if err != nil {
-			return nil, gitFailure(CodeUniqueCommitsFailed, err, "cannot count the unique commits of "+Escape(t.Path))
-		}
-		if unique > 0 {
-			keep(KeepUniqueCommits, "%d commits on no other branch or remote", unique)
+		// One answer to "what would be lost", the one remove refuses on.
+		l := s.losses(ctx, t)
+		if reason, detail := pruneKeep(t, l); reason != "" {
+			keep(reason, "%s", detail)
 			continue
 		}
 		idle, known := idleFor(cd, e.ID, now)
@@ -214,8 +196,19 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			continue
 		}
 		e.Reason, e.Detail = PruneIdle, "idle "+e.Idle+", clean, nothing unique"
+		cand := pruneCand{t: t, id: e.ID, head: t.Head}
+		if l.Ignored > 0 {
+			// Deleted with it, as by remove: named, refusing nothing.
+			e.Detail += "; " + plural(l.Ignored, "ignored file") + " deleted with it: " + sample(l.IgnoredSample, l.Ignored)
+			// Raw: the confirmation escapes its fields itself.
+			names := l.IgnoredSample[:min(len(l.IgnoredSample), 3)]
+			cand.ignored = plural(l.Ignored, "ignored file") + " deleted with it: " + strings.Join(names, ", ")
+			if more := l.Ignored - len(names); more > 0 {
+				cand.ignored += fmt.Sprintf(" and %d more", more)
+			}
+		}
 		c.report.Removed = append(c.report.Removed, e)
-		c.remove = append(c.remove, pruneCand{t: t, id: e.ID, head: t.Head})
+		c.remove = append(c.remove, cand)
 	}
 	var cmds []string
 	for _, cand := range c.remove {
@@ -249,10 +242,13 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			what = append(what, "forget "+plural(n, "worktree")+" whose directory is gone")
 		}
 		conf := &Confirmation{Title: "Prune: " + strings.Join(what, " and ") + "?"}
-		for _, e := range c.report.Removed {
+		for i, e := range c.report.Removed {
 			v := e.Path
 			if e.Branch != "" {
 				v += " (" + e.Branch + ")"
+			}
+			if ig := c.remove[i].ignored; ig != "" {
+				v += "; " + ig
 			}
 			conf.add("remove", v)
 		}
@@ -283,27 +279,33 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 	return p, nil
 }
 
-// midOperation names an operation left open in the worktree (rebase, merge, cherry-pick,
-// revert, bisect), or "".
-func midOperation(st Status, admin string, haveAdmin bool) string {
+// pruneKeep is why prune keeps a worktree given what removing it would lose ("" when
+// nothing would be): the same losses remove refuses on, each with its reason.
+func pruneKeep(t gitx.Worktree, l Losses) (string, string) {
 	switch {
-	case st.Rebasing:
-		return "a rebase"
-	case st.Merging:
-		return "a merge"
+	case l.Operation != "":
+		return KeepMidOperation, "a " + l.Operation + " in progress"
+	case l.Status.Error != "":
+		return KeepStatusUnknown, "cannot tell what removing it would lose: " + l.Status.Error
+	case l.Status.Dirty():
+		return KeepDirty, "uncommitted changes: " + changeSummary(l.Status)
+	case len(l.Hidden) > 0:
+		return KeepDirty, fmt.Sprintf("%s git status does not show (assume-unchanged or skip-worktree): %s",
+			plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
+	case len(l.Nested) > 0:
+		return KeepNested, fmt.Sprintf("%s git does not track: %s", plural(len(l.Nested), "nested repository"), l.nestedNames())
+	case len(l.Submodules) > 0:
+		return KeepSubmodule, fmt.Sprintf("%s whose git directory goes with it: %s", plural(len(l.Submodules), "submodule"), heldNames(l.Submodules))
+	case l.Detached > 0:
+		return KeepUniqueCommits, fmt.Sprintf("%s on no branch, tag or remote (detached at %s)", plural(l.Detached, "commit"), short(t.Head))
+	case l.Reflog > 0:
+		return KeepUniqueCommits, fmt.Sprintf("%s only its HEAD reflog holds", plural(l.Reflog, "commit"))
+	case l.RefCommits > 0:
+		return KeepUniqueCommits, fmt.Sprintf("%s only its per-worktree refs hold: %s", plural(l.RefCommits, "commit"), sample(l.WorktreeRefs, len(l.WorktreeRefs)))
+	case l.Unique > 0:
+		return KeepUniqueCommits, fmt.Sprintf("%s on no other branch or remote", plural(l.Unique, "commit"))
 	}
-	if !haveAdmin {
-		return ""
-	}
-	for _, m := range []struct{ file, what string }{
-		{"CHERRY_PICK_HEAD", "a cherry-pick"}, {"REVERT_HEAD", "a revert"}, {"BISECT_LOG", "a bisect"},
-		{"rebase-merge", "a rebase"}, {"rebase-apply", "a rebase or am"}, {"MERGE_HEAD", "a merge"},
-	} {
-		if _, err := os.Lstat(filepath.Join(admin, m.file)); err == nil {
-			return m.what
-		}
-	}
-	return ""
+	return "", ""
 }
 
 // idleFor is how long the worktree has been idle: since the newest of its index and

@@ -44,8 +44,12 @@ type RemovedEntry struct {
 	Bytes           int64     `json:"bytes"` // size on disk of the changed working files
 	IndexConflicted bool      `json:"index_conflicted,omitempty"`
 	DirMissing      bool      `json:"directory_missing,omitempty"` // nothing on disk to record (a prunable worktree)
-	NotRecorded     []string  `json:"not_recorded,omitempty"`      // nested repositories: git cannot record them
-	Commit          string    `json:"commit"`                      // the snapshot commit
+	NotRecorded     []string  `json:"not_recorded,omitempty"`      // nested repositories: their files are not recorded (their commits are, in Kept)
+	// Kept are the commits only the worktree held (its HEAD reflog, per-worktree refs,
+	// submodules' and nested repositories' commits on no remote): parents of the record,
+	// and after a restore refs under refs/copse/kept/<id>/.
+	Kept   []KeptCommit `json:"kept,omitempty"`
+	Commit string       `json:"commit"` // the snapshot commit
 
 	worktreeTree, indexTree, indexCommit string
 }
@@ -59,21 +63,22 @@ type RemovedListing struct {
 
 // removedMeta is the JSON line in the snapshot commit's message.
 type removedMeta struct {
-	V               int       `json:"v"`
-	Path            string    `json:"path"`
-	Branch          string    `json:"branch,omitempty"`
-	Head            string    `json:"head,omitempty"`
-	BranchTip       string    `json:"branch_tip,omitempty"`
-	DeleteBranch    bool      `json:"delete_branch,omitempty"`
-	Time            time.Time `json:"time"`
-	Files           int       `json:"files"`
-	Bytes           int64     `json:"bytes"`
-	WorktreeTree    string    `json:"worktree_tree"`
-	IndexTree       string    `json:"index_tree"`
-	IndexCommit     string    `json:"index_commit"`
-	IndexConflicted bool      `json:"index_conflicted,omitempty"`
-	DirMissing      bool      `json:"directory_missing,omitempty"`
-	NotRecorded     []string  `json:"not_recorded,omitempty"`
+	V               int          `json:"v"`
+	Path            string       `json:"path"`
+	Branch          string       `json:"branch,omitempty"`
+	Head            string       `json:"head,omitempty"`
+	BranchTip       string       `json:"branch_tip,omitempty"`
+	DeleteBranch    bool         `json:"delete_branch,omitempty"`
+	Time            time.Time    `json:"time"`
+	Files           int          `json:"files"`
+	Bytes           int64        `json:"bytes"`
+	WorktreeTree    string       `json:"worktree_tree"`
+	IndexTree       string       `json:"index_tree"`
+	IndexCommit     string       `json:"index_commit"`
+	IndexConflicted bool         `json:"index_conflicted,omitempty"`
+	DirMissing      bool         `json:"directory_missing,omitempty"`
+	NotRecorded     []string     `json:"not_recorded,omitempty"`
+	Kept            []KeptCommit `json:"kept,omitempty"`
 }
 
 const (
@@ -82,6 +87,9 @@ const (
 	defaultKeep    = 14 * 24 * time.Hour
 	keepRemovedKey = "copse.keepRemoved"
 	keepLandsKey   = "copse.keepLands"
+	// keptRefPrefix holds, after a restore, the commits the record kept that only the
+	// removed worktree held: refs/copse/kept/<id>/<n>.
+	keptRefPrefix = "refs/copse/kept/"
 )
 
 // restoreCmd restores one entry; restoreListCmd lists them.
@@ -141,7 +149,7 @@ func (s *service) snapshotForRemoval(ctx context.Context, t gitx.Worktree, delet
 	e, err := s.recordWorktree(ctx, t, deleteBranch)
 	if err != nil {
 		var ce *Error
-		if errors.As(err, &ce) && ce.Kind == KindCancelled {
+		if errors.As(err, &ce) && (ce.Kind == KindCancelled || ce.Code == CodeNotRecordable) {
 			return RemovedEntry{}, ce
 		}
 		if errors.Is(err, context.Canceled) || isGitKind(err, gitx.ErrCanceled) {
@@ -187,6 +195,9 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 			return RemovedEntry{}, err
 		}
 		meta.NotRecorded = nested
+		if meta.Kept, err = s.keepHeld(ctx, t); err != nil {
+			return RemovedEntry{}, err
+		}
 		if meta.WorktreeTree, meta.IndexTree, meta.IndexConflicted, err = s.recordTrees(ctx, t.Path, tmp, base, nested); err != nil {
 			return RemovedEntry{}, err
 		}
@@ -216,6 +227,11 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 	if meta.BranchTip != "" && meta.BranchTip != meta.Head {
 		parents = append(parents, meta.BranchTip)
 	}
+	for _, k := range meta.Kept {
+		if !slices.Contains(parents, k.Commit) {
+			parents = append(parents, k.Commit)
+		}
+	}
 	js, err := json.Marshal(meta)
 	if err != nil {
 		return RemovedEntry{}, err
@@ -238,6 +254,40 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 		return RemovedEntry{}, err
 	}
 	return entryOf(id, commit, meta), nil
+}
+
+// keepHeld finds the commits only t holds (what losses reads: its HEAD reflog, its
+// per-worktree refs, its submodules' and nested repositories' commits on no remote) and
+// brings the foreign ones into this repository, so the record can keep them all as its
+// parents. What a record cannot keep (uncommitted changes inside a submodule or a nested
+// repository) is an error: nothing may be removed then.
+func (s *service) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, error) {
+	l := s.losses(ctx, t)
+	if l.Status.Error != "" {
+		return nil, errors.New("cannot read what it holds: " + l.Status.Error)
+	}
+	if e := ruleRecordable(t, l); e != nil {
+		return nil, e
+	}
+	for _, r := range append(append([]HeldRepo(nil), l.Submodules...), l.NestedHeld...) {
+		if r.Unpushed == 0 || len(r.tips) == 0 {
+			continue
+		}
+		var oids []string
+		for _, tip := range r.tips {
+			if !slices.Contains(oids, tip.Commit) {
+				oids = append(oids, tip.Commit)
+			}
+		}
+		f, err := gitx.FetchObjects(s.root(), r.dir, oids)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.git.Run(ctx, f); err != nil {
+			return nil, err
+		}
+	}
+	return l.keep, nil
 }
 
 // treeOf is the tree of commit, or the empty tree when there is no commit (unborn HEAD).
@@ -385,7 +435,7 @@ func (s *service) measure(ctx context.Context, root, dir, base, wtree, itree str
 func entryOf(id, commit string, m removedMeta) RemovedEntry {
 	return RemovedEntry{ID: id, Path: m.Path, Branch: m.Branch, Head: m.Head, BranchTip: m.BranchTip,
 		BranchDeleted: m.DeleteBranch, Time: m.Time, Files: m.Files, Bytes: m.Bytes,
-		IndexConflicted: m.IndexConflicted, DirMissing: m.DirMissing, NotRecorded: m.NotRecorded, Commit: commit,
+		IndexConflicted: m.IndexConflicted, DirMissing: m.DirMissing, NotRecorded: m.NotRecorded, Kept: m.Kept, Commit: commit,
 		worktreeTree: m.WorktreeTree, indexTree: m.IndexTree, indexCommit: m.IndexCommit}
 }
 
@@ -416,6 +466,9 @@ func parseEntry(ref gitx.RemovedRef) (RemovedEntry, error) {
 		if o != "" {
 			oids = append(oids, o)
 		}
+	}
+	for _, k := range m.Kept {
+		oids = append(oids, k.Commit)
 	}
 	// The path is git's own record of the worktree and may hold any byte but NUL (a
 	// newline included): it is shown escaped, and a restore there goes through ParseAbsPath.
@@ -681,6 +734,9 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 		warnings = append(warnings, fmt.Sprintf("%s could not be recorded and will not come back: %s",
 			plural(len(e.NotRecorded), "nested repository"), sample(e.NotRecorded, len(e.NotRecorded))))
 	}
+	if len(e.Kept) > 0 {
+		warnings = append(warnings, keptText(e))
+	}
 	if e.IndexConflicted {
 		warnings = append(warnings, "the index had conflicts when it was recorded; it comes back as HEAD's tree (the files keep their conflict markers)")
 	}
@@ -815,6 +871,11 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 			return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
 		}
 	}
+	if err := s.restoreKept(wctx, c.path.s, e); err != nil {
+		warnings = append(warnings, "restored, but the commits only the worktree held could not all be given refs ("+
+			Escape(firstLine(err.Error()))+"); the record "+e.ID+" is kept and keeps them")
+		return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
+	}
 	drop, err := gitx.UpdateRefDelete(c.cwd, gitx.RemovedRefPrefix+e.ID, e.Commit)
 	if err == nil {
 		_, err = s.git.Run(wctx, drop)
@@ -823,6 +884,42 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 		warnings = append(warnings, "restored, but the record "+e.ID+" could not be deleted: "+Escape(firstLine(err.Error())))
 	}
 	return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
+}
+
+// keptText says where the commits only the removed worktree held come back.
+func keptText(e RemovedEntry) string {
+	var what []string
+	for _, k := range e.Kept {
+		what = append(what, k.What+" "+short(k.Commit))
+	}
+	return fmt.Sprintf("%s only the worktree held (%s) are kept as %s<n>; its refs/worktree/* refs are put back",
+		plural(len(e.Kept), "commit"), sample(what, len(what)), keptRefPrefix+e.ID+"/")
+}
+
+// restoreKept gives each commit the record kept a ref of its own before the record goes
+// (refs/copse/kept/<id>/<n>, create-only), and puts the worktree's refs/worktree/* refs
+// back in the restored worktree. Refs of an operation (refs/bisect, refs/rewritten) are
+// not put back: the operation itself did not survive the remove.
+func (s *service) restoreKept(ctx context.Context, dir string, e RemovedEntry) error {
+	for i, k := range e.Kept {
+		c, err := gitx.UpdateRefCreate(s.root(), keptRefPrefix+e.ID+"/"+strconv.Itoa(i+1), k.Commit)
+		if err != nil {
+			return err
+		}
+		if _, err := s.git.Run(ctx, c); err != nil {
+			return err
+		}
+		if strings.HasPrefix(k.What, "refs/worktree/") {
+			c, err := gitx.UpdateRefCreate(dir, k.What, k.Commit)
+			if err != nil {
+				return err
+			}
+			if _, err := s.git.Run(ctx, c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (s *service) restoreTimeout() time.Duration {

@@ -225,9 +225,9 @@ func ruleClean(t gitx.Worktree, l Losses) *Error {
 
 func ruleNoNested(t gitx.Worktree, l Losses) *Error {
 	if len(l.Nested) > 0 {
-		return refused(CodeNestedRepository, "move them out of the worktree first, or pass --force to delete them",
+		return refused(CodeNestedRepository, "move them out of the worktree first, or pass --force to delete them (their commits are recorded for `copse restore`)",
 			"%s (%s) holds %s that git does not track and a remove would delete: %s",
-			Escape(t.Path), describe(t), plural(len(l.Nested), "nested repository"), sample(l.Nested, len(l.Nested)))
+			Escape(t.Path), describe(t), plural(len(l.Nested), "nested repository"), l.nestedNames())
 	}
 	return nil
 }
@@ -236,6 +236,40 @@ func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
 	if l.Detached > 0 {
 		return refused(CodeDetachedUniqueCommits, "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them",
 			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), short(t.Head), plural(l.Detached, "commit"))
+	}
+	return nil
+}
+
+func ruleNoWorktreeOnlyCommits(t gitx.Worktree, l Losses) *Error {
+	switch {
+	case l.Reflog > 0:
+		return refused(CodeWorktreeOnlyCommits, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" reflog shows them; git branch <name> <commit>), or pass --force to record them for `copse restore`",
+			"%s has %s only its HEAD reflog holds (on no branch, tag or remote, their change nowhere else); git deletes that reflog with the worktree",
+			Escape(t.Path), plural(l.Reflog, "commit"))
+	case l.RefCommits > 0:
+		return refused(CodeWorktreeOnlyCommits, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" branch <name> <ref>), or pass --force to record them for `copse restore`",
+			"%s has %s only its per-worktree refs hold, which git deletes with the worktree: %s",
+			Escape(t.Path), plural(l.RefCommits, "commit"), sample(l.WorktreeRefs, len(l.WorktreeRefs)))
+	}
+	return nil
+}
+
+func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
+	if len(l.Submodules) > 0 {
+		return refused(CodeSubmoduleUnpushed, "push them (git -C <submodule> push), or pass --force to record them for `copse restore`",
+			"%s holds %s whose git directory git deletes with the worktree: %s",
+			Escape(t.Path), plural(len(l.Submodules), "submodule"), heldNames(l.Submodules))
+	}
+	return nil
+}
+
+// ruleRecordable: a forced path records what it deletes first, and what it cannot record
+// it does not delete ("no record, no remove"). Nothing gets past this one.
+func ruleRecordable(t gitx.Worktree, l Losses) *Error {
+	if len(l.unrecordable) > 0 {
+		return refused(CodeNotRecordable, "commit (or stash) the changes inside them, or move them out of the worktree; then remove again",
+			"cannot record what removing %s would delete, so nothing is removed: a record keeps the commits of a submodule or nested repository, not their uncommitted changes: %s",
+			Escape(t.Path), sample(l.unrecordable, len(l.unrecordable)))
 	}
 	return nil
 }

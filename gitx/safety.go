@@ -33,7 +33,10 @@ func SafetyStatusCmd(dir string) (Cmd, error) {
 	if err := check("status", checkDir(dir)); err != nil {
 		return Cmd{}, err
 	}
-	return Cmd{dir: dir, args: []string{"status", "--porcelain=v2", "--branch", "-z",
+	// core.fsmonitor=false: a file-system monitor (or a hook posing as one) answers
+	// "nothing changed" from its own cache, and in a nested repository its command is
+	// that repository's config, not the user's; copse asks the disk.
+	return Cmd{dir: dir, args: []string{"-c", "core.fsmonitor=false", "status", "--porcelain=v2", "--branch", "-z",
 		"--untracked-files=all", "--ignored=traditional", "--ignore-submodules=none"}, read: true, limit: safetyOutputLimit}, nil
 }
 

@@ -1,0 +1,288 @@
+package gitx
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// What a worktree holds besides its files, which git deletes with it: its own HEAD
+// reflog (<admin>/logs/HEAD), its per-worktree refs (refs/worktree/*, refs/bisect/*,
+// refs/rewritten/*), and the git directories of its submodules (<admin>/modules/…).
+// Everything here reads; nothing writes.
+
+// maxReflogTips caps the commits read from one HEAD reflog: the arguments of one
+// rev-list. A longer reflog keeps its newest entries, where recent work is.
+const maxReflogTips = 4000
+
+// perWorktreeRefs are the ref namespaces git keeps per worktree and deletes with it.
+var perWorktreeRefs = []string{"refs/worktree/", "refs/bisect/", "refs/rewritten/"}
+
+// ReflogCommits reads the commits a HEAD reflog file names (every entry's new and old
+// value, newest first, each once, at most maxReflogTips). A missing file is no reflog.
+func ReflogCommits(logFile string) ([]string, error) {
+	b, err := os.ReadFile(logFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gitx: %w", err)
+	}
+	return ParseReflog(b)
+}
+
+// ParseReflog parses a reflog file: "<old> <new> <ident> <time> <tz>\t<message>" per line.
+func ParseReflog(b []byte) ([]string, error) {
+	var lines [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if len(sc.Bytes()) > 0 {
+			lines = append(lines, append([]byte(nil), sc.Bytes()...))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("gitx: reflog: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < maxReflogTips; i-- {
+		f := strings.SplitN(string(lines[i]), " ", 3)
+		if len(f) != 3 || !isOID(f[0]) || !isOID(f[1]) {
+			return nil, fmt.Errorf("gitx: reflog: malformed entry %q", clip(string(lines[i])))
+		}
+		for _, oid := range []string{f[1], f[0]} {
+			if strings.Trim(oid, "0") != "" && !seen[oid] {
+				seen[oid] = true
+				out = append(out, oid)
+			}
+		}
+	}
+	return out, nil
+}
+
+// UnkeptCommitsCmd lists the commits reachable from oids but from no branch, tag or
+// remote-tracking ref: what nothing outside the worktree keeps.
+func UnkeptCommitsCmd(dir string, oids []string) (Cmd, error) {
+	reasons := []string{checkDir(dir)}
+	if len(oids) == 0 {
+		reasons = append(reasons, "no commits")
+	}
+	for _, o := range oids {
+		reasons = append(reasons, checkOID("commit", o))
+	}
+	if err := check("rev-list", reasons...); err != nil {
+		return Cmd{}, err
+	}
+	args := append([]string{"rev-list", "--ignore-missing"}, oids...)
+	args = append(args, "--not", "--branches", "--tags", "--remotes")
+	return Cmd{dir: dir, args: args, read: true}, nil
+}
+
+// NewPatchesCmd lists the commits of tip that are not in against and whose change is in
+// none of against's own commits either (a rebase or a message-only amend leaves the old
+// commits in the reflog, but their changes are kept).
+func NewPatchesCmd(dir, against, tip string) (Cmd, error) {
+	if err := check("rev-list", checkDir(dir), checkOID("against", against), checkOID("tip", tip)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rev-list", "--cherry-pick", "--right-only", "--no-merges", against + "..." + tip}, read: true}, nil
+}
+
+// UnkeptCommits runs UnkeptCommitsCmd.
+func (r *Runner) UnkeptCommits(ctx context.Context, dir string, oids []string) ([]string, error) {
+	c, err := UnkeptCommitsCmd(dir, oids)
+	if err != nil {
+		return nil, err
+	}
+	return r.oidLines(ctx, c)
+}
+
+// NewPatches runs NewPatchesCmd.
+func (r *Runner) NewPatches(ctx context.Context, dir, against, tip string) ([]string, error) {
+	c, err := NewPatchesCmd(dir, against, tip)
+	if err != nil {
+		return nil, err
+	}
+	return r.oidLines(ctx, c)
+}
+
+func (r *Runner) oidLines(ctx context.Context, c Cmd) ([]string, error) {
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return parseOIDLines(out, c.args[0])
+}
+
+func parseOIDLines(out []byte, what string) ([]string, error) {
+	var oids []string
+	for l := range strings.SplitSeq(strings.TrimSuffix(string(out), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		if !isOID(l) {
+			return nil, fmt.Errorf("gitx: %s printed %q, not an object id", what, clip(l))
+		}
+		oids = append(oids, l)
+	}
+	return oids, nil
+}
+
+// HeldRef is one ref with the commit it points at.
+type HeldRef struct {
+	Name   string // full name
+	Commit string
+}
+
+// WorktreeRefsCmd lists the per-worktree refs of the worktree at dir (refs/worktree/*,
+// refs/bisect/*, refs/rewritten/*): git resolves them in the worktree it runs in.
+func WorktreeRefsCmd(dir string) (Cmd, error) {
+	if err := check("for-each-ref", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	args := append([]string{"for-each-ref", "--format=%(objectname) %(refname)"}, perWorktreeRefs...)
+	return Cmd{dir: dir, args: args, read: true}, nil
+}
+
+// RepoTipsCmd lists the refs of the repository at dir that hold its own work (branches,
+// the stash) for recording it elsewhere. Tags are left out: a tag may name a tree.
+func RepoTipsCmd(dir string) (Cmd, error) {
+	if err := check("for-each-ref", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/", "refs/stash"}, read: true}, nil
+}
+
+// ParseRefLines parses "<oid> <refname>" lines (for-each-ref as WorktreeRefsCmd asks).
+// A tag may name a tree or blob: it is kept as it is, the caller peels what it needs.
+func ParseRefLines(out []byte) ([]HeldRef, error) {
+	var refs []HeldRef
+	for l := range strings.SplitSeq(strings.TrimSuffix(string(out), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		oid, name, ok := strings.Cut(l, " ")
+		if !ok || !isOID(oid) || !strings.HasPrefix(name, "refs/") {
+			return nil, fmt.Errorf("gitx: for-each-ref: malformed line %q", clip(l))
+		}
+		refs = append(refs, HeldRef{Name: name, Commit: oid})
+	}
+	return refs, nil
+}
+
+// WorktreeRefs runs WorktreeRefsCmd.
+func (r *Runner) WorktreeRefs(ctx context.Context, dir string) ([]HeldRef, error) {
+	c, err := WorktreeRefsCmd(dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRefLines(out)
+}
+
+// RepoTips runs RepoTipsCmd.
+func (r *Runner) RepoTips(ctx context.Context, dir string) ([]HeldRef, error) {
+	c, err := RepoTipsCmd(dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRefLines(out)
+}
+
+// UnpushedCountCmd counts the commits of the repository at dir (a submodule or a nested
+// repository) that none of its remote-tracking refs holds: HEAD, branches, tags, stash.
+func UnpushedCountCmd(dir string) (Cmd, error) {
+	if err := check("rev-list", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rev-list", "--count", "--all", "--not", "--remotes"}, read: true}, nil
+}
+
+// UnpushedCount runs UnpushedCountCmd.
+func (r *Runner) UnpushedCount(ctx context.Context, dir string) (int, error) {
+	c, err := UnpushedCountCmd(dir)
+	if err != nil {
+		return 0, err
+	}
+	return r.count(ctx, c)
+}
+
+// GitlinksCmd lists the submodules of the worktree at dir: index entries of mode 160000.
+// Only those records are kept, so a large index costs no memory.
+func GitlinksCmd(dir string) (Cmd, error) {
+	if err := check("ls-files", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	keep := func(rec []byte) bool { return bytes.HasPrefix(rec, []byte("160000 ")) }
+	return Cmd{dir: dir, args: []string{"ls-files", "-z", "-s", "--full-name", "--", ":/"}, read: true, keep: keep}, nil
+}
+
+// ParseGitlinks parses GitlinksCmd's output ("160000 <oid> <stage>\t<path>\0") into
+// paths, each once (a conflicted submodule has several stages).
+func ParseGitlinks(b []byte) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			return nil, errors.New("gitx: ls-files: record is not NUL-terminated")
+		}
+		rec := string(b[:i])
+		b = b[i+1:]
+		meta, path, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || path == "" || len(f) != 3 || f[0] != "160000" || !isOID(f[1]) {
+			return nil, fmt.Errorf("gitx: ls-files: malformed submodule record %q", clip(rec))
+		}
+		if !seen[path] {
+			seen[path] = true
+			out = append(out, path)
+		}
+	}
+	return out, nil
+}
+
+// Gitlinks runs GitlinksCmd.
+func (r *Runner) Gitlinks(ctx context.Context, dir string) ([]string, error) {
+	c, err := GitlinksCmd(dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGitlinks(out)
+}
+
+// FetchObjects copies the commits oids (and what they reach) of the repository at src
+// into the repository at dir without writing any ref or FETCH_HEAD: a record then keeps
+// them reachable. No tags, no submodules, no hooks of src run (upload-pack runs none).
+func FetchObjects(dir, src string, oids []string) (Cmd, error) {
+	reasons := []string{checkDir(dir), checkPath("source", src)}
+	if len(oids) == 0 {
+		reasons = append(reasons, "no commits")
+	}
+	for _, o := range oids {
+		reasons = append(reasons, checkOID("commit", o))
+	}
+	if err := check("fetch", reasons...); err != nil {
+		return Cmd{}, err
+	}
+	args := []string{"-c", "protocol.file.allow=always", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+		"--no-recurse-submodules", "--no-auto-gc", "--", src}
+	return Cmd{dir: dir, args: append(args, oids...)}, nil
+}
