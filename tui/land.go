@@ -136,14 +136,15 @@ func (f landForm) view(st *Styles, width int) []string {
 // ---- messages and commands ----
 
 type landDefaultsMsg struct {
+	path       string // the worktree the defaults are for ("" in tests: any form)
 	into, test string
 	err        error
 }
 
-func landDefaultsCmd(ctx context.Context, svc *core.Service) tea.Cmd {
+func landDefaultsCmd(ctx context.Context, svc *core.Service, path string) tea.Cmd {
 	return func() tea.Msg {
-		into, test, err := svc.LandDefaults(ctx)
-		return landDefaultsMsg{into: into, test: test, err: err}
+		into, test, err := svc.LandDefaults(ctx, path)
+		return landDefaultsMsg{path: path, into: into, test: test, err: err}
 	}
 }
 
@@ -217,7 +218,7 @@ func (m Model) openLandForm() (tea.Model, tea.Cmd) {
 	if m.svc == nil {
 		return m, nil
 	}
-	return m, landDefaultsCmd(m.ctx, m.svc)
+	return m, landDefaultsCmd(m.ctx, m.svc, r.wt.Path)
 }
 
 func (m Model) landKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {

@@ -253,7 +253,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case preparedMsg:
 		return m.onPrepared(msg)
 	case landDefaultsMsg:
-		if m.mode == modeLand && msg.err == nil {
+		// Defaults for another worktree's form (closed and reopened meanwhile) are dropped.
+		if m.mode == modeLand && msg.err == nil && (msg.path == "" || msg.path == m.landForm.target.wt.Path) {
 			m.landForm.setDefaults(msg.into, msg.test)
 		}
 		return m, nil
