@@ -19,11 +19,11 @@ func TestFlowCreateSwitchesByDefault(t *testing.T) {
 	f.wait("the form is open", func(fr frame) bool { return fr.mode == modeForm })
 	f.tm.Type("feat/go")
 	want := filepath.Join(r.Base, "app.worktrees", "feat-go")
-	// The path field shows where the worktree will go, and base which commit HEAD is.
+	// The path field shows where the worktree will go, and base where core starts it.
 	fr := f.wait("the default path is shown", func(fr frame) bool { return strings.Contains(fr.view, "app.worktrees/feat-go") })
-	head := r.Git(r.Root, "rev-parse", "--short=7", "HEAD")
-	if !strings.Contains(fr.view, "HEAD is "+head+" · initial") || !strings.Contains(fr.view, "[x] switch to it after create") {
-		t.Errorf("form does not show HEAD's commit or the switch toggle:\n%s", fr.view)
+	head := r.Git(r.Root, "rev-parse", "--short=7", "main")
+	if !strings.Contains(fr.view, "from main ("+head+"), the main checkout's branch · initial") || !strings.Contains(fr.view, "[x] switch to it after create") {
+		t.Errorf("form does not show the default base or the switch toggle:\n%s", fr.view)
 	}
 	f.keys("enter")
 	res := f.result()

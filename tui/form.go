@@ -34,7 +34,7 @@ type form struct {
 	switchTo  bool // the switch toggle's value (on by default)
 	runSetup  bool // the setup toggle's value (on by default)
 
-	info formInfo // HEAD, the default path and the setup configuration, read in the background
+	info formInfo // the default base, the default path and the setup configuration, read in the background
 
 	errs     [len(fieldNames)]string // per field, from the parser
 	note     *branchCheckedMsg       // branch: core's verdict, shown as what a create would do with it
@@ -57,7 +57,7 @@ func newForm(workspace bool, st *Styles, width int) form {
 	}
 	f.inputs = []textinput.Model{
 		mk("new, existing or remote branch (tab completes)"),
-		mk("HEAD"),
+		mk("empty: copse.base, else the main checkout's branch"),
 		mk(pathPlaceholder),
 	}
 	f.inputs[fieldBranch].ShowSuggestions = true
@@ -271,11 +271,14 @@ func (f form) noteText() string {
 	case core.CreateExisting:
 		note = k.Describe()
 	default:
-		base := f.value(fieldBase)
-		if base == "" {
-			base = "HEAD"
+		base := textsafe.Escape(f.value(fieldBase))
+		switch {
+		case base == "" && f.info.baseRef != "":
+			base = f.info.baseRef // core's default, with its commit
+		case base == "":
+			base = "the default base"
 		}
-		note = "new branch " + textsafe.Escape(msg.name) + " from " + textsafe.Escape(base)
+		note = "new branch " + textsafe.Escape(msg.name) + " from " + base
 	}
 	if msg.name != msg.raw {
 		note = "resolves to " + textsafe.Escape(msg.name) + " · " + note
@@ -313,8 +316,8 @@ func (f form) view(st *Styles, width int) []string {
 	}
 	for i := range f.inputs {
 		lines = append(lines, label(i)+f.inputs[i].View())
-		if i == fieldBase && f.errs[i] == "" && f.value(fieldBase) == "" && f.info.head != "" {
-			lines = append(lines, st.FormNote.Render(cut(strings.Repeat(" ", formIndent)+f.info.head, width)))
+		if i == fieldBase && f.errs[i] == "" && f.value(fieldBase) == "" && f.info.base != "" {
+			lines = append(lines, st.FormNote.Render(cut(strings.Repeat(" ", formIndent)+f.info.base, width)))
 		}
 		switch {
 		case f.errs[i] != "":
