@@ -202,3 +202,23 @@ func TestLandWithoutRecordedBranchDefaultsToMain(t *testing.T) {
 		t.Fatalf("land %+v, %v", lo, err)
 	}
 }
+
+// In a bare layout the "main checkout" is the bare repository: its HEAD names the default
+// branch, and a new branch starts there, not at the linked worktree copse runs in.
+func TestCreateInBareRepositoryStartsAtItsHeadBranch(t *testing.T) {
+	r := coretest.New(t)
+	bare := filepath.Join(r.Base, "shop.git")
+	r.Git(r.Base, "clone", "-q", "--bare", r.Root, bare)
+	a := filepath.Join(r.Base, "shop.worktrees", "a")
+	r.Git(bare, "worktree", "add", "-q", "-b", "feat/a", a)
+	commitOn(t, r, a, "a.txt", "a\n")
+	s := open(t, r, a)
+	out, err := do(t, s, core.CreateRequest{Branch: "feat/b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mainTip := r.Git(bare, "rev-parse", "main")
+	if out.Base == nil || out.Base.Ref != "main" || out.Base.Commit != mainTip || out.Worktree.Head != mainTip {
+		t.Fatalf("base %+v head %s, want main at %s", out.Base, out.Worktree.Head, mainTip)
+	}
+}
