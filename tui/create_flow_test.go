@@ -20,9 +20,13 @@ func TestFlowCreateSwitchesByDefault(t *testing.T) {
 	f.tm.Type("feat/go")
 	want := filepath.Join(r.Base, "app.worktrees", "feat-go")
 	// The path field shows where the worktree will go, and base where core starts it.
-	fr := f.wait("the default path is shown", func(fr frame) bool { return strings.Contains(fr.view, "app.worktrees/feat-go") })
+	// Both arrive in the background, in either order: wait for both.
 	head := r.Git(r.Root, "rev-parse", "--short=7", "main")
-	if !strings.Contains(fr.view, "from main ("+head+"), the main checkout's branch · initial") || !strings.Contains(fr.view, "[x] switch to it after create") {
+	fromMain := "from main (" + head + "), the main checkout's branch · initial"
+	fr := f.wait("the default path and base are shown", func(fr frame) bool {
+		return strings.Contains(fr.view, "app.worktrees/feat-go") && strings.Contains(fr.view, fromMain)
+	})
+	if !strings.Contains(fr.view, "[x] switch to it after create") {
 		t.Errorf("form does not show the default base or the switch toggle:\n%s", fr.view)
 	}
 	f.keys("enter")
