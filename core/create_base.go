@@ -172,6 +172,16 @@ func (s *Service) DefaultBase(ctx context.Context) (CreateBase, error) {
 	return CreateBase{Ref: ch.base.Ref, Commit: ch.base.OID, Branch: ch.branch, From: ch.from}, nil
 }
 
+// ResolveBase is where a new branch with base raw would start, resolved as Prepare
+// resolves it, for the picker's form to show the commit of a typed base.
+func (s *Service) ResolveBase(ctx context.Context, raw string) (CreateBase, error) {
+	ch, err := s.impl.requestedBase(ctx, raw)
+	if err != nil {
+		return CreateBase{}, err
+	}
+	return CreateBase{Ref: ch.base.Ref, Commit: ch.base.OID, Branch: ch.branch, From: ch.from}, nil
+}
+
 // ---- the worktree's own metadata
 
 // worktreeMeta is what copse keeps about a worktree beyond git, in its admin directory

@@ -132,3 +132,33 @@ func TestFlowCreateSetupCtrlC(t *testing.T) {
 	f.keys("q")
 	f.result()
 }
+
+// From inside another worktree the form names the main checkout's branch and commit (core
+// decides it), a typed base gets its commit from core too, and the create starts there.
+func TestFlowCreateFromAnotherWorktreeNamesTheBase(t *testing.T) {
+	r := coretest.New(t)
+	a := r.AddWorktree("feat/a", filepath.Join(r.Base, "trees", "a"))
+	r.Git(a, "commit", "-q", "--allow-empty", "-m", "unreviewed")
+	r.Git(r.Root, "tag", "v1")
+	mainTip := r.Git(r.Root, "rev-parse", "main")
+	f := startFlow(t, openService(t, r, a), Options{})
+	f.keys("n")
+	f.tm.Type("feat/x")
+	f.wait("the default base and its note", func(fr frame) bool {
+		return strings.Contains(fr.view, "from main ("+mainTip[:7]+"), the main checkout's branch") &&
+			strings.Contains(fr.view, "✓ new branch feat/x from main ("+mainTip[:7]+")")
+	})
+	f.keys("tab")
+	f.tm.Type("v1")
+	f.wait("the typed base with its commit", func(fr frame) bool {
+		return strings.Contains(fr.view, "✓ new branch feat/x from v1 ("+mainTip[:7]+")")
+	})
+	f.tm.Type("x")
+	f.wait("an unknown base on its field", func(fr frame) bool {
+		return strings.Contains(fr.view, `base "v1x" does not name a commit`)
+	})
+	f.keys("esc")
+	f.wait("back on the list", func(fr frame) bool { return fr.mode == modeList })
+	f.keys("q")
+	f.result()
+}

@@ -289,6 +289,19 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.form.applyCheck(msg, m.heldBy(msg.name))
 		}
 		return m, nil
+	case baseTickMsg:
+		if m.mode != modeForm || msg.seq != m.form.baseSeq || m.svc == nil || m.op != nil {
+			return m, nil
+		}
+		if raw := m.form.value(fieldBase); raw != "" {
+			return m, checkBaseCmd(m.ctx, m.svc, msg.seq, raw)
+		}
+		return m, nil
+	case baseCheckedMsg:
+		if m.mode == modeForm {
+			m.form.applyBaseCheck(msg)
+		}
+		return m, nil
 	case spinner.TickMsg:
 		if m.op == nil {
 			return m, nil // stop ticking when nothing runs
