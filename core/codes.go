@@ -20,6 +20,8 @@ const (
 	CodeBadArgument = "bad_argument"
 	// CodeBadBackend means: the backend asked for is not auto, git or herdr.
 	CodeBadBackend = "bad_backend"
+	// CodeBadBaseConfig means: git config copse.base does not name a commit (or is not a plain ref).
+	CodeBadBaseConfig = "bad_base_config"
 	// CodeBadConfig means: a git config value copse reads (copse.*, core.sharedRepository) is not valid.
 	CodeBadConfig = "bad_config"
 	// CodeBadDir means: the directory to run in cannot be used.

@@ -12,13 +12,17 @@ type createCmd struct {
 	existing bool               // check out an existing local branch instead of creating one
 	base     BaseCommit         // the commit the checkout must be at (branch tip when existing, remote tip when remote)
 	remote   *gitx.RemoteBranch // non-nil: create branch from this remote-tracking branch, tracking it
-	path     AbsPath
-	explicit bool // the caller chose the path (needs confirmation)
-	label    Label
-	focus    bool
-	cwd      string    // main checkout: where git and Herdr run
-	claim    bool      // create --claim: lock it for session in the same locked step
-	session  SessionID // the session named by the request (claim, events)
+	// baseFrom says where base came from (BaseFrom*); baseBranch is the local branch it
+	// names, if any, which the worktree's metadata keeps as land's default target.
+	baseFrom   string
+	baseBranch string
+	path       AbsPath
+	explicit   bool // the caller chose the path (needs confirmation)
+	label      Label
+	focus      bool
+	cwd        string    // main checkout: where git and Herdr run
+	claim      bool      // create --claim: lock it for session in the same locked step
+	session    SessionID // the session named by the request (claim, events)
 }
 
 // targetCmd names an existing worktree for open, switch and back.

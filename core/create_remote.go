@@ -12,7 +12,7 @@ import (
 type CreateSource string
 
 const (
-	CreateNew        CreateSource = "new"       // a new branch from the base (HEAD by default)
+	CreateNew        CreateSource = "new"       // a new branch from the base (default: copse.base, else the main checkout's branch)
 	CreateExisting   CreateSource = "existing"  // the existing local branch is checked out
 	CreateFromRemote CreateSource = "remote"    // a new local branch at a remote branch, tracking it
 	CreateAmbiguous  CreateSource = "ambiguous" // several remotes have the branch: refused until one is named

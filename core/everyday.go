@@ -26,8 +26,8 @@ func (s *Service) DefaultPath(ctx context.Context, raw string) (string, error) {
 	return p.String(), err
 }
 
-// HeadCommit is the commit "HEAD" means to create's base: the HEAD of the worktree this
-// session is in.
+// HeadCommit is the commit a base of "HEAD" names: the HEAD of the worktree this session
+// is in. (Without a base, create starts elsewhere: see DefaultBase.)
 func (s *Service) HeadCommit(ctx context.Context) (Commit, error) {
 	oid, err := s.impl.git.ResolveCommit(ctx, s.impl.at(), "HEAD")
 	if err != nil {

@@ -160,7 +160,11 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 		}
 		warnings = append(warnings, "created branch "+Escape(c.branch.s)+" from "+Escape(c.remote.String())+" (tracking it)")
 	}
-	return &Outcome{Operation: OpCreate, Worktree: s.row(t, ws), Path: t.Path, WorkspaceID: ws, Warnings: warnings}, nil
+	row := s.row(t, ws)
+	if w := s.recordCreate(ctx, c, row); w != "" {
+		warnings = append(warnings, w)
+	}
+	return &Outcome{Operation: OpCreate, Worktree: row, Path: t.Path, WorkspaceID: ws, Base: c.startBase(), Warnings: warnings}, nil
 }
 
 func isGitKind(err error, k gitx.ErrKind) bool {

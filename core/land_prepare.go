@@ -97,6 +97,9 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		if c.into, err = s.parseBranch(ctx, "into", *r.Into); err != nil {
 			return nil, err
 		}
+	} else if b := recordedInto(cd, c.id); b != "" {
+		// The branch the worktree was created from (its metadata), as DESIGN says.
+		c.into = BranchName{b}
 	} else {
 		main := snap.trees[0]
 		if main.Bare || main.Branch == "" {

@@ -739,14 +739,18 @@ func (r *landRun) gate(ctx context.Context) bool {
 	return true
 }
 
-// LandDefaults is what a land form starts from: the default target (the main checkout's
-// branch, "" when it has none) and the test command from git config copse.test.
-func (s *Service) LandDefaults(ctx context.Context) (into, test string, err error) {
+// LandDefaults is what a land form for the worktree at path starts from: the default
+// target (the branch the worktree was created from, else the main checkout's branch, ""
+// when it has none) and the test command from git config copse.test.
+func (s *Service) LandDefaults(ctx context.Context, path string) (into, test string, err error) {
 	snap, err := s.impl.read(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	if len(snap.trees) > 0 && !snap.trees[0].Bare {
+	if cd, err := s.impl.commonDir(ctx); err == nil {
+		into = recordedInto(cd, idOf(worktreeIDs(cd), path))
+	}
+	if into == "" && len(snap.trees) > 0 && !snap.trees[0].Bare {
 		into = snap.trees[0].Branch
 	}
 	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.root(), "copse.test")

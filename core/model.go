@@ -68,13 +68,16 @@ type StateToken string
 
 // Outcome is what a request did (or, with DryRun, would do), in list's vocabulary.
 type Outcome struct {
-	Operation     Operation `json:"operation"`
-	DryRun        bool      `json:"dry_run,omitempty"`
-	Commands      []string  `json:"commands,omitempty"` // dry run: the exact commands, as the builders made them
-	Worktree      *Worktree `json:"worktree,omitempty"` // created, opened, switched to, removed
-	Path          string    `json:"path,omitempty"`     // where to cd (switch, back) or what was removed
-	WorkspaceID   string    `json:"workspace_id,omitempty"`
-	BranchDeleted bool      `json:"branch_deleted,omitempty"`
+	Operation   Operation `json:"operation"`
+	DryRun      bool      `json:"dry_run,omitempty"`
+	Commands    []string  `json:"commands,omitempty"` // dry run: the exact commands, as the builders made them
+	Worktree    *Worktree `json:"worktree,omitempty"` // created, opened, switched to, removed
+	Path        string    `json:"path,omitempty"`     // where to cd (switch, back) or what was removed
+	WorkspaceID string    `json:"workspace_id,omitempty"`
+	// Base is where a created branch started: the ref and commit (absent for an
+	// existing branch, which is checked out where it is).
+	Base          *CreateBase `json:"base,omitempty"`
+	BranchDeleted bool        `json:"branch_deleted,omitempty"`
 	// RestoreID names the record a forced remove made of what it deleted: copse restore <id>.
 	RestoreID   string          `json:"restore_id,omitempty"`
 	Restored    *RemovedEntry   `json:"restored,omitempty"` // restore: the record it brought back

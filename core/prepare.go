@@ -217,16 +217,25 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 		// lock and the postcondition checks the checkout is exactly it.
 		c.remote = src.remote
 		c.base = BaseCommit{Ref: src.remote.String(), OID: src.remote.OID}
+		c.baseFrom = BaseFromRemote
 		baseShown = src.remote.String() + " (tracking it)"
 	default:
-		raw := "HEAD"
+		// Without --base: copse.base, else the main checkout's branch, never this
+		// worktree's HEAD (see defaultBase).
+		var ch baseChoice
 		if r.Base != nil {
-			raw = *r.Base
+			ch, err = s.requestedBase(ctx, *r.Base)
+		} else {
+			ch, err = s.defaultBase(ctx, snap)
 		}
-		if c.base, err = s.parseBase(ctx, raw); err != nil {
+		if err != nil {
 			return nil, err
 		}
-		baseShown = raw
+		c.base, c.baseBranch, c.baseFrom = ch.base, ch.branch, ch.from
+		if ch.warning != "" {
+			warnings = append(warnings, ch.warning)
+		}
+		baseShown = c.startBase().Describe()
 	}
 	if r.Path != nil {
 		if c.path, err = ParseAbsPath("path", *r.Path); err != nil {

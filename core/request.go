@@ -51,7 +51,7 @@ type ListRequest struct {
 
 type CreateRequest struct {
 	Branch             string  `json:"branch" copse:"required" doc:"branch to create, or an existing local branch no worktree holds"`
-	Base               *string `json:"base,omitempty" doc:"commit-ish to start a new branch from (default HEAD)"`
+	Base               *string `json:"base,omitempty" doc:"commit-ish to start a new branch from (default: git config copse.base, else the main checkout's branch)"`
 	Path               *string `json:"path,omitempty" doc:"absolute checkout path (default <parent>/<repo>.worktrees/<branch-slug>); needs confirmation"`
 	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
 	Focus              bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr only)"`

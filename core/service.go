@@ -133,7 +133,11 @@ func (s *Service) Execute(ctx context.Context, p *Plan) (*Outcome, error) {
 
 // DryRun returns what Execute would do: the checks passed and the commands, changing nothing.
 func (s *Service) DryRun(p *Plan) *Outcome {
-	return &Outcome{Operation: p.Request.Op(), DryRun: true, Commands: p.Commands, Warnings: p.Warnings}
+	out := &Outcome{Operation: p.Request.Op(), DryRun: true, Commands: p.Commands, Warnings: p.Warnings}
+	if c, ok := p.cmd.(*createCmd); ok {
+		out.Base = c.startBase()
+	}
+	return out
 }
 
 // Do is Prepare then Execute. A request that needs confirmation and is not approved is

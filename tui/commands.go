@@ -214,3 +214,26 @@ func checkBranchCmd(ctx context.Context, svc *core.Service, seq int, raw string,
 		return branchCheckedMsg{seq: seq, raw: raw, name: kind.Branch, kind: kind, err: err}
 	}
 }
+
+// baseTickMsg fires when typing in the base field paused; seq says which keystroke.
+type baseTickMsg struct{ seq int }
+
+func baseTickCmd(seq int) tea.Cmd {
+	return tea.Tick(branchDebounce, func(time.Time) tea.Msg { return baseTickMsg{seq: seq} })
+}
+
+// baseCheckedMsg is core's resolution of one value of the base field: the commit a new
+// branch would start at, or why it cannot.
+type baseCheckedMsg struct {
+	seq  int
+	raw  string
+	base core.CreateBase
+	err  error
+}
+
+func checkBaseCmd(ctx context.Context, svc *core.Service, seq int, raw string) tea.Cmd {
+	return func() tea.Msg {
+		b, err := svc.ResolveBase(ctx, raw)
+		return baseCheckedMsg{seq: seq, raw: raw, base: b, err: err}
+	}
+}

@@ -20,7 +20,8 @@ import (
 
 // formInfo is what the form shows beyond the user's input.
 type formInfo struct {
-	head        string // "HEAD is abc1234 · subject", the base a new branch starts at
+	base        string // "from main (abc1234), why · subject": where a new branch starts without a base typed
+	baseRef     string // the default base's ref (or short commit), for the note under the branch
 	defaultPath string // where the branch typed so far would go, home as ~
 	setup       core.SetupConfig
 	setupErr    error // git config copse.* could not be read: creating stops before it runs
@@ -55,30 +56,62 @@ func escapeAll(ss []string) []string {
 
 // formInfoMsg answers formInfoCmd.
 type formInfoMsg struct {
-	head     core.Commit
-	headErr  error
+	base     core.CreateBase // where a new branch starts without a base typed, as core decides it
+	subject  string          // its commit's subject ("" when unknown)
+	baseErr  error           // copse.base is broken, or the main checkout has no commit
 	setup    core.SetupConfig
 	setupErr error
 }
 
-// formInfoCmd reads, when the form opens, which commit HEAD is and what setup git config
-// asks for.
+// formInfoCmd reads, when the form opens, where a new branch would start (core's own
+// default: copse.base, else the main checkout's branch) and what setup git config asks for.
 func formInfoCmd(ctx context.Context, svc *core.Service) tea.Cmd {
 	return func() tea.Msg {
 		var msg formInfoMsg
-		msg.head, msg.headErr = svc.HeadCommit(ctx)
+		msg.base, msg.baseErr = svc.DefaultBase(ctx)
+		if msg.baseErr == nil {
+			if cs, err := svc.Commits(ctx, []string{msg.base.Commit}); err == nil {
+				msg.subject = cs[msg.base.Commit].Subject
+			}
+		}
 		msg.setup, msg.setupErr = svc.SetupConfig(ctx)
 		return msg
 	}
 }
 
+// baseWhy says why the default base is what it is.
+var baseWhy = map[string]string{
+	core.BaseFromConfig: "git config copse.base",
+	core.BaseFromMain:   "the main checkout's branch",
+}
+
 func (f *form) applyInfo(msg formInfoMsg, home string) {
-	if msg.headErr == nil && msg.head.OID != "" {
-		h := "HEAD is " + rowmarks.ShortHash(msg.head.OID)
-		if msg.head.Subject != "" {
-			h += " · " + oneLine(msg.head.Subject)
+	switch {
+	case msg.baseErr != nil:
+		// Shown on the base field: typing a base gets past it, as in the CLI.
+		e := *core.AsError(msg.baseErr)
+		e.Field = "base"
+		f.fieldError(&e)
+	case msg.base.Commit != "":
+		b := msg.base
+		f.info.baseRef = textsafe.Escape(b.Ref) + " (" + rowmarks.ShortHash(b.Commit) + ")"
+		why := baseWhy[b.From]
+		if b.Ref == b.Commit {
+			f.info.baseRef = rowmarks.ShortHash(b.Commit)
+			why = "the main checkout's commit (it has no branch)"
 		}
-		f.info.head = h + " (this worktree's)"
+		// Why before the subject: on a narrow form the subject is what gets cut.
+		h := "from " + f.info.baseRef
+		if why != "" {
+			h += ", " + why
+		}
+		if msg.subject != "" {
+			h += " · " + oneLine(msg.subject)
+		}
+		f.info.base = h
+		if len(f.inputs) > fieldBase {
+			f.inputs[fieldBase].Placeholder = "empty: " + textsafe.Escape(b.Ref)
+		}
 	}
 	f.info.setup, f.info.setupErr = msg.setup, msg.setupErr
 	if msg.setupErr != nil {

@@ -19,11 +19,15 @@ func TestFlowCreateSwitchesByDefault(t *testing.T) {
 	f.wait("the form is open", func(fr frame) bool { return fr.mode == modeForm })
 	f.tm.Type("feat/go")
 	want := filepath.Join(r.Base, "app.worktrees", "feat-go")
-	// The path field shows where the worktree will go, and base which commit HEAD is.
-	fr := f.wait("the default path is shown", func(fr frame) bool { return strings.Contains(fr.view, "app.worktrees/feat-go") })
-	head := r.Git(r.Root, "rev-parse", "--short=7", "HEAD")
-	if !strings.Contains(fr.view, "HEAD is "+head+" · initial") || !strings.Contains(fr.view, "[x] switch to it after create") {
-		t.Errorf("form does not show HEAD's commit or the switch toggle:\n%s", fr.view)
+	// The path field shows where the worktree will go, and base where core starts it.
+	// Both arrive in the background, in either order: wait for both.
+	head := r.Git(r.Root, "rev-parse", "--short=7", "main")
+	fromMain := "from main (" + head + "), the main checkout's branch · initial"
+	fr := f.wait("the default path and base are shown", func(fr frame) bool {
+		return strings.Contains(fr.view, "app.worktrees/feat-go") && strings.Contains(fr.view, fromMain)
+	})
+	if !strings.Contains(fr.view, "[x] switch to it after create") {
+		t.Errorf("form does not show the default base or the switch toggle:\n%s", fr.view)
 	}
 	f.keys("enter")
 	res := f.result()
@@ -125,6 +129,36 @@ func TestFlowCreateSetupCtrlC(t *testing.T) {
 	}
 	f.keys("q")
 	f.wait("the panel closes", func(fr frame) bool { return fr.mode == modeList })
+	f.keys("q")
+	f.result()
+}
+
+// From inside another worktree the form names the main checkout's branch and commit (core
+// decides it), a typed base gets its commit from core too, and the create starts there.
+func TestFlowCreateFromAnotherWorktreeNamesTheBase(t *testing.T) {
+	r := coretest.New(t)
+	a := r.AddWorktree("feat/a", filepath.Join(r.Base, "trees", "a"))
+	r.Git(a, "commit", "-q", "--allow-empty", "-m", "unreviewed")
+	r.Git(r.Root, "tag", "v1")
+	mainTip := r.Git(r.Root, "rev-parse", "main")
+	f := startFlow(t, openService(t, r, a), Options{})
+	f.keys("n")
+	f.tm.Type("feat/x")
+	f.wait("the default base and its note", func(fr frame) bool {
+		return strings.Contains(fr.view, "from main ("+mainTip[:7]+"), the main checkout's branch") &&
+			strings.Contains(fr.view, "✓ new branch feat/x from main ("+mainTip[:7]+")")
+	})
+	f.keys("tab")
+	f.tm.Type("v1")
+	f.wait("the typed base with its commit", func(fr frame) bool {
+		return strings.Contains(fr.view, "✓ new branch feat/x from v1 ("+mainTip[:7]+")")
+	})
+	f.tm.Type("x")
+	f.wait("an unknown base on its field", func(fr frame) bool {
+		return strings.Contains(fr.view, `base "v1x" does not name a commit`)
+	})
+	f.keys("esc")
+	f.wait("back on the list", func(fr frame) bool { return fr.mode == modeList })
 	f.keys("q")
 	f.result()
 }

@@ -21,7 +21,7 @@ func TestFormSaysWhatCreateWillDo(t *testing.T) {
 		kind      core.CreateKind
 		note, err string
 	}{
-		{"feat/new", "", core.CreateKind{Source: core.CreateNew, Branch: "feat/new"}, "new branch feat/new from HEAD", ""},
+		{"feat/new", "", core.CreateKind{Source: core.CreateNew, Branch: "feat/new"}, "new branch feat/new from the default base", ""},
 		{"feat/new", "v1.0", core.CreateKind{Source: core.CreateNew, Branch: "feat/new"}, "new branch feat/new from v1.0", ""},
 		{"old", "", core.CreateKind{Source: core.CreateExisting, Branch: "old"}, "existing branch old will be checked out", ""},
 		{"feat/x", "", core.CreateKind{Source: core.CreateFromRemote, Branch: "feat/x", Remote: "origin/feat/x"},
@@ -132,5 +132,39 @@ func TestRebasingRowHeldForCreate(t *testing.T) {
 	m, _ = send(t, m, checked(m, "feat/rebase", core.CreateKind{Source: core.CreateExisting, Branch: "feat/rebase"}))
 	if !strings.Contains(m.form.errs[fieldBranch], "already checked out at /home/dev/src/app.worktrees/feat-rebase") {
 		t.Fatalf("errs %q", m.form.errs[fieldBranch])
+	}
+}
+
+// The default base core reports (not this worktree's HEAD) is what the form names, with
+// its commit, before the create is confirmed; a typed base replaces it.
+func TestFormNamesCoreDefaultBase(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("n"))
+	m, _ = send(t, m, formInfoMsg{base: core.CreateBase{Ref: "develop", Commit: oid('d'), Branch: "develop", From: core.BaseFromConfig},
+		subject: "dev tip"})
+	m = typeText(t, m, "feat/new")
+	m, _ = send(t, m, checked(m, "feat/new", core.CreateKind{Source: core.CreateNew, Branch: "feat/new"}))
+	if got, want := m.form.noteText(), "new branch feat/new from develop (ddddddd)"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	if v := plain(m); !strings.Contains(v, "from develop (ddddddd), git config copse.base · dev tip") {
+		t.Errorf("form does not show the default base:\n%s", v)
+	}
+	m, _ = send(t, m, press("tab"))
+	m = typeText(t, m, "v1.0")
+	m, _ = send(t, m, checked(m, "feat/new", core.CreateKind{Source: core.CreateNew, Branch: "feat/new"}))
+	if got, want := m.form.noteText(), "new branch feat/new from v1.0"; got != want {
+		t.Errorf("typed base: note %q, want %q", got, want)
+	}
+}
+
+// A broken copse.base shows on the base field as soon as the form opens.
+func TestFormShowsBadConfigBase(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("n"))
+	m, _ = send(t, m, formInfoMsg{baseErr: &core.Error{Kind: core.KindUsage, Code: core.CodeBadBaseConfig, Field: "copse.base",
+		Message: `git config copse.base is "gone", which does not name a commit`, Hint: "set a branch"}})
+	if got := m.form.errs[fieldBase]; !strings.Contains(got, "copse.base") {
+		t.Errorf("base field error %q", got)
 	}
 }

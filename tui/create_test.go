@@ -7,14 +7,15 @@ import (
 	"github.com/copse-dev/copse/core"
 )
 
-// formWithInfo is the create form with what the background reads return: HEAD's commit,
+// formWithInfo is the create form with what the background reads return: the default base,
 // a setup configuration and the default path of the branch typed.
 func formWithInfo(t *testing.T, w, h int) Model {
 	m := mixed(t, w, h)
 	m, _ = send(t, m, press("n"))
 	m, _ = send(t, m, formInfoMsg{
-		head:  core.Commit{OID: oid('b'), Subject: "login: remember the user"},
-		setup: core.SetupConfig{Copy: []string{".env*", ".vscode/"}, Steps: []string{"npm ci"}},
+		base:    core.CreateBase{Ref: "main", Commit: oid('b'), Branch: "main", From: core.BaseFromMain},
+		subject: "login: remember the user",
+		setup:   core.SetupConfig{Copy: []string{".env*", ".vscode/"}, Steps: []string{"npm ci"}},
 	})
 	m = typeText(t, m, "feat/search")
 	m, _ = send(t, m, defaultPathMsg{seq: m.form.checkSeq, path: "/home/dev/src/app.worktrees/feat-search"})

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/rowmarks"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
@@ -34,11 +35,13 @@ type form struct {
 	switchTo  bool // the switch toggle's value (on by default)
 	runSetup  bool // the setup toggle's value (on by default)
 
-	info formInfo // HEAD, the default path and the setup configuration, read in the background
+	info formInfo // the default base, the default path and the setup configuration, read in the background
 
 	errs     [len(fieldNames)]string // per field, from the parser
 	note     *branchCheckedMsg       // branch: core's verdict, shown as what a create would do with it
 	checkSeq int                     // bumps on every branch edit (and when base is filled or emptied); stale checks are dropped
+	baseNote *baseCheckedMsg         // base: core's resolution of the typed base (its commit)
+	baseSeq  int                     // bumps on every base edit; stale resolutions are dropped
 }
 
 func newForm(workspace bool, st *Styles, width int) form {
@@ -57,7 +60,7 @@ func newForm(workspace bool, st *Styles, width int) form {
 	}
 	f.inputs = []textinput.Model{
 		mk("new, existing or remote branch (tab completes)"),
-		mk("HEAD"),
+		mk("empty: copse.base, else the main checkout's branch"),
 		mk(pathPlaceholder),
 	}
 	f.inputs[fieldBranch].ShowSuggestions = true
@@ -212,6 +215,10 @@ func (f *form) update(msg tea.Msg, keys KeyMap) (cmd tea.Cmd, branchChanged bool
 	f.inputs[f.focus], cmd = f.inputs[f.focus].Update(msg)
 	if after := f.inputs[f.focus].Value(); after != before {
 		f.errs[f.focus] = ""
+		if f.focus == fieldBase {
+			f.baseNote = nil
+			f.baseSeq++
+		}
 		// A base decides between "new branch" and "from a remote": filling or emptying it
 		// asks again about the branch typed.
 		baseToggled := f.focus == fieldBase && (before == "") != (after == "") && f.value(fieldBranch) != ""
@@ -257,6 +264,19 @@ func (f *form) applyCheck(msg branchCheckedMsg, heldAt string) {
 	}
 }
 
+// applyBaseCheck records core's resolution of the typed base if it is about the current
+// value: its commit for the note, or the reason on the base field.
+func (f *form) applyBaseCheck(msg baseCheckedMsg) {
+	if msg.seq != f.baseSeq || msg.raw != f.value(fieldBase) {
+		return
+	}
+	if msg.err != nil {
+		f.fieldError(withField(core.AsError(msg.err), "base"))
+		return
+	}
+	f.baseNote = &msg
+}
+
 // noteText says what a create of the checked branch will do. It is made when drawn, so a
 // new branch names the base as it is typed now.
 func (f form) noteText() string {
@@ -271,11 +291,16 @@ func (f form) noteText() string {
 	case core.CreateExisting:
 		note = k.Describe()
 	default:
-		base := f.value(fieldBase)
-		if base == "" {
-			base = "HEAD"
+		base := textsafe.Escape(f.value(fieldBase))
+		switch {
+		case base != "" && f.baseNote != nil && f.baseNote.raw == f.value(fieldBase):
+			base += " (" + rowmarks.ShortHash(f.baseNote.base.Commit) + ")"
+		case base == "" && f.info.baseRef != "":
+			base = f.info.baseRef // core's default, with its commit
+		case base == "":
+			base = "the default base"
 		}
-		note = "new branch " + textsafe.Escape(msg.name) + " from " + textsafe.Escape(base)
+		note = "new branch " + textsafe.Escape(msg.name) + " from " + base
 	}
 	if msg.name != msg.raw {
 		note = "resolves to " + textsafe.Escape(msg.name) + " · " + note
@@ -313,8 +338,8 @@ func (f form) view(st *Styles, width int) []string {
 	}
 	for i := range f.inputs {
 		lines = append(lines, label(i)+f.inputs[i].View())
-		if i == fieldBase && f.errs[i] == "" && f.value(fieldBase) == "" && f.info.head != "" {
-			lines = append(lines, st.FormNote.Render(cut(strings.Repeat(" ", formIndent)+f.info.head, width)))
+		if i == fieldBase && f.errs[i] == "" && f.value(fieldBase) == "" && f.info.base != "" {
+			lines = append(lines, st.FormNote.Render(cut(strings.Repeat(" ", formIndent)+f.info.base, width)))
 		}
 		switch {
 		case f.errs[i] != "":

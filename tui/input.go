@@ -234,11 +234,22 @@ func (m Model) formKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m.startOp(core.OpCreate, "creating "+textsafe.Escape(req.Branch), req, opOptions{})
 	}
+	baseSeq := m.form.baseSeq
 	cmd, changed := m.form.update(k, ks)
-	if changed {
-		return m, tea.Batch(cmd, branchTickCmd(m.form.checkSeq))
+	return m, m.formChecks(cmd, changed, baseSeq)
+}
+
+// formChecks schedules the debounced checks an edit of the form asks for: of the branch
+// when it changed, of the base when it changed to something.
+func (m Model) formChecks(cmd tea.Cmd, branchChanged bool, baseSeq int) tea.Cmd {
+	cmds := []tea.Cmd{cmd}
+	if branchChanged {
+		cmds = append(cmds, branchTickCmd(m.form.checkSeq))
 	}
-	return m, cmd
+	if m.form.baseSeq != baseSeq && m.form.value(fieldBase) != "" {
+		cmds = append(cmds, baseTickCmd(m.form.baseSeq))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m Model) confirmKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -274,11 +285,9 @@ func (m Model) onPaste(p tea.PasteMsg) (tea.Model, tea.Cmd) {
 	case modeFilter:
 		return m.typeFilter(p)
 	case modeForm:
+		baseSeq := m.form.baseSeq
 		cmd, changed := m.form.update(p, m.keys)
-		if changed {
-			return m, tea.Batch(cmd, branchTickCmd(m.form.checkSeq))
-		}
-		return m, cmd
+		return m, m.formChecks(cmd, changed, baseSeq)
 	}
 	return m, nil
 }

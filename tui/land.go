@@ -14,7 +14,8 @@ import (
 )
 
 // Landing from the picker: L opens a small form (target branch and test command,
-// prefilled from the main checkout's branch and git config copse.test), enter queues the
+// prefilled from the branch the worktree was created from (else the main checkout's) and
+// git config copse.test), enter queues the
 // land and waits for it with the phase and elapsed time on the busy line, ctrl+c cancels
 // it. Rows show the land jobs core recorded: queued or running ones with their position or
 // phase, blocked ones with their reason.
@@ -46,7 +47,7 @@ func newLandForm(target row, st *Styles, width int) landForm {
 		ti.SetWidth(max(4, width-formIndent-2))
 		return ti
 	}
-	f.inputs = []textinput.Model{mk("the main checkout's branch"), mk("empty: git config copse.test (no gate when unset)")}
+	f.inputs = []textinput.Model{mk("the branch it was created from, else the main checkout's"), mk("empty: git config copse.test (no gate when unset)")}
 	f.inputs[landInto].Focus()
 	return f
 }
@@ -136,14 +137,15 @@ func (f landForm) view(st *Styles, width int) []string {
 // ---- messages and commands ----
 
 type landDefaultsMsg struct {
+	path       string // the worktree the defaults are for ("" in tests: any form)
 	into, test string
 	err        error
 }
 
-func landDefaultsCmd(ctx context.Context, svc *core.Service) tea.Cmd {
+func landDefaultsCmd(ctx context.Context, svc *core.Service, path string) tea.Cmd {
 	return func() tea.Msg {
-		into, test, err := svc.LandDefaults(ctx)
-		return landDefaultsMsg{into: into, test: test, err: err}
+		into, test, err := svc.LandDefaults(ctx, path)
+		return landDefaultsMsg{path: path, into: into, test: test, err: err}
 	}
 }
 
@@ -217,7 +219,7 @@ func (m Model) openLandForm() (tea.Model, tea.Cmd) {
 	if m.svc == nil {
 		return m, nil
 	}
-	return m, landDefaultsCmd(m.ctx, m.svc)
+	return m, landDefaultsCmd(m.ctx, m.svc, r.wt.Path)
 }
 
 func (m Model) landKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {

@@ -183,3 +183,18 @@ func TestLandMarksFollowOtherProcesses(t *testing.T) {
 		t.Fatal("re-reads continue with no unfinished job")
 	}
 }
+
+// The defaults core read for another worktree's form (closed and reopened on another row
+// meanwhile) do not fill this one: its target would be another worktree's base.
+func TestLandFormDropsDefaultsOfAnotherWorktree(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("L"))
+	m, _ = send(t, m, landDefaultsMsg{path: "/somewhere/else", into: "develop", test: "x"})
+	if v := m.landForm.inputs[landInto].Value(); v != "" {
+		t.Fatalf("another worktree's default filled into: %q", v)
+	}
+	m, _ = send(t, m, landDefaultsMsg{path: m.landForm.target.wt.Path, into: "develop"})
+	if v := m.landForm.inputs[landInto].Value(); v != "develop" {
+		t.Fatalf("this worktree's default into = %q, want develop", v)
+	}
+}

@@ -253,7 +253,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case preparedMsg:
 		return m.onPrepared(msg)
 	case landDefaultsMsg:
-		if m.mode == modeLand && msg.err == nil {
+		// Defaults for another worktree's form (closed and reopened meanwhile) are dropped.
+		if m.mode == modeLand && msg.err == nil && (msg.path == "" || msg.path == m.landForm.target.wt.Path) {
 			m.landForm.setDefaults(msg.into, msg.test)
 		}
 		return m, nil
@@ -286,6 +287,19 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case branchCheckedMsg:
 		if m.mode == modeForm {
 			m.form.applyCheck(msg, m.heldBy(msg.name))
+		}
+		return m, nil
+	case baseTickMsg:
+		if m.mode != modeForm || msg.seq != m.form.baseSeq || m.svc == nil || m.op != nil {
+			return m, nil
+		}
+		if raw := m.form.value(fieldBase); raw != "" {
+			return m, checkBaseCmd(m.ctx, m.svc, msg.seq, raw)
+		}
+		return m, nil
+	case baseCheckedMsg:
+		if m.mode == modeForm {
+			m.form.applyBaseCheck(msg)
 		}
 		return m, nil
 	case spinner.TickMsg:

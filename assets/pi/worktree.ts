@@ -539,6 +539,15 @@ function descriptionOf(op: string, v: Variant): string {
 	return d;
 }
 
+/** A line ahead of the reply for what the person must see at a glance: where a new branch starts. */
+function summaryOf(result: any): string {
+	const base = result?.base;
+	if (result?.operation !== "create" || typeof base?.ref !== "string" || typeof base?.commit !== "string") return "";
+	const at = base.commit.slice(0, 7);
+	const from = base.ref === base.commit ? at : `${base.ref} at ${at}`;
+	return `Created ${result.worktree?.branch ?? "the branch"} from ${from}.\n`;
+}
+
 function text(s: string) {
 	return [{ type: "text" as const, text: s }];
 }
@@ -587,7 +596,7 @@ function registerTools(pi: ExtensionAPI, p: Extract<Probe, { ok: true }>): void 
 			parameters: parametersOf(variant),
 			async execute(_id, params, signal, _onUpdate, ctx) {
 				const result = await requestWithApproval({ operation: t.op, ...(params as object) }, ctx, signal);
-				return { content: text(JSON.stringify(result)), details: result };
+				return { content: text(summaryOf(result) + JSON.stringify(result)), details: result };
 			},
 		});
 	}

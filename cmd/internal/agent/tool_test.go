@@ -266,6 +266,10 @@ func TestToolApprovedRuns(t *testing.T) {
 	if path == "" || !f.WorktreeListed(path) {
 		t.Errorf("create reply %s: path %q not listed by git", r.raw, path)
 	}
+	// The reply names where the new branch starts: ref and commit.
+	if base, _ := res["base"].(map[string]any); base["ref"] != "main" || base["commit"] != f.Git(f.Root, "rev-parse", "main") {
+		t.Errorf("create reply %s: base %v, want main at its commit", r.raw, base)
+	}
 
 	r = runToolJSON(t, f.Open, `{"operation":"list"}`, false)
 	var listing core.Listing

@@ -24,8 +24,10 @@ func NewCmdCreate(f *Factory, runF func(context.Context, *CreateOptions) error) 
 	cmd := &cobra.Command{
 		Use:   "create BRANCH [--base REF] [--path ABS] [--label TEXT] [--focus] [--claim [--session ID]] [--switch] [--no-setup] [--yes]",
 		Short: "Create a worktree for BRANCH (a new branch from --base, or an existing one no worktree holds)",
-		Long: `Create a worktree for BRANCH. A new branch starts at --base (default HEAD); an existing
-local branch that no worktree holds is checked out. The checkout goes to
+		Long: `Create a worktree for BRANCH. A new branch starts at --base, else at git config
+copse.base, else at the main checkout's branch (never at the HEAD of the worktree copse
+runs in unless --base HEAD says so); copse says which ref and commit, and land's default
+--into is that branch. An existing local branch that no worktree holds is checked out. The checkout goes to
 <parent of the main checkout>/<repo>.worktrees/<branch-slug> (or git config copse.root),
 or to --path, which must be absolute and asks for confirmation (--yes without a terminal).
 
@@ -52,7 +54,7 @@ can see it unclaimed.`,
 		}),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&base, "base", "", "start a new branch at `REF` (default HEAD)")
+	fl.StringVar(&base, "base", "", "start a new branch at `REF` (default: copse.base, else the main checkout's branch)")
 	fl.StringVar(&path, "path", "", "absolute checkout `PATH` (asks for confirmation)")
 	fl.StringVar(&label, "label", "", "workspace label `TEXT` (Herdr only)")
 	fl.BoolVar(&opts.Request.Focus, "focus", false, "focus the new workspace (Herdr only)")
@@ -85,7 +87,12 @@ func createDone(ctx context.Context, f *Factory, svc *core.Service, out *core.Ou
 	f.warn(out.Warnings)
 	w := out.Worktree
 	if !f.Global.JSON {
-		fmt.Fprintf(f.Out, "created %s at %s (%s)\n", core.Escape(w.Branch), f.displayPath(w.Path), short(w.Head))
+		if out.Base != nil {
+			// A new branch: say where it starts, so a surprising base is seen at once.
+			fmt.Fprintf(f.Out, "created %s at %s from %s\n", core.Escape(w.Branch), f.displayPath(w.Path), out.Base.Describe())
+		} else {
+			fmt.Fprintf(f.Out, "created %s at %s (%s)\n", core.Escape(w.Branch), f.displayPath(w.Path), short(w.Head))
+		}
 		if out.WorkspaceID != "" {
 			fmt.Fprintf(f.Out, "workspace %s\n", core.Escape(out.WorkspaceID))
 		}

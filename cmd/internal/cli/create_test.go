@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,4 +76,53 @@ func TestCLIFailedCreateShowsGitError(t *testing.T) {
 		t.Fatalf("progress shown as the error:\n%s", res)
 	}
 	r.Unchanged(before)
+}
+
+// From inside another agent's worktree, a new branch starts at the main checkout's
+// branch, and every output says which ref and commit.
+func TestCLICreateNamesItsBase(t *testing.T) {
+	r := coretest.New(t)
+	a := r.AddWorktree("feat/a", filepath.Join(r.Base, "trees", "a"))
+	coretest.WriteFile(t, filepath.Join(a, "a.txt"), "unreviewed\n")
+	r.Git(a, "add", "a.txt")
+	r.Git(a, "commit", "-q", "-m", "unreviewed work")
+	mainTip := r.Git(r.Root, "rev-parse", "main")
+
+	before := r.Snapshot()
+	res := run(t, r, a, "create", "feat/dry", "--dry-run")
+	want(t, res, 0, "the new branch would start from main at "+mainTip[:7], mainTip)
+	r.Unchanged(before)
+
+	res = run(t, r, a, "create", "feat/x")
+	want(t, res, 0, "created feat/x at ", " from main at "+mainTip[:7]+"\n")
+	if got := r.Git(r.Root, "rev-parse", "feat/x"); got != mainTip {
+		t.Fatalf("feat/x at %s, want main's %s", got, mainTip)
+	}
+
+	res = run(t, r, a, "create", "feat/y", "--json")
+	want(t, res, 0)
+	var out struct {
+		Base map[string]string `json:"base"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatalf("%v:\n%s", err, res)
+	}
+	if out.Base["ref"] != "main" || out.Base["commit"] != mainTip || out.Base["from"] != "main" {
+		t.Fatalf("base %v:\n%s", out.Base, res)
+	}
+}
+
+func TestCLICreateRefusesBadConfigBase(t *testing.T) {
+	r := coretest.New(t)
+	r.Git(r.Root, "config", "copse.base", "gone")
+	before := r.Snapshot()
+	res := run(t, r, r.Root, "create", "feat/x", "--json")
+	want(t, res, 2)
+	if e := decodeError(t, res); e.Code != "bad_base_config" || !strings.Contains(e.Message, "copse.base") || !strings.Contains(e.Hint, "--unset copse.base") {
+		t.Fatalf("error %+v", e)
+	}
+	r.Unchanged(before)
+	// A base given on the command line does not need the setting.
+	res = run(t, r, r.Root, "create", "feat/x", "--base", "main")
+	want(t, res, 0, "from main at ")
 }

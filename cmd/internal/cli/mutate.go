@@ -79,6 +79,9 @@ func (f *Factory) printDryRun(out *core.Outcome) error {
 	if f.Global.JSON {
 		return f.writeJSON(out.Result())
 	}
+	if out.Base != nil {
+		fmt.Fprintf(f.Out, "the new branch would start from %s\n", out.Base.Describe())
+	}
 	fmt.Fprintln(f.Out, "checks passed; nothing was changed. copse would run:")
 	for _, c := range out.Commands {
 		fmt.Fprintf(f.Out, "  %s\n", c)

@@ -107,6 +107,7 @@ func toolDescription() string {
 		strings.Join(ops, ", ") + ". " +
 		"remove, prune (unless dry_run), a forced claim or release, and create with an explicit path ask the user to confirm (MCP elicitation) before anything runs; " +
 		"a client without elicitation gets needs_approval. Requests are strict: unknown, duplicate or mistyped fields are rejected. " +
+		`A create's result names where a new branch starts, "base":{"ref","commit"} (without a base: git config copse.base, else the main checkout's branch). ` +
 		`The result is {"ok":true,"result":…} or {"ok":false,"error":{"code","message","hint","uncertain"}}; ` +
 		"if uncertain is true a change may have happened: report it, do not retry."
 }

@@ -149,6 +149,9 @@ func TestMCPListCreateRemove(t *testing.T) {
 	if !f.WorktreeListed(path) {
 		t.Fatalf("created %s, but git does not list it", path)
 	}
+	if base, _ := rep.Result.(map[string]any)["base"].(map[string]any); base["ref"] != "main" || base["commit"] != f.Git(f.Root, "rev-parse", "main") {
+		t.Fatalf("create reply names base %v, want main at its commit", base)
+	}
 	if c.asked.Load() != 0 {
 		t.Error("create without a path asked for confirmation")
 	}
