@@ -39,6 +39,7 @@ type removeCmd struct {
 	force        bool
 	deleteBranch bool
 	losses       Losses // what the remove deletes that git cannot give back
+	live         liveSet // the processes working in it
 	cwd          string
 }
 

@@ -257,6 +257,12 @@ func (r *landRun) cleanup(ctx context.Context) {
 		warn("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
 		return
 	}
+	if l := liveIn(t.Path, ""); len(l.procs) > 0 {
+		// Landed work is safe, the processes' directory is not: they keep it.
+		warn("kept %s: %s working in it (%s); remove it when they end (`copse remove %s`)",
+			Escape(t.Path), plural(len(l.procs), "process"), describeProcs(l.procs), quoteDisplay(t.Path))
+		return
+	}
 	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
 	if err == nil {
 		long := *s.git

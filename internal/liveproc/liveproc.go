@@ -41,7 +41,7 @@ type Scan struct {
 }
 
 // Read scans every process once and sorts what it finds into roots. copse's own process
-// never counts, nor do its ancestors (the shell and programs that started it) unless their
+// never counts, nor do the processes it started (git, run in the worktree), nor its ancestors (the shell and programs that started it) unless their
 // own working directory is inside the root: a shell sitting in the worktree is work that a
 // remove would pull the floor from, the shell that ran `copse -C … remove` from elsewhere
 // is not. envKeys are read from the environment of each process found (Proc.Env).

@@ -7,20 +7,30 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
-// start runs argv with its working directory dir and ends it when the test does.
-func start(t *testing.T, dir string, argv ...string) *exec.Cmd {
+// start runs argv working in dir as an orphan (a shell starts it in the background and
+// exits): a child of the test process would not count, as copse's own children do not.
+// It is killed when the test ends.
+func start(t *testing.T, dir string, argv ...string) int {
 	t.Helper()
-	c := exec.Command(argv[0], argv[1:]...)
+	c := exec.Command("sh", append([]string{"-c", `"$@" </dev/null >/dev/null 2>&1 & echo $!`, "sh"}, argv...)...)
 	c.Dir = dir
-	if err := c.Start(); err != nil {
+	c.Env = append(os.Environ(), "HERDR_WORKSPACE_ID=wQ")
+	out, err := c.Output()
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
-	return c
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("no pid in %q", out)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	return pid
 }
 
 func pids(ps []Proc) []int {
@@ -52,11 +62,11 @@ func TestReadFindsAProcessWorkingInside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, ok := has(sc.Roots[0], c.Process.Pid)
+	p, ok := has(sc.Roots[0], c)
 	if !ok {
 		t.Fatalf("sleep working in %s not found: %v", sub, pids(sc.Roots[0]))
 	}
-	if _, ok := has(sc.Roots[0], other.Process.Pid); ok {
+	if _, ok := has(sc.Roots[0], other); ok {
 		t.Fatalf("a sleep working elsewhere counted")
 	}
 	if p.OpenFile || p.Dir != canonical(sub) || strings.Join(p.Cmdline, " ") != "sleep 300" {
@@ -80,7 +90,7 @@ func TestReadFindsAProcessHoldingAFileOpenInside(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ok bool
-		if p, ok = has(sc.Roots[0], c.Process.Pid); ok {
+		if p, ok = has(sc.Roots[0], c); ok {
 			break
 		}
 		if i > 10000 {
@@ -104,31 +114,25 @@ func TestReadGivesANestedRootItsOwnProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := has(sc.Roots[0], a.Process.Pid); !ok {
+	if _, ok := has(sc.Roots[0], a); !ok {
 		t.Fatalf("outer: %v", pids(sc.Roots[0]))
 	}
-	if _, ok := has(sc.Roots[0], b.Process.Pid); ok {
+	if _, ok := has(sc.Roots[0], b); ok {
 		t.Fatalf("inner's process counted for outer too")
 	}
-	if _, ok := has(sc.Roots[1], b.Process.Pid); !ok {
+	if _, ok := has(sc.Roots[1], b); !ok {
 		t.Fatalf("inner: %v", pids(sc.Roots[1]))
 	}
 }
 
 func TestReadReadsTheAskedEnvironment(t *testing.T) {
 	root := t.TempDir()
-	c := exec.Command("sleep", "304")
-	c.Dir = root
-	c.Env = append(os.Environ(), "HERDR_WORKSPACE_ID=wQ")
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	c := start(t, root, "sleep", "304") // start sets HERDR_WORKSPACE_ID=wQ
 	sc, err := Read([]string{root}, "HERDR_WORKSPACE_ID")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, ok := has(sc.Roots[0], c.Process.Pid)
+	p, ok := has(sc.Roots[0], c)
 	if !ok || p.Env["HERDR_WORKSPACE_ID"] != "wQ" {
 		t.Fatalf("got %+v (found %v)", p, ok)
 	}
@@ -197,6 +201,27 @@ func TestAnAncestorWorkingInsideCounts(t *testing.T) {
 	shell, found := helper(t, root, root)
 	if found != fmt.Sprintf("[%d]", shell) {
 		t.Fatalf("the shell sitting in the tree (pid %d): found %s", shell, found)
+	}
+}
+
+func TestOwnChildrenDoNotCount(t *testing.T) {
+	root := t.TempDir()
+	c := exec.Command("sleep", "305")
+	c.Dir = root
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	orphan := start(t, root, "sleep", "306")
+	sc, err := Read([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := has(sc.Roots[0], c.Process.Pid); ok {
+		t.Fatalf("a process copse started (as it starts git) counted")
+	}
+	if _, ok := has(sc.Roots[0], orphan); !ok {
+		t.Fatalf("the orphan was not found: %v", pids(sc.Roots[0]))
 	}
 }
 

@@ -49,8 +49,8 @@ func read(roots []string, envKeys []string) (*Scan, error) {
 	}
 	sc := &Scan{Roots: make([][]Proc, len(roots))}
 	for _, r := range all {
-		if r.pid == self {
-			continue
+		if r.pid == self || descends(parent, r.pid, self) {
+			continue // copse, and what it runs (git status in that worktree)
 		}
 		if r.hidden {
 			sc.Hidden++
@@ -83,6 +83,18 @@ func read(roots []string, envKeys []string) (*Scan, error) {
 		sc.Roots[i] = append(sc.Roots[i], p)
 	}
 	return sc, nil
+}
+
+// descends: pid's chain of parents reaches ancestor.
+func descends(parent map[int]int, pid, ancestor int) bool {
+	seen := map[int]bool{}
+	for p := parent[pid]; p > 0 && !seen[p]; p = parent[p] {
+		if p == ancestor {
+			return true
+		}
+		seen[p] = true
+	}
+	return false
 }
 
 // readRaw reads one process's parent, working directory and open files. ok is false when
