@@ -59,7 +59,7 @@ const (
 	KeepStatusUnknown = "status_unknown"
 	KeepUniqueCommits = "unique_commits"
 	KeepNotIdle       = "not_idle"
-	KeepProcesses     = "processes" // a process works in it: activity, whatever the files say
+	KeepProcesses     = "processes"     // a process works in it: activity, whatever the files say
 	KeepNotConfirmed  = "not_confirmed" // became prunable after the confirmation was shown
 	KeepRemoveRefused = "remove_refused"
 	defaultPruneAfter = 72 * time.Hour
