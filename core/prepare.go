@@ -606,7 +606,7 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 		// Herdr closes the workspace on every remove: an agent running there is ended too.
 		w := "Herdr closes workspace " + ws + " and ends the processes running in it"
 		if len(live.idle) > 0 {
-			w += ", its idle " + plural(len(live.idle), "shell") + " (pid " + pidList(live.idle) + ") included"
+			w += ", among them " + plural(len(live.idle), "idle shell") + " of its panes (pid " + pidList(live.idle) + ")"
 		}
 		if r.Force {
 			w = "forced: " + w + ", even with uncommitted work"
