@@ -142,3 +142,24 @@ func (l *liveScan) in(path string) ([]liveproc.Proc, string) {
 	}
 	return nil, ""
 }
+
+// setProcesses fills each row's Processes from one scan of /proc for all of them (not one
+// per row); left nil when copse cannot tell.
+func setProcesses(rows []Worktree) {
+	var paths []string
+	var at []int
+	for i, r := range rows {
+		if !r.Bare && r.Prunable == nil {
+			paths = append(paths, r.Path)
+			at = append(at, i)
+		}
+	}
+	counts := liveCounts(paths)
+	if counts == nil {
+		return
+	}
+	for j, i := range at {
+		n := counts[j]
+		rows[i].Processes = &n
+	}
+}

@@ -13,11 +13,13 @@ import (
 type raw struct {
 	pid, ppid int
 	cwd       string
-	files     []string
 	hidden    bool
 }
 
 func read(roots []string, envKeys []string) (*Scan, error) {
+	if len(roots) == 0 {
+		return &Scan{}, nil
+	}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, errors.Join(ErrUnknown, err)
@@ -64,11 +66,8 @@ func read(roots []string, envKeys []string) (*Scan, error) {
 			if anc[r.pid] {
 				continue // the shell that ran copse, sitting elsewhere
 			}
-			for _, f := range r.files {
-				if j := deepest(roots, f); j >= 0 {
-					i, inside, open = j, f, true
-					break
-				}
+			if j, f := openInside(r.pid, roots); j >= 0 {
+				i, inside, open = j, f, true
 			}
 		}
 		if i < 0 {
@@ -97,7 +96,7 @@ func descends(parent map[int]int, pid, ancestor int) bool {
 	return false
 }
 
-// readRaw reads one process's parent, working directory and open files. ok is false when
+// readRaw reads one process's parent and working directory. ok is false when
 // the process is gone; hidden is set when it exists but cannot be looked into.
 func readRaw(pid int) (raw, bool) {
 	dir := "/proc/" + strconv.Itoa(pid)
@@ -115,18 +114,27 @@ func readRaw(pid int) (raw, bool) {
 		return r, true
 	}
 	r.cwd = clean(cwd)
-	fds, err := os.ReadDir(dir + "/fd")
+	return r, true
+}
+
+// openInside is the first file pid holds open inside one of roots: the root's index and
+// the file. Files are read only for processes whose working directory is elsewhere.
+func openInside(pid int, roots []string) (int, string) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	fds, err := os.ReadDir(dir)
 	if err != nil {
-		return r, true
+		return -1, ""
 	}
 	for _, fd := range fds {
-		t, err := os.Readlink(dir + "/fd/" + fd.Name())
+		t, err := os.Readlink(dir + fd.Name())
 		if err != nil || !strings.HasPrefix(t, "/") {
 			continue // socket:[…], pipe:[…], anon_inode:…, or closed meanwhile
 		}
-		r.files = append(r.files, clean(t))
+		if i := deepest(roots, clean(t)); i >= 0 {
+			return i, clean(t)
+		}
 	}
-	return r, true
+	return -1, ""
 }
 
 // clean drops the kernel's " (deleted)" mark: a deleted file still open inside the tree,
