@@ -5,6 +5,8 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,4 +63,22 @@ func TestRemoveRefusesWhileAProcessWorksInIt(t *testing.T) {
 	res := run(t, r, r.Root, "--json", "remove", "--yes", "busy")
 	want(t, res, 1, "processes_running", fmt.Sprintf("pid %d sleep 300 in %s", pid, busy), "--force")
 	r.Unchanged(before)
+}
+
+// The shell that runs copse from elsewhere is not a process working in the worktree, even
+// holding a file of it open (as copse itself then does): the remove goes through.
+func TestRemoveDoesNotCountTheShellThatRanCopse(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	held := filepath.Join(wt, ".git") // a file of the worktree that no status counts
+	c := exec.Command("sh", "-c", `exec 3<"$0"; "$1" remove --yes feat; echo "exit=$?"`, held, copseBin)
+	c.Dir = r.Root
+	c.Env = cleanEnv(r.Home)
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "exit=0") {
+		t.Fatalf("copse remove from a shell holding %s open: %v\n%s", held, err, out)
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Fatalf("%s still there: %v\n%s", wt, err, out)
+	}
 }
