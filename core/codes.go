@@ -300,6 +300,8 @@ const (
 	CodePiExtensionWrite = "pi_extension_write"
 	// CodePreviewFailed means: the picker's preview could not read part of a worktree's state.
 	CodePreviewFailed = "preview_failed"
+	// CodeProcessesRunning means: a process works in the worktree (its directory or an open file is inside); remove refuses without --force.
+	CodeProcessesRunning = "processes_running"
 	// CodePrunableWorktree means: git lists the worktree but its directory is gone.
 	CodePrunableWorktree = "prunable_worktree"
 	// CodePruneIncomplete means: prune ran but some worktrees it removed are still listed or on disk.

@@ -42,7 +42,8 @@ type removeCmd struct {
 	wsID         string
 	force        bool
 	deleteBranch bool
-	losses       Losses // what the remove deletes that git cannot give back
+	losses       Losses  // what the remove deletes that git cannot give back
+	live         liveSet // the processes working in it
 	cwd          string
 }
 

@@ -255,6 +255,7 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 				rows[i].Status = &Status{Error: "status not computed: cancelled"}
 			}
 		}
+		setProcesses(rows)
 	}
 	return &Listing{RepoRoot: s.root(), Backend: s.backend.name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
 }

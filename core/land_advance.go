@@ -269,6 +269,12 @@ func (r *landRun) cleanup(ctx context.Context) {
 		warn("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
 		return
 	}
+	if l := liveIn(t.Path, ""); len(l.procs) > 0 {
+		// Landed work is safe, the processes' directory is not: they keep it.
+		warn("kept %s: %s working in it (%s); remove it when they end (`copse remove %s`)",
+			Escape(t.Path), plural(len(l.procs), "process"), describeProcs(l.procs), quoteDisplay(t.Path))
+		return
+	}
 	// The same answer to "what would be lost" that remove refuses on and prune keeps on:
 	// anything left in the worktree keeps it (the land stays landed), and what goes is
 	// recorded first, so `copse restore` can bring it back ("no record, no remove").

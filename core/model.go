@@ -17,6 +17,10 @@ type Worktree struct {
 	Status      *Status `json:"status"`       // nil unless asked for
 	ID          string  `json:"id,omitempty"` // admin directory name under <common>/worktrees (linked worktrees only)
 	Claim       *Claim  `json:"claim"`        // the session holding it (a lock copse wrote), or nil
+	// Processes is how many processes work in it (their directory or an open file is
+	// inside; copse and its ancestors sitting elsewhere do not count). Read with the status
+	// (list --status, the picker); absent when not asked, or when copse cannot tell.
+	Processes *int `json:"processes,omitempty"`
 	// Land is the newest land job of this worktree (queued, running, blocked, landed…),
 	// read from the job records under <common>/copse/land; nil when it has none.
 	Land *LandJob `json:"land"`

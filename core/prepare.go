@@ -520,6 +520,9 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		}
 	}
 	c.losses = s.losses(ctx, t)
+	if t.Prunable == nil {
+		c.live = liveIn(t.Path, ws)
+	}
 	if !r.Force {
 		for _, rule := range []func() *Error{
 			func() *Error { return ruleNotLocked(t) },
@@ -531,6 +534,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 			func() *Error { return ruleNoWorktreeOnlyCommits(t, c.losses) },
 			func() *Error { return ruleSubmodulesPushed(t, c.losses) },
 			func() *Error { return ruleBranchMerged(t, c.losses, r.DeleteBranch) },
+			func() *Error { return ruleNoProcesses(t.Path, describe(t), c.live) },
 		} {
 			if e := rule(); e != nil {
 				return nil, forceHelps(e)
@@ -560,7 +564,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		}
 		cmds = append(cmds, bd.String())
 	}
-	conf := removeConfirmation(r, t, ws, c.losses)
+	conf := removeConfirmation(r, t, ws, c.losses, c.live)
 	warnings := conf.Warnings
 	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
 		// Said in the plan (the dry run shows it), not in the confirmation's token.
@@ -573,7 +577,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 // removeConfirmation shows the target as it was named, what else identifies it, what
 // would be lost and what else happens. --delete-branch is always stated, with what the
 // branch holds.
-func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses) *Confirmation {
+func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, live liveSet) *Confirmation {
 	conf := &Confirmation{Title: "Remove this worktree?"}
 	switch {
 	case r.Path != nil:
@@ -607,7 +611,7 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses) *
 	if r.Force {
 		conf.Fields = append(conf.Fields, ConfirmField{Name: "force", Value: "yes"})
 	}
-	conf.Losses = l.lines(t, r.DeleteBranch)
+	conf.Losses = append(l.lines(t, r.DeleteBranch), live.lines()...)
 	if t.Locked != nil {
 		conf.Losses = append(conf.Losses, "the worktree is locked: "+Escape(lockReason(t)))
 	}
@@ -617,6 +621,9 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses) *
 	if ws != "" {
 		// Herdr closes the workspace on every remove: an agent running there is ended too.
 		w := "Herdr closes workspace " + ws + " and ends the processes running in it"
+		if len(live.idle) > 0 {
+			w += ", among them " + plural(len(live.idle), "idle shell") + " of its panes (pid " + pidList(live.idle) + ")"
+		}
 		if r.Force {
 			w = "forced: " + w + ", even with uncommitted work"
 		}

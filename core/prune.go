@@ -61,6 +61,7 @@ const (
 	KeepNested        = "nested"    // a nested repository git does not track
 	KeepSubmodule     = "submodule" // a submodule's commits on no remote, in a git directory that goes with the worktree
 	KeepNotIdle       = "not_idle"
+	KeepProcesses     = "processes"     // a process works in it: activity, whatever the files say
 	KeepNotConfirmed  = "not_confirmed" // became prunable after the confirmation was shown
 	KeepRemoveRefused = "remove_refused"
 	defaultPruneAfter = 72 * time.Hour
@@ -141,6 +142,14 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 	c := &pruneCmd{deleteBranch: r.DeleteBranch, dryRun: r.DryRun, cwd: s.root()}
 	c.report = PruneReport{OlderThan: older.String(), Removed: []PruneEntry{}, Forgotten: []PruneEntry{}, Kept: []PruneEntry{}}
 	now := time.Now()
+	live := &liveScan{}
+	for _, t := range snap.trees {
+		if !t.Bare && t.Prunable == nil {
+			live.paths = append(live.paths, t.Path)
+		}
+	}
+	liveUnknownWarned := false
+	var warnings []string
 	for i, t := range snap.trees {
 		e := PruneEntry{Path: t.Path, Branch: t.Branch}
 		if !t.Bare && i > 0 {
@@ -183,6 +192,16 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 		if reason, detail := pruneKeep(t, l); reason != "" {
 			keep(reason, "%s", detail)
 			continue
+		}
+		// A process working in it is activity: the idle test below reads only git's files.
+		procs, unknown := live.in(t.Path)
+		if len(procs) > 0 {
+			keep(KeepProcesses, "%s working in it: %s", plural(len(procs), "process"), describeProcs(procs))
+			continue
+		}
+		if unknown != "" && !liveUnknownWarned {
+			liveUnknownWarned = true
+			warnings = append(warnings, "idle means no git activity only: "+unknown)
 		}
 		idle, known := idleFor(cd, e.ID, now)
 		e.Idle = idle.Round(time.Second).String()
@@ -232,7 +251,7 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 		}
 		cmds = append(cmds, pr.String())
 	}
-	p := &Plan{Request: r, cmd: c, Commands: cmds}
+	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
 	if !r.DryRun && (len(c.remove) > 0 || len(c.forget) > 0) {
 		var what []string
 		if n := len(c.remove); n > 0 {
@@ -241,7 +260,7 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 		if n := len(c.forget); n > 0 {
 			what = append(what, "forget "+plural(n, "worktree")+" whose directory is gone")
 		}
-		conf := &Confirmation{Title: "Prune: " + strings.Join(what, " and ") + "?"}
+		conf := &Confirmation{Title: "Prune: " + strings.Join(what, " and ") + "?", Warnings: warnings}
 		for i, e := range c.report.Removed {
 			v := e.Path
 			if e.Branch != "" {
@@ -270,6 +289,8 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 				why = "not idle for " + older.String() + " yet"
 			case KeepLanding:
 				why = "a land job is queued or running" // its phase moves on while the dialog is open
+			case KeepProcesses:
+				why = "processes work in it" // which ones may change while the dialog is open
 			}
 			conf.Warnings = append(conf.Warnings, "keeps "+Escape(e.Path)+": "+why)
 		}

@@ -87,6 +87,20 @@ func (s *Service) StatusesFrom(ctx context.Context, q *StatusQueue, workers int,
 	s.impl.statuses(ctx, q, workers, emit)
 }
 
+// Processes counts the processes working in each of paths from one scan (the picker's
+// row marker); nil when copse cannot tell on this system.
+func (s *Service) Processes(paths []string) map[string]int {
+	counts := liveCounts(paths)
+	if counts == nil {
+		return nil
+	}
+	out := make(map[string]int, len(paths))
+	for i, p := range paths {
+		out[p] = counts[i]
+	}
+	return out
+}
+
 // Branches lists local branch names (completion in the create form).
 func (s *Service) Branches(ctx context.Context) ([]string, error) { return s.impl.branches(ctx) }
 

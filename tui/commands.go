@@ -63,6 +63,17 @@ func startStatusCmd(ctx context.Context, svc *core.Service, q *core.StatusQueue,
 	}
 }
 
+// processesMsg is how many processes work in each listed worktree (one scan of /proc
+// for all rows); nil counts when copse cannot tell on this system.
+type processesMsg struct {
+	seq    int
+	counts map[string]int
+}
+
+func processesCmd(svc *core.Service, seq int, paths []string) tea.Cmd {
+	return func() tea.Msg { return processesMsg{seq: seq, counts: svc.Processes(paths)} }
+}
+
 // prioritizeCmd moves the rows that came on screen to the front of the running pool's
 // queue (a scroll, a jump to the end, a filter), so what the user looks at fills in next.
 func prioritizeCmd(q *core.StatusQueue, paths []string) tea.Cmd {

@@ -123,6 +123,20 @@ func (m *Model) applyStatuses(rs []core.StatusResult) {
 	m.measure()
 }
 
+// applyProcesses sets each row's process count (its "N proc" marker). Unknown counts
+// (nil) leave the rows without one.
+func (m *Model) applyProcesses(counts map[string]int) {
+	if counts == nil {
+		return
+	}
+	for i := range m.rows {
+		if n, ok := counts[m.rows[i].wt.Path]; ok {
+			m.rows[i].wt.Processes = &n
+		}
+	}
+	m.measure()
+}
+
 // finishStatuses marks rows whose status never came (pool cancelled or failed) as not
 // pending, so they stop showing "…".
 func (m *Model) finishStatuses() {

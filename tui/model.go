@@ -250,6 +250,11 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, drainStatusCmd(msg.seq, msg.stream, statusWindow)
+	case processesMsg:
+		if msg.seq == m.loadSeq {
+			m.applyProcesses(msg.counts)
+		}
+		return m, nil
 	case preparedMsg:
 		return m.onPrepared(msg)
 	case landDefaultsMsg:
@@ -368,7 +373,9 @@ func (m *Model) startStatuses() tea.Cmd {
 	m.statusQueue = core.NewStatusQueue(paths)
 	m.statusQueue.Prioritize(m.onScreenPending())
 	s := &statusStream{ch: make(chan core.StatusResult, len(paths)), done: make(chan struct{})}
-	return tea.Batch(startStatusCmd(ctx, m.svc, m.statusQueue, s), drainStatusCmd(m.loadSeq, s, statusWindow))
+	// The process counts come with the status, from one scan, off the first frame.
+	return tea.Batch(startStatusCmd(ctx, m.svc, m.statusQueue, s), drainStatusCmd(m.loadSeq, s, statusWindow),
+		processesCmd(m.svc, m.loadSeq, paths))
 }
 
 // reload re-reads the worktree list (after a mutation, a stale confirmation, or `r`).

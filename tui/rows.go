@@ -97,7 +97,7 @@ func (st *Styles) kindInk(k rowmarks.Kind) Ink {
 	switch k {
 	case rowmarks.Main:
 		return st.TagMain
-	case rowmarks.Progress:
+	case rowmarks.Progress, rowmarks.Live:
 		return st.Progress
 	case rowmarks.Claimed, rowmarks.Locked:
 		return st.TagLocked

@@ -51,6 +51,24 @@ func TestGoldenListMixed(t *testing.T) {
 	goldenPlain(t, mixed(t, 100, 20))
 }
 
+// The process counts arrive after the status (one scan for every row): a row where
+// processes work shows how many; a row with none shows nothing.
+func TestGoldenListProcesses(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, processesMsg{seq: m.loadSeq, counts: map[string]int{
+		"/home/dev/src/app.worktrees/feat-login": 2, "/home/dev/src/app.worktrees/release-2.0": 1, "/home/dev/src/app.worktrees/bisect": 0}})
+	v := plain(m)
+	if strings.Count(v, " proc") != 2 || !strings.Contains(v, "2 proc") || !strings.Contains(v, "1 proc") {
+		t.Fatalf("process markers:\n%s", v)
+	}
+	// A count from a load a refresh replaced is dropped.
+	stale, _ := send(t, mixed(t, 100, 20), processesMsg{seq: -1, counts: map[string]int{"/home/dev/src/app.worktrees/feat-login": 5}})
+	if strings.Contains(plain(stale), "5 proc") {
+		t.Fatal("a stale count was shown")
+	}
+	goldenPlain(t, m)
+}
+
 // The detail line explains the selected row: here the locked one, with its reason.
 func TestGoldenListLockedDetail(t *testing.T) {
 	m := mixed(t, 100, 20)

@@ -1,5 +1,5 @@
 // Package rowmarks is the one vocabulary for what a worktree row says about its state: the
-// markers (main, rebasing, ⚑ claimed, locked, prunable, [workspace], a land job) and the badges
+// markers (main, rebasing, ⚑ claimed, locked, prunable, [workspace], N proc, a land job) and the badges
 // (✚ changes, ✖ conflicts, ↑ ahead, ↓ behind, rebase, merge, ✓ clean, ? unknown). Both
 // `copse list` and the picker build their rows from it, so the same state reads the same
 // in both. It returns plain, already escaped text with a semantic Kind per piece; it must
@@ -32,6 +32,7 @@ const (
 	Pending               // status asked for and not back yet
 	Unknown               // status could not be computed
 	Blocked               // a land that stopped and needs its owner
+	Live                  // processes work in it (remove, prune and land's clean-up keep it)
 )
 
 // Piece is one marker or badge. Text is what every row shows, escaped and short; Detail is
@@ -84,6 +85,9 @@ func Markers(wt core.Worktree) []Piece {
 	}
 	if ws := wt.WorkspaceID; ws != nil && *ws != "" {
 		out = append(out, Piece{Text: "[" + textsafe.Escape(*ws) + "]", Kind: Workspace})
+	}
+	if n := wt.Processes; n != nil && *n > 0 {
+		out = append(out, Piece{Text: strconv.Itoa(*n) + " proc", Kind: Live})
 	}
 	return out
 }

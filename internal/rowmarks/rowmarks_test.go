@@ -48,10 +48,16 @@ func TestBadges(t *testing.T) {
 }
 
 func TestMarkers(t *testing.T) {
-	ws := "wG"
-	wt := core.Worktree{Main: true, Rebasing: true, Locked: ptr("on a \u202eUSB drive"), Prunable: ptr(""), WorkspaceID: &ws}
-	if got, want := texts(Markers(wt)), `main rebasing locked: on a \u202eUSB drive prunable [wG]`; got != want {
+	ws, procs, none := "wG", 2, 0
+	wt := core.Worktree{Main: true, Rebasing: true, Locked: ptr("on a \u202eUSB drive"), Prunable: ptr(""), WorkspaceID: &ws, Processes: &procs}
+	if got, want := texts(Markers(wt)), `main rebasing locked: on a \u202eUSB drive prunable [wG] 2 proc`; got != want {
 		t.Errorf("Markers = %q, want %q", got, want)
+	}
+	// No process, or not counted: no marker.
+	for _, n := range []*int{&none, nil} {
+		if got := texts(Markers(core.Worktree{Processes: n})); got != "" {
+			t.Errorf("Processes %v: markers %q", n, got)
+		}
 	}
 	// A claim replaces the lock it is made of; a long session is cut.
 	wt = core.Worktree{Locked: ptr("copse claim"), Claim: &core.Claim{Session: "agent-with-a-very-long-session-name\n", Since: time.Unix(0, 0)}}

@@ -191,7 +191,7 @@ func kindColour(k rowmarks.Kind) string {
 	switch k {
 	case rowmarks.Main, rowmarks.Workspace:
 		return ansiCyan
-	case rowmarks.Progress, rowmarks.Claimed, rowmarks.Locked, rowmarks.Changes:
+	case rowmarks.Progress, rowmarks.Claimed, rowmarks.Locked, rowmarks.Changes, rowmarks.Live:
 		return ansiYellow
 	case rowmarks.Prunable, rowmarks.Conflicts, rowmarks.Unknown:
 		return ansiRed

@@ -1,0 +1,165 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/copse-dev/copse/internal/liveproc"
+)
+
+// Live processes: a worktree in which a process works (its working directory, or a file it
+// holds open, is inside: an agent, a dev server, an editor, a shell) is not removed,
+// pruned or cleaned up after a land without --force. liveproc reads /proc; copse itself,
+// the processes it started (git) and its ancestors sitting elsewhere do not count.
+
+// herdrWorkspaceEnv is the variable Herdr puts into every pane it starts
+// (reference/herdr-protocol.md §6): which workspace the pane was opened in.
+const herdrWorkspaceEnv = "HERDR_WORKSPACE_ID"
+
+// liveSet is what works inside one worktree.
+type liveSet struct {
+	procs []liveproc.Proc // the processes that keep the worktree
+	// idle are the idle shells of the Herdr workspace copse opened for the worktree (a
+	// shell with no child, started in that workspace's pane): they do not keep it, and
+	// Herdr closes them with the workspace.
+	idle    []liveproc.Proc
+	unknown string // why copse cannot tell ("" when it can)
+}
+
+// liveIn scans once for the processes working inside path. ws is the worktree's open
+// Herdr workspace ("" when none).
+func liveIn(path, ws string) liveSet {
+	var keys []string
+	if ws != "" {
+		keys = []string{herdrWorkspaceEnv}
+	}
+	sc, err := liveproc.Read([]string{path}, keys...)
+	if err != nil {
+		return liveSet{unknown: liveUnknown(err)}
+	}
+	var l liveSet
+	for _, p := range sc.Roots[0] {
+		if ws != "" && p.Shell && p.Children == 0 && p.Env[herdrWorkspaceEnv] == ws {
+			l.idle = append(l.idle, p)
+			continue
+		}
+		l.procs = append(l.procs, p)
+	}
+	return l
+}
+
+func liveUnknown(err error) string {
+	if errors.Is(err, liveproc.ErrUnknown) {
+		return Escape(err.Error())
+	}
+	return Escape(liveproc.ErrUnknown.Error() + ": " + err.Error())
+}
+
+// liveCounts is the number of processes working in each of paths (deepest worktree wins
+// for nested ones), from one scan; nil when copse cannot tell.
+func liveCounts(paths []string) []int {
+	sc, err := liveproc.Read(paths)
+	if err != nil {
+		return nil
+	}
+	out := make([]int, len(paths))
+	for i, ps := range sc.Roots {
+		out[i] = len(ps)
+	}
+	return out
+}
+
+// describeProcs names the first few processes on one line each, escaped and cut.
+func describeProcs(ps []liveproc.Proc) string {
+	const show, cmdCells = 5, 80
+	var parts []string
+	for i, p := range ps {
+		if i == show {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ps)-show))
+			break
+		}
+		parts = append(parts, p.Describe(Escape, cmdCells))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func pidList(ps []liveproc.Proc) string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprint(p.PID))
+	}
+	return strings.Join(out, " ")
+}
+
+// ruleNoProcesses: a worktree a process works in is not removed without --force.
+func ruleNoProcesses(path, what string, l liveSet) *Error {
+	if len(l.procs) == 0 {
+		return nil
+	}
+	return refused(CodeProcessesRunning,
+		"stop them first (kill "+pidList(l.procs)+"), or pass --force to remove it under them",
+		"%s (%s) has %s working in it: %s", Escape(path), what, plural(len(l.procs), "process"), describeProcs(l.procs))
+}
+
+// lines are the confirmation's lines about live processes.
+func (l liveSet) lines() []string {
+	var out []string
+	if l.unknown != "" {
+		out = append(out, "processes working in it: unknown ("+l.unknown+")")
+	}
+	if len(l.procs) > 0 {
+		out = append(out, fmt.Sprintf("%s working in it will lose their directory: %s", plural(len(l.procs), "process"), describeProcs(l.procs)))
+	}
+	return out
+}
+
+// liveScan is one scan for many worktrees, read on first use: prune reads /proc only when
+// a worktree gets as far as its idle test.
+type liveScan struct {
+	paths   []string
+	done    bool
+	procs   [][]liveproc.Proc
+	unknown string
+}
+
+func (l *liveScan) in(path string) ([]liveproc.Proc, string) {
+	if !l.done {
+		l.done = true
+		if sc, err := liveproc.Read(l.paths); err != nil {
+			l.unknown = liveUnknown(err)
+		} else {
+			l.procs = sc.Roots
+		}
+	}
+	if l.unknown != "" {
+		return nil, l.unknown
+	}
+	for i, p := range l.paths {
+		if p == path {
+			return l.procs[i], ""
+		}
+	}
+	return nil, ""
+}
+
+// setProcesses fills each row's Processes from one scan of /proc for all of them (not one
+// per row); left nil when copse cannot tell.
+func setProcesses(rows []Worktree) {
+	var paths []string
+	var at []int
+	for i, r := range rows {
+		if !r.Bare && r.Prunable == nil {
+			paths = append(paths, r.Path)
+			at = append(at, i)
+		}
+	}
+	counts := liveCounts(paths)
+	if counts == nil {
+		return
+	}
+	for j, i := range at {
+		n := counts[j]
+		rows[i].Processes = &n
+	}
+}

@@ -1,0 +1,141 @@
+// Package liveproc answers "which processes are working inside these directory trees": a
+// process counts when its working directory, or a file it holds open, is inside one. It
+// only reads (on Linux, /proc); it never starts a program, so core may use it. Where the
+// system offers no /proc it says it cannot tell (ErrUnknown) rather than "none".
+package liveproc
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+)
+
+// ErrUnknown: this system gives copse no way to tell which processes run where.
+var ErrUnknown = errors.New("cannot tell which processes run there")
+
+// Proc is one process found inside a tree.
+type Proc struct {
+	PID     int
+	Cmdline []string // argv as the process set it; may be empty (a kernel thread, a zombie)
+	Dir     string   // its working directory ("" when unreadable)
+	// Inside is the first path of the process found inside the tree: its working
+	// directory, or else a file it holds open.
+	Inside string
+	// OpenFile is true when Inside is an open file and the working directory is elsewhere.
+	OpenFile bool
+	Shell    bool // argv[0] names an interactive shell (sh, bash, zsh, fish, …)
+	Children int  // how many processes name it as their parent
+	// Env is the value of each variable asked for in Scan's envKeys ("" when unset or
+	// unreadable).
+	Env map[string]string
+}
+
+// Scan is one read of every process this user may see.
+type Scan struct {
+	// Roots holds, per root passed to Read (same order), the processes inside it. A
+	// process inside nested roots is given to the deepest one only.
+	Roots [][]Proc
+	// Hidden counts processes whose working directory and open files could not be read
+	// (another user's, unless copse runs as root): they may be inside and are not listed.
+	Hidden int
+}
+
+// Read scans every process once and sorts what it finds into roots. copse's own process
+// never counts, nor do the processes it started (git, run in the worktree), nor its ancestors (the shell and programs that started it) unless their
+// own working directory is inside the root: a shell sitting in the worktree is work that a
+// remove would pull the floor from, the shell that ran `copse -C … remove` from elsewhere
+// is not. envKeys are read from the environment of each process found (Proc.Env).
+func Read(roots []string, envKeys ...string) (*Scan, error) {
+	clean := make([]string, len(roots))
+	for i, r := range roots {
+		clean[i] = canonical(r)
+	}
+	return read(clean, envKeys)
+}
+
+// deepest is the index of the longest root holding p, or -1.
+func deepest(roots []string, p string) int {
+	best, bestLen := -1, -1
+	for i, r := range roots {
+		if r != "" && within(r, p) && len(r) > bestLen {
+			best, bestLen = i, len(r)
+		}
+	}
+	return best
+}
+
+// within: p is root or below it.
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	if root == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return strings.HasPrefix(p, root+"/")
+}
+
+// canonical resolves symbolic links as the kernel reports paths in /proc (it always
+// reports them resolved), falling back to the cleaned path.
+func canonical(p string) string {
+	if p == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		p = a
+	}
+	return filepath.Clean(p)
+}
+
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "fish": true, "dash": true, "ksh": true,
+	"mksh": true, "tcsh": true, "csh": true, "nu": true, "elvish": true, "xonsh": true, "ash": true}
+
+// isShell: argv[0] (a login shell's starts with "-") names a shell.
+func isShell(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	return shells[filepath.Base(strings.TrimPrefix(argv[0], "-"))]
+}
+
+// Describe is a process on one line for people: its command line (each argument quoted
+// only if needed, then cut) and where it is inside. esc escapes one value for display.
+func (p Proc) Describe(esc func(string) string, maxCmd int) string {
+	cmd := strings.Join(p.Cmdline, " ")
+	if cmd == "" {
+		cmd = "?"
+	}
+	if r := []rune(cmd); len(r) > maxCmd {
+		cmd = string(r[:maxCmd-1]) + "…"
+	}
+	s := "pid " + itoa(p.PID) + " " + esc(cmd)
+	if p.OpenFile {
+		return s + " holds " + esc(p.Inside) + " open (cwd " + esc(p.Dir) + ")"
+	}
+	return s + " in " + esc(p.Dir)
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

@@ -1,0 +1,235 @@
+//go:build linux
+
+package liveproc
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// start runs argv working in dir as an orphan (a shell starts it in the background and
+// exits): a child of the test process would not count, as copse's own children do not.
+// It is killed when the test ends.
+func start(t *testing.T, dir string, argv ...string) int {
+	t.Helper()
+	c := exec.Command("sh", append([]string{"-c", `"$@" </dev/null >/dev/null 2>&1 & echo $!`, "sh"}, argv...)...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "HERDR_WORKSPACE_ID=wQ")
+	out, err := c.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("no pid in %q", out)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	return pid
+}
+
+func pids(ps []Proc) []int {
+	var out []int
+	for _, p := range ps {
+		out = append(out, p.PID)
+	}
+	return out
+}
+
+func has(ps []Proc, pid int) (Proc, bool) {
+	for _, p := range ps {
+		if p.PID == pid {
+			return p, true
+		}
+	}
+	return Proc{}, false
+}
+
+func TestReadFindsAProcessWorkingInside(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, sub, "sleep", "300")
+	other := start(t, t.TempDir(), "sleep", "301")
+	sc, err := Read([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := has(sc.Roots[0], c)
+	if !ok {
+		t.Fatalf("sleep working in %s not found: %v", sub, pids(sc.Roots[0]))
+	}
+	if _, ok := has(sc.Roots[0], other); ok {
+		t.Fatalf("a sleep working elsewhere counted")
+	}
+	if p.OpenFile || p.Dir != canonical(sub) || strings.Join(p.Cmdline, " ") != "sleep 300" {
+		t.Fatalf("got %+v", p)
+	}
+}
+
+func TestReadFindsAProcessHoldingAFileOpenInside(t *testing.T) {
+	root := t.TempDir()
+	f := filepath.Join(root, "log.txt")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	c := start(t, elsewhere, "tail", "-f", f)
+	// tail opens the file after it starts: wait for the open by reading, not by sleeping.
+	var p Proc
+	for i := 0; ; i++ {
+		sc, err := Read([]string{root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ok bool
+		if p, ok = has(sc.Roots[0], c); ok {
+			break
+		}
+		if i > 10000 {
+			t.Fatalf("tail holding %s open was never found", f)
+		}
+	}
+	if !p.OpenFile || p.Inside != canonical(f) || p.Dir != canonical(elsewhere) {
+		t.Fatalf("got %+v", p)
+	}
+}
+
+func TestReadGivesANestedRootItsOwnProcesses(t *testing.T) {
+	outer := t.TempDir()
+	inner := filepath.Join(outer, "wt")
+	if err := os.Mkdir(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := start(t, outer, "sleep", "302")
+	b := start(t, inner, "sleep", "303")
+	sc, err := Read([]string{outer, inner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := has(sc.Roots[0], a); !ok {
+		t.Fatalf("outer: %v", pids(sc.Roots[0]))
+	}
+	if _, ok := has(sc.Roots[0], b); ok {
+		t.Fatalf("inner's process counted for outer too")
+	}
+	if _, ok := has(sc.Roots[1], b); !ok {
+		t.Fatalf("inner: %v", pids(sc.Roots[1]))
+	}
+}
+
+func TestReadReadsTheAskedEnvironment(t *testing.T) {
+	root := t.TempDir()
+	c := start(t, root, "sleep", "304") // start sets HERDR_WORKSPACE_ID=wQ
+	sc, err := Read([]string{root}, "HERDR_WORKSPACE_ID")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := has(sc.Roots[0], c)
+	if !ok || p.Env["HERDR_WORKSPACE_ID"] != "wQ" {
+		t.Fatalf("got %+v (found %v)", p, ok)
+	}
+}
+
+// The helper is this test binary started again (by TestOwnProcessAndAncestors…): it
+// prints the pids it finds inside COPSE_LIVEPROC_ROOT.
+func TestHelperPrintsWhatItFinds(t *testing.T) {
+	root := os.Getenv("COPSE_LIVEPROC_ROOT")
+	if root == "" {
+		t.Skip("helper process only")
+	}
+	sc, err := Read([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("found=%v\n", pids(sc.Roots[0]))
+}
+
+// helper runs the scan in a child of a shell: the shell is the child's ancestor, and
+// holds a file inside root open (fd 3) while it sits in shellDir.
+func helper(t *testing.T, root, shellDir string) (shellPID int, found string) {
+	t.Helper()
+	f := filepath.Join(root, "held")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// `echo $$` first: the shell's pid; the helper is a child (not exec'd), so the shell
+	// stays its parent while it scans.
+	c := exec.Command("sh", "-c", `echo shell=$$; exec 3<"$HELD"; "$BIN" -test.run='^TestHelperPrintsWhatItFinds$' -test.count=1; :`)
+	c.Dir = shellDir
+	c.Env = append(os.Environ(), "COPSE_LIVEPROC_ROOT="+root, "HELD="+f, "BIN="+bin)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(l, "shell="); ok {
+			fmt.Sscan(v, &shellPID)
+		}
+		if v, ok := strings.CutPrefix(l, "found="); ok {
+			found = v
+		}
+	}
+	if shellPID == 0 || found == "" {
+		t.Fatalf("helper said: %s", out)
+	}
+	return shellPID, found
+}
+
+func TestOwnProcessAndAncestorsElsewhereDoNotCount(t *testing.T) {
+	root := t.TempDir()
+	// The helper itself holds the file open too (fd 3 is inherited): neither counts.
+	_, found := helper(t, root, t.TempDir())
+	if found != "[]" {
+		t.Fatalf("copse's own process or the shell that ran it from elsewhere counted: %s", found)
+	}
+}
+
+func TestAnAncestorWorkingInsideCounts(t *testing.T) {
+	root := t.TempDir()
+	shell, found := helper(t, root, root)
+	if found != fmt.Sprintf("[%d]", shell) {
+		t.Fatalf("the shell sitting in the tree (pid %d): found %s", shell, found)
+	}
+}
+
+func TestOwnChildrenDoNotCount(t *testing.T) {
+	root := t.TempDir()
+	c := exec.Command("sleep", "305")
+	c.Dir = root
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	orphan := start(t, root, "sleep", "306")
+	sc, err := Read([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := has(sc.Roots[0], c.Process.Pid); ok {
+		t.Fatalf("a process copse started (as it starts git) counted")
+	}
+	if _, ok := has(sc.Roots[0], orphan); !ok {
+		t.Fatalf("the orphan was not found: %v", pids(sc.Roots[0]))
+	}
+}
+
+func TestDescribeIsOneLine(t *testing.T) {
+	p := Proc{PID: 7, Cmdline: []string{"node", "a\nb", strings.Repeat("x", 200)}, Dir: "/w", Inside: "/w"}
+	esc := func(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }
+	d := p.Describe(esc, 40)
+	if strings.Contains(d, "\n") || !strings.HasPrefix(d, "pid 7 node a\\nb x") || !strings.HasSuffix(d, "… in /w") {
+		t.Fatalf("got %q", d)
+	}
+}

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package liveproc
+
+import "runtime"
+
+// read: without /proc copse would have to run a program (lsof) to know, and core runs no
+// program of its own; it says it cannot tell.
+func read(roots []string, envKeys []string) (*Scan, error) {
+	return nil, &unknownOS{runtime.GOOS}
+}
+
+type unknownOS struct{ goos string }
+
+func (e *unknownOS) Error() string { return ErrUnknown.Error() + " on " + e.goos }
+func (e *unknownOS) Unwrap() error { return ErrUnknown }
