@@ -5,6 +5,9 @@
 package cli_test
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,5 +45,51 @@ func TestPickQueryAndTyping(t *testing.T) {
 	p.master.Write([]byte("/alp\r"))
 	if code := p.wait(t); code != 0 || p.stdout.String() != alpha+"\n" {
 		t.Fatalf("pick: exit %d, stdout %q, stderr %s", code, p.stdout.String(), strings.TrimSpace(p.stderr.String()))
+	}
+}
+
+// A worktree created in pick mode is the pick: `copse pick`, tab (to the list), n, a new
+// branch, enter prints the new worktree's path (--json: its row) and exits 0, as pi's
+// /worktree needs. The form has no "switch to it" toggle there (pick never switches);
+// with a setup configured, the pick comes once the setup has run.
+func TestPickCreatesAndPicksTheNewWorktree(t *testing.T) {
+	r := coretest.New(t)
+	p := startInPTY(t, r, nil, "pick")
+	p.waitScreen(t, "main")
+	p.master.Write([]byte("\tn"))
+	p.waitScreen(t, "the new worktree is the pick")
+	p.master.Write([]byte("feat/made\r"))
+	code := p.wait(t)
+	path := strings.TrimSuffix(p.stdout.String(), "\n")
+	if code != 0 || path == "" || strings.Contains(path, "\n") {
+		t.Fatalf("pick after create: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
+	}
+	if b := strings.TrimSpace(r.Git(path, "rev-parse", "--abbrev-ref", "HEAD")); b != "feat/made" {
+		t.Fatalf("the picked path %s has %s checked out, want the new feat/made", path, b)
+	}
+	p.mu.Lock()
+	offersSwitch := strings.Contains(p.screen.String(), "switch to it after create")
+	p.mu.Unlock()
+	if offersSwitch {
+		t.Error("pick mode's create form offers a switch it never makes")
+	}
+
+	r.Git(r.Root, "config", "copse.setup", "touch setup-ran")
+	p = startInPTY(t, r, nil, "--json", "pick")
+	p.waitScreen(t, "feat/made")
+	p.master.Write([]byte("\tn"))
+	p.waitScreen(t, "the new worktree is the pick")
+	p.master.Write([]byte("feat/set\r"))
+	if code := p.wait(t); code != 0 || !strings.Contains(p.stdout.String(), `"branch":"feat/set"`) {
+		t.Fatalf("pick --json after create with setup: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
+	}
+	var row struct {
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal(p.stdout.Bytes(), &row); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(row.Path, "setup-ran")); err != nil {
+		t.Fatalf("picked before the setup ran: %v", err)
 	}
 }
