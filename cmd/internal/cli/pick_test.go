@@ -93,3 +93,17 @@ func TestPickCreatesAndPicksTheNewWorktree(t *testing.T) {
 		t.Fatalf("picked before the setup ran: %v", err)
 	}
 }
+
+// A blocked land shows on its row from the start, as after `r`: the picker reads the
+// list before it starts (core.Open), and that path must bring the land jobs too.
+func TestPickerShowsABlockedLandWithoutRefresh(t *testing.T) {
+	r := coretest.New(t)
+	landTree(t, r, "feat/gate")
+	want(t, run(t, r, r.Root, "land", "feat/gate", "--test", "false"), 1, "test_failed")
+	p := startInPTY(t, r, nil)
+	p.waitScreen(t, "blocked: test_failed")
+	p.master.Write([]byte("q"))
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("picker: exit %d, stderr %s", code, p.stderr.String())
+	}
+}
