@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -121,9 +122,13 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 		marksW           int      // cells of the marks, separators included
 		current          bool
 	}
-	rows := make([]row, 0, len(l.Worktrees))
+	// The picker's default order (main first, numbers as numbers: task-2 before task-10),
+	// so a row is where a person looks for it in both; --json keeps git's order.
+	trees := slices.Clone(l.Worktrees)
+	slices.SortStableFunc(trees, rowmarks.CompareByName)
+	rows := make([]row, 0, len(trees))
 	nameW, pathW := 0, 0
-	for _, wt := range l.Worktrees {
+	for _, wt := range trees {
 		r := row{mark: " ", name: rowmarks.Label(wt), path: tildePath(wt.Path, home), current: wt.Current}
 		if wt.Current {
 			r.mark = "*"

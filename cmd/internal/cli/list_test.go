@@ -51,3 +51,21 @@ func TestListShowsABlockedLandAsThePickerDoes(t *testing.T) {
 		t.Fatalf("a landed job is marked:\n%s", res.stdout)
 	}
 }
+
+// copse list orders its rows as the picker does by name: main first, then numbers as
+// numbers (task-2 before task-10, which git's and a byte order put first).
+func TestListSortsNumbersNaturally(t *testing.T) {
+	r := coretest.New(t)
+	for _, b := range []string{"task-10", "task-2", "task-1"} {
+		r.AddWorktree(b, filepath.Join(r.Base, "app.worktrees", b))
+	}
+	res := run(t, r, r.Root, "list")
+	want(t, res, 0)
+	var order []string
+	for _, l := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
+		order = append(order, strings.Fields(strings.TrimPrefix(l, "*"))[0])
+	}
+	if got := strings.Join(order, " "); got != "main task-1 task-2 task-10" {
+		t.Fatalf("copse list order %q, want main task-1 task-2 task-10:\n%s", got, res.stdout)
+	}
+}

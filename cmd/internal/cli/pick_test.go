@@ -107,3 +107,18 @@ func TestPickerShowsABlockedLandWithoutRefresh(t *testing.T) {
 		t.Fatalf("picker: exit %d, stderr %s", code, p.stderr.String())
 	}
 }
+
+// The picker counts as people do: task-2 comes before task-10 (git and a byte order put
+// task-10 first), so two steps down from main is task-2.
+func TestPickerSortsNumbersNaturally(t *testing.T) {
+	r := coretest.New(t)
+	r.AddWorktree("task-10", "app.worktrees/task-10")
+	two := r.AddWorktree("task-2", "app.worktrees/task-2")
+	r.AddWorktree("task-1", "app.worktrees/task-1")
+	p := startInPTY(t, r, nil, "pick")
+	p.waitScreen(t, "task-10")
+	p.master.Write([]byte("\x1b[B\x1b[B\r")) // down, down, enter
+	if code := p.wait(t); code != 0 || p.stdout.String() != two+"\n" {
+		t.Fatalf("pick: exit %d, stdout %q (want task-2's %s), stderr %s", code, p.stdout.String(), two, p.stderr.String())
+	}
+}
