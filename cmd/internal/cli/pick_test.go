@@ -116,7 +116,10 @@ func TestPickerSortsNumbersNaturally(t *testing.T) {
 	two := r.AddWorktree("task-2", "app.worktrees/task-2")
 	r.AddWorktree("task-1", "app.worktrees/task-1")
 	p := startInPTY(t, r, nil, "pick")
-	p.waitScreen(t, "task-10")
+	// The statuses come in once Bubble Tea runs, with the terminal raw: keys written
+	// earlier (to the first frame copse draws itself) would meet the terminal's cooked
+	// mode, which turns the enter into a newline.
+	p.waitScreen(t, "✓")
 	p.master.Write([]byte("\x1b[B\x1b[B\r")) // down, down, enter
 	if code := p.wait(t); code != 0 || p.stdout.String() != two+"\n" {
 		t.Fatalf("pick: exit %d, stdout %q (want task-2's %s), stderr %s", code, p.stdout.String(), two, p.stderr.String())
