@@ -42,7 +42,7 @@ func TestPickQueryAndTyping(t *testing.T) {
 	p := startInPTY(t, r, nil, "pick", "--query", "feat")
 	p.waitScreen(t, "2/3") // the highlighted "feat" is drawn apart from the rest of the name
 	// Keys are handled in order: the filter has narrowed to alpha when enter arrives.
-	p.master.Write([]byte("/alp\r"))
+	p.keys(t, "/alp\r")
 	if code := p.wait(t); code != 0 || p.stdout.String() != alpha+"\n" {
 		t.Fatalf("pick: exit %d, stdout %q, stderr %s", code, p.stdout.String(), strings.TrimSpace(p.stderr.String()))
 	}
@@ -56,9 +56,9 @@ func TestPickCreatesAndPicksTheNewWorktree(t *testing.T) {
 	r := coretest.New(t)
 	p := startInPTY(t, r, nil, "pick")
 	p.waitScreen(t, "main")
-	p.master.Write([]byte("\tn"))
+	p.keys(t, "\tn")
 	p.waitScreen(t, "the new worktree is the pick")
-	p.master.Write([]byte("feat/made\r"))
+	p.keys(t, "feat/made\r")
 	code := p.wait(t)
 	path := strings.TrimSuffix(p.stdout.String(), "\n")
 	if code != 0 || path == "" || strings.Contains(path, "\n") {
@@ -77,9 +77,9 @@ func TestPickCreatesAndPicksTheNewWorktree(t *testing.T) {
 	r.Git(r.Root, "config", "copse.setup", "touch setup-ran")
 	p = startInPTY(t, r, nil, "--json", "pick")
 	p.waitScreen(t, "feat/made")
-	p.master.Write([]byte("\tn"))
+	p.keys(t, "\tn")
 	p.waitScreen(t, "the new worktree is the pick")
-	p.master.Write([]byte("feat/set\r"))
+	p.keys(t, "feat/set\r")
 	if code := p.wait(t); code != 0 || !strings.Contains(p.stdout.String(), `"branch":"feat/set"`) {
 		t.Fatalf("pick --json after create with setup: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
 	}
@@ -102,7 +102,7 @@ func TestPickerShowsABlockedLandWithoutRefresh(t *testing.T) {
 	want(t, run(t, r, r.Root, "land", "feat/gate", "--test", "false"), 1, "test_failed")
 	p := startInPTY(t, r, nil)
 	p.waitScreen(t, "blocked: test_failed")
-	p.master.Write([]byte("q"))
+	p.keys(t, "q")
 	if code := p.wait(t); code != 0 {
 		t.Fatalf("picker: exit %d, stderr %s", code, p.stderr.String())
 	}
@@ -116,11 +116,8 @@ func TestPickerSortsNumbersNaturally(t *testing.T) {
 	two := r.AddWorktree("task-2", "app.worktrees/task-2")
 	r.AddWorktree("task-1", "app.worktrees/task-1")
 	p := startInPTY(t, r, nil, "pick")
-	// The statuses come in once Bubble Tea runs, with the terminal raw: keys written
-	// earlier (to the first frame copse draws itself) would meet the terminal's cooked
-	// mode, which turns the enter into a newline.
-	p.waitScreen(t, "✓")
-	p.master.Write([]byte("\x1b[B\x1b[B\r")) // down, down, enter
+	p.waitScreen(t, "task-10")
+	p.keys(t, "\x1b[B\x1b[B\r") // down, down, enter
 	if code := p.wait(t); code != 0 || p.stdout.String() != two+"\n" {
 		t.Fatalf("pick: exit %d, stdout %q (want task-2's %s), stderr %s", code, p.stdout.String(), two, p.stderr.String())
 	}
