@@ -64,7 +64,12 @@ func (m Model) sortedOrder() []int {
 		case core.SortPath:
 			return rowmarks.NaturalCompare(a.wt.Path, b.wt.Path) < 0
 		}
-		return rowmarks.CompareByName(a.wt, b.wt) < 0
+		// A branch being rebased or bisected is listed detached but still shows its name.
+		na, nb := a.wt.Branch != "" && !a.wt.Bare, b.wt.Branch != "" && !b.wt.Bare
+		if na != nb {
+			return na
+		}
+		return rowmarks.CompareLabels(a.label, b.label) < 0 // as copse list orders them
 	}
 	sort.SliceStable(idx, func(i, j int) bool {
 		a, b := m.rows[idx[i]], m.rows[idx[j]]

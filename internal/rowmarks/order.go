@@ -27,7 +27,13 @@ func CompareByName(a, b core.Worktree) int {
 		}
 		return 1
 	}
-	la, lb := Label(a), Label(b)
+	return CompareLabels(Label(a), Label(b))
+}
+
+// CompareLabels is CompareByName's order of two labels (Label) of named rows: case
+// ignored first, numbers as numbers. A front end that has the labels already (the
+// picker's rows) compares them without making them again.
+func CompareLabels(la, lb string) int {
 	if c := NaturalCompare(strings.ToLower(la), strings.ToLower(lb)); c != 0 {
 		return c
 	}
