@@ -207,6 +207,11 @@ func TestPickerDrawsTheRowsFirst(t *testing.T) {
 		if code := p.wait(t); code != 1 {
 			t.Fatalf("%v: exit %d, stderr %s", env, code, p.stderr.String())
 		}
+		select { // copse has exited; its last frame may still be on its way through the terminal
+		case <-p.read:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the terminal was never drained")
+		}
 		p.mu.Lock()
 		out := p.screen.String()
 		p.mu.Unlock()
