@@ -122,3 +122,26 @@ func TestPickerSortsNumbersNaturally(t *testing.T) {
 		t.Fatalf("pick: exit %d, stdout %q (want task-2's %s), stderr %s", code, p.stdout.String(), two, p.stderr.String())
 	}
 }
+
+// A setup that fails keeps the worktree (as everywhere) and its log open instead of the
+// pick; closing the log returns to the list with the new worktree selected, and enter
+// picks it.
+func TestPickCreateWithAFailingSetup(t *testing.T) {
+	r := coretest.New(t)
+	r.Git(r.Root, "config", "copse.setup", "false")
+	p := startInPTY(t, r, nil, "pick")
+	p.waitScreen(t, "main")
+	p.keys(t, "\tn")
+	p.waitScreen(t, "the new worktree is the pick")
+	p.keys(t, "feat/bad\r")
+	p.waitScreen(t, "failed; the worktree stays")
+	p.keys(t, "q\r") // q closes the log; enter picks the selected row
+	code := p.wait(t)
+	path := strings.TrimSuffix(p.stdout.String(), "\n")
+	if code != 0 || path == "" {
+		t.Fatalf("pick after a failed setup: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
+	}
+	if b := strings.TrimSpace(r.Git(path, "rev-parse", "--abbrev-ref", "HEAD")); b != "feat/bad" {
+		t.Fatalf("picked %s (%s), want the new feat/bad", path, b)
+	}
+}
