@@ -342,6 +342,6 @@ func (s *service) runCreateClaim(ctx context.Context, c *createCmd, before snaps
 	if cause == nil {
 		cause = rerr
 	}
-	return nil, uncertain(CodeClaimAfterCreateFailed, cause, "claim it now: `copse claim "+id+" --session "+c.session.s+"`",
+	return nil, uncertain(CodeClaimAfterCreateFailed, cause, "claim it now: `copse claim "+id+" --session "+quoteDisplay(c.session.s)+"`",
 		"created %s, but could not confirm its claim for session %s", Escape(out.Path), c.session.s)
 }

@@ -396,8 +396,12 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		if len(found) == 1 {
 			return found[0], wsOf[found[0].Path], nil
 		}
-		return gitx.Worktree{}, "", refused(CodeNoSuchWorktree, "create one: `copse create "+quoteDisplay(b.s)+"`",
-			"no worktree has branch %s checked out", Escape(b.s))
+		// A typo of a branch that is checked out is the likelier mistake: name it first.
+		hint := "create one: `copse create " + quoteDisplay(b.s) + "`"
+		if near := didYouMean(closeBranches(b.s, snap.trees)); near != "" {
+			hint = near + "Otherwise " + hint
+		}
+		return gitx.Worktree{}, "", refused(CodeNoSuchWorktree, hint, "no worktree has branch %s checked out", Escape(b.s))
 	default:
 		id, err := ParseWorkspaceID(*ws)
 		if err != nil {

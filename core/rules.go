@@ -153,7 +153,13 @@ func (s *service) ruleNotHere(t gitx.Worktree) *Error {
 		if canonical(at) != canonical(t.Path) {
 			where = " (from " + Escape(at) + ", inside it)"
 		}
-		return refused(CodeCurrentWorktree, "switch to another worktree first (`copse switch TARGET`), then remove this one",
+		// The main checkout is always there to switch to: the hint names it, so it runs as
+		// written.
+		other := "TARGET"
+		if root := s.root(); root != "" && canonical(root) != canonical(t.Path) {
+			other = quoteDisplay(root)
+		}
+		return refused(CodeCurrentWorktree, "switch to another worktree first (`copse switch "+other+"`), then remove this one",
 			"%s (%s) is the worktree copse is running in%s", Escape(t.Path), describe(t), where)
 	}
 	return nil
@@ -185,7 +191,9 @@ func ruleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
 func ruleNotLocked(t gitx.Worktree) *Error {
 	if t.Locked != nil {
 		if c, ok := ParseClaim(*t.Locked); ok {
-			return refused(CodeClaimedWorktree, "ask session "+Escape(c.Session)+" to release it (`copse release "+quoteDisplay(t.Path)+"`), or pass --force",
+			// The release names the holder: without --session it would be refused
+			// (session_required), or refused as another session's claim.
+			return refused(CodeClaimedWorktree, "ask session "+Escape(c.Session)+" to release it (`"+releaseCommand(t.Path, c.Session)+"`), or pass --force",
 				"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), Escape(c.Session), c.Since.Format(time.RFC3339))
 		}
 		return refused(CodeLockedWorktree, "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
@@ -332,6 +340,12 @@ func ruleNotLockedByHuman(c *claimCmd, verb string) *Error {
 	return nil
 }
 
+// releaseCommand is the command that releases session's claim on path, as a hint names it:
+// one that runs as written.
+func releaseCommand(path, session string) string {
+	return "copse release " + quoteDisplay(path) + " --session " + quoteDisplay(session)
+}
+
 // ruleIsClaimed: release needs a claim to release.
 func ruleIsClaimed(c *claimCmd) *Error {
 	if c.release && c.target.Locked == nil {
@@ -343,7 +357,7 @@ func ruleIsClaimed(c *claimCmd) *Error {
 // ruleClaimIsOurs: a session releases its own claims; another's only with --force.
 func ruleClaimIsOurs(c *claimCmd) *Error {
 	if c.release && c.held != nil && c.held.Session != c.session.s && !c.force {
-		return forceHelps(refused(CodeClaimedByOther, "release it from that session, or pass --force (asks first)",
+		return forceHelps(refused(CodeClaimedByOther, "release it as that session (`"+releaseCommand(c.target.Path, c.held.Session)+"`), or pass --force (asks first)",
 			"%s (%s) is claimed by session %s, not by %s", Escape(c.target.Path), describe(c.target), c.held.Session, c.session.s))
 	}
 	return nil

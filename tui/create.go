@@ -171,7 +171,8 @@ func (f *form) placePath() {
 }
 
 // afterCreate is what follows a successful create: the setup (when configured and not
-// turned off in the form), then the switch (when on). ok is false when neither applies.
+// turned off in the form), then the switch (when on), or in pick mode the pick: the new
+// worktree is the answer `copse pick` prints. ok is false when none applies.
 func (m Model) afterCreate(out *core.Outcome) (Model, tea.Cmd, bool) {
 	if out == nil || out.Worktree == nil || out.DryRun {
 		return m, nil, false
@@ -179,12 +180,20 @@ func (m Model) afterCreate(out *core.Outcome) (Model, tea.Cmd, bool) {
 	path := out.Worktree.Path
 	if m.form.runSetup && !m.form.info.setup.Empty() && m.svc != nil {
 		ctx, cancel := context.WithCancel(m.ctx)
-		s := &setupState{path: path, label: rowmarks.Label(*out.Worktree), switchAfter: m.form.switchTo, running: true,
-			cancel: cancel, started: m.now(), stream: newLogStream(ctx)}
+		s := &setupState{path: path, label: rowmarks.Label(*out.Worktree), switchAfter: m.form.switchTo && !m.opts.Pick,
+			running: true, cancel: cancel, started: m.now(), stream: newLogStream(ctx)}
+		if m.opts.Pick {
+			wt := *out.Worktree
+			s.pickAfter = &wt
+		}
 		s.vp = viewport.New()
 		m.ev.setup = s
 		m.mode = modeSetup
 		return m, tea.Batch(setupCmd(ctx, m.svc, path, m.form.info.setup, s.stream), drainLogCmd(s.stream)), true
+	}
+	if m.opts.Pick {
+		mm, cmd := m.pickCreated(*out.Worktree)
+		return mm, cmd, true
 	}
 	if m.form.switchTo {
 		mm, cmd := m.startOp(core.OpSwitch, "switching to "+rowmarks.Label(*out.Worktree), core.SwitchRequest{Path: core.Str(path)}, opOptions{})
@@ -193,10 +202,19 @@ func (m Model) afterCreate(out *core.Outcome) (Model, tea.Cmd, bool) {
 	return m, nil, false
 }
 
+// pickCreated ends `copse pick` with the worktree just created as the pick. The create
+// never switches there (pick only reports a choice), whatever the form's toggle.
+func (m Model) pickCreated(wt core.Worktree) (Model, tea.Cmd) {
+	m.result.Selected = &wt
+	mm, cmd := m.quit()
+	return mm.(Model), cmd
+}
+
 // setupState is the setup log panel.
 type setupState struct {
 	path, label string
 	switchAfter bool
+	pickAfter   *core.Worktree // pick mode: the created worktree, picked once its setup succeeded
 	running     bool
 	failed      bool
 	cancel      context.CancelFunc
@@ -356,6 +374,9 @@ func (m Model) onSetupLog(msg setupLogMsg) (Model, tea.Cmd) {
 	m.status = infoStatus("set up " + s.label + setupSummary(s.stream.rep))
 	m.ev.setup = nil
 	m.mode = modeList
+	if s.pickAfter != nil {
+		return m.pickCreated(*s.pickAfter)
+	}
 	if s.switchAfter {
 		mm, cmd := m.startOp(core.OpSwitch, "switching to "+s.label, core.SwitchRequest{Path: core.Str(s.path)}, opOptions{})
 		return mm.(Model), cmd

@@ -34,6 +34,9 @@ type form struct {
 	focusWS   bool // the focus toggle's value
 	switchTo  bool // the switch toggle's value (on by default)
 	runSetup  bool // the setup toggle's value (on by default)
+	// pick: the form of `copse pick`, which never switches. The worktree it creates is the
+	// pick, so it has no switch toggle: a person creating in a picker means "this one".
+	pick bool
 
 	info formInfo // the default base, the default path and the setup configuration, read in the background
 
@@ -102,7 +105,9 @@ func (f form) stops() []int {
 	if f.workspace {
 		s = append(s, fieldFocus)
 	}
-	s = append(s, fieldSwitch)
+	if !f.pick {
+		s = append(s, fieldSwitch)
+	}
 	if f.setupShown() {
 		s = append(s, fieldSetup)
 	}
@@ -363,7 +368,11 @@ func (f form) view(st *Styles, width int) []string {
 	if f.workspace {
 		sw = "switch to it after create (its workspace gets focus)"
 	}
-	lines = append(lines, label(fieldSwitch)+cut(box(f.switchTo)+sw, width-formIndent))
+	if f.pick {
+		lines = append(lines, st.FormNote.Render(cut(strings.Repeat(" ", formIndent)+"the new worktree is the pick: copse pick prints it", width)))
+	} else {
+		lines = append(lines, label(fieldSwitch)+cut(box(f.switchTo)+sw, width-formIndent))
+	}
 	if f.setupShown() {
 		lines = append(lines, label(fieldSetup)+cut(box(f.runSetup)+f.info.setupText(), width-formIndent))
 		if f.errs[fieldSetup] != "" {

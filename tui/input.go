@@ -99,6 +99,7 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.New):
 		m.mode = modeForm
 		m.form = newForm(m.hasWorkspaces, &m.styles, m.w())
+		m.form.pick = m.opts.Pick
 		if m.svc == nil {
 			return m, nil
 		}

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/rowmarks"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
@@ -325,8 +326,7 @@ func (m *Model) applyLands() {
 		if !ok {
 			continue
 		}
-		switch j.State {
-		case core.LandQueued, core.LandRunning, core.LandBlocked, core.LandAbandoned, core.LandUncertain:
+		if rowmarks.LandShown(&j) {
 			jj := j
 			m.rows[i].land = &jj
 		}

@@ -136,11 +136,27 @@ func (m *Model) attach(svc *core.Service) {
 	m.keys.applyKeyState(m.hasWorkspaces, m.opts.Pick)
 }
 
-// showListing shows the list core.Open read, before any status.
+// showListing shows the list core.Open read, before any status. Its rows carry their
+// newest land job (core reads the records with the list), so a blocked land is on the
+// first frame; the land jobs are read properly (and a running one followed) once that
+// frame is out (startStatusesMsg).
 func (m *Model) showListing(l *core.Listing) {
 	m.setListing(l, m.current)
+	m.lands = landsOfRows(l.Worktrees)
+	m.applyLands()
 	m.status.addWarnings(l.Warnings)
 	m.clampCursor()
+}
+
+// landsOfRows is the newest land job of each listed worktree that has one.
+func landsOfRows(rows []core.Worktree) map[string]core.LandJob {
+	out := make(map[string]core.LandJob)
+	for _, wt := range rows {
+		if wt.Land != nil {
+			out[wt.Path] = *wt.Land
+		}
+	}
+	return out
 }
 
 // startStatusesMsg starts the status pool for a listing the model was built with.
@@ -237,7 +253,13 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.seq != m.loadSeq {
 			return m, deferred // a refresh came first and started its own pool
 		}
-		return m, tea.Batch(m.startStatuses(), m.afterListing(), deferred)
+		cmds := []tea.Cmd{m.startStatuses(), m.afterListing(), deferred}
+		if m.svc != nil {
+			// As onListing does for a list the picker read itself: without it a land
+			// under way would never be followed, nor an abandoned one marked, until `r`.
+			cmds = append(cmds, landJobsCmd(m.ctx, m.svc, m.loadSeq))
+		}
+		return m, tea.Batch(cmds...)
 	case statusBatchMsg:
 		if msg.seq != m.loadSeq {
 			return m, nil // from a load that a refresh replaced; its pool is cancelled

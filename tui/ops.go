@@ -150,6 +150,9 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 			m.status.addWarnings(out.Warnings)
 		}
 		if mm, cmd, ok := m.afterCreate(out); ok {
+			if mm.quitting {
+				return mm, cmd // pick mode: the new worktree was the pick
+			}
 			reload := mm.reload()
 			return mm, tea.Batch(cmd, reload)
 		}

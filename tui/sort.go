@@ -3,10 +3,10 @@ package tui
 import (
 	"context"
 	"sort"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/rowmarks"
 )
 
 // Sorting: the main checkout first, then by branch name (the default), by most recent
@@ -62,18 +62,14 @@ func (m Model) sortedOrder() []int {
 			}
 			return false
 		case core.SortPath:
-			return a.wt.Path < b.wt.Path
+			return rowmarks.NaturalCompare(a.wt.Path, b.wt.Path) < 0
 		}
 		// A branch being rebased or bisected is listed detached but still shows its name.
 		na, nb := a.wt.Branch != "" && !a.wt.Bare, b.wt.Branch != "" && !b.wt.Bare
 		if na != nb {
 			return na
 		}
-		la, lb := strings.ToLower(a.label), strings.ToLower(b.label)
-		if la != lb {
-			return la < lb
-		}
-		return a.label < b.label
+		return rowmarks.CompareLabels(a.label, b.label) < 0 // as copse list orders them
 	}
 	sort.SliceStable(idx, func(i, j int) bool {
 		a, b := m.rows[idx[i]], m.rows[idx[j]]

@@ -166,3 +166,23 @@ func TestGoldenSortRecent80x24(t *testing.T) {
 	m, _ := send(t, withCommits(t, mixed(t, 80, 24)), press("s"))
 	goldenPlain(t, m)
 }
+
+// Numbers in names sort as numbers, as people count: task-2 before task-10, by name and
+// by path alike.
+func TestSortIsNatural(t *testing.T) {
+	l := &core.Listing{Worktrees: []core.Worktree{
+		{Branch: "main", Path: "/src/app", Main: true, Head: oid('m')},
+		{Branch: "task-10", Path: "/src/app.worktrees/task-10", Head: oid('a')},
+		{Branch: "task-2", Path: "/src/app.worktrees/task-2", Head: oid('b')},
+		{Branch: "Task-3", Path: "/src/app.worktrees/task-3", Head: oid('c')},
+		{Branch: "task-1", Path: "/src/app.worktrees/task-1", Head: oid('d')},
+	}}
+	m := loaded(t, newTestModel(100, 20, Options{}), l, nil)
+	if got := visibleBranches(m); got != "main task-1 task-2 Task-3 task-10" {
+		t.Errorf("by name: %s", got)
+	}
+	m, _ = send(t, m, press("s"), press("s")) // name → recent → path
+	if got := visibleBranches(m); m.sortOrder() != core.SortPath || got != "main task-1 task-2 Task-3 task-10" {
+		t.Errorf("by path (%s): %s", m.sortOrder(), got)
+	}
+}

@@ -45,8 +45,8 @@ type Piece struct {
 	Detail string
 }
 
-// MaxSession bounds the session a ⚑ marker shows; the full name is in the detail line and
-// in `copse list --json`.
+// MaxSession bounds the session a ⚑ marker shows on a screen; the full name is in the
+// detail line, in piped `copse list` (WholeMarkers) and in `copse list --json`.
 const MaxSession = 16
 
 // Long is the piece with its reason, for a one-line listing without a detail line:
@@ -64,7 +64,14 @@ func (p Piece) Long() string {
 
 // Markers are what a worktree is, independent of its status: the main checkout, a rebase
 // or bisect holding its branch, a claim (or else a lock), prunable, an open workspace.
-func Markers(wt core.Worktree) []Piece {
+func Markers(wt core.Worktree) []Piece { return markers(wt, MaxSession) }
+
+// WholeMarkers are Markers with the claim's session whole, for output a program or a
+// person copies from (piped `copse list`): `copse release --session` needs all of it.
+func WholeMarkers(wt core.Worktree) []Piece { return markers(wt, 0) }
+
+// markers builds Markers; session > 0 bounds the claim's session to that many cells.
+func markers(wt core.Worktree, session int) []Piece {
 	var out []Piece
 	if wt.Main {
 		out = append(out, Piece{Text: "main", Kind: Main})
@@ -76,7 +83,11 @@ func Markers(wt core.Worktree) []Piece {
 		out = append(out, Piece{Text: "bisecting", Kind: Progress})
 	}
 	if c := wt.Claim; c != nil {
-		out = append(out, Piece{Text: "⚑ " + textsafe.Cut(textsafe.Escape(c.Session), MaxSession), Kind: Claimed})
+		who := textsafe.Escape(c.Session)
+		if session > 0 {
+			who = textsafe.Cut(who, session)
+		}
+		out = append(out, Piece{Text: "⚑ " + who, Kind: Claimed})
 	} else if wt.Locked != nil {
 		out = append(out, Piece{Text: "locked", Kind: Locked, Detail: textsafe.Escape(*wt.Locked)})
 	}
@@ -129,6 +140,20 @@ func Badges(wt core.Worktree, pending bool) []Piece {
 		out = append(out, Piece{Text: "✓", Kind: Clean})
 	}
 	return out
+}
+
+// LandShown reports a land job worth a row's marker: queued or running, or ended in a way
+// its owner must act on (blocked, abandoned, uncertain). One that landed or failed to
+// start says nothing more about the worktree.
+func LandShown(j *core.LandJob) bool {
+	if j == nil {
+		return false
+	}
+	switch j.State {
+	case core.LandQueued, core.LandRunning, core.LandBlocked, core.LandAbandoned, core.LandUncertain:
+		return true
+	}
+	return false
 }
 
 // Land is the marker of a worktree's land job: its place in the queue, the phase it runs,

@@ -2,11 +2,13 @@ package cli_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/copse-dev/copse/cmd/internal/cli"
+	"github.com/copse-dev/copse/core/coretest"
 )
 
 // Hints name copse commands in backquotes (`copse list`), and every such command must
@@ -126,3 +128,59 @@ type fakeT struct {
 
 func (f *fakeT) Helper()               {}
 func (f *fakeT) Errorf(string, ...any) { f.failed = true }
+
+// hintedCommand is the argv (without "copse") of the one backquoted `copse VERB …` the run's
+// hints name, failing the test when there is none.
+func hintedCommand(t *testing.T, res result, verb string) []string {
+	t.Helper()
+	for _, h := range hintsIn(res.stdout, res.stderr) {
+		for _, m := range quotedCommand.FindAllStringSubmatch(h, -1) {
+			if words, err := shellWords(m[1]); err == nil && len(words) > 1 && words[1] == verb {
+				return words[1:]
+			}
+		}
+	}
+	t.Fatalf("no hint names `copse %s …`:\n%s", verb, res)
+	return nil
+}
+
+// A claim's refusals hint a release that runs as written: it names the holder's session
+// (without one, release is refused with session_required; with another, as another's
+// claim). The hinted command is run, from a shell with no COPSE_SESSION, and releases.
+func TestClaimHintsRunAsWritten(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/held", filepath.Join(r.Base, "app.worktrees", "two words"))
+	want(t, run(t, r, r.Root, "claim", wt, "--session", "agent-7"), 0, "claimed")
+
+	before := r.Snapshot()
+	refused := run(t, r, r.Root, "--json", "remove", wt)
+	want(t, refused, 1, "claimed_worktree", "agent-7")
+	r.Unchanged(before)
+	release := hintedCommand(t, refused, "release")
+	want(t, run(t, r, r.Root, release...), 0, "released")
+
+	want(t, run(t, r, r.Root, "claim", wt, "--session", "agent-7"), 0, "claimed")
+	before = r.Snapshot()
+	refused = run(t, r, r.Root, "--json", "release", wt, "--session", "agent-8")
+	want(t, refused, 1, "claimed_by_other")
+	r.Unchanged(before)
+	release = hintedCommand(t, refused, "release")
+	want(t, run(t, r, r.Root, release...), 0, "released")
+}
+
+// Removing the worktree copse runs in is refused with a switch to a real worktree (the
+// main checkout), not a TARGET to fill in; the hinted switch runs from there as written.
+func TestRemoveHereHintsASwitchThatRuns(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/here", filepath.Join(r.Base, "app.worktrees", "here"))
+	before := r.Snapshot()
+	refused := run(t, r, wt, "--json", "remove", wt)
+	want(t, refused, 1, "current_worktree")
+	r.Unchanged(before)
+	sw := hintedCommand(t, refused, "switch")
+	res := run(t, r, wt, sw...)
+	want(t, res, 0)
+	if res.stdout != r.Root+"\n" {
+		t.Fatalf("the hinted %q went to %q, want the main checkout %s", sw, res.stdout, r.Root)
+	}
+}

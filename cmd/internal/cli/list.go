@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -31,7 +32,8 @@ func NewCmdList(f *Factory, runF func(context.Context, *ListOptions) error) *cob
 
 '*' marks the worktree you are in. Markers (the picker shows the same): main (the main
 checkout), (detached abc1234), rebasing, bisecting, ⚑ SESSION (claimed by that session:
-copse claim), locked: REASON, prunable: REASON, [wG] (its open Herdr workspace). With
+copse claim), locked: REASON, prunable: REASON, [wG] (its open Herdr workspace), its land
+job (land #N queued, landing: PHASE, blocked: CODE). Piped, every value is whole. With
 --status: ✚N uncommitted changes, ✖N conflicted files, ↑N/↓N commits ahead of/behind the
 upstream, rebase or merge in progress, ✓ clean, status unknown: WHY. --json prints git's
 view in full.`,
@@ -120,15 +122,32 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 		marksW           int      // cells of the marks, separators included
 		current          bool
 	}
-	rows := make([]row, 0, len(l.Worktrees))
+	// The picker's default order (main first, numbers as numbers: task-2 before task-10),
+	// so a row is where a person looks for it in both; --json keeps git's order.
+	trees := slices.Clone(l.Worktrees)
+	slices.SortStableFunc(trees, rowmarks.CompareByName)
+	rows := make([]row, 0, len(trees))
 	nameW, pathW := 0, 0
-	for _, wt := range l.Worktrees {
+	for _, wt := range trees {
 		r := row{mark: " ", name: rowmarks.Label(wt), path: tildePath(wt.Path, home), current: wt.Current}
 		if wt.Current {
 			r.mark = "*"
 		}
-		for _, p := range append(rowmarks.Markers(wt), rowmarks.Badges(wt, false)...) {
-			text := textsafe.Cut(p.Long(), maxMarkCells)
+		// The picker's words, in its order: markers, the land job, then the status. Piped,
+		// every value is whole (a claim's session is what `copse release --session` needs);
+		// on a terminal the picker's bounds keep a row readable.
+		pieces := rowmarks.WholeMarkers(wt)
+		if width > 0 {
+			pieces = rowmarks.Markers(wt)
+		}
+		if rowmarks.LandShown(wt.Land) {
+			pieces = append(pieces, rowmarks.Land(wt.Land))
+		}
+		for _, p := range append(pieces, rowmarks.Badges(wt, false)...) {
+			text := p.Long()
+			if width > 0 {
+				text = textsafe.Cut(text, maxMarkCells)
+			}
 			if len(r.marks) > 0 {
 				r.marksW++
 			}
@@ -181,8 +200,8 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 // minPathWidth keeps enough of a path to recognise it: its start and its leaf.
 const minPathWidth = 16
 
-// maxMarkCells bounds one marker with its reason ("locked: …"): the row stays readable
-// whatever git reported; --json has it whole.
+// maxMarkCells bounds one marker with its reason ("locked: …") on a terminal: the row
+// stays readable whatever git reported; piped output and --json have it whole.
 const maxMarkCells = 70
 
 // kindColour is the ANSI colour copse list paints a marker or badge of that kind with
@@ -193,7 +212,7 @@ func kindColour(k rowmarks.Kind) string {
 		return ansiCyan
 	case rowmarks.Progress, rowmarks.Claimed, rowmarks.Locked, rowmarks.Changes, rowmarks.Live:
 		return ansiYellow
-	case rowmarks.Prunable, rowmarks.Conflicts, rowmarks.Unknown:
+	case rowmarks.Prunable, rowmarks.Conflicts, rowmarks.Unknown, rowmarks.Blocked:
 		return ansiRed
 	case rowmarks.Clean:
 		return ansiGreen

@@ -102,6 +102,34 @@ func (p *ptyRun) waitScreen(t *testing.T, s string) {
 	t.Fatalf("the picker never showed %q; screen: %q\nstderr: %s", s, p.screen.String(), p.stderr.String())
 }
 
+// waitRaw waits until copse has put the terminal in raw mode, that is until Bubble Tea
+// reads the keys. copse draws its first frame before that (so waitScreen can see rows
+// while the terminal is still cooked), and a key written then meets the cooked mode,
+// whose ICRNL turns enter into a newline (ctrl+j: down): the pick never comes. The
+// master shares the terminal's settings, so this asks the terminal itself.
+func (p *ptyRun) waitRaw(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		tio, err := unix.IoctlGetTermios(int(p.master.Fd()), unix.TCGETS)
+		if err != nil {
+			t.Fatalf("reading the terminal's mode: %v", err)
+		}
+		if tio.Lflag&unix.ICANON == 0 {
+			return
+		}
+	}
+	t.Fatalf("copse never put the terminal in raw mode; stderr: %s", p.stderr.String())
+}
+
+// keys types s on the terminal once copse reads keys (waitRaw).
+func (p *ptyRun) keys(t *testing.T, s string) {
+	t.Helper()
+	p.waitRaw(t)
+	if _, err := p.master.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (p *ptyRun) wait(t *testing.T) int {
 	t.Helper()
 	select {
@@ -125,7 +153,7 @@ func TestPickPrintsTheChosenPath(t *testing.T) {
 	r.AddWorktree("feat/pick", "pick")
 	p := startInPTY(t, r, nil, "pick")
 	p.waitScreen(t, "feat/pick")
-	p.master.Write([]byte("\r"))
+	p.keys(t, "\r")
 	if code := p.wait(t); code != 0 || p.stdout.String() != r.Root+"\n" {
 		t.Fatalf("pick: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
 	}
@@ -135,14 +163,14 @@ func TestPickJSONAndCancel(t *testing.T) {
 	r := coretest.New(t)
 	p := startInPTY(t, r, nil, "pick", "--json")
 	p.waitScreen(t, "main")
-	p.master.Write([]byte("\r"))
+	p.keys(t, "\r")
 	if code := p.wait(t); code != 0 || !strings.Contains(p.stdout.String(), `"path":"`+r.Root+`"`) || !strings.Contains(p.stdout.String(), `"main":true`) {
 		t.Fatalf("pick --json: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
 	}
 
 	p = startInPTY(t, r, nil, "pick")
 	p.waitScreen(t, "main")
-	p.master.Write([]byte("\x1b")) // pick mode types q into the filter; esc with nothing typed quits
+	p.keys(t, "\x1b") // pick mode types q into the filter; esc with nothing typed quits
 	if code := p.wait(t); code != 1 || p.stdout.String() != "" || !strings.Contains(p.stderr.String(), "nothing picked") {
 		t.Fatalf("cancelled pick: exit %d, stdout %q, stderr %s", code, p.stdout.String(), p.stderr.String())
 	}
@@ -157,7 +185,7 @@ func TestPickerSwitchWritesCDFile(t *testing.T) {
 	p := startInPTY(t, r, []string{"COPSE_CD_FILE=" + cd})
 	p.waitScreen(t, "feat/go")
 	// One write: the picker reads keys in order, so enter acts on the filtered list.
-	p.master.Write([]byte("/feat/go\r"))
+	p.keys(t, "/feat/go\r")
 	code := p.wait(t)
 	b, _ := os.ReadFile(cd)
 	if code != 0 || string(b) != feat || p.stdout.String() != "" {
@@ -175,9 +203,14 @@ func TestPickerDrawsTheRowsFirst(t *testing.T) {
 	for _, env := range [][]string{nil, {"NO_COLOR=1"}} {
 		p := startInPTY(t, r, env, "pick")
 		p.waitScreen(t, "feat/first")
-		p.master.Write([]byte("\x1b"))
+		p.keys(t, "\x1b")
 		if code := p.wait(t); code != 1 {
 			t.Fatalf("%v: exit %d, stderr %s", env, code, p.stderr.String())
+		}
+		select { // copse has exited; its last frame may still be on its way through the terminal
+		case <-p.read:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the terminal was never drained")
 		}
 		p.mu.Lock()
 		out := p.screen.String()
