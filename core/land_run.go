@@ -154,7 +154,10 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 			unlock()
 			return nil, err
 		}
-		if StateToken(*c.expected) != snap.token {
+		// An approved land carries the token of the confirmation the person saw, which
+		// covers the worktree list too (prepareWith accepts either).
+		exp := StateToken(*c.expected)
+		if exp != snap.token && (p.Confirm == nil || exp != p.Confirm.digest(snap.token)) {
 			unlock()
 			return nil, staleToken(*c.expected)
 		}
@@ -174,9 +177,8 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	if c.test != "" {
 		j.TestTimeout = c.timeout.String()
 	}
-	if id, ok, _ := resolveSession(nil, s.opts.Getenv); ok {
-		j.Session = id.s // who asked for the land, when known (events carry it)
-	}
+	j.Session = c.session // who asked for the land, when known (events carry it)
+	j.TakeOver = c.takeOver
 	me := &runner{}
 	if c.wait {
 		// The liveness lock is taken before the record exists, so a record that says
@@ -605,8 +607,20 @@ func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
 			"%s no longer has branch %s checked out (%s)", Escape(t.Path), Escape(j.Worktree.Branch), describe(t))
 		return nil, false
 	}
+	// A claim taken since the job was queued binds it like one seen at prepare.
+	if held := claimOf(t.Locked); held != nil && held.Session != j.Session && !sameClaim(held, j.TakeOver) {
+		r.blocked(CodeClaimedByOther, "land it from that session (or after it releases the claim), or land again with --force-claim to take the claim over (asks first)",
+			"%s is claimed by session %s since %s", Escape(t.Path), held.Session, held.Since.Format(time.RFC3339))
+		return nil, false
+	}
 	r.head = t.Head
 	return &landCmd{target: t, into: BranchName{j.Into}, test: j.Test, retries: j.Retries, keep: j.Keep, forceRestart: j.ForceRestart}, true
+}
+
+// sameClaim: b is exactly claim a (same session, same time), e.g. the claim a person
+// approved a land to take over.
+func sameClaim(a, b *Claim) bool {
+	return a != nil && b != nil && a.Session == b.Session && a.Since.Equal(b.Since)
 }
 
 // rebase rebases the worktree's branch onto the target commit. It records the rebase
