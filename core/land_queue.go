@@ -99,7 +99,7 @@ type LandJob struct {
 	Session      string       `json:"session,omitempty"`
 	// TakeOver is the claim of another session that a person approved this land to take
 	// over (force_claim): the head of the queue and the clean-up accept that claim only.
-	TakeOver *Claim `json:"claim_taken_over,omitempty"`
+	TakeOver     *Claim       `json:"claim_taken_over,omitempty"`
 	Created      string       `json:"created"`
 	Started      string       `json:"started,omitempty"`
 	Updated      string       `json:"updated"`
