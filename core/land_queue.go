@@ -97,9 +97,7 @@ type LandJob struct {
 	Owned        bool         `json:"owned"` // queued by a waiting process, or adopted by a runner
 	PID          int          `json:"pid,omitempty"`
 	Session      string       `json:"session,omitempty"`
-	// TakeOver is the claim of another session that a person approved this land to take
-	// over (force_claim): the head of the queue and the clean-up accept that claim only.
-	TakeOver     *Claim       `json:"claim_taken_over,omitempty"`
+	TakeOver     *Claim       `json:"claim_taken_over,omitempty"` // another session's claim a person approved taking over (force_claim)
 	Created      string       `json:"created"`
 	Started      string       `json:"started,omitempty"`
 	Updated      string       `json:"updated"`
