@@ -32,7 +32,7 @@ func NewCmdLand(f *Factory, runF func(context.Context, *LandOptions) error) *cob
 	opts := &LandOptions{}
 	var into, test, session string
 	cmd := &cobra.Command{
-		Use:   "land (TARGET | --drain) [--into BRANCH] [--test CMD] [--keep] [--force-restart] [--no-wait]",
+		Use:   "land (TARGET | --drain) [--into BRANCH] [--test CMD] [--keep] [--force-restart] [--force-claim [--yes]] [--no-wait]",
 		Short: "Land a worktree's branch onto a target through the repository's FIFO queue",
 		Long: `Land the branch of a worktree (TARGET: its branch, its absolute path, or id:ID) onto --into
 (default: the main checkout's branch). Lands of one repository queue in strict FIFO order,
