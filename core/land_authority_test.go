@@ -4,8 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
@@ -196,5 +199,100 @@ func TestLandTestFromConfigOrTypedNeedsNoApproval(t *testing.T) {
 	}
 	if out.Land.Test != "true" {
 		t.Fatalf("%+v", out.Land)
+	}
+}
+
+// readPIDFile waits for a gate to write its pid file and returns the pid.
+func readPIDFile(t *testing.T, path string) int {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(path); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid in %s", path)
+		}
+	}
+}
+
+// escapee is a gate that starts a sleep outside its own process group (setsid), which
+// neither the group kill nor the watcher reaches, and writes its pid to pidFile.
+func escapee(pidFile string) string {
+	return `setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > "` + pidFile + `"`
+}
+
+func TestLandGateLeftRunningBlocksAndLaterLandRefuses(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/e", "e.txt", "e\n")
+	pidFile := filepath.Join(r.Base, "escaped.pid")
+	r.Git(r.Root, "config", "copse.test", escapee(pidFile))
+	s := open(t, r, r.Root)
+	mainBefore := r.Git(r.Root, "rev-parse", "main")
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/e")})
+	pid := readPIDFile(t, pidFile)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	wantCode(t, err, core.KindRefused, core.CodeGateStillRunning)
+	j := out.Land
+	if j.Gate == nil || j.Gate.PGID <= 0 || j.Gate.Marker == "" || !strings.Contains(j.Message, "pid "+strconv.Itoa(pid)+" (sleep 300)") {
+		t.Fatalf("the record must keep the gate and name what runs on: %+v", j)
+	}
+	if r.Git(r.Root, "rev-parse", "main") != mainBefore {
+		t.Fatal("a gate whose processes run on was landed")
+	}
+
+	// A later land of the same worktree refuses while that process runs; nothing changes.
+	r.Git(r.Root, "config", "copse.test", "true")
+	before := r.Snapshot()
+	_, err = land(t, s, core.LandRequest{Path: core.Str(w)})
+	wantCode(t, err, core.KindRefused, core.CodeGateStillRunning)
+	if e := core.AsError(err); !strings.Contains(e.Message, "pid "+strconv.Itoa(pid)) || !strings.Contains(e.Hint, "kill "+strconv.Itoa(pid)) {
+		t.Fatalf("the refusal must name the pid: %v (%s)", e, e.Hint)
+	}
+	r.Unchanged(before)
+
+	// Once it ended, the land goes ahead.
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		out, err = land(t, s, core.LandRequest{Path: core.Str(w)})
+		if core.AsError(err) == nil || core.AsError(err).Code != core.CodeGateStillRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the land still refuses after the process ended")
+		}
+	}
+	if err != nil || out.Land.State != core.LandLanded {
+		t.Fatalf("land after the process ended: %v", err)
+	}
+}
+
+// A cancelled gate whose processes ran on is not called stopped.
+func TestLandCancelledGateRecordSaysWhatRunsOn(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/x", "x.txt", "x\n")
+	pidFile := filepath.Join(r.Base, "escaped.pid")
+	r.Git(r.Root, "config", "copse.test", escapee(pidFile)+"; sleep 300")
+	s := open(t, r, r.Root)
+	p, err := s.Prepare(context.Background(), core.LandRequest{Branch: core.Str("feat/x"), Wait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var pid int
+	go func() {
+		pid = readPIDFile(t, pidFile)
+		cancel()
+	}()
+	out, err := s.Land(ctx, p, nil)
+	wantCode(t, err, core.KindCancelled, core.CodeCancelled)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	j := out.Land
+	if j.State != core.LandCancelled || strings.Contains(j.Remaining, "was stopped") || !strings.Contains(j.Remaining, "pid "+strconv.Itoa(pid)) {
+		t.Fatalf("record: %q", j.Remaining)
 	}
 }
