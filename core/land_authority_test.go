@@ -296,3 +296,22 @@ func TestLandCancelledGateRecordSaysWhatRunsOn(t *testing.T) {
 		t.Fatalf("record: %q", j.Remaining)
 	}
 }
+
+// A confirmed land runs only against what the person saw: a claim that changed between
+// the confirmation and the run stops it before anything is queued.
+func TestLandConfirmedThenClaimChangedIsStale(t *testing.T) {
+	r := coretest.New(t)
+	w := feature(t, r, "feat/s", "s.txt", "s\n")
+	r.Git(r.Root, "worktree", "lock", "--reason", claimAgent1, w)
+	s := openAs(t, r, r.Root, "agent-2")
+	p, err := s.Prepare(context.Background(), core.LandRequest{Branch: core.Str("feat/s"), ForceClaim: true, Wait: true})
+	if err != nil || p.Confirm == nil {
+		t.Fatalf("prepare: %v %+v", err, p)
+	}
+	r.Git(r.Root, "worktree", "unlock", w)
+	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-3 since=2026-01-01T00:00:00Z", w)
+	before := r.Snapshot()
+	_, err = s.Land(context.Background(), p, nil)
+	wantCode(t, err, core.KindRefused, core.CodeStaleState)
+	r.Unchanged(before)
+}

@@ -147,19 +147,28 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	if err != nil {
 		return nil, err
 	}
-	if c.expected != nil {
+	if c.expected != nil || p.Confirm != nil {
 		// Prepare checked the token; under this lock it must still hold.
 		snap, err := s.readAndLearn(ctx)
 		if err != nil {
 			unlock()
 			return nil, err
 		}
+		// A confirmed land runs only against the worktree list the person saw (a claim
+		// taken or released since is part of that list).
+		if p.Confirm != nil && p.Confirm.digest(snap.token) != p.Token {
+			unlock()
+			return nil, refused(CodeStaleState, "look again and confirm again; nothing ran",
+				"the worktree list changed after the land's confirmation was shown; nothing ran")
+		}
 		// An approved land carries the token of the confirmation the person saw, which
 		// covers the worktree list too (prepareWith accepts either).
-		exp := StateToken(*c.expected)
-		if exp != snap.token && (p.Confirm == nil || exp != p.Confirm.digest(snap.token)) {
-			unlock()
-			return nil, staleToken(*c.expected)
+		if c.expected != nil {
+			exp := StateToken(*c.expected)
+			if exp != snap.token && (p.Confirm == nil || exp != p.Confirm.digest(snap.token)) {
+				unlock()
+				return nil, staleToken(*c.expected)
+			}
 		}
 	}
 	ticket, err := nextTicket(dir)
