@@ -57,7 +57,9 @@ func TestToolLandTestCommandNeedsApproval(t *testing.T) {
 	token := replyToken(t, res)
 	// The approval of another command does not cover this one.
 	other := replyToken(t, toolRun(t, r, `{"operation":"land","branch":"feat/t","test":"true","keep":true,"wait":true}`, false))
-	withToken := func(tok string) string { return strings.TrimSuffix(req, "}") + `,"expected_state_token":"` + tok + `"}` }
+	withToken := func(tok string) string {
+		return strings.TrimSuffix(req, "}") + `,"expected_state_token":"` + tok + `"}`
+	}
 	want(t, toolRun(t, r, withToken(other), true), 1, "stale_state")
 	r.Unchanged(before)
 	if _, err := os.Stat(ran); err == nil {
