@@ -42,11 +42,13 @@ across processes; a waiting land shows its position and phase on stderr. Phases:
   rebase     git rebase --no-autostash --no-update-refs onto the target's commit; a
              conflict blocks the land and leaves the rebase open for you to resolve
   test       --test or git config copse.test, run with sh -c in the worktree, in its own
-             process group, timeout git config copse.testTimeout (default 10m)
+             process group, timeout git config copse.testTimeout (default 10m); the
+             group ends with copse, even when copse is killed
   advance    fast-forward the target with a compare-and-swap; a checkout of the target
              is synced (read-tree -m -u) or the land is refused; a target that moved is
              re-rebased and re-tested up to git config copse.landRetries (default 3) times
-  cleanup    (unless --keep) release copse's claim, remove the worktree, delete the branch
+  cleanup    (unless --keep) release the landing session's claim, remove the worktree,
+             delete the branch; a worktree another session claims is kept
 
 --no-wait queues the job, prints its id and returns; the next copse land (or copse land
 --drain) runs it. --force-restart aborts a rebase that an earlier land left open (only one
