@@ -284,12 +284,22 @@ func TestLandCancelledGateRecordSaysWhatRunsOn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var pid int
-	go func() {
-		pid = readPIDFile(t, pidFile)
-		cancel()
+	go func() { // cancels once the gate has started its escapee (t.Fatal is not for this goroutine)
+		defer cancel()
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if b, err := os.ReadFile(pidFile); err == nil {
+				if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
+					pid = n
+					return
+				}
+			}
+		}
 	}()
 	out, err := s.Land(ctx, p, nil)
 	wantCode(t, err, core.KindCancelled, core.CodeCancelled)
+	if pid == 0 {
+		t.Fatal("the gate never started its escapee")
+	}
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	j := out.Land
 	if j.State != core.LandCancelled || strings.Contains(j.Remaining, "was stopped") || !strings.Contains(j.Remaining, "pid "+strconv.Itoa(pid)) {
