@@ -144,6 +144,24 @@ func TestLandRequestTestNeedsApproval(t *testing.T) {
 	wantCode(t, err, core.KindRefused, core.CodeNeedsApproval)
 	r.Unchanged(before)
 
+	// A long command is cut on the one line shown, but the approval covers all of it: the
+	// same command with another tail has another token.
+	long := "echo " + strings.Repeat("x", 1000)
+	pl, err := s.Prepare(context.Background(), core.LandRequest{Branch: core.Str("feat/t"), Test: core.Str(long + "1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl2, err := s.Prepare(context.Background(), core.LandRequest{Branch: core.Str("feat/t"), Test: core.Str(long + "2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := pl.Confirm.Line(); len(l) > 600 || !strings.Contains(l, "…") {
+		t.Fatalf("a long command is not cut: %d bytes", len(l))
+	}
+	if pl.Token == pl2.Token {
+		t.Fatal("two commands that differ past the cut share a token")
+	}
+
 	// An approval for another command is stale: its token does not match.
 	other, err := s.Prepare(context.Background(), core.LandRequest{Branch: core.Str("feat/t"), Test: core.Str("true"), Keep: true})
 	if err != nil {
