@@ -76,7 +76,7 @@ const (
 	CodeClaimAfterCreateFailed = "claim_after_create_failed"
 	// CodeClaimed means: the worktree is claimed by another session.
 	CodeClaimed = "claimed"
-	// CodeClaimedByOther means: release: the claim belongs to another session.
+	// CodeClaimedByOther means: release or land: the claim belongs to another session.
 	CodeClaimedByOther = "claimed_by_other"
 	// CodeClaimedWorktree means: remove: the worktree is claimed by a session.
 	CodeClaimedWorktree = "claimed_worktree"
@@ -396,6 +396,8 @@ const (
 	CodeTargetMoved = "target_moved"
 	// CodeTargetSyncFailed means: land: the target's checkout could not be brought up to date; the target was moved back.
 	CodeTargetSyncFailed = "target_sync_failed"
+	// CodeGateStillRunning means: land: processes of a test gate of this worktree still run (named by pid); they may still change the tree.
+	CodeGateStillRunning = "gate_still_running"
 	// CodeTestChangedWorktree means: land: the test gate moved the worktree's HEAD or branch.
 	CodeTestChangedWorktree = "test_changed_worktree"
 	// CodeTestFailed means: land: the test gate exited non-zero.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/copse-dev/copse/gitx"
 )
@@ -250,8 +251,15 @@ func (r *landRun) cleanup(ctx context.Context) {
 	// The claim goes first: the work is landed, so the claim has done its job even when the
 	// worktree itself must stay (copse runs inside it).
 	if t.Locked != nil {
-		if _, ok := ParseClaim(*t.Locked); !ok {
+		cl, ok := ParseClaim(*t.Locked)
+		if !ok {
 			warn("kept %s: it is locked by someone else (%s)", Escape(t.Path), Escape(*t.Locked))
+			return
+		}
+		// Only the landing session's own claim (or the one a person approved taking over)
+		// is released; a worktree another session claimed stays, with its claim.
+		if cl.Session != j.Session && !sameClaim(&cl, j.TakeOver) {
+			warn("kept %s: it is claimed by session %s since %s", Escape(t.Path), cl.Session, cl.Since.Format(time.RFC3339))
 			return
 		}
 		un, err := gitx.WorktreeUnlock(s.root(), t.Path)

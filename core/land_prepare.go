@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,8 @@ type landCmd struct {
 	forceRestart bool
 	wait         bool
 	expected     *string // expected_state_token
+	session      string  // the landing session ("" when none is known)
+	takeOver     *Claim  // another session's claim the request was approved to take over
 }
 
 type landStatusCmd struct{ ticket int64 } // 0 = every job
@@ -88,6 +91,19 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		return nil, e
 	}
 	c := &landCmd{target: t, keep: r.Keep, forceRestart: r.ForceRestart, wait: r.Wait, expected: r.ExpectedStateToken}
+	sess, _, err := resolveSession(r.Session, s.opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	c.session = sess.s
+	if held := claimOf(t.Locked); held != nil && held.Session != c.session {
+		if !r.ForceClaim {
+			return nil, forceHelps(refused(CodeClaimedByOther,
+				"land it from that session (or after it releases the claim), or pass --force-claim (request field force_claim) to take the claim over (asks first)",
+				"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), held.Session, held.Since.Format(time.RFC3339)))
+		}
+		c.takeOver = held
+	}
 	cd, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
@@ -126,7 +142,56 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 	if err := s.preflight(ctx, c, cd, false); err != nil {
 		return nil, err
 	}
-	return &Plan{Request: r, cmd: c}, nil
+	if err := s.noGateLeft(cd, t.Path); err != nil {
+		return nil, err
+	}
+	return &Plan{Request: r, cmd: c, Confirm: landConfirmation(ctx, r, c)}, nil
+}
+
+type typedByPersonKey struct{}
+
+// WithTypedByPerson marks requests whose free-form commands a person typed (the CLI's
+// flags, the picker's forms): a land's --test then runs without the approval that a test
+// command arriving in an agent's request (copse tool, MCP, pi) needs. Without the mark,
+// core assumes the command came from an agent.
+func WithTypedByPerson(ctx context.Context) context.Context {
+	return context.WithValue(ctx, typedByPersonKey{}, true)
+}
+
+func typedByPerson(ctx context.Context) bool {
+	v, _ := ctx.Value(typedByPersonKey{}).(bool)
+	return v
+}
+
+// landConfirmation is what a person must approve before a land runs (nil when nothing):
+// taking over another session's claim, and a test command that came in a request, shown
+// verbatim (escaped, one line) so the approval covers exactly that command. A test from
+// git config copse.test was set by the repository's owner and needs no approval.
+func landConfirmation(ctx context.Context, r LandRequest, c *landCmd) *Confirmation {
+	agentCommand := r.Test != nil && !typedByPerson(ctx)
+	if c.takeOver == nil && !agentCommand {
+		return nil
+	}
+	conf := &Confirmation{Title: "Land this worktree?"}
+	if c.takeOver != nil {
+		conf.Title = "Land this worktree, taking over its claim (forced)?"
+	}
+	conf.add("path", c.target.Path)
+	if c.target.Branch != "" {
+		conf.add("branch", c.target.Branch)
+	}
+	conf.add("into", c.into.s)
+	if agentCommand {
+		conf.add("test (sh -c)", *r.Test)
+	}
+	if c.session != "" {
+		conf.add("session", c.session)
+	}
+	if c.takeOver != nil {
+		conf.Losses = append(conf.Losses, fmt.Sprintf("session %s holds it since %s and loses its claim",
+			c.takeOver.Session, c.takeOver.Since.Format(time.RFC3339)))
+	}
+	return conf
 }
 
 // notQueued refuses a second land of a worktree that already has one queued or running.

@@ -97,6 +97,7 @@ type LandJob struct {
 	Owned        bool         `json:"owned"` // queued by a waiting process, or adopted by a runner
 	PID          int          `json:"pid,omitempty"`
 	Session      string       `json:"session,omitempty"`
+	TakeOver     *Claim       `json:"claim_taken_over,omitempty"` // another session's claim a person approved taking over (force_claim)
 	Created      string       `json:"created"`
 	Started      string       `json:"started,omitempty"`
 	Updated      string       `json:"updated"`
@@ -113,6 +114,7 @@ type LandJob struct {
 	Interrupted  LandPhase    `json:"interrupted,omitempty"` // cancelled or abandoned in this phase
 	Remaining    string       `json:"remaining,omitempty"`   // the state it left
 	Log          string       `json:"log,omitempty"`
+	Gate         *LandGate    `json:"gate,omitempty"` // the test gate's process group and marker, once it started
 	Removed      bool         `json:"worktree_removed,omitempty"`
 	BranchGone   bool         `json:"branch_deleted,omitempty"`
 	Released     bool         `json:"claim_released,omitempty"`

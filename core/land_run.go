@@ -147,16 +147,28 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	if err != nil {
 		return nil, err
 	}
-	if c.expected != nil {
+	if c.expected != nil || p.Confirm != nil {
 		// Prepare checked the token; under this lock it must still hold.
 		snap, err := s.readAndLearn(ctx)
 		if err != nil {
 			unlock()
 			return nil, err
 		}
-		if StateToken(*c.expected) != snap.token {
+		// A confirmed land runs only against the worktree list the person saw (a claim
+		// taken or released since is part of that list).
+		if p.Confirm != nil && p.Confirm.digest(snap.token) != p.Token {
 			unlock()
-			return nil, staleToken(*c.expected)
+			return nil, refused(CodeStaleState, "look again and confirm again; nothing ran",
+				"the worktree list changed after the land's confirmation was shown; nothing ran")
+		}
+		// An approved land carries the token of the confirmation the person saw, which
+		// covers the worktree list too (prepareWith accepts either).
+		if c.expected != nil {
+			exp := StateToken(*c.expected)
+			if exp != snap.token && (p.Confirm == nil || exp != p.Confirm.digest(snap.token)) {
+				unlock()
+				return nil, staleToken(*c.expected)
+			}
 		}
 	}
 	ticket, err := nextTicket(dir)
@@ -174,9 +186,8 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	if c.test != "" {
 		j.TestTimeout = c.timeout.String()
 	}
-	if id, ok, _ := resolveSession(nil, s.opts.Getenv); ok {
-		j.Session = id.s // who asked for the land, when known (events carry it)
-	}
+	j.Session = c.session // who asked for the land, when known (events carry it)
+	j.TakeOver = c.takeOver
 	me := &runner{}
 	if c.wait {
 		// The liveness lock is taken before the record exists, so a record that says
@@ -370,6 +381,10 @@ func abandonedState(j LandJob) string {
 	case PhaseRebase:
 		return "a rebase may be open in the worktree (git status there tells); " + Escape(j.Into) + " was not moved"
 	case PhaseTest:
+		// The gate's group ends with the copse that ran it; say so only when it did.
+		if left := gateLeft(j.Gate); left != "" {
+			return "the branch was rebased; the test gate still runs: " + left + "; " + Escape(j.Into) + " was not moved"
+		}
 		return "the branch was rebased; the test gate was stopped; " + Escape(j.Into) + " was not moved"
 	case PhaseAdvance:
 		return Escape(j.Into) + " may or may not have been advanced to " + short(j.Commit) + "; check it"
@@ -480,7 +495,11 @@ func (r *landRun) remaining(phase LandPhase) string {
 		}
 		return "no rebase is open in " + w + "; branch " + Escape(j.Worktree.Branch) + " may already be rebased; " + Escape(j.Into) + " is unchanged"
 	case PhaseTest:
-		return "branch " + Escape(j.Worktree.Branch) + " is rebased onto " + short(j.Onto) + " (at " + short(j.Commit) + "); the test gate was stopped; " + Escape(j.Into) + " is unchanged"
+		gate := "the test gate was stopped"
+		if left := gateLeft(j.Gate); left != "" {
+			gate = "the test gate's process group was killed, but processes that left it still run: " + left
+		}
+		return "branch " + Escape(j.Worktree.Branch) + " is rebased onto " + short(j.Onto) + " (at " + short(j.Commit) + "); " + gate + "; " + Escape(j.Into) + " is unchanged"
 	case PhaseAdvance:
 		return "branch " + Escape(j.Worktree.Branch) + " is rebased and tested at " + short(j.Commit) + "; " + Escape(j.Into) + " is unchanged"
 	}
@@ -605,8 +624,20 @@ func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
 			"%s no longer has branch %s checked out (%s)", Escape(t.Path), Escape(j.Worktree.Branch), describe(t))
 		return nil, false
 	}
+	// A claim taken since the job was queued binds it like one seen at prepare.
+	if held := claimOf(t.Locked); held != nil && held.Session != j.Session && !sameClaim(held, j.TakeOver) {
+		r.blocked(CodeClaimedByOther, "land it from that session (or after it releases the claim), or land again with --force-claim to take the claim over (asks first)",
+			"%s is claimed by session %s since %s", Escape(t.Path), held.Session, held.Since.Format(time.RFC3339))
+		return nil, false
+	}
 	r.head = t.Head
 	return &landCmd{target: t, into: BranchName{j.Into}, test: j.Test, retries: j.Retries, keep: j.Keep, forceRestart: j.ForceRestart}, true
+}
+
+// sameClaim: b is exactly claim a (same session, same time), e.g. the claim a person
+// approved a land to take over.
+func sameClaim(a, b *Claim) bool {
+	return a != nil && b != nil && a.Session == b.Session && a.Since.Equal(b.Since)
 }
 
 // rebase rebases the worktree's branch onto the target commit. It records the rebase
@@ -689,24 +720,43 @@ func (r *landRun) gate(ctx context.Context) bool {
 	if d, err := time.ParseDuration(j.TestTimeout); err == nil && d > 0 {
 		timeout = d
 	}
+	// Every process the gate starts carries its marker, and the record keeps the marker
+	// and the group before the gate can start anything: a later copse finds what still
+	// runs even after this one died.
+	j.Gate = newGate(j.Job)
 	env := append(append([]string{}, s.opts.Env...),
-		"COPSE_LAND_JOB="+j.Job, "COPSE_LAND_INTO="+j.Into, "COPSE_LAND_COMMIT="+j.Commit)
+		"COPSE_LAND_JOB="+j.Job, "COPSE_LAND_INTO="+j.Into, "COPSE_LAND_COMMIT="+j.Commit, gateMarkerEnv+"="+j.Gate.Marker)
+	_ = writeJob(r.dir, j)
 	logHint := "the output is in " + quoteDisplay(j.Log)
-	res, runErr := runGate(ctx, j.Worktree.Path, j.Test, timeout, j.Log, env)
+	res, left, runErr := runGate(ctx, j.Worktree.Path, j.Test, timeout, j.Log, env, j.Gate, func(pgid int) {
+		j.Gate.PGID = pgid
+		_ = writeJob(r.dir, j)
+	})
+	// What left the group (setsid) outlived the kill: the tree the gate judged may still
+	// change, and no record may call such a gate stopped.
+	ranOn := ""
+	if left != "" {
+		ranOn = "; processes it started left its process group and still run: " + left
+	}
 	switch {
 	case res.Canceled:
 		r.cancelled(PhaseTest, r.remaining(PhaseTest))
 		return false
 	case res.TimedOut:
 		r.blocked(CodeTestTimeout, "make the test faster, or raise git config copse.testTimeout; "+logHint,
-			"the test gate did not finish within %s (its process group was killed)", timeout)
+			"the test gate did not finish within %s (its process group was killed)%s", timeout, ranOn)
 		return false
 	case runErr != nil:
 		r.finish(LandFailed, CodeTestNotRun, "the test gate could not run: "+Escape(runErr.Error()), logHint)
 		return false
 	case res.ExitCode != 0:
 		r.blocked(CodeTestFailed, "fix it, commit, and land again; "+logHint,
-			"the test gate %s exited %d", quote(j.Test), res.ExitCode)
+			"the test gate %s exited %d%s", quote(j.Test), res.ExitCode, ranOn)
+		return false
+	case left != "":
+		r.blocked(CodeGateStillRunning, "end them, make the test wait for what it starts, and land again; "+logHint,
+			"the test gate %s passed, but processes it started left its process group and still run: %s; the tested tree may still change",
+			quote(j.Test), left)
 		return false
 	}
 	// The gate passed; it judged this commit and this tree only if it left them alone.
@@ -766,15 +816,17 @@ func (s *Service) LandDefaults(ctx context.Context, path string) (into, test str
 // runGate runs the test command with core/usercmd (sh -c in the worktree, its own process
 // group, killed whole on timeout or cancel), its output appended to the job's log between
 // a header and a footer line.
-func runGate(ctx context.Context, dir, command string, timeout time.Duration, logPath string, env []string) (usercmd.Result, error) {
+// left describes the gate's processes that outlived it ("" when none did).
+func runGate(ctx context.Context, dir, command string, timeout time.Duration, logPath string, env []string, g *LandGate, started func(pgid int)) (res usercmd.Result, left string, err error) {
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return usercmd.Result{ExitCode: -1}, err
+		return usercmd.Result{ExitCode: -1}, "", err
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "$ sh -c %s\n", quoteDisplay(command))
 	start := time.Now()
-	res, err := usercmd.Run(ctx, dir, command, env, timeout, log)
+	res, err = usercmd.RunStarted(ctx, dir, command, env, timeout, log, started)
+	left = gateLeft(g)
 	note := fmt.Sprintf("exit %d", res.ExitCode)
 	switch {
 	case err != nil:
@@ -784,6 +836,9 @@ func runGate(ctx context.Context, dir, command string, timeout time.Duration, lo
 	case res.Canceled:
 		note = "cancelled; process group killed"
 	}
+	if left != "" {
+		note += "; still running outside its group: " + left
+	}
 	fmt.Fprintf(log, "# gate: %s after %s\n", note, time.Since(start).Round(time.Millisecond))
-	return res, err
+	return res, left, err
 }

@@ -436,7 +436,7 @@ func TestLandReleasesCopseClaimButKeepsHumanLock(t *testing.T) {
 	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-1 since=2026-01-01T00:00:00Z", claimed)
 	human := feature(t, r, "feat/human", "h.txt", "h\n")
 	r.Git(r.Root, "worktree", "lock", "--reason", "on a USB drive", human)
-	s := open(t, r, r.Root)
+	s := openAs(t, r, r.Root, "agent-1") // the claiming session lands its own worktree
 	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/claimed")})
 	if err != nil {
 		t.Fatal(err)
@@ -457,7 +457,7 @@ func TestLandReleasesCopseClaimButKeepsHumanLock(t *testing.T) {
 	if !strings.Contains(r.Git(r.Root, "log", "--format=%s", "main"), "work on feat/human") {
 		t.Fatal("the land itself did not happen")
 	}
-	if got := eventNames(events(t, r)); !strings.Contains(got, "worktree.released worktree.removed land.landed") {
+	if got := eventNames(events(t, r)); !strings.Contains(got, "worktree.released@agent-1 worktree.removed@agent-1 land.landed@agent-1") {
 		t.Fatalf("events: %s", got)
 	}
 }
@@ -466,7 +466,7 @@ func TestLandFromInsideTheWorktreeKeepsIt(t *testing.T) {
 	r := coretest.New(t)
 	w := feature(t, r, "feat/in", "in.txt", "in\n")
 	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-1 since=2026-01-02T03:04:05Z", w)
-	s := open(t, r, w) // copse runs inside the worktree it lands
+	s := openAs(t, r, w, "agent-1") // copse runs inside the worktree it lands, as its claimant
 	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/in")})
 	if err != nil {
 		t.Fatal(err)

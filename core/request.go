@@ -126,7 +126,8 @@ func ApprovalOf(op Operation) Approval {
 }
 
 // NeedsConfirmation reports whether a human must say yes before req runs:
-// remove always; create with an explicit path; a forced claim or release; prune unless a dry run.
+// remove always; create with an explicit path; a forced claim or release; prune unless a dry run;
+// land with force_claim or with a test command.
 func NeedsConfirmation(req Request) bool {
 	switch r := req.(type) {
 	case RemoveRequest:
@@ -139,6 +140,11 @@ func NeedsConfirmation(req Request) bool {
 		return r.Force
 	case PruneRequest:
 		return !r.DryRun
+	case LandRequest:
+		// A test command in a request is a shell command an agent chose: a person sees it
+		// first (a command typed at the CLI or in the picker is not asked again; see
+		// WithTypedByPerson).
+		return r.ForceClaim || r.Test != nil
 	case RestoreRequest:
 		// Also asked at run time when the original path is an existing empty directory.
 		return r.Path != nil

@@ -38,6 +38,8 @@ func (m *Model) newOp(kind core.Operation, label string) *operation {
 		settled: make(chan Settled, 1), lockWait: make(chan core.LockHolder, 1)}
 	// core names the lock holder on its own goroutine; the send never blocks, and
 	// lockWaitCmd turns it into a message.
+	// What the picker's forms hold a person typed (a land's test command among them).
+	ctx = core.WithTypedByPerson(ctx)
 	op.ctx = core.WithLockWait(ctx, func(h core.LockHolder) {
 		select {
 		case op.lockWait <- h:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -82,5 +83,79 @@ func TestRunKillsTheGroup(t *testing.T) {
 	res, _ = Run(ctx, dir, "sleep 60", nil, time.Minute, &bytes.Buffer{})
 	if !res.Canceled || res.OK() {
 		t.Errorf("cancelled: %+v", res)
+	}
+}
+
+// groupMembers lists the live (not zombie) processes in process group pgid.
+func groupMembers(t *testing.T, pgid int) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// After the command name in parentheses: state, ppid, pgrp.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestMain doubles as the runner that TestCommandDiesWithItsParent starts and kills: with
+// COPSE_USERCMD_HELPER_DIR set, the test binary runs one command through Run and blocks
+// until it is killed.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("COPSE_USERCMD_HELPER_DIR"); dir != "" {
+		_, _ = Run(context.Background(), dir, `echo $$ > pgid; sh -c 'sleep 300 & sleep 300' & sleep 300`, nil, time.Hour, &bytes.Buffer{})
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// A SIGKILL of copse, which no handler sees, still ends the command's whole process
+// group: the shell, its background job and that job's own children.
+func TestCommandDiesWithItsParent(t *testing.T) {
+	dir := t.TempDir()
+	helper := exec.Command(os.Args[0])
+	helper.Env = append(os.Environ(), "COPSE_USERCMD_HELPER_DIR="+dir)
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pgid int
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(dir, "pgid")); err == nil {
+			if pgid, _ = strconv.Atoi(strings.TrimSpace(string(b))); pgid > 0 && len(groupMembers(t, pgid)) >= 5 {
+				break // sh, sh -c and three sleeps (and the watcher)
+			}
+		}
+		if time.Now().After(deadline) {
+			helper.Process.Kill()
+			t.Fatal("the command did not start")
+		}
+	}
+	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
+	if err := helper.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = helper.Wait()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		left := groupMembers(t, pgid)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes of the command's group outlived its parent: %v", left)
+		}
 	}
 }

@@ -4,12 +4,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/copse-dev/copse/cmd/internal/agent/agenttest"
 	"github.com/copse-dev/copse/core"
 )
 
 // land without wait queues and returns the job; land_status reads it; land with wait runs
-// the queue (the earlier job first) and replies with the landed job. No approval needed:
-// land is in the execute class.
+// the queue (the earlier job first) and replies with the landed job. A plain land needs no
+// approval (execute class); one that carries a test command does.
 func TestToolLandQueueStatusWait(t *testing.T) {
 	f := newFixture(t)
 	f.CommitIn(t, f.Feat, "feat.txt")
@@ -28,7 +29,7 @@ func TestToolLandQueueStatusWait(t *testing.T) {
 	if s.code != 0 || s.reply.Result.(map[string]any)["land"].(map[string]any)["state"] != "queued" {
 		t.Fatalf("status: %s", s.raw)
 	}
-	w := runToolJSON(t, f.Open, `{"operation":"land","id":"other","wait":true,"test":"test -f other.txt"}`, false)
+	w := approvedTool(t, f.Open, `{"operation":"land","id":"other","wait":true,"test":"test -f other.txt"}`)
 	if w.code != 0 {
 		t.Fatalf("land wait: %s", w.raw)
 	}
@@ -48,7 +49,7 @@ func TestToolLandQueueStatusWait(t *testing.T) {
 	// A blocked land: exit 1 with the stable code, and the hint.
 	third := f.AddWorktree("third", "app.worktrees/third")
 	f.CommitIn(t, third, "third.txt")
-	b := runToolJSON(t, f.Open, `{"operation":"land","branch":"third","wait":true,"test":"exit 4"}`, false)
+	b := approvedTool(t, f.Open, `{"operation":"land","branch":"third","wait":true,"test":"exit 4"}`)
 	if b.code != 1 || b.reply.Error.Code != "test_failed" || b.reply.Error.Hint == "" {
 		t.Fatalf("blocked: %s", b.raw)
 	}
@@ -74,7 +75,19 @@ func TestSchemaHasLand(t *testing.T) {
 			t.Errorf("land lacks %s", k)
 		}
 	}
-	if _, ok := land["x-confirm-if"]; ok {
-		t.Error("land must not ask for confirmation")
+	// A request's test command and a forced claim ask first; nothing else does.
+	if c := agenttest.MustJSON(t, land["x-confirm-if"]); !strings.Contains(c, `"required":["force_claim"]`) || !strings.Contains(c, `"required":["test"]`) || strings.Count(c, "required") != 2 {
+		t.Errorf("land x-confirm-if %s", c)
 	}
+}
+
+// approvedTool sends req the way a host does once its user agreed: first without
+// approval (the reply is needs_approval with a state_token), then approved with that token.
+func approvedTool(t *testing.T, open Opener, req string) toolRun {
+	t.Helper()
+	first := runToolJSON(t, open, req, false)
+	if first.code != 1 || first.reply.Error == nil || first.reply.Error.Code != core.CodeNeedsApproval {
+		t.Fatalf("want needs_approval for %s: %s", req, first.raw)
+	}
+	return runToolJSON(t, open, strings.TrimSuffix(req, "}")+`,"expected_state_token":"`+first.reply.Error.StateToken+`"}`, true)
 }

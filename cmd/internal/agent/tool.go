@@ -60,8 +60,8 @@ func needsApproval(p *core.Plan, hint string) error { return p.NeedsApproval(hin
 // 2 bad input, 3 uncertain, 130 cancelled (core.ExitCode).
 //
 // The request is decoded before the repository is opened, so bad input is exit 2
-// wherever copse runs. A request that needs confirmation (remove; create with a path)
-// runs only when approved is set (`copse tool --approved`, given by a host after its
+// wherever copse runs. A request that needs confirmation (remove; create with a path; a
+// land with force_claim or a test command, which is a shell command) runs only when approved is set (`copse tool --approved`, given by a host after its
 // user said yes); otherwise the reply is needs_approval and nothing runs.
 func Tool(ctx context.Context, open Opener, in io.Reader, out io.Writer, approved bool) int {
 	o, err := runTool(ctx, open, in, approved)

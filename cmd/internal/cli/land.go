@@ -19,6 +19,9 @@ type LandOptions struct {
 	Test         *string
 	Keep         bool
 	ForceRestart bool
+	ForceClaim   bool
+	Yes          bool
+	Session      *string
 	NoWait       bool
 	Drain        bool
 }
@@ -27,9 +30,9 @@ type LandOptions struct {
 // [--force-restart] [--no-wait]`, `copse land --drain`, and its status and queue commands.
 func NewCmdLand(f *Factory, runF func(context.Context, *LandOptions) error) *cobra.Command {
 	opts := &LandOptions{}
-	var into, test string
+	var into, test, session string
 	cmd := &cobra.Command{
-		Use:   "land (TARGET | --drain) [--into BRANCH] [--test CMD] [--keep] [--force-restart] [--no-wait]",
+		Use:   "land (TARGET | --drain) [--into BRANCH] [--test CMD] [--keep] [--force-restart] [--force-claim [--yes]] [--no-wait]",
 		Short: "Land a worktree's branch onto a target through the repository's FIFO queue",
 		Long: `Land the branch of a worktree (TARGET: its branch, its absolute path, or id:ID) onto --into
 (default: the main checkout's branch). Lands of one repository queue in strict FIFO order,
@@ -39,15 +42,19 @@ across processes; a waiting land shows its position and phase on stderr. Phases:
   rebase     git rebase --no-autostash --no-update-refs onto the target's commit; a
              conflict blocks the land and leaves the rebase open for you to resolve
   test       --test or git config copse.test, run with sh -c in the worktree, in its own
-             process group, timeout git config copse.testTimeout (default 10m)
+             process group, timeout git config copse.testTimeout (default 10m); the
+             group ends with copse, even when copse is killed
   advance    fast-forward the target with a compare-and-swap; a checkout of the target
              is synced (read-tree -m -u) or the land is refused; a target that moved is
              re-rebased and re-tested up to git config copse.landRetries (default 3) times
-  cleanup    (unless --keep) release copse's claim, remove the worktree, delete the branch
+  cleanup    (unless --keep) release the landing session's claim, remove the worktree,
+             delete the branch; a worktree another session claims is kept
 
 --no-wait queues the job, prints its id and returns; the next copse land (or copse land
 --drain) runs it. --force-restart aborts a rebase that an earlier land left open (only one
-copse started), then starts over. (A branch named status or queue: name its worktree by
+copse started), then starts over. A worktree another session claimed is refused
+(claimed_by_other); --force-claim takes that claim over, after a confirmation (--yes).
+(A branch named status or queue: name its worktree by
 its absolute path.)
 
 Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land status);
@@ -60,7 +67,7 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 		},
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if opts.Drain {
-				for _, name := range []string{"into", "test", "keep", "force-restart", "no-wait"} {
+				for _, name := range []string{"into", "test", "keep", "force-restart", "force-claim", "session", "no-wait"} {
 					if cmd.Flags().Changed(name) {
 						return usagef("usage: "+cmd.UseLine(), "--drain runs queued jobs as they were queued; it takes no --%s", name)
 					}
@@ -70,6 +77,7 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 			}
 			opts.Into = optional(cmd, "into", into)
 			opts.Test = optional(cmd, "test", test)
+			opts.Session = optional(cmd, "session", session)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -81,6 +89,9 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 	fl.StringVar(&test, "test", "", "test gate: shell `CMD` run in the worktree (default: git config copse.test)")
 	fl.BoolVar(&opts.Keep, "keep", false, "keep the worktree and branch after landing")
 	fl.BoolVar(&opts.ForceRestart, "force-restart", false, "abort a rebase an earlier land left open, then start over")
+	fl.BoolVar(&opts.ForceClaim, "force-claim", false, "land a worktree another session claimed, taking over its claim (asks first)")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	fl.StringVar(&session, "session", "", "landing `SESSION` (default COPSE_SESSION, else the Herdr workspace)")
 	fl.BoolVar(&opts.NoWait, "no-wait", false, "queue the job, print its id and return")
 	fl.BoolVar(&opts.Drain, "drain", false, "run every queued job nobody waits for, in order")
 	cmd.AddCommand(newCmdLandStatus(f), newCmdLandQueue(f))
@@ -88,7 +99,8 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 }
 
 func (o *LandOptions) request() core.LandRequest {
-	r := core.LandRequest{Into: o.Into, Test: o.Test, Keep: o.Keep, ForceRestart: o.ForceRestart, Wait: !o.NoWait}
+	r := core.LandRequest{Into: o.Into, Test: o.Test, Keep: o.Keep, ForceRestart: o.ForceRestart, ForceClaim: o.ForceClaim,
+		Session: o.Session, Wait: !o.NoWait}
 	r.Path, r.Branch, r.ID = splitTargetID(o.Target)
 	return r
 }
@@ -105,9 +117,16 @@ func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
 	if opts.Drain {
 		return drainRun(ctx, f, svc, progress)
 	}
-	plan, err := svc.Prepare(ctx, opts.request())
+	// A --test typed here is the person's own command: it needs no approval (one that
+	// arrives in an agent's request does).
+	plan, err := svc.Prepare(core.WithTypedByPerson(ctx), opts.request())
 	if err != nil {
 		return relativeHint(err, opts.Target)
+	}
+	if plan.Confirm != nil && !opts.Yes {
+		if err := f.confirm(ctx, plan.Confirm); err != nil {
+			return err
+		}
 	}
 	out, err := svc.Land(ctx, plan, progress)
 	if out != nil {

@@ -229,7 +229,7 @@ func TestLandKillRunningJobIsAbandoned(t *testing.T) {
 		t.Fatal(err)
 	}
 	pa.wait(t)
-	// The gate ran in its own process group, which a SIGKILL of copse cannot reach; end it.
+	// The gate's group ends with copse (TestLandSIGKILLEndsTheGateGroup); should it not, end it here.
 	defer syscall.Kill(-readPID(t, pidFile), syscall.SIGKILL)
 
 	// Looking at the queue is enough to learn the owner died.

@@ -105,7 +105,7 @@ func toolDescription() string {
 	}
 	return "Manage this repository's git worktrees. One request per call, chosen by \"operation\": " +
 		strings.Join(ops, ", ") + ". " +
-		"remove, prune (unless dry_run), a forced claim or release, and create with an explicit path ask the user to confirm (MCP elicitation) before anything runs; " +
+		"remove, prune (unless dry_run), a forced claim or release, create with an explicit path, and a land with force_claim or a test command ask the user to confirm (MCP elicitation) before anything runs; " +
 		"a client without elicitation gets needs_approval. Requests are strict: unknown, duplicate or mistyped fields are rejected. " +
 		`A create's result names where a new branch starts, "base":{"ref","commit"} (without a base: git config copse.base, else the main checkout's branch). ` +
 		`The result is {"ok":true,"result":…} or {"ok":false,"error":{"code","message","hint","uncertain"}}; ` +
