@@ -38,6 +38,7 @@ func TestIdleShellsOfTheWorktreesWorkspaceDoNotCount(t *testing.T) {
 	other := coretest.StartLiveEnv(t, wt, []string{herdrWorkspaceEnv + "=wO"}, "sh", "-c", `read x <> "$0"`, fifo)
 	coretest.WaitOpen(t, idle, fifo)
 	coretest.WaitOpen(t, other, fifo)
+	coretest.WaitChild(t, busy) // before its fork it is a shell with no child: idle
 
 	l := liveIn(wt, "wT")
 	procs, idles := pidsOf(l)

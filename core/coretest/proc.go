@@ -62,3 +62,29 @@ func WaitOpen(t testing.TB, pid int, path string) {
 		runtime.Gosched()
 	}
 }
+
+// WaitChild returns once process pid has a child (Linux: a process in /proc whose parent
+// is pid), so a test that needs a busy shell does not catch it before its fork; it fails
+// the test if pid ends first.
+func WaitChild(t testing.TB, pid int) {
+	t.Helper()
+	for {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+			t.Fatalf("process %d ended before it started a child: %v", pid, err)
+		}
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+			if err != nil {
+				continue
+			}
+			// Field 4 (the parent) follows the command name, which ends at the last ')'.
+			if i := strings.LastIndexByte(string(stat), ')'); i >= 0 {
+				if f := strings.Fields(string(stat[i+1:])); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+					return
+				}
+			}
+		}
+		runtime.Gosched()
+	}
+}
