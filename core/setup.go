@@ -77,10 +77,9 @@ func (s *service) setupConfig(ctx context.Context) (SetupConfig, error) {
 			return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.setupTimeout")
 		}
 		if ok {
-			d, perr := time.ParseDuration(strings.TrimSpace(v))
-			if perr != nil || d <= 0 {
-				return c, usage(CodeBadConfig, "copse.setupTimeout", "set a duration such as 10m: git config copse.setupTimeout 10m",
-					"git config copse.setupTimeout is %s, not a duration", quote(v))
+			d, perr := parseSpan(v, timeoutRule)
+			if perr != nil {
+				return c, spanError(CodeBadConfig, "copse.setupTimeout", v, timeoutRule, perr, "set a duration such as 10m: git config copse.setupTimeout 10m")
 			}
 			c.Timeout = d
 		}
