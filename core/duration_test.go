@@ -90,3 +90,36 @@ func TestPruneRefusesHugeRetention(t *testing.T) {
 		r.Git(r.Root, "config", "--unset", key)
 	}
 }
+
+// A timeout over a day is refused before anything runs: a land's gate and a setup's
+// steps never start, nothing changes, and the message names the largest allowed.
+func TestTimeoutsAreBounded(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/t", "t.txt", "t\n")
+	s := open(t, r, r.Root)
+	marker := r.Base + "/gate ran"
+	for _, huge := range []string{"25h", "99999999999h", "90000"} {
+		r.Git(r.Root, "config", "copse.testTimeout", huge)
+		before := r.Snapshot()
+		mainBefore := r.Git(r.Root, "rev-parse", "main")
+		_, err := land(t, s, core.LandRequest{Branch: core.Str("feat/t"), Test: core.Str(`touch "` + marker + `"`)})
+		wantCode(t, err, core.KindUsage, core.CodeDurationTooLong)
+		if msg := core.AsError(err).Message; !strings.Contains(msg, "copse.testTimeout") || !strings.Contains(msg, "24h") {
+			t.Errorf("copse.testTimeout %s: %s", huge, msg)
+		}
+		r.Unchanged(before)
+		if _, err := os.Stat(marker); err == nil || r.Git(r.Root, "rev-parse", "main") != mainBefore {
+			t.Fatalf("copse.testTimeout %s: the gate ran or main moved", huge)
+		}
+	}
+	r.Git(r.Root, "config", "--unset", "copse.testTimeout")
+
+	r.Git(r.Root, "config", "copse.setup", "true")
+	r.Git(r.Root, "config", "copse.setupTimeout", "2562048h")
+	_, err := s.SetupConfig(t.Context())
+	wantCode(t, err, core.KindUsage, core.CodeDurationTooLong)
+	r.Git(r.Root, "config", "copse.setupTimeout", "24h")
+	if cfg, err := s.SetupConfig(t.Context()); err != nil || cfg.Timeout != 24*time.Hour {
+		t.Fatalf("setupTimeout 24h: %+v, %v", cfg, err)
+	}
+}

@@ -673,7 +673,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 	}
 	r.save(PhaseTest)
 	timeout := defaultTestTimeout
-	if d, err := time.ParseDuration(j.TestTimeout); err == nil && d > 0 {
+	if d, err := parseSpan(j.TestTimeout, timeoutRule); err == nil {
 		timeout = d
 	}
 	env := append(append([]string{}, s.opts.Env...),
