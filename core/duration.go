@@ -132,9 +132,18 @@ func spanError(code, field, raw string, r spanRule, err error, hint string) *Err
 			h += "; " + hint
 		}
 		return usage(CodeDurationTooLong, field, h, "%s %s is longer than the largest allowed, %s; nothing changed",
-			field, quote(raw), FormatSpan(r.max))
+			spanField(field), quote(raw), FormatSpan(r.max))
 	}
-	return usage(code, field, hint, "%s %s is not a duration (%v); nothing changed", field, quote(raw), err)
+	return usage(code, field, hint, "%s %s is %v; nothing changed", spanField(field), quote(raw), err)
+}
+
+// spanField names where a value came from: "git config copse.keepRemoved" for a setting,
+// the flag or request field as it is otherwise.
+func spanField(field string) string {
+	if strings.HasPrefix(field, "copse.") {
+		return "git config " + field
+	}
+	return field
 }
 
 // FormatSpan writes d as people write it: "never", "14d" (whole days from a week up),

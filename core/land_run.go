@@ -686,7 +686,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 		return false
 	case res.TimedOut:
 		r.blocked(CodeTestTimeout, "make the test faster, or raise git config copse.testTimeout; "+logHint,
-			"the test gate did not finish within %s (its process group was killed)", timeout)
+			"the test gate did not finish within %s (its process group was killed)", FormatSpan(timeout))
 		return false
 	case runErr != nil:
 		r.finish(LandFailed, CodeTestNotRun, "the test gate could not run: "+Escape(runErr.Error()), logHint)

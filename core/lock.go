@@ -343,7 +343,7 @@ func (w *lockWait) check() error {
 			hint = fmt.Sprintf("wait for pid %d to finish and run the command again, or wait longer: `git config copse.lockTimeout 2m`", h.PID)
 		}
 		return &Error{Kind: KindFailed, Code: CodeLockTimeout, Hint: hint,
-			Message: fmt.Sprintf("gave up after %s waiting for the repository lock, held by %s; nothing changed", w.timeout, h)}
+			Message: fmt.Sprintf("gave up after %s waiting for the repository lock, held by %s; nothing changed", FormatSpan(w.timeout), h)}
 	}
 	return nil
 }

@@ -162,7 +162,7 @@ func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out i
 				Message: which + " was cancelled; the worktree stays at " + Escape(path)}
 		case res.TimedOut:
 			return rep, failed(CodeSetupTimeout, nil, rerun+" (or raise git config copse.setupTimeout)",
-				"%s did not finish within %s and was stopped; the worktree stays at %s", which, cfg.Timeout, Escape(path))
+				"%s did not finish within %s and was stopped; the worktree stays at %s", which, FormatSpan(cfg.Timeout), Escape(path))
 		case !res.OK():
 			return rep, failed(CodeSetupFailed, nil, rerun, "%s exited with status %d; the worktree stays at %s", which, res.ExitCode, Escape(path))
 		}
