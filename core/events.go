@@ -133,9 +133,12 @@ func writeSeqMark(commonDir string, seq int64) error {
 	if err != nil {
 		return err
 	}
+	// Readable like the log (CreateTemp makes 0600): another user of a shared repository
+	// reads it to continue the count.
+	merr := tmp.Chmod(0o644)
 	_, werr := tmp.WriteString(strconv.FormatInt(seq, 10) + "\n")
 	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
+	if err := errors.Join(merr, werr, cerr); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
