@@ -126,7 +126,7 @@ func spanError(code, field, raw string, r spanRule, err error, hint string) *Err
 	if errors.Is(err, errSpanTooLong) {
 		h := fmt.Sprintf("use at most %s", FormatSpan(r.max))
 		if r.never {
-			h += `, or "never" to keep for good`
+			h += `, or "never"`
 		}
 		if hint != "" {
 			h += "; " + hint
