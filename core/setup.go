@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,7 +138,9 @@ func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out i
 	rep := &SetupReport{Path: path}
 	root := si.root()
 	if len(cfg.Copy) > 0 {
-		files, err := si.git.FilesMatching(ctx, root, copyGlobs(cfg.Copy))
+		patterns, refused := insidePatterns(cfg.Copy)
+		rep.Refused = append(rep.Refused, refused...)
+		files, err := si.git.FilesMatching(ctx, root, copyGlobs(patterns))
 		if err != nil {
 			return rep, gitFailure(CodeSetupCopyFailed, err, "cannot list the files copse.copy names")
 		}
@@ -192,6 +195,20 @@ func copyGlobs(patterns []string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// insidePatterns keeps the copse.copy patterns that stay inside the main checkout and
+// refuses those with a ".." segment (git would fail the whole listing on one, and a copy
+// must not read outside anyway).
+func insidePatterns(patterns []string) (keep []string, refused []SetupRefusal) {
+	for _, p := range patterns {
+		if slices.Contains(strings.Split(strings.TrimSpace(p), "/"), "..") {
+			refused = append(refused, SetupRefusal{Path: p, Reason: "the copse.copy pattern leads out of the main checkout"})
+			continue
+		}
+		keep = append(keep, p)
+	}
+	return keep, refused
 }
 
 // copyFromMain copies files (paths relative to the main checkout root) into the worktree

@@ -135,8 +135,10 @@ func TestSetupCopyDoesNotWriteThroughALink(t *testing.T) {
 	r.Write("conf/secret", "TOKEN=1\n")
 	r.Git(r.Root, "config", "--add", "copse.copy", "conf/")
 	r.Git(r.Root, "config", "--add", "copse.copy", ".env")
+	r.Git(r.Root, "config", "--add", "copse.copy", "../outside/*")
 	res := run(t, r, r.Root, "create", "evil")
-	want(t, res, 0, "did not copy conf/secret: conf in the new worktree is a symbolic link", "copied 1 file")
+	want(t, res, 0, "did not copy conf/secret: conf in the new worktree is a symbolic link", "copied 1 file",
+		"did not copy ../outside/*: the copse.copy pattern leads out of the main checkout")
 	if entries, err := os.ReadDir(outside); err != nil || len(entries) != 0 {
 		t.Fatalf("the copy wrote outside the worktree: %v, %v", entries, err)
 	}
@@ -146,7 +148,7 @@ func TestSetupCopyDoesNotWriteThroughALink(t *testing.T) {
 	}
 
 	res = run(t, r, r.Root, "setup", wt, "--json")
-	want(t, res, 0, `"refused":[{"path":"conf/secret","reason":"conf in the new worktree is a symbolic link`)
+	want(t, res, 0, `"refused":[`, `{"path":"conf/secret","reason":"conf in the new worktree is a symbolic link`)
 	if entries, err := os.ReadDir(outside); err != nil || len(entries) != 0 {
 		t.Fatalf("copse setup wrote outside the worktree: %v, %v", entries, err)
 	}
