@@ -28,6 +28,8 @@ const (
 	CodeBadDir = "bad_dir"
 	// CodeBadDuration means: a duration value (idle, keepRemoved) cannot be parsed.
 	CodeBadDuration = "bad_duration"
+	// CodeDurationTooLong means: a duration (flag or git config) is longer than copse allows (100 years for ages and retentions, a day for timeouts); the message names the largest.
+	CodeDurationTooLong = "duration_too_long"
 	// CodeBadID means: id … is not a worktree id.
 	CodeBadID = "bad_id"
 	// CodeBadJob means: job … is not a land job id.

@@ -15,7 +15,15 @@ import (
 
 // Events are JSON lines in <common>/copse/events.jsonl, one per change, appended under the
 // repository lock with one write(2) each (O_APPEND), so readers never see half a line
-// from copse and seq numbers are dense and increasing.
+// from copse.
+//
+// seq only grows, whatever happens to the log: a high-water mark in <common>/copse/events.seq
+// (written, under the same lock, before the line) remembers the last seq handed out, so a
+// log truncated in place (logrotate's copytruncate), renamed away (events.jsonl.1) or cut
+// short (a lost tail) never makes copse hand out a seq twice. The next seq is one past the
+// largest of the mark, the log's last line and the rotated neighbour's last line (which
+// covers a mark that was lost with the log). A seq whose line was never written (copse
+// killed between the two writes) is a gap, never a repeat.
 
 // EventWorktree names the worktree an event is about.
 type EventWorktree struct {
@@ -53,6 +61,12 @@ const (
 // EventsPath is where the log of the repository with commonDir lives.
 func EventsPath(commonDir string) string { return filepath.Join(commonDir, "copse", "events.jsonl") }
 
+// eventsSeqPath is the high-water mark: the last seq AppendEvent handed out, in decimal.
+func eventsSeqPath(commonDir string) string { return filepath.Join(commonDir, "copse", "events.seq") }
+
+// rotatedEventsPath is where logrotate (and most rotations) put the previous log.
+func rotatedEventsPath(commonDir string) string { return EventsPath(commonDir) + ".1" }
+
 // tailWindow is how much of the log's end AppendEvent reads to find the last seq.
 const tailWindow = 64 << 10
 
@@ -72,8 +86,13 @@ func AppendEvent(commonDir string, ev Event) (Event, error) {
 	if err != nil {
 		return ev, err
 	}
+	last = max(last, seqMark(commonDir), rotatedSeq(commonDir))
 	ev.V = 1
 	ev.Seq = last + 1
+	// The mark goes first: once it is written this seq is spent, whatever becomes of the line.
+	if err := writeSeqMark(commonDir, ev.Seq); err != nil {
+		return ev, err
+	}
 	ev.Time = time.Now().UTC().Format(time.RFC3339Nano)
 	line, err := json.Marshal(ev)
 	if err != nil {
@@ -90,6 +109,55 @@ func AppendEvent(commonDir string, ev Event) (Event, error) {
 		err = io.ErrShortWrite
 	}
 	return ev, err
+}
+
+// seqMark reads the high-water mark; a missing or unreadable one counts as 0 (the logs'
+// own last lines still count).
+func seqMark(commonDir string) int64 {
+	b, err := os.ReadFile(eventsSeqPath(commonDir))
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// writeSeqMark replaces the mark with seq, through a temporary file and a rename, so a
+// reader (or a crash) never sees half a number.
+func writeSeqMark(commonDir string, seq int64) error {
+	dir := filepath.Dir(eventsSeqPath(commonDir))
+	tmp, err := os.CreateTemp(dir, ".events.seq.*")
+	if err != nil {
+		return err
+	}
+	// Readable like the log (CreateTemp makes 0600): another user of a shared repository
+	// reads it to continue the count.
+	merr := tmp.Chmod(0o644)
+	_, werr := tmp.WriteString(strconv.FormatInt(seq, 10) + "\n")
+	cerr := tmp.Close()
+	if err := errors.Join(merr, werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), eventsSeqPath(commonDir)); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// rotatedSeq is the last seq in the rotated neighbour, 0 when there is none.
+func rotatedSeq(commonDir string) int64 {
+	f, err := os.Open(rotatedEventsPath(commonDir))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n, _, _ := lastSeq(f)
+	return n
 }
 
 // lastSeq reads the seq of the last complete line, and whether the log ends in the
@@ -143,23 +211,27 @@ func ReadEvents(commonDir string, since int64, fn func(Event, []byte) error) (in
 		return 0, err
 	}
 	defer f.Close()
-	return readFrom(f, 0, since, fn)
+	off, _, err := readFrom(f, 0, since, fn)
+	return off, err
 }
 
-func readFrom(f *os.File, off, since int64, fn func(Event, []byte) error) (int64, error) {
+// readFrom reads the complete lines from off on; it returns the offset past the last one
+// and that line (with its newline), or last unchanged when there was none.
+func readFrom(f *os.File, off, since int64, fn func(Event, []byte) error) (end int64, last []byte, err error) {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return off, err
+		return off, nil, err
 	}
 	r := bufio.NewReaderSize(f, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
-			return off, nil // a partial last line waits for its newline
+			return off, last, nil // a partial last line waits for its newline
 		}
 		if err != nil {
-			return off, err
+			return off, last, err
 		}
 		off += int64(len(line))
+		last = line
 		body := bytes.TrimSuffix(line, []byte{'\n'})
 		if len(bytes.TrimSpace(body)) == 0 {
 			continue
@@ -174,39 +246,22 @@ func readFrom(f *os.File, off, since int64, fn func(Event, []byte) error) (int64
 			continue
 		}
 		if err := fn(ev, body); err != nil {
-			return off, err
+			return off, last, err
 		}
 	}
 }
 
 // FollowEvents is ReadEvents, then waits for more lines until ctx is done (polling the
-// file; copse runs no daemon to notify anyone). Cancelling ctx ends it with nil.
+// file; copse runs no daemon to notify anyone). Cancelling ctx ends it with nil. It
+// follows the log through rotation: see follower.
 func FollowEvents(ctx context.Context, commonDir string, since int64, poll time.Duration, fn func(Event, []byte) error) error {
-	var f *os.File
-	defer func() {
-		if f != nil {
-			f.Close()
-		}
-	}()
-	off := int64(0)
+	w := &follower{path: EventsPath(commonDir), since: since}
+	defer w.close()
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
-		if f == nil {
-			var err error
-			f, err = os.Open(EventsPath(commonDir))
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-		}
-		if f != nil {
-			var err error
-			if off, err = readFrom(f, off, since, func(ev Event, b []byte) error {
-				since = max(since, ev.Seq)
-				return fn(ev, b)
-			}); err != nil {
-				return err
-			}
+		if err := w.poll(fn); err != nil {
+			return err
 		}
 		select {
 		case <-ctx.Done():
@@ -214,6 +269,119 @@ func FollowEvents(ctx context.Context, commonDir string, since int64, poll time.
 		case <-t.C:
 		}
 	}
+}
+
+// follower reads the log as it grows, one poll at a time, and hands each event with seq
+// past since to fn once, in order. It notices the two ways a log is rotated:
+//   - truncated in place (copytruncate: the size is below the offset read, or the line
+//     that ended there is gone, when the log grew back past it): what was
+//     appended since the last poll was copied to events.jsonl.1 first, so that is read
+//     (past since), then the log again from its start;
+//   - renamed away and replaced (the path names another file): the rest of the old file is
+//     read through the open descriptor, then the new file from its start.
+//
+// Seq only grows across rotations (see AppendEvent), so since alone keeps events from
+// being handed out twice.
+type follower struct {
+	path  string
+	f     *os.File
+	off   int64
+	tail  []byte // the line that ends at off, to tell a log that grew from one rewritten
+	since int64
+}
+
+func (w *follower) close() {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+}
+
+func (w *follower) poll(fn func(Event, []byte) error) error {
+	emit := func(ev Event, b []byte) error {
+		w.since = max(w.since, ev.Seq)
+		return fn(ev, b)
+	}
+	if w.f == nil {
+		f, err := os.Open(w.path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		w.f, w.off, w.tail = f, 0, nil
+	}
+	st, err := w.f.Stat()
+	if err != nil {
+		return err
+	}
+	if !w.intact(st.Size()) {
+		if err := w.readRotated(emit); err != nil {
+			return err
+		}
+		w.off, w.tail = 0, nil
+	}
+	if err := w.read(emit); err != nil {
+		return err
+	}
+	cur, err := os.Stat(w.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // renamed away, its successor not there yet: keep reading the old one
+	}
+	if err != nil {
+		return err
+	}
+	if os.SameFile(st, cur) {
+		return nil
+	}
+	// Rotated by rename: read what the old file got since (a writer that opened it before
+	// the rename), then switch to the new one.
+	if err := w.read(emit); err != nil {
+		return err
+	}
+	w.close()
+	return w.poll(fn)
+}
+
+func (w *follower) read(fn func(Event, []byte) error) error {
+	off, last, err := readFrom(w.f, w.off, w.since, fn)
+	if off != w.off {
+		w.off, w.tail = off, last
+	}
+	return err
+}
+
+// intact reports whether the open log still holds what was read: it is at least as long,
+// and the line read last still ends at off (each line has its own seq and time, so a log
+// truncated and grown back past off does not match).
+func (w *follower) intact(size int64) bool {
+	if size < w.off {
+		return false
+	}
+	if len(w.tail) == 0 {
+		return true
+	}
+	buf := make([]byte, len(w.tail))
+	if _, err := w.f.ReadAt(buf, w.off-int64(len(w.tail))); err != nil {
+		return false
+	}
+	return bytes.Equal(buf, w.tail)
+}
+
+// readRotated reads the rotated neighbour for the events past since that a truncation
+// in place took from the log before this follower saw them.
+func (w *follower) readRotated(fn func(Event, []byte) error) error {
+	f, err := os.Open(w.path + ".1")
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, _, err = readFrom(f, 0, w.since, fn)
+	return err
 }
 
 // Seq parses a --since value: a non-negative integer.

@@ -232,10 +232,9 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 	}
 	c.timeout = defaultTestTimeout
 	if v, ok := cfg["copse.testtimeout"]; ok {
-		d, perr := parseTimeout(strings.TrimSpace(v))
+		d, perr := parseSpan(v, timeoutRule)
 		if perr != nil {
-			return usage(CodeBadConfig, "copse.testTimeout", "set a duration such as 10m or 90s: git config copse.testTimeout 10m",
-				"git config copse.testTimeout is %s, which is not a positive duration", quote(v))
+			return spanError(CodeBadConfig, "copse.testTimeout", v, timeoutRule, perr, "set a duration such as 10m or 90s: git config copse.testTimeout 10m")
 		}
 		c.timeout = d
 	}
@@ -249,21 +248,6 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 		c.retries = n
 	}
 	return nil
-}
-
-// parseTimeout accepts a Go duration ("10m", "1h30m") or a number of seconds.
-func parseTimeout(v string) (time.Duration, error) {
-	if n, err := strconv.Atoi(v); err == nil {
-		if n <= 0 {
-			return 0, strconv.ErrRange
-		}
-		return time.Duration(n) * time.Second, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err == nil && d <= 0 {
-		err = strconv.ErrRange
-	}
-	return d, err
 }
 
 // preflight checks the worktree to land: no operation in progress, clean (untracked files

@@ -717,7 +717,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 	}
 	r.save(PhaseTest)
 	timeout := defaultTestTimeout
-	if d, err := time.ParseDuration(j.TestTimeout); err == nil && d > 0 {
+	if d, err := parseSpan(j.TestTimeout, timeoutRule); err == nil {
 		timeout = d
 	}
 	// Every process the gate starts carries its marker, and the record keeps the marker
@@ -744,7 +744,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 		return false
 	case res.TimedOut:
 		r.blocked(CodeTestTimeout, "make the test faster, or raise git config copse.testTimeout; "+logHint,
-			"the test gate did not finish within %s (its process group was killed)%s", timeout, ranOn)
+			"the test gate did not finish within %s (its process group was killed)%s", FormatSpan(timeout), ranOn)
 		return false
 	case runErr != nil:
 		r.finish(LandFailed, CodeTestNotRun, "the test gate could not run: "+Escape(runErr.Error()), logHint)

@@ -469,7 +469,7 @@ func TestPruneOlderThan(t *testing.T) {
 	age(t, r, "a", 2*time.Hour)
 	s := open(t, r, r.Root)
 	out, err := do(t, s, core.PruneRequest{DryRun: true})
-	if err != nil || reasons(out.Prune)["a"] != "kept:not_idle" || out.Prune.OlderThan != "72h0m0s" {
+	if err != nil || reasons(out.Prune)["a"] != "kept:not_idle" || out.Prune.OlderThan != "72h" {
 		t.Fatalf("default 72h: %v %+v", err, out.Prune)
 	}
 	r.Git(r.Root, "config", "copse.pruneAfter", "1h")

@@ -343,12 +343,12 @@ func (w *lockWait) check() error {
 			hint = fmt.Sprintf("wait for pid %d to finish and run the command again, or wait longer: `git config copse.lockTimeout 2m`", h.PID)
 		}
 		return &Error{Kind: KindFailed, Code: CodeLockTimeout, Hint: hint,
-			Message: fmt.Sprintf("gave up after %s waiting for the repository lock, held by %s; nothing changed", w.timeout, h)}
+			Message: fmt.Sprintf("gave up after %s waiting for the repository lock, held by %s; nothing changed", FormatSpan(w.timeout), h)}
 	}
 	return nil
 }
 
-// lockTimeout is copse.lockTimeout: a Go duration ("45s", "2m") or whole seconds.
+// lockTimeout is copse.lockTimeout: a Go duration ("45s", "2m") or whole seconds, at most a day.
 func (s *service) lockTimeout(ctx context.Context) (time.Duration, error) {
 	v, ok, err := s.git.ConfigValue(ctx, s.dir, "copse.lockTimeout")
 	if err != nil {
@@ -357,15 +357,9 @@ func (s *service) lockTimeout(ctx context.Context) (time.Duration, error) {
 	if !ok {
 		return DefaultLockTimeout, nil
 	}
-	v = strings.TrimSpace(v)
-	d, err := time.ParseDuration(v)
+	d, err := parseSpan(v, timeoutRule)
 	if err != nil {
-		n, nerr := strconv.Atoi(v)
-		d, err = time.Duration(n)*time.Second, nerr
-	}
-	if err != nil || d <= 0 {
-		return 0, usage(CodeBadConfig, "copse.lockTimeout", "set a positive duration: `git config copse.lockTimeout 30s`",
-			"git config copse.lockTimeout is %s, which is not a positive duration", quote(v))
+		return 0, spanError(CodeBadConfig, "copse.lockTimeout", v, timeoutRule, err, "set a positive duration: `git config copse.lockTimeout 30s`")
 	}
 	return d, nil
 }

@@ -21,7 +21,7 @@ import (
 
 // PruneReport is what prune did, or with dry_run would do.
 type PruneReport struct {
-	OlderThan string       `json:"older_than"` // the idle threshold used, e.g. "72h0m0s"
+	OlderThan string       `json:"older_than"` // the idle threshold used, as people write it: "72h", "14d", "never"
 	Removed   []PruneEntry `json:"removed"`    // removed (dry run: would be)
 	Forgotten []PruneEntry `json:"forgotten"`  // directory gone; git worktree prune forgets the entry
 	Kept      []PruneEntry `json:"kept"`       // kept, each with its reason
@@ -88,22 +88,15 @@ type pruneCmd struct {
 
 func (pruneCmd) op() Operation { return OpPrune }
 
-// ParseIdle reads an idle threshold: a Go duration ("90m", "72h") or whole days ("3d").
+// ParseIdle reads an idle threshold: a Go duration ("90m", "72h"), whole days ("3d") or
+// weeks ("2w"), at most 100 years, or "never" (nothing is pruned for being idle).
 func ParseIdle(field, raw string) (time.Duration, error) {
 	if err := checkText(field, raw, 32); err != nil {
 		return 0, err
 	}
-	var d time.Duration
-	var err error
-	if n, ok := strings.CutSuffix(raw, "d"); ok {
-		var days int64
-		days, err = strconv.ParseInt(n, 10, 32)
-		d = time.Duration(days) * 24 * time.Hour
-	} else {
-		d, err = time.ParseDuration(raw)
-	}
-	if err != nil || d < 0 {
-		return 0, usage(CodeBadDuration, field, "use a duration such as 72h, 90m or 3d", "%s %s is not a duration", field, quote(raw))
+	d, err := parseSpan(raw, idleRule)
+	if err != nil {
+		return 0, spanError(CodeBadDuration, field, raw, idleRule, err, "use a duration such as 72h, 90m or 3d")
 	}
 	return d, nil
 }
@@ -122,7 +115,12 @@ func (s *service) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration
 	d, perr := ParseIdle(pruneAfterConfig, strings.TrimSpace(v))
 	if perr != nil {
 		e := AsError(perr)
-		e.Hint = "fix it: `git config " + pruneAfterConfig + " 72h` (or pass --older-than)"
+		fix := "fix it: `git config " + pruneAfterConfig + " 72h` (or pass --older-than)"
+		if e.Code == CodeDurationTooLong {
+			e.Hint += "; " + fix
+		} else {
+			e.Hint = fix
+		}
 		return 0, e
 	}
 	return d, nil
@@ -133,6 +131,14 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 	if err != nil {
 		return nil, err
 	}
+	// The retentions are read now, before anything is removed: a bad or huge one refuses
+	// the prune (exit 2, nothing changed) instead of surfacing as a warning after the
+	// worktrees are gone.
+	for _, key := range []string{keepRemovedKey, keepLandsKey} {
+		if _, err := s.keepFor(ctx, key); err != nil {
+			return nil, err
+		}
+	}
 	cd, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
@@ -140,7 +146,7 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 	ids := worktreeIDs(cd)
 	jobs := landJobs(cd)
 	c := &pruneCmd{deleteBranch: r.DeleteBranch, dryRun: r.DryRun, cwd: s.root()}
-	c.report = PruneReport{OlderThan: older.String(), Removed: []PruneEntry{}, Forgotten: []PruneEntry{}, Kept: []PruneEntry{}}
+	c.report = PruneReport{OlderThan: FormatSpan(older), Removed: []PruneEntry{}, Forgotten: []PruneEntry{}, Kept: []PruneEntry{}}
 	now := time.Now()
 	live := &liveScan{}
 	for _, t := range snap.trees {
@@ -210,8 +216,12 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			keep(KeepNotIdle, "cannot tell how long it has been idle")
 			continue
 		}
+		if older == Never {
+			keep(KeepNotIdle, "idle %s; the idle threshold is never", e.Idle)
+			continue
+		}
 		if idle < older {
-			keep(KeepNotIdle, "idle %s, less than %s", e.Idle, older)
+			keep(KeepNotIdle, "idle %s, less than %s", e.Idle, FormatSpan(older))
 			continue
 		}
 		e.Reason, e.Detail = PruneIdle, "idle "+e.Idle+", clean, nothing unique"
@@ -286,7 +296,10 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			why := e.Detail
 			switch e.Reason {
 			case KeepNotIdle:
-				why = "not idle for " + older.String() + " yet"
+				why = "not idle for " + FormatSpan(older) + " yet"
+				if older == Never {
+					why = "the idle threshold is never"
+				}
 			case KeepLanding:
 				why = "a land job is queued or running" // its phase moves on while the dialog is open
 			case KeepProcesses:

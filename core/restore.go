@@ -57,7 +57,7 @@ type RemovedEntry struct {
 // RemovedListing is the reply to `restore --list`: newest first.
 type RemovedListing struct {
 	Removed  []RemovedEntry `json:"removed"`
-	Keep     string         `json:"keep"` // copse.keepRemoved: how long entries are kept
+	Keep     string         `json:"keep"` // copse.keepRemoved as people write it ("14d", "36h", "never"): how long entries are kept
 	Warnings []string       `json:"warnings,omitempty"`
 }
 
@@ -507,7 +507,7 @@ func (s *service) removedEntries(ctx context.Context) ([]RemovedEntry, []string,
 }
 
 // keepRemoved reads copse.keepRemoved: how long records are kept (default 14 days).
-// Accepted: "<n>d", "<n>w" or a Go duration ("36h").
+// Accepted: "<n>d", "<n>w", a Go duration ("36h"), at most 100 years, or "never".
 func (s *service) keepRemoved(ctx context.Context) (time.Duration, error) {
 	return s.keepFor(ctx, keepRemovedKey)
 }
@@ -521,36 +521,9 @@ func (s *service) keepFor(ctx context.Context, key string) (time.Duration, error
 	if !ok {
 		return defaultKeep, nil
 	}
-	d, err := parseKeep(strings.TrimSpace(v))
+	d, err := parseSpan(v, keepRule)
 	if err != nil {
-		return 0, usage(CodeBadConfig, key, "set a duration such as 14d, 2w or 36h: git config "+key+" 14d",
-			"git config %s is %s: %v", key, quote(v), err)
-	}
-	return d, nil
-}
-
-func parseKeep(v string) (time.Duration, error) {
-	var d time.Duration
-	if n, ok := strings.CutSuffix(v, "d"); ok {
-		days, err := strconv.Atoi(n)
-		if err != nil {
-			return 0, errors.New("not a number of days")
-		}
-		d = time.Duration(days) * 24 * time.Hour
-	} else if n, ok := strings.CutSuffix(v, "w"); ok {
-		weeks, err := strconv.Atoi(n)
-		if err != nil {
-			return 0, errors.New("not a number of weeks")
-		}
-		d = time.Duration(weeks) * 7 * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(v); err != nil {
-			return 0, errors.New("not a duration")
-		}
-	}
-	if d <= 0 {
-		return 0, errors.New("not a positive duration")
+		return 0, spanError(CodeBadConfig, key, v, keepRule, err, "set a duration such as 14d, 2w or 36h, or never: git config "+key+" 14d")
 	}
 	return d, nil
 }
@@ -603,12 +576,14 @@ func (s *service) restoreList(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	for i := range entries {
-		entries[i].Expires = entries[i].Time.Add(keep)
+		if keep != Never {
+			entries[i].Expires = entries[i].Time.Add(keep)
+		}
 	}
 	if entries == nil {
 		entries = []RemovedEntry{}
 	}
-	l := &RemovedListing{Removed: entries, Keep: keep.String(), Warnings: warnings}
+	l := &RemovedListing{Removed: entries, Keep: FormatSpan(keep), Warnings: warnings}
 	return &Outcome{Operation: OpRestore, RemovedList: l, Warnings: warnings}, nil
 }
 

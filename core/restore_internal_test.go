@@ -65,13 +65,13 @@ func TestDropExpiredRemoved(t *testing.T) {
 
 func TestParseKeep(t *testing.T) {
 	for in, want := range map[string]time.Duration{"14d": 14 * 24 * time.Hour, "2w": 14 * 24 * time.Hour, "36h": 36 * time.Hour} {
-		if got, err := parseKeep(in); err != nil || got != want {
-			t.Errorf("parseKeep(%q) = %v, %v; want %v", in, got, err, want)
+		if got, err := parseSpan(in, keepRule); err != nil || got != want {
+			t.Errorf("parseSpan(%q, keepRule) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "0d", "-1h", "d", "1.5d", "forever"} {
-		if _, err := parseKeep(in); err == nil {
-			t.Errorf("parseKeep(%q) accepted", in)
+		if _, err := parseSpan(in, keepRule); err == nil {
+			t.Errorf("parseSpan(%q, keepRule) accepted", in)
 		}
 	}
 }
@@ -233,10 +233,29 @@ func TestPruneDropsExpiredRecords(t *testing.T) {
 		t.Fatalf("next ticket %d, %v; want 7", n, err)
 	}
 
-	// A bad setting keeps everything and says so, without failing the prune.
+	// A bad setting refuses the prune before it changes anything, naming the setting.
 	r.Git(r.Root, "config", "copse.keepLands", "soon")
-	out, err = svc.Do(ctx, PruneRequest{}, true)
-	if err != nil || len(out.Prune.DroppedLands) != 0 || !strings.Contains(strings.Join(out.Warnings, "\n"), "copse.keepLands") {
-		t.Fatalf("bad copse.keepLands: %v, dropped %v, warnings %q", err, out.Prune.DroppedLands, out.Warnings)
+	before := lands()
+	_, err = svc.Do(ctx, PruneRequest{}, true)
+	if e := AsError(err); e == nil || e.Kind != KindUsage || e.Code != CodeBadConfig || !strings.Contains(e.Message, "copse.keepLands") {
+		t.Fatalf("bad copse.keepLands: %v", err)
+	}
+	if !slices.Equal(lands(), before) {
+		t.Fatalf("a refused prune dropped land records: %v, was %v", lands(), before)
+	}
+}
+
+// copse.keepRemoved never keeps a record however old it gets, and the listing says so.
+func TestKeepRemovedNever(t *testing.T) {
+	r, svc, _ := forceRemoved(t)
+	ctx := context.Background()
+	r.Git(r.Root, "config", "copse.keepRemoved", "never")
+	got, err := svc.impl.dropRemovedBefore(ctx, time.Now().Add(200*365*24*time.Hour), false)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("keepRemoved never dropped %v, %v", got, err)
+	}
+	out, err := svc.impl.restoreList(ctx)
+	if err != nil || out.RemovedList.Keep != "never" || len(out.RemovedList.Removed) != 1 || !out.RemovedList.Removed[0].Expires.IsZero() {
+		t.Fatalf("listing under never: %v %+v", err, out.RemovedList)
 	}
 }

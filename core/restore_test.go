@@ -293,7 +293,7 @@ func TestRestoreListShowsAgeAndSize(t *testing.T) {
 	if ea.Files != 1 || ea.Bytes != 5 || ea.BranchDeleted {
 		t.Fatalf("entry a %+v", ea)
 	}
-	if age := time.Since(ea.Time); age < 0 || age > time.Minute || ea.Expires.Sub(ea.Time) != 14*24*time.Hour || l.Keep != "336h0m0s" {
+	if age := time.Since(ea.Time); age < 0 || age > time.Minute || ea.Expires.Sub(ea.Time) != 14*24*time.Hour || l.Keep != "14d" {
 		t.Fatalf("time %v expires %v keep %s", ea.Time, ea.Expires, l.Keep)
 	}
 	// No id restores the most recent one.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,15 +23,28 @@ import (
 //	             main checkout: ".env*" at any depth, ".vscode/" a whole directory
 //	copse.setup  commands (repeatable) run with sh -c in the new worktree, in order
 //
-// Nothing is overwritten; symlinks are copied as links. A failing step leaves the worktree
-// in place and says which step failed and how to rerun it.
+// Nothing is overwritten; symlinks are copied as links. A copy never writes through a
+// symbolic link in the new worktree (a branch can commit "conf" as a link to a directory
+// outside it) and never reads outside the main checkout: both sides are opened as os.Root
+// (which refuses a path that leaves it), and a path with a symbolic link among its
+// directories, on either side, is skipped and reported in Refused. A failing step leaves
+// the worktree in place and says which step failed and how to rerun it.
 
 // SetupReport is what Setup did.
 type SetupReport struct {
-	Path   string      `json:"path"`
-	Copied []string    `json:"copied,omitempty"` // relative paths copied from the main checkout
-	Kept   []string    `json:"kept,omitempty"`   // already present in the worktree: left as they were
-	Steps  []SetupStep `json:"steps,omitempty"`
+	Path   string   `json:"path"`
+	Copied []string `json:"copied,omitempty"` // relative paths copied from the main checkout
+	Kept   []string `json:"kept,omitempty"`   // already present in the worktree: left as they were
+	// Refused are the copse.copy files not copied because the copy would have left the main
+	// checkout or the new worktree; each is a warning, the setup goes on.
+	Refused []SetupRefusal `json:"refused,omitempty"`
+	Steps   []SetupStep    `json:"steps,omitempty"`
+}
+
+// SetupRefusal is one copse.copy file left alone, and why.
+type SetupRefusal struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // SetupStep is one copse.setup command and how it ended.
@@ -77,10 +91,9 @@ func (s *service) setupConfig(ctx context.Context) (SetupConfig, error) {
 			return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.setupTimeout")
 		}
 		if ok {
-			d, perr := time.ParseDuration(strings.TrimSpace(v))
-			if perr != nil || d <= 0 {
-				return c, usage(CodeBadConfig, "copse.setupTimeout", "set a duration such as 10m: git config copse.setupTimeout 10m",
-					"git config copse.setupTimeout is %s, not a duration", quote(v))
+			d, perr := parseSpan(v, timeoutRule)
+			if perr != nil {
+				return c, spanError(CodeBadConfig, "copse.setupTimeout", v, timeoutRule, perr, "set a duration such as 10m: git config copse.setupTimeout 10m")
 			}
 			c.Timeout = d
 		}
@@ -125,21 +138,14 @@ func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out i
 	rep := &SetupReport{Path: path}
 	root := si.root()
 	if len(cfg.Copy) > 0 {
-		files, err := si.git.FilesMatching(ctx, root, copyGlobs(cfg.Copy))
+		patterns, refused := insidePatterns(cfg.Copy)
+		rep.Refused = append(rep.Refused, refused...)
+		files, err := si.git.FilesMatching(ctx, root, copyGlobs(patterns))
 		if err != nil {
 			return rep, gitFailure(CodeSetupCopyFailed, err, "cannot list the files copse.copy names")
 		}
-		for _, rel := range files {
-			copied, err := copyNew(filepath.Join(root, rel), filepath.Join(path, rel))
-			if err != nil {
-				return rep, failed(CodeSetupCopyFailed, err, "check the file, or rerun: `copse setup "+quoteDisplay(path)+"`",
-					"cannot copy %s into %s: %s", Escape(rel), Escape(path), Escape(err.Error()))
-			}
-			if copied {
-				rep.Copied = append(rep.Copied, rel)
-			} else {
-				rep.Kept = append(rep.Kept, rel)
-			}
+		if err := copyFromMain(root, path, files, rep); err != nil {
+			return rep, err
 		}
 	}
 	env := []string{"COPSE_WORKTREE=" + path, "COPSE_MAIN=" + root}
@@ -159,7 +165,7 @@ func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out i
 				Message: which + " was cancelled; the worktree stays at " + Escape(path)}
 		case res.TimedOut:
 			return rep, failed(CodeSetupTimeout, nil, rerun+" (or raise git config copse.setupTimeout)",
-				"%s did not finish within %s and was stopped; the worktree stays at %s", which, cfg.Timeout, Escape(path))
+				"%s did not finish within %s and was stopped; the worktree stays at %s", which, FormatSpan(cfg.Timeout), Escape(path))
 		case !res.OK():
 			return rep, failed(CodeSetupFailed, nil, rerun, "%s exited with status %d; the worktree stays at %s", which, res.ExitCode, Escape(path))
 		}
@@ -191,28 +197,114 @@ func copyGlobs(patterns []string) []string {
 	return out
 }
 
-// copyNew copies one file (or symlink, as a link) to dst unless something is there
-// already; it reports whether it copied. Parents are made as needed.
-func copyNew(src, dst string) (bool, error) {
-	fi, err := os.Lstat(src)
+// insidePatterns keeps the copse.copy patterns that stay inside the main checkout and
+// refuses those with a ".." segment (git would fail the whole listing on one, and a copy
+// must not read outside anyway).
+func insidePatterns(patterns []string) (keep []string, refused []SetupRefusal) {
+	for _, p := range patterns {
+		if slices.Contains(strings.Split(strings.TrimSpace(p), "/"), "..") {
+			refused = append(refused, SetupRefusal{Path: p, Reason: "the copse.copy pattern leads out of the main checkout"})
+			continue
+		}
+		keep = append(keep, p)
+	}
+	return keep, refused
+}
+
+// copyFromMain copies files (paths relative to the main checkout root) into the worktree
+// at path, recording in rep what it copied, kept and refused.
+func copyFromMain(root, path string, files []string, rep *SetupReport) error {
+	rerun := "check the file, or rerun: `copse setup " + quoteDisplay(path) + "`"
+	src, err := os.OpenRoot(root)
+	if err != nil {
+		return failed(CodeSetupCopyFailed, err, rerun, "cannot open the main checkout %s: %s", Escape(root), Escape(err.Error()))
+	}
+	defer src.Close()
+	dst, err := os.OpenRoot(path)
+	if err != nil {
+		return failed(CodeSetupCopyFailed, err, rerun, "cannot open the worktree %s: %s", Escape(path), Escape(err.Error()))
+	}
+	defer dst.Close()
+	for _, rel := range files {
+		if why := copyRefusal(src, dst, rel); why != "" {
+			rep.Refused = append(rep.Refused, SetupRefusal{Path: rel, Reason: why})
+			continue
+		}
+		copied, err := copyNew(src, dst, rel)
+		if err != nil {
+			return failed(CodeSetupCopyFailed, err, rerun,
+				"cannot copy %s into %s: %s", Escape(rel), Escape(path), Escape(err.Error()))
+		}
+		if copied {
+			rep.Copied = append(rep.Copied, rel)
+		} else {
+			rep.Kept = append(rep.Kept, rel)
+		}
+	}
+	return nil
+}
+
+// copyRefusal says why rel must not be copied, or "": a path that is not inside the main
+// checkout, or whose directories include a symbolic link in the main checkout (reading
+// through it may leave the checkout) or in the new worktree (writing through it may land
+// outside the worktree), or a non-directory where the worktree needs a directory. os.Root
+// enforces the same at each open, so a link swapped in after this check fails the copy
+// instead of escaping.
+func copyRefusal(src, dst *os.Root, rel string) string {
+	if !filepath.IsLocal(rel) {
+		return "the path is not inside the main checkout"
+	}
+	dir := filepath.Dir(rel)
+	if dir == "." {
+		return ""
+	}
+	parts := strings.Split(dir, string(filepath.Separator))
+	made := false // from here on the copy makes the directories itself
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		if fi, err := src.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return p + " in the main checkout is a symbolic link; copse.copy does not read through links"
+		}
+		if made {
+			continue
+		}
+		fi, err := dst.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			made = true
+		case err != nil:
+			return "cannot check " + p + " in the new worktree: " + err.Error()
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return p + " in the new worktree is a symbolic link; copse.copy does not write through links"
+		case !fi.IsDir():
+			return p + " in the new worktree is not a directory"
+		}
+	}
+	return ""
+}
+
+// copyNew copies one file (or symlink, as a link) from src to dst, both at rel, unless
+// something is there already; it reports whether it copied. Parents are made as needed.
+func copyNew(src, dst *os.Root, rel string) (bool, error) {
+	fi, err := src.Lstat(rel)
 	if err != nil {
 		return false, err
 	}
-	if _, err := os.Lstat(dst); err == nil {
+	if _, err := dst.Lstat(rel); err == nil {
 		return false, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := dst.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return false, err
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(src)
+		target, err := src.Readlink(rel)
 		if err != nil {
 			return false, err
 		}
-		if err := os.Symlink(target, dst); err != nil {
+		if err := dst.Symlink(target, rel); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return false, nil
 			}
@@ -220,13 +312,19 @@ func copyNew(src, dst string) (bool, error) {
 		}
 		return true, nil
 	case fi.Mode().IsRegular():
-		in, err := os.Open(src)
+		in, err := src.Open(rel)
 		if err != nil {
 			return false, err
 		}
 		defer in.Close()
-		// O_EXCL: something that appeared since the check is kept, never overwritten.
-		o, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+		// The file opened must be the one checked: a link swapped in meanwhile (os.Root
+		// follows one that stays inside) is not copied in its place.
+		if got, err := in.Stat(); err != nil || !os.SameFile(fi, got) {
+			return false, fmt.Errorf("%s changed while it was copied", rel)
+		}
+		// O_EXCL: something that appeared since the check is kept, never overwritten (a
+		// link included: O_EXCL does not follow it).
+		o, err := dst.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
 		if errors.Is(err, fs.ErrExist) {
 			return false, nil
 		}

@@ -395,6 +395,9 @@ func setupSummary(rep *core.SetupReport) string {
 	if n := len(rep.Kept); n > 0 {
 		parts = append(parts, "kept "+core.Plural(n, "file"))
 	}
+	if n := len(rep.Refused); n > 0 {
+		parts = append(parts, "did not copy "+core.Plural(n, "file")+" (copse setup says why)")
+	}
 	if n := len(rep.Steps); n > 0 {
 		parts = append(parts, "ran "+core.Plural(n, "step"))
 	}

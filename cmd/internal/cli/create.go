@@ -123,7 +123,7 @@ func createDone(ctx context.Context, f *Factory, svc *core.Service, out *core.Ou
 	return nil
 }
 
-// reportSetup says on stderr what setup copied and kept.
+// reportSetup says on stderr what setup copied, kept and refused to copy.
 func (f *Factory) reportSetup(rep *core.SetupReport) {
 	if rep == nil || f.Global.JSON {
 		return
@@ -133,6 +133,11 @@ func (f *Factory) reportSetup(rep *core.SetupReport) {
 	}
 	if n := len(rep.Kept); n > 0 {
 		fmt.Fprintf(f.Err, "copse: kept %s already in the worktree: %s\n", core.Plural(n, "file"), listSome(rep.Kept))
+	}
+	// Each refusal on its own line: the reason is what tells a person whether the branch
+	// or the main checkout holds a link that needs looking at.
+	for _, r := range rep.Refused {
+		fmt.Fprintf(f.Err, "copse: warning: did not copy %s: %s\n", core.Escape(r.Path), core.Escape(r.Reason))
 	}
 }
 

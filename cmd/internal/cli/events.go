@@ -27,9 +27,10 @@ worktree.created, worktree.removed, worktree.claimed, worktree.released, worktre
 land.queued, land.landed, land.blocked, land.abandoned. Every copse (command line, picker,
 copse tool, copse mcp) appends one line per change, under the repository lock.
 
---since SEQ prints only events after seq SEQ (remember the last seq you saw). --follow
-keeps printing new events as they are appended, until interrupted (Ctrl-C or SIGTERM end
-it cleanly, exit 0). --json prints each event as its JSON line, exactly as recorded.`,
+--since SEQ prints only events after seq SEQ (remember the last seq you saw; seq never
+goes back, also when the log is rotated). --follow keeps printing new events as they are
+appended, through a rotation of the log (truncated in place or renamed away), until
+interrupted (Ctrl-C or SIGTERM end it cleanly, exit 0). --json prints each event as its JSON line, exactly as recorded.`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

@@ -154,13 +154,15 @@ func age(d time.Duration) string {
 	return strconv.Itoa(int(d.Hours()/24)) + "d"
 }
 
+// keepText says core's copse.keepRemoved ("14d", "36h", "never") in words.
 func keepText(keep string) string {
-	d, err := time.ParseDuration(keep)
-	if err != nil {
-		return keep
+	if keep == "never" {
+		return "good (copse.keepRemoved is never)"
 	}
-	if d%(24*time.Hour) == 0 {
-		return plural(int(d/(24*time.Hour)), "day")
+	if n, ok := strings.CutSuffix(keep, "d"); ok {
+		if days, err := strconv.Atoi(n); err == nil {
+			return plural(days, "day")
+		}
 	}
 	return keep
 }

@@ -110,3 +110,46 @@ func TestCreateSwitch(t *testing.T) {
 		t.Fatalf("cd file: %q, %v; want %s", b, err, wt)
 	}
 }
+
+// A branch that commits conf as a link to a directory outside the worktree does not get
+// the main checkout's conf/secret written through it: the copy skips it with a warning
+// naming the path and why, copies the rest, and the setup succeeds.
+func TestSetupCopyDoesNotWriteThroughALink(t *testing.T) {
+	r := setupRepo(t)
+	outside := filepath.Join(r.Base, "outside")
+	if err := os.Mkdir(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The branch, made in a worktree of its own so the main checkout keeps its conf/.
+	tmp := filepath.Join(r.Base, "make-evil")
+	r.Git(r.Root, "worktree", "add", "-q", "-b", "evil", tmp)
+	if err := os.Symlink(outside, filepath.Join(tmp, "conf")); err != nil {
+		t.Fatal(err)
+	}
+	r.Git(tmp, "add", "conf")
+	r.Git(tmp, "commit", "-q", "-m", "conf is a link")
+	r.Git(r.Root, "worktree", "remove", tmp)
+
+	r.Write(".gitignore", ".env*\n.vscode/\nnode_modules/\nconf/\n")
+	r.Git(r.Root, "commit", "-q", "-am", "ignore conf")
+	r.Write("conf/secret", "TOKEN=1\n")
+	r.Git(r.Root, "config", "--add", "copse.copy", "conf/")
+	r.Git(r.Root, "config", "--add", "copse.copy", ".env")
+	r.Git(r.Root, "config", "--add", "copse.copy", "../outside/*")
+	res := run(t, r, r.Root, "create", "evil")
+	want(t, res, 0, "did not copy conf/secret: conf in the new worktree is a symbolic link", "copied 1 file",
+		"did not copy ../outside/*: the copse.copy pattern leads out of the main checkout")
+	if entries, err := os.ReadDir(outside); err != nil || len(entries) != 0 {
+		t.Fatalf("the copy wrote outside the worktree: %v, %v", entries, err)
+	}
+	wt := filepath.Join(r.Base, "app.worktrees", "evil")
+	if b, err := os.ReadFile(filepath.Join(wt, ".env")); err != nil || string(b) != "SECRET=1\n" {
+		t.Errorf(".env was not copied: %q, %v", b, err)
+	}
+
+	res = run(t, r, r.Root, "setup", wt, "--json")
+	want(t, res, 0, `"refused":[`, `{"path":"conf/secret","reason":"conf in the new worktree is a symbolic link`)
+	if entries, err := os.ReadDir(outside); err != nil || len(entries) != 0 {
+		t.Fatalf("copse setup wrote outside the worktree: %v, %v", entries, err)
+	}
+}

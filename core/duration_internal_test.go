@@ -1,0 +1,67 @@
+package core
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestParseSpanBounds(t *testing.T) {
+	ok := []struct {
+		in   string
+		rule spanRule
+		want time.Duration
+	}{
+		{"3d", idleRule, 3 * day},
+		{"0s", idleRule, 0},
+		{"2w", keepRule, 14 * day},
+		{"36500d", keepRule, maxAge},
+		{"never", keepRule, Never},
+		{"Never", idleRule, Never},
+		{"90", timeoutRule, 90 * time.Second},
+		{"24h", timeoutRule, day},
+		{"1h30m", timeoutRule, 90 * time.Minute},
+	}
+	for _, c := range ok {
+		if got, err := parseSpan(c.in, c.rule); err != nil || got != c.want {
+			t.Errorf("parseSpan(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	tooLong := []struct {
+		in   string
+		rule spanRule
+	}{
+		{"616385997d", idleRule}, // wraps to half a second when multiplied unchecked
+		{"36501d", keepRule},
+		{"5215w", keepRule},
+		{"99999999999999999999d", keepRule},
+		{"99999999999h", idleRule},
+		{"25h", timeoutRule},
+		{"86401", timeoutRule},
+		{"99999999999999999999", timeoutRule},
+	}
+	for _, c := range tooLong {
+		if d, err := parseSpan(c.in, c.rule); !errors.Is(err, errSpanTooLong) {
+			t.Errorf("parseSpan(%q) = %v, %v; want refused as too long", c.in, d, err)
+		}
+	}
+	for _, c := range []struct {
+		in   string
+		rule spanRule
+	}{{"never", timeoutRule}, {"0", timeoutRule}, {"0d", keepRule}, {"-1d", idleRule}, {"1.5d", keepRule}, {"5", idleRule}, {"soon", keepRule}} {
+		if d, err := parseSpan(c.in, c.rule); err == nil || errors.Is(err, errSpanTooLong) {
+			t.Errorf("parseSpan(%q) = %v, %v; want refused as not a duration", c.in, d, err)
+		}
+	}
+}
+
+func TestFormatSpan(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		72 * time.Hour: "72h", 14 * day: "14d", maxAge: "36500d", 90 * time.Minute: "90m",
+		30 * time.Second: "30s", 0: "0s", 1500 * time.Millisecond: "1.5s", Never: "never",
+	} {
+		if got := FormatSpan(d); got != want {
+			t.Errorf("FormatSpan(%v) = %q; want %q", d, got, want)
+		}
+	}
+}
