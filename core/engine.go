@@ -105,6 +105,18 @@ func (s *service) read(ctx context.Context) (snapshot, error) {
 	s.first = nil // any newer reading supersedes Open's
 	s.firstMu.Unlock()
 	trees, raw, err := s.git.Worktrees(ctx, s.dir)
+	// git fails to list while another git is half-way through `worktree add` (the new
+	// admin directory is there, its commondir or gitdir file not yet): that passes within
+	// milliseconds, so such a list is read again a few times before it counts as failed.
+	for try := 0; err != nil && try < 8 && halfAdded(err); try++ {
+		select {
+		case <-ctx.Done():
+			try = 8
+			continue
+		case <-time.After(time.Duration(5<<try) * time.Millisecond):
+		}
+		trees, raw, err = s.git.Worktrees(ctx, s.dir)
+	}
 	if err != nil {
 		var ge *gitx.Error
 		if errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "not a git repository") {
@@ -116,6 +128,14 @@ func (s *service) read(ctx context.Context) (snapshot, error) {
 	}
 	sum := sha256.Sum256(raw)
 	return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
+}
+
+// halfAdded reports git's complaint about a worktree admin directory another git is
+// still writing ("failed to read .git/worktrees/x/commondir").
+func halfAdded(err error) bool {
+	var ge *gitx.Error
+	return errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "failed to read") &&
+		(strings.Contains(ge.Stderr, "/commondir") || strings.Contains(ge.Stderr, "/gitdir"))
 }
 
 // firstTTL bounds how old Open's snapshot may be for the first List to reuse it.
