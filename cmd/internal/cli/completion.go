@@ -46,10 +46,11 @@ create completes local and remote branches.
 
 // bashWithoutPackage lets the bash script work where the bash-completion package is not
 // loaded (a minimal container, macOS's bash): cobra's script then calls
-// _get_comp_words_by_ref and _filedir, which that package defines, and bash prints
-// "command not found" on every tab. The fallback splits the line up to the cursor on
+// _get_comp_words_by_ref, which that package defines, and bash prints "command not
+// found" on every tab. (Its other helper, _filedir, is called only for directory and
+// extension filters, which no copse flag uses; files complete through `complete -o default`.) The fallback splits the line up to the cursor on
 // blanks only, so "id:feat" and "--flag=value" stay one word as bash-completion's
-// "-n =:" keeps them; it is decided at each tab, so a package loaded later still wins.
+// "-n =:" keeps them. It is decided at each tab, so a package loaded later still wins.
 const bashWithoutPackage = `
 # Without the bash-completion package: split the line up to the cursor on blanks.
 __copse_init_completion()
@@ -65,11 +66,6 @@ __copse_init_completion()
     cword=$(( ${#words[@]} - 1 ))
     cur=${words[cword]}
     prev=${words[cword-1]-}
-    declare -F _filedir >/dev/null 2>&1 || _filedir() {
-        local IFS=$'\n' x
-        if [[ ${1-} == -d ]]; then x=$(compgen -d -- "$cur"); else x=$(compgen -f -- "$cur"); fi
-        COMPREPLY+=($x)
-    }
 }
 `
 
