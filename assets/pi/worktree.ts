@@ -13,7 +13,7 @@
  *
  * Every git operation goes through copse (`copse tool`, one JSON request, one JSON reply), the
  * same safety core as copse's command line. Requests copse wants a human to confirm are shown
- * with pi's confirm dialog and re-sent with --approved and the state token copse gave, so
+ * in a pi selector whose first choice is No, and re-sent with --approved and the state token copse gave, so
  * nothing runs if the worktrees changed in between. The copse binary is $COPSE_BIN, or
  * `copse` on PATH.
  *
@@ -217,6 +217,9 @@ function sessionOf(ctx: ExtensionContext): string {
 	return `pi:${ctx.sessionManager.getSessionId()}`;
 }
 
+const ANSWER_NO = "No, change nothing";
+const ANSWER_YES = "Yes";
+
 /**
  * Sends a request; when copse answers needs_approval, asks the person with copse's one-line
  * confirmation and, only on a yes, sends the same request again with --approved and the state
@@ -234,7 +237,11 @@ async function requestWithApproval(
 		if (!ctx.hasUI) {
 			throw new Error(`copse needs the person's approval and pi has no dialog here: ${question}. Nothing was changed.`);
 		}
-		const yes = await ctx.ui.confirm("copse asks", question, { signal }); // dismissed when the turn is aborted
+		// A select whose first choice is No: enter alone changes nothing, as in copse's own
+		// prompts (pi's confirm has no default, and its first choice is Yes). Dismissed, or
+		// aborted with the turn, it is a no too.
+		const choice = await ctx.ui.select(`copse asks: ${question}`, [ANSWER_NO, ANSWER_YES], { signal });
+		const yes = choice === ANSWER_YES;
 		if (!yes) throw new Error(`The person said no to: ${question}. Nothing was changed.`);
 		const token = reply.error.state_token;
 		if (!token) {

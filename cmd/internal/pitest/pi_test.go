@@ -356,8 +356,8 @@ func TestWorktreeInPi(t *testing.T) {
 	p.text(`call git_worktree_remove {"branch":"other"}`)
 	p.keys("Enter")
 	p.waitText("copse asks", "Remove this worktree?", "branch: other", "path: "+other)
-	p.keys("Down")
-	p.waitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No") })
+	// No is the first choice: enter alone declines, as in copse's own prompts.
+	p.waitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No, change nothing") })
 	p.keys("Enter")
 	p.waitText("The person said no to: Remove this worktree?", "tool git_worktree_remove failed")
 	r.Unchanged(before)
@@ -372,13 +372,17 @@ func TestWorktreeInPi(t *testing.T) {
 	p.waitText("copse asks", "branch: gone")
 	r.Git(r.Root, "worktree", "add", "-q", "-b", "late", filepath.Join(r.Base, "late"))
 	before = r.Snapshot()
-	p.keys("Enter") // Yes is pi's first choice
+	p.keys("Down")
+	p.waitFor("Yes selected", func(s string) bool { return strings.Contains(s, "→ Yes") })
+	p.keys("Enter")
 	p.waitText("stale_state", "tool git_worktree_remove failed")
 	r.Unchanged(before)
 	// Asked again, a yes removes it.
 	p.text(`call git_worktree_remove {"branch":"gone"}`)
 	p.keys("Enter")
 	p.waitText("copse asks", "branch: gone")
+	p.keys("Down")
+	p.waitFor("Yes selected", func(s string) bool { return strings.Contains(s, "→ Yes") })
 	p.keys("Enter")
 	p.waitText("tool git_worktree_remove done")
 	if _, err := os.Stat(gone); !os.IsNotExist(err) {
