@@ -274,6 +274,18 @@ function label(wt: Worktree): string {
 	return `(detached ${(wt.head ?? "").slice(0, 7)}) ${wt.path}`;
 }
 
+/**
+ * A value typed or pasted by the person, for one line of a question: control characters and
+ * bidirectional marks shown escaped (they could forge or reorder the lines around it), cut
+ * to 80 characters with "…". copse checks the value itself; this only keeps the question honest.
+ */
+function oneLine(v: string): string {
+	const shown = v.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) =>
+		c.charCodeAt(0) <= 0xff ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`,
+	);
+	return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown;
+}
+
 /** What /worktree accepts for wt: its branch, or its path when it has none. */
 function argumentFor(wt: Worktree): string {
 	return wt.branch && !wt.detached ? wt.branch : wt.path;
@@ -486,15 +498,48 @@ async function worktreeCommand(args: string, ctx: ExtensionCommandContext): Prom
 			return;
 		}
 		target = findWorktree(worktrees, args.startsWith("/") ? { path: args } : { branch: args });
-		if (!target) {
-			ctx.ui.notify(
-				`No worktree ${args.startsWith("/") ? "at" : "has branch"} ${args}. /worktree alone opens the picker.`,
-				"error",
-			);
+		if (!target && !args.startsWith("/")) {
+			target = await offerCreate(args, ctx);
+			if (!target) return;
+			worktrees = [...worktrees, target];
+		} else if (!target) {
+			ctx.ui.notify(`No worktree at ${args}. /worktree alone opens the picker.`, "error");
 			return;
 		}
 	}
 	await moveTo(target, worktrees, ctx);
+}
+
+const CREATE_NO = "No";
+
+/**
+ * /worktree BRANCH for a branch no worktree has: asks whether to create one (No first, as
+ * every question here), then creates it through copse, which checks the name, says where
+ * the new branch starts, and claims it for this pi session. undefined: nothing was created.
+ */
+async function offerCreate(branch: string, ctx: ExtensionCommandContext): Promise<Worktree | undefined> {
+	const yes = `Create a worktree for ${oneLine(branch)}`;
+	const choice = await ctx.ui.select(`No worktree has branch ${oneLine(branch)}. Create one?`, [CREATE_NO, yes]);
+	if (choice !== yes) {
+		ctx.ui.notify(`No worktree was created. /worktree alone opens the picker.`, "info");
+		return undefined;
+	}
+	let result: any;
+	try {
+		result = await requestWithApproval({ operation: "create", branch }, ctx);
+	} catch (e) {
+		ctx.ui.notify((e as Error).message, "error");
+		return undefined;
+	}
+	const wt = result?.worktree as Worktree | undefined;
+	if (!wt?.path) {
+		ctx.ui.notify(`copse created ${oneLine(branch)} but did not say where; run /worktree to pick it`, "error");
+		return undefined;
+	}
+	const base = result?.base;
+	const from = base?.ref ? ` from ${oneLine(String(base.ref))}${base.commit ? ` at ${String(base.commit).slice(0, 7)}` : ""}` : "";
+	ctx.ui.notify(`Created ${label(wt)}${from} at ${wt.path}`, "info");
+	return wt;
 }
 
 async function completions(prefix: string): Promise<AutocompleteItem[] | null> {
