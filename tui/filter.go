@@ -145,9 +145,11 @@ func (m *Model) startFilter() {
 	}
 }
 
-// typeIntoFilter: in pick mode a printable key the list does not bind starts typing.
+// typeIntoFilter: a printable key the list does not bind starts typing the filter, in
+// the picker as in pick mode (fzf's habit); a text that starts with a letter the list
+// binds (n, d, s…) needs / first, which the help line names.
 func (m Model) typeIntoFilter(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
-	if !m.opts.Pick || k.Text == "" || k.Mod&(tea.ModCtrl|tea.ModAlt) != 0 {
+	if k.Text == "" || k.Mod&(tea.ModCtrl|tea.ModAlt) != 0 {
 		return m, nil, false
 	}
 	m.mode = modeFilter

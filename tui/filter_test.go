@@ -106,3 +106,18 @@ func TestGoldenPickQuery80x24(t *testing.T) {
 func TestGoldenPickQuery120x35(t *testing.T) {
 	goldenPlain(t, loaded(t, newTestModel(120, 35, Options{Pick: true, Query: "log"}), fxRanking(), nil))
 }
+
+// The main picker types into the filter too, from a key the list does not bind, as fzf
+// does; a bound letter keeps its action.
+func TestPickerTypesAnUnboundKey(t *testing.T) {
+	m := loaded(t, newTestModel(80, 12, Options{}), fxMixed(), fxMixedStatus())
+	m, _ = send(t, m, press("z"))
+	if m.mode != modeFilter || m.filter.Value() != "z" {
+		t.Fatalf("z: mode=%v filter=%q", m.mode, m.filter.Value())
+	}
+	m, _ = send(t, m, press("esc"), press("esc"))
+	m, _ = send(t, m, press("n")) // bound: the new-worktree form, not a filter
+	if m.mode != modeForm || m.filter.Value() != "" {
+		t.Fatalf("n: mode=%v filter=%q", m.mode, m.filter.Value())
+	}
+}

@@ -280,7 +280,7 @@ func (m Model) detailLine(c columns) string {
 	if c.narrow {
 		// The path is the most useful part: it goes first, shortened in the middle so its
 		// leaf stays visible; the rest is cut at the end of the line.
-		parts[0] = midCut(parts[0], w-2)
+		parts[0] = pathCut(parts[0], w-2)
 	}
 	line := "  "
 	for i, p := range parts {

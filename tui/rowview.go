@@ -93,7 +93,7 @@ func renderRow(r row, selected bool, c columns, st *Styles) string {
 
 	if !c.narrow {
 		w.space(colGap)
-		w.column(st.Path, r.path, r.pathW, c.path, midCut)
+		w.column(st.Path, r.path, r.pathW, c.path, pathCut)
 	}
 
 	right := c.width - w.used - colGap

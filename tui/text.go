@@ -12,9 +12,10 @@ import (
 // (a rendered line, the spinner) is measured by x/ansi or lipgloss, which skip escape
 // sequences and agree with textsafe on plain text (TestWidthAgreesWithLipgloss).
 
-// cut and midCut are textsafe.Cut and textsafe.MidCut under the short names the views use.
-func cut(s string, w int) string    { return textsafe.Cut(s, w) }
-func midCut(s string, w int) string { return textsafe.MidCut(s, w) }
+// cut, midCut and pathCut are textsafe's cuts under the short names the views use.
+func cut(s string, w int) string     { return textsafe.Cut(s, w) }
+func midCut(s string, w int) string  { return textsafe.MidCut(s, w) }
+func pathCut(s string, w int) string { return textsafe.PathCut(s, w) }
 
 // cutStyled shortens text that already carries styles (the spinner's frame) to w cells,
 // ending in "…": x/ansi skips the escape sequences. Plain text is cut with textsafe.Cut.

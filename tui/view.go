@@ -2,9 +2,11 @@ package tui
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -195,7 +197,7 @@ func (m Model) helpView() string {
 	hv.SetWidth(w)
 	keys := m.helpFor()
 	if !hv.ShowAll {
-		return hv.View(keys)
+		return shortHelp(hv, keys.short, m.keys.Quit, w)
 	}
 	// Measured without a width: with one, bubbles/help cuts columns off with "…".
 	hv.SetWidth(0)
@@ -224,6 +226,27 @@ func (m Model) helpView() string {
 	}
 	return full // not reached: one column is always returned
 }
+
+// shortHelp is the one-line help cut to w cells. bubbles/help cuts at the end, and the
+// list's line ends with quit: there the bindings before quit go first (? leads to them
+// all), so how to leave stays visible at any width.
+func shortHelp(hv help.Model, b []key.Binding, quit key.Binding, w int) string {
+	if len(b) < 3 || !sameKeys(b[len(b)-1], quit) {
+		return hv.View(helpKeys{short: b})
+	}
+	hv.SetWidth(0)
+	for len(b) > 2 {
+		if v := hv.ShortHelpView(b); lipgloss.Width(v) <= w {
+			return v
+		}
+		b = append(b[:len(b)-2:len(b)-2], b[len(b)-1])
+	}
+	hv.SetWidth(w)
+	return hv.ShortHelpView(b)
+}
+
+// sameKeys reports whether two bindings are bound to the same keys.
+func sameKeys(a, b key.Binding) bool { return slices.Equal(a.Keys(), b.Keys()) }
 
 // listTop is the screen line of the first row (mouse clicks map through it).
 func (m Model) listTop() int {

@@ -317,3 +317,16 @@ func TestReadmeCapture(t *testing.T) {
 type whiteColor struct{}
 
 func (whiteColor) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
+
+// How to leave stays on the help line at every width the picker supports: the list's
+// other keys give way first (? still lists them all).
+func TestHelpLineKeepsQuit(t *testing.T) {
+	for _, w := range []int{40, 50, 60, 70, 80, 100} {
+		m := loaded(t, newTestModel(w, 14, Options{}), fxMixed(), fxMixedStatus())
+		lines := strings.Split(m.View().Content, "\n")
+		last := ansi.Strip(lines[len(lines)-1])
+		if !strings.Contains(last, "q/esc quit") || !strings.Contains(last, "? help") || ansi.StringWidth(last) > w {
+			t.Errorf("%d columns: help line %q", w, last)
+		}
+	}
+}

@@ -13,7 +13,7 @@
  *
  * Every git operation goes through copse (`copse tool`, one JSON request, one JSON reply), the
  * same safety core as copse's command line. Requests copse wants a human to confirm are shown
- * with pi's confirm dialog and re-sent with --approved and the state token copse gave, so
+ * in a pi selector whose first choice is No, and re-sent with --approved and the state token copse gave, so
  * nothing runs if the worktrees changed in between. The copse binary is $COPSE_BIN, or
  * `copse` on PATH.
  *
@@ -217,6 +217,9 @@ function sessionOf(ctx: ExtensionContext): string {
 	return `pi:${ctx.sessionManager.getSessionId()}`;
 }
 
+const ANSWER_NO = "No, change nothing";
+const ANSWER_YES = "Yes";
+
 /**
  * Sends a request; when copse answers needs_approval, asks the person with copse's one-line
  * confirmation and, only on a yes, sends the same request again with --approved and the state
@@ -234,7 +237,11 @@ async function requestWithApproval(
 		if (!ctx.hasUI) {
 			throw new Error(`copse needs the person's approval and pi has no dialog here: ${question}. Nothing was changed.`);
 		}
-		const yes = await ctx.ui.confirm("copse asks", question, { signal }); // dismissed when the turn is aborted
+		// A select whose first choice is No: enter alone changes nothing, as in copse's own
+		// prompts (pi's confirm has no default, and its first choice is Yes). Dismissed, or
+		// aborted with the turn, it is a no too.
+		const choice = await ctx.ui.select(`copse asks: ${question}`, [ANSWER_NO, ANSWER_YES], { signal });
+		const yes = choice === ANSWER_YES;
 		if (!yes) throw new Error(`The person said no to: ${question}. Nothing was changed.`);
 		const token = reply.error.state_token;
 		if (!token) {
@@ -265,6 +272,18 @@ interface Worktree {
 function label(wt: Worktree): string {
 	if (wt.branch && !wt.detached) return wt.branch;
 	return `(detached ${(wt.head ?? "").slice(0, 7)}) ${wt.path}`;
+}
+
+/**
+ * A value typed or pasted by the person, for one line of a question: control characters and
+ * bidirectional marks shown escaped (they could forge or reorder the lines around it), cut
+ * to 80 characters with "…". copse checks the value itself; this only keeps the question honest.
+ */
+function oneLine(v: string): string {
+	const shown = v.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) =>
+		c.charCodeAt(0) <= 0xff ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`,
+	);
+	return shown.length > 80 ? `${shown.slice(0, 79)}…` : shown;
 }
 
 /** What /worktree accepts for wt: its branch, or its path when it has none. */
@@ -479,15 +498,48 @@ async function worktreeCommand(args: string, ctx: ExtensionCommandContext): Prom
 			return;
 		}
 		target = findWorktree(worktrees, args.startsWith("/") ? { path: args } : { branch: args });
-		if (!target) {
-			ctx.ui.notify(
-				`No worktree ${args.startsWith("/") ? "at" : "has branch"} ${args}. /worktree alone opens the picker.`,
-				"error",
-			);
+		if (!target && !args.startsWith("/")) {
+			target = await offerCreate(args, ctx);
+			if (!target) return;
+			worktrees = [...worktrees, target];
+		} else if (!target) {
+			ctx.ui.notify(`No worktree at ${args}. /worktree alone opens the picker.`, "error");
 			return;
 		}
 	}
 	await moveTo(target, worktrees, ctx);
+}
+
+const CREATE_NO = "No";
+
+/**
+ * /worktree BRANCH for a branch no worktree has: asks whether to create one (No first, as
+ * every question here), then creates it through copse, which checks the name, says where
+ * the new branch starts, and claims it for this pi session. undefined: nothing was created.
+ */
+async function offerCreate(branch: string, ctx: ExtensionCommandContext): Promise<Worktree | undefined> {
+	const yes = `Create a worktree for ${oneLine(branch)}`;
+	const choice = await ctx.ui.select(`No worktree has branch ${oneLine(branch)}. Create one?`, [CREATE_NO, yes]);
+	if (choice !== yes) {
+		ctx.ui.notify(`No worktree was created. /worktree alone opens the picker.`, "info");
+		return undefined;
+	}
+	let result: any;
+	try {
+		result = await requestWithApproval({ operation: "create", branch }, ctx);
+	} catch (e) {
+		ctx.ui.notify((e as Error).message, "error");
+		return undefined;
+	}
+	const wt = result?.worktree as Worktree | undefined;
+	if (!wt?.path) {
+		ctx.ui.notify(`copse created ${oneLine(branch)} but did not say where; run /worktree to pick it`, "error");
+		return undefined;
+	}
+	const base = result?.base;
+	const from = base?.ref ? ` from ${oneLine(String(base.ref))}${base.commit ? ` at ${String(base.commit).slice(0, 7)}` : ""}` : "";
+	ctx.ui.notify(`Created ${label(wt)}${from} at ${wt.path}`, "info");
+	return wt;
 }
 
 async function completions(prefix: string): Promise<AutocompleteItem[] | null> {

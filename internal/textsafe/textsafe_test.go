@@ -163,3 +163,26 @@ func TestShellJoinRoundTrip(t *testing.T) {
 		t.Errorf("bash read back %q, want %q", got, want)
 	}
 }
+
+// A cut path keeps its leaf whole and as many whole leading directories as fit.
+func TestPathCutKeepsLeafWhole(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"/tmp/demo/app.worktrees/feat-checkout-v2", 40, "/tmp/demo/app.worktrees/feat-checkout-v2"},
+		{"/tmp/demo/app.worktrees/feat-checkout-v2", 32, "/tmp/demo/…/feat-checkout-v2"},
+		{"~/src/app.worktrees/feat-checkout-v2", 30, "~/src/…/feat-checkout-v2"},
+		{"~/src/app.worktrees/feat-checkout-v2", 20, "~/…/feat-checkout-v2"},
+		{"~/src/app.worktrees/feat-checkout-v2", 19, "…/feat-checkout-v2"},
+		{"/tmp/demo/app.worktrees/漢字", 12, "/tmp/…/漢字"},
+		{"relative", 4, MidCut("relative", 4)},
+		{"/a/b/a-very-long-leaf-name", 10, MidCut("/a/b/a-very-long-leaf-name", 10)},
+	} {
+		got := PathCut(c.in, c.w)
+		if got != c.want || Width(got) > c.w {
+			t.Errorf("PathCut(%q, %d) = %q (%d cells), want %q", c.in, c.w, got, Width(got), c.want)
+		}
+	}
+}

@@ -75,6 +75,32 @@ func MidCut(s string, w int) string {
 	return Head(s, h) + "…" + tail(s, w-1-h)
 }
 
+// PathCut shortens a path to at most w cells and keeps its leaf whole: the leading
+// directories that fit, "…", then the leaf ("~/src/…/feat-checkout-v2"), since the leaf is
+// what tells worktrees apart and a person reads whole names. A leaf too long for that is
+// cut in the middle like any other text (MidCut).
+func PathCut(s string, w int) string {
+	if Width(s) <= w {
+		return s
+	}
+	i := strings.LastIndexByte(s, '/')
+	if i <= 0 || i == len(s)-1 {
+		return MidCut(s, w)
+	}
+	leaf := s[i:] // with its slash: "/feat-checkout-v2"
+	lw := Width(leaf)
+	if lw+1 > w {
+		return MidCut(s, w)
+	}
+	head := ""
+	for j := 0; j < i; j++ {
+		if s[j] == '/' && Width(s[:j+1])+1+lw <= w {
+			head = s[:j+1]
+		}
+	}
+	return head + "…" + leaf
+}
+
 // Pad fills s with spaces to w cells; wider text is returned as it is.
 func Pad(s string, w int) string {
 	if n := w - Width(s); n > 0 {

@@ -275,8 +275,19 @@ func (f *Factory) warn(ws []string) {
 	}
 }
 
+// color follows the conventions people set once in their shell: --no-color and NO_COLOR
+// turn colour off whatever else says; CLICOLOR_FORCE (not "0") turns it on where stdout is
+// no terminal (a pager, `watch`); CLICOLOR=0 turns it off on a terminal.
 func (f *Factory) color() bool {
-	return !f.Global.NoColor && f.Getenv("NO_COLOR") == "" && f.OutTerminal()
+	switch {
+	case f.Global.NoColor || f.Getenv("NO_COLOR") != "":
+		return false
+	case f.Getenv("CLICOLOR_FORCE") != "" && f.Getenv("CLICOLOR_FORCE") != "0":
+		return true
+	case f.Getenv("CLICOLOR") == "0":
+		return false
+	}
+	return f.OutTerminal()
 }
 
 // open opens the safety core for the repository holding -C (or the working directory).
@@ -332,13 +343,16 @@ retry blindly); 130 cancelled.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE:          runE(func(cmd *cobra.Command, _ []string) error { return runPicker(cmd.Context(), f, false) }),
+		// --version prints what `copse version` prints.
+		Version: version(),
 	}
+	root.SetVersionTemplate(versionLine())
 	root.CompletionOptions.DisableDefaultCmd = true
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.Global.Dir, "dir", "C", "", "run as if copse was started in `DIR`")
 	pf.StringVar(&f.Global.Backend, "backend", "", "backend: auto, git or herdr (default auto)")
 	pf.BoolVar(&f.Global.JSON, "json", false, "print the result (or the error) as JSON on stdout")
-	pf.BoolVar(&f.Global.NoColor, "no-color", false, "no colour (also NO_COLOR)")
+	pf.BoolVar(&f.Global.NoColor, "no-color", false, "no colour (also NO_COLOR; CLICOLOR_FORCE=1 forces it)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{msg: err.Error(), hint: "see `" + cmd.CommandPath() + " --help`"}
 	})

@@ -471,9 +471,15 @@ func TestBackUsesShellPrevious(t *testing.T) {
 func TestVersionAndHelp(t *testing.T) {
 	r := coretest.New(t)
 	res := run(t, r, r.Root, "version")
-	want(t, res, 0, "copse ")
-	res = run(t, r, r.Root, "--json", "version")
-	want(t, res, 0, `"version":`)
+	want(t, res, 0, "copse ", runtime.Version())
+	line := res.stdout
+	res = run(t, r, r.Root, "--version")
+	want(t, res, 0)
+	if res.stdout != line {
+		t.Fatalf("copse --version printed %q, copse version %q", res.stdout, line)
+	}
+	res = run(t, r, r.Root, "version", "--json")
+	want(t, res, 0, `"version":`, `"commit":`, `"date":`, `"go":"`+runtime.Version()+`"`)
 	res = run(t, r, r.Root, "--help")
 	want(t, res, 0, "Exit codes", "create", "remove", "switch", "back", "init", "tool", "mcp")
 	res = run(t, r, r.Root, "init", "bash")
@@ -496,6 +502,31 @@ func TestPickerOutsideRepository(t *testing.T) {
 		want(t, res, 1, "is not inside a git repository")
 		if res.stdout != "" {
 			t.Fatalf("stdout must stay empty: %s", res)
+		}
+	}
+}
+
+// Piped output has no colour unless CLICOLOR_FORCE asks for it; NO_COLOR and --no-color
+// win over CLICOLOR_FORCE.
+func TestColourConventions(t *testing.T) {
+	r := coretest.New(t)
+	r.AddWorktree("feat/a", "feat-a")
+	cases := []struct {
+		env    []string
+		args   []string
+		colour bool
+	}{
+		{nil, []string{"list"}, false},
+		{[]string{"CLICOLOR_FORCE=1"}, []string{"list"}, true},
+		{[]string{"CLICOLOR_FORCE=0"}, []string{"list"}, false},
+		{[]string{"CLICOLOR_FORCE=1", "NO_COLOR=1"}, []string{"list"}, false},
+		{[]string{"CLICOLOR_FORCE=1"}, []string{"--no-color", "list"}, false},
+	}
+	for _, c := range cases {
+		res := runWith(t, r, r.Root, c.env, nil, c.args...)
+		want(t, res, 0, "feat/a")
+		if got := strings.Contains(res.stdout, "\x1b["); got != c.colour {
+			t.Errorf("%v %v: colour %v, want %v:\n%q", c.env, c.args, got, c.colour, res.stdout)
 		}
 	}
 }

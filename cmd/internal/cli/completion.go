@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"strings"
 
 	"github.com/copse-dev/copse/core"
@@ -28,7 +29,11 @@ create completes local and remote branches.
 			root := cmd.Root()
 			switch args[0] {
 			case "bash":
-				return root.GenBashCompletionV2(f.Out, true)
+				if err := root.GenBashCompletionV2(f.Out, true); err != nil {
+					return err
+				}
+				_, err := io.WriteString(f.Out, bashWithoutPackage)
+				return err
 			case "zsh":
 				return root.GenZshCompletion(f.Out)
 			case "fish":
@@ -38,6 +43,31 @@ create completes local and remote branches.
 		}),
 	}
 }
+
+// bashWithoutPackage lets the bash script work where the bash-completion package is not
+// loaded (a minimal container, macOS's bash): cobra's script then calls
+// _get_comp_words_by_ref, which that package defines, and bash prints "command not
+// found" on every tab. (Its other helper, _filedir, is called only for directory and
+// extension filters, which no copse flag uses; files complete through `complete -o default`.) The fallback splits the line up to the cursor on
+// blanks only, so "id:feat" and "--flag=value" stay one word as bash-completion's
+// "-n =:" keeps them. It is decided at each tab, so a package loaded later still wins.
+const bashWithoutPackage = `
+# Without the bash-completion package: split the line up to the cursor on blanks.
+__copse_init_completion()
+{
+    COMPREPLY=()
+    if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+        _get_comp_words_by_ref "$@" cur prev words cword
+        return
+    fi
+    local line=${COMP_LINE:0:COMP_POINT}
+    read -r -a words <<< "$line"
+    [[ -z $line || $line == *[[:blank:]] ]] && words+=("")
+    cword=$(( ${#words[@]} - 1 ))
+    cur=${words[cword]}
+    prev=${words[cword-1]-}
+}
+`
 
 // completeWith is the frame of every completion of a command's first argument: open the
 // service, ask suggest for candidates of what was typed. Completion must never print an

@@ -10,24 +10,40 @@ import (
 	"github.com/copse-dev/copse/core/coretest"
 )
 
+// bashCompletionLib is the bash-completion package's script, as Debian installs it.
+const bashCompletionLib = "/usr/share/bash-completion/bash_completion"
+
 // bashComplete loads `copse completion bash` into a real bash and asks it to complete
 // line (the cursor at its end), as a user pressing tab would; it returns COMPREPLY and
 // what `complete -p copse` says.
 func bashComplete(t *testing.T, r *coretest.Repo, line string) (reply []string, spec string) {
+	t.Helper()
+	return bashCompleteWith(t, r, line, true)
+}
+
+// bashCompleteWith is bashComplete with or without the bash-completion package loaded.
+// Without it, anything bash prints on stderr (a "command not found") fails the test.
+func bashCompleteWith(t *testing.T, r *coretest.Repo, line string, withPackage bool) (reply []string, spec string) {
 	t.Helper()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed: completion is not tested here")
 	}
 	// The scripts cobra writes use the bash-completion package, as every distribution's
 	// bash does; CI installs it.
-	const lib = "/usr/share/bash-completion/bash_completion"
-	if _, err := os.Stat(lib); err != nil {
+	lib := bashCompletionLib
+	if _, err := os.Stat(lib); err != nil && withPackage {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s is missing in CI: .ci/run must install bash-completion", lib)
 		}
 		t.Skipf("%s is not installed (apt-get install bash-completion): completion is not tested here", lib)
 	}
-	script := `source ` + lib + `
+	load := `source ` + lib
+	if !withPackage {
+		load = `! declare -F _get_comp_words_by_ref _filedir >/dev/null || exit 8`
+	}
+	// compopt works only inside a completion bash itself started; here it is simulated.
+	script := load + `
+compopt() { :; }
 source <(copse completion bash) || exit 9
 complete -p copse
 read -r -a COMP_WORDS <<< "$LINE"
@@ -41,9 +57,14 @@ printf 'reply:%s\n' "${COMPREPLY[@]}"`
 	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", script)
 	cmd.Dir = r.Root
 	cmd.Env = cleanEnv(r.Home, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "LINE="+line)
-	out, err := cmd.CombinedOutput()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("bash: %v\n%s", err, out)
+		t.Fatalf("bash: %v\n%s%s", err, out, stderr.String())
+	}
+	if !withPackage && stderr.Len() > 0 {
+		t.Fatalf("completing %q without bash-completion printed:\n%s", line, stderr.String())
 	}
 	for _, l := range strings.Split(string(out), "\n") {
 		if v, ok := strings.CutPrefix(l, "reply:"); ok {
@@ -61,7 +82,14 @@ func TestBashCompletion(t *testing.T) {
 	r.AddWorktree("fix/typo", "typo")
 	r.Git(r.Root, "branch", "spare")
 
-	_, spec := bashComplete(t, r, "copse ")
+	// Without the package always; with it where it is installed (CI installs it).
+	variants := []bool{false}
+	if _, err := os.Stat(bashCompletionLib); err == nil || os.Getenv("CI") == "true" {
+		variants = append(variants, true)
+	} else {
+		t.Logf("%s is not installed (apt-get install bash-completion): completion is tested without it only", bashCompletionLib)
+	}
+	_, spec := bashCompleteWith(t, r, "copse ", false)
 	if !strings.Contains(spec, "-F __start_copse") || !strings.HasSuffix(spec, " copse") {
 		t.Fatalf("complete -p copse = %q", spec)
 	}
@@ -77,16 +105,18 @@ func TestBashCompletion(t *testing.T) {
 		{"copse create sp", []string{"spare"}, nil},
 		{"copse remove --dele", []string{"--delete-branch"}, nil},
 	} {
-		reply, _ := bashComplete(t, r, tc.line)
-		joined := strings.Join(reply, "\n")
-		for _, w := range tc.want {
-			if !containsWord(reply, w) {
-				t.Errorf("%q completes to %q; want %q among them", tc.line, joined, w)
+		for _, withPackage := range variants {
+			reply, _ := bashCompleteWith(t, r, tc.line, withPackage)
+			joined := strings.Join(reply, "\n")
+			for _, w := range tc.want {
+				if !containsWord(reply, w) {
+					t.Errorf("%q (bash-completion loaded: %v) completes to %q; want %q among them", tc.line, withPackage, joined, w)
+				}
 			}
-		}
-		for _, n := range tc.not {
-			if containsWord(reply, n) {
-				t.Errorf("%q completes to %q; %q must not be offered", tc.line, joined, n)
+			for _, n := range tc.not {
+				if containsWord(reply, n) {
+					t.Errorf("%q (bash-completion loaded: %v) completes to %q; %q must not be offered", tc.line, withPackage, joined, n)
+				}
 			}
 		}
 	}

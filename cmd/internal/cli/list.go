@@ -170,7 +170,7 @@ func renderList(w io.Writer, l *core.Listing, home string, color bool, width int
 		if room := width - fixed; room < pathW {
 			pathW = max(room, minPathWidth)
 			for i := range rows {
-				rows[i].path = textsafe.MidCut(rows[i].path, pathW)
+				rows[i].path = textsafe.PathCut(rows[i].path, pathW)
 			}
 		}
 	}

@@ -134,6 +134,12 @@ func (p *ptyRun) wait(t *testing.T) int {
 	t.Helper()
 	select {
 	case err := <-p.done:
+		// What copse wrote last may still be in the terminal's buffer: read it all (the
+		// reader ends when no process holds the terminal any more) before the caller looks.
+		select {
+		case <-p.read:
+		case <-time.After(5 * time.Second):
+		}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return ee.ExitCode()

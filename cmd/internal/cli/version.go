@@ -4,62 +4,110 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-// ldflagsVersion is the one package variable: the linker sets it at build time
-// (go build -ldflags "-X github.com/copse-dev/copse/cmd/internal/cli.ldflagsVersion=v1.2.3");
-// nothing assigns it at run time.
-var ldflagsVersion = ""
+// The linker sets these at build time (a release build passes
+// -ldflags "-X github.com/copse-dev/copse/cmd/internal/cli.ldflagsVersion=v1.2.3
+// -X ….ldflagsCommit=<sha> -X ….ldflagsDate=<RFC 3339>"); nothing assigns them at run time.
+// Builds without them fall back to what Go recorded (debug.ReadBuildInfo).
+var (
+	ldflagsVersion = ""
+	ldflagsCommit  = ""
+	ldflagsDate    = ""
+)
 
-func version() string {
-	if ldflagsVersion != "" {
-		return ldflagsVersion
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
+// buildInfo is what `copse version` reports: the version, the commit the binary was built
+// from ("+dirty" when the tree had uncommitted changes), when, and with which Go.
+type buildInfo struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Date    string `json:"date"`
+	Go      string `json:"go"`
 }
 
-// buildIdentity is version() with the commit the binary was built from, when Go recorded
-// one (vcs.revision, and "+dirty" for uncommitted changes): copse and copse-mcp built from
-// the same source agree on it. Builds without version or VCS stamps all say "dev".
-func buildIdentity() string {
-	id := version()
+// readBuildInfo prefers the linker's stamps, then Go's module and VCS stamps; a value
+// nobody recorded is "" (the version is "dev").
+func readBuildInfo() buildInfo {
+	b := buildInfo{Version: ldflagsVersion, Commit: ldflagsCommit, Date: ldflagsDate, Go: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return id
+	if ok && b.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		b.Version = bi.Main.Version
 	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
+	if ok {
+		var rev, at, dirty string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+dirty"
+				}
 			}
 		}
+		if b.Commit == "" && rev != "" {
+			b.Commit = rev + dirty
+		}
+		if b.Date == "" {
+			b.Date = at
+		}
 	}
-	if rev != "" {
-		id += " " + rev + dirty
+	if b.Version == "" {
+		b.Version = "dev"
 	}
-	return id
+	return b
+}
+
+func version() string { return readBuildInfo().Version }
+
+// buildIdentity is the version with the commit the binary was built from: copse and
+// copse-mcp built from the same source agree on it. Builds without version or VCS stamps
+// all say "dev".
+func buildIdentity() string {
+	b := readBuildInfo()
+	if b.Commit == "" {
+		return b.Version
+	}
+	return b.Version + " " + b.Commit
+}
+
+// versionLine is the one line `copse version` and `copse --version` print:
+// "copse v1.2.3 (commit 0123456789ab, built 2026-01-02T03:04:05Z, go1.26.8)".
+func versionLine() string {
+	b := readBuildInfo()
+	var parts []string
+	if b.Commit != "" {
+		c := b.Commit
+		if sha, dirty, ok := strings.Cut(c, "+"); ok && len(sha) > 12 {
+			c = sha[:12] + "+" + dirty
+		} else if len(c) > 12 && !ok {
+			c = c[:12]
+		}
+		parts = append(parts, "commit "+c)
+	}
+	if b.Date != "" {
+		parts = append(parts, "built "+b.Date)
+	}
+	parts = append(parts, b.Go)
+	return fmt.Sprintf("copse %s (%s)\n", b.Version, strings.Join(parts, ", "))
 }
 
 // NewCmdVersion builds `copse version`.
 func NewCmdVersion(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print copse's version",
+		Short: "Print copse's version, commit and build date (--json for scripts)",
 		Args:  noArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
 			if f.Global.JSON {
-				return f.writeJSON(map[string]string{"version": version(), "go": runtime.Version()})
+				return f.writeJSON(readBuildInfo())
 			}
-			_, err := fmt.Fprintf(f.Out, "copse %s (%s)\n", version(), runtime.Version())
+			_, err := fmt.Fprint(f.Out, versionLine())
 			return err
 		}),
 	}

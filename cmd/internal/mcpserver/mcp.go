@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/copse-dev/copse/cmd/internal/agent"
@@ -115,12 +117,43 @@ func toolDescription() string {
 // ServeMCP serves the MCP server on in/out (newline-delimited JSON-RPC, as on stdio)
 // until the client closes in or ctx ends; version is reported as the server's version.
 func ServeMCP(ctx context.Context, open agent.Opener, version string, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	t := codedTransport{&mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
 	err := NewMCPServer(open, version).Run(ctx, t)
 	if err == io.EOF {
 		return nil
 	}
 	return err
+}
+
+// codedTransport gives every JSON-RPC error the server sends a real code. The SDK sends
+// some of its own refusals (a call before the session is initialised) as plain Go errors,
+// which go on the wire with code 0, a code JSON-RPC does not define and clients cannot
+// act on.
+type codedTransport struct{ mcp.Transport }
+
+func (t codedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return codedConn{c}, nil
+}
+
+type codedConn struct{ mcp.Connection }
+
+func (c codedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+		var w *jsonrpc.Error
+		if !errors.As(r.Error, &w) || w.Code == 0 {
+			code := int64(jsonrpc.CodeInternalError)
+			if strings.Contains(r.Error.Error(), "invalid during session initialization") {
+				code = jsonrpc.CodeInvalidRequest // the request is not valid in this state
+			}
+			msg = &jsonrpc.Response{ID: r.ID, Result: r.Result, Extra: r.Extra,
+				Error: &jsonrpc.Error{Code: code, Message: r.Error.Error()}}
+		}
+	}
+	return c.Connection.Write(ctx, msg)
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -1,8 +1,10 @@
 package mcpserver
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -164,5 +166,45 @@ func TestOnlyCopseMCPLinksTheSDK(t *testing.T) {
 	}
 	if !strings.Contains(deps("github.com/copse-dev/copse/cmd/copse-mcp"), "\ngithub.com/modelcontextprotocol/go-sdk/mcp\n") {
 		t.Error("cmd/copse-mcp does not link the MCP SDK")
+	}
+}
+
+// Every JSON-RPC error carries a real code: the SDK's own refusal of a call made before
+// the session is initialised goes out with code 0 unless copse gives it one.
+func TestServeMCPErrorsHaveCodes(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"no/such/method"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call"}`,
+	}, "\n") + "\n"
+	pr, pw := io.Pipe()
+	or, ow := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- ServeMCP(t.Context(), noOpen(t), "test", pr, ow); ow.Close() }()
+	go pw.Write([]byte(in))
+	replies := map[float64]map[string]any{}
+	var all []string
+	sc := bufio.NewScanner(or)
+	for len(replies) < 4 && sc.Scan() {
+		all = append(all, sc.Text())
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("reply %q: %v", sc.Text(), err)
+		}
+		if id, ok := m["id"].(float64); ok {
+			replies[id] = m
+		}
+	}
+	pw.Close()
+	go io.Copy(io.Discard, or)
+	<-done
+	out := strings.Join(all, "\n")
+	for id, want := range map[float64]float64{1: -32600, 3: -32601, 4: -32600} {
+		e, _ := replies[id]["error"].(map[string]any)
+		if e == nil || e["code"] != want {
+			t.Errorf("request %v: error %v, want code %v (all replies: %s)", id, e, want, out)
+		}
 	}
 }

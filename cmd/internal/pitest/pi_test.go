@@ -356,8 +356,8 @@ func TestWorktreeInPi(t *testing.T) {
 	p.text(`call git_worktree_remove {"branch":"other"}`)
 	p.keys("Enter")
 	p.waitText("copse asks", "Remove this worktree?", "branch: other", "path: "+other)
-	p.keys("Down")
-	p.waitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No") })
+	// No is the first choice: enter alone declines, as in copse's own prompts.
+	p.waitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No, change nothing") })
 	p.keys("Enter")
 	p.waitText("The person said no to: Remove this worktree?", "tool git_worktree_remove failed")
 	r.Unchanged(before)
@@ -372,13 +372,17 @@ func TestWorktreeInPi(t *testing.T) {
 	p.waitText("copse asks", "branch: gone")
 	r.Git(r.Root, "worktree", "add", "-q", "-b", "late", filepath.Join(r.Base, "late"))
 	before = r.Snapshot()
-	p.keys("Enter") // Yes is pi's first choice
+	p.keys("Down")
+	p.waitFor("Yes selected", func(s string) bool { return strings.Contains(s, "→ Yes") })
+	p.keys("Enter")
 	p.waitText("stale_state", "tool git_worktree_remove failed")
 	r.Unchanged(before)
 	// Asked again, a yes removes it.
 	p.text(`call git_worktree_remove {"branch":"gone"}`)
 	p.keys("Enter")
 	p.waitText("copse asks", "branch: gone")
+	p.keys("Down")
+	p.waitFor("Yes selected", func(s string) bool { return strings.Contains(s, "→ Yes") })
 	p.keys("Enter")
 	p.waitText("tool git_worktree_remove done")
 	if _, err := os.Stat(gone); !os.IsNotExist(err) {
@@ -424,6 +428,31 @@ func TestWorktreeInPi(t *testing.T) {
 	p.text(`call bash {"command":"echo now cwd=$(pwd)"}`)
 	p.keys("Enter")
 	p.waitText("now cwd=" + other)
+
+	// /worktree with a branch no worktree has offers to create it; No is the first choice
+	// and changes nothing, a yes creates it through copse and moves pi there.
+	before = r.Snapshot()
+	p.text("/worktree task/new")
+	p.waitFor("the branch in the editor", func(s string) bool { return editorHolds(s, "/worktree task/new") })
+	p.keys("Enter")
+	p.waitText("No worktree has branch task/new. Create one?")
+	p.waitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No") })
+	p.keys("Enter")
+	p.waitText("No worktree was created")
+	r.Unchanged(before)
+	p.text("/worktree task/new")
+	p.waitFor("the branch in the editor", func(s string) bool { return editorHolds(s, "/worktree task/new") })
+	p.keys("Enter")
+	p.waitText("No worktree has branch task/new. Create one?")
+	p.keys("Down")
+	p.waitFor("Create selected", func(s string) bool { return strings.Contains(s, "→ Create a worktree for task/new") })
+	p.keys("Enter")
+	p.waitText("First time in task/new in this pi")
+	p.keys("Enter")
+	p.waitText("pi is in task/new now")
+	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); !strings.Contains(wl, "branch refs/heads/task/new") {
+		t.Fatalf("git lists no worktree on task/new:\n%s", wl)
+	}
 }
 
 // Without copse, and with a copse too old for the extension, pi says so clearly.
