@@ -139,3 +139,9 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
+
+// Marked lists every process this user may see that carries key=value in its environment,
+// copse's own process aside, wherever it went since it started (another directory,
+// another process group): what a land's test gate started, marked by copse. Dir and
+// Inside are left empty. Without /proc it says it cannot tell (ErrUnknown).
+func Marked(key, value string) ([]Proc, error) { return marked(key, value) }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // start runs argv working in dir as an orphan (a shell starts it in the background and
@@ -231,5 +232,45 @@ func TestDescribeIsOneLine(t *testing.T) {
 	d := p.Describe(esc, 40)
 	if strings.Contains(d, "\n") || !strings.HasPrefix(d, "pid 7 node a\\nb x") || !strings.HasSuffix(d, "… in /w") {
 		t.Fatalf("got %q", d)
+	}
+}
+
+// Marked finds a process by a variable in its environment wherever it works, and only
+// the one whose value matches exactly.
+func TestMarkedFindsByEnvironment(t *testing.T) {
+	c := exec.Command("sh", "-c", `env COPSE_TEST_MARK=m-1 sleep 300 </dev/null >/dev/null 2>&1 & echo $!; env COPSE_TEST_MARK=m-10 sleep 301 </dev/null >/dev/null 2>&1 & echo $!`)
+	c.Dir = t.TempDir()
+	out, err := c.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int
+	for _, f := range strings.Fields(string(out)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("no pid in %q", out)
+		}
+		ids = append(ids, pid)
+		t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	}
+	// env execs sleep: wait until the marked process is sleep itself.
+	var ps []Proc
+	for i := 0; i < 500; i++ {
+		if ps, err = Marked("COPSE_TEST_MARK", "m-1"); err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := has(ps, ids[0]); ok && len(p.Cmdline) > 0 && p.Cmdline[0] == "sleep" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if p, ok := has(ps, ids[0]); !ok || fmt.Sprint(p.Cmdline) != "[sleep 300]" {
+		t.Fatalf("Marked(m-1) = %+v, want pid %d (sleep 300)", ps, ids[0])
+	}
+	if _, ok := has(ps, ids[1]); ok {
+		t.Fatalf("Marked(m-1) also found the m-10 process: %v", pids(ps))
+	}
+	if _, ok := has(ps, os.Getpid()); ok {
+		t.Fatal("Marked lists copse's own process")
 	}
 }

@@ -179,3 +179,27 @@ func environ(pid int, keys []string) map[string]string {
 	}
 	return out
 }
+
+func marked(key, value string) ([]Proc, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, errors.Join(ErrUnknown, err)
+	}
+	mark := []byte(key + "=" + value + "\x00")
+	self := os.Getpid()
+	var out []Proc
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 || pid == self {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		// A zombie has no environment left, and another user's cannot be read: neither is listed.
+		if err != nil || !(bytes.HasPrefix(env, mark) || bytes.Contains(env, append([]byte{0}, mark...))) {
+			continue
+		}
+		argv := cmdline(pid)
+		out = append(out, Proc{PID: pid, Cmdline: argv, Shell: isShell(argv)})
+	}
+	return out, nil
+}

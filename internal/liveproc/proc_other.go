@@ -14,3 +14,5 @@ type unknownOS struct{ goos string }
 
 func (e *unknownOS) Error() string { return ErrUnknown.Error() + " on " + e.goos }
 func (e *unknownOS) Unwrap() error { return ErrUnknown }
+
+func marked(key, value string) ([]Proc, error) { return nil, &unknownOS{runtime.GOOS} }
