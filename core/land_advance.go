@@ -113,58 +113,69 @@ var testHookAfterSwap func()
 // middle of an operation, one whose HEAD is not the target any more, or one whose
 // uncommitted paths overlap the paths the land changes.
 func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) bool {
-	s, j := r.s, r.j
-	gd, err := gitx.WorktreeGitDir(h.Path)
-	if err != nil {
+	refusal, failure, err := r.s.holderVerdict(ctx, h, r.j.Into, old, r.j.Commit)
+	switch {
+	case failure == CodeWorktreeUnreadable:
 		r.finish(LandFailed, CodeWorktreeUnreadable, "cannot find the git directory of "+Escape(h.Path), "check that checkout")
 		return false
+	case err != nil:
+		r.gitErr(PhaseAdvance, err, "cannot read the checkout of "+Escape(r.j.Into)+" at "+Escape(h.Path))
+		return false
+	case refusal != nil:
+		r.blocked(refusal.Code, refusal.Hint, "%s", refusal.Message)
+		return false
+	}
+	return true
+}
+
+// holderVerdict judges the checkout h of the target into before the land moves it from
+// old to the commit to: a refusal when it cannot be kept in step, nil when it can. It only
+// reads; land's advance and its dry run both decide on it. failure names what could not
+// be read (CodeWorktreeUnreadable for its git directory) when err is set.
+func (s *service) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to string) (refusal *Error, failure string, err error) {
+	gd, err := gitx.WorktreeGitDir(h.Path)
+	if err != nil {
+		return nil, CodeWorktreeUnreadable, err
 	}
 	if op, err := gitx.Operation(gd); err != nil || op != "" {
 		if op == "" {
 			op = "an operation (unreadable state)"
 		}
-		r.blocked(CodeTargetBusy, "finish or abort the "+op+" in "+quoteDisplay(h.Path)+", then land again",
-			"%s is checked out in %s, where a %s is in progress", Escape(j.Into), Escape(h.Path), op)
-		return false
+		return refused(CodeTargetBusy, "finish or abort the "+op+" in "+quoteDisplay(h.Path)+", then land again",
+			"%s is checked out in %s, where a %s is in progress", Escape(into), Escape(h.Path), op), "", nil
 	}
 	ref, err := s.git.SymbolicHeadRef(ctx, h.Path)
 	if err != nil {
-		r.gitErr(PhaseAdvance, err, "cannot read HEAD of "+Escape(h.Path))
-		return false
+		return nil, "", err
 	}
-	if ref != "refs/heads/"+j.Into {
-		r.blocked(CodeTargetBusy, "land again", "%s no longer has %s checked out", Escape(h.Path), Escape(j.Into))
-		return false
+	if ref != "refs/heads/"+into {
+		return refused(CodeTargetBusy, "land again", "%s no longer has %s checked out", Escape(h.Path), Escape(into)), "", nil
 	}
 	// Ignored files count too: read-tree -m -u overwrites or deletes an ignored file (or a
 	// whole ignored directory, a nested repository in it included) that stands where the
 	// land adds, changes or removes a path, and nothing of it could be restored.
 	dirty, ignored, err := s.git.ChangedAndIgnored(ctx, h.Path)
 	if err != nil {
-		r.gitErr(PhaseAdvance, err, "cannot read the status of "+Escape(h.Path))
-		return false
+		return nil, "", err
 	}
 	if len(dirty) == 0 && len(ignored) == 0 {
-		return true
+		return nil, "", nil
 	}
-	incoming, err := s.git.ChangedPaths(ctx, h.Path, old, j.Commit)
+	incoming, err := s.git.ChangedPaths(ctx, h.Path, old, to)
 	if err != nil {
-		r.gitErr(PhaseAdvance, err, "cannot list the paths the land changes")
-		return false
+		return nil, "", err
 	}
 	if over := overlap(dirty, incoming); len(over) > 0 {
-		r.blocked(CodeTargetDirtyOverlap, "commit, stash or revert those paths in "+quoteDisplay(h.Path)+", then land again",
+		return refused(CodeTargetDirtyOverlap, "commit, stash or revert those paths in "+quoteDisplay(h.Path)+", then land again",
 			"%s is checked out in %s, whose uncommitted changes touch paths the land changes: %s; %s was not moved",
-			Escape(j.Into), Escape(h.Path), listPaths(over), Escape(j.Into))
-		return false
+			Escape(into), Escape(h.Path), listPaths(over), Escape(into)), "", nil
 	}
 	if over := overlap(ignored, incoming); len(over) > 0 {
-		r.blocked(CodeTargetIgnoredOverlap, "move them out of "+quoteDisplay(h.Path)+" (git keeps no copy of ignored files), land again, then put back what you still need",
+		return refused(CodeTargetIgnoredOverlap, "move them out of "+quoteDisplay(h.Path)+" (git keeps no copy of ignored files), land again, then put back what you still need",
 			"%s is checked out in %s, where ignored files stand at paths the land would replace or remove: %s; %s was not moved and nothing was overwritten",
-			Escape(j.Into), Escape(h.Path), listPaths(over), Escape(j.Into))
-		return false
+			Escape(into), Escape(h.Path), listPaths(over), Escape(into)), "", nil
 	}
-	return true
+	return nil, "", nil
 }
 
 // overlap returns the dirty paths that are, contain or lie inside an incoming path. git
@@ -250,18 +261,11 @@ func (r *landRun) cleanup(ctx context.Context) {
 	}
 	// The claim goes first: the work is landed, so the claim has done its job even when the
 	// worktree itself must stay (copse runs inside it).
+	if kept := claimKeeps(t, j.Session, j.TakeOver); kept != "" {
+		warn("%s", kept)
+		return
+	}
 	if t.Locked != nil {
-		cl, ok := ParseClaim(*t.Locked)
-		if !ok {
-			warn("kept %s: it is locked by someone else (%s)", Escape(t.Path), Escape(*t.Locked))
-			return
-		}
-		// Only the landing session's own claim (or the one a person approved taking over)
-		// is released; a worktree another session claimed stays, with its claim.
-		if cl.Session != j.Session && !sameClaim(&cl, j.TakeOver) {
-			warn("kept %s: it is claimed by session %s since %s", Escape(t.Path), cl.Session, cl.Since.Format(time.RFC3339))
-			return
-		}
 		un, err := gitx.WorktreeUnlock(s.root(), t.Path)
 		if err == nil {
 			_, err = s.git.Run(ctx, un)
@@ -273,22 +277,9 @@ func (r *landRun) cleanup(ctx context.Context) {
 		j.Released = true
 		s.emitWorktree(r.cd, "worktree.released", j)
 	}
-	if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
-		warn("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
-		return
-	}
-	if l := liveIn(t.Path, ""); len(l.procs) > 0 {
-		// Landed work is safe, the processes' directory is not: they keep it.
-		warn("kept %s: %s working in it (%s); remove it when they end (`copse remove %s`)",
-			Escape(t.Path), plural(len(l.procs), "process"), describeProcs(l.procs), quoteDisplay(t.Path))
-		return
-	}
-	// The same answer to "what would be lost" that remove refuses on and prune keeps on:
-	// anything left in the worktree keeps it (the land stays landed), and what goes is
-	// recorded first, so `copse restore` can bring it back ("no record, no remove").
-	l := s.losses(ctx, t)
-	if reason, detail := pruneKeep(t, l); reason != "" {
-		warn("kept %s: %s (%s)", Escape(t.Path), detail, reason)
+	l, kept := s.worktreeKeeps(ctx, t, false)
+	if kept != "" {
+		warn("%s", kept)
 		return
 	}
 	saved, err := s.snapshotForRemoval(ctx, t, false)
@@ -324,6 +315,50 @@ func (r *landRun) cleanup(ctx context.Context) {
 		return
 	}
 	j.BranchGone = true
+}
+
+// claimKeeps says why the clean-up keeps t, claim and all ("" when it does not): a lock
+// copse did not write, or a claim of a session other than the landing one (or than the
+// claim a person approved taking over). It only reads; the clean-up and land's dry run
+// both decide on it.
+func claimKeeps(t gitx.Worktree, session string, takeOver *Claim) string {
+	if t.Locked == nil {
+		return ""
+	}
+	cl, ok := ParseClaim(*t.Locked)
+	if !ok {
+		return fmt.Sprintf("kept %s: it is locked by someone else (%s)", Escape(t.Path), Escape(*t.Locked))
+	}
+	if cl.Session != session && !sameClaim(&cl, takeOver) {
+		return fmt.Sprintf("kept %s: it is claimed by session %s since %s", Escape(t.Path), cl.Session, cl.Since.Format(time.RFC3339))
+	}
+	return ""
+}
+
+// worktreeKeeps says why the clean-up keeps the landed worktree t once its claim is
+// released ("" when it would remove it): copse runs in it, a process works in it, or a
+// remove would lose anything (the same answer remove refuses on and prune keeps on; what
+// goes is recorded first, so no record, no remove). It returns the losses it read. It only
+// reads; the clean-up and land's dry run both decide on it. beforeLand is the dry run's
+// case: the branch's own commits are not landed yet, and the land is what puts them on the
+// target, so they are not counted as lost.
+func (s *service) worktreeKeeps(ctx context.Context, t gitx.Worktree, beforeLand bool) (Losses, string) {
+	if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
+		return Losses{}, fmt.Sprintf("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
+	}
+	if l := liveIn(t.Path, ""); len(l.procs) > 0 {
+		// Landed work is safe, the processes' directory is not: they keep it.
+		return Losses{}, fmt.Sprintf("kept %s: %s working in it (%s); remove it when they end (`copse remove %s`)",
+			Escape(t.Path), plural(len(l.procs), "process"), describeProcs(l.procs), quoteDisplay(t.Path))
+	}
+	l := s.losses(ctx, t)
+	if beforeLand {
+		l.Unique = 0
+	}
+	if reason, detail := pruneKeep(t, l); reason != "" {
+		return l, fmt.Sprintf("kept %s: %s (%s)", Escape(t.Path), detail, reason)
+	}
+	return l, ""
 }
 
 func (s *service) emitWorktree(cd, event string, j *LandJob) {

@@ -140,31 +140,43 @@ func (r *landRun) putBack(ctx context.Context, orig, commit string) string {
 func (r *landRun) rebaseSparesIgnored(ctx context.Context, orig, onto string) bool {
 	s, j := r.s, r.j
 	w := j.Worktree.Path
-	_, ignored, err := s.git.ChangedAndIgnored(ctx, w)
+	over, err := s.ignoredInRebase(ctx, w, orig, onto)
 	if err != nil {
-		r.gitErr(PhaseRebase, err, "cannot read the status of "+Escape(w))
+		r.gitErr(PhaseRebase, err, "cannot read which ignored files of "+Escape(w)+" the rebase would replace")
 		return false
 	}
-	if len(ignored) == 0 {
-		return true
-	}
-	differ, err := s.git.ChangedPaths(ctx, w, orig, onto)
-	if err != nil {
-		r.gitErr(PhaseRebase, err, "cannot list the paths the rebase changes")
-		return false
-	}
-	touched, err := s.git.TouchedPaths(ctx, w, onto, orig)
-	if err != nil {
-		r.gitErr(PhaseRebase, err, "cannot list the paths the branch's commits change")
-		return false
-	}
-	if over := overlap(ignored, append(differ, touched...)); len(over) > 0 {
-		r.blocked(CodeWorktreeIgnoredOverlap, "move them out of "+quoteDisplay(w)+" (git keeps no copy of ignored files), land again, then put back what you still need",
-			"%s has ignored files at paths the rebase onto %s (%s) would replace or remove: %s; nothing was changed",
-			Escape(w), Escape(j.Into), short(onto), listPaths(over))
+	if len(over) > 0 {
+		e := worktreeIgnoredRefusal(w, j.Into, onto, over)
+		r.blocked(e.Code, e.Hint, "%s", e.Message)
 		return false
 	}
 	return true
+}
+
+// ignoredInRebase lists the ignored files of the worktree at w that stand at paths a
+// rebase of orig onto onto writes: those where the two differ, and those any of the
+// branch's commits touch. It only reads; land's rebase and its dry run both decide on it.
+func (s *service) ignoredInRebase(ctx context.Context, w, orig, onto string) ([]string, error) {
+	_, ignored, err := s.git.ChangedAndIgnored(ctx, w)
+	if err != nil || len(ignored) == 0 {
+		return nil, err
+	}
+	differ, err := s.git.ChangedPaths(ctx, w, orig, onto)
+	if err != nil {
+		return nil, err
+	}
+	touched, err := s.git.TouchedPaths(ctx, w, onto, orig)
+	if err != nil {
+		return nil, err
+	}
+	return overlap(ignored, append(differ, touched...)), nil
+}
+
+// worktreeIgnoredRefusal is the refusal for ignored files a rebase would destroy.
+func worktreeIgnoredRefusal(w, into, onto string, over []string) *Error {
+	return refused(CodeWorktreeIgnoredOverlap, "move them out of "+quoteDisplay(w)+" (git keeps no copy of ignored files), land again, then put back what you still need",
+		"%s has ignored files at paths the rebase onto %s (%s) would replace or remove: %s; nothing was changed",
+		Escape(w), Escape(into), short(onto), listPaths(over))
 }
 
 func shortAll(oids []string) []string {

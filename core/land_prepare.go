@@ -28,6 +28,7 @@ type landCmd struct {
 	keep         bool
 	forceRestart bool
 	wait         bool
+	dryRun       bool    // check and describe only: nothing queued, nothing run
 	expected     *string // expected_state_token
 	session      string  // the landing session ("" when none is known)
 	takeOver     *Claim  // another session's claim the request was approved to take over
@@ -90,7 +91,7 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 	if e := ruleLandable(t, snap); e != nil {
 		return nil, e
 	}
-	c := &landCmd{target: t, keep: r.Keep, forceRestart: r.ForceRestart, wait: r.Wait, expected: r.ExpectedStateToken}
+	c := &landCmd{target: t, keep: r.Keep, forceRestart: r.ForceRestart, wait: r.Wait, dryRun: r.DryRun, expected: r.ExpectedStateToken}
 	sess, _, err := resolveSession(r.Session, s.opts.Getenv)
 	if err != nil {
 		return nil, err
@@ -169,7 +170,7 @@ func typedByPerson(ctx context.Context) bool {
 // git config copse.test was set by the repository's owner and needs no approval.
 func landConfirmation(ctx context.Context, r LandRequest, c *landCmd) *Confirmation {
 	agentCommand := r.Test != nil && !typedByPerson(ctx)
-	if c.takeOver == nil && !agentCommand {
+	if r.DryRun || (c.takeOver == nil && !agentCommand) {
 		return nil
 	}
 	conf := &Confirmation{Title: "Land this worktree?"}

@@ -138,6 +138,9 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 }
 
 func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(LandProgress)) (*Outcome, error) {
+	if c.dryRun {
+		return s.landDryRun(ctx, c)
+	}
 	cd, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err

@@ -127,7 +127,7 @@ func ApprovalOf(op Operation) Approval {
 
 // NeedsConfirmation reports whether a human must say yes before req runs:
 // remove always; create with an explicit path; a forced claim or release; prune unless a dry run;
-// land with force_claim or with a test command.
+// land with force_claim or with a test command (unless a dry run, which runs neither).
 func NeedsConfirmation(req Request) bool {
 	switch r := req.(type) {
 	case RemoveRequest:
@@ -144,7 +144,7 @@ func NeedsConfirmation(req Request) bool {
 		// A test command in a request is a shell command an agent chose: a person sees it
 		// first (a command typed at the CLI or in the picker is not asked again; see
 		// WithTypedByPerson).
-		return r.ForceClaim || r.Test != nil
+		return !r.DryRun && (r.ForceClaim || r.Test != nil)
 	case RestoreRequest:
 		// Also asked at run time when the original path is an existing empty directory.
 		return r.Path != nil
@@ -161,6 +161,8 @@ func readOnly(req Request) bool {
 		return r.List
 	case LandStatusRequest:
 		return true
+	case LandRequest:
+		return r.DryRun
 	}
 	return false
 }

@@ -24,6 +24,7 @@ type LandOptions struct {
 	Session      *string
 	NoWait       bool
 	Drain        bool
+	DryRun       bool
 }
 
 // NewCmdLand builds `copse land TARGET [--into BRANCH] [--test CMD] [--keep]
@@ -32,10 +33,10 @@ func NewCmdLand(f *Factory, runF func(context.Context, *LandOptions) error) *cob
 	opts := &LandOptions{}
 	var into, test, session string
 	cmd := &cobra.Command{
-		Use:   "land (TARGET | --drain) [--into BRANCH] [--test CMD] [--keep] [--force-restart] [--force-claim [--yes]] [--no-wait]",
+		Use:   "land (TARGET | --drain) [--into BRANCH] [--test CMD] [--keep] [--force-restart] [--force-claim [--yes]] [--no-wait] [--dry-run]",
 		Short: "Land a worktree's branch onto a target through the repository's FIFO queue",
 		Long: `Land the branch of a worktree (TARGET: its branch, its absolute path, or id:ID) onto --into
-(default: the main checkout's branch). Lands of one repository queue in strict FIFO order,
+(default: the branch the worktree was created from, else the main checkout's branch). Lands of one repository queue in strict FIFO order,
 across processes; a waiting land shows its position and phase on stderr. Phases:
 
   preflight  the worktree is clean (untracked files too) and not mid-operation
@@ -54,8 +55,10 @@ across processes; a waiting land shows its position and phase on stderr. Phases:
 --drain) runs it. --force-restart aborts a rebase that an earlier land left open (only one
 copse started), then starts over. A worktree another session claimed is refused
 (claimed_by_other); --force-claim takes that claim over, after a confirmation (--yes).
-(A branch named status or queue: name its worktree by
-its absolute path.)
+--dry-run checks all of that on today's state (the ignored files the rebase would replace,
+the target's checkout, what the clean-up would keep) and prints the steps; it refuses as the
+land would, and queues and runs nothing, the test gate included. (A branch named status or
+queue: name its worktree by its absolute path.)
 
 Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land status);
 3 uncertain; 130 cancelled (the record says which phase and what state remains).`,
@@ -67,7 +70,7 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 		},
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if opts.Drain {
-				for _, name := range []string{"into", "test", "keep", "force-restart", "force-claim", "session", "no-wait"} {
+				for _, name := range []string{"into", "test", "keep", "force-restart", "force-claim", "session", "no-wait", "dry-run"} {
 					if cmd.Flags().Changed(name) {
 						return usagef("usage: "+cmd.UseLine(), "--drain runs queued jobs as they were queued; it takes no --%s", name)
 					}
@@ -85,7 +88,7 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 		}),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&into, "into", "", "the `BRANCH` to land onto (default: the main checkout's branch)")
+	fl.StringVar(&into, "into", "", "the `BRANCH` to land onto (default: the branch the worktree was created from, else the main checkout's branch)")
 	fl.StringVar(&test, "test", "", "test gate: shell `CMD` run in the worktree (default: git config copse.test)")
 	fl.BoolVar(&opts.Keep, "keep", false, "keep the worktree and branch after landing")
 	fl.BoolVar(&opts.ForceRestart, "force-restart", false, "abort a rebase an earlier land left open, then start over")
@@ -94,13 +97,14 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 	fl.StringVar(&session, "session", "", "landing `SESSION` (default COPSE_SESSION, else the Herdr workspace)")
 	fl.BoolVar(&opts.NoWait, "no-wait", false, "queue the job, print its id and return")
 	fl.BoolVar(&opts.Drain, "drain", false, "run every queued job nobody waits for, in order")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "check what the land would refuse, block on and keep, and print its steps; queue and run nothing")
 	cmd.AddCommand(newCmdLandStatus(f), newCmdLandQueue(f))
 	return cmd
 }
 
 func (o *LandOptions) request() core.LandRequest {
 	r := core.LandRequest{Into: o.Into, Test: o.Test, Keep: o.Keep, ForceRestart: o.ForceRestart, ForceClaim: o.ForceClaim,
-		Session: o.Session, Wait: !o.NoWait}
+		Session: o.Session, Wait: !o.NoWait, DryRun: o.DryRun}
 	r.Path, r.Branch, r.ID = splitTargetID(o.Target)
 	return r
 }
@@ -129,6 +133,9 @@ func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
 		}
 	}
 	out, err := svc.Land(ctx, plan, progress)
+	if err == nil && out.DryRun {
+		return f.printLandDryRun(out)
+	}
 	if out != nil {
 		f.warn(out.Warnings)
 	}
@@ -145,6 +152,23 @@ func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
 		return nil
 	}
 	printLanded(f, j)
+	return nil
+}
+
+// printLandDryRun shows a land's dry run: the checks it passed, the steps it would run
+// with the commits known now, and what the clean-up would do (on stdout: it is the answer,
+// not a warning).
+func (f *Factory) printLandDryRun(out *core.Outcome) error {
+	if f.Global.JSON {
+		return f.writeJSON(out.Result())
+	}
+	fmt.Fprintln(f.Out, "checks passed; nothing was queued or changed. copse land would run:")
+	for _, c := range out.Commands {
+		fmt.Fprintf(f.Out, "  %s\n", c)
+	}
+	for _, n := range out.Warnings {
+		fmt.Fprintf(f.Out, "%s\n", n)
+	}
 	return nil
 }
 
