@@ -222,3 +222,27 @@ func TestCreateInBareRepositoryStartsAtItsHeadBranch(t *testing.T) {
 		t.Fatalf("base %+v head %s, want main at %s", out.Base, out.Worktree.Head, mainTip)
 	}
 }
+
+// A forced remove records the worktree's metadata with it, and the restore writes it
+// back: a restored worktree still lands into the branch it was created from.
+func TestRestoreKeepsTheRecordedBase(t *testing.T) {
+	r := coretest.New(t)
+	r.Git(r.Root, "branch", "develop")
+	s := open(t, r, r.Root)
+	out, err := do(t, s, core.CreateRequest{Branch: "feat/d", Base: core.Str("develop")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	coretest.WriteFile(t, filepath.Join(out.Path, "wip.txt"), "work in progress\n")
+	rm, err := do(t, s, core.RemoveRequest{Path: core.Str(out.Path), Force: true})
+	if err != nil || rm.RestoreID == "" {
+		t.Fatalf("forced remove: %v %+v", err, rm)
+	}
+	if _, err := do(t, s, core.RestoreRequest{ID: core.Str(rm.RestoreID)}); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	into, _, err := s.LandDefaults(context.Background(), out.Path)
+	if err != nil || into != "develop" {
+		t.Fatalf("after the restore LandDefaults into %q, %v; want develop", into, err)
+	}
+}

@@ -52,6 +52,7 @@ type RemovedEntry struct {
 	Commit string       `json:"commit"` // the snapshot commit
 
 	worktreeTree, indexTree, indexCommit string
+	meta                                 *worktreeMeta
 }
 
 // RemovedListing is the reply to `restore --list`: newest first.
@@ -79,6 +80,9 @@ type removedMeta struct {
 	DirMissing      bool         `json:"directory_missing,omitempty"`
 	NotRecorded     []string     `json:"not_recorded,omitempty"`
 	Kept            []KeptCommit `json:"kept,omitempty"`
+	// Meta is the worktree's own metadata (copse.json: its base), which goes with its
+	// admin directory; a restore writes it back, so land's default target survives.
+	Meta *worktreeMeta `json:"meta,omitempty"`
 }
 
 const (
@@ -172,6 +176,11 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 	root := s.root()
 	now := time.Now().UTC() // full precision: the newest record must sort first
 	meta := removedMeta{V: 1, Path: t.Path, Branch: t.Branch, DeleteBranch: deleteBranch, Time: now}
+	if cd, err := s.commonDir(ctx); err == nil {
+		if m, ok := readWorktreeMeta(cd, idOf(worktreeIDs(cd), t.Path)); ok {
+			meta.Meta = &m
+		}
+	}
 	if t.Head != "" && strings.Trim(t.Head, "0") != "" {
 		meta.Head = t.Head
 	}
@@ -436,7 +445,7 @@ func entryOf(id, commit string, m removedMeta) RemovedEntry {
 	return RemovedEntry{ID: id, Path: m.Path, Branch: m.Branch, Head: m.Head, BranchTip: m.BranchTip,
 		BranchDeleted: m.DeleteBranch, Time: m.Time, Files: m.Files, Bytes: m.Bytes,
 		IndexConflicted: m.IndexConflicted, DirMissing: m.DirMissing, NotRecorded: m.NotRecorded, Kept: m.Kept, Commit: commit,
-		worktreeTree: m.WorktreeTree, indexTree: m.IndexTree, indexCommit: m.IndexCommit}
+		worktreeTree: m.WorktreeTree, indexTree: m.IndexTree, indexCommit: m.IndexCommit, meta: m.Meta}
 }
 
 // parseEntry reads a record back from its ref and commit message.
@@ -844,6 +853,23 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 			warnings = append(warnings, fmt.Sprintf("branch %s could not be recreated at %s (%s); the record %s is kept",
 				Escape(e.Branch), short(c.recreate), Escape(firstLine(err.Error())), e.ID))
 			return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
+		}
+	}
+	if e.meta != nil {
+		// The base it was created from comes back with it (land's default --into).
+		cd, err := s.commonDir(ctx)
+		id := ""
+		if err == nil {
+			if id = idOf(worktreeIDs(cd), t.Path); id == "" {
+				err = os.ErrNotExist
+			}
+		}
+		if err == nil {
+			err = writeWorktreeMeta(cd, id, *e.meta)
+		}
+		if err != nil && e.meta.Base != nil && e.meta.Base.Branch != "" {
+			warnings = append(warnings, "restored, but the base "+Escape(e.meta.Base.Branch)+" it was created from could not be recorded again ("+
+				Escape(firstLine(err.Error()))+"): land it with --into "+quoteDisplay(e.meta.Base.Branch))
 		}
 	}
 	if err := s.restoreKept(wctx, c.path.s, e); err != nil {
