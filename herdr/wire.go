@@ -110,7 +110,7 @@ const (
 const (
 	TypeWorkspaceList = "workspace_list"
 	TypeList          = "worktree_list"
-	TypeCreated = "worktree_created"
-	TypeOpened  = "worktree_opened"
-	TypeRemoved = "worktree_removed"
+	TypeCreated       = "worktree_created"
+	TypeOpened        = "worktree_opened"
+	TypeRemoved       = "worktree_removed"
 )
