@@ -49,10 +49,10 @@ func (b *gitBackend) switchCommands(c *targetCmd) ([]string, error) {
 }
 func (b *gitBackend) openCommands(c *targetCmd) ([]string, error)          { return b.switchCommands(c) }
 func (b *gitBackend) switchTo(context.Context, *targetCmd) (string, error) { return "", nil }
+func (b *gitBackend) open(context.Context, *targetCmd) (string, error)     { return "", nil }
 
 // agentStatus: git opens no workspaces, so there is no agent to describe.
 func (b *gitBackend) agentStatus(context.Context, string, string) string { return "" }
-func (b *gitBackend) open(context.Context, *targetCmd) (string, error)   { return "", nil }
 
 func (b *gitBackend) removeCmd(c *removeCmd) (gitx.Cmd, error) {
 	return gitx.WorktreeRemove(c.cwd, c.target.Path, c.force, c.target.Locked != nil)

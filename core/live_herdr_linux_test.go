@@ -139,6 +139,15 @@ func TestHerdrLiveRefusalNamesTheAgentStatus(t *testing.T) {
 	if want := "its Herdr workspace " + ws + ": agent blocked (waiting for input)"; !slices.Contains(p.Confirm.Losses, want) {
 		t.Fatalf("forced confirmation %q does not say %q", p.Confirm.Losses, want)
 	}
+	// The agent started working after the confirmation was shown: it is asked again.
+	herdrtest.SetAgentStatus(t, w.state, ws, "working")
+	before = w.Snapshot()
+	_, err = s.Execute(bg, p)
+	wantCode(t, err, core.KindRefused, "stale_state")
+	w.Unchanged(before)
+	if p, err = s.Prepare(bg, core.RemoveRequest{Path: core.Str(path), Force: true}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Execute(bg, p); err != nil {
 		t.Fatalf("forced remove: %v", err)
 	}
