@@ -15,6 +15,10 @@ type backend interface {
 	session() string
 	// annotate adds what the backend knows to git's rows (Herdr: open workspace ids).
 	annotate(ctx context.Context, rows []Worktree) error
+	// agentStatus describes the agent of workspace ws, which shows the worktree at path, for
+	// a message about the processes working there ("" when the backend has no
+	// workspaces). It never fails: what it cannot tell it says.
+	agentStatus(ctx context.Context, ws, path string) string
 
 	// The exact commands each mutation would run (dry run and plans).
 	createCommands(c *createCmd) ([]string, error)

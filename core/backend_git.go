@@ -51,6 +51,9 @@ func (b *gitBackend) openCommands(c *targetCmd) ([]string, error)          { ret
 func (b *gitBackend) switchTo(context.Context, *targetCmd) (string, error) { return "", nil }
 func (b *gitBackend) open(context.Context, *targetCmd) (string, error)     { return "", nil }
 
+// agentStatus: git opens no workspaces, so there is no agent to describe.
+func (b *gitBackend) agentStatus(context.Context, string, string) string { return "" }
+
 func (b *gitBackend) removeCmd(c *removeCmd) (gitx.Cmd, error) {
 	return gitx.WorktreeRemove(c.cwd, c.target.Path, c.force, c.target.Locked != nil)
 }

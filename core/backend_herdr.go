@@ -124,6 +124,46 @@ func (b *herdrBackend) annotate(ctx context.Context, rows []Worktree) error {
 	return annotateRows(rows, l)
 }
 
+// agentStatus reads the workspace's agent_status from `herdr workspace list` (Herdr's
+// worktree list does not carry it). It only adds to a refusal or a confirmation that
+// processes already decide, so a failed call is said ("agent status unknown") and refuses
+// nothing more. A workspace that Herdr says shows another checkout is not believed.
+func (b *herdrBackend) agentStatus(ctx context.Context, ws, path string) string {
+	head := "its Herdr workspace " + ws + ": "
+	list, err := b.client.Workspaces(ctx)
+	if err != nil {
+		return head + "agent status unknown (" + herdrText(err.Error(), 200) + ")"
+	}
+	for _, w := range list {
+		if w.WorkspaceID != ws {
+			continue
+		}
+		if w.Worktree != nil && canonical(w.Worktree.CheckoutPath) != canonical(path) {
+			return head + "agent status unknown (herdr workspace list says it shows " + herdrText(w.Worktree.CheckoutPath, 200) + ")"
+		}
+		return head + agentPhrase(w.AgentStatus)
+	}
+	return head + "agent status unknown (herdr workspace list does not list it)"
+}
+
+// agentPhrase says one agent_status in words; Herdr's own "unknown" is a workspace whose
+// panes run no agent it recognises, not a failure to ask.
+func agentPhrase(status string) string {
+	switch status {
+	case herdr.AgentWorking:
+		return "agent working"
+	case herdr.AgentBlocked:
+		return "agent blocked (waiting for input)"
+	case herdr.AgentDone:
+		return "agent done (finished, not yet looked at)"
+	case herdr.AgentIdle:
+		return "agent idle"
+	case herdr.AgentUnknown:
+		return "no agent Herdr recognises"
+	}
+	return "agent " + herdrText(status, 40)
+}
+
 func annotateRows(rows []Worktree, l herdr.ListResult) error {
 	idx := make(map[string]int, len(rows))
 	for i, r := range rows {

@@ -37,7 +37,8 @@ type hw struct {
 }
 
 // wrapper runs the double, but when COPSE_TEST_ACTION names a worktree action, the knobs
-// apply to that action only (so a remove can fail while the list before it works), and
+// apply to that action only (so a remove can fail while the list before it works; commands
+// other than worktree ones, such as workspace list, always keep them), and
 // COPSE_TEST_USAGE=<action> makes that action fail as a local usage error (exit 2).
 const wrapper = `#!/bin/sh
 if [ "$1" = worktree ] && [ -n "$COPSE_TEST_USAGE" ] && [ "$2" = "$COPSE_TEST_USAGE" ]; then

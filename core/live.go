@@ -25,6 +25,9 @@ type liveSet struct {
 	// Herdr closes them with the workspace.
 	idle    []liveproc.Proc
 	unknown string // why copse cannot tell ("" when it can)
+	// agent is what the backend says about the agent of the worktree's workspace, read only
+	// when processes work there or copse cannot tell ("" otherwise, and outside Herdr).
+	agent string
 }
 
 // liveIn scans once for the processes working inside path. ws is the worktree's open
@@ -97,9 +100,13 @@ func ruleNoProcesses(path, what string, l liveSet) *Error {
 	if len(l.procs) == 0 {
 		return nil
 	}
+	agent := ""
+	if l.agent != "" {
+		agent = "; " + l.agent
+	}
 	return refused(CodeProcessesRunning,
 		"stop them first (kill "+pidList(l.procs)+"), or pass --force to remove it under them",
-		"%s (%s) has %s working in it: %s", Escape(path), what, plural(len(l.procs), "process"), describeProcs(l.procs))
+		"%s (%s) has %s working in it: %s%s", Escape(path), what, plural(len(l.procs), "process"), describeProcs(l.procs), agent)
 }
 
 // lines are the confirmation's lines about live processes.
@@ -110,6 +117,9 @@ func (l liveSet) lines() []string {
 	}
 	if len(l.procs) > 0 {
 		out = append(out, fmt.Sprintf("%s working in it will lose their directory: %s", plural(len(l.procs), "process"), describeProcs(l.procs)))
+	}
+	if l.agent != "" {
+		out = append(out, l.agent)
 	}
 	return out
 }

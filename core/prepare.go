@@ -526,6 +526,11 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	c.losses = s.losses(ctx, t)
 	if t.Prunable == nil {
 		c.live = liveIn(t.Path, ws)
+		if ws != "" && (len(c.live.procs) > 0 || c.live.unknown != "") {
+			// One Herdr call, and only when the refusal or the confirmation speaks of
+			// processes: a remove with nothing working in it is not slowed down.
+			c.live.agent = s.backend.agentStatus(ctx, ws, t.Path)
+		}
 	}
 	if !r.Force {
 		for _, rule := range []func() *Error{

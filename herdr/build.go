@@ -16,9 +16,11 @@ type Option struct {
 	Flag  bool
 }
 
-// Cmd is a checked `herdr worktree` command. Its fields are unexported: Build is the only
-// way to make one, so every command that runs has passed the checks.
+// Cmd is a checked `herdr worktree` or `herdr workspace` command. Its fields are
+// unexported: Build and BuildWorkspace are the only ways to make one, so every command that
+// runs has passed the checks.
 type Cmd struct {
+	noun   string // "worktree" or "workspace"
 	action string
 	argv   []string
 	dir    string // working directory of the process
@@ -31,6 +33,9 @@ func (c Cmd) Argv() []string { return slices.Clone(c.argv) }
 // Action is "list", "create", "open" or "remove" ("" for the zero Cmd).
 func (c Cmd) Action() string { return c.action }
 
+// Noun is "worktree" or "workspace" ("" for the zero Cmd).
+func (c Cmd) Noun() string { return c.noun }
+
 // String is the command as a shell would take it, for --dry-run. Values that need it are
 // single-quoted; the builder already refused anything that could not be shown safely.
 func (c Cmd) String() string {
@@ -39,13 +44,18 @@ func (c Cmd) String() string {
 
 // ArgError is a command the builder refused; nothing was run.
 type ArgError struct {
+	Noun   string // "workspace" for BuildWorkspace; "" is a worktree command
 	Action string // the action asked for
 	Option string // the option at fault, "" when the fault is the action or a combination
 	Reason string
 }
 
 func (e *ArgError) Error() string {
-	s := "herdr worktree " + e.Action
+	noun := e.Noun
+	if noun == "" {
+		noun = "worktree"
+	}
+	s := "herdr " + noun + " " + e.Action
 	if e.Option != "" {
 		s += ": --" + e.Option
 	}
@@ -138,7 +148,7 @@ func Build(action string, opts ...Option) (Cmd, error) {
 	case (action == "create" || action == "open") && !has("focus") && !has("no-focus"):
 		return fail("", "copse always passes --focus or --no-focus to %s", action)
 	}
-	c := Cmd{action: action, argv: []string{"herdr", "worktree", action}, dir: neutralDir}
+	c := Cmd{noun: "worktree", action: action, argv: []string{"herdr", "worktree", action}, dir: neutralDir}
 	for _, s := range spec {
 		o, ok := given[s.name]
 		if !ok {
@@ -155,6 +165,22 @@ func Build(action string, opts ...Option) (Cmd, error) {
 		c.dir = cwd.Value
 	}
 	return c, nil
+}
+
+// BuildWorkspace checks a `herdr workspace` command. copse runs only list, which in Herdr
+// 0.8.2 takes no argument at all: anything after it, --json included, is a usage error
+// (exit 2; PROTOCOL-workspaces.md), so every option is refused here.
+func BuildWorkspace(action string, opts ...Option) (Cmd, error) {
+	if action != "list" {
+		return Cmd{}, &ArgError{Noun: "workspace", Action: action, Reason: "unknown action (copse runs only list)"}
+	}
+	if len(opts) > 0 {
+		return Cmd{}, &ArgError{Noun: "workspace", Action: action,
+			Reason: fmt.Sprintf("takes no options (herdr 0.8.2 exits 2 on any), got %s", quote(opts[0].Name, 60))}
+	}
+	// Unscoped: the list is every workspace of the session, so there is no checkout to run
+	// in; the neutral directory keeps herdr from depending on where copse was started.
+	return Cmd{noun: "workspace", action: action, argv: []string{"herdr", "workspace", action}, dir: neutralDir}, nil
 }
 
 func checkValue(kind valueKind, v string) string {

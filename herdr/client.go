@@ -26,6 +26,34 @@ func (c *Client) List(ctx context.Context, cwd string) (ListResult, error) {
 	return r, err
 }
 
+// Workspaces runs `herdr workspace list`; the reply must be workspace_list, and every
+// workspace in it must have an id and an agent_status (both required in Herdr's schema).
+func (c *Client) Workspaces(ctx context.Context) ([]WorkspaceInfo, error) {
+	var r WorkspaceListResult
+	cmd, err := WorkspaceListCmd()
+	if err != nil {
+		return nil, err
+	}
+	err = c.call(ctx, cmd, TypeWorkspaceList, &r, func() string {
+		if r.Workspaces == nil {
+			return "no workspaces array"
+		}
+		for _, w := range r.Workspaces {
+			switch {
+			case w.WorkspaceID == "":
+				return "a workspace without a workspace_id"
+			case w.AgentStatus == "":
+				return "workspace " + quote(w.WorkspaceID, 40) + " without an agent_status"
+			}
+		}
+		return ""
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.Workspaces, nil
+}
+
 // Create runs `herdr worktree create`; the reply must be worktree_created.
 func (c *Client) Create(ctx context.Context, a CreateArgs) (OpenResult, error) {
 	cmd, err := CreateCmd(a)

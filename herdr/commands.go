@@ -1,6 +1,7 @@
 package herdr
 
-// Typed conveniences over Build for the four actions copse runs.
+// Typed conveniences over Build for the four worktree actions copse runs, and over
+// BuildWorkspace for workspace list.
 
 // CreateArgs is a `worktree create`. Cwd is the main checkout; Base, Path and Label are
 // optional ("" omits them). Branch is required by copse (Herdr would invent one).
@@ -60,4 +61,9 @@ func RemoveCmd(workspaceID string, force bool) (Cmd, error) {
 		opts = append(opts, Option{Name: "force", Flag: true})
 	}
 	return Build("remove", opts...)
+}
+
+// WorkspaceListCmd is `herdr workspace list` (it has no options).
+func WorkspaceListCmd() (Cmd, error) {
+	return BuildWorkspace("list")
 }

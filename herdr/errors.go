@@ -53,8 +53,8 @@ type Error struct {
 
 func (e *Error) Error() string {
 	what := "herdr"
-	if len(e.Argv) >= 3 && e.Argv[1] == "worktree" {
-		what = "herdr worktree " + e.Argv[2]
+	if len(e.Argv) >= 3 && (e.Argv[1] == "worktree" || e.Argv[1] == "workspace") {
+		what = "herdr " + e.Argv[1] + " " + e.Argv[2]
 	}
 	msg := sanitize(e.Message, 500)
 	switch e.Kind {

@@ -89,10 +89,28 @@ type RemoveResult struct {
 	Forced      bool   `json:"forced"`
 }
 
+// WorkspaceListResult is the reply of `workspace list` (type workspace_list): every
+// workspace of the session, in sidebar order (PROTOCOL-workspaces.md).
+type WorkspaceListResult struct {
+	Workspaces []WorkspaceInfo `json:"workspaces"`
+}
+
+// The values of WorkspaceInfo.AgentStatus in Herdr 0.8.2: the most urgent of the
+// workspace's panes. AgentDone is an agent that finished while nobody looked; AgentUnknown
+// is no agent Herdr recognises in any pane. A later Herdr may add others.
+const (
+	AgentIdle    = "idle"
+	AgentWorking = "working"
+	AgentBlocked = "blocked"
+	AgentDone    = "done"
+	AgentUnknown = "unknown"
+)
+
 // Reply types copse requires for each action.
 const (
-	TypeList    = "worktree_list"
-	TypeCreated = "worktree_created"
-	TypeOpened  = "worktree_opened"
-	TypeRemoved = "worktree_removed"
+	TypeWorkspaceList = "workspace_list"
+	TypeList          = "worktree_list"
+	TypeCreated       = "worktree_created"
+	TypeOpened        = "worktree_opened"
+	TypeRemoved       = "worktree_removed"
 )

@@ -1,13 +1,13 @@
 // Command fakeherdr is a test double of the Herdr CLI (`herdr --version` and
-// `herdr worktree list|create|open|remove`), written from the protocol reference
-// (/work/shared/reference/herdr-protocol.md, §10). It drives real git the way the Herdr
+// `herdr worktree list|create|open|remove`, `herdr workspace list`), written from the protocol reference
+// (/work/shared/reference/herdr-protocol.md, §10; herdr/PROTOCOL-workspaces.md). It drives real git the way the Herdr
 // server would, keeps the server's workspaces in a JSON state file, and has knobs that
 // make it misbehave on purpose. Tests build it with herdrtest.Build; copse itself must
 // never run it or import it.
 //
 // Environment:
 //
-//	FAKE_HERDR_STATE          state file (required for worktree commands)
+//	FAKE_HERDR_STATE          state file (required for worktree and workspace commands)
 //	FAKE_HERDR_VERSION        version printed by --version (default 0.8.2)
 //	FAKE_HERDR_WORKTREES_DIR  default worktree root (else $HOME/.herdr/worktrees)
 //	FAKE_HERDR_DELAY          Go duration slept before acting (nothing changed if killed)
@@ -53,7 +53,7 @@ func run(args []string) int {
 	}
 	logInvocation(k.log, args)
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "fake herdr: only --version, -V and worktree are simulated")
+		fmt.Fprintln(os.Stderr, "fake herdr: only --version, -V, worktree and workspace list are simulated")
 		return 2
 	}
 	switch args[0] {
@@ -63,6 +63,8 @@ func run(args []string) int {
 		return 0
 	case "worktree":
 		return worktree(k, args[1:])
+	case "workspace":
+		return workspace(k, args[1:])
 	default:
 		fmt.Fprintf(os.Stderr, "unknown command: %s\n", args[0])
 		return 2
@@ -125,14 +127,14 @@ func worktree(k knobs, args []string) int {
 	time.Sleep(k.delay)
 	switch {
 	case k.serverDown:
-		return replyError(req.sub, "server_not_running", fmt.Sprintf(
+		return replyError("cli:worktree:"+req.sub, "server_not_running", fmt.Sprintf(
 			"no herdr server is running at %s; run `herdr` to start or attach it", socketPath()))
 	case k.ioError:
 		// What main() -> io::Result prints for an I/O error mid-request (§2.8).
 		fmt.Fprintln(os.Stderr, `Error: Os { code: 104, kind: ConnectionReset, message: "Connection reset by peer" }`)
 		return 1
 	case k.forcedError != "":
-		return replyError(req.sub, k.forcedError, forcedMessage(k.forcedError))
+		return replyError("cli:worktree:"+req.sub, k.forcedError, forcedMessage(k.forcedError))
 	}
 	if k.state == "" {
 		fmt.Fprintln(os.Stderr, "fake herdr: FAKE_HERDR_STATE is not set")
@@ -144,13 +146,13 @@ func worktree(k knobs, args []string) int {
 		return exitMisconfigured
 	}
 	if apiErr != nil {
-		return replyError(req.sub, apiErr.code, apiErr.msg)
+		return replyError("cli:worktree:"+req.sub, apiErr.code, apiErr.msg)
 	}
 	// The server has finished (git and state are changed); a client killed now loses only
 	// the reply.
 	time.Sleep(k.delayAfter)
 	lie(k.lie, req.sub, result)
-	return replyOK(req.sub, result)
+	return replyOK("cli:worktree:"+req.sub, result)
 }
 
 func socketPath() string {

@@ -29,14 +29,15 @@ func encode(v any) []byte {
 	return buf.Bytes()
 }
 
-func replyOK(sub string, result map[string]any) int {
-	os.Stdout.Write(encode(map[string]any{"id": "cli:worktree:" + sub, "result": result}))
+// replyOK and replyError take the request id the CLI sends: "cli:<noun>:<sub>".
+func replyOK(id string, result map[string]any) int {
+	os.Stdout.Write(encode(map[string]any{"id": id, "result": result}))
 	return 0
 }
 
-func replyError(sub, code, msg string) int {
+func replyError(id, code, msg string) int {
 	os.Stderr.Write(encode(map[string]any{
-		"id":    "cli:worktree:" + sub,
+		"id":    id,
 		"error": map[string]any{"code": code, "message": msg},
 	}))
 	return 1
@@ -73,7 +74,7 @@ func workspaceRecord(st *fakestate.State, i int) map[string]any {
 		"pane_count":    1,
 		"tab_count":     1,
 		"active_tab_id": w.ID + ":t1",
-		"agent_status":  "unknown",
+		"agent_status":  agentStatus(w),
 	}
 	if w.RepoRoot != "" {
 		rec["worktree"] = map[string]any{
@@ -85,6 +86,16 @@ func workspaceRecord(st *fakestate.State, i int) map[string]any {
 		}
 	}
 	return rec
+}
+
+// agentStatus is the workspace's agent_status: what a test set in the state file, else
+// "unknown", which is what Herdr reports for panes running no agent it recognises (the
+// double's workspaces start with a shell only).
+func agentStatus(w fakestate.Workspace) string {
+	if w.AgentStatus != "" {
+		return w.AgentStatus
+	}
+	return "unknown"
 }
 
 func tabRecord(st *fakestate.State, w fakestate.Workspace) map[string]any {

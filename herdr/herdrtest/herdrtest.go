@@ -3,6 +3,7 @@
 package herdrtest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,6 +144,24 @@ func ReadState(t testing.TB, path string) State {
 func WriteState(t testing.TB, path string, s State) {
 	t.Helper()
 	if err := fakestate.Save(path, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// SetAgentStatus sets the agent_status `workspace list` reports for workspace id (what
+// Herdr would read from the agent in its panes); the test fails if there is no such
+// workspace.
+func SetAgentStatus(t testing.TB, path, id, status string) {
+	t.Helper()
+	err := fakestate.Update(path, func(s *fakestate.State) error {
+		i := s.Find(id)
+		if i < 0 {
+			return fmt.Errorf("fake herdr state %s: no workspace %s", path, id)
+		}
+		s.Workspaces[i].AgentStatus = status
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }

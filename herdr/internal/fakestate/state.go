@@ -33,6 +33,9 @@ type Workspace struct {
 	RepoKey  string `json:"repo_key,omitempty"`
 	Linked   bool   `json:"linked"`
 	Label    string `json:"label"`
+	// AgentStatus is what `workspace list` reports as agent_status (idle, working, blocked,
+	// done, unknown); "" is "unknown", a workspace whose panes run no agent. Tests set it.
+	AgentStatus string `json:"agent_status,omitempty"`
 }
 
 // Load reads the state file; a missing or empty file is an empty server.
