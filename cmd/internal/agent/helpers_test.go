@@ -9,9 +9,6 @@ import (
 	"github.com/copse-dev/copse/cmd/internal/agent/agenttest"
 )
 
-// fixture is the shared agent test repository.
-type fixture = agenttest.Fixture
-
 var (
 	newFixture = agenttest.New
 	noOpen     = agenttest.NoOpen

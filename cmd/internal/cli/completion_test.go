@@ -13,16 +13,10 @@ import (
 // bashCompletionLib is the bash-completion package's script, as Debian installs it.
 const bashCompletionLib = "/usr/share/bash-completion/bash_completion"
 
-// bashComplete loads `copse completion bash` into a real bash and asks it to complete
-// line (the cursor at its end), as a user pressing tab would; it returns COMPREPLY and
-// what `complete -p copse` says.
-func bashComplete(t *testing.T, r *coretest.Repo, line string) (reply []string, spec string) {
-	t.Helper()
-	return bashCompleteWith(t, r, line, true)
-}
-
-// bashCompleteWith is bashComplete with or without the bash-completion package loaded.
-// Without it, anything bash prints on stderr (a "command not found") fails the test.
+// bashCompleteWith loads `copse completion bash` into a real bash, with or without the
+// bash-completion package, and asks it to complete line (the cursor at its end), as a user
+// pressing tab would; it returns COMPREPLY and what `complete -p copse` says.
+// Without the package, anything bash prints on stderr (a "command not found") fails the test.
 func bashCompleteWith(t *testing.T, r *coretest.Repo, line string, withPackage bool) (reply []string, spec string) {
 	t.Helper()
 	if _, err := exec.LookPath("bash"); err != nil {
