@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -72,9 +73,15 @@ func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
 	readSetup := func(svc *core.Service) (err error) {
 		if !opts.NoSetup && !opts.DryRun {
 			// Read before creating: a broken setting is reported before anything changes.
-			cfg, err = svc.SetupConfig(ctx)
+			if cfg, err = svc.SetupConfig(ctx); err != nil {
+				return err
+			}
+			// So is a project command no person approved: asked here, on a terminal, or
+			// refused without one before the worktree exists.
+			again := "runs `copse create " + textsafe.ShellQuote(opts.Request.Branch) + "` again (or passes --no-setup)"
+			return f.projectApproved(ctx, svc, cfg, again)
 		}
-		return err
+		return nil
 	}
 	return opts.runMutationAfter(ctx, f, opts.Request, "", readSetup, func(svc *core.Service, out *core.Outcome) error {
 		return createDone(ctx, f, svc, out, cfg, opts.Switch)

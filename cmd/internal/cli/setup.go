@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -65,8 +66,11 @@ func setupRun(ctx context.Context, f *Factory, opts *SetupOptions) error {
 	}
 	if cfg.Empty() {
 		return &core.Error{Kind: core.KindRefused, Code: core.CodeNoSetupConfigured,
-			Message: "nothing to set up: git config has no copse.copy and no copse.setup",
+			Message: "nothing to set up: git config has no copse.copy and no copse.setup, and there is no .worktreeinclude or .copse.conf",
 			Hint:    "add some, e.g. git config --add copse.copy '.env*' and git config --add copse.setup 'npm ci'"}
+	}
+	if err := f.projectApproved(ctx, svc, cfg, "runs `copse setup "+textsafe.ShellQuote(dest)+"` again"); err != nil {
+		return err
 	}
 	rep, err := svc.Setup(ctx, dest, cfg, f.Err)
 	f.reportSetup(rep)
