@@ -48,7 +48,7 @@ func approveRun(ctx context.Context, f *Factory) error {
 		if len(cfg.Project) == 0 {
 			fmt.Fprintf(f.Out, "nothing to approve: the repository has no %s with copse.setup commands\n", core.ProjectConfigFile)
 		} else {
-			fmt.Fprintf(f.Out, "all %s in %s are approved\n", core.Plural(len(cfg.Project), "setup command"), core.ProjectConfigFile)
+			fmt.Fprintf(f.Out, "nothing to approve: the setup commands in %s are approved already\n", core.ProjectConfigFile)
 		}
 		return nil
 	}
