@@ -248,7 +248,7 @@ const (
 	CodeNoPreviousWorktree = "no_previous_worktree"
 	// CodeNoRemoteBranch means: the remote has no such branch.
 	CodeNoRemoteBranch = "no_remote_branch"
-	// CodeNoSetupConfigured means: nothing to set up: git config has no copse.copy and no copse.setup.
+	// CodeNoSetupConfigured means: nothing to set up: git config has no copse.copy and no copse.setup (and there is no .worktreeinclude or .copse.conf).
 	CodeNoSetupConfigured = "no_setup_configured"
 	// CodeNoSuchJob means: there is no land job …
 	CodeNoSuchJob = "no_such_job"

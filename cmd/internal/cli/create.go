@@ -37,7 +37,10 @@ ignored files that git config copse.copy names (glob patterns, repeatable: .env*
 never overwriting, symlinks kept as links) and runs the git config copse.setup commands
 (repeatable, e.g. npm ci) in it, one after another, their output on stderr. A failing
 step leaves the worktree in place and says how to rerun it (copse setup). --no-setup skips
-both. --switch (-s) then goes there, as copse switch does.
+both. A committed .worktreeinclude (gitignore syntax: untracked files to copy) and
+.copse.conf (copse.copy, copse.setup in git-config syntax) apply too; a .copse.conf command
+runs only once a person approved its exact text (asked here on a terminal, else refused
+before anything changes; see copse approve). --switch (-s) then goes there, as copse switch does.
 
 --claim claims the new worktree for the session (see copse claim) before any other copse
 can see it unclaimed.`,

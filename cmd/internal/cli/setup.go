@@ -24,7 +24,8 @@ func NewCmdSetup(f *Factory, runF func(context.Context, *SetupOptions) error) *c
 files git config copse.copy names from the main checkout (never overwriting), then run the
 git config copse.setup commands in it, in order, their output on stderr. Each step runs
 with sh -c in its own process group, with a time limit (git config copse.setupTimeout,
-default 10m); ctrl+c stops it. TARGET is a branch, the absolute path of a worktree or id:ID; without
+default 10m); ctrl+c stops it. .worktreeinclude and .copse.conf apply as in create: a
+.copse.conf command runs only once a person approved it (asked here on a terminal). TARGET is a branch, the absolute path of a worktree or id:ID; without
 it, the worktree copse runs in.`,
 		Args: maxArgs(1, "at most one TARGET"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
