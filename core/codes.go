@@ -306,7 +306,7 @@ const (
 	CodePiExtensionWrite = "pi_extension_write"
 	// CodePreviewFailed means: the picker's preview could not read part of a worktree's state.
 	CodePreviewFailed = "preview_failed"
-	// CodeProjectCommandUnapproved means: .copse.conf asks to run setup commands no person approved on this machine; nothing ran.
+	// CodeProjectCommandUnapproved means: .copse.conf asks to run setup or test commands no person approved on this machine; nothing ran.
 	CodeProjectCommandUnapproved = "project_command_unapproved"
 	// CodeProcessesRunning means: a process works in the worktree (its directory or an open file is inside); remove refuses without --force.
 	CodeProcessesRunning = "processes_running"

@@ -114,10 +114,13 @@ func readApprovals(file string) (map[string]bool, error) {
 	return keys, nil
 }
 
-// Unapproved returns the project setup commands no person has approved yet for this
-// repository on this machine, in order.
-func (s *Service) Unapproved(cfg SetupConfig) ([]string, error) {
-	si := s.impl
+// Unapproved returns the commands among cmds (a .copse.conf's) no person has approved yet
+// for this repository on this machine, in order.
+func (s *Service) Unapproved(cmds []string) ([]string, error) {
+	return s.impl.unapproved(cmds)
+}
+
+func (si *service) unapproved(cmds []string) ([]string, error) {
 	keys, err := readApprovals(approvalsFile(si.opts.Getenv))
 	if err != nil {
 		return nil, failed(CodeApprovalsUnreadable, err, "fix or remove the file, then approve again: `copse approve`",
@@ -125,7 +128,7 @@ func (s *Service) Unapproved(cfg SetupConfig) ([]string, error) {
 	}
 	root := si.root()
 	var out []string
-	for _, c := range cfg.Project {
+	for _, c := range cmds {
 		if !keys[approvalKey(root, c)] && !slices.Contains(out, c) {
 			out = append(out, c)
 		}

@@ -67,7 +67,18 @@ type SetupConfig struct {
 	// Project are the copse.setup commands of the committed .copse.conf: they run (before
 	// Steps) only once a person approved each exact text (Service.Unapproved).
 	Project []string
-	Timeout time.Duration
+	// ProjectTest is .copse.conf's copse.test: land's test gate when neither --test nor git
+	// config copse.test gives one, and only once approved like Project.
+	ProjectTest string
+	Timeout     time.Duration
+}
+
+// ProjectCommands are every command .copse.conf asks to run: what copse approve shows.
+func (c SetupConfig) ProjectCommands() []string {
+	if c.ProjectTest == "" {
+		return c.Project
+	}
+	return append(slices.Clip(c.Project), c.ProjectTest)
 }
 
 // Empty reports a repository with nothing to copy and no setup commands.
@@ -107,6 +118,9 @@ func (s *service) setupConfig(ctx context.Context) (SetupConfig, error) {
 		if c.Project, err = s.git.ConfigFileValues(ctx, root, file, "copse.setup"); err != nil {
 			return c, gitFailure(CodeConfigFailed, err, "cannot read copse.setup from "+ProjectConfigFile)
 		}
+		if c.ProjectTest, err = s.projectTest(ctx); err != nil {
+			return c, err
+		}
 	}
 	c.Timeout = defaultSetupTimeout
 	if len(c.Steps)+len(c.Project) > 0 {
@@ -123,6 +137,24 @@ func (s *service) setupConfig(ctx context.Context) (SetupConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// projectTest reads copse.test from .copse.conf ("" when there is none; the last value wins,
+// as git config's does).
+func (s *service) projectTest(ctx context.Context) (string, error) {
+	root := s.root()
+	file := filepath.Join(root, ProjectConfigFile)
+	if _, err := os.Lstat(file); err != nil {
+		return "", nil
+	}
+	vs, err := s.git.ConfigFileValues(ctx, root, file, "copse.test")
+	if err != nil {
+		return "", gitFailure(CodeConfigFailed, err, "cannot read copse.test from "+ProjectConfigFile)
+	}
+	if len(vs) == 0 {
+		return "", nil
+	}
+	return strings.TrimSpace(vs[len(vs)-1]), nil
 }
 
 // SetupTarget resolves what `copse setup [TARGET]` sets up: the worktree named by path or
@@ -163,7 +195,7 @@ func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out i
 	root := si.root()
 	// Checked before anything is copied, whoever calls (the picker, an agent's create): a
 	// project command runs only once a person approved it, and a refused setup changes nothing.
-	if missing, err := s.Unapproved(cfg); err != nil {
+	if missing, err := s.Unapproved(cfg.Project); err != nil {
 		return nil, err
 	} else if len(missing) > 0 {
 		return nil, UnapprovedError(missing, "runs `copse setup "+quoteDisplay(path)+"`")

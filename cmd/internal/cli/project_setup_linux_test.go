@@ -58,7 +58,7 @@ func TestProjectSetupRunsOnceApproved(t *testing.T) {
 		t.Fatal("the approved project command did not run")
 	}
 	res = run(t, r, r.Root, "approve")
-	want(t, res, 0, "the setup commands in .copse.conf are approved already")
+	want(t, res, 0, "the commands in .copse.conf are approved already")
 
 	// The same file, another command text: asked again.
 	marker2 := filepath.Join(r.Base, "changed-setup-ran")
@@ -73,5 +73,37 @@ func TestProjectSetupRunsOnceApproved(t *testing.T) {
 	code, stderr = answerInPTY(t, r, "y", "create", "feat2")
 	if code != 0 || !exists(marker2) {
 		t.Fatalf("create with approval: exit %d, marker %v, stderr:\n%s", code, exists(marker2), stderr)
+	}
+}
+
+// .copse.conf's copse.test gates a land only once a person approved it: unapproved, the
+// land is refused before anything changes and the test did not run (an agent's land too);
+// approved with copse approve, the next land runs it.
+func TestProjectTestGatesALandOnlyOnceApproved(t *testing.T) {
+	r := coretest.New(t)
+	marker := filepath.Join(r.Base, "project-test-ran")
+	r.Git(r.Root, "config", "-f", filepath.Join(r.Root, ".copse.conf"), "copse.test", "touch '"+marker+"'")
+	r.Git(r.Root, "add", ".copse.conf")
+	r.Git(r.Root, "commit", "-q", "-m", "project test")
+	landTree(t, r, "feat")
+
+	before := r.Snapshot()
+	res := run(t, r, r.Root, "land", "feat", "--json")
+	want(t, res, 1, `"code":"project_command_unapproved"`, "which no one approved on this machine")
+	res = runWith(t, r, r.Root, nil, strings.NewReader(`{"operation":"land","branch":"feat"}`), "tool", "--approved")
+	want(t, res, 1, `"code":"project_command_unapproved"`)
+	if exists(marker) {
+		t.Fatal("the unapproved project test ran")
+	}
+	r.Unchanged(before)
+
+	code, stderr := answerInPTY(t, r, "y", "approve")
+	if code != 0 || !strings.Contains(stderr, "touch '"+marker+"'") {
+		t.Fatalf("approve: exit %d, stderr:\n%s", code, stderr)
+	}
+	res = run(t, r, r.Root, "land", "feat")
+	want(t, res, 0)
+	if !exists(marker) {
+		t.Fatal("the approved project test did not gate the land")
 	}
 }
