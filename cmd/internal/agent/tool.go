@@ -107,15 +107,22 @@ func runTool(ctx context.Context, open Opener, in io.Reader, approved bool) (*co
 		}
 	}
 	o, err := svc.Execute(ctx, plan)
-	if err == nil && o.Operation == core.OpCreate && o.Worktree != nil && !o.DryRun {
-		o.Warnings = append(o.Warnings, projectSetupNotRun(ctx, svc, o.Worktree.Path)...)
+	if err == nil {
+		NoteProjectSetup(ctx, svc, o)
 	}
 	return o, err
 }
 
-// projectSetupNotRun says why an agent's create left the project's setup commands
-// (.copse.conf copse.setup) alone: they are code the repository brings, and only a person
-// approves and runs them. Nothing is said when there are none.
+// NoteProjectSetup adds to an agent's create outcome why the project's setup commands
+// (.copse.conf copse.setup) did not run: they are code the repository brings, and only a
+// person approves and runs them. Nothing is said when there are none.
+func NoteProjectSetup(ctx context.Context, svc *core.Service, o *core.Outcome) {
+	if o.Operation != core.OpCreate || o.Worktree == nil || o.DryRun {
+		return
+	}
+	o.Warnings = append(o.Warnings, projectSetupNotRun(ctx, svc, o.Worktree.Path)...)
+}
+
 func projectSetupNotRun(ctx context.Context, svc *core.Service, path string) []string {
 	cfg, err := svc.SetupConfig(ctx)
 	if err != nil || len(cfg.Project) == 0 {
