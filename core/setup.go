@@ -89,7 +89,8 @@ func (c SetupConfig) Empty() bool {
 // AllSteps are the commands setup runs, in order: the project's, then git config's.
 func (c SetupConfig) AllSteps() []string { return append(slices.Clip(c.Project), c.Steps...) }
 
-// SetupConfig reads copse.copy, copse.setup and copse.setupTimeout.
+// SetupConfig reads copse.copy, copse.setup and copse.setupTimeout from git config, and
+// the main checkout's .worktreeinclude and .copse.conf (see project.go).
 func (s *Service) SetupConfig(ctx context.Context) (SetupConfig, error) {
 	return s.impl.setupConfig(ctx)
 }
