@@ -16,6 +16,10 @@ const (
 	CodeAmbiguousID = "ambiguous_id"
 	// CodeAmbiguousRemoteBranch means: the branch exists on several remotes and not locally; name the remote.
 	CodeAmbiguousRemoteBranch = "ambiguous_remote_branch"
+	// CodeApprovalNeedsTerminal means: only a person at a terminal can approve project commands; stdin is not one.
+	CodeApprovalNeedsTerminal = "approval_needs_terminal"
+	// CodeApprovalsUnreadable means: the approved project commands file cannot be read or written (or others can write it).
+	CodeApprovalsUnreadable = "approvals_unreadable"
 	// CodeBadArgument means: a command-line argument or flag value is not one copse accepts.
 	CodeBadArgument = "bad_argument"
 	// CodeBadBackend means: the backend asked for is not auto, git or herdr.
@@ -244,7 +248,7 @@ const (
 	CodeNoPreviousWorktree = "no_previous_worktree"
 	// CodeNoRemoteBranch means: the remote has no such branch.
 	CodeNoRemoteBranch = "no_remote_branch"
-	// CodeNoSetupConfigured means: nothing to set up: git config has no copse.copy and no copse.setup.
+	// CodeNoSetupConfigured means: nothing to set up: git config has no copse.copy and no copse.setup (and there is no .worktreeinclude or .copse.conf).
 	CodeNoSetupConfigured = "no_setup_configured"
 	// CodeNoSuchJob means: there is no land job …
 	CodeNoSuchJob = "no_such_job"
@@ -302,6 +306,8 @@ const (
 	CodePiExtensionWrite = "pi_extension_write"
 	// CodePreviewFailed means: the picker's preview could not read part of a worktree's state.
 	CodePreviewFailed = "preview_failed"
+	// CodeProjectCommandUnapproved means: .copse.conf asks to run setup or test commands no person approved on this machine; nothing ran.
+	CodeProjectCommandUnapproved = "project_command_unapproved"
 	// CodeProcessesRunning means: a process works in the worktree (its directory or an open file is inside); remove refuses without --force.
 	CodeProcessesRunning = "processes_running"
 	// CodePrunableWorktree means: git lists the worktree but its directory is gone.

@@ -224,6 +224,21 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 		raw = *r.Test
 	} else if v := strings.TrimSpace(cfg["copse.test"]); v != "" {
 		raw, field = v, "copse.test"
+	} else if v, err := s.projectTest(ctx); err != nil {
+		return err
+	} else if v != "" {
+		// The repository's committed test command is code a clone brings along: it gates a
+		// land only once a person approved its exact text (copse approve).
+		missing, err := s.unapproved([]string{v})
+		if err != nil {
+			return err
+		}
+		if len(missing) > 0 {
+			return refused(CodeProjectCommandUnapproved,
+				"a person approves it at a terminal with `copse approve` (agents cannot), or the land names its own test with --test",
+				"%s asks to run the test command %s, which no one approved on this machine; nothing ran", ProjectConfigFile, quote(v))
+		}
+		raw, field = v, "copse.test"
 	}
 	if raw != "" || r.Test != nil {
 		if err := checkText(field, raw, maxTestCommand); err != nil {

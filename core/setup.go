@@ -61,15 +61,36 @@ const defaultSetupTimeout = 10 * time.Minute
 
 // SetupConfig is what git config asks for; empty when nothing is configured.
 type SetupConfig struct {
-	Copy    []string
-	Steps   []string
-	Timeout time.Duration
+	Copy    []string // copse.copy from git config and from .copse.conf
+	Include []string // the .worktreeinclude patterns
+	Steps   []string // copse.setup from git config: the repository owner's, run as they are
+	// Project are the copse.setup commands of the committed .copse.conf: they run (before
+	// Steps) only once a person approved each exact text (Service.Unapproved).
+	Project []string
+	// ProjectTest is .copse.conf's copse.test: land's test gate when neither --test nor git
+	// config copse.test gives one, and only once approved like Project.
+	ProjectTest string
+	Timeout     time.Duration
 }
 
-// Empty reports a repository with no copse.copy and no copse.setup.
-func (c SetupConfig) Empty() bool { return len(c.Copy) == 0 && len(c.Steps) == 0 }
+// ProjectCommands are every command .copse.conf asks to run: what copse approve shows.
+func (c SetupConfig) ProjectCommands() []string {
+	if c.ProjectTest == "" {
+		return c.Project
+	}
+	return append(slices.Clip(c.Project), c.ProjectTest)
+}
 
-// SetupConfig reads copse.copy, copse.setup and copse.setupTimeout.
+// Empty reports a repository with nothing to copy and no setup commands.
+func (c SetupConfig) Empty() bool {
+	return len(c.Copy) == 0 && len(c.Include) == 0 && len(c.Steps) == 0 && len(c.Project) == 0
+}
+
+// AllSteps are the commands setup runs, in order: the project's, then git config's.
+func (c SetupConfig) AllSteps() []string { return append(slices.Clip(c.Project), c.Steps...) }
+
+// SetupConfig reads copse.copy, copse.setup and copse.setupTimeout from git config, and
+// the main checkout's .worktreeinclude and .copse.conf (see project.go).
 func (s *Service) SetupConfig(ctx context.Context) (SetupConfig, error) {
 	return s.impl.setupConfig(ctx)
 }
@@ -84,8 +105,26 @@ func (s *service) setupConfig(ctx context.Context) (SetupConfig, error) {
 	if c.Steps, err = s.git.ConfigValues(ctx, root, "copse.setup"); err != nil {
 		return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.setup")
 	}
+	if c.Include, err = readInclude(root); err != nil {
+		return c, failed(CodeConfigFailed, err, "check the file in the main checkout",
+			"cannot read %s: %s", IncludeFile, Escape(err.Error()))
+	}
+	file := filepath.Join(root, ProjectConfigFile)
+	if _, err := os.Lstat(file); err == nil {
+		copies, err := s.git.ConfigFileValues(ctx, root, file, "copse.copy")
+		if err != nil {
+			return c, gitFailure(CodeConfigFailed, err, "cannot read copse.copy from "+ProjectConfigFile)
+		}
+		c.Copy = append(c.Copy, copies...)
+		if c.Project, err = s.git.ConfigFileValues(ctx, root, file, "copse.setup"); err != nil {
+			return c, gitFailure(CodeConfigFailed, err, "cannot read copse.setup from "+ProjectConfigFile)
+		}
+		if c.ProjectTest, err = s.projectTest(ctx); err != nil {
+			return c, err
+		}
+	}
 	c.Timeout = defaultSetupTimeout
-	if len(c.Steps) > 0 {
+	if len(c.Steps)+len(c.Project) > 0 {
 		v, ok, err := s.git.ConfigValue(ctx, root, "copse.setupTimeout")
 		if err != nil {
 			return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.setupTimeout")
@@ -99,6 +138,24 @@ func (s *service) setupConfig(ctx context.Context) (SetupConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// projectTest reads copse.test from .copse.conf ("" when there is none; the last value wins,
+// as git config's does).
+func (s *service) projectTest(ctx context.Context) (string, error) {
+	root := s.root()
+	file := filepath.Join(root, ProjectConfigFile)
+	if _, err := os.Lstat(file); err != nil {
+		return "", nil
+	}
+	vs, err := s.git.ConfigFileValues(ctx, root, file, "copse.test")
+	if err != nil {
+		return "", gitFailure(CodeConfigFailed, err, "cannot read copse.test from "+ProjectConfigFile)
+	}
+	if len(vs) == 0 {
+		return "", nil
+	}
+	return strings.TrimSpace(vs[len(vs)-1]), nil
 }
 
 // SetupTarget resolves what `copse setup [TARGET]` sets up: the worktree named by path or
@@ -137,26 +194,53 @@ func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out i
 	si := s.impl
 	rep := &SetupReport{Path: path}
 	root := si.root()
+	// Checked before anything is copied, whoever calls (the picker, an agent's create): a
+	// project command runs only once a person approved it, and a refused setup changes nothing.
+	if missing, err := s.Unapproved(cfg.Project); err != nil {
+		return nil, err
+	} else if len(missing) > 0 {
+		return nil, UnapprovedError(missing, "runs `copse setup "+quoteDisplay(path)+"`")
+	}
+	var files []string
 	if len(cfg.Copy) > 0 {
 		patterns, refused := insidePatterns(cfg.Copy)
 		rep.Refused = append(rep.Refused, refused...)
-		files, err := si.git.FilesMatching(ctx, root, copyGlobs(patterns))
+		matched, err := si.git.FilesMatching(ctx, root, copyGlobs(patterns))
 		if err != nil {
 			return rep, gitFailure(CodeSetupCopyFailed, err, "cannot list the files copse.copy names")
 		}
+		files = matched
+	}
+	if len(cfg.Include) > 0 {
+		included, err := si.git.FilesIncluded(ctx, root, cfg.Include)
+		if err != nil {
+			return rep, gitFailure(CodeSetupCopyFailed, err, "cannot list the files "+IncludeFile+" names")
+		}
+		seen := make(map[string]bool, len(files))
+		for _, f := range files {
+			seen[f] = true
+		}
+		for _, f := range included {
+			if !seen[f] {
+				files = append(files, f)
+			}
+		}
+	}
+	if len(files) > 0 {
 		if err := copyFromMain(root, path, files, rep); err != nil {
 			return rep, err
 		}
 	}
 	env := []string{"COPSE_WORKTREE=" + path, "COPSE_MAIN=" + root}
-	for i, step := range cfg.Steps {
-		fmt.Fprintf(out, "copse: setup %d/%d: %s\n", i+1, len(cfg.Steps), Escape(step))
+	steps := cfg.AllSteps()
+	for i, step := range steps {
+		fmt.Fprintf(out, "copse: setup %d/%d: %s\n", i+1, len(steps), Escape(step))
 		start := time.Now()
 		res, err := usercmd.Run(ctx, path, step, env, cfg.Timeout, out)
 		st := SetupStep{Command: step, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Seconds: time.Since(start).Seconds()}
 		rep.Steps = append(rep.Steps, st)
 		rerun := "fix it, then rerun the setup: `copse setup " + quoteDisplay(path) + "`"
-		which := fmt.Sprintf("setup step %d of %d (%s)", i+1, len(cfg.Steps), Escape(step))
+		which := fmt.Sprintf("setup step %d of %d (%s)", i+1, len(steps), Escape(step))
 		switch {
 		case err != nil:
 			return rep, failed(CodeSetupFailed, err, rerun, "%s could not start: %s; the worktree stays at %s", which, Escape(err.Error()), Escape(path))

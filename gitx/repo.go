@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -167,6 +168,32 @@ func (r *Runner) ConfigValues(ctx context.Context, dir, key string) ([]string, e
 	return nulFields(out), nil
 }
 
+// ConfigFileGetAll reads every value of a multi-valued key from the config file at file
+// only (a repository's committed project config), never from the repository's or the
+// user's config. --no-includes: a committed file must not pull in other files.
+func ConfigFileGetAll(dir, file, key string) (Cmd, error) {
+	if err := check("config", checkDir(dir), checkPath("file", file), checkConfigKey(key)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"config", "--file", file, "--no-includes", "-z", "--get-all", "--end-of-options", key}, read: true}, nil
+}
+
+// ConfigFileValues runs ConfigFileGetAll; an unset key is no values.
+func (r *Runner) ConfigFileValues(ctx context.Context, dir, file, key string) ([]string, error) {
+	c, err := ConfigFileGetAll(dir, file, key)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if exitedOneSilently(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return nulFields(out), nil
+}
+
 // nulFields splits NUL-terminated output into its non-empty fields.
 func nulFields(out []byte) []string {
 	var fields []string
@@ -194,6 +221,44 @@ func UntrackedMatching(dir string, globs []string) (Cmd, error) {
 		args = append(args, ":(glob)"+g)
 	}
 	return Cmd{dir: dir, args: args, read: true}, nil
+}
+
+// UntrackedIncluded lists the untracked and ignored files of the worktree at dir that the
+// gitignore-syntax patterns select (a .worktreeinclude file's lines, in order, so "!"
+// negates an earlier line), one relative path per NUL. git itself matches them: --others
+// --ignored with the patterns as the only excludes lists exactly the files git does not
+// track that the patterns name, files inside a named directory included.
+func UntrackedIncluded(dir string, patterns []string) (Cmd, error) {
+	reasons := []string{checkDir(dir)}
+	for _, p := range patterns {
+		if p == "" || strings.IndexByte(p, 0) >= 0 || strings.ContainsAny(p, "\n") {
+			reasons = append(reasons, "pattern "+strconv.Quote(p)+" is not one line")
+		}
+	}
+	if err := check("ls-files", reasons...); err != nil {
+		return Cmd{}, err
+	}
+	args := []string{"ls-files", "-z", "--others", "--ignored"}
+	for _, p := range patterns {
+		args = append(args, "--exclude="+p)
+	}
+	return Cmd{dir: dir, args: args, read: true}, nil
+}
+
+// FilesIncluded runs UntrackedIncluded.
+func (r *Runner) FilesIncluded(ctx context.Context, dir string, patterns []string) ([]string, error) {
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	c, err := UntrackedIncluded(dir, patterns)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return nulFields(out), nil
 }
 
 // FilesMatching runs UntrackedMatching.

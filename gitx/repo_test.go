@@ -238,3 +238,42 @@ func TestCommonDirInBareRepository(t *testing.T) {
 		t.Fatalf("common dir %q, want %q", got, want)
 	}
 }
+
+// FilesIncluded lists what the patterns select among the files git does not track, in
+// gitignore semantics: a "!" line takes a file back, a tracked file is never listed however
+// the patterns name it.
+func TestFilesIncluded(t *testing.T) {
+	s := newSandbox(t)
+	repo := s.initRepo("repo")
+	s.commit(repo, "tracked.env", "t\n", "tracked")
+	s.write(filepath.Join(repo, ".gitignore"), "*.env\n")
+	s.write(filepath.Join(repo, "a.env"), "a\n")
+	s.write(filepath.Join(repo, "sub", "b.env"), "b\n")
+	s.write(filepath.Join(repo, "sub", "keep.env"), "k\n")
+	s.write(filepath.Join(repo, "notes.txt"), "n\n")
+	r, ctx := s.runner(), context.Background()
+	got, err := r.FilesIncluded(ctx, repo, []string{"*.env", "!sub/keep.env", "/notes.txt"})
+	slices.Sort(got)
+	if want := []string{"a.env", "notes.txt", "sub/b.env"}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("FilesIncluded = %q, %v; want %q", got, err, want)
+	}
+	if _, err := UntrackedIncluded(repo, []string{"two\nlines"}); err == nil {
+		t.Fatal("a pattern with a newline was accepted")
+	}
+}
+
+// ConfigFileValues reads one file only: the repository's own config does not leak in, and
+// an include in the file is not followed.
+func TestConfigFileValues(t *testing.T) {
+	s := newSandbox(t)
+	repo := s.initRepo("repo")
+	s.git(repo, "config", "copse.setup", "from-repo-config")
+	other := s.path("other.conf")
+	s.write(other, "[copse]\n\tsetup = from-include\n")
+	file := filepath.Join(repo, ".copse.conf")
+	s.write(file, "[copse]\n\tsetup = one\n\tsetup = two\n[include]\n\tpath = "+other+"\n")
+	got, err := s.runner().ConfigFileValues(context.Background(), repo, file, "copse.setup")
+	if err != nil || !slices.Equal(got, []string{"one", "two"}) {
+		t.Fatalf("ConfigFileValues = %q, %v; want [one two]", got, err)
+	}
+}

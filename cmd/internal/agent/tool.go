@@ -8,9 +8,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Opener opens the Service for the repository the agent works on. cmd passes a func
@@ -104,7 +106,30 @@ func runTool(ctx context.Context, open Opener, in io.Reader, approved bool) (*co
 			return nil, err
 		}
 	}
-	return svc.Execute(ctx, plan)
+	o, err := svc.Execute(ctx, plan)
+	if err == nil {
+		NoteProjectSetup(ctx, svc, o)
+	}
+	return o, err
+}
+
+// NoteProjectSetup adds to an agent's create outcome why the project's setup commands
+// (.copse.conf copse.setup) did not run: they are code the repository brings, and only a
+// person approves and runs them. Nothing is said when there are none.
+func NoteProjectSetup(ctx context.Context, svc *core.Service, o *core.Outcome) {
+	if o.Operation != core.OpCreate || o.Worktree == nil || o.DryRun {
+		return
+	}
+	o.Warnings = append(o.Warnings, projectSetupNotRun(ctx, svc, o.Worktree.Path)...)
+}
+
+func projectSetupNotRun(ctx context.Context, svc *core.Service, path string) []string {
+	cfg, err := svc.SetupConfig(ctx)
+	if err != nil || len(cfg.Project) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("the %s setup commands were not run: an agent cannot run a repository's project commands; "+
+		"a person runs `copse setup %s` at a terminal (it asks to approve them)", core.ProjectConfigFile, textsafe.ShellQuote(path))}
 }
 
 // writeReply writes rep as one line. encoding/json escapes control characters and

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -36,7 +37,10 @@ ignored files that git config copse.copy names (glob patterns, repeatable: .env*
 never overwriting, symlinks kept as links) and runs the git config copse.setup commands
 (repeatable, e.g. npm ci) in it, one after another, their output on stderr. A failing
 step leaves the worktree in place and says how to rerun it (copse setup). --no-setup skips
-both. --switch (-s) then goes there, as copse switch does.
+both. A committed .worktreeinclude (gitignore syntax: untracked files to copy) and
+.copse.conf (copse.copy, copse.setup in git-config syntax) apply too; a .copse.conf command
+runs only once a person approved its exact text (asked here on a terminal, else refused
+before anything changes; see copse approve). --switch (-s) then goes there, as copse switch does.
 
 --claim claims the new worktree for the session (see copse claim) before any other copse
 can see it unclaimed.`,
@@ -72,9 +76,15 @@ func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
 	readSetup := func(svc *core.Service) (err error) {
 		if !opts.NoSetup && !opts.DryRun {
 			// Read before creating: a broken setting is reported before anything changes.
-			cfg, err = svc.SetupConfig(ctx)
+			if cfg, err = svc.SetupConfig(ctx); err != nil {
+				return err
+			}
+			// So is a project command no person approved: asked here, on a terminal, or
+			// refused without one before the worktree exists.
+			again := "runs `copse create " + textsafe.ShellQuote(opts.Request.Branch) + "` again (or passes --no-setup)"
+			return f.projectApproved(ctx, svc, cfg, again)
 		}
-		return err
+		return nil
 	}
 	return opts.runMutationAfter(ctx, f, opts.Request, "", readSetup, func(svc *core.Service, out *core.Outcome) error {
 		return createDone(ctx, f, svc, out, cfg, opts.Switch)

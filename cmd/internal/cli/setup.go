@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +24,8 @@ func NewCmdSetup(f *Factory, runF func(context.Context, *SetupOptions) error) *c
 files git config copse.copy names from the main checkout (never overwriting), then run the
 git config copse.setup commands in it, in order, their output on stderr. Each step runs
 with sh -c in its own process group, with a time limit (git config copse.setupTimeout,
-default 10m); ctrl+c stops it. TARGET is a branch, the absolute path of a worktree or id:ID; without
+default 10m); ctrl+c stops it. .worktreeinclude and .copse.conf apply as in create: a
+.copse.conf command runs only once a person approved it (asked here on a terminal). TARGET is a branch, the absolute path of a worktree or id:ID; without
 it, the worktree copse runs in.`,
 		Args: maxArgs(1, "at most one TARGET"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
@@ -65,8 +67,11 @@ func setupRun(ctx context.Context, f *Factory, opts *SetupOptions) error {
 	}
 	if cfg.Empty() {
 		return &core.Error{Kind: core.KindRefused, Code: core.CodeNoSetupConfigured,
-			Message: "nothing to set up: git config has no copse.copy and no copse.setup",
+			Message: "nothing to set up: git config has no copse.copy and no copse.setup, and there is no .worktreeinclude or .copse.conf",
 			Hint:    "add some, e.g. git config --add copse.copy '.env*' and git config --add copse.setup 'npm ci'"}
+	}
+	if err := f.projectApproved(ctx, svc, cfg, "runs `copse setup "+textsafe.ShellQuote(dest)+"` again"); err != nil {
+		return err
 	}
 	rep, err := svc.Setup(ctx, dest, cfg, f.Err)
 	f.reportSetup(rep)

@@ -251,6 +251,7 @@ func execute(ctx context.Context, svc *core.Service, plan *core.Plan) *mcp.CallT
 	if err != nil {
 		return errResult(err)
 	}
+	agent.NoteProjectSetup(ctx, svc, o)
 	return result(agent.OKReply(o))
 }
 
