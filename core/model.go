@@ -86,6 +86,9 @@ type Outcome struct {
 	RestoreID   string          `json:"restore_id,omitempty"`
 	Restored    *RemovedEntry   `json:"restored,omitempty"` // restore: the record it brought back
 	Warnings    []string        `json:"warnings,omitempty"`
+	// Notices are information, not trouble: what copse did on the side (a branch now
+	// tracks its remote). Callers show them plainly, never in warning style.
+	Notices     []string        `json:"notices,omitempty"`
 	Land        *LandJob        `json:"land,omitempty"`      // land, land_status JOB: the job's record
 	LandJobs    []LandJob       `json:"land_jobs,omitempty"` // land_status without a job: every record
 	Listing     *Listing        `json:"-"`                   // for list

@@ -150,6 +150,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 		}
 		if out != nil {
 			m.status.addWarnings(out.Warnings)
+			m.status.addNotices(out.Notices)
 		}
 		if mm, cmd, ok := m.afterCreate(out); ok {
 			if mm.quitting {
@@ -186,6 +187,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 	}
 	if out != nil {
 		m.status.addWarnings(out.Warnings)
+		m.status.addNotices(out.Notices)
 	}
 	m.clampCursor() // the status may have grown: keep the selected row on screen
 	return m, m.reload()

@@ -275,6 +275,14 @@ func (f *Factory) warn(ws []string) {
 	}
 }
 
+// notice prints information that is no warning (a branch now tracks its remote) on
+// stderr, as "copse: TEXT" (they are in the --json reply as "notices").
+func (f *Factory) notice(ns []string) {
+	for _, n := range ns {
+		fmt.Fprintf(f.Err, "copse: %s\n", n)
+	}
+}
+
 // color follows the conventions people set once in their shell: --no-color and NO_COLOR
 // turn colour off whatever else says; CLICOLOR_FORCE (not "0") turns it on where stdout is
 // no terminal (a pager, `watch`); CLICOLOR=0 turns it off on a terminal.

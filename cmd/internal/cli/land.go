@@ -131,6 +131,7 @@ func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
 	out, err := svc.Land(ctx, plan, progress)
 	if out != nil {
 		f.warn(out.Warnings)
+		f.notice(out.Notices)
 	}
 	if err != nil {
 		return err

@@ -68,8 +68,7 @@ func setupRun(ctx context.Context, f *Factory, opts *SetupOptions) error {
 			Message: "nothing to set up: git config has no copse.copy and no copse.setup",
 			Hint:    "add some, e.g. git config --add copse.copy '.env*' and git config --add copse.setup 'npm ci'"}
 	}
-	rep, err := svc.Setup(ctx, dest, cfg, f.Err)
-	f.reportSetup(rep)
+	rep, err := f.runSetup(ctx, svc, dest, cfg)
 	if err != nil {
 		return err
 	}
