@@ -243,7 +243,9 @@ func (f *Factory) reportError(e *core.Error) {
 		f.writeJSON(jsonError{Error: jsonErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint}})
 		return
 	}
-	fmt.Fprintf(f.Err, "copse: %s\n", e.Message)
+	// A message is read, so the home directory is ~ there as in every result; a hint
+	// keeps paths whole, because its commands must run as written (~ inside quotes would not).
+	fmt.Fprintf(f.Err, "copse: %s\n", tildeIn(e.Message, f.home()))
 	if e.Hint != "" {
 		fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
 	}

@@ -130,7 +130,7 @@ func (f *Factory) confirmOr(ctx context.Context, c *core.Confirmation, again str
 				Hint:    "stdin is not a terminal, so copse cannot ask; check what it would do, then pass --yes: " + c.Line()}
 		}
 		for _, l := range c.Lines(1 << 16) { // a pipe or a log: nothing to fit, nothing cut
-			fmt.Fprintln(f.Err, l)
+			fmt.Fprintln(f.Err, tildeIn(l, f.home()))
 		}
 		hint := "stdin is not a terminal, so copse cannot ask; check what it would do (above), then run the same command with --yes"
 		if again != "" {
