@@ -363,6 +363,20 @@ func TestDialogShowsNoticesAsInfo(t *testing.T) {
 	}
 }
 
+// What the dialog showed is not repeated in the status line after the remove; what is new
+// in the outcome is.
+func TestConfirmedWarningsNotRepeated(t *testing.T) {
+	m := confirmOpen(t, 100, 20, "d")
+	m, _ = send(t, m, press("y"))
+	shown := "the worktree is locked: on a USB drive"
+	out := &core.Outcome{Operation: core.OpRemove, Path: "/x", Warnings: []string{shown, "something new"}}
+	m, _ = send(t, m, executedMsg{op: m.op.id, outcome: out})
+	v := plain(m)
+	if strings.Contains(v, shown) || !strings.Contains(v, "! something new") {
+		t.Errorf("want only the new warning after the dialog:\n%s", v)
+	}
+}
+
 // core puts a removal's warnings in both the plan and its confirmation; the dialog shows
 // each once, and a plan warning the confirmation lacks still shows.
 func TestDialogShowsEachWarningOnce(t *testing.T) {

@@ -102,6 +102,7 @@ type operation struct {
 	req        core.Request
 	branch     string        // remove: the row's branch
 	fallback   *confirmState // re-preparing an open dialog: reopened on a refusal
+	shown      []string      // the warnings and notices the confirmation showed: not repeated after
 
 	executing bool                 // Execute runs (a Prepare changes nothing)
 	settled   chan Settled         // receives Execute's answer even after the picker has quit
