@@ -273,7 +273,7 @@ func (f *Factory) writeJSON(v any) error {
 // warn prints warnings on stderr (they are in the --json reply too).
 func (f *Factory) warn(ws []string) {
 	for _, w := range ws {
-		fmt.Fprintf(f.Err, "copse: warning: %s\n", w)
+		fmt.Fprintf(f.Err, "copse: warning: %s\n", tildeIn(w, f.home()))
 	}
 }
 
@@ -281,7 +281,7 @@ func (f *Factory) warn(ws []string) {
 // stderr, as "copse: TEXT" (they are in the --json reply as "notices").
 func (f *Factory) notice(ns []string) {
 	for _, n := range ns {
-		fmt.Fprintf(f.Err, "copse: %s\n", n)
+		fmt.Fprintf(f.Err, "copse: %s\n", tildeIn(n, f.home()))
 	}
 }
 

@@ -97,10 +97,21 @@ func tildePath(p, home string) string {
 
 // tildeIn writes home as ~ in the paths a sentence names: where home/ (or home at the end
 // of a word) starts a path, not inside a longer one (/srv/home/me is no home /home/me).
+// A command in backquotes is left whole: it must run as written, and a quoted ~ does not
+// expand.
 func tildeIn(s, home string) string {
 	if home == "" {
 		return s
 	}
+	parts := strings.Split(s, "`")
+	for i := 0; i < len(parts); i += 2 { // the even parts lie outside backquotes
+		parts[i] = tildeWords(parts[i], home)
+	}
+	return strings.Join(parts, "`")
+}
+
+// tildeWords is tildeIn for text without commands.
+func tildeWords(s, home string) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, home)
