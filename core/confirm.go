@@ -18,6 +18,7 @@ type Confirmation struct {
 	Fields   []ConfirmField // one value a line
 	Losses   []string       // what would be lost: uncommitted changes, unique commits, a lock
 	Warnings []string
+	Notices  []string   // information, not a risk: e.g. the branch stays, with its commits
 	Token    StateToken // the worktree list this was shown against
 }
 
@@ -48,6 +49,9 @@ func (c *Confirmation) Lines(width int) []string {
 	for _, w := range c.Warnings {
 		out = append(out, textsafe.Cut("  ! "+w, width))
 	}
+	for _, n := range c.Notices {
+		out = append(out, textsafe.Cut("  · "+n, width))
+	}
 	return out
 }
 
@@ -59,6 +63,7 @@ func (c *Confirmation) Line() string {
 	}
 	parts = append(parts, c.Losses...)
 	parts = append(parts, c.Warnings...)
+	parts = append(parts, c.Notices...)
 	return strings.Join(parts, " · ")
 }
 
@@ -76,6 +81,9 @@ func (c *Confirmation) digest(list StateToken) StateToken {
 	}
 	for _, w := range c.Warnings {
 		io.WriteString(h, "\x00w\x00"+w)
+	}
+	for _, n := range c.Notices {
+		io.WriteString(h, "\x00n\x00"+n)
 	}
 	return StateToken(hex.EncodeToString(h.Sum(nil)[:12]))
 }

@@ -46,8 +46,8 @@ func TestCreateFromSingleRemote(t *testing.T) {
 	if up := r.Git(out.Path, "rev-parse", "--abbrev-ref", "feat@{upstream}"); up != "origin/feat" {
 		t.Fatalf("upstream %q", up)
 	}
-	if !strings.Contains(strings.Join(out.Warnings, "\n"), "created branch feat from origin/feat (tracking it)") {
-		t.Fatalf("no notice: %q", out.Warnings)
+	if !strings.Contains(strings.Join(out.Notices, "\n"), "created branch feat from origin/feat (tracking it)") || len(out.Warnings) != 0 {
+		t.Fatalf("notices %q, warnings %q", out.Notices, out.Warnings)
 	}
 }
 

@@ -77,7 +77,13 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 		}
 		return s.emitted(s.runCreateClaim(ctx, c, snap, fresh.Warnings))
 	case *removeCmd:
-		return s.emitted(s.runRemove(ctx, c, snap, fresh.Warnings))
+		out, err := s.runRemove(ctx, c, snap, fresh.Warnings)
+		if out != nil && fresh.Confirm != nil {
+			// What the confirmation told (the branch stays, with its commits); the plan's
+			// own notice about recording is answered by the outcome's restore id.
+			out.Notices = fresh.Confirm.Notices
+		}
+		return s.emitted(out, err)
 	case *claimCmd:
 		return s.runClaim(ctx, c, fresh.Warnings)
 	case *pruneCmd:
@@ -154,17 +160,19 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 		return nil, uncertain(CodeCreateNoDirectory, nil, "run git worktree prune if the directory is really gone",
 			"git lists %s but the directory does not exist", Escape(c.path.s))
 	}
+	var notices []string
 	if c.remote != nil {
 		if err := s.trackRemote(ctx, c); err != nil {
 			return nil, err
 		}
-		warnings = append(warnings, "created branch "+Escape(c.branch.s)+" from "+Escape(c.remote.String())+" (tracking it)")
+		// What copse did, as asked: information, not a warning.
+		notices = append(notices, "created branch "+Escape(c.branch.s)+" from "+Escape(c.remote.String())+" (tracking it)")
 	}
 	row := s.row(t, ws)
 	if w := s.recordCreate(ctx, c, row); w != "" {
 		warnings = append(warnings, w)
 	}
-	return &Outcome{Operation: OpCreate, Worktree: row, Path: t.Path, WorkspaceID: ws, Base: c.startBase(), Warnings: warnings}, nil
+	return &Outcome{Operation: OpCreate, Worktree: row, Path: t.Path, WorkspaceID: ws, Base: c.startBase(), Warnings: warnings, Notices: notices}, nil
 }
 
 func isGitKind(err error, k gitx.ErrKind) bool {

@@ -285,9 +285,10 @@ func TestForcedRemovePlanSaysItRecords(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		says := strings.Contains(strings.Join(s.DryRun(p).Warnings, "\n"), "records the worktree")
-		if says != force {
-			t.Errorf("force=%v: dry run warnings %q", force, s.DryRun(p).Warnings)
+		// Recording first is how the remove is undone: a notice, not a warning.
+		says := strings.Contains(strings.Join(s.DryRun(p).Notices, "\n"), "records the worktree")
+		if says != force || strings.Contains(strings.Join(s.DryRun(p).Warnings, "\n"), "records the worktree") {
+			t.Errorf("force=%v: dry run notices %q, warnings %q", force, s.DryRun(p).Notices, s.DryRun(p).Warnings)
 		}
 	}
 }

@@ -83,9 +83,12 @@ type Outcome struct {
 	Base          *CreateBase `json:"base,omitempty"`
 	BranchDeleted bool        `json:"branch_deleted,omitempty"`
 	// RestoreID names the record a forced remove made of what it deleted: copse restore <id>.
-	RestoreID   string          `json:"restore_id,omitempty"`
-	Restored    *RemovedEntry   `json:"restored,omitempty"` // restore: the record it brought back
-	Warnings    []string        `json:"warnings,omitempty"`
+	RestoreID string        `json:"restore_id,omitempty"`
+	Restored  *RemovedEntry `json:"restored,omitempty"` // restore: the record it brought back
+	Warnings  []string      `json:"warnings,omitempty"`
+	// Notices are information, not trouble: what copse did on the side (a branch now
+	// tracks its remote). Callers show them plainly, never in warning style.
+	Notices     []string        `json:"notices,omitempty"`
 	Land        *LandJob        `json:"land,omitempty"`      // land, land_status JOB: the job's record
 	LandJobs    []LandJob       `json:"land_jobs,omitempty"` // land_status without a job: every record
 	Listing     *Listing        `json:"-"`                   // for list

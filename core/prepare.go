@@ -574,13 +574,15 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		cmds = append(cmds, bd.String())
 	}
 	conf := removeConfirmation(r, t, ws, c.losses, c.live)
-	warnings := conf.Warnings
+	notices := conf.Notices
 	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
-		// Said in the plan (the dry run shows it), not in the confirmation's token.
-		warnings = append(append([]string(nil), warnings...),
+		// Said in the plan (the dry run shows it), not in the confirmation's token: it is
+		// how the remove is undone, not something lost, so a notice. The outcome says the
+		// record's id instead.
+		notices = append(append([]string(nil), notices...),
 			"before removing, copse records the worktree (HEAD, index, files, and the commits only it holds) under "+gitx.RemovedRefPrefix+"<id>; `copse restore` brings it back")
 	}
-	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: warnings}, nil
+	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings, Notices: notices}, nil
 }
 
 // removeConfirmation shows the target as it was named, what else identifies it, what
@@ -625,7 +627,8 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 		conf.Losses = append(conf.Losses, "the worktree is locked: "+Escape(lockReason(t)))
 	}
 	if !r.DeleteBranch && l.Unique > 0 {
-		conf.Warnings = append(conf.Warnings, fmt.Sprintf("branch %s keeps %s found on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit")))
+		// The branch stays, so its commits are not lost: information, not a warning.
+		conf.Notices = append(conf.Notices, fmt.Sprintf("branch %s stays, with its %s found on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit")))
 	}
 	if ws != "" {
 		// Herdr closes the workspace on every remove: an agent running there is ended too.

@@ -288,7 +288,7 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			conf.Warnings = append(conf.Warnings, "their branches are deleted too (they hold no unique commits)")
 		}
 		if len(c.remove) > 0 {
-			conf.Warnings = append(conf.Warnings, "each is recorded first: `copse restore ID` brings it back (ignored files are not kept)")
+			conf.Notices = append(conf.Notices, "each is recorded first: `copse restore ID` brings it back (ignored files are not kept)")
 		}
 		// What stays, and why, in words that do not change while the dialog is open
 		// (the confirmation's digest covers them): no idle times.
@@ -305,7 +305,8 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			case KeepProcesses:
 				why = "processes work in it" // which ones may change while the dialog is open
 			}
-			conf.Warnings = append(conf.Warnings, "keeps "+Escape(e.Path)+": "+why)
+			// What stays is information (the report lists it again), not a warning.
+			conf.Notices = append(conf.Notices, "keeps "+Escape(e.Path)+": "+why)
 		}
 		p.Confirm = conf
 		p.Warnings = conf.Warnings

@@ -34,6 +34,7 @@ type Plan struct {
 	Confirm  *Confirmation // nil when no human confirmation is needed
 	Commands []string      // the exact commands Execute would run (dry run shows these)
 	Warnings []string
+	Notices  []string // information about what Execute will do (it records the worktree first)
 	// Token is what a confirmation approves: the worktree list plus everything the
 	// confirmation shows; for plans without one, the list's token (ListToken).
 	Token     StateToken
@@ -147,7 +148,7 @@ func (s *Service) Execute(ctx context.Context, p *Plan) (*Outcome, error) {
 
 // DryRun returns what Execute would do: the checks passed and the commands, changing nothing.
 func (s *Service) DryRun(p *Plan) *Outcome {
-	out := &Outcome{Operation: p.Request.Op(), DryRun: true, Commands: p.Commands, Warnings: p.Warnings}
+	out := &Outcome{Operation: p.Request.Op(), DryRun: true, Commands: p.Commands, Warnings: p.Warnings, Notices: p.Notices}
 	if c, ok := p.cmd.(*createCmd); ok {
 		out.Base = c.startBase()
 	}

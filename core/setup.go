@@ -191,6 +191,12 @@ func (s *Service) SetupTarget(ctx context.Context, path, branch *string) (string
 // out or is cancelled stops the setup; the worktree stays, and the error names the step
 // and how to rerun it (`copse setup <path>`).
 func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out io.Writer) (*SetupReport, error) {
+	return s.SetupThen(ctx, path, cfg, out, nil)
+}
+
+// SetupThen is Setup with copied called once the copies are done, before the first step
+// runs, so a caller can report them in the order they happened (a step's output is long).
+func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, out io.Writer, copied func(*SetupReport)) (*SetupReport, error) {
 	si := s.impl
 	rep := &SetupReport{Path: path}
 	root := si.root()
@@ -230,6 +236,9 @@ func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out i
 		if err := copyFromMain(root, path, files, rep); err != nil {
 			return rep, err
 		}
+	}
+	if copied != nil {
+		copied(rep)
 	}
 	env := []string{"COPSE_WORKTREE=" + path, "COPSE_MAIN=" + root}
 	steps := cfg.AllSteps()

@@ -67,9 +67,11 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 	}
 	// Losses and warnings are sentences core wrote (values inside already escaped); they
 	// wrap rather than lose their end, because they are what the user is agreeing to.
-	notes := func(style lipgloss.Style, ss []string) {
+	var notesAs func(style lipgloss.Style, prefix string, ss []string)
+	notes := func(style lipgloss.Style, ss []string) { notesAs(style, "! ", ss) }
+	notesAs = func(style lipgloss.Style, prefix string, ss []string) {
 		for _, l := range ss {
-			for _, wl := range wrapLines("! ", oneLine(l), inner, maxNoteLines) {
+			for _, wl := range wrapLines(prefix, oneLine(l), inner, maxNoteLines) {
 				lines = append(lines, style.Render(wl))
 			}
 		}
@@ -83,6 +85,15 @@ func (c *confirmState) view(st *Styles, width, height int) []string {
 		}
 	}
 	notes(st.DialogWarn, extra)
+	// Notices are information (what stays, how it is undone): drawn plainly, not as "!".
+	notesAs(st.DialogValue, "· ", conf.Notices)
+	var extraNotes []string
+	for _, n := range c.plan.Notices {
+		if !containsStr(conf.Notices, n) {
+			extraNotes = append(extraNotes, n)
+		}
+	}
+	notesAs(st.DialogValue, "· ", extraNotes)
 	lines = append(lines, "")
 	keys := "y yes · n/esc/enter no (the default)"
 	if c.steps > 1 {

@@ -116,12 +116,26 @@ func (m Model) onPrepared(msg preparedMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// notShown is ss less the lines in shown.
+func notShown(ss, shown []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !containsStr(shown, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // startExecute runs a confirmed plan.
 func (m Model) startExecute(c *confirmState) (tea.Model, tea.Cmd) {
 	op := m.newOp(c.kind, c.label)
 	op.force = c.force
 	op.path = c.path
 	op.executing = true
+	if conf := c.plan.Confirm; conf != nil {
+		op.shown = append(append(append(append([]string(nil), conf.Warnings...), conf.Notices...), c.plan.Warnings...), c.plan.Notices...)
+	}
 	return m, tea.Batch(executeCmd(op.ctx, m.svc, op.id, c.plan, op.settled), m.spinner.Tick, lockWaitCmd(op.ctx, op.id, op.lockWait))
 }
 
@@ -136,6 +150,12 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 		return m.opFailed(op, msg.err)
 	}
 	out := msg.outcome
+	if out != nil && len(op.shown) > 0 {
+		// The person just read these in the dialog: the status line does not repeat them.
+		o := *out
+		o.Warnings, o.Notices = notShown(o.Warnings, op.shown), notShown(o.Notices, op.shown)
+		out = &o
+	}
 	switch op.kind {
 	case core.OpSwitch, core.OpBack:
 		m.result.Outcome = out
@@ -150,6 +170,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 		}
 		if out != nil {
 			m.status.addWarnings(out.Warnings)
+			m.status.addNotices(out.Notices)
 		}
 		if mm, cmd, ok := m.afterCreate(out); ok {
 			if mm.quitting {
@@ -186,6 +207,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 	}
 	if out != nil {
 		m.status.addWarnings(out.Warnings)
+		m.status.addNotices(out.Notices)
 	}
 	m.clampCursor() // the status may have grown: keep the selected row on screen
 	return m, m.reload()

@@ -332,6 +332,51 @@ func TestOutcomeWarningsShown(t *testing.T) {
 	}
 }
 
+// An outcome's notices (what copse did on the side) are shown as information, not with
+// the warning mark.
+func TestOutcomeNoticesShownAsInfo(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("n"))
+	m = typeText(t, m, "feat")
+	m, _ = send(t, m, press("enter"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, plan: &core.Plan{Request: core.CreateRequest{}}})
+	n := "created branch feat from origin/feat (tracking it)"
+	row := core.Worktree{Branch: "feat", Path: "/home/dev/src/app.worktrees/feat"}
+	m, _ = send(t, m, executedMsg{op: m.op.id, outcome: &core.Outcome{Operation: core.OpCreate, Worktree: &row, Notices: []string{n}}})
+	out := plain(m)
+	if !strings.Contains(out, "· "+n) || strings.Contains(out, "! "+n) {
+		t.Errorf("notice not shown as information:\n%s", out)
+	}
+}
+
+// The dialog draws a confirmation's notices plainly ("·"), apart from its warnings ("!").
+func TestDialogShowsNoticesAsInfo(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("d"))
+	p := hostilePlan()
+	p.Confirm.Notices = []string{"branch feat/x stays, with its 2 commits"}
+	p.Notices = append([]string{}, p.Confirm.Notices...)
+	m, _ = send(t, m, preparedMsg{op: m.op.id, plan: p})
+	out := plain(m)
+	if strings.Count(out, "branch feat/x stays") != 1 || !strings.Contains(out, "· branch feat/x stays") {
+		t.Errorf("notice not shown once as information:\n%s", out)
+	}
+}
+
+// What the dialog showed is not repeated in the status line after the remove; what is new
+// in the outcome is.
+func TestConfirmedWarningsNotRepeated(t *testing.T) {
+	m := confirmOpen(t, 100, 20, "d")
+	m, _ = send(t, m, press("y"))
+	shown := "the worktree is locked: on a USB drive"
+	out := &core.Outcome{Operation: core.OpRemove, Path: "/x", Warnings: []string{shown, "something new"}}
+	m, _ = send(t, m, executedMsg{op: m.op.id, outcome: out})
+	v := plain(m)
+	if strings.Contains(v, shown) || !strings.Contains(v, "! something new") {
+		t.Errorf("want only the new warning after the dialog:\n%s", v)
+	}
+}
+
 // core puts a removal's warnings in both the plan and its confirmation; the dialog shows
 // each once, and a plan warning the confirmation lacks still shows.
 func TestDialogShowsEachWarningOnce(t *testing.T) {

@@ -26,6 +26,7 @@ type statusLine struct {
 	msg       string
 	hint      string
 	warns     []string // drawn after the message, at warning level
+	notes     []string // drawn after the warnings as information (a branch now tracks its remote)
 	untilLoad bool     // "refreshing…": replaced as soon as the list arrives
 }
 
@@ -37,6 +38,16 @@ func (s *statusLine) addWarnings(ws []string) {
 		w = oneLine(w)
 		if w != "" && !containsStr(s.warns, w) {
 			s.warns = append(s.warns, w)
+		}
+	}
+}
+
+// addNotices appends an outcome's notices not already shown, made safe for one line.
+func (s *statusLine) addNotices(ns []string) {
+	for _, n := range ns {
+		n = oneLine(n)
+		if n != "" && !containsStr(s.notes, n) {
+			s.notes = append(s.notes, n)
 		}
 	}
 }
@@ -91,6 +102,7 @@ type operation struct {
 	req        core.Request
 	branch     string        // remove: the row's branch
 	fallback   *confirmState // re-preparing an open dialog: reopened on a refusal
+	shown      []string      // the warnings and notices the confirmation showed: not repeated after
 
 	executing bool                 // Execute runs (a Prepare changes nothing)
 	settled   chan Settled         // receives Execute's answer even after the picker has quit
@@ -136,6 +148,11 @@ func (m Model) renderStatus() []string {
 	for _, warn := range m.status.warns {
 		for _, l := range wrapLines("! ", warn, w, maxHintLines) {
 			out = append(out, st.StatusWarn.Render(l))
+		}
+	}
+	for _, note := range m.status.notes {
+		for _, l := range wrapLines("· ", note, w, maxHintLines) {
+			out = append(out, st.StatusInfo.Render(l))
 		}
 	}
 	if m.op != nil {

@@ -243,7 +243,9 @@ func (f *Factory) reportError(e *core.Error) {
 		f.writeJSON(jsonError{Error: jsonErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint}})
 		return
 	}
-	fmt.Fprintf(f.Err, "copse: %s\n", e.Message)
+	// A message is read, so the home directory is ~ there as in every result; a hint
+	// keeps paths whole, because its commands must run as written (~ inside quotes would not).
+	fmt.Fprintf(f.Err, "copse: %s\n", tildeIn(e.Message, f.home()))
 	if e.Hint != "" {
 		fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
 	}
@@ -271,7 +273,15 @@ func (f *Factory) writeJSON(v any) error {
 // warn prints warnings on stderr (they are in the --json reply too).
 func (f *Factory) warn(ws []string) {
 	for _, w := range ws {
-		fmt.Fprintf(f.Err, "copse: warning: %s\n", w)
+		fmt.Fprintf(f.Err, "copse: warning: %s\n", tildeIn(w, f.home()))
+	}
+}
+
+// notice prints information that is no warning (a branch now tracks its remote) on
+// stderr, as "copse: TEXT" (they are in the --json reply as "notices").
+func (f *Factory) notice(ns []string) {
+	for _, n := range ns {
+		fmt.Fprintf(f.Err, "copse: %s\n", tildeIn(n, f.home()))
 	}
 }
 

@@ -95,6 +95,7 @@ func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
 // With --json the one reply comes last: the create, then where the shell went.
 func createDone(ctx context.Context, f *Factory, svc *core.Service, out *core.Outcome, cfg core.SetupConfig, switchTo bool) error {
 	f.warn(out.Warnings)
+	f.notice(out.Notices)
 	w := out.Worktree
 	if !f.Global.JSON {
 		if out.Base != nil {
@@ -111,9 +112,7 @@ func createDone(ctx context.Context, f *Factory, svc *core.Service, out *core.Ou
 		}
 	}
 	if !cfg.Empty() {
-		rep, err := svc.Setup(ctx, w.Path, cfg, f.Err)
-		f.reportSetup(rep)
-		if err != nil {
+		if _, err := f.runSetup(ctx, svc, w.Path, cfg); err != nil {
 			return err
 		}
 	}
@@ -133,7 +132,23 @@ func createDone(ctx context.Context, f *Factory, svc *core.Service, out *core.Ou
 	return nil
 }
 
-// reportSetup says on stderr what setup copied, kept and refused to copy.
+// runSetup runs the setup of the worktree at path, its step output on stderr, and reports
+// the copies as soon as they are done (before the steps' output), or at the end when the
+// setup stopped while copying.
+func (f *Factory) runSetup(ctx context.Context, svc *core.Service, path string, cfg core.SetupConfig) (*core.SetupReport, error) {
+	reported := false
+	rep, err := svc.SetupThen(ctx, path, cfg, f.Err, func(r *core.SetupReport) {
+		reported = true
+		f.reportSetup(r)
+	})
+	if !reported {
+		f.reportSetup(rep)
+	}
+	return rep, err
+}
+
+// reportSetup says on stderr what setup copied, kept and refused to copy. It runs when the
+// copies are done, before the first step prints, so the report keeps the order of events.
 func (f *Factory) reportSetup(rep *core.SetupReport) {
 	if rep == nil || f.Global.JSON {
 		return

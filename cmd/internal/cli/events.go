@@ -30,7 +30,9 @@ copse tool, copse mcp) appends one line per change, under the repository lock.
 --since SEQ prints only events after seq SEQ (remember the last seq you saw; seq never
 goes back, also when the log is rotated). --follow keeps printing new events as they are
 appended, through a rotation of the log (truncated in place or renamed away), until
-interrupted (Ctrl-C or SIGTERM end it cleanly, exit 0). --json prints each event as its JSON line, exactly as recorded.`,
+interrupted (Ctrl-C or SIGTERM end it cleanly, exit 0). Text shows each time in the
+local time zone, to the second (2026-01-02 03:04:05); --json prints each event as its
+JSON line, exactly as recorded (times in RFC 3339, UTC).`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -74,9 +76,9 @@ func eventsRun(ctx context.Context, f *Factory, opts *EventsOptions) error {
 	return core.FollowEvents(ctx, cd, since, opts.Poll, print)
 }
 
-// eventLine is one event for people: seq, time, name, worktree, and the details it has.
+// eventLine is one event for people: seq, local time, name, worktree, and the details it has.
 func eventLine(ev core.Event, home string) string {
-	s := fmt.Sprintf("%d %s %s", ev.Seq, core.Escape(ev.Time), core.Escape(ev.Event))
+	s := fmt.Sprintf("%d %s %s", ev.Seq, eventTime(ev.Time), core.Escape(ev.Event))
 	if w := ev.Worktree; w != nil {
 		s += " " + tildePath(w.Path, home)
 		if w.Branch != "" {
@@ -97,4 +99,14 @@ func eventLine(ev core.Event, home string) string {
 		}
 	}
 	return s
+}
+
+// eventTime is a recorded RFC 3339 time as people read it: to the second, in the local
+// time zone (TZ), date and time apart. A time that does not parse is shown as recorded.
+func eventTime(raw string) string {
+	t, err := time.Parse(time.RFC3339Nano, raw)
+	if err != nil {
+		return core.Escape(raw)
+	}
+	return t.Local().Format(time.DateTime)
 }

@@ -138,6 +138,7 @@ func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
 	}
 	if out != nil {
 		f.warn(out.Warnings)
+		f.notice(out.Notices)
 	}
 	if err != nil {
 		return err

@@ -95,6 +95,46 @@ func tildePath(p, home string) string {
 	return textsafe.Escape(p)
 }
 
+// tildeIn writes home as ~ in the paths a sentence names: where home/ (or home at the end
+// of a word) starts a path, not inside a longer one (/srv/home/me is no home /home/me).
+// A command in backquotes is left whole: it must run as written, and a quoted ~ does not
+// expand.
+func tildeIn(s, home string) string {
+	if home == "" {
+		return s
+	}
+	parts := strings.Split(s, "`")
+	for i := 0; i < len(parts); i += 2 { // the even parts lie outside backquotes
+		parts[i] = tildeWords(parts[i], home)
+	}
+	return strings.Join(parts, "`")
+}
+
+// tildeWords is tildeIn for text without commands.
+func tildeWords(s, home string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, home)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(home)
+		startsPath := i == 0 || !strings.ContainsRune(pathChars, rune(s[i-1]))
+		endsHome := end == len(s) || s[end] == '/' || !strings.ContainsRune(pathChars, rune(s[end]))
+		b.WriteString(s[:i])
+		if startsPath && endsHome {
+			b.WriteString("~")
+		} else {
+			b.WriteString(home)
+		}
+		s = s[end:]
+	}
+}
+
+// pathChars are the bytes that continue a path in a sentence.
+const pathChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/~+@"
+
 const (
 	ansiReset  = "\x1b[0m"
 	ansiBold   = "\x1b[1m"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/copse-dev/copse/core"
@@ -15,6 +16,9 @@ import (
 type mutation struct {
 	DryRun bool
 	Yes    bool
+	// again is the command that runs this request without asking ("copse prune --yes"),
+	// named when stdin is no terminal; "" says "the same command with --yes".
+	again string
 }
 
 // run prepares req on svc and executes it (or dry-runs it). The outcome is not printed.
@@ -27,11 +31,29 @@ func (m mutation) run(ctx context.Context, f *Factory, svc *core.Service, req co
 		return svc.DryRun(plan), nil
 	}
 	if plan.Confirm != nil && !m.Yes {
-		if err := f.confirm(ctx, plan.Confirm); err != nil {
+		if err := f.confirmOr(ctx, plan.Confirm, m.again); err != nil {
 			return nil, err
 		}
+		out, err := svc.Execute(ctx, plan)
+		if out != nil {
+			// The person just read these in the confirmation: once is enough.
+			out.Warnings = without(out.Warnings, plan.Confirm.Warnings)
+			out.Notices = without(out.Notices, plan.Confirm.Notices)
+		}
+		return out, err
 	}
 	return svc.Execute(ctx, plan)
+}
+
+// without is ss less the lines shown already.
+func without(ss, shown []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !slices.Contains(shown, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // runMutation is the one run path of every changing verb: open the repository, prepare
@@ -67,6 +89,7 @@ func (m mutation) runMutationAfter(ctx context.Context, f *Factory, req core.Req
 // report prints an outcome: the warnings, then the JSON reply, or text (the verb's own).
 func (f *Factory) report(out *core.Outcome, text func() error) error {
 	f.warn(out.Warnings)
+	f.notice(out.Notices)
 	if f.Global.JSON {
 		return f.writeJSON(out.Result())
 	}
@@ -76,6 +99,7 @@ func (f *Factory) report(out *core.Outcome, text func() error) error {
 // printDryRun shows what a dry run found: the checks passed and the exact commands.
 func (f *Factory) printDryRun(out *core.Outcome) error {
 	f.warn(out.Warnings)
+	f.notice(out.Notices)
 	if f.Global.JSON {
 		return f.writeJSON(out.Result())
 	}
@@ -92,10 +116,28 @@ func (f *Factory) printDryRun(out *core.Outcome) error {
 // confirm asks a human on the terminal: the confirmation (already escaped by core, one
 // value a line), then "[y/N]". Without a terminal on stdin it refuses: --yes is needed.
 func (f *Factory) confirm(ctx context.Context, c *core.Confirmation) error {
+	return f.confirmOr(ctx, c, "")
+}
+
+// confirmOr is confirm naming again, the command that goes ahead without asking, when
+// stdin is no terminal. A person then reads what would happen one item a line on stderr;
+// --json keeps it all in the hint, one value for a program.
+func (f *Factory) confirmOr(ctx context.Context, c *core.Confirmation, again string) error {
 	if !f.StdinTerminal() {
+		if f.Global.JSON {
+			return &core.Error{Kind: core.KindRefused, Code: core.CodeNeedsConfirmation,
+				Message: "needs confirmation: pass --yes",
+				Hint:    "stdin is not a terminal, so copse cannot ask; check what it would do, then pass --yes: " + c.Line()}
+		}
+		for _, l := range c.Lines(1 << 16) { // a pipe or a log: nothing to fit, nothing cut
+			fmt.Fprintln(f.Err, tildeIn(l, f.home()))
+		}
+		hint := "stdin is not a terminal, so copse cannot ask; check what it would do (above), then run the same command with --yes"
+		if again != "" {
+			hint = "stdin is not a terminal, so copse cannot ask; check what it would do (above), then run `" + again + "`"
+		}
 		return &core.Error{Kind: core.KindRefused, Code: core.CodeNeedsConfirmation,
-			Message: "needs confirmation: pass --yes",
-			Hint:    "stdin is not a terminal, so copse cannot ask; check what it would do, then pass --yes: " + c.Line()}
+			Message: "needs confirmation: pass --yes", Hint: hint}
 	}
 	width := f.TermWidth()
 	if width <= 0 {

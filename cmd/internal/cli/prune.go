@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -54,9 +55,21 @@ as 72h, 90m or 3d.`,
 
 func pruneRun(ctx context.Context, f *Factory, opts *PruneOptions) error {
 	// prune's dry run is its request's (core lists what it would do), not --dry-run's.
-	return mutation{Yes: opts.Yes}.runMutation(ctx, f, opts.Request, "", func(_ *core.Service, out *core.Outcome) error {
+	return mutation{Yes: opts.Yes, again: pruneAgain(opts.Request)}.runMutation(ctx, f, opts.Request, "", func(_ *core.Service, out *core.Outcome) error {
 		return f.report(out, func() error { return renderPrune(f.Out, out, f.home()) })
 	})
+}
+
+// pruneAgain is the prune asked for, with --yes: what to run once the list was checked.
+func pruneAgain(r core.PruneRequest) string {
+	s := "copse prune"
+	if r.OlderThan != nil {
+		s += " --older-than " + textsafe.ShellQuote(*r.OlderThan)
+	}
+	if r.DeleteBranch {
+		s += " --delete-branch"
+	}
+	return s + " --yes"
 }
 
 // renderPrune prints what went (or would go), what was forgotten and what stayed, why.

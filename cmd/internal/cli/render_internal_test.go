@@ -96,3 +96,23 @@ func TestSplitTarget(t *testing.T) {
 		}
 	}
 }
+
+// Home is ~ where it starts a path in a sentence, never inside a longer path or a
+// backquoted command (which must run as written).
+func TestTildeInSentences(t *testing.T) {
+	const home = "/home/me"
+	for in, want := range map[string]string{
+		"branch feat is already checked out at /home/me/src/app.worktrees/feat": "branch feat is already checked out at ~/src/app.worktrees/feat",
+		"/home/me is the main checkout":                                         "~ is the main checkout",
+		"keeps /home/me/a: dirty; keeps /home/me/b: claimed":                    "keeps ~/a: dirty; keeps ~/b: claimed",
+		"not /srv/home/me/x nor /home/meg/x":                                    "not /srv/home/me/x nor /home/meg/x",
+		"rerun it: `copse setup '/home/me/x'` in /home/me/x":                    "rerun it: `copse setup '/home/me/x'` in ~/x",
+	} {
+		if got := tildeIn(in, home); got != want {
+			t.Errorf("tildeIn(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := tildeIn("/home/me/x", ""); got != "/home/me/x" {
+		t.Errorf("no home: %q", got)
+	}
+}

@@ -73,8 +73,7 @@ func setupRun(ctx context.Context, f *Factory, opts *SetupOptions) error {
 	if err := f.projectApproved(ctx, svc, cfg, "runs `copse setup "+textsafe.ShellQuote(dest)+"` again"); err != nil {
 		return err
 	}
-	rep, err := svc.Setup(ctx, dest, cfg, f.Err)
-	f.reportSetup(rep)
+	rep, err := f.runSetup(ctx, svc, dest, cfg)
 	if err != nil {
 		return err
 	}

@@ -118,6 +118,7 @@ func backRun(ctx context.Context, f *Factory, opts *BackOptions) error {
 // focused the workspace; the path is printed, and the shell stays where it is.
 func (f *Factory) deliver(ctx context.Context, svc *core.Service, out *core.Outcome, dest string) error {
 	f.warn(out.Warnings)
+	f.notice(out.Notices)
 	cdFile := f.Getenv("COPSE_CD_FILE")
 	written := false
 	if cdFile != "" && !svc.HasWorkspaces() {
