@@ -29,7 +29,7 @@ func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) 
 		return nil, worktreeIgnoredRefusal(w.Path, c.into.s, onto, over)
 	}
 	out := &Outcome{Operation: OpLand, DryRun: true, Path: w.Path}
-	note := func(format string, args ...any) { out.Warnings = append(out.Warnings, fmt.Sprintf(format, args...)) }
+	note := func(format string, args ...any) { out.Notices = append(out.Notices, fmt.Sprintf(format, args...)) }
 	// What the target receives: the target merged with the branch, which the rebased tree
 	// must equal (land's proof). A branch that does not merge cleanly stops the rebase.
 	tree, clean, err := s.git.MergeTree(ctx, w.Path, onto, orig)

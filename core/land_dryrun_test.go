@@ -50,7 +50,7 @@ func TestLandDryRunChangesNothing(t *testing.T) {
 			t.Errorf("the steps lack %q:\n%s", want, cmds)
 		}
 	}
-	if !out.DryRun || !strings.Contains(strings.Join(out.Warnings, "\n"), "would record "+w) {
+	if !out.DryRun || !strings.Contains(strings.Join(out.Notices, "\n"), "would record "+w) {
 		t.Errorf("the dry run does not say what the clean-up would do: %+v", out)
 	}
 }
@@ -110,7 +110,7 @@ func TestLandDryRunSaysWhatTheCleanupKeeps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dry := strings.Join(out.Warnings, "\n")
+	dry := strings.Join(out.Notices, "\n")
 	if !strings.Contains(dry, "would have kept "+w+": 1 process working in it") {
 		t.Fatalf("the dry run does not say the clean-up keeps the worktree: %q", dry)
 	}

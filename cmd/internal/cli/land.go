@@ -167,7 +167,8 @@ func (f *Factory) printLandDryRun(out *core.Outcome) error {
 	for _, c := range out.Commands {
 		fmt.Fprintf(f.Out, "  %s\n", c)
 	}
-	for _, n := range out.Warnings {
+	f.warn(out.Warnings)
+	for _, n := range out.Notices {
 		fmt.Fprintf(f.Out, "%s\n", n)
 	}
 	return nil
