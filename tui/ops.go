@@ -204,11 +204,10 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 	if m.mode == modeLand && e.Kind == core.KindUsage && m.landForm.fieldError(e) {
 		return m, nil
 	}
-	if op.kind == core.OpRemove && e.ForceHelps && !op.force {
-		m.status = removeRefusedStatus(e, op.path)
-	} else {
-		m.status = errorStatus(e)
+	if needsSession(op, e) {
+		return m.openSessionPrompt(op, e), nil
 	}
+	m.status = refusalStatus(op, e)
 	m.clampCursor() // the error may take lines from the list: keep the selected row on screen
 	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen ||
 		op.kind == core.OpClaim || op.kind == core.OpRelease || op.kind == core.OpPrune

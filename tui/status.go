@@ -27,6 +27,7 @@ type statusLine struct {
 	hint      string
 	warns     []string // drawn after the message, at warning level
 	untilLoad bool     // "refreshing…": replaced as soon as the list arrives
+	offer     *forceOffer // the refused request F sends again with force (wayout.go)
 }
 
 func infoStatus(msg string) statusLine { return statusLine{kind: statusInfo, msg: msg} }

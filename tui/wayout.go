@@ -1,0 +1,220 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/copse-dev/copse/core"
+)
+
+// The picker's way out of a refusal. core's hints are written for the CLI (--force,
+// --session ID); here the way out is a key or a dialog. This file is the one mapping from
+// a refused operation to what the picker offers instead:
+//
+//   - remove refused for a reason force gets past: the hint ends in D (force remove, asks twice);
+//   - claim or release refused for a reason force gets past: F sends the same request
+//     with force (core asks first), offered in the status line until the next key;
+//   - claim or release with no session known (or a malformed one): a small prompt asks
+//     for the session and retries with it;
+//   - anything else: core's message and hint as the CLI prints them.
+
+// forceOffer is a refused request the picker can send again with force, by F.
+type forceOffer struct {
+	kind  core.Operation
+	label string
+	req   core.Request
+}
+
+// refusalStatus is the status line for a refused or failed operation.
+func refusalStatus(op *operation, e *core.Error) statusLine {
+	switch {
+	case op.kind == core.OpRemove && e.ForceHelps && !op.force:
+		return removeRefusedStatus(e, op.path)
+	case (op.kind == core.OpClaim || op.kind == core.OpRelease) && e.ForceHelps:
+		if forced := withForce(op.req); forced != nil {
+			verb := "claim"
+			if op.kind == core.OpRelease {
+				verb = "release"
+			}
+			return statusLine{kind: statusError, msg: oneLine(e.Message), hint: claimForceHint(e.Code, verb),
+				offer: &forceOffer{kind: op.kind, label: strings.Replace(op.label, verb+"ing", verb+"ing (forced)", 1), req: forced}}
+		}
+	case op.kind == core.OpRelease && e.Code == core.CodeNotClaimed:
+		return statusLine{kind: statusError, msg: oneLine(e.Message), hint: "claimed rows show ⚑ and the session holding them"}
+	}
+	return errorStatus(e)
+}
+
+// claimForceHint is the picker's way out of a claim or release that force gets past.
+func claimForceHint(code, verb string) string {
+	f := "press F to " + verb + " it anyway (asks first)"
+	switch code {
+	case core.CodeClaimed:
+		return "pick another worktree, or press F to take the claim over (asks first)"
+	case core.CodeLockedByHuman:
+		return "leave it alone, or " + f
+	case core.CodeClaimedByOther:
+		return "ask that session to release it, or " + f
+	}
+	return f
+}
+
+// withForce is req with force set, for the requests F can send again; nil for the others.
+func withForce(req core.Request) core.Request {
+	switch r := req.(type) {
+	case core.ClaimRequest:
+		r.Force = true
+		return r
+	case core.ReleaseRequest:
+		r.Force = true
+		return r
+	}
+	return nil
+}
+
+// withSession is a claim or release request naming session; nil for other requests.
+func withSession(req core.Request, session string) core.Request {
+	switch r := req.(type) {
+	case core.ClaimRequest:
+		r.Session = &session
+		return r
+	case core.ReleaseRequest:
+		r.Session = &session
+		return r
+	}
+	return nil
+}
+
+// needsSession: a claim or release core refused for want of a usable session id, which
+// the session prompt can supply.
+func needsSession(op *operation, e *core.Error) bool {
+	return (op.kind == core.OpClaim || op.kind == core.OpRelease) && withSession(op.req, "") != nil &&
+		(e.Code == core.CodeSessionRequired || e.Code == core.CodeBadSession)
+}
+
+// sessionArg is the session the picker was given in its prompt, for claim and release
+// requests; nil (core's default: COPSE_SESSION, else the Herdr workspace) until then.
+func (m Model) sessionArg() *string {
+	if m.session == "" {
+		return nil
+	}
+	s := m.session
+	return &s
+}
+
+// ---- the session prompt (modeSession)
+
+// sessionPrompt asks which session a claim or release is for, when core knows none.
+type sessionPrompt struct {
+	input textinput.Model
+	kind  core.Operation
+	label string // "claiming feat/x"
+	title string // "Claim feat/x"
+	path  string // escaped, home as ~
+	req   core.Request
+	err   string // why the last id was refused
+}
+
+// openSessionPrompt replaces a session refusal with the prompt; a malformed id the user
+// typed is shown under the input, which keeps it for editing.
+func (m Model) openSessionPrompt(op *operation, e *core.Error) Model {
+	ti := textinput.New()
+	ti.Prompt = ""
+	ti.Placeholder = "e.g. agent-7"
+	ti.CharLimit = 128
+	ti.SetStyles(m.styles.Input)
+	ti.SetWidth(max(4, m.w()-formIndent-2))
+	p := &sessionPrompt{kind: op.kind, label: op.label, req: op.req}
+	if r, ok := m.rowByPath(rawPath(op.req)); ok {
+		verb := "Claim "
+		if op.kind == core.OpRelease {
+			verb = "Release "
+		}
+		p.title, p.path = verb+r.label, r.path
+	}
+	if e.Code == core.CodeBadSession {
+		p.err = oneLine(e.Message) + " — " + oneLine(e.Hint)
+		if m.session != "" {
+			ti.SetValue(m.session)
+		}
+		m.session = "" // refused: the next claim asks again
+	}
+	ti.Focus()
+	p.input = ti
+	m.sessionAsk = p
+	m.mode = modeSession
+	m.status = statusLine{}
+	return m
+}
+
+func (m Model) sessionKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	ks := m.keys
+	p := m.sessionAsk
+	switch {
+	case key.Matches(k, ks.ForceQuit):
+		return m.quit()
+	case key.Matches(k, ks.CancelForm):
+		m.sessionAsk = nil
+		m.mode = modeList
+		m.status = infoStatus("cancelled: nothing changed")
+		return m, nil
+	case key.Matches(k, ks.SubmitSession):
+		v := strings.TrimSpace(p.input.Value())
+		if v == "" {
+			p.err = "type the session id this claim is held by (letters, digits and . _ : @ / + = -)"
+			return m, nil
+		}
+		// Kept for the rest of this picker: the next c or C needs no prompt. core checks
+		// the id; a refused one brings the prompt back with the reason.
+		m.session = v
+		m.sessionAsk = nil
+		m.mode = modeList
+		return m.startOp(p.kind, p.label, withSession(p.req, v), opOptions{})
+	}
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(k)
+	return m, cmd
+}
+
+// view draws the prompt.
+func (p *sessionPrompt) view(st *Styles, width int) []string {
+	lines := []string{st.FormTitle.Render(cut(p.title+" for which session?", width))}
+	if p.path != "" {
+		lines = append(lines, st.FormNote.Render(cut("  "+p.path, width)))
+	}
+	lines = append(lines, "", st.FormLabelFocus.Render(pad("› session", formIndent))+p.input.View())
+	if p.err != "" {
+		for _, l := range wrapLines("✗ ", p.err, width-formIndent, maxErrorLines) {
+			lines = append(lines, st.FormError.Render(strings.Repeat(" ", formIndent)+l))
+		}
+	}
+	return append(lines, "", st.FormNote.Render(cut("No session is known ($COPSE_SESSION unset, not inside Herdr).", width)),
+		st.FormNote.Render(cut("A claim is held in this id's name; the picker keeps it until it ends.", width)))
+}
+
+// rawPath is the worktree path a claim or release request names.
+func rawPath(req core.Request) string {
+	switch r := req.(type) {
+	case core.ClaimRequest:
+		if r.Path != nil {
+			return *r.Path
+		}
+	case core.ReleaseRequest:
+		if r.Path != nil {
+			return *r.Path
+		}
+	}
+	return ""
+}
+
+// rowByPath is the listed row at path.
+func (m Model) rowByPath(p string) (row, bool) {
+	for _, r := range m.rows {
+		if r.wt.Path == p {
+			return r, true
+		}
+	}
+	return row{}, false
+}
