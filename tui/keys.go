@@ -26,13 +26,13 @@ type KeyMap struct {
 	Land        key.Binding
 	// Force retries the request the status line's refusal names with force (a claim or
 	// release another session holds); enabled only while that offer is on screen.
-	Force       key.Binding
-	Back        key.Binding
-	Filter      key.Binding
-	Refresh     key.Binding
-	Help        key.Binding
-	Quit        key.Binding
-	ForceQuit   key.Binding
+	Force     key.Binding
+	Back      key.Binding
+	Filter    key.Binding
+	Refresh   key.Binding
+	Help      key.Binding
+	Quit      key.Binding
+	ForceQuit key.Binding
 
 	// While typing a filter.
 	FilterUp     key.Binding

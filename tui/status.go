@@ -25,8 +25,8 @@ type statusLine struct {
 	kind      statusKind
 	msg       string
 	hint      string
-	warns     []string // drawn after the message, at warning level
-	untilLoad bool     // "refreshing…": replaced as soon as the list arrives
+	warns     []string    // drawn after the message, at warning level
+	untilLoad bool        // "refreshing…": replaced as soon as the list arrives
 	offer     *forceOffer // the refused request F sends again with force (wayout.go)
 }
 
