@@ -160,3 +160,34 @@ func TestEscOneThingPerState(t *testing.T) {
 		t.Error("esc in the plain list did not quit")
 	}
 }
+
+// A land refused because another session claimed the worktree closes the form and offers
+// F, which lands with force_claim and the typed target; a land hint that names --into
+// names the form's field instead.
+func TestLandRefusalsInPickerWords(t *testing.T) {
+	m := loaded(t, newTestModel(100, 20, Options{}), fxClaimed(), fxMixedStatus())
+	m = selectBranch(t, m, "agent/claude-1")
+	m, _ = send(t, m, press("L"))
+	if m.mode != modeLand {
+		t.Fatal("L did not open the land form")
+	}
+	m = typeText(t, m, "release/2.0")
+	m, _ = send(t, m, press("enter"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: core.CodeClaimedByOther, ForceHelps: true,
+		Message: "claimed by session claude-1", Hint: "pass --force-claim (request field force_claim)"}})
+	if m.mode != modeList || m.status.offer == nil || strings.Contains(plain(m), "--force-claim") || !strings.Contains(m.status.hint, "press F") {
+		t.Fatalf("mode %v status %+v\n%s", m.mode, m.status, plain(m))
+	}
+	f, _ := send(t, m, press("F"))
+	req, ok := f.op.req.(core.LandRequest)
+	if f.op == nil || f.op.kind != core.OpLand || !ok || !req.ForceClaim || req.Into == nil || *req.Into != "release/2.0" {
+		t.Fatalf("F did not land with force_claim and the typed target: %+v", f.op)
+	}
+
+	m, _ = send(t, m, press("L"), press("enter"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: core.CodeTargetMissing,
+		Message: "the target branch nope does not exist", Hint: "create it, or pass another --into"}})
+	if out := plain(m); strings.Contains(out, "--into") || !strings.Contains(out, "type another branch in the into field") {
+		t.Errorf("target_missing:\n%s", out)
+	}
+}

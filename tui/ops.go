@@ -197,7 +197,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 // while the dialog was open) and any failed mutation refresh the list, so what is shown is
 // what git now says.
 func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
-	e := core.AsError(err)
+	e := inPickerWords(op, core.AsError(err))
 	if m.mode == modeForm && e.Kind == core.KindUsage && m.form.fieldError(e) {
 		return m, nil
 	}
@@ -208,6 +208,10 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 		return m.openSessionPrompt(op, e), nil
 	}
 	m.status = refusalStatus(op, e)
+	if m.status.offer != nil && m.mode == modeLand {
+		// F is typed text in the form: the form closes (its values are in the offer).
+		m.mode = modeList
+	}
 	m.clampCursor() // the error may take lines from the list: keep the selected row on screen
 	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen ||
 		op.kind == core.OpClaim || op.kind == core.OpRelease || op.kind == core.OpPrune

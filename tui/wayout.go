@@ -16,8 +16,11 @@ import (
 //   - remove refused for a reason force gets past: the hint ends in D (force remove, asks twice);
 //   - claim or release refused for a reason force gets past: F sends the same request
 //     with force (core asks first), offered in the status line until the next key;
+//   - a land refused because another session claimed the worktree: the form closes and F
+//     lands with force_claim (core asks before it takes the claim over);
 //   - claim or release with no session known (or a malformed one): a small prompt asks
 //     for the session and retries with it;
+//   - a land's target hint names the form's target field, not --into;
 //   - anything else: core's message and hint as the CLI prints them.
 
 // forceOffer is a refused request the picker can send again with force, by F.
@@ -41,6 +44,13 @@ func refusalStatus(op *operation, e *core.Error) statusLine {
 			return statusLine{kind: statusError, msg: oneLine(e.Message), hint: claimForceHint(e.Code, verb),
 				offer: &forceOffer{kind: op.kind, label: strings.Replace(op.label, verb+"ing", verb+"ing (forced)", 1), req: forced}}
 		}
+	case op.kind == core.OpLand && e.ForceHelps && e.Code == core.CodeClaimedByOther:
+		if r, ok := op.req.(core.LandRequest); ok {
+			r.ForceClaim = true
+			return statusLine{kind: statusError, msg: oneLine(e.Message),
+				hint:  "land it from that session, or press F to take the claim over and land (asks first)",
+				offer: &forceOffer{kind: op.kind, label: op.label, req: r}}
+		}
 	case op.kind == core.OpRelease && e.Code == core.CodeNotClaimed:
 		return statusLine{kind: statusError, msg: oneLine(e.Message), hint: "claimed rows show ⚑ and the session holding them"}
 	}
@@ -59,6 +69,25 @@ func claimForceHint(code, verb string) string {
 		return "ask that session to release it, or " + f
 	}
 	return f
+}
+
+// landHints are the picker's words for land refusals whose core hint names --into: the
+// target is the form's first field here.
+var landHints = map[string]string{
+	core.CodeNoDefaultTarget: "type the branch to land onto in the into field",
+	core.CodeIntoIsBranch:    "type the branch to land onto in the into field",
+	core.CodeTargetMissing:   "create it, or type another branch in the into field",
+}
+
+// inPickerWords is e with a hint the picker can act on, for the errors whose core hint
+// only makes sense on the command line; other errors are returned as they are.
+func inPickerWords(op *operation, e *core.Error) *core.Error {
+	if h, ok := landHints[e.Code]; ok && op.kind == core.OpLand {
+		c := *e
+		c.Hint = h
+		return &c
+	}
+	return e
 }
 
 // withForce is req with force set, for the requests F can send again; nil for the others.
