@@ -191,3 +191,22 @@ func TestLandRefusalsInPickerWords(t *testing.T) {
 		t.Errorf("target_missing:\n%s", out)
 	}
 }
+
+// Create and prune hints that name a CLI flag are phrased for the picker.
+func TestCreateAndPruneHintsInPickerWords(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("n"))
+	m = typeText(t, m, "feat/new")
+	m, _ = send(t, m, press("enter"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindUsage, Code: core.CodeUnknownBase, Field: "base",
+		Message: "the main checkout's branch main has no commit", Hint: "commit on it first, or pass --base REF"}})
+	if out := plain(m); strings.Contains(out, "--base") || !strings.Contains(out, "type a base") {
+		t.Errorf("create:\n%s", out)
+	}
+	m, _ = send(t, m, press("esc"), press("P"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindUsage, Code: core.CodeBadDuration, Field: "copse.pruneAfter",
+		Message: "git config copse.pruneAfter is not a duration", Hint: "fix it: `git config copse.pruneAfter 72h` (or pass --older-than)"}})
+	if m.status.hint != "fix it: `git config copse.pruneAfter 72h`" {
+		t.Errorf("prune: %+v", m.status)
+	}
+}

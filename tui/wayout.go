@@ -71,20 +71,33 @@ func claimForceHint(code, verb string) string {
 	return f
 }
 
-// landHints are the picker's words for land refusals whose core hint names --into: the
-// target is the form's first field here.
-var landHints = map[string]string{
-	core.CodeNoDefaultTarget: "type the branch to land onto in the into field",
-	core.CodeIntoIsBranch:    "type the branch to land onto in the into field",
-	core.CodeTargetMissing:   "create it, or type another branch in the into field",
+// cliPhrases are the parts of core hints that name a CLI flag, with what the picker says
+// instead, by operation and code ("" code: any). An empty cli replaces the whole hint.
+var cliPhrases = []struct {
+	op          core.Operation
+	code        string
+	cli, picker string
+}{
+	{core.OpLand, core.CodeNoDefaultTarget, "", "type the branch to land onto in the into field"},
+	{core.OpLand, core.CodeIntoIsBranch, "", "type the branch to land onto in the into field"},
+	{core.OpLand, core.CodeTargetMissing, "", "create it, or type another branch in the into field"},
+	{core.OpCreate, core.CodeUnknownBase, "pass --base REF", "type a base (branch, tag or commit) in the base field"},
+	{core.OpPrune, "", " (or pass --older-than)", ""},
 }
 
 // inPickerWords is e with a hint the picker can act on, for the errors whose core hint
 // only makes sense on the command line; other errors are returned as they are.
 func inPickerWords(op *operation, e *core.Error) *core.Error {
-	if h, ok := landHints[e.Code]; ok && op.kind == core.OpLand {
+	for _, p := range cliPhrases {
+		if p.op != op.kind || (p.code != "" && p.code != e.Code) || (p.cli != "" && !strings.Contains(e.Hint, p.cli)) {
+			continue
+		}
 		c := *e
-		c.Hint = h
+		if p.cli == "" {
+			c.Hint = p.picker
+		} else {
+			c.Hint = strings.ReplaceAll(c.Hint, p.cli, p.picker)
+		}
 		return &c
 	}
 	return e
