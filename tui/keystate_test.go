@@ -210,3 +210,47 @@ func TestCreateAndPruneHintsInPickerWords(t *testing.T) {
 		t.Errorf("prune: %+v", m.status)
 	}
 }
+
+// The session prompt as drawn at 80x24, and the refused id shown in it.
+func TestGoldenSessionPrompt(t *testing.T) {
+	m := mixed(t, 80, 24)
+	m = selectBranch(t, m, "release/2.0")
+	m, _ = send(t, m, press("c"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindUsage, Code: core.CodeSessionRequired, Field: "session",
+		Message: "claim needs a session id and none was given", Hint: "pass --session ID (request field \"session\"), or set COPSE_SESSION"}})
+	if m.mode != modeSession {
+		t.Fatalf("mode %v, want the session prompt", m.mode)
+	}
+	m = typeText(t, m, "bad!id")
+	m, _ = send(t, m, press("enter"))
+	if m.op == nil {
+		t.Fatal("enter did not send the claim")
+	}
+	if req := m.op.req.(core.ClaimRequest); req.Session == nil || *req.Session != "bad!id" {
+		t.Fatalf("the claim does not carry the typed session: %+v", req)
+	}
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindUsage, Code: core.CodeBadSession, Field: "session",
+		Message: `session "bad!id" contains "!", which a session id may not`, Hint: "use letters, digits and . _ : @ / + = - only (e.g. agent-7 or herdr:wA)"}})
+	if m.mode != modeSession || m.sessionAsk.input.Value() != "bad!id" || m.session != "" {
+		t.Fatalf("mode %v value %q session %q", m.mode, m.sessionAsk.input.Value(), m.session)
+	}
+	if out := plain(m); strings.Contains(out, "--session") {
+		t.Errorf("the prompt names a CLI flag:\n%s", out)
+	}
+	goldenPlain(t, m)
+}
+
+// The F offer at 60 columns: the hint wraps whole, F leads the help line and q/esc quit
+// stays at its end.
+func TestGoldenForceOffer60(t *testing.T) {
+	m := loaded(t, newTestModel(60, 20, Options{}), fxClaimed(), fxMixedStatus())
+	m = selectBranch(t, m, "agent/claude-1")
+	m, _ = send(t, m, press("c"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: core.CodeClaimed, ForceHelps: true,
+		Message: "~/src/app.worktrees/agent-claude-1 is claimed by session claude-1", Hint: "pass --force"}})
+	h := shortHelpLine(m)
+	if !strings.HasPrefix(h, "F again with force") || !strings.HasSuffix(h, "q/esc quit") {
+		t.Errorf("help: %q", h)
+	}
+	goldenPlain(t, m)
+}

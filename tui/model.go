@@ -255,6 +255,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.form.setWidth(m.w())
 		m.landForm.setWidth(m.w())
+		if m.sessionAsk != nil {
+			m.sessionAsk.input.SetWidth(max(4, m.w()-formIndent-2))
+		}
 		m.help.SetWidth(m.w())
 		m.clampCursor()
 		return m, nil

@@ -157,6 +157,7 @@ type sessionPrompt struct {
 	path  string // escaped, home as ~
 	req   core.Request
 	err   string // why the last id was refused
+	none  bool   // core knew no session at all (not a malformed one)
 }
 
 // openSessionPrompt replaces a session refusal with the prompt; a malformed id the user
@@ -168,7 +169,7 @@ func (m Model) openSessionPrompt(op *operation, e *core.Error) Model {
 	ti.CharLimit = 128
 	ti.SetStyles(m.styles.Input)
 	ti.SetWidth(max(4, m.w()-formIndent-2))
-	p := &sessionPrompt{kind: op.kind, label: op.label, req: op.req}
+	p := &sessionPrompt{kind: op.kind, label: op.label, req: op.req, none: e.Code == core.CodeSessionRequired}
 	if r, ok := m.rowByPath(rawPath(op.req)); ok {
 		verb := "Claim "
 		if op.kind == core.OpRelease {
@@ -232,8 +233,11 @@ func (p *sessionPrompt) view(st *Styles, width int) []string {
 			lines = append(lines, st.FormError.Render(strings.Repeat(" ", formIndent)+l))
 		}
 	}
-	return append(lines, "", st.FormNote.Render(cut("No session is known ($COPSE_SESSION unset, not inside Herdr).", width)),
-		st.FormNote.Render(cut("A claim is held in this id's name; the picker keeps it until it ends.", width)))
+	lines = append(lines, "")
+	if p.none {
+		lines = append(lines, st.FormNote.Render(cut("No session is known ($COPSE_SESSION unset, not inside Herdr).", width)))
+	}
+	return append(lines, st.FormNote.Render(cut("Claims are held in a session id's name; the picker uses this one until you quit.", width)))
 }
 
 // rawPath is the worktree path a claim or release request names.
