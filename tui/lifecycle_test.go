@@ -192,9 +192,11 @@ func TestFlowClaimWithoutSessionAsksForOne(t *testing.T) {
 	}
 	f.selectPath(wt)
 	f.keys("C")
-	fr = f.wait("released", func(fr frame) bool { return !fr.busy && strings.Contains(fr.status.msg, "released") })
-	if fr.mode != modeList || strings.Contains(fr.view, "⚑") {
-		t.Errorf("C asked again or did not release:\n%s", fr.view)
+	fr = f.wait("released (the prompt does not come back)", func(fr frame) bool {
+		return fr.mode == modeSession || !fr.busy && strings.Contains(fr.status.msg, "released") && !strings.Contains(fr.view, "⚑")
+	})
+	if fr.mode != modeList {
+		t.Errorf("C asked for the session again:\n%s", fr.view)
 	}
 	f.keys("q")
 	f.result()
