@@ -192,9 +192,15 @@ func TestLandRefusalsInPickerWords(t *testing.T) {
 	}
 }
 
-// Create and prune hints that name a CLI flag are phrased for the picker.
+// Create, prune and remove hints that name a CLI flag or command are phrased for the picker.
 func TestCreateAndPruneHintsInPickerWords(t *testing.T) {
 	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("d"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: core.CodeCurrentWorktree,
+		Message: "it is the worktree copse is running in", Hint: "switch to another worktree first (`copse switch /home/dev/src/app`), then remove this one"}})
+	if out := plain(m); strings.Contains(out, "copse switch") || !strings.Contains(out, "enter on its row") {
+		t.Errorf("remove:\n%s", out)
+	}
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "feat/new")
 	m, _ = send(t, m, press("enter"))

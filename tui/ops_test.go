@@ -266,13 +266,13 @@ func TestForceHelpsRefusalAfterConfirm(t *testing.T) {
 // Every other error shows core's message and hint unchanged: a refusal force would not get
 // past, a ForceHelps refusal of an operation that is not a plain remove, and a failure.
 func TestOtherErrorsKeepCoreHint(t *testing.T) {
-	cur := &core.Error{Kind: core.KindRefused, Code: "current_worktree", Message: "you are in /home/dev/src/app.worktrees/feat-login",
-		Hint: "switch to another worktree first, then remove this one"}
+	cur := &core.Error{Kind: core.KindRefused, Code: "contains_worktree", Message: "/home/dev/src/app.worktrees/feat-login holds another worktree",
+		Hint: "remove or move the inner worktree first (git worktree move), then this one"}
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("g"), press("j"), press("d"))
 	m, _ = send(t, m, preparedMsg{op: m.op.id, err: cur})
 	if m.status.msg != cur.Message || m.status.hint != cur.Hint {
-		t.Errorf("current worktree: status = %+v", m.status)
+		t.Errorf("contains worktree: status = %+v", m.status)
 	}
 	// Already forced: suggesting D again would be a loop.
 	forced := dirtyRefusal()

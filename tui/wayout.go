@@ -83,6 +83,7 @@ var cliPhrases = []struct {
 	{core.OpLand, core.CodeTargetMissing, "", "create it, or type another branch in the into field"},
 	{core.OpCreate, core.CodeUnknownBase, "pass --base REF", "type a base (branch, tag or commit) in the base field"},
 	{core.OpPrune, "", " (or pass --older-than)", ""},
+	{core.OpRemove, core.CodeCurrentWorktree, "", "switch to another worktree first (enter on its row), then remove this one from there"},
 }
 
 // inPickerWords is e with a hint the picker can act on, for the errors whose core hint
