@@ -260,3 +260,34 @@ func TestGoldenForceOffer60(t *testing.T) {
 	}
 	goldenPlain(t, m)
 }
+
+// A blocked land job's hint on the detail line names L and F, not --force-claim or
+// --force-restart; a hint without a CLI flag is kept.
+func TestLandJobHintsInPickerWords(t *testing.T) {
+	for _, tc := range []struct{ code, hint, want string }{
+		{core.CodeClaimedByOther, "land it from that session, or land again with --force-claim to take the claim over (asks first)", "land again (L) and press F"},
+		{core.CodeRebaseConflict, "resolve in /w, git add the files, git rebase --continue, then land again (or land with --force-restart to start over)", "(or land again with L and press F to start over)"},
+		{core.CodeTestFailed, "fix it, commit, and land again", "fix it, commit, and land again"},
+	} {
+		got := landDetail(&core.LandJob{Job: "land-1", State: core.LandBlocked, Code: tc.code, Message: "m", Hint: tc.hint})
+		if strings.Contains(got, "--force") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q", tc.code, got)
+		}
+	}
+}
+
+// A land refused for a rebase an earlier land left open offers F, which lands with
+// force_restart (core still refuses a rebase it did not start).
+func TestLandRebaseInProgressOffersRestart(t *testing.T) {
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("L"), press("enter"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: core.CodeRebaseInProgress,
+		Message: "a rebase is in progress", Hint: "…; or land with --force-restart to abort a rebase an earlier land started"}})
+	if m.mode != modeList || m.status.offer == nil || strings.Contains(plain(m), "--force-restart") {
+		t.Fatalf("mode %v status %+v", m.mode, m.status)
+	}
+	f, _ := send(t, m, press("F"))
+	if req, ok := f.op.req.(core.LandRequest); f.op == nil || !ok || !req.ForceRestart {
+		t.Fatalf("F did not land with force_restart: %+v", f.op)
+	}
+}

@@ -17,7 +17,8 @@ import (
 //   - claim or release refused for a reason force gets past: F sends the same request
 //     with force (core asks first), offered in the status line until the next key;
 //   - a land refused because another session claimed the worktree: the form closes and F
-//     lands with force_claim (core asks before it takes the claim over);
+//     lands with force_claim (core asks before it takes the claim over); a land refused
+//     for a rebase an earlier land left open: F lands with force_restart;
 //   - claim or release with no session known (or a malformed one): a small prompt asks
 //     for the session and retries with it;
 //   - a land's target hint names the form's target field, not --into;
@@ -49,6 +50,15 @@ func refusalStatus(op *operation, e *core.Error) statusLine {
 			r.ForceClaim = true
 			return statusLine{kind: statusError, msg: oneLine(e.Message),
 				hint:  "land it from that session, or press F to take the claim over and land (asks first)",
+				offer: &forceOffer{kind: op.kind, label: op.label, req: r}}
+		}
+	case op.kind == core.OpLand && e.Code == core.CodeRebaseInProgress:
+		// force_restart aborts a rebase an earlier land left open (core refuses one it did
+		// not start), so F is the picker's --force-restart.
+		if r, ok := op.req.(core.LandRequest); ok && !r.ForceRestart {
+			r.ForceRestart = true
+			return statusLine{kind: statusError, msg: oneLine(e.Message),
+				hint:  "resolve the conflicts, git add them and git rebase --continue, then land again; or press F to abort the rebase an earlier land started and start over",
 				offer: &forceOffer{kind: op.kind, label: op.label, req: r}}
 		}
 	case op.kind == core.OpRelease && e.Code == core.CodeNotClaimed:
@@ -84,21 +94,36 @@ var cliPhrases = []struct {
 	{core.OpCreate, core.CodeUnknownBase, "pass --base REF", "type a base (branch, tag or commit) in the base field"},
 	{core.OpPrune, "", " (or pass --older-than)", ""},
 	{core.OpRemove, core.CodeCurrentWorktree, "", "switch to another worktree first (enter on its row), then remove this one from there"},
+	// A land job's blocked hint, on the row's detail line: the way on is L again, then F.
+	{opLandJob, core.CodeClaimedByOther, "", "land it from that session, or land again (L) and press F to take the claim over (asks first)"},
+	{opLandJob, core.CodeTargetMissing, "", "create it, or land again (L) onto another branch"},
+	{opLandJob, core.CodeRebaseConflict, "(or land with --force-restart to start over)", "(or land again with L and press F to start over)"},
+}
+
+// opLandJob is the phrase table's name for a land job's record (the row's detail line),
+// as opposed to the land request the form sends.
+const opLandJob core.Operation = "land job"
+
+// pickerHint is hint in the picker's words, for op's refusal code.
+func pickerHint(op core.Operation, code, hint string) string {
+	for _, p := range cliPhrases {
+		if p.op != op || (p.code != "" && p.code != code) || (p.cli != "" && !strings.Contains(hint, p.cli)) {
+			continue
+		}
+		if p.cli == "" {
+			return p.picker
+		}
+		return strings.ReplaceAll(hint, p.cli, p.picker)
+	}
+	return hint
 }
 
 // inPickerWords is e with a hint the picker can act on, for the errors whose core hint
 // only makes sense on the command line; other errors are returned as they are.
 func inPickerWords(op *operation, e *core.Error) *core.Error {
-	for _, p := range cliPhrases {
-		if p.op != op.kind || (p.code != "" && p.code != e.Code) || (p.cli != "" && !strings.Contains(e.Hint, p.cli)) {
-			continue
-		}
+	if h := pickerHint(op.kind, e.Code, e.Hint); h != e.Hint {
 		c := *e
-		if p.cli == "" {
-			c.Hint = p.picker
-		} else {
-			c.Hint = strings.ReplaceAll(c.Hint, p.cli, p.picker)
-		}
+		c.Hint = h
 		return &c
 	}
 	return e
