@@ -27,7 +27,7 @@ func TestKeysDoc(t *testing.T) {
 				"D":     "asks twice; hidden on the main checkout",
 				"c":     "for the picker's session: $COPSE_SESSION, else the Herdr workspace, else asks for one (kept until the picker ends); hidden on the main checkout",
 				"C":     "only the session that holds the claim; shown on claimed or locked rows",
-				"F":     "only after a claim, release or land refused for a reason force gets past (the status line says so): takes a claim over, releases anyway, or restarts a land (a takeover asks first)",
+				"F":     "only after a claim, release or land refused for a reason force gets past (the status line says so): takes a claim over, releases anyway, or restarts a land (forced claims, releases and takeovers ask first)",
 				"P":     "a preview of what goes and what stays (and why); asks before anything is removed",
 				"L":     "lands the selected worktree: a form with target and test command, then progress with phase and elapsed time; hidden on the main checkout and detached rows",
 				"-":     "shown once there is a worktree to go back to; not in `copse pick`",
