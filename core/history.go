@@ -67,3 +67,10 @@ func (h *History) lookup(session string, exists func(path string) bool) (string,
 	}
 	return "", false
 }
+
+// Has reports whether session has a worktree to go back to for which exists is true,
+// forgetting nothing (a picker hides its back key when there is none).
+func (h *History) Has(session string, exists func(path string) bool) bool {
+	_, ok := h.lookup(session, exists)
+	return ok
+}

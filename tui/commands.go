@@ -21,13 +21,30 @@ type listingMsg struct {
 	listing *core.Listing
 	session string
 	err     error
+	// hasPrevious: core's history has a listed worktree for back (-) to return to.
+	hasPrevious bool
 }
 
 func loadListCmd(ctx context.Context, svc *core.Service, seq int) tea.Cmd {
 	return func() tea.Msg {
 		l, err := svc.List(ctx, false)
-		return listingMsg{seq: seq, listing: l, session: svc.SessionPath(), err: err}
+		return listingMsg{seq: seq, listing: l, session: svc.SessionPath(), err: err, hasPrevious: previousKnown(svc, l)}
 	}
+}
+
+// previousKnown reports whether back has somewhere to go: the session's history (in
+// memory, no I/O) holds a worktree the listing shows alive, as core's back requires.
+func previousKnown(svc *core.Service, l *core.Listing) bool {
+	if svc == nil || l == nil || svc.History() == nil {
+		return false
+	}
+	live := map[string]bool{}
+	for _, wt := range l.Worktrees {
+		if !wt.Bare && wt.Prunable == nil {
+			live[wt.Path] = true
+		}
+	}
+	return svc.History().Has(svc.Session(), func(p string) bool { return live[p] })
 }
 
 // statusStream carries status results from core's worker pool to the UI. ch is buffered

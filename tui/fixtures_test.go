@@ -124,7 +124,7 @@ func (m Model) withWorkspaces() Model {
 	m.hasWorkspaces = true
 	m.backend = "herdr"
 	m.keys = DefaultKeyMap()
-	m.keys.applyKeyState(true, m.opts.Pick)
+	m.applyKeyState()
 	return m
 }
 

@@ -307,6 +307,9 @@ func TestFlowBackReturnsToPrevious(t *testing.T) {
 	if fr := g.wait("a frame", func(frame) bool { return true }); fr.current != wt || fr.selected != wt {
 		t.Errorf("reopened picker: ● on %q, cursor on %q; want both on %s", fr.current, fr.selected, wt)
 	}
+	if fr := g.frame(); !strings.Contains(fr.view, "- back") {
+		t.Errorf("with a previous worktree the help lacks - back:\n%s", fr.view)
+	}
 	g.keys("-")
 	res := g.result()
 	if res.Outcome == nil || res.Outcome.Operation != core.OpBack || res.Outcome.Path != r.Root {
@@ -314,12 +317,18 @@ func TestFlowBackReturnsToPrevious(t *testing.T) {
 	}
 }
 
+// With nothing to go back to, - is not in the help bar; pressing it says why and does
+// nothing else (no back request, no filter typed).
 func TestFlowBackWithoutHistoryExplains(t *testing.T) {
 	r := coretest.New(t)
+	r.AddWorktree("feat/a", "app.worktrees/a")
 	f := startFlow(t, openService(t, r, r.Root), Options{})
+	if fr := f.frame(); strings.Contains(fr.view, "- back") || !strings.Contains(fr.view, "/ filter") {
+		t.Errorf("the help shows - without history:\n%s", fr.view)
+	}
 	f.keys("-")
-	fr := f.wait("the refusal is shown", func(fr frame) bool { return !fr.busy && fr.status.kind == statusError })
-	if !strings.Contains(fr.view, "no previous worktree") {
+	fr := f.wait("the explanation", func(fr frame) bool { return fr.status.kind == statusInfo })
+	if !strings.Contains(fr.view, "no previous worktree") || fr.busy || fr.mode != modeList || strings.Contains(fr.view, "/ -") {
 		t.Errorf("view:\n%s", fr.view)
 	}
 	f.keys("q")

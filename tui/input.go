@@ -10,6 +10,7 @@ import (
 // onKey routes a key by what has focus. Any key clears the status line: an error stays
 // until the user has seen it and acts.
 func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	offer := m.status.offer // F answers the refusal on screen, and only that one key
 	m.status = statusLine{}
 	if m.op != nil {
 		// While core works only cancellation and list movement get through: ctrl+c
@@ -39,6 +40,11 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.landKey(k)
 	case modeFilter:
 		return m.filterKey(k)
+	case modeSession:
+		return m.sessionKey(k)
+	}
+	if offer != nil && key.Matches(k, m.keys.Force) {
+		return m.startOp(offer.kind, offer.label, offer.req, opOptions{})
 	}
 	return m.listKey(k)
 }
@@ -76,10 +82,19 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.ForceQuit):
 		return m.quit()
 	case key.Matches(k, ks.Quit):
-		// esc first clears an applied filter; only then does it quit.
-		if k.String() == "esc" && m.filter.Value() != "" {
-			m.clearFilter()
-			return m, nil
+		if k.String() == "esc" {
+			// esc closes the innermost thing open: the full help, then an applied filter;
+			// only in the plain list does it quit.
+			switch m.listEsc() {
+			case escCloseHelp:
+				m.showHelp = false
+				m.help.ShowAll = false
+				m.clampCursor()
+				return m, nil
+			case escClearFilter:
+				m.clearFilter()
+				return m, nil
+			}
 		}
 		return m.quit()
 	case key.Matches(k, ks.Help):
@@ -123,14 +138,19 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Remove):
 		return m.startOp(core.OpRemove, "removing "+r.label, core.RemoveRequest{Path: path}, opOptions{path: tildePath(r.wt.Path, m.home), branch: r.wt.Branch})
 	case key.Matches(k, ks.Claim):
-		return m.startOp(core.OpClaim, "claiming "+r.label, core.ClaimRequest{Path: path}, opOptions{})
+		return m.startOp(core.OpClaim, "claiming "+r.label, core.ClaimRequest{Path: path, Session: m.sessionArg()}, opOptions{})
 	case key.Matches(k, ks.Release):
-		return m.startOp(core.OpRelease, "releasing "+r.label, core.ReleaseRequest{Path: path}, opOptions{})
+		return m.startOp(core.OpRelease, "releasing "+r.label, core.ReleaseRequest{Path: path, Session: m.sessionArg()}, opOptions{})
 	case key.Matches(k, ks.Land):
 		return m.openLandForm()
 	case key.Matches(k, ks.ForceRemove):
 		return m.startOp(core.OpRemove, "force-removing "+r.label, core.RemoveRequest{Path: path, Force: true},
 			opOptions{force: true, path: tildePath(r.wt.Path, m.home), branch: r.wt.Branch})
+	}
+	if why, ok := m.unavailable(k); ok {
+		m.status = infoStatus(why)
+		m.clampCursor()
+		return m, nil
 	}
 	if mm, cmd, ok := m.typeIntoFilter(k); ok {
 		return mm, cmd
@@ -289,6 +309,10 @@ func (m Model) onPaste(p tea.PasteMsg) (tea.Model, tea.Cmd) {
 		baseSeq := m.form.baseSeq
 		cmd, changed := m.form.update(p, m.keys)
 		return m, m.formChecks(cmd, changed, baseSeq)
+	case modeSession:
+		var cmd tea.Cmd
+		m.sessionAsk.input, cmd = m.sessionAsk.input.Update(p)
+		return m, cmd
 	}
 	return m, nil
 }

@@ -24,18 +24,24 @@ type KeyMap struct {
 	Release     key.Binding
 	Prune       key.Binding // prune preview: what goes, what stays and why; asks before it acts
 	Land        key.Binding
-	Back        key.Binding
-	Filter      key.Binding
-	Refresh     key.Binding
-	Help        key.Binding
-	Quit        key.Binding
-	ForceQuit   key.Binding
+	// Force retries the request the status line's refusal names with force (a claim or
+	// release another session holds); enabled only while that offer is on screen.
+	Force     key.Binding
+	Back      key.Binding
+	Filter    key.Binding
+	Refresh   key.Binding
+	Help      key.Binding
+	Quit      key.Binding
+	ForceQuit key.Binding
 
 	// While typing a filter.
 	FilterUp     key.Binding
 	FilterDown   key.Binding
 	FilterAccept key.Binding // back to the list, filter kept: d, D, o act on the matches
 	FilterClear  key.Binding
+
+	// Session prompt (c or C with no session known).
+	SubmitSession key.Binding
 
 	// Create form.
 	NextField   key.Binding
@@ -74,6 +80,7 @@ func DefaultKeyMap() KeyMap {
 		Release:     key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "release")),
 		Prune:       key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "prune…")),
 		Land:        key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "land")),
+		Force:       key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "again with force")),
 		Back:        key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "back")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Refresh:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
@@ -85,6 +92,8 @@ func DefaultKeyMap() KeyMap {
 		FilterDown:   key.NewBinding(key.WithKeys("down", "ctrl+n", "ctrl+j"), key.WithHelp("↓", "down")),
 		FilterAccept: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "keep filter")),
 		FilterClear:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+
+		SubmitSession: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use this session")),
 
 		NextField:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
 		PrevField:   key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous")),
@@ -141,6 +150,9 @@ func (m Model) helpFor() helpKeys {
 		sub.SetHelp("enter", "land")
 		b := []key.Binding{sub, k.CancelForm, k.NextField}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
+	case modeSession:
+		b := []key.Binding{k.SubmitSession, k.CancelForm}
+		return helpKeys{short: b, full: [][]key.Binding{b}}
 	case modeConfirm:
 		b := []key.Binding{k.Yes, k.No}
 		if m.confirm != nil && m.confirm.canToggleBranch() {
@@ -152,13 +164,26 @@ func (m Model) helpFor() helpKeys {
 		b := []key.Binding{k.CancelOp}
 		return helpKeys{short: b, full: [][]key.Binding{b}}
 	}
+	// esc does one thing in each list state, and the help names that one thing: it closes
+	// the full help, else clears an applied filter, else quits (listEsc).
+	quit, help, esc := k.Quit, k.Help, m.listEsc()
+	if esc != escQuit {
+		quit.SetHelp("q", "quit")
+	}
 	// ? comes early: on a narrow terminal the line is cut, and ? leads to the rest.
-	short := []key.Binding{k.Switch, k.Help, k.Open, k.New, k.Remove, k.Back, k.Filter, k.Quit}
-	last := []key.Binding{k.Help, k.Quit, k.ForceQuit}
-	if m.filter.Value() != "" {
-		// An applied filter: esc clears it before it quits, and the help says so.
-		short = []key.Binding{k.Switch, k.Help, k.FilterClear, k.Open, k.New, k.Remove, k.Back, k.Filter, k.Quit}
-		last = []key.Binding{k.Help, k.FilterClear, k.Quit, k.ForceQuit}
+	short := []key.Binding{k.Switch, help, k.Open, k.New, k.Remove, k.Back, k.Filter, quit}
+	last := []key.Binding{help, quit, k.ForceQuit}
+	switch esc {
+	case escCloseHelp:
+		help.SetHelp("?/esc", "close") // short, so the full help keeps its columns at 100
+		last = []key.Binding{help, quit, k.ForceQuit}
+	case escClearFilter:
+		short = []key.Binding{k.Switch, help, k.FilterClear, k.Open, k.New, k.Remove, k.Back, k.Filter, quit}
+		last = []key.Binding{help, k.FilterClear, quit, k.ForceQuit}
+	}
+	if k.Force.Enabled() {
+		// The refusal on screen can be forced: its key leads the line, next to the hint.
+		short = append([]key.Binding{k.Force}, short...)
 	}
 	return helpKeys{
 		short: short,
@@ -166,20 +191,29 @@ func (m Model) helpFor() helpKeys {
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},
 			{k.New, k.Remove, k.ForceRemove, k.Land},
-			{k.Claim, k.Release, k.Prune},
+			{k.Claim, k.Release, k.Force, k.Prune},
 			{k.Sort, k.Preview, k.Edit, k.Shell, k.Copy},
 			last,
 		},
 	}
 }
 
-// applyKeyState enables and disables bindings for what the backend and mode allow:
-// `o` exists only with a workspace backend, and pick mode selects instead of switching.
-func (k *KeyMap) applyKeyState(hasWorkspaces, pick bool) {
-	k.Open.SetEnabled(hasWorkspaces)
-	if pick {
-		k.Switch.SetHelp("enter", "select")
-		// Back switches the shell; a picker that only reports a choice has nothing to go back to.
-		k.Back.SetEnabled(false)
+// escAction is the one thing esc does in the list.
+type escAction int
+
+const (
+	escQuit escAction = iota
+	escClearFilter
+	escCloseHelp
+)
+
+// listEsc is what esc does in the list now: the innermost thing open closes first.
+func (m Model) listEsc() escAction {
+	switch {
+	case m.showHelp:
+		return escCloseHelp
+	case m.filter.Value() != "":
+		return escClearFilter
 	}
+	return escQuit
 }

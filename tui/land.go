@@ -343,8 +343,8 @@ func landDetail(j *core.LandJob) string {
 		return fmt.Sprintf("%s %s onto %s", j.Job, j.Phase, textsafe.Escape(j.Into))
 	}
 	msg := j.Message
-	if j.Hint != "" {
-		msg += " — " + j.Hint
+	if h := pickerHint(opLandJob, j.Code, j.Hint); h != "" {
+		msg += " — " + h
 	}
 	return fmt.Sprintf("%s %s: %s", j.Job, j.State, oneLine(msg))
 }

@@ -144,19 +144,103 @@ func TestFlowClaimReleasePrune(t *testing.T) {
 	f.result()
 }
 
-// Without a session, c says how to name one and changes nothing.
-func TestFlowClaimWithoutSession(t *testing.T) {
+// Without a session, c asks for one in a prompt instead of naming a CLI flag: esc cancels
+// and nothing changes; an id core refuses brings the prompt back with the reason and nothing
+// changes; a good id claims the row in its name, and C then releases it without asking again.
+func TestFlowClaimWithoutSessionAsksForOne(t *testing.T) {
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/x", "app.worktrees/x")
 	before := r.Snapshot()
 	f := startFlow(t, openService(t, r, r.Root), Options{})
 	f.selectPath(wt)
 	f.keys("c")
-	fr := f.wait("the refusal", func(fr frame) bool { return !fr.busy && fr.status.kind == statusError })
-	if !strings.Contains(fr.view, "needs a session id") || !strings.Contains(fr.view, "COPSE_SESSION") {
-		t.Errorf("refusal does not say how to name a session:\n%s", fr.view)
+	fr := f.wait("the session prompt", func(fr frame) bool { return !fr.busy && fr.mode == modeSession })
+	for _, s := range []string{"Claim feat/x for which session?", "enter use this session", "esc cancel"} {
+		if !strings.Contains(fr.view, s) {
+			t.Errorf("prompt lacks %q:\n%s", s, fr.view)
+		}
+	}
+	if strings.Contains(fr.view, "--session") {
+		t.Errorf("the prompt names a CLI flag:\n%s", fr.view)
+	}
+	f.keys("esc")
+	fr = f.wait("back in the list", func(fr frame) bool { return fr.mode == modeList })
+	if !strings.Contains(fr.status.msg, "nothing changed") {
+		t.Errorf("esc: status %+v", fr.status)
 	}
 	r.Unchanged(before)
+
+	f.keys("c")
+	f.wait("the prompt again", func(fr frame) bool { return !fr.busy && fr.mode == modeSession })
+	f.keys(strings.Split("bad!id", "")...)
+	f.keys("enter")
+	fr = f.wait("the refused id shown in the prompt", func(fr frame) bool {
+		return !fr.busy && fr.mode == modeSession && strings.Contains(fr.view, "may not")
+	})
+	if !strings.Contains(fr.view, "bad!id") {
+		t.Errorf("the refused id is not kept for editing:\n%s", fr.view)
+	}
+	r.Unchanged(before)
+	for range "bad!id" {
+		f.keys("backspace")
+	}
+	f.keys(strings.Split("agent-7", "")...)
+	f.keys("enter")
+	f.wait("claimed", func(fr frame) bool { return !fr.busy && strings.Contains(fr.view, "⚑ agent-7") })
+	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); !strings.Contains(wl, "locked copse claim: session=agent-7") {
+		t.Fatalf("git does not show the claim:\n%s", wl)
+	}
+	f.selectPath(wt)
+	f.keys("C")
+	fr = f.wait("released (the prompt does not come back)", func(fr frame) bool {
+		return fr.mode == modeSession || !fr.busy && strings.Contains(fr.status.msg, "released") && !strings.Contains(fr.view, "⚑")
+	})
+	if fr.mode != modeList {
+		t.Errorf("C asked for the session again:\n%s", fr.view)
+	}
+	f.keys("q")
+	f.result()
+}
+
+// A claim another session holds: the status line offers F (take it over) instead of
+// --force; nothing changes until F, and F asks before it takes the claim over.
+func TestFlowClaimHeldOffersForceKey(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/held", "app.worktrees/held")
+	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=other-1 since=2026-01-01T00:00:00Z", wt)
+	before := r.Snapshot()
+	getenv := func(k string) string {
+		if k == "COPSE_SESSION" {
+			return "picker-1"
+		}
+		return r.Getenv(k)
+	}
+	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := startFlow(t, svc, Options{})
+	f.selectPath(wt)
+	f.keys("c")
+	fr := f.wait("the refusal", func(fr frame) bool { return !fr.busy && fr.status.kind == statusError })
+	if fr.status.offer == nil || !strings.Contains(fr.status.hint, "press F to take the claim over") {
+		t.Errorf("no F offer: %+v", fr.status)
+	}
+	if strings.Contains(fr.view, "--force") || !strings.Contains(fr.view, "F again with force") {
+		t.Errorf("screen:\n%s", fr.view)
+	}
+	r.Unchanged(before)
+	f.keys("F")
+	fr = f.wait("the takeover asks", func(fr frame) bool { return !fr.busy && fr.mode == modeConfirm })
+	if !strings.Contains(fr.view, "other-1") {
+		t.Errorf("the dialog does not name the session losing its claim:\n%s", fr.view)
+	}
+	r.Unchanged(before)
+	f.keys("y")
+	f.wait("taken over", func(fr frame) bool { return !fr.busy && strings.Contains(fr.view, "⚑ picker-1") })
+	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); !strings.Contains(wl, "session=picker-1") {
+		t.Fatalf("git does not show the new claim:\n%s", wl)
+	}
 	f.keys("q")
 	f.result()
 }

@@ -21,7 +21,8 @@ const (
 	modeFilter
 	modeForm
 	modeConfirm
-	modeLand // the land form (after L)
+	modeLand    // the land form (after L)
+	modeSession // the session prompt (c or C with no session known)
 )
 
 // Model is the picker's one root model. It owns all state, focus, layout and routing;
@@ -83,6 +84,13 @@ type Model struct {
 	landForm landForm
 	lands    map[string]core.LandJob
 
+	// The session claims and releases are for, once typed into the session prompt
+	// ("" until then: core's default applies), and the prompt while it is open.
+	session    string
+	sessionAsk *sessionPrompt
+	// hasPrevious: this session's history has a worktree for - to return to.
+	hasPrevious bool
+
 	result Result
 }
 
@@ -121,6 +129,7 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 		// The caller read the list already: the first frame shows rows, not "loading".
 		m.showListing(opts.Listing)
 	}
+	m.applyKeyState() // the first frame's help already shows only the keys that work
 	return m
 }
 
@@ -133,7 +142,7 @@ func (m *Model) attach(svc *core.Service) {
 		m.repoRoot = svc.RepoRoot()
 		m.current = svc.SessionPath()
 	}
-	m.keys.applyKeyState(m.hasWorkspaces, m.opts.Pick)
+	m.applyKeyState()
 }
 
 // showListing shows the list core.Open read, before any status. Its rows carry their
@@ -142,6 +151,7 @@ func (m *Model) attach(svc *core.Service) {
 // frame is out (startStatusesMsg).
 func (m *Model) showListing(l *core.Listing) {
 	m.setListing(l, m.current)
+	m.hasPrevious = previousKnown(m.svc, l)
 	m.lands = landsOfRows(l.Worktrees)
 	m.applyLands()
 	m.status.addWarnings(l.Warnings)
@@ -219,13 +229,19 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	before := m.screenKey()
 	next, cmd := m.update(msg)
 	nm, ok := next.(Model)
-	if !ok || nm.statusQueue == nil || nm.screenKey() == before {
+	if !ok {
 		return next, cmd
+	}
+	// The keys that can work follow the state every message leaves (selected row,
+	// history, refusal on screen), for both matching and the help bar.
+	nm.applyKeyState()
+	if nm.statusQueue == nil || nm.screenKey() == before {
+		return nm, cmd
 	}
 	if paths := nm.onScreenPending(); len(paths) > 0 {
 		cmd = tea.Batch(cmd, prioritizeCmd(nm.statusQueue, paths))
 	}
-	return next, cmd
+	return nm, cmd
 }
 
 // update routes a message. Results of core calls carry the id of what asked for them and
@@ -239,6 +255,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.form.setWidth(m.w())
 		m.landForm.setWidth(m.w())
+		if m.sessionAsk != nil {
+			m.sessionAsk.input.SetWidth(max(4, m.w()-formIndent-2))
+		}
 		m.help.SetWidth(m.w())
 		m.clampCursor()
 		return m, nil
@@ -364,6 +383,7 @@ func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
 	}
 	m.listFailed = false
 	m.setListing(msg.listing, msg.session)
+	m.hasPrevious = msg.hasPrevious
 	// git's rows are shown; what could not be added to them (Herdr's workspace ids) is
 	// said in the status line, after whatever is there already.
 	m.status.addWarnings(msg.listing.Warnings)

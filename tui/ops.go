@@ -219,17 +219,20 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 // while the dialog was open) and any failed mutation refresh the list, so what is shown is
 // what git now says.
 func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
-	e := core.AsError(err)
+	e := inPickerWords(op, core.AsError(err))
 	if m.mode == modeForm && e.Kind == core.KindUsage && m.form.fieldError(e) {
 		return m, nil
 	}
 	if m.mode == modeLand && e.Kind == core.KindUsage && m.landForm.fieldError(e) {
 		return m, nil
 	}
-	if op.kind == core.OpRemove && e.ForceHelps && !op.force {
-		m.status = removeRefusedStatus(e, op.path)
-	} else {
-		m.status = errorStatus(e)
+	if needsSession(op, e) {
+		return m.openSessionPrompt(op, e), nil
+	}
+	m.status = refusalStatus(op, e)
+	if m.status.offer != nil && m.mode == modeLand {
+		// F is typed text in the form: the form closes (its values are in the offer).
+		m.mode = modeList
 	}
 	m.clampCursor() // the error may take lines from the list: keep the selected row on screen
 	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen ||

@@ -177,6 +177,8 @@ func TestOpenOnlyWithWorkspaces(t *testing.T) {
 
 func TestBackRunsBackRequest(t *testing.T) {
 	m := mixed(t, 100, 20)
+	m.hasPrevious = true // as a listing whose session has history says (listingMsg)
+	m.applyKeyState()
 	m, _ = send(t, m, press("-"))
 	if m.op == nil || m.op.kind != core.OpBack {
 		t.Fatal("- did not go back")
@@ -264,17 +266,17 @@ func TestForceHelpsRefusalAfterConfirm(t *testing.T) {
 // Every other error shows core's message and hint unchanged: a refusal force would not get
 // past, a ForceHelps refusal of an operation that is not a plain remove, and a failure.
 func TestOtherErrorsKeepCoreHint(t *testing.T) {
-	main := &core.Error{Kind: core.KindRefused, Code: "main_checkout", Message: "/home/dev/src/app is the main checkout",
-		Hint: "remove linked worktrees only; the main checkout holds the repository"}
+	cur := &core.Error{Kind: core.KindRefused, Code: "contains_worktree", Message: "/home/dev/src/app.worktrees/feat-login holds another worktree",
+		Hint: "remove or move the inner worktree first (git worktree move), then this one"}
 	m := mixed(t, 100, 20)
-	m, _ = send(t, m, press("g"), press("d"))
-	m, _ = send(t, m, preparedMsg{op: m.op.id, err: main})
-	if m.status.msg != main.Message || m.status.hint != main.Hint {
-		t.Errorf("main checkout: status = %+v", m.status)
+	m, _ = send(t, m, press("g"), press("j"), press("d"))
+	m, _ = send(t, m, preparedMsg{op: m.op.id, err: cur})
+	if m.status.msg != cur.Message || m.status.hint != cur.Hint {
+		t.Errorf("contains worktree: status = %+v", m.status)
 	}
 	// Already forced: suggesting D again would be a loop.
 	forced := dirtyRefusal()
-	m, _ = send(t, m, press("j"), press("D"))
+	m, _ = send(t, m, press("D"))
 	m, _ = send(t, m, preparedMsg{op: m.op.id, err: forced})
 	if m.status.hint != forced.Hint {
 		t.Errorf("force remove: status = %+v", m.status)

@@ -25,9 +25,10 @@ type statusLine struct {
 	kind      statusKind
 	msg       string
 	hint      string
-	warns     []string // drawn after the message, at warning level
-	notes     []string // drawn after the warnings as information (a branch now tracks its remote)
-	untilLoad bool     // "refreshing…": replaced as soon as the list arrives
+	warns     []string    // drawn after the message, at warning level
+	notes     []string    // drawn after the warnings as information (a branch now tracks its remote)
+	untilLoad bool        // "refreshing…": replaced as soon as the list arrives
+	offer     *forceOffer // the refused request F sends again with force (wayout.go)
 }
 
 func infoStatus(msg string) statusLine { return statusLine{kind: statusInfo, msg: msg} }

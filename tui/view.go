@@ -49,6 +49,8 @@ func (m Model) render() string {
 		body = fitWidth(m.form.view(&m.styles, w), w)
 	case m.mode == modeLand:
 		body = fitWidth(m.landForm.view(&m.styles, w), w)
+	case m.mode == modeSession && m.sessionAsk != nil:
+		body = fitWidth(m.sessionAsk.view(&m.styles, w), w)
 	case m.mode == modeConfirm:
 		body = fitWidth(centerBlock(m.confirm.view(&m.styles, w, bodyH), w), w)
 	default:
