@@ -304,6 +304,14 @@ const (
 	CodePiExtensionUnreadable = "pi_extension_unreadable"
 	// CodePiExtensionWrite means: the pi extension file cannot be written.
 	CodePiExtensionWrite = "pi_extension_write"
+	// CodeOmpAgentDir means: cannot tell where Oh My Pi (omp) keeps its extensions: …
+	CodeOmpAgentDir = "omp_agent_dir"
+	// CodeOmpExtensionChanged means: the omp extension file was changed since copse wrote it; it was kept.
+	CodeOmpExtensionChanged = "omp_extension_changed"
+	// CodeOmpExtensionUnreadable means: the omp extension file cannot be read.
+	CodeOmpExtensionUnreadable = "omp_extension_unreadable"
+	// CodeOmpExtensionWrite means: the omp extension file cannot be written.
+	CodeOmpExtensionWrite = "omp_extension_write"
 	// CodePreviewFailed means: the picker's preview could not read part of a worktree's state.
 	CodePreviewFailed = "preview_failed"
 	// CodeProjectCommandUnapproved means: .copse.conf asks to run setup or test commands no person approved on this machine; nothing ran.
