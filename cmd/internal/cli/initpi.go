@@ -23,7 +23,7 @@ type agentHost struct {
 	unchanged  func([]byte) bool // a file copse wrote and nobody edited
 	// The error codes of a failed install.
 	codeAgentDir, codeChanged, codeUnreadable, codeWrite string
-	loaded string // what the host makes of the file, said after writing it
+	loaded                                               string // what the host makes of the file, said after writing it
 }
 
 var piHost = agentHost{
