@@ -35,7 +35,7 @@ function refuse(why: string): never {
 }
 
 function shownValue(v: unknown): string {
-	return oneLine(typeof v === "string" ? JSON.stringify(v).slice(1, -1) : String(JSON.stringify(v)));
+	return oneLine(String(JSON.stringify(v)));
 }
 
 /**
@@ -235,6 +235,36 @@ async function takeToken(request: Record<string, unknown>, cwd: string): Promise
 	return t.token;
 }
 
+/** The field omp adds to every tool's schema for the model's intent, and strips before execute. */
+const OMP_INTENT_FIELD = "i";
+
+/**
+ * The arguments exactly as the model sent them, by tool call id. omp repairs arguments
+ * before execute (drops unknown fields, turns "true" into true, numbers into strings), so
+ * params would hide what the model asked for; the assistant message, seen at message_end
+ * (before omp runs its tool calls), carries the raw call.
+ */
+const rawCalls = new Map<string, unknown>();
+
+function rememberRawCalls(message: unknown): void {
+	const content = (message as { role?: string; content?: unknown })?.content;
+	if ((message as { role?: string })?.role !== "assistant" || !Array.isArray(content)) return;
+	for (const c of content) {
+		if (c?.type === "toolCall" && c.name === "herdr_worktree" && typeof c.id === "string") rawCalls.set(c.id, c.arguments);
+	}
+}
+
+function rawArguments(toolCallId: string, params: unknown): unknown {
+	if (!rawCalls.has(toolCallId)) return params;
+	const raw = rawCalls.get(toolCallId);
+	rawCalls.delete(toolCallId);
+	if (typeof raw === "object" && raw !== null && !Array.isArray(raw) && OMP_INTENT_FIELD in raw) {
+		const { [OMP_INTENT_FIELD]: _intent, ...rest } = raw as Record<string, unknown>;
+		return rest;
+	}
+	return raw;
+}
+
 function registerHerdrTool(pi: ExtensionAPI, variants: Record<string, unknown>[]): void {
 	const parsed = (args: unknown): HerdrRequest | undefined => {
 		try {
@@ -264,8 +294,8 @@ function registerHerdrTool(pi: ExtensionAPI, variants: Record<string, unknown>[]
 			// policy "prompt" is what omp honours in every approval mode, yolo included.
 			return { tier: "exec", override: true, policy: "prompt", reason: approvalReason(args) };
 		},
-		async execute(_id: string, params: unknown, signal: AbortSignal | undefined, _onUpdate: unknown, ctx: ExtensionContext) {
-			const req = parseHerdrRequest(params, variants);
+		async execute(id: string, params: unknown, signal: AbortSignal | undefined, _onUpdate: unknown, ctx: ExtensionContext) {
+			const req = parseHerdrRequest(rawArguments(id, params), variants);
 			await requireHerdrSession(ctx.cwd, signal);
 			const request = copseRequest(req);
 			const opts = { cwd: ctx.cwd, session: sessionOf(ctx), signal };
@@ -312,5 +342,6 @@ export default async function (pi: ExtensionAPI) {
 		});
 		return;
 	}
+	pi.on("message_end", async (event) => rememberRawCalls((event as { message?: unknown }).message));
 	registerHerdrTool(pi, variants);
 }
