@@ -1,0 +1,251 @@
+package omptest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// omp's interactive screen in a tmux server of the test's own (tmux -S, a private socket),
+// for what print mode cannot show: the approval prompt, answered yes and no.
+
+type pane struct {
+	t    *testing.T
+	sock string
+	env  []string
+}
+
+func (p *pane) tmux(args ...string) (string, error) {
+	cmd := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...)
+	cmd.Env = p.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (p *pane) screen() string {
+	out, err := p.tmux("capture-pane", "-p", "-t", "omp")
+	if err != nil {
+		p.t.Fatalf("tmux capture-pane: %v\n%s", err, out)
+	}
+	return out
+}
+
+func (p *pane) keys(keys ...string) {
+	p.t.Helper()
+	if out, err := p.tmux(append([]string{"send-keys", "-t", "omp"}, keys...)...); err != nil {
+		p.t.Fatalf("tmux send-keys %q: %v\n%s", keys, err, out)
+	}
+}
+
+func (p *pane) text(s string) {
+	p.t.Helper()
+	if out, err := p.tmux("send-keys", "-t", "omp", "-l", s); err != nil {
+		p.t.Fatalf("tmux send-keys -l %q: %v\n%s", s, err, out)
+	}
+}
+
+// waitFor polls until ok holds; it never sleeps a fixed time before looking.
+func (p *pane) waitFor(what string, ok func() bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, p.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (p *pane) waitText(texts ...string) {
+	p.t.Helper()
+	p.waitFor(strings.Join(texts, ", "), func() bool {
+		s := p.screen()
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// startOmp starts the interactive omp in the world's main checkout.
+func (w *world) startOmp() *pane {
+	w.t.Helper()
+	t := w.t
+	need(t, "tmux")
+	// No first-run wizard, update check or splash: omp starts at its editor.
+	cfg := filepath.Join(w.s.Home, ".omp", "agent", "config.yml")
+	if err := os.WriteFile(cfg, []byte("setupVersion: 2\nstartup:\n  setupWizard: false\n  checkUpdate: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	conf := filepath.Join(tmp, "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g status off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(w.env(), "TERM=xterm-256color", "LANG=C.UTF-8")
+	p := &pane{t: t, sock: filepath.Join(tmp, "tmux.sock"), env: env}
+	if out, err := p.tmux("-f", conf, "new-session", "-d", "-s", "omp", "-x", "160", "-y", "50", "-c", w.s.Repo,
+		filepath.Join(w.bin, "omp"), "--no-extensions", "-e", filepath.Join(ompDir, "fake-model.ts"), "-e", w.ext,
+		"--model", "fake/echo"); err != nil {
+		t.Fatalf("starting omp in tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			if s, err := p.tmux("capture-pane", "-p", "-t", "omp"); err == nil {
+				t.Logf("omp's screen at the end:\n%s", s)
+			}
+		}
+		p.tmux("kill-server")
+	})
+	p.waitText("Fake echo model")
+	return p
+}
+
+type toolResult struct {
+	text    string
+	isError bool
+}
+
+// results reads the herdr_worktree results omp saved in its session files.
+func (w *world) results() []toolResult {
+	w.t.Helper()
+	var out []toolResult
+	files, _ := filepath.Glob(filepath.Join(w.s.Home, ".omp", "agent", "sessions", "*", "*.jsonl"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var e struct {
+				Message struct {
+					Role     string `json:"role"`
+					ToolName string `json:"toolName"`
+					IsError  bool   `json:"isError"`
+					Content  []struct {
+						Text string `json:"text"`
+					} `json:"content"`
+				} `json:"message"`
+			}
+			if json.Unmarshal(sc.Bytes(), &e) != nil || e.Message.Role != "toolResult" || e.Message.ToolName != "herdr_worktree" {
+				continue
+			}
+			var text strings.Builder
+			for _, c := range e.Message.Content {
+				text.WriteString(c.Text)
+			}
+			out = append(out, toolResult{text.String(), e.Message.IsError})
+		}
+	}
+	return out
+}
+
+// ask has the model call herdr_worktree and waits for omp's approval prompt.
+func (p *pane) ask(args string, reason ...string) {
+	p.t.Helper()
+	p.text("call herdr_worktree " + args)
+	p.keys("Enter")
+	p.waitText(append([]string{"Allow tool: herdr_worktree", "copse runs this only after you confirm:"}, reason...)...)
+}
+
+// answered waits for the n-th herdr_worktree result and returns it.
+func (w *world) answered(p *pane, n int) toolResult {
+	w.t.Helper()
+	var r []toolResult
+	p.waitFor("herdr_worktree result "+string(rune('0'+n)), func() bool { r = w.results(); return len(r) >= n })
+	return r[n-1]
+}
+
+// TestHerdrWorktreeApprovalInOmp: remove prompts (no changes nothing, yes removes), a
+// create with its own path prompts, and an approval for worktrees that changed while the
+// prompt was open is stale_state.
+func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
+	w := newWorld(t, true)
+	p := w.startOmp()
+	n := 0
+
+	p.text(`call herdr_worktree {"operation":"create","branch":"feat"}`)
+	p.keys("Enter")
+	n++
+	if r := w.answered(p, n); r.isError {
+		t.Fatalf("create: %s", r.text)
+	}
+	ws := linked(t, w)
+	if len(ws) != 1 {
+		t.Fatalf("want one workspace, have %+v", ws)
+	}
+	id := ws[0].ID
+
+	// No: nothing changes.
+	before := w.snapshot()
+	p.ask(`{"operation":"remove","workspace_id":"`+id+`"}`, "operation: \"remove\"", "workspace_id: \""+id+"\"")
+	p.keys("Down")
+	p.keys("Enter")
+	n++
+	if r := w.answered(p, n); !r.isError {
+		t.Fatalf("a declined remove did not fail: %s", r.text)
+	}
+	if after := w.snapshot(); after != before {
+		t.Fatalf("a declined remove changed something:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if strings.Contains(w.requests(), "--approved") {
+		t.Fatalf("a declined remove reached copse approved:\n%s", w.requests())
+	}
+
+	// Stale: the worktrees change while the prompt is open; yes then runs nothing.
+	p.ask(`{"operation":"remove","workspace_id":"` + id + `"}`)
+	other := filepath.Join(filepath.Dir(w.s.Repo), "other")
+	w.s.Git(t, w.s.Repo, "worktree", "add", "-q", "-b", "other", other)
+	before = w.snapshot()
+	p.keys("Enter")
+	n++
+	if r := w.answered(p, n); !r.isError || !strings.Contains(r.text, "stale_state") {
+		t.Fatalf("an approval of a changed state was not refused as stale_state: %+v", r)
+	}
+	if after := w.snapshot(); after != before {
+		t.Fatalf("a stale approval changed something:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+
+	// Yes: removed, after copse was told the approval and the state token.
+	p.ask(`{"operation":"remove","workspace_id":"` + id + `"}`)
+	p.keys("Enter")
+	n++
+	if r := w.answered(p, n); r.isError {
+		t.Fatalf("an approved remove failed: %s", r.text)
+	}
+	if ws := linked(t, w); len(ws) != 0 {
+		t.Fatalf("an approved remove left workspaces %+v", ws)
+	}
+	for _, path := range w.s.WorktreePaths(t) {
+		if strings.HasSuffix(path, "feat") {
+			t.Fatalf("git still lists %s", path)
+		}
+	}
+	mustContain(t, "copse requests", w.requests(), "tool --approved", `"expected_state_token":"`)
+
+	// A create with its own path prompts; yes creates it there.
+	mine := filepath.Join(filepath.Dir(w.s.Repo), "mine")
+	p.ask(`{"operation":"create","branch":"mine","path":"`+mine+`"}`, "path: \""+mine+"\"")
+	p.keys("Enter")
+	n++
+	if r := w.answered(p, n); r.isError {
+		t.Fatalf("an approved create with a path failed: %s", r.text)
+	}
+	found := false
+	for _, path := range w.s.WorktreePaths(t) {
+		found = found || path == mine
+	}
+	if !found {
+		t.Fatalf("no worktree at %s: %v", mine, w.s.WorktreePaths(t))
+	}
+}
