@@ -17,9 +17,13 @@ func TestOmpExtensionIsThePiExtensionPlusTheAdapter(t *testing.T) {
 	// One source: every line of the pi extension but its entry point is in the omp one, in order.
 	rest := string(ext)
 	for _, line := range strings.Split(string(piExtension), "\n") {
-		if line == piEntry {
+		switch {
+		case line == piEntry:
 			line = piEntryOmp
+		case strings.Contains(line, string(piCommand)):
+			line = strings.Replace(line, string(piCommand), string(ompCommand), 1)
 		}
+		line = piCommandText.ReplaceAllString(line, string(ompCommandText))
 		i := strings.Index(rest, line)
 		if i < 0 {
 			t.Fatalf("the omp extension lacks the pi extension's line %q", line)
@@ -28,6 +32,9 @@ func TestOmpExtensionIsThePiExtensionPlusTheAdapter(t *testing.T) {
 	}
 	if !bytes.HasSuffix(ext, ompAdapter) {
 		t.Fatal("the omp extension does not end with the adapter")
+	}
+	if strings.Contains(string(ext), "/worktree ") || strings.Contains(string(ext), `registerCommand("worktree"`) {
+		t.Fatal("the omp extension still names /worktree, which omp keeps for its own command")
 	}
 	if n := strings.Count(string(ext), "export default"); n != 1 {
 		t.Fatalf("the omp extension has %d default exports, want 1 (the adapter's)", n)

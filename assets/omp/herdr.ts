@@ -330,7 +330,19 @@ async function firstToken(
 	return reply.error.state_token;
 }
 
+/**
+ * omp keeps a session's directory itself: switching to a session file made for another
+ * directory leaves omp where it was. Its /move relocates the session (the conversation comes
+ * along), so /copse puts that command in the editor for the person to run with enter.
+ */
+async function ompMove(wt: Worktree, ctx: ExtensionCommandContext): Promise<void> {
+	const where = /\s/.test(wt.path) ? JSON.stringify(wt.path) : wt.path;
+	ctx.ui.setEditorText(`/move ${where}`);
+	ctx.ui.notify(`Press enter to move omp to ${label(wt)} with omp's /move (this conversation comes along).`, "info");
+}
+
 export default async function (pi: ExtensionAPI) {
+	hostMove = ompMove;
 	await registerPiExtension(pi);
 	const p = await probe();
 	if (!p.ok) return; // the pi part has told the person why

@@ -368,11 +368,22 @@ function targetFields(v: Variant, wt: Worktree): Record<string, string> {
 	return { path: wt.path };
 }
 
+/**
+ * How a host that cannot switch to a session in another directory moves instead (omp: its
+ * own /move, see assets/omp/herdr.ts). pi leaves it unset and switches sessions.
+ */
+let hostMove: ((wt: Worktree, ctx: ExtensionCommandContext) => Promise<void>) | undefined;
+
 /** Moves pi into wt: a session switch, with the first-entry choice and back-history. */
 async function moveTo(wt: Worktree, worktrees: Worktree[], ctx: ExtensionCommandContext): Promise<void> {
 	const here = worktrees.find((w) => w.current);
 	if (here && samePath(here.path, wt.path)) {
 		ctx.ui.notify(`Already in this worktree: ${label(wt)}`, "info");
+		return;
+	}
+	if (hostMove) {
+		state.previous = here?.path ?? ctx.cwd;
+		await hostMove(wt, ctx);
 		return;
 	}
 	const from = here?.path ?? ctx.cwd;

@@ -103,7 +103,16 @@ func (w *world) startOmp() *pane {
 				t.Logf("omp's screen at the end:\n%s", s)
 			}
 		}
+		// omp writes its session files until it exits: wait for it, so the sandbox can go.
+		pid, _ := p.tmux("display-message", "-p", "-t", "omp", "#{pane_pid}")
 		p.tmux("kill-server")
+		if pid = strings.TrimSpace(pid); pid != "" {
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if _, err := os.Stat("/proc/" + pid); err != nil {
+					break
+				}
+			}
+		}
 	})
 	p.waitText("Fake echo model")
 	return p
