@@ -211,6 +211,21 @@ func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
 		t.Fatalf("a declined remove reached copse approved:\n%s", w.requests())
 	}
 
+	// A long value is cut with … on its line of the prompt.
+	long := "w" + strings.Repeat("x", 120)
+	p.ask(`{"operation":"remove","workspace_id":"`+long+`"}`, "│ workspace_id: \"w"+strings.Repeat("x", 60))
+	for _, line := range strings.Split(p.screen(), "\n") {
+		if strings.HasPrefix(line, "│ workspace_id: ") && (!strings.Contains(line, "…") || strings.Contains(line, strings.Repeat("x", 100))) {
+			t.Fatalf("the prompt's line for the value is not cut with …: %s", line)
+		}
+	}
+	p.keys("Down")
+	p.keys("Enter")
+	n++
+	if r := w.answered(p, n); !r.isError {
+		t.Fatalf("a declined remove did not fail: %s", r.text)
+	}
+
 	// Stale: the worktrees change while the prompt is open; yes then runs nothing.
 	p.ask(`{"operation":"remove","workspace_id":"` + id + `"}`)
 	other := filepath.Join(filepath.Dir(w.s.Repo), "other")
