@@ -17,14 +17,16 @@ import (
 func TestInitOmpPrintsTheExtension(t *testing.T) {
 	r := coretest.New(t)
 	res := run(t, r, r.Root, "init", "omp")
-	want(t, res, 0, "// copse omp extension sha256:", `pi.registerCommand("worktree"`, "git_worktree_list", `name: "herdr_worktree"`)
+	want(t, res, 0, "// copse omp extension sha256:", `pi.registerCommand("copse"`, "git_worktree_list", `name: "herdr_worktree"`)
 	if _, err := os.Stat(filepath.Join(r.Home, ".omp")); !os.IsNotExist(err) {
 		t.Fatalf("copse init omp without --install wrote under ~/.omp (%v)", err)
 	}
 	// The omp extension is the pi one plus the adapter, not a second copy.
 	pi := run(t, r, r.Root, "init", "pi").stdout
 	_, piBody, _ := strings.Cut(pi, "\n")
-	if !strings.Contains(res.stdout, strings.SplitN(piBody, "export default async function", 2)[0]) {
+	// (omp keeps /worktree for its own command: there copse's is /copse.)
+	shared := strings.ReplaceAll(strings.SplitN(piBody, "const INSTALL_HINT", 2)[1][:2000], "/worktree", "/copse")
+	if !strings.Contains(res.stdout, shared) {
 		t.Fatal("copse init omp does not carry the pi extension's code")
 	}
 }
