@@ -343,6 +343,8 @@ async function ompMove(wt: Worktree, ctx: ExtensionCommandContext): Promise<void
 
 export default async function (pi: ExtensionAPI) {
 	hostMove = ompMove;
+	// The seed's cap: 2 MB of output per command.
+	outputCap = 2 * 1024 * 1024;
 	await registerPiExtension(pi);
 	const p = await probe();
 	if (!p.ok) return; // the pi part has told the person why

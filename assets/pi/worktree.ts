@@ -90,6 +90,9 @@ const state: State = ((globalThis as Record<symbol, unknown>)[STATE_KEY] ??= {
 // ---------------------------------------------------------------------------------------
 // Running copse.
 
+/** The most output read from one copse run; a host may lower it (omp: 2 MB, assets/omp/herdr.ts). */
+let outputCap = 64 * 1024 * 1024;
+
 function copseBin(): string {
 	return process.env.COPSE_BIN || "copse";
 }
@@ -113,7 +116,7 @@ function run(
 			{
 				cwd: opts.cwd,
 				env: { ...process.env, ...opts.env },
-				maxBuffer: 64 * 1024 * 1024,
+				maxBuffer: outputCap,
 				signal: opts.signal,
 				encoding: "utf8",
 			},
@@ -195,6 +198,12 @@ async function toolRequest(
 	const env: Record<string, string> = opts.session ? { COPSE_SESSION: opts.session } : {};
 	const r = await run(args, { cwd: opts.cwd, input: JSON.stringify(request), env, signal: opts.signal });
 	if (r.missing) throw new Error(`copse was not found (${copseBin()}): ${INSTALL_HINT}`);
+	if ((r.error as { code?: unknown } | undefined)?.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") {
+		// A size limit, not a missing copse: copse was stopped there, so what it did is unknown.
+		throw new Error(
+			`copse's reply passed the ${outputCap / (1024 * 1024)} MB output limit and copse was stopped; check the worktrees with a list before going on`,
+		);
+	}
 	const line = r.stdout.trim().split("\n").pop() ?? "";
 	try {
 		const reply = JSON.parse(line);

@@ -454,3 +454,21 @@ func jsonEqual(a, b json.RawMessage) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+// Output past 2 MB is reported as a size limit, not as a missing copse. The copse here is a
+// stand-in that answers a request with 3 MB (copse's own replies are far smaller).
+func TestHerdrWorktreeOutputCap(t *testing.T) {
+	w := newWorld(t, true)
+	real := w.copse
+	w.copse = filepath.Join(t.TempDir(), "copse")
+	script := "#!/bin/sh\nif [ \"$1\" = tool ] && [ \"$2\" != --schema ]; then\n" +
+		"  head -c 3145728 /dev/zero | tr '\\0' x\n  exit 0\nfi\nexec " + shq(real) + " \"$@\"\n"
+	if err := os.WriteFile(w.copse, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got := w.call("herdr_worktree", `{"operation":"list"}`)
+	mustContain(t, "list", got, "tool herdr_worktree failed:", "passed the 2 MB output limit")
+	if strings.Contains(got, "was not found") || strings.Contains(got, strings.Repeat("x", 1000)) {
+		t.Fatalf("the cap reads as a missing copse, or the output came through:\n%.2000s", got)
+	}
+}
