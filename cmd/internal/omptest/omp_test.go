@@ -40,7 +40,7 @@ func need(t *testing.T, name string) string {
 	return p
 }
 
-// installOmp runs npm ci in testdata/omp unless the pinned omp is already there (.ci/run
+// installOmp runs npm install in testdata/omp unless the pinned omp is already there (.ci/run
 // installs it before go test). It returns the folder holding omp and bun.
 func installOmp(t *testing.T) string {
 	t.Helper()
@@ -56,11 +56,13 @@ func installOmp(t *testing.T) string {
 	pkg := filepath.Join(ompDir, "node_modules", "@oh-my-pi", "pi-coding-agent", "package.json")
 	if b, err := os.ReadFile(pkg); err != nil || json.Unmarshal(b, &installed) != nil || installed.Version != pinned {
 		npm := need(t, "npm")
-		t.Logf("installing omp %s with npm ci in %s", pinned, ompDir)
+		t.Logf("installing omp %s with npm install in %s", pinned, ompDir)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		// Scripts run: the bun package's postinstall puts the platform's bun binary in place.
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
+		// npm install with the lockfile, not npm ci: omp's native packages for other platforms
+		// are not served, so the lockfile cannot list them and npm ci refuses it. Scripts run:
+		// the bun package's postinstall puts the platform's bun binary in place.
+		cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund")
 		cmd.Dir = ompDir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("npm ci in %s: %v\n%s", ompDir, err, out)
