@@ -169,7 +169,7 @@ func (f *Factory) printLandDryRun(out *core.Outcome) error {
 	}
 	f.warn(out.Warnings)
 	for _, n := range out.Notices {
-		fmt.Fprintf(f.Out, "%s\n", n)
+		fmt.Fprintf(f.Out, "%s\n", tildeIn(n, f.home()))
 	}
 	return nil
 }
