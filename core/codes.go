@@ -1,7 +1,7 @@
 package core
 
 // Error codes: the stable machine codes of Error.Code, the API agents and front ends
-// branch on. Each constant's comment says what it means; README.md lists every code
+// branch on. Each constant's comment says what it means; docs/codes.md lists every code
 // with its meaning and exit code (TestCodesAreDocumented keeps the two in step).
 const (
 	// CodeAbandoned means: the land job's process died part way; its outcome is uncertain and it is never resumed.
