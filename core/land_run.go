@@ -111,6 +111,9 @@ func LandError(j *LandJob) error {
 	if e.Code == "" {
 		e.Code = string(j.State)
 	}
+	if len(j.LogTail) > 0 {
+		e.Log, e.LogTail = j.Log, j.LogTail
+	}
 	return e
 }
 
@@ -737,6 +740,9 @@ func (r *landRun) gate(ctx context.Context) bool {
 	ranOn := ""
 	if left != "" {
 		ranOn = "; processes it started left its process group and still run: " + left
+	}
+	if !res.Canceled && (res.TimedOut || runErr != nil || res.ExitCode != 0 || left != "") {
+		j.LogTail = gateTail(j.Log)
 	}
 	switch {
 	case res.Canceled:

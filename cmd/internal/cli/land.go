@@ -191,6 +191,7 @@ func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(
 				if e.Hint != "" {
 					fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
 				}
+				printLogTail(f.Err, e.Log, e.LogTail)
 			}
 		}
 		if code == 3 || worst != 3 && code > worst {
@@ -251,11 +252,15 @@ func shortOID(oid string) string {
 	return oid
 }
 
-// newCmdLandStatus builds `copse land status [JOB]`.
+// newCmdLandStatus builds `copse land status [JOB] [--log]`.
 func newCmdLandStatus(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "status [JOB]",
+	var log bool
+	cmd := &cobra.Command{
+		Use:   "status [JOB] [--log]",
 		Short: "Show land jobs: every job of this repository, or one in detail",
+		Long: `Show every land job of this repository, or one JOB in detail (a failed test gate
+with the last lines of its log). --log prints JOB's whole test log instead: as the gate
+wrote it when stdout is a pipe or a file, escaped line by line on a terminal.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return exactArgs(1, "at most one JOB")(cmd, args)
@@ -267,6 +272,26 @@ func newCmdLandStatus(f *Factory) *cobra.Command {
 			svc, err := f.open(ctx)
 			if err != nil {
 				return err
+			}
+			if log {
+				if len(args) != 1 {
+					return usagef("usage: "+cmd.UseLine(), "--log shows one job's test log: name the JOB (copse land status lists them)")
+				}
+				j, data, cut, err := svc.LandLog(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				if f.Global.JSON {
+					return f.writeJSON(struct {
+						Operation string `json:"operation"`
+						Job       string `json:"job"`
+						Log       string `json:"log"`
+						Text      string `json:"text"` // the log as written (JSON escapes it)
+						Cut       bool   `json:"cut,omitempty"`
+					}{"land_log", j.Job, j.Log, string(data), cut})
+				}
+				printLandLog(f, data, cut)
+				return nil
 			}
 			req := core.LandStatusRequest{}
 			if len(args) == 1 {
@@ -293,6 +318,8 @@ func newCmdLandStatus(f *Factory) *cobra.Command {
 			return nil
 		}),
 	}
+	cmd.Flags().BoolVar(&log, "log", false, "print JOB's test log (escaped on a terminal, raw when piped)")
+	return cmd
 }
 
 // newCmdLandQueue builds `copse land queue`.
@@ -394,5 +421,26 @@ func printJob(f *Factory, j *core.LandJob) {
 	kv("log", core.Escape(j.Log))
 	for _, w := range j.Warnings {
 		kv("warning", w)
+	}
+	printLogTail(f.Out, j.Log, j.LogTail)
+}
+
+// printLandLog writes a job's test log: as the gate wrote it when stdout is a pipe or a
+// file (for grep, less -R, an editor), and line by line escaped on a terminal, where a
+// test's escape sequences could otherwise move the cursor, retitle the window or hide text.
+func printLandLog(f *Factory, data []byte, cut bool) {
+	if cut {
+		fmt.Fprintln(f.Err, "copse: the log is larger than copse reads at once; this is its end")
+	}
+	if !f.OutTerminal() {
+		_, _ = f.Out.Write(data)
+		return
+	}
+	text := strings.TrimSuffix(string(data), "\n")
+	if text == "" {
+		return
+	}
+	for _, l := range strings.Split(text, "\n") {
+		fmt.Fprintln(f.Out, core.SafeLogLine(l))
 	}
 }
