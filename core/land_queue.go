@@ -120,6 +120,7 @@ type LandJob struct {
 	BranchGone   bool         `json:"branch_deleted,omitempty"`
 	Released     bool         `json:"claim_released,omitempty"`
 	Warnings     []string     `json:"warnings,omitempty"`
+	Notices      []string     `json:"notices,omitempty"` // after a land: upstreams that now differ, and the command that would publish
 }
 
 const landRecordVersion = 1

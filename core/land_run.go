@@ -579,9 +579,18 @@ func (r *landRun) run(ctx context.Context) {
 			r.blocked(CodeTargetMoved, "land again when "+Escape(j.Into)+" is quieter, or raise git config copse.landRetries",
 				"%s moved during the land %d times in a row; %s is rebased and tested but not landed", Escape(j.Into), attempt+1, Escape(j.Worktree.Branch))
 		case done:
+			up, hasUp := r.readUpstream(actx, j.Worktree.Branch)
 			if !j.Keep {
 				r.save(PhaseCleanup)
 				r.cleanup(actx)
+			}
+			if hasUp {
+				if n := r.branchNotice(actx, up, j.BranchGone); n != "" {
+					j.Notices = append(j.Notices, n)
+				}
+			}
+			if n := r.targetNotice(actx); n != "" {
+				j.Notices = append(j.Notices, n)
 			}
 			r.finish(LandLanded, "", fmt.Sprintf("%s landed onto %s at %s", Escape(j.Worktree.Branch), Escape(j.Into), short(j.Commit)), "")
 		}

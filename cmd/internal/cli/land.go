@@ -159,6 +159,10 @@ func printLanded(f *Factory, j *core.LandJob) {
 	if j.BranchGone {
 		fmt.Fprintf(f.Out, "deleted branch %s\n", core.Escape(j.Worktree.Branch))
 	}
+	// Notices go to stderr with the progress: stdout stays the record of what was done.
+	for _, n := range j.Notices {
+		fmt.Fprintf(f.Err, "copse: note: %s\n", n)
+	}
 }
 
 // drainRun runs the queue; its exit code is the worst outcome among the jobs it ran.
@@ -421,6 +425,9 @@ func printJob(f *Factory, j *core.LandJob) {
 	kv("log", core.Escape(j.Log))
 	for _, w := range j.Warnings {
 		kv("warning", w)
+	}
+	for _, n := range j.Notices {
+		kv("note", n)
 	}
 	printLogTail(f.Out, j.Log, j.LogTail)
 }
