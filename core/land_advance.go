@@ -154,14 +154,14 @@ func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) 
 	}
 	if over := overlap(dirty, incoming); len(over) > 0 {
 		r.blocked(CodeTargetDirtyOverlap, "commit, stash or revert those paths in "+quoteDisplay(h.Path)+", then land again",
-			"%s is checked out in %s, whose uncommitted changes touch paths the land changes: %s; %s was not moved",
-			Escape(j.Into), Escape(h.Path), listPaths(over), Escape(j.Into))
+			"%s is checked out in %s, whose uncommitted changes touch paths the land changes: %s",
+			Escape(j.Into), Escape(h.Path), listPaths(over))
 		return false
 	}
 	if over := overlap(ignored, incoming); len(over) > 0 {
 		r.blocked(CodeTargetIgnoredOverlap, "move them out of "+quoteDisplay(h.Path)+" (git keeps no copy of ignored files), land again, then put back what you still need",
-			"%s is checked out in %s, where ignored files stand at paths the land would replace or remove: %s; %s was not moved and nothing was overwritten",
-			Escape(j.Into), Escape(h.Path), listPaths(over), Escape(j.Into))
+			"%s is checked out in %s, where ignored files stand at paths the land would replace or remove: %s; nothing was overwritten",
+			Escape(j.Into), Escape(h.Path), listPaths(over))
 		return false
 	}
 	return true

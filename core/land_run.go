@@ -432,6 +432,11 @@ func (s *service) runJob(ctx context.Context, dir string, j *LandJob, progress f
 // unless this run holds it).
 func (r *landRun) finish(state LandState, code, msg, hint string) {
 	j := r.j
+	// The progress said "advance main to X": every advance that ends short of it says the
+	// same one thing about the target (as a cancelled one does), whichever check stopped it.
+	if j.Phase == PhaseAdvance && (state == LandBlocked || state == LandFailed) && j.Previous == "" && code != CodeTargetSyncFailed {
+		msg += "; " + Escape(j.Into) + " is unchanged by this land"
+	}
 	j.State, j.Code, j.Message, j.Hint, j.Finished = state, code, msg, hint, nowStamp()
 	if state == LandLanded {
 		j.Phase = PhaseDone

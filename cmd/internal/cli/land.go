@@ -239,7 +239,11 @@ func (r *landReporter) report(p core.LandProgress) {
 	r.lastPhase[j.Job] = j.Phase
 	switch j.Phase {
 	case core.PhaseRebase:
-		fmt.Fprintf(r.w, "copse: %s: rebase %s onto %s (%s)\n", j.Job, core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortOID(j.Onto))
+		again := ""
+		if j.Attempts > 1 { // the advance found the target moved: this land did not advance it
+			again = fmt.Sprintf("%s moved, so this land did not advance it; ", core.Escape(j.Into))
+		}
+		fmt.Fprintf(r.w, "copse: %s: %srebase %s onto %s (%s)\n", j.Job, again, core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortOID(j.Onto))
 	case core.PhaseTest:
 		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s)\n", j.Job, textsafe.ShellQuote(j.Test), core.Escape(j.Log))
 	case core.PhaseAdvance:

@@ -72,3 +72,21 @@ func TestLandUpstreamNotices(t *testing.T) {
 		t.Fatalf("notices after landing a branch without an upstream:\n%s", res.stderr)
 	}
 }
+
+// A land whose progress said "advance main to X" and that then stops short of it says one
+// thing about main, whichever check stopped it: it is unchanged by this land.
+func TestLandStoppedAtAdvanceSaysTargetUnchanged(t *testing.T) {
+	r := coretest.New(t)
+	landTree(t, r, "feat/o")
+	coretest.WriteFile(t, filepath.Join(r.Root, "feat-o.txt"), "in the way\n") // the path the land adds
+	main := r.Git(r.Root, "rev-parse", "main")
+	res := run(t, r, r.Root, "land", "feat/o", "--keep")
+	want(t, res, 1, "target_dirty_overlap")
+	if !strings.Contains(res.stderr, ": advance main to ") || !strings.Contains(res.stderr, "feat-o.txt; main is unchanged by this land\n") ||
+		strings.Contains(res.stderr, "was not moved") {
+		t.Fatalf("advance then stop:\n%s", res.stderr)
+	}
+	if got := r.Git(r.Root, "rev-parse", "main"); got != main {
+		t.Fatalf("main moved: %s -> %s", main, got)
+	}
+}
