@@ -144,8 +144,10 @@ func (r *Runner) UniqueCommits(ctx context.Context, dir, branch string) (int, er
 }
 
 // patchesElsewhere counts the non-merge commits only branch reaches whose patch some other
-// branch or remote-tracking ref holds. Each ref is compared on its own (git's --cherry-pick
-// needs one symmetric difference); the walk stops once every commit has a copy.
+// branch or remote-tracking ref holds, in one walk: with several symmetric differences
+// (R1...tip R2...tip) --cherry-pick compares tip's side against all the others at once.
+// It can only find fewer copies than there are (a merge base of one pair may hide another
+// ref's older commits), never more: each copy it finds is on some ref.
 func (r *Runner) patchesElsewhere(ctx context.Context, dir, branch string) (int, error) {
 	tip, err := r.ResolveCommit(ctx, dir, "refs/heads/"+branch)
 	if err != nil {
@@ -171,34 +173,36 @@ func (r *Runner) patchesElsewhere(ctx context.Context, dir, branch string) (int,
 	if err != nil {
 		return 0, err
 	}
-	uncopied := make(map[string]bool, len(own))
-	for _, o := range own {
-		uncopied[o] = true
-	}
+	var others []string
 	seen := map[string]bool{tip: true}
 	for _, ref := range refs {
-		if len(uncopied) == 0 {
-			break
-		}
-		if seen[ref.Commit] || ref.Name == "refs/heads/"+branch {
-			continue
-		}
-		seen[ref.Commit] = true
-		fresh, err := r.NewPatches(ctx, dir, ref.Commit, tip)
-		if err != nil {
-			return 0, err
-		}
-		still := make(map[string]bool, len(fresh))
-		for _, o := range fresh {
-			still[o] = true
-		}
-		for o := range uncopied {
-			if !still[o] {
-				delete(uncopied, o) // its patch is on ref
-			}
+		if !seen[ref.Commit] && ref.Name != "refs/heads/"+branch {
+			seen[ref.Commit] = true
+			others = append(others, ref.Commit)
 		}
 	}
-	return len(own) - len(uncopied), nil
+	if len(others) == 0 {
+		return 0, nil
+	}
+	c, err = NewPatchesAgainstCmd(dir, others, tip)
+	if err != nil {
+		return 0, err
+	}
+	fresh, err := r.oidLines(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	still := make(map[string]bool, len(fresh))
+	for _, o := range fresh {
+		still[o] = true
+	}
+	copied := 0
+	for _, o := range own {
+		if !still[o] {
+			copied++ // its patch is on another ref
+		}
+	}
+	return copied, nil
 }
 
 // yesNo runs a command whose exit status is the answer: 0 yes, 1 (silent) no.

@@ -279,4 +279,11 @@ func TestUniqueCommitsByPatch(t *testing.T) {
 	if n := count("merged"); n != 1 {
 		t.Fatalf("merged unique = %d, want 1 (the merge commit)", n)
 	}
+	// An exact copy of b on another branch than main's copy of a counts too.
+	s.git(repo, "switch", "-q", "-c", "other", "side")
+	s.git(repo, "cherry-pick", "feat~1")
+	s.git(repo, "switch", "-q", "main")
+	if n := count("feat"); n != 1 {
+		t.Fatalf("feat unique = %d, want 1 (the empty commit): a on main, b on other", n)
+	}
 }
