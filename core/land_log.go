@@ -65,7 +65,7 @@ func tailLines(data []byte, cut bool, n int) []string {
 	}
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
-		out = append(out, SafeLogLine(l))
+		out = append(out, textsafe.Cut(SafeLogLine(l), gateTailCells))
 	}
 	if len(out) == 1 && out[0] == "" {
 		return nil
@@ -75,11 +75,11 @@ func tailLines(data []byte, cut bool, n int) []string {
 
 // SafeLogLine makes one line of a gate's output safe to draw on a terminal: a trailing
 // CR dropped, tabs as spaces, every other control character and escape sequence shown
-// escaped, cut to a readable width.
+// escaped. It keeps the whole line (the tail cuts its lines; land status --log does not).
 func SafeLogLine(l string) string {
 	l = strings.TrimSuffix(l, "\r")
 	l = strings.ReplaceAll(l, "\t", "    ")
-	return textsafe.Cut(textsafe.EscapeHidden(l), gateTailCells)
+	return textsafe.EscapeHidden(l)
 }
 
 // LandLog reads the test gate's log of job (land-N): the job, and the log's bytes as the
