@@ -82,31 +82,37 @@ func SafeLogLine(l string) string {
 	return textsafe.EscapeHidden(l)
 }
 
-// LandLog reads the test gate's log of job (land-N): the job, and the log's bytes as the
-// gate wrote them (its last maxLandLog bytes when it is larger; cut says so). The log is
-// the one beside the job's record, whatever path the record names.
-func (s *Service) LandLog(ctx context.Context, job string) (j *LandJob, data []byte, cut bool, err error) {
+// LandLogText is a land job's test log as its gate wrote it.
+type LandLogText struct {
+	Job  string
+	Path string // the log read: the one beside the job's record, whatever path the record names
+	Data []byte // its last maxLandLog bytes when it is larger
+	Cut  bool   // the log holds more before Data
+}
+
+// LandLog reads the test gate's log of job (land-N).
+func (s *Service) LandLog(ctx context.Context, job string) (*LandLogText, error) {
 	ticket, err := ParseJobID(job)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, err
 	}
 	out, err := s.impl.landStatus(ctx, landStatusCmd{ticket: ticket})
 	if err != nil {
-		return nil, nil, false, err
+		return nil, err
 	}
 	cd, err := s.impl.commonDir(ctx)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, err
 	}
-	j = out.Land
-	path := filepath.Join(landDir(cd), jobName(ticket)+".log")
-	data, cut, err = readEnd(path, maxLandLog)
+	j := out.Land
+	l := &LandLogText{Job: j.Job, Path: filepath.Join(landDir(cd), jobName(ticket)+".log")}
+	l.Data, l.Cut, err = readEnd(l.Path, maxLandLog)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return j, nil, false, refused(CodeLandNoLog, "a job has a log once its test gate ran; `copse land status "+j.Job+"` shows where it stopped",
+		return nil, refused(CodeLandNoLog, "a job has a log once its test gate ran; `copse land status "+j.Job+"` shows where it stopped",
 			"%s has no test log (phase %s, state %s)", j.Job, j.Phase, j.State)
 	case err != nil:
-		return j, nil, false, failed(CodeLandQueueUnreadable, err, "check the permissions of "+quoteDisplay(path), "cannot read the test log of %s", j.Job)
+		return nil, failed(CodeLandQueueUnreadable, err, "check the permissions of "+quoteDisplay(l.Path), "cannot read the test log of %s", j.Job)
 	}
-	return j, data, cut, nil
+	return l, nil
 }

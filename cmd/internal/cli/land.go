@@ -285,7 +285,7 @@ wrote it when stdout is a pipe or a file, escaped line by line on a terminal.`,
 				if len(args) != 1 {
 					return usagef("usage: "+cmd.UseLine(), "--log shows one job's test log: name the JOB (copse land status lists them)")
 				}
-				j, data, cut, err := svc.LandLog(ctx, args[0])
+				l, err := svc.LandLog(ctx, args[0])
 				if err != nil {
 					return err
 				}
@@ -296,9 +296,9 @@ wrote it when stdout is a pipe or a file, escaped line by line on a terminal.`,
 						Log       string `json:"log"`
 						Text      string `json:"text"` // the log as written (JSON escapes it)
 						Cut       bool   `json:"cut,omitempty"`
-					}{"land_log", j.Job, j.Log, string(data), cut})
+					}{"land_log", l.Job, l.Path, string(l.Data), l.Cut})
 				}
-				printLandLog(f, data, cut)
+				printLandLog(f, l.Data, l.Cut)
 				return nil
 			}
 			req := core.LandStatusRequest{}

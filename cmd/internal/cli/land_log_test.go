@@ -70,6 +70,17 @@ func TestLandFailedGateShowsLogTail(t *testing.T) {
 		t.Fatalf("--log on a terminal is not the whole log escaped:\n%q", out)
 	}
 
+	// --log --json: the log as written, in one JSON value.
+	lj := run(t, r, r.Root, "--json", "land", "status", "land-1", "--log")
+	want(t, lj, 0)
+	var logReply struct {
+		Operation, Job, Log, Text string
+	}
+	if err := json.Unmarshal([]byte(lj.stdout), &logReply); err != nil || logReply.Operation != "land_log" ||
+		logReply.Job != "land-1" || logReply.Log != log || logReply.Text != string(raw) {
+		t.Fatalf("--log --json %s: %v", lj.stdout, err)
+	}
+
 	// --json: the error carries the log and its tail.
 	js := run(t, r, r.Root, "--json", "land", "feat/g", "--keep", "--test", noisyGate)
 	want(t, js, 1)
