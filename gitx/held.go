@@ -94,6 +94,26 @@ func NewPatchesCmd(dir, against, tip string) (Cmd, error) {
 	return Cmd{dir: dir, args: []string{"rev-list", "--cherry-pick", "--right-only", "--no-merges", against + "..." + tip}, read: true}, nil
 }
 
+// NewPatchesAgainstCmd is NewPatchesCmd against several commits at once: the commits of
+// tip in none of against and whose change none of against's own commits has.
+func NewPatchesAgainstCmd(dir string, against []string, tip string) (Cmd, error) {
+	reasons := []string{checkDir(dir), checkOID("tip", tip)}
+	if len(against) == 0 {
+		reasons = append(reasons, "nothing to compare against")
+	}
+	for _, a := range against {
+		reasons = append(reasons, checkOID("against", a))
+	}
+	if err := check("rev-list", reasons...); err != nil {
+		return Cmd{}, err
+	}
+	args := []string{"rev-list", "--cherry-pick", "--right-only", "--no-merges"}
+	for _, a := range against {
+		args = append(args, a+"..."+tip)
+	}
+	return Cmd{dir: dir, args: args, read: true}, nil
+}
+
 // UnkeptCommits runs UnkeptCommitsCmd.
 func (r *Runner) UnkeptCommits(ctx context.Context, dir string, oids []string) ([]string, error) {
 	c, err := UnkeptCommitsCmd(dir, oids)
