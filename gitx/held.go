@@ -199,27 +199,13 @@ func ParseRefLines(out []byte) ([]HeldRef, error) {
 // WorktreeRefs runs WorktreeRefsCmd.
 func (r *Runner) WorktreeRefs(ctx context.Context, dir string) ([]HeldRef, error) {
 	c, err := WorktreeRefsCmd(dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return ParseRefLines(out)
+	return output(ctx, r, c, err, ParseRefLines)
 }
 
 // RepoTips runs RepoTipsCmd.
 func (r *Runner) RepoTips(ctx context.Context, dir string) ([]HeldRef, error) {
 	c, err := RepoTipsCmd(dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return ParseRefLines(out)
+	return output(ctx, r, c, err, ParseRefLines)
 }
 
 // UnpushedCountCmd counts the commits of the repository at dir (a submodule or a nested
@@ -278,14 +264,7 @@ func ParseGitlinks(b []byte) ([]string, error) {
 // Gitlinks runs GitlinksCmd.
 func (r *Runner) Gitlinks(ctx context.Context, dir string) ([]string, error) {
 	c, err := GitlinksCmd(dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return ParseGitlinks(out)
+	return output(ctx, r, c, err, ParseGitlinks)
 }
 
 // FetchObjects copies the commits oids (and what they reach) of the repository at src

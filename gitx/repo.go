@@ -326,14 +326,7 @@ func (r *Runner) FilesIncluded(ctx context.Context, dir string, patterns []strin
 		return nil, nil
 	}
 	c, err := UntrackedIncluded(dir, patterns)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return nulFields(out), nil
+	return output(ctx, r, c, err, plain(nulFields))
 }
 
 // FilesMatching runs UntrackedMatching.
@@ -342,12 +335,5 @@ func (r *Runner) FilesMatching(ctx context.Context, dir string, globs []string) 
 		return nil, nil
 	}
 	c, err := UntrackedMatching(dir, globs)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return nulFields(out), nil
+	return output(ctx, r, c, err, plain(nulFields))
 }
