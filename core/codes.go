@@ -1,7 +1,7 @@
 package core
 
 // Error codes: the stable machine codes of Error.Code, the API agents and front ends
-// branch on. Each constant's comment says what it means; README.md lists every code
+// branch on. Each constant's comment says what it means; docs/codes.md lists every code
 // with its meaning and exit code (TestCodesAreDocumented keeps the two in step).
 const (
 	// CodeAbandoned means: the land job's process died part way; its outcome is uncertain and it is never resumed.
@@ -252,6 +252,8 @@ const (
 	CodeNoSetupConfigured = "no_setup_configured"
 	// CodeNoSuchJob means: there is no land job …
 	CodeNoSuchJob = "no_such_job"
+	// CodeLandNoLog means: the land job has no test log (its test gate never ran).
+	CodeLandNoLog = "land_no_log"
 	// CodeNoSuchRemoved means: no removed worktree has id …
 	CodeNoSuchRemoved = "no_such_removed"
 	// CodeNoSuchWorkspace means: no worktree is open in workspace …

@@ -50,21 +50,21 @@ func codeConstants(t *testing.T) map[string]string {
 	return codes
 }
 
-// Error codes are an API: every constant has a README row (code, meaning, exit code), and
+// Error codes are an API: every constant has a row in docs/codes.md (code, meaning, exit code), and
 // every row names a constant.
 func TestCodesAreDocumented(t *testing.T) {
 	codes := codeConstants(t)
 	if len(codes) < 100 {
 		t.Fatalf("only %d codes read from codes.go", len(codes))
 	}
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/codes.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, table, ok := strings.Cut(string(readme), "<!-- codes:begin")
 	table, _, ok2 := strings.Cut(table, "<!-- codes:end -->")
 	if !ok || !ok2 {
-		t.Fatal("README.md has no codes table (<!-- codes:begin --> … <!-- codes:end -->)")
+		t.Fatal("docs/codes.md has no codes table (<!-- codes:begin --> … <!-- codes:end -->)")
 	}
 	row := regexp.MustCompile("^\\| `([a-z_]+)` \\| (.+) \\| ([0-9]+(?: or [0-9]+)*) \\|$")
 	listed := map[string]bool{}
@@ -74,16 +74,16 @@ func TestCodesAreDocumented(t *testing.T) {
 			continue
 		}
 		if listed[m[1]] {
-			t.Errorf("README lists %s twice", m[1])
+			t.Errorf("docs/codes.md lists %s twice", m[1])
 		}
 		listed[m[1]] = true
 		if _, ok := codes[m[1]]; !ok {
-			t.Errorf("README lists code %s, which core/codes.go does not define", m[1])
+			t.Errorf("docs/codes.md lists code %s, which core/codes.go does not define", m[1])
 		}
 	}
 	for code, name := range codes {
 		if !listed[code] {
-			t.Errorf("%s (%q) has no row in README's codes table (code | meaning | exit)", name, code)
+			t.Errorf("%s (%q) has no row in docs/codes.md (code | meaning | exit)", name, code)
 		}
 	}
 }
@@ -130,6 +130,6 @@ func TestCodesAreConstants(t *testing.T) {
 	}
 	slices.Sort(found)
 	for _, f := range found {
-		t.Errorf("a code written as a literal (add a constant to core/codes.go and a README row): %s", f)
+		t.Errorf("a code written as a literal (add a constant to core/codes.go and a row in docs/codes.md): %s", f)
 	}
 }

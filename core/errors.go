@@ -34,7 +34,11 @@ type Error struct {
 	ForceHelps bool
 	// StateToken, on needs_approval, is the token of what the confirmation showed.
 	StateToken StateToken
-	Err        error // underlying cause (git/herdr error), if any
+	// Log and LogTail, on a failed land test gate, are its log's path and last lines
+	// (escaped): what failed is seen without opening the log.
+	Log     string
+	LogTail []string
+	Err     error // underlying cause (git/herdr error), if any
 }
 
 func (e *Error) Error() string {

@@ -167,13 +167,13 @@ func (s *service) holderVerdict(ctx context.Context, h gitx.Worktree, into, old,
 	}
 	if over := overlap(dirty, incoming); len(over) > 0 {
 		return refused(CodeTargetDirtyOverlap, "commit, stash or revert those paths in "+quoteDisplay(h.Path)+", then land again",
-			"%s is checked out in %s, whose uncommitted changes touch paths the land changes: %s; %s was not moved",
-			Escape(into), Escape(h.Path), listPaths(over), Escape(into)), "", nil
+			"%s is checked out in %s, whose uncommitted changes touch paths the land changes: %s",
+			Escape(into), Escape(h.Path), listPaths(over)), "", nil
 	}
 	if over := overlap(ignored, incoming); len(over) > 0 {
 		return refused(CodeTargetIgnoredOverlap, "move them out of "+quoteDisplay(h.Path)+" (git keeps no copy of ignored files), land again, then put back what you still need",
-			"%s is checked out in %s, where ignored files stand at paths the land would replace or remove: %s; %s was not moved and nothing was overwritten",
-			Escape(into), Escape(h.Path), listPaths(over), Escape(into)), "", nil
+			"%s is checked out in %s, where ignored files stand at paths the land would replace or remove: %s; nothing was overwritten",
+			Escape(into), Escape(h.Path), listPaths(over)), "", nil
 	}
 	return nil, "", nil
 }

@@ -114,11 +114,13 @@ type LandJob struct {
 	Interrupted  LandPhase    `json:"interrupted,omitempty"` // cancelled or abandoned in this phase
 	Remaining    string       `json:"remaining,omitempty"`   // the state it left
 	Log          string       `json:"log,omitempty"`
-	Gate         *LandGate    `json:"gate,omitempty"` // the test gate's process group and marker, once it started
+	LogTail      []string     `json:"log_tail,omitempty"` // a failed gate: the log's last lines, escaped (SafeLogLine)
+	Gate         *LandGate    `json:"gate,omitempty"`     // the test gate's process group and marker, once it started
 	Removed      bool         `json:"worktree_removed,omitempty"`
 	BranchGone   bool         `json:"branch_deleted,omitempty"`
 	Released     bool         `json:"claim_released,omitempty"`
 	Warnings     []string     `json:"warnings,omitempty"`
+	Notices      []string     `json:"notices,omitempty"` // after a land: upstreams that now differ, and the command that would publish
 }
 
 const landRecordVersion = 1

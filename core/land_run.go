@@ -111,6 +111,9 @@ func LandError(j *LandJob) error {
 	if e.Code == "" {
 		e.Code = string(j.State)
 	}
+	if len(j.LogTail) > 0 {
+		e.Log, e.LogTail = j.Log, j.LogTail
+	}
 	return e
 }
 
@@ -432,6 +435,11 @@ func (s *service) runJob(ctx context.Context, dir string, j *LandJob, progress f
 // unless this run holds it).
 func (r *landRun) finish(state LandState, code, msg, hint string) {
 	j := r.j
+	// The progress said "advance main to X": every advance that ends short of it says the
+	// same one thing about the target (as a cancelled one does), whichever check stopped it.
+	if j.Phase == PhaseAdvance && (state == LandBlocked || state == LandFailed) && j.Previous == "" && code != CodeTargetSyncFailed {
+		msg += "; " + Escape(j.Into) + " is unchanged by this land"
+	}
 	j.State, j.Code, j.Message, j.Hint, j.Finished = state, code, msg, hint, nowStamp()
 	if state == LandLanded {
 		j.Phase = PhaseDone
@@ -579,9 +587,18 @@ func (r *landRun) run(ctx context.Context) {
 			r.blocked(CodeTargetMoved, "land again when "+Escape(j.Into)+" is quieter, or raise git config copse.landRetries",
 				"%s moved during the land %d times in a row; %s is rebased and tested but not landed", Escape(j.Into), attempt+1, Escape(j.Worktree.Branch))
 		case done:
+			up, hasUp := r.readUpstream(actx, j.Worktree.Branch)
 			if !j.Keep {
 				r.save(PhaseCleanup)
 				r.cleanup(actx)
+			}
+			if hasUp {
+				if n := r.branchNotice(actx, up, j.BranchGone); n != "" {
+					j.Notices = append(j.Notices, n)
+				}
+			}
+			if n := r.targetNotice(actx); n != "" {
+				j.Notices = append(j.Notices, n)
 			}
 			r.finish(LandLanded, "", fmt.Sprintf("%s landed onto %s at %s", Escape(j.Worktree.Branch), Escape(j.Into), short(j.Commit)), "")
 		}
@@ -740,6 +757,9 @@ func (r *landRun) gate(ctx context.Context) bool {
 	ranOn := ""
 	if left != "" {
 		ranOn = "; processes it started left its process group and still run: " + left
+	}
+	if !res.Canceled && (res.TimedOut || runErr != nil || res.ExitCode != 0 || left != "") {
+		j.LogTail = gateTail(j.Log)
 	}
 	switch {
 	case res.Canceled:

@@ -248,3 +248,27 @@ func UniqueCommitCount(dir, branch string) (Cmd, error) {
 	return Cmd{dir: dir, args: []string{"rev-list", "--count", "refs/heads/" + branch,
 		"--not", "--exclude=" + branch, "--branches", "--remotes"}, read: true}, nil
 }
+
+// UniqueNonMergeCommits lists the non-merge commits reachable from tip (branch's resolved
+// tip) but from no other local branch and no remote-tracking branch (the --exclude pattern
+// is the bare name, as in UniqueCommitCount) that change something: the pathspec drops
+// empty commits, whose patch id --cherry-pick finds equal to any other empty commit's, so
+// an empty commit is never taken for a copy.
+func UniqueNonMergeCommits(dir, branch, tip string) (Cmd, error) {
+	if err := check("rev-list", checkDir(dir), checkBranch("branch", branch), checkOID("tip", tip)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"rev-list", "--no-merges", tip,
+		"--not", "--exclude=" + branch, "--branches", "--remotes", "--", ":(top)"}, read: true}, nil
+}
+
+// BranchAndRemoteTipsCmd lists every local branch and remote-tracking ref as
+// "<oid> <refname>" lines (for-each-ref's --exclude is newer than the git copse supports,
+// so callers drop what they do not want).
+func BranchAndRemoteTipsCmd(dir string) (Cmd, error) {
+	if err := check("for-each-ref", checkDir(dir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"for-each-ref", "--format=%(objectname) %(refname)",
+		"refs/heads/", "refs/remotes/"}, read: true}, nil
+}

@@ -163,3 +163,32 @@ func (r *Runner) Divergence(ctx context.Context, dir, a, b string) (onlyA, onlyB
 	}
 	return onlyA, onlyB, nil
 }
+
+// UpstreamCmd prints branch's upstream: its tracking ref, its remote's name and the
+// branch's name there (refs/remotes/origin/x origin refs/heads/x), or an empty line when
+// it has none.
+func UpstreamCmd(dir, branch string) (Cmd, error) {
+	if err := check("for-each-ref", checkDir(dir), checkBranch("branch", branch)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"for-each-ref", "--format=%(upstream) %(upstream:remotename) %(upstream:remoteref)",
+		"refs/heads/" + branch}, read: true}, nil
+}
+
+// Upstream runs UpstreamCmd. ok is false when branch has no upstream on a remote (none
+// configured, or one on the local repository, remote ".").
+func (r *Runner) Upstream(ctx context.Context, dir, branch string) (tracking, remote, remoteRef string, ok bool, err error) {
+	c, err := UpstreamCmd(dir, branch)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	s, err := r.Text(ctx, c)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	f := strings.Fields(s)
+	if len(f) != 3 || !strings.HasPrefix(f[0], "refs/remotes/") || f[1] == "." || !strings.HasPrefix(f[2], "refs/heads/") {
+		return "", "", "", false, nil
+	}
+	return f[0], f[1], f[2], true, nil
+}

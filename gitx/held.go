@@ -94,6 +94,26 @@ func NewPatchesCmd(dir, against, tip string) (Cmd, error) {
 	return Cmd{dir: dir, args: []string{"rev-list", "--cherry-pick", "--right-only", "--no-merges", against + "..." + tip}, read: true}, nil
 }
 
+// NewPatchesAgainstCmd is NewPatchesCmd against several commits at once: the commits of
+// tip in none of against and whose change none of against's own commits has.
+func NewPatchesAgainstCmd(dir string, against []string, tip string) (Cmd, error) {
+	reasons := []string{checkDir(dir), checkOID("tip", tip)}
+	if len(against) == 0 {
+		reasons = append(reasons, "nothing to compare against")
+	}
+	for _, a := range against {
+		reasons = append(reasons, checkOID("against", a))
+	}
+	if err := check("rev-list", reasons...); err != nil {
+		return Cmd{}, err
+	}
+	args := []string{"rev-list", "--cherry-pick", "--right-only", "--no-merges"}
+	for _, a := range against {
+		args = append(args, a+"..."+tip)
+	}
+	return Cmd{dir: dir, args: args, read: true}, nil
+}
+
 // UnkeptCommits runs UnkeptCommitsCmd.
 func (r *Runner) UnkeptCommits(ctx context.Context, dir string, oids []string) ([]string, error) {
 	c, err := UnkeptCommitsCmd(dir, oids)
@@ -179,27 +199,13 @@ func ParseRefLines(out []byte) ([]HeldRef, error) {
 // WorktreeRefs runs WorktreeRefsCmd.
 func (r *Runner) WorktreeRefs(ctx context.Context, dir string) ([]HeldRef, error) {
 	c, err := WorktreeRefsCmd(dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return ParseRefLines(out)
+	return output(ctx, r, c, err, ParseRefLines)
 }
 
 // RepoTips runs RepoTipsCmd.
 func (r *Runner) RepoTips(ctx context.Context, dir string) ([]HeldRef, error) {
 	c, err := RepoTipsCmd(dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return ParseRefLines(out)
+	return output(ctx, r, c, err, ParseRefLines)
 }
 
 // UnpushedCountCmd counts the commits of the repository at dir (a submodule or a nested
@@ -258,14 +264,7 @@ func ParseGitlinks(b []byte) ([]string, error) {
 // Gitlinks runs GitlinksCmd.
 func (r *Runner) Gitlinks(ctx context.Context, dir string) ([]string, error) {
 	c, err := GitlinksCmd(dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return ParseGitlinks(out)
+	return output(ctx, r, c, err, ParseGitlinks)
 }
 
 // FetchObjects copies the commits oids (and what they reach) of the repository at src

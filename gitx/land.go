@@ -135,28 +135,14 @@ func (r *Runner) SymbolicHeadRef(ctx context.Context, dir string) (string, error
 // Conflicted lists the unmerged paths of the worktree at dir.
 func (r *Runner) Conflicted(ctx context.Context, dir string) ([]string, error) {
 	c, err := ConflictedNames(dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return splitNUL(out), nil
+	return output(ctx, r, c, err, plain(splitNUL))
 }
 
 // DirtyPaths lists every path with a change at dir; a rename or copy contributes both of
 // its paths.
 func (r *Runner) DirtyPaths(ctx context.Context, dir string) ([]string, error) {
 	c, err := DirtyNames(dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return ParseDirtyNames(out)
+	return output(ctx, r, c, err, ParseDirtyNames)
 }
 
 // ParseDirtyNames parses `status --porcelain -z`: "XY path\0", and for a rename or copy
@@ -388,14 +374,7 @@ func TouchedNamesCmd(dir, base, tip string) (Cmd, error) {
 // TouchedPaths runs TouchedNamesCmd.
 func (r *Runner) TouchedPaths(ctx context.Context, dir, base, tip string) ([]string, error) {
 	c, err := TouchedNamesCmd(dir, base, tip)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return splitNUL(out), nil
+	return output(ctx, r, c, err, plain(splitNUL))
 }
 
 // MergeCommits runs MergeCommitsCmd.

@@ -122,13 +122,88 @@ func (r *Runner) Ancestor(ctx context.Context, dir, ancestor, descendant string)
 	return r.yesNo(ctx, c)
 }
 
-// UniqueCommits counts the commits only branch holds (see UniqueCommitCount).
+// UniqueCommits counts the commits only branch holds (see UniqueCommitCount) whose change
+// is on no other branch or remote either: a branch landed as rebased copies holds commits
+// no other ref reaches, but each copy's patch (git patch-id, as git cherry compares) is on
+// the target, so deleting the branch loses no work. A commit whose change differs from
+// every copy still counts, and so does a merge commit (it has no single patch to compare).
+// When the comparison itself fails the reachability count stands: it can only say more.
 func (r *Runner) UniqueCommits(ctx context.Context, dir, branch string) (int, error) {
 	c, err := UniqueCommitCount(dir, branch)
 	if err != nil {
 		return 0, err
 	}
-	return r.count(ctx, c)
+	n, err := r.count(ctx, c)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	copied, err := r.patchesElsewhere(ctx, dir, branch)
+	if err != nil || copied > n {
+		return n, nil
+	}
+	return n - copied, nil
+}
+
+// patchesElsewhere counts the non-merge commits only branch reaches whose patch some other
+// branch or remote-tracking ref holds, in one walk: with several symmetric differences
+// (R1...tip R2...tip) --cherry-pick compares tip's side against all the others at once.
+// It can only find fewer copies than there are (a merge base of one pair may hide another
+// ref's older commits), never more: each copy it finds is on some ref.
+func (r *Runner) patchesElsewhere(ctx context.Context, dir, branch string) (int, error) {
+	tip, err := r.ResolveCommit(ctx, dir, "refs/heads/"+branch)
+	if err != nil {
+		return 0, err
+	}
+	c, err := UniqueNonMergeCommits(dir, branch, tip)
+	if err != nil {
+		return 0, err
+	}
+	own, err := r.oidLines(ctx, c)
+	if err != nil || len(own) == 0 {
+		return 0, err
+	}
+	c, err = BranchAndRemoteTipsCmd(dir)
+	if err != nil {
+		return 0, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	refs, err := ParseRefLines(out)
+	if err != nil {
+		return 0, err
+	}
+	var others []string
+	seen := map[string]bool{tip: true}
+	for _, ref := range refs {
+		if !seen[ref.Commit] && ref.Name != "refs/heads/"+branch {
+			seen[ref.Commit] = true
+			others = append(others, ref.Commit)
+		}
+	}
+	if len(others) == 0 {
+		return 0, nil
+	}
+	c, err = NewPatchesAgainstCmd(dir, others, tip)
+	if err != nil {
+		return 0, err
+	}
+	fresh, err := r.oidLines(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	still := make(map[string]bool, len(fresh))
+	for _, o := range fresh {
+		still[o] = true
+	}
+	copied := 0
+	for _, o := range own {
+		if !still[o] {
+			copied++ // its patch is on another ref
+		}
+	}
+	return copied, nil
 }
 
 // yesNo runs a command whose exit status is the answer: 0 yes, 1 (silent) no.
@@ -251,14 +326,7 @@ func (r *Runner) FilesIncluded(ctx context.Context, dir string, patterns []strin
 		return nil, nil
 	}
 	c, err := UntrackedIncluded(dir, patterns)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return nulFields(out), nil
+	return output(ctx, r, c, err, plain(nulFields))
 }
 
 // FilesMatching runs UntrackedMatching.
@@ -267,12 +335,5 @@ func (r *Runner) FilesMatching(ctx context.Context, dir string, globs []string) 
 		return nil, nil
 	}
 	c, err := UntrackedMatching(dir, globs)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return nulFields(out), nil
+	return output(ctx, r, c, err, plain(nulFields))
 }

@@ -277,3 +277,52 @@ func TestConfigFileValues(t *testing.T) {
 		t.Fatalf("ConfigFileValues = %q, %v; want [one two]", got, err)
 	}
 }
+
+// A commit whose patch another branch holds (a land's rebased copy) is not unique; an
+// empty commit (every empty commit has the same patch id) and a merge commit (no single
+// patch) still are, and so is a copy whose change was altered.
+func TestUniqueCommitsByPatch(t *testing.T) {
+	s := newSandbox(t)
+	repo := s.initRepo("repo")
+	r, ctx := s.runner(), context.Background()
+	count := func(branch string) int {
+		t.Helper()
+		n, err := r.UniqueCommits(ctx, repo, branch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	s.git(repo, "switch", "-q", "-c", "feat")
+	s.commit(repo, "a", "a\n", "a")
+	s.commit(repo, "b", "b\n", "b")
+	s.git(repo, "commit", "-q", "--allow-empty", "-m", "an empty note")
+	s.git(repo, "switch", "-q", "-c", "side", "main")
+	s.commit(repo, "s", "s\n", "s")
+	s.git(repo, "switch", "-q", "-c", "merged", "main")
+	s.commit(repo, "m", "m\n", "m")
+	s.git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+	s.git(repo, "switch", "-q", "main")
+	s.commit(repo, "main", "moved on\n", "main moves on")
+	if n := count("feat"); n != 3 {
+		t.Fatalf("before the copies: feat unique = %d, want 3", n)
+	}
+	s.git(repo, "cherry-pick", "feat~2", "merged^1")
+	s.git(repo, "commit", "-q", "--allow-empty", "-m", "another empty commit")
+	s.commit(repo, "b", "b, changed\n", "b, but changed")
+	// a is copied; b's copy differs; the empty commit is kept however many empty ones main has.
+	if n := count("feat"); n != 2 {
+		t.Fatalf("feat unique = %d, want 2 (the changed b, the empty commit)", n)
+	}
+	// m is copied; the merge commit still counts (side holds s).
+	if n := count("merged"); n != 1 {
+		t.Fatalf("merged unique = %d, want 1 (the merge commit)", n)
+	}
+	// An exact copy of b on another branch than main's copy of a counts too.
+	s.git(repo, "switch", "-q", "-c", "other", "side")
+	s.git(repo, "cherry-pick", "feat~1")
+	s.git(repo, "switch", "-q", "main")
+	if n := count("feat"); n != 1 {
+		t.Fatalf("feat unique = %d, want 1 (the empty commit): a on main, b on other", n)
+	}
+}

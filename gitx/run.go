@@ -137,6 +137,25 @@ func exitedOneSilently(err error) bool {
 	return errors.As(err, &e) && e.Kind == ErrExit && e.ExitCode == 1 && strings.TrimSpace(e.Stderr) == ""
 }
 
+// output is the shape of every Runner method that reads: run the command a builder made
+// (the builder's error returned as it is) and parse what git printed.
+func output[T any](ctx context.Context, r *Runner, c Cmd, err error, parse func([]byte) (T, error)) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return zero, err
+	}
+	return parse(out)
+}
+
+// plain makes a parser that cannot fail fit output.
+func plain[T any](parse func([]byte) T) func([]byte) (T, error) {
+	return func(b []byte) (T, error) { return parse(b), nil }
+}
+
 // Run executes c and returns its stdout when it exits 0.
 //
 // git gets its own process group so that on cancel, timeout or output overflow

@@ -258,14 +258,7 @@ type RemovedRef struct {
 // ListRemoved runs RemovedRefs and parses its records.
 func (r *Runner) ListRemoved(ctx context.Context, dir string) ([]RemovedRef, error) {
 	c, err := RemovedRefs(dir)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	return parseRemovedRefs(out)
+	return output(ctx, r, c, err, parseRemovedRefs)
 }
 
 func parseRemovedRefs(out []byte) ([]RemovedRef, error) {

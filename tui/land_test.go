@@ -198,3 +198,19 @@ func TestLandFormDropsDefaultsOfAnotherWorktree(t *testing.T) {
 		t.Fatalf("this worktree's default into = %q, want develop", v)
 	}
 }
+
+// A land that left its target ahead of its upstream says so, with the command that would
+// publish it, under the landed message.
+func TestLandedShowsNotices(t *testing.T) {
+	m, _ := progressModel(t)
+	op := m.op
+	job := core.LandJob{Job: "land-4", State: core.LandLanded, Phase: core.PhaseDone, Into: "main", Commit: "89abcdef0123",
+		Worktree: core.LandWorktree{Path: "/home/dev/src/app.worktrees/feat-login", Branch: "feat/login"},
+		Notices:  []string{"main is 1 commit ahead of origin/main; to publish it: git push origin main"}}
+	m, _ = send(t, m, executedMsg{op: op.id, outcome: &core.Outcome{Operation: core.OpLand, Land: &job}})
+	v := strings.Join(strings.Fields(plain(m)), " ")
+	if !strings.Contains(v, "landed feat/login onto main at 89abcde (land-4)") ||
+		!strings.Contains(v, "note: main is 1 commit ahead of origin/main; to publish it: git push origin main") {
+		t.Fatalf("landed status without its notice:\n%s", plain(m))
+	}
+}

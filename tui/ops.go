@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
@@ -193,6 +194,11 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 		if out != nil && out.Land != nil {
 			j := out.Land
 			m.status = infoStatus(fmt.Sprintf("landed %s onto %s at %s (%s)", textsafe.Escape(j.Worktree.Branch), textsafe.Escape(j.Into), rowmarks.ShortHash(j.Commit), j.Job))
+			// What the land left unpublished (upstreams that now differ) and the command
+			// that would publish it: how to go on, so it is the hint.
+			if len(j.Notices) > 0 {
+				m.status.hint = oneLine("note: " + strings.Join(j.Notices, "; note: "))
+			}
 		} else {
 			m.status = infoStatus("landed")
 		}

@@ -2,12 +2,14 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // The preview (p or tab): the selected worktree's changed files, its last commits and its
@@ -19,6 +21,9 @@ type previewState struct {
 	seq         int
 	loading     bool
 	vp          viewport.Model
+	// land is the row's land job when it ended in a way its owner must act on (blocked,
+	// abandoned…): read by core with the land records (landJobsCmd), not here.
+	land *core.LandJob
 }
 
 // previewMsg is core's preview of the worktree asked for by seq.
@@ -53,6 +58,10 @@ func (m Model) openPreview(r row) (Model, tea.Cmd) {
 	}
 	m.ev.previewSeq++
 	p := &previewState{path: r.wt.Path, label: r.label, seq: m.ev.previewSeq, loading: true, vp: viewport.New()}
+	if r.land != nil && r.land.State.Finished() {
+		j := *r.land
+		p.land = &j
+	}
 	m.ev.preview = p
 	m.mode = modePreview
 	if m.svc == nil {
@@ -69,7 +78,11 @@ func (m Model) onPreview(msg previewMsg) Model {
 	p.loading = false
 	p.vp.SetWidth(m.w())
 	p.vp.SetHeight(m.panelHeight())
-	p.vp.SetContent(strings.Join(previewLines(msg.preview, msg.err, &m.styles), "\n"))
+	lines := previewLines(msg.preview, msg.err, &m.styles)
+	if p.land != nil {
+		lines = append(landLines(p.land, &m.styles), append([]string{""}, lines...)...)
+	}
+	p.vp.SetContent(strings.Join(lines, "\n"))
 	return m
 }
 
@@ -99,6 +112,26 @@ func previewLines(p *core.Preview, err error, st *Styles) []string {
 	}
 	for _, pr := range p.Problems {
 		out = append(out, st.StatusWarn.Render("! "+oneLine(pr)))
+	}
+	return out
+}
+
+// landLines is the preview's land section: the job, its phase and why it stopped, and
+// for a failed test gate the end of its log (escaped by core).
+func landLines(j *core.LandJob, st *Styles) []string {
+	title := fmt.Sprintf("Land %s %s in %s", j.Job, j.State, j.Phase)
+	if j.Code != "" {
+		title += " (" + j.Code + ")"
+	}
+	out := []string{st.FormTitle.Render(oneLine(title)), st.StatusError.Render("  " + oneLine(j.Message))}
+	if j.Hint != "" {
+		out = append(out, "  hint: "+oneLine(j.Hint))
+	}
+	if len(j.LogTail) > 0 {
+		out = append(out, "", st.FormTitle.Render(oneLine(fmt.Sprintf("Last %d lines of %s", len(j.LogTail), textsafe.Escape(j.Log)))))
+		for _, l := range j.LogTail {
+			out = append(out, "  "+oneLine(l))
+		}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
 )
@@ -98,4 +99,58 @@ func TestFlowPreviewShowsChanges(t *testing.T) {
 	f.wait("back on the list", func(fr frame) bool { return fr.mode == modeList })
 	f.keys("q")
 	f.result()
+}
+
+// fxBlockedGate is feat-login's land, blocked by a failing test gate, as core records it
+// (the tail escaped by core: the colour codes of the test's output are shown, not run).
+func fxBlockedGate() core.LandJob {
+	return core.LandJob{Job: "land-7", State: core.LandBlocked, Phase: core.PhaseTest, Code: "test_failed",
+		Into:     "main",
+		Message:  `the test gate "go test ./..." exited 1`,
+		Hint:     "fix it, commit, and land again; the output is in /home/dev/src/app/.git/copse/land/land-7.log",
+		Log:      "/home/dev/src/app/.git/copse/land/land-7.log",
+		LogTail:  []string{"=== RUN   TestLogin", `    login_test.go:42: got \x1b[31m401\x1b[0m, want 200`, "--- FAIL: TestLogin (0.01s)", "FAIL", "FAIL    example.com/app/auth    0.012s", "# gate: exit 1 after 2.3s"},
+		Worktree: core.LandWorktree{Path: "/home/dev/src/app.worktrees/feat-login", Branch: "feat/login"}}
+}
+
+// blockedPreview opens the preview of a row whose land is blocked: the land section comes
+// first, from the job core read with the land records.
+func blockedPreview(t *testing.T, w, h int) Model {
+	m := mixed(t, w, h)
+	m, _ = send(t, m, landJobsMsg{seq: m.loadSeq, jobs: []core.LandJob{fxBlockedGate()}})
+	m, _ = send(t, m, press("p"))
+	m, _ = send(t, m, previewMsg{seq: m.ev.previewSeq, preview: fxPreview()})
+	return m
+}
+
+func TestGoldenPreviewBlockedLand80x24(t *testing.T) {
+	m := blockedPreview(t, 80, 24)
+	v := plain(m)
+	for _, want := range []string{"Land land-7 blocked in test (test_failed)", `exited 1`, "Last 6 lines of /home/dev/src/app/.git/copse/land/land-7.log",
+		`got \x1b[31m401\x1b[0m`, "--- FAIL: TestLogin", "Changes"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("preview lacks %q:\n%s", want, v)
+		}
+	}
+	goldenPlain(t, m)
+}
+
+// The same in colour, pinned: lipgloss renders full-colour ANSI whatever the terminal.
+func TestGoldenPreviewBlockedLandColour80x24(t *testing.T) {
+	m := blockedPreview(t, 80, 24)
+	checkFrame(t, m)
+	golden.RequireEqual(t, m.View().Content)
+}
+
+// A row whose land is running or landed has no land section.
+func TestPreviewWithoutBlockedLand(t *testing.T) {
+	m := mixed(t, 80, 24)
+	j := fxBlockedGate()
+	j.State, j.Phase = core.LandRunning, core.PhaseTest
+	m, _ = send(t, m, landJobsMsg{seq: m.loadSeq, jobs: []core.LandJob{j}})
+	m, _ = send(t, m, press("p"))
+	m, _ = send(t, m, previewMsg{seq: m.ev.previewSeq, preview: fxPreview()})
+	if v := plain(m); strings.Contains(v, "Land land-7") || !strings.Contains(v, "Changes") {
+		t.Fatalf("a running land got a land section:\n%s", v)
+	}
 }

@@ -145,6 +145,12 @@ func (m Model) renderStatus() []string {
 		for _, l := range wrapLines("", m.status.msg, w, maxHintLines) {
 			out = append(out, st.StatusInfo.Render(l))
 		}
+		// What to do next after a success (a land's publish command), when there is one.
+		if m.status.hint != "" {
+			for _, l := range wrapLines("  ", m.status.hint, w, maxHintLines) {
+				out = append(out, st.StatusHint.Render(l))
+			}
+		}
 	}
 	for _, warn := range m.status.warns {
 		for _, l := range wrapLines("! ", warn, w, maxHintLines) {

@@ -1,6 +1,6 @@
 // Command copse-mcp is copse with its MCP server built in: `copse mcp` hands over to it.
 // The MCP SDK stays out of the copse binary so that every other command starts without it
-// (README, Performance). main only hands over to cli.MainMCP and must never gain logic of
+// (docs/dev/performance.md). main only hands over to cli.MainMCP and must never gain logic of
 // its own.
 package main
 

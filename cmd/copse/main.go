@@ -1,6 +1,6 @@
 // Command copse manages git worktrees safely: an interactive picker, a command line and a
 // JSON tool for agents, all behind one safety core. main only hands over to cli.Main and
-// must never gain logic of its own; the layout of the packages is in README ("How the code
+// must never gain logic of its own; the layout of the packages is in docs/dev/layout.md ("How the code
 // is laid out").
 package main
 

@@ -42,6 +42,9 @@ type ReplyError struct {
 	// StateToken comes with needs_approval: resend the request approved with
 	// expected_state_token set to it, so the approval covers exactly what was shown.
 	StateToken string `json:"state_token,omitempty"`
+	// Log and LogTail come with a failed land test gate: its log's path and last lines.
+	Log     string   `json:"log,omitempty"`
+	LogTail []string `json:"log_tail,omitempty"`
 }
 
 // OKReply is the reply for a done request.
@@ -50,7 +53,8 @@ func OKReply(o *core.Outcome) Reply { return Reply{OK: true, Result: o.Result()}
 // ErrReply is the reply for a refused, failed or uncertain request.
 func ErrReply(err error) Reply {
 	e := core.AsError(err)
-	return Reply{Error: &ReplyError{Code: e.Code, Message: e.Message, Hint: e.Hint, Field: e.Field, Uncertain: e.Uncertain(), StateToken: string(e.StateToken)}}
+	return Reply{Error: &ReplyError{Code: e.Code, Message: e.Message, Hint: e.Hint, Field: e.Field, Uncertain: e.Uncertain(), StateToken: string(e.StateToken),
+		Log: e.Log, LogTail: e.LogTail}}
 }
 
 // needsApproval refuses a plan that needs a human's yes. The message is the

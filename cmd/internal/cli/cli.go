@@ -240,7 +240,7 @@ func wantsJSON(args []string) bool {
 // reportError prints err: {"error":{…}} on stdout with --json, text on stderr otherwise.
 func (f *Factory) reportError(e *core.Error) {
 	if f.Global.JSON {
-		f.writeJSON(jsonError{Error: jsonErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint}})
+		f.writeJSON(jsonError{Error: jsonErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint, Log: e.Log, LogTail: e.LogTail}})
 		return
 	}
 	// A message is read, so the home directory is ~ there as in every result; a hint
@@ -248,6 +248,19 @@ func (f *Factory) reportError(e *core.Error) {
 	fmt.Fprintf(f.Err, "copse: %s\n", tildeIn(e.Message, f.home()))
 	if e.Hint != "" {
 		fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
+	}
+	printLogTail(f.Err, e.Log, e.LogTail)
+}
+
+// printLogTail shows the end of a failed test gate's log (already escaped by core) under
+// the error, so the failure is seen without opening the log.
+func printLogTail(w io.Writer, log string, tail []string) {
+	if len(tail) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  last %d lines of %s:\n", len(tail), core.Escape(log))
+	for _, l := range tail {
+		fmt.Fprintf(w, "    %s\n", l)
 	}
 }
 
@@ -260,6 +273,9 @@ type jsonErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Hint    string `json:"hint"`
+	// Log and LogTail come with a failed land test gate: its log and its last lines.
+	Log     string   `json:"log,omitempty"`
+	LogTail []string `json:"log_tail,omitempty"`
 }
 
 // writeJSON prints v as one line. encoding/json escapes control characters and

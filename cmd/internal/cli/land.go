@@ -169,7 +169,7 @@ func (f *Factory) printLandDryRun(out *core.Outcome) error {
 	}
 	f.warn(out.Warnings)
 	for _, n := range out.Notices {
-		fmt.Fprintf(f.Out, "%s\n", n)
+		fmt.Fprintf(f.Out, "%s\n", tildeIn(n, f.home()))
 	}
 	return nil
 }
@@ -184,6 +184,10 @@ func printLanded(f *Factory, j *core.LandJob) {
 	}
 	if j.BranchGone {
 		fmt.Fprintf(f.Out, "deleted branch %s\n", core.Escape(j.Worktree.Branch))
+	}
+	// Notices go to stderr with the progress: stdout stays the record of what was done.
+	for _, n := range j.Notices {
+		fmt.Fprintf(f.Err, "copse: note: %s\n", n)
 	}
 }
 
@@ -217,6 +221,7 @@ func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(
 				if e.Hint != "" {
 					fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
 				}
+				printLogTail(f.Err, e.Log, e.LogTail)
 			}
 		}
 		if code == 3 || worst != 3 && code > worst {
@@ -260,7 +265,11 @@ func (r *landReporter) report(p core.LandProgress) {
 	r.lastPhase[j.Job] = j.Phase
 	switch j.Phase {
 	case core.PhaseRebase:
-		fmt.Fprintf(r.w, "copse: %s: rebase %s onto %s (%s)\n", j.Job, core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortOID(j.Onto))
+		again := ""
+		if j.Attempts > 1 { // the advance found the target moved: this land did not advance it
+			again = fmt.Sprintf("%s moved, so this land did not advance it; ", core.Escape(j.Into))
+		}
+		fmt.Fprintf(r.w, "copse: %s: %srebase %s onto %s (%s)\n", j.Job, again, core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortOID(j.Onto))
 	case core.PhaseTest:
 		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s)\n", j.Job, textsafe.ShellQuote(j.Test), core.Escape(j.Log))
 	case core.PhaseAdvance:
@@ -277,11 +286,15 @@ func shortOID(oid string) string {
 	return oid
 }
 
-// newCmdLandStatus builds `copse land status [JOB]`.
+// newCmdLandStatus builds `copse land status [JOB] [--log]`.
 func newCmdLandStatus(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "status [JOB]",
+	var log bool
+	cmd := &cobra.Command{
+		Use:   "status [JOB] [--log]",
 		Short: "Show land jobs: every job of this repository, or one in detail",
+		Long: `Show every land job of this repository, or one JOB in detail (a failed test gate
+with the last lines of its log). --log prints JOB's whole test log instead: as the gate
+wrote it when stdout is a pipe or a file, escaped line by line on a terminal.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return exactArgs(1, "at most one JOB")(cmd, args)
@@ -293,6 +306,26 @@ func newCmdLandStatus(f *Factory) *cobra.Command {
 			svc, err := f.open(ctx)
 			if err != nil {
 				return err
+			}
+			if log {
+				if len(args) != 1 {
+					return usagef("usage: "+cmd.UseLine(), "--log shows one job's test log: name the JOB (copse land status lists them)")
+				}
+				l, err := svc.LandLog(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				if f.Global.JSON {
+					return f.writeJSON(struct {
+						Operation string `json:"operation"`
+						Job       string `json:"job"`
+						Log       string `json:"log"`
+						Text      string `json:"text"` // the log as written (JSON escapes it)
+						Cut       bool   `json:"cut,omitempty"`
+					}{"land_log", l.Job, l.Path, string(l.Data), l.Cut})
+				}
+				printLandLog(f, l.Data, l.Cut)
+				return nil
 			}
 			req := core.LandStatusRequest{}
 			if len(args) == 1 {
@@ -319,6 +352,8 @@ func newCmdLandStatus(f *Factory) *cobra.Command {
 			return nil
 		}),
 	}
+	cmd.Flags().BoolVar(&log, "log", false, "print JOB's test log (escaped on a terminal, raw when piped)")
+	return cmd
 }
 
 // newCmdLandQueue builds `copse land queue`.
@@ -420,5 +455,29 @@ func printJob(f *Factory, j *core.LandJob) {
 	kv("log", core.Escape(j.Log))
 	for _, w := range j.Warnings {
 		kv("warning", w)
+	}
+	for _, n := range j.Notices {
+		kv("note", n)
+	}
+	printLogTail(f.Out, j.Log, j.LogTail)
+}
+
+// printLandLog writes a job's test log: as the gate wrote it when stdout is a pipe or a
+// file (for grep, less -R, an editor), and line by line escaped on a terminal, where a
+// test's escape sequences could otherwise move the cursor, retitle the window or hide text.
+func printLandLog(f *Factory, data []byte, cut bool) {
+	if cut {
+		fmt.Fprintln(f.Err, "copse: the log is larger than copse reads at once; this is its end")
+	}
+	if !f.OutTerminal() {
+		_, _ = f.Out.Write(data)
+		return
+	}
+	text := strings.TrimSuffix(string(data), "\n")
+	if text == "" {
+		return
+	}
+	for _, l := range strings.Split(text, "\n") {
+		fmt.Fprintln(f.Out, core.SafeLogLine(l))
 	}
 }

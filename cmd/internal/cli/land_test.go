@@ -212,7 +212,8 @@ func ticketOf(job string) int {
 func gateBlock(dir string) (gate, pidFile, release string) {
 	pidFile = filepath.Join(dir, "gate.pid")
 	release = filepath.Join(dir, "release")
-	gate = fmt.Sprintf(`echo $$ > %q; while [ ! -f %q ]; do sleep 0.05; done`, pidFile, release)
+	// The pid file appears whole (written aside, then renamed): a test that sees it can read it.
+	gate = fmt.Sprintf(`echo $$ > %q && mv %q %q; while [ ! -f %q ]; do sleep 0.05; done`, pidFile+".tmp", pidFile+".tmp", pidFile, release)
 	return
 }
 

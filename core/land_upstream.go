@@ -1,0 +1,96 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/copse-dev/copse/internal/textsafe"
+)
+
+// A landed branch and its target often have upstreams: a land rewrites the one (the
+// rebase) and moves the other ahead, and neither is pushed, since publishing is the
+// person's call. These notices say what now differs and the command that would publish
+// it; copse never runs it.
+
+// landUpstream is an upstream read before the clean-up (deleting the branch drops its
+// upstream config).
+type landUpstream struct {
+	tracking, remote, name string // refs/remotes/origin/x, origin, x
+	commit                 string // the tracking ref's commit
+}
+
+// readUpstream reads branch's upstream on a remote; ok is false when it has none, or its
+// tracking ref is gone. Errors only lose a notice, so they are not reported.
+func (r *landRun) readUpstream(ctx context.Context, branch string) (u landUpstream, ok bool) {
+	s := r.s
+	tracking, remote, ref, ok, err := s.git.Upstream(ctx, s.root(), branch)
+	if err != nil || !ok {
+		return u, false
+	}
+	commit, err := s.git.ResolveCommit(ctx, s.root(), tracking)
+	if err != nil {
+		return u, false
+	}
+	return landUpstream{tracking: tracking, remote: remote, name: strings.TrimPrefix(ref, "refs/heads/"), commit: commit}, true
+}
+
+func (u landUpstream) short() string { return strings.TrimPrefix(u.tracking, "refs/remotes/") }
+
+// branchNotice says how the landed branch's upstream differs from the landed commit: the
+// rebase left it behind or diverged. deleted: the clean-up deleted the branch.
+func (r *landRun) branchNotice(ctx context.Context, u landUpstream, deleted bool) string {
+	j := r.j
+	if u.commit == j.Commit {
+		return ""
+	}
+	onlyUp, onlyLanded, err := r.s.git.Divergence(ctx, r.s.root(), u.commit, j.Commit)
+	if err != nil {
+		return ""
+	}
+	var state string
+	switch {
+	case onlyLanded == 0 && onlyUp == 0:
+		return ""
+	case onlyLanded == 0: // pushed after the worktree last fetched: the land did not include them
+		return fmt.Sprintf("branch %s's upstream %s has %s the land did not include; look at them: git log %s..%s",
+			Escape(j.Worktree.Branch), Escape(u.short()), plural(onlyUp, "commit"), short(j.Commit), Escape(u.short()))
+	case onlyUp == 0:
+		state = "is behind the landed commit by " + plural(onlyLanded, "commit")
+	default:
+		state = fmt.Sprintf("has diverged from the landed commit (the rebase rewrote the branch: %s only there)", plural(onlyUp, "commit"))
+	}
+	if deleted {
+		return fmt.Sprintf("branch %s's upstream %s %s and still holds the branch as it was before the land; copse deleted the branch, not its upstream: git push %s --delete %s if you no longer need it",
+			Escape(j.Worktree.Branch), Escape(u.short()), state, textsafe.ShellQuote(u.remote), textsafe.ShellQuote(u.name))
+	}
+	push := fmt.Sprintf("git -C %s push %s %s", quoteDisplay(j.Worktree.Path), textsafe.ShellQuote(u.remote), textsafe.ShellQuote(j.Worktree.Branch+":"+u.name))
+	if onlyUp > 0 {
+		push = fmt.Sprintf("git -C %s push --force-with-lease=%s %s %s", quoteDisplay(j.Worktree.Path),
+			textsafe.ShellQuote(u.name+":"+u.commit), textsafe.ShellQuote(u.remote), textsafe.ShellQuote(j.Worktree.Branch+":"+u.name))
+	}
+	return fmt.Sprintf("branch %s's upstream %s %s; to update it: %s", Escape(j.Worktree.Branch), Escape(u.short()), state, push)
+}
+
+// targetNotice says that the target is ahead of (or diverged from) its upstream after the
+// land, and what would publish it.
+func (r *landRun) targetNotice(ctx context.Context) string {
+	j := r.j
+	u, ok := r.readUpstream(ctx, j.Into)
+	if !ok || u.commit == j.Commit {
+		return ""
+	}
+	behind, ahead, err := r.s.git.Divergence(ctx, r.s.root(), u.commit, j.Commit)
+	if err != nil || ahead == 0 {
+		return ""
+	}
+	push := fmt.Sprintf("git push %s %s", textsafe.ShellQuote(u.remote), textsafe.ShellQuote(j.Into+":"+u.name))
+	if j.Into == u.name {
+		push = fmt.Sprintf("git push %s %s", textsafe.ShellQuote(u.remote), textsafe.ShellQuote(j.Into))
+	}
+	if behind > 0 {
+		return fmt.Sprintf("%s is %s ahead of %s and %s behind it; bring in %s first (git pull --rebase in its checkout), then %s",
+			Escape(j.Into), plural(ahead, "commit"), Escape(u.short()), plural(behind, "commit"), Escape(u.short()), push)
+	}
+	return fmt.Sprintf("%s is %s ahead of %s; to publish it: %s", Escape(j.Into), plural(ahead, "commit"), Escape(u.short()), push)
+}
