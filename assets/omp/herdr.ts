@@ -295,13 +295,20 @@ function registerHerdrTool(pi: ExtensionAPI, variants: Record<string, unknown>[]
 			return { tier: "exec", override: true, policy: "prompt", reason: approvalReason(args) };
 		},
 		async execute(id: string, params: unknown, signal: AbortSignal | undefined, _onUpdate: unknown, ctx: ExtensionContext) {
-			const req = parseHerdrRequest(rawArguments(id, params), variants);
+			const raw = rawArguments(id, params);
+			const req = parseHerdrRequest(raw, variants);
 			await requireHerdrSession(ctx.cwd, signal);
 			const request = copseRequest(req);
 			const opts = { cwd: ctx.cwd, session: sessionOf(ctx), signal };
 			let reply: Reply;
 			if (needsPrompt(req)) {
 				// omp asked the person before calling this (a declined prompt never gets here).
+				// omp's own prompt offers Approve first, so enter alone would approve; copse's
+				// confirmations default to No, so it asks once more, No first, where omp has a UI.
+				if (ctx.hasUI) {
+					const choice = await ctx.ui.select(`copse asks: ${approvalReason(raw)}`, [ANSWER_NO, ANSWER_YES], { signal });
+					if (choice !== ANSWER_YES) throw new Error("The person said no. Nothing was changed.");
+				}
 				const token = (await takeToken(request, ctx.cwd)) ?? (await firstToken(request, opts));
 				reply = await toolRequest({ ...request, expected_state_token: token }, { ...opts, approved: true });
 			} else {

@@ -167,6 +167,19 @@ func (p *pane) ask(args string, reason ...string) {
 	p.waitText(append([]string{"Allow tool: herdr_worktree", "copse runs this only after you confirm:"}, reason...)...)
 }
 
+// approve answers omp's prompt with its first choice (Approve), then copse's own question,
+// whose first choice is No: yes moves down to Yes.
+func (p *pane) approve(yes bool) {
+	p.t.Helper()
+	p.keys("Enter")
+	p.waitText("copse asks: copse runs this only after you confirm:", "No, change nothing")
+	if yes {
+		p.keys("Down")
+		p.waitFor("Yes selected", func() bool { return strings.Contains(p.screen(), "❯ Yes") })
+	}
+	p.keys("Enter")
+}
+
 // answered waits for the n-th herdr_worktree result and returns it.
 func (w *world) answered(p *pane, n int) toolResult {
 	w.t.Helper()
@@ -231,7 +244,7 @@ func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
 	other := filepath.Join(filepath.Dir(w.s.Repo), "other")
 	w.s.Git(t, w.s.Repo, "worktree", "add", "-q", "-b", "other", other)
 	before = w.snapshot()
-	p.keys("Enter")
+	p.approve(true)
 	n++
 	if r := w.answered(p, n); !r.isError || !strings.Contains(r.text, "stale_state") {
 		t.Fatalf("an approval of a changed state was not refused as stale_state: %+v", r)
@@ -240,9 +253,21 @@ func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
 		t.Fatalf("a stale approval changed something:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 
+	// Enter, enter: omp's Approve, then copse's No (its first choice): nothing changes.
+	before = w.snapshot()
+	p.ask(`{"operation":"remove","workspace_id":"` + id + `"}`)
+	p.approve(false)
+	n++
+	if r := w.answered(p, n); !r.isError {
+		t.Fatalf("enter at copse's question removed: %s", r.text)
+	}
+	if after := w.snapshot(); after != before {
+		t.Fatalf("a remove declined at copse's question changed something:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+
 	// Yes: removed, after copse was told the approval and the state token.
 	p.ask(`{"operation":"remove","workspace_id":"` + id + `"}`)
-	p.keys("Enter")
+	p.approve(true)
 	n++
 	if r := w.answered(p, n); r.isError {
 		t.Fatalf("an approved remove failed: %s", r.text)
@@ -260,7 +285,7 @@ func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
 	// A create with its own path prompts; yes creates it there.
 	mine := filepath.Join(filepath.Dir(w.s.Repo), "mine")
 	p.ask(`{"operation":"create","branch":"mine","path":"`+mine+`"}`, "path: \""+mine+"\"")
-	p.keys("Enter")
+	p.approve(true)
 	n++
 	if r := w.answered(p, n); r.isError {
 		t.Fatalf("an approved create with a path failed: %s", r.text)
