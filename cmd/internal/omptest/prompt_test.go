@@ -167,17 +167,59 @@ func (p *pane) ask(args string, reason ...string) {
 	p.waitText(append([]string{"Allow tool: herdr_worktree", "copse runs this only after you confirm:"}, reason...)...)
 }
 
-// approve answers omp's prompt with its first choice (Approve), then copse's own question,
-// whose first choice is No: yes moves down to Yes.
+// within polls ok for up to d; it reports whether ok held.
+func (p *pane) within(d time.Duration, ok func() bool) bool {
+	for deadline := time.Now().Add(d); !ok(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// choose picks option in the selector titled title. A key that reaches omp before its
+// selector listens is lost (seen under load), so the cursor moves one key at a time, each
+// seen on the screen before the next, and enter is pressed again while the selector still
+// stands there with option chosen.
+func (p *pane) choose(title, option string) {
+	p.t.Helper()
+	p.waitText(title)
+	chosen := func() bool { s := p.screen(); return strings.Contains(s, title) && strings.Contains(s, "❯ "+option) }
+	deadline := time.Now().Add(90 * time.Second)
+	for !chosen() {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("%q never got the cursor in %q; the screen:\n%s", option, title, p.screen())
+		}
+		p.keys("Down")
+		p.within(2*time.Second, chosen)
+	}
+	for {
+		p.keys("Enter")
+		if p.within(5*time.Second, func() bool { return !chosen() }) {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("enter never closed %q; the screen:\n%s", title, p.screen())
+		}
+	}
+}
+
+// approve answers omp's prompt with Approve, then copse's own question, whose first
+// choice is No: yes picks Yes there.
 func (p *pane) approve(yes bool) {
 	p.t.Helper()
-	p.keys("Enter")
-	p.waitText("copse asks: copse runs this only after you confirm:", "No, change nothing")
+	p.choose("Allow tool: herdr_worktree", "Approve")
+	answer := "No, change nothing"
 	if yes {
-		p.keys("Down")
-		p.waitFor("Yes selected", func() bool { return strings.Contains(p.screen(), "❯ Yes") })
+		answer = "Yes"
 	}
-	p.keys("Enter")
+	p.choose("copse asks: copse runs this only after you confirm:", answer)
+}
+
+// deny answers omp's prompt with Deny.
+func (p *pane) deny() {
+	p.t.Helper()
+	p.choose("Allow tool: herdr_worktree", "Deny")
 }
 
 // answered waits for the n-th herdr_worktree result and returns it.
@@ -211,8 +253,7 @@ func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
 	// No: nothing changes.
 	before := w.snapshot()
 	p.ask(`{"operation":"remove","workspace_id":"`+id+`"}`, "operation: \"remove\"", "workspace_id: \""+id+"\"")
-	p.keys("Down")
-	p.keys("Enter")
+	p.deny()
 	n++
 	if r := w.answered(p, n); !r.isError {
 		t.Fatalf("a declined remove did not fail: %s", r.text)
@@ -232,8 +273,7 @@ func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
 			t.Fatalf("the prompt's line for the value is not cut with …: %s", line)
 		}
 	}
-	p.keys("Down")
-	p.keys("Enter")
+	p.deny()
 	n++
 	if r := w.answered(p, n); !r.isError {
 		t.Fatalf("a declined remove did not fail: %s", r.text)
