@@ -236,11 +236,12 @@ func readPIDFile(t *testing.T, path string) int {
 }
 
 // escapee is a gate that starts a sleep outside its own process group (setsid), which
-// neither the group kill nor the watcher reaches, and writes its pid to pidFile. It ends
-// only once the sleep has left the group: a group kill that comes first (a loaded machine)
-// would end it with the gate, and nothing would be left to test.
+// neither the group kill nor the watcher reaches, and writes its pid to pidFile once the
+// sleep has left the group: a cancel or group kill that came first (a loaded machine)
+// would end it with the gate, and nothing would be left to test. The pid file appears
+// whole (written aside, then renamed).
 func escapee(pidFile string) string {
-	return `setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > "` + pidFile + `"; while [ "$(cut -d' ' -f5 /proc/$!/stat)" = "$(cut -d' ' -f5 /proc/$$/stat)" ]; do sleep 0.02; done`
+	return `setsid sleep 300 </dev/null >/dev/null 2>&1 & p=$!; while [ "$(cut -d' ' -f5 /proc/$p/stat)" = "$(cut -d' ' -f5 /proc/$$/stat)" ]; do sleep 0.02; done; echo $p > "` + pidFile + `.tmp" && mv "` + pidFile + `.tmp" "` + pidFile + `"`
 }
 
 func TestLandGateLeftRunningBlocksAndLaterLandRefuses(t *testing.T) {
