@@ -158,6 +158,14 @@ func (s *service) holderVerdict(ctx context.Context, h gitx.Worktree, into, old,
 	if err != nil {
 		return nil, "", err
 	}
+	// Changes git status does not show (assume-unchanged, skip-worktree) are the person's
+	// work too, and read-tree overwrites them silently: the same part of "what would be
+	// lost" that remove refuses on.
+	hidden, err := s.git.HiddenChanges(ctx, h.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	dirty = append(dirty, hidden...)
 	if len(dirty) == 0 && len(ignored) == 0 {
 		return nil, "", nil
 	}

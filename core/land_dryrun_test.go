@@ -127,3 +127,25 @@ func TestLandDryRunSaysWhatTheCleanupKeeps(t *testing.T) {
 		t.Fatalf("the land's own warning differs from the dry run: %q vs %q", got, dry)
 	}
 }
+
+// A change in the target's checkout that git status does not show (assume-unchanged) is
+// the person's work too: a land whose change touches it is refused, in the dry run and the
+// real run alike, and the file keeps its content.
+func TestLandRefusesToOverwriteAHiddenChangeInTheTargetCheckout(t *testing.T) {
+	r := coretest.New(t)
+	commitOn(t, r, r.Root, "conf.txt", "shared\n")
+	w := feature(t, r, "feat/conf", "other.txt", "o\n")
+	commitOn(t, r, w, "conf.txt", "branch\n")
+	r.Git(r.Root, "update-index", "--assume-unchanged", "conf.txt")
+	coretest.WriteFile(t, filepath.Join(r.Root, "conf.txt"), "mine, hidden from git status\n")
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := dryLand(t, s, core.LandRequest{Branch: core.Str("feat/conf")})
+	wantCode(t, err, core.KindRefused, "target_dirty_overlap")
+	r.Unchanged(before)
+	_, err = land(t, s, core.LandRequest{Branch: core.Str("feat/conf")})
+	wantCode(t, err, core.KindRefused, "target_dirty_overlap")
+	if b, _ := os.ReadFile(filepath.Join(r.Root, "conf.txt")); string(b) != "mine, hidden from git status\n" {
+		t.Fatalf("the hidden change was overwritten: %q", b)
+	}
+}
