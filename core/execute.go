@@ -188,39 +188,6 @@ func removeState(path string, listed, onDisk bool) string {
 	return Escape(path) + " was removed"
 }
 
-func (s *service) runTarget(ctx context.Context, c *targetCmd, warnings []string) (*Outcome, error) {
-	var (
-		ws  string
-		err error
-	)
-	if c.operation == OpOpen {
-		ws, err = s.backend.open(ctx, c)
-	} else {
-		ws, err = s.backend.switchTo(ctx, c)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if ws == "" {
-		ws = c.wsID
-	}
-	if c.operation == OpBack {
-		s.history.Previous(s.session, func(p string) bool { return canonical(p) == canonical(c.target.Path) || false })
-	} else if c.operation == OpSwitch || !s.backend.hasWorkspaces() {
-		s.history.Visit(s.session, c.from)
-	}
-	if c.operation != OpOpen || !s.backend.hasWorkspaces() {
-		s.mu.Lock()
-		s.sessAt = c.target.Path
-		s.mu.Unlock()
-	}
-	dest := c.target.Path
-	if c.operation == OpBack {
-		dest = s.backDir(c.target.Path)
-	}
-	return &Outcome{Operation: c.operation, Worktree: s.row(c.target, ws), Path: dest, WorkspaceID: ws, Warnings: warnings}, nil
-}
-
 // missingParents lists the parent folders of path that do not exist yet, deepest first.
 func missingParents(path string) []string {
 	var out []string

@@ -1,5 +1,7 @@
 package core
 
+import "context"
+
 // OpBack returns the session to the worktree it was in before.
 const OpBack Operation = "back"
 
@@ -19,4 +21,16 @@ var backOp = &operation{
 	prepare:  prepareAs((*service).prepareBack),
 	lock:     targetLock,
 	run:      runTargetOp,
+}
+
+func (s *service) prepareBack(ctx context.Context, r BackRequest, snap snapshot) (*Plan, error) {
+	prev, ok := s.history.lookup(s.session, s.existsIn(snap))
+	if e := ruleHasPrevious(ok); e != nil {
+		return nil, e
+	}
+	p, err := s.prepareTarget(ctx, r, OpBack, &prev, nil, nil, true, snap)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }

@@ -55,3 +55,99 @@ func createdEvents(x *execution, out *Outcome) {
 		x.emit(Event{Event: EventClaimed, Session: out.Claim.Session}, out.Worktree)
 	}
 }
+
+func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snapshot) (*Plan, error) {
+	if err := checkText("branch", r.Branch, maxBranch); err != nil {
+		return nil, err
+	}
+	src, err := s.resolveCreateBranch(ctx, r.Branch, r.Base != nil)
+	if err != nil {
+		return nil, err
+	}
+	branch := src.branch
+	c := &createCmd{branch: branch, cwd: s.root(), focus: r.Focus}
+	var warnings []string
+	if r.Label != nil {
+		if c.label, err = ParseLabel(*r.Label); err != nil {
+			return nil, err
+		}
+	}
+	if !s.backend.hasWorkspaces() && (r.Label != nil || r.Focus) {
+		warnings = append(warnings, "label and focus apply only inside Herdr; ignored")
+	}
+	if e := ruleBranchFree(branch, snap); e != nil {
+		return nil, e
+	}
+	if src.source == CreateAmbiguous {
+		return nil, ambiguousRemote(src)
+	}
+	baseShown := "(existing branch)"
+	switch src.source {
+	case CreateExisting:
+		if e := ruleNoBaseForExisting(branch, r.Base != nil); e != nil {
+			return nil, e
+		}
+		c.existing = true
+		// Record the tip now so the postcondition can tell the checkout is that commit.
+		tip, err := s.parseBase(ctx, "refs/heads/"+branch.s)
+		if err != nil {
+			return nil, err
+		}
+		c.base = tip
+	case CreateFromRemote:
+		// The commit is the remote branch's as checked now; Execute compares it under the
+		// lock and the postcondition checks the checkout is exactly it.
+		c.remote = src.remote
+		c.base = BaseCommit{Ref: src.remote.String(), OID: src.remote.OID}
+		c.baseFrom = BaseFromRemote
+		baseShown = src.remote.String() + " (tracking it)"
+	default:
+		// Without --base: copse.base, else the main checkout's branch, never this
+		// worktree's HEAD (see defaultBase).
+		var ch baseChoice
+		if r.Base != nil {
+			ch, err = s.requestedBase(ctx, *r.Base)
+		} else {
+			ch, err = s.defaultBase(ctx, snap)
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.base, c.baseBranch, c.baseFrom = ch.base, ch.branch, ch.from
+		if ch.warning != "" {
+			warnings = append(warnings, ch.warning)
+		}
+		baseShown = c.startBase().Describe()
+	}
+	if r.Path != nil {
+		if c.path, err = ParseAbsPath("path", *r.Path); err != nil {
+			return nil, err
+		}
+		c.explicit = true
+	} else if c.path, err = s.defaultPath(ctx, branch); err != nil {
+		return nil, err
+	}
+	if err := s.checkNewPath(ctx, snap, c.path); err != nil {
+		return nil, err
+	}
+	cmds, err := s.createCommands(c)
+	if err != nil {
+		return nil, err
+	}
+	if cmds, err = s.prepareCreateClaim(r, c, cmds); err != nil {
+		return nil, err
+	}
+	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
+	if c.explicit {
+		conf := &Confirmation{Title: "Create a worktree at this path?"}
+		conf.add("branch", r.Branch)
+		conf.add("base", baseShown)
+		conf.add("path", *r.Path)
+		if c.claim {
+			conf.add("claim for", c.session.String())
+		}
+		conf.Warnings = warnings
+		p.Confirm = conf
+	}
+	return p, nil
+}
