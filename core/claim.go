@@ -308,10 +308,14 @@ func (s *service) prepareCreateClaim(r CreateRequest, c *createCmd, cmds []strin
 
 // runCreateClaim is create, then, still under the same lock, the claim: no other copse
 // can see the new worktree unclaimed.
-func (s *service) runCreateClaim(ctx context.Context, c *createCmd, before snapshot, warnings []string) (*Outcome, error) {
-	out, err := s.runCreate(ctx, c, before, warnings)
-	if err != nil || !c.claim {
+func (s *service) runCreateClaim(ctx context.Context, c *createCmd, x *execution) (*Outcome, error) {
+	out, err := s.runCreate(ctx, c, x.before, x.warnings())
+	if err != nil {
 		return out, err
+	}
+	if !c.claim {
+		createdEvents(x, out)
+		return out, nil
 	}
 	want := Claim{Session: c.session.s, Since: time.Now().UTC().Truncate(time.Second)}
 	reason := FormatClaim(want)
@@ -329,11 +333,12 @@ func (s *service) runCreateClaim(ctx context.Context, c *createCmd, before snaps
 		if t, ok := find(after, out.Path); ok && t.Locked != nil && *t.Locked == reason {
 			out.Worktree = s.row(t, out.WorkspaceID)
 			out.Claim = &want
+			createdEvents(x, out)
 			return out, nil
 		}
 	}
 	// Created but not claimed: say so, and still log the create that happened.
-	s.emitted(out, nil)
+	createdEvents(x, out)
 	id := quoteDisplay(out.Path)
 	if out.Worktree != nil && out.Worktree.ID != "" {
 		id = "id:" + out.Worktree.ID

@@ -422,31 +422,13 @@ func (s *service) emit(out *Outcome, ev Event, wt *Worktree) {
 	}
 }
 
-// emitted records the event of a create or remove that succeeded (execute's hook).
-func (s *service) emitted(out *Outcome, err error) (*Outcome, error) {
-	if err != nil || out == nil {
-		return out, err
+// writeEvents appends the events a run produced, under the lock the engine holds. A
+// warning about one that could not be written goes on the outcome when there is one.
+func (s *service) writeEvents(out *Outcome, events []pendingEvent) {
+	if out == nil {
+		out = &Outcome{} // the run failed: what it did is logged, the warning has nowhere to go
 	}
-	switch out.Operation {
-	case OpCreate:
-		ev := Event{Event: EventCreated, Commit: out.Worktree.Head}
-		if out.Claim != nil {
-			ev.Session = out.Claim.Session
-		}
-		s.emit(out, ev, out.Worktree)
-		if out.Claim != nil {
-			s.emit(out, Event{Event: EventClaimed, Session: out.Claim.Session}, out.Worktree)
-		}
-	case OpRemove:
-		s.emit(out, Event{Event: EventRemoved, Commit: out.Worktree.Head}, out.Worktree)
-	case OpRestore:
-		if out.Worktree != nil {
-			ev := Event{Event: EventRestored, Commit: out.Worktree.Head}
-			if out.Restored != nil {
-				ev.Reason = "restored " + out.Restored.ID
-			}
-			s.emit(out, ev, out.Worktree)
-		}
+	for _, e := range events {
+		s.emit(out, e.ev, e.wt)
 	}
-	return out, nil
 }

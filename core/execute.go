@@ -25,81 +25,6 @@ func (s *service) sessionAt() string {
 	return s.current()
 }
 
-func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
-	if p == nil || p.cmd == nil || p.Request == nil {
-		return nil, usage(CodeNoPlan, "", "call Prepare first", "nothing to execute: the plan is empty")
-	}
-	if c, ok := p.cmd.(listCmd); ok {
-		l, err := s.list(ctx, c.withStatus)
-		if err != nil {
-			return nil, err
-		}
-		return &Outcome{Operation: OpList, Listing: l}, nil
-	}
-	// land queues and waits on its own terms (land_run.go): it takes the repository lock
-	// only for its short critical steps, never while it waits in the queue.
-	switch c := p.cmd.(type) {
-	case *landCmd:
-		return s.land(ctx, p, c, nil)
-	case landStatusCmd:
-		return s.landStatus(ctx, c)
-	}
-	if _, ok := p.cmd.(restoreListCmd); ok {
-		return s.restoreList(ctx)
-	}
-	unlock, err := s.lockFor(ctx, p.cmd)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-
-	// Under the lock, read git again: a confirmed plan runs only against the list the
-	// human saw; any plan re-checks its preconditions against the state it will change.
-	snap, err := s.readAndLearn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	fresh, err := s.prepareWith(ctx, p.Request, snap)
-	if err != nil {
-		return nil, err
-	}
-	// A confirmed plan runs only if, under the lock, it would show exactly what the human
-	// approved: the same worktree list and the same losses.
-	if p.Confirm != nil && fresh.Token != p.Token {
-		return nil, refused(CodeStaleState, "look again and confirm again; nothing ran",
-			"the worktree list or what the remove would lose changed after the confirmation was shown; nothing ran")
-	}
-	switch c := fresh.cmd.(type) {
-	case *createCmd:
-		if old, ok := p.cmd.(*createCmd); ok && old.base.OID != c.base.OID {
-			return nil, refused(CodeBaseMoved, "run the create again to start from the new commit",
-				"%s moved from %s to %s after it was checked; nothing ran", Escape(c.base.Ref), short(old.base.OID), short(c.base.OID))
-		}
-		return s.emitted(s.runCreateClaim(ctx, c, snap, fresh.Warnings))
-	case *removeCmd:
-		out, err := s.runRemove(ctx, c, snap, fresh.Warnings)
-		if out != nil && fresh.Confirm != nil {
-			// What the confirmation told (the branch stays, with its commits); the plan's
-			// own notice about recording is answered by the outcome's restore id.
-			out.Notices = fresh.Confirm.Notices
-		}
-		return s.emitted(out, err)
-	case *claimCmd:
-		return s.runClaim(ctx, c, fresh.Warnings)
-	case *pruneCmd:
-		return s.runPrune(ctx, c, p, fresh)
-	case *targetCmd:
-		return s.runTarget(ctx, c, fresh.Warnings)
-	case *restoreCmd:
-		if old, ok := p.cmd.(*restoreCmd); ok && old.entry.ID != c.entry.ID {
-			return nil, refused(CodeStaleState, "look at `copse restore --list` and ask again",
-				"the most recent removed worktree changed after it was checked (%s, now %s); nothing ran", old.entry.ID, c.entry.ID)
-		}
-		return s.emitted(s.runRestore(ctx, c, snap, fresh.Warnings))
-	}
-	return nil, usage(CodeUnknownOperation, "operation", "", "cannot execute %T", fresh.cmd)
-}
-
 // readBack lists the worktrees after a mutation, even if ctx was cancelled.
 func (s *service) readBack(ctx context.Context) (snapshot, error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
@@ -261,39 +186,6 @@ func removeState(path string, listed, onDisk bool) string {
 		return "git no longer lists " + Escape(path) + " but its directory is still on disk"
 	}
 	return Escape(path) + " was removed"
-}
-
-func (s *service) runTarget(ctx context.Context, c *targetCmd, warnings []string) (*Outcome, error) {
-	var (
-		ws  string
-		err error
-	)
-	if c.operation == OpOpen {
-		ws, err = s.backend.open(ctx, c)
-	} else {
-		ws, err = s.backend.switchTo(ctx, c)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if ws == "" {
-		ws = c.wsID
-	}
-	if c.operation == OpBack {
-		s.history.Previous(s.session, func(p string) bool { return canonical(p) == canonical(c.target.Path) || false })
-	} else if c.operation == OpSwitch || !s.backend.hasWorkspaces() {
-		s.history.Visit(s.session, c.from)
-	}
-	if c.operation != OpOpen || !s.backend.hasWorkspaces() {
-		s.mu.Lock()
-		s.sessAt = c.target.Path
-		s.mu.Unlock()
-	}
-	dest := c.target.Path
-	if c.operation == OpBack {
-		dest = s.backDir(c.target.Path)
-	}
-	return &Outcome{Operation: c.operation, Worktree: s.row(c.target, ws), Path: dest, WorkspaceID: ws, Warnings: warnings}, nil
 }
 
 // missingParents lists the parent folders of path that do not exist yet, deepest first.

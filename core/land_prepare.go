@@ -32,24 +32,10 @@ type landCmd struct {
 	expected     *string // expected_state_token
 	session      string  // the landing session ("" when none is known)
 	takeOver     *Claim  // another session's claim the request was approved to take over
+	owner        *runner // set when queued: the liveness token of a job this process waits for
 }
 
-type landStatusCmd struct{ ticket int64 } // 0 = every job
-
-func (*landCmd) op() Operation      { return OpLand }
-func (landStatusCmd) op() Operation { return OpLandStatus }
-
-func (s *service) prepareLandStatus(r LandStatusRequest) (*Plan, error) {
-	c := landStatusCmd{}
-	if r.Job != nil {
-		t, err := ParseJobID(*r.Job)
-		if err != nil {
-			return nil, err
-		}
-		c.ticket = t
-	}
-	return &Plan{Request: r, cmd: c}, nil
-}
+func (*landCmd) op() Operation { return OpLand }
 
 func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot) (*Plan, error) {
 	n := 0

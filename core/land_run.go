@@ -25,29 +25,6 @@ const landPoll = 50 * time.Millisecond
 // landGitTimeout bounds one rebase or worktree removal (large trees take a while).
 const landGitTimeout = 10 * time.Minute
 
-// Land runs a prepared land plan: it queues the job and, when the request asks to wait,
-// runs the queue until its job ends, reporting progress. Without wait it returns the
-// queued job; the next `copse land` process or `copse land --drain` runs it.
-func (s *Service) Land(ctx context.Context, p *Plan, progress func(LandProgress)) (*Outcome, error) {
-	c, ok := p.cmd.(*landCmd)
-	if !ok {
-		return nil, usage(CodeNoPlan, "", "prepare a land request first", "the plan is not a land")
-	}
-	return s.impl.land(ctx, p, c, progress)
-}
-
-// LandDrain runs every queued job nobody is waiting for, in queue order, waiting behind
-// jobs that other live processes run. It returns the jobs it ran.
-func (s *Service) LandDrain(ctx context.Context, progress func(LandProgress)) ([]LandJob, error) {
-	cd, err := s.impl.commonDir(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var ran []LandJob
-	_, err = s.impl.landLoop(ctx, landDir(cd), "", &runner{}, progress, func(j LandJob) { ran = append(ran, j) })
-	return ran, err
-}
-
 // LandJobs reads every job record of the repository, oldest first (Position set on the
 // unfinished ones).
 func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
@@ -140,46 +117,16 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 	return nil, refused(CodeNoSuchJob, "`copse land status` lists the jobs", "there is no land job %s", jobName(c.ticket))
 }
 
-func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(LandProgress)) (*Outcome, error) {
-	if c.dryRun {
-		return s.landDryRun(ctx, c)
-	}
+// enqueueLand writes the job record: the engine holds the repository lock and has checked,
+// on a worktree list read under it, that the land is still the one asked for.
+func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error) {
 	cd, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
 	dir := landDir(cd)
-	unlock, err := s.lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if c.expected != nil || p.Confirm != nil {
-		// Prepare checked the token; under this lock it must still hold.
-		snap, err := s.readAndLearn(ctx)
-		if err != nil {
-			unlock()
-			return nil, err
-		}
-		// A confirmed land runs only against the worktree list the person saw (a claim
-		// taken or released since is part of that list).
-		if p.Confirm != nil && p.Confirm.digest(snap.token) != p.Token {
-			unlock()
-			return nil, refused(CodeStaleState, "look again and confirm again; nothing ran",
-				"the worktree list changed after the land's confirmation was shown; nothing ran")
-		}
-		// An approved land carries the token of the confirmation the person saw, which
-		// covers the worktree list too (prepareWith accepts either).
-		if c.expected != nil {
-			exp := StateToken(*c.expected)
-			if exp != snap.token && (p.Confirm == nil || exp != p.Confirm.digest(snap.token)) {
-				unlock()
-				return nil, staleToken(*c.expected)
-			}
-		}
-	}
 	ticket, err := nextTicket(dir)
 	if err != nil {
-		unlock()
 		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot queue the land")
 	}
 	now := nowStamp()
@@ -194,24 +141,33 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	}
 	j.Session = c.session // who asked for the land, when known (events carry it)
 	j.TakeOver = c.takeOver
-	me := &runner{}
+	c.owner = &runner{}
 	if c.wait {
 		// The liveness lock is taken before the record exists, so a record that says
 		// owned always has a lock that a live owner holds.
-		ok, lerr := takeLiveness(dir, j.Job, me)
+		ok, lerr := takeLiveness(dir, j.Job, c.owner)
 		if lerr != nil || !ok {
-			unlock()
 			return nil, failed(CodeLandQueueFailed, lerr, "", "cannot take the liveness lock of %s", j.Job)
 		}
 		j.Owned, j.PID = true, os.Getpid()
 	}
 	if err := writeJob(dir, j); err != nil {
-		unlock()
 		dropLiveness(dir, j.Job)
 		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot write the land record")
 	}
 	warnings := s.emitLand(cd, "land.queued", j, "")
-	unlock()
+	return &Outcome{Operation: OpLand, Land: j, Warnings: warnings}, nil
+}
+
+// awaitLand runs after the lock is released: without wait it says where the job stands
+// in the queue; with wait it runs the queue until the job ends, reporting progress.
+func (s *service) awaitLand(ctx context.Context, c *landCmd, out *Outcome) (*Outcome, error) {
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dir := landDir(cd)
+	j := out.Land
 	if !c.wait {
 		if jobs, err := readJobs(dir); err == nil {
 			for _, q := range jobs {
@@ -220,17 +176,45 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 				}
 			}
 		}
-		return &Outcome{Operation: OpLand, Land: j, Warnings: warnings}, nil
+		return out, nil
 	}
-	final, err := s.landLoop(ctx, dir, j.Job, me, progress, nil)
+	final, err := s.landLoop(ctx, dir, j.Job, c.owner, landProgressOf(ctx), nil)
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Operation: OpLand, Land: final, Warnings: append(warnings, final.Warnings...)}
+	out = &Outcome{Operation: OpLand, Land: final, Warnings: append(out.Warnings, final.Warnings...)}
 	if e := LandError(final); e != nil {
 		return out, e
 	}
 	return out, nil
+}
+
+// drainLand runs every queued job nobody is waiting for, in queue order, waiting behind
+// jobs that other live processes run.
+func (s *service) drainLand(ctx context.Context) (*Outcome, error) {
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ran := []LandJob{}
+	_, err = s.landLoop(ctx, landDir(cd), "", &runner{}, landProgressOf(ctx), func(j LandJob) { ran = append(ran, j) })
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Operation: OpLandDrain, LandJobs: ran}, nil
+}
+
+type landProgressKey struct{}
+
+// WithLandProgress returns ctx carrying fn: a land executed with it reports each phase
+// change of its job (and a drain, of every job it runs) to fn, on the running goroutine.
+func WithLandProgress(ctx context.Context, fn func(LandProgress)) context.Context {
+	return context.WithValue(ctx, landProgressKey{}, fn)
+}
+
+func landProgressOf(ctx context.Context) func(LandProgress) {
+	fn, _ := ctx.Value(landProgressKey{}).(func(LandProgress))
+	return fn
 }
 
 // emit appends a lifecycle event for job j; a failure becomes a warning (the land itself

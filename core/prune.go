@@ -526,7 +526,7 @@ func (s *service) pruneDeleteBranch(ctx context.Context, cwd, branch string) boo
 	return err == nil && err2 == nil && !still
 }
 
-// ---- land jobs (issue 9 part B writes them; prune only reads) ----
+// ---- land jobs (the land queue writes them; prune only reads) ----
 
 type landJob struct {
 	blocked bool

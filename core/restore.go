@@ -114,7 +114,6 @@ func (restoreCmd) op() Operation     { return OpRestore }
 func (restoreListCmd) op() Operation { return OpRestore }
 
 // expectedStateToken lets prepareWith check restore's token like every mutation's.
-func (r RestoreRequest) expectedStateToken() *string { return r.ExpectedStateToken }
 
 // snapshotBeforeRemove records what a remove would delete when it would delete anything
 // git does not hold: a forced remove of a worktree on disk, or any remove that deletes
