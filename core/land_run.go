@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copse-dev/copse/core/eventlog"
 	"github.com/copse-dev/copse/core/usercmd"
 	"github.com/copse-dev/copse/gitx"
 )
@@ -210,7 +211,7 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 		dropLiveness(dir, j.Job)
 		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot write the land record")
 	}
-	warnings := s.emitLand(cd, "land.queued", j, "")
+	warnings := s.emitLand(cd, EventLandQueued, j, "")
 	unlock()
 	if !c.wait {
 		if jobs, err := readJobs(dir); err == nil {
@@ -238,10 +239,10 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 func (s *service) emitLand(cd, event string, j *LandJob, reason string) []string {
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
-	if event == "land.landed" {
+	if event == EventLandLanded {
 		ev.Commit = j.Commit
 	}
-	if _, err := AppendEvent(cd, ev); err != nil {
+	if _, err := eventlog.Append(cd, ev); err != nil {
 		return []string{"could not record the " + event + " event: " + Escape(err.Error())}
 	}
 	return nil
@@ -376,7 +377,7 @@ func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
 	j.Remaining = abandonedState(j)
 	j.Hint = "check " + quoteDisplay(j.Worktree.Path) + " and branch " + Escape(j.Into) + " by hand, then land again; copse never resumes an abandoned job"
 	if writeJob(dir, &j) == nil {
-		s.emitLand(filepath.Dir(filepath.Dir(dir)), "land.abandoned", &j, string(j.Interrupted))
+		s.emitLand(filepath.Dir(filepath.Dir(dir)), EventLandAbandoned, &j, string(j.Interrupted))
 	}
 }
 
@@ -447,9 +448,9 @@ func (r *landRun) finish(state LandState, code, msg, hint string) {
 	_ = writeJob(r.dir, j)
 	// Every job ends with one event. land.blocked stands for every end other than
 	// landed: blocked, failed, cancelled and uncertain (reason says which).
-	event := "land.blocked"
+	event := EventLandBlocked
 	if state == LandLanded {
-		event = "land.landed"
+		event = EventLandLanded
 	}
 	if event != "" {
 		ok := r.locked
