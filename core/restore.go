@@ -87,7 +87,7 @@ type removedMeta struct {
 
 const (
 	metaKey        = "copse-removed: "
-	idLen          = 12
+	idLen          = gitx.RemovedIDLen
 	defaultKeep    = 14 * 24 * time.Hour
 	keepRemovedKey = "copse.keepRemoved"
 	keepLandsKey   = "copse.keepLands"
@@ -172,6 +172,9 @@ func (s *service) snapshotForRemoval(ctx context.Context, t gitx.Worktree, delet
 	return e, nil
 }
 
+// recordWorktree decides what the record of t holds (its metadata, the nested
+// repositories left out, the commits only it holds, the branch tip) and refuses what
+// cannot be recorded (not_recordable); gitx.RecordWorktree writes it.
 func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch bool) (RemovedEntry, error) {
 	root := s.root()
 	now := time.Now().UTC() // full precision: the newest record must sort first
@@ -184,33 +187,15 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 	if t.Head != "" && strings.Trim(t.Head, "0") != "" {
 		meta.Head = t.Head
 	}
-	tmp, err := os.MkdirTemp("", "copse-snapshot-")
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	defer os.RemoveAll(tmp)
-
-	base, err := s.treeOf(ctx, root, meta.Head, tmp)
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	if t.Prunable != nil || !exists(t.Path) {
-		// The directory is gone: only HEAD and the branch can be recorded.
-		meta.DirMissing = true
-		meta.WorktreeTree, meta.IndexTree = base, base
-	} else {
+	// The directory is gone: only HEAD and the branch can be recorded.
+	meta.DirMissing = t.Prunable != nil || !exists(t.Path)
+	if !meta.DirMissing {
 		nested, err := s.git.Nested(ctx, t.Path)
 		if err != nil {
 			return RemovedEntry{}, err
 		}
 		meta.NotRecorded = nested
 		if meta.Kept, err = s.keepHeld(ctx, t); err != nil {
-			return RemovedEntry{}, err
-		}
-		if meta.WorktreeTree, meta.IndexTree, meta.IndexConflicted, err = s.recordTrees(ctx, t.Path, tmp, base, nested); err != nil {
-			return RemovedEntry{}, err
-		}
-		if meta.Files, meta.Bytes, err = s.measure(ctx, root, t.Path, base, meta.WorktreeTree, meta.IndexTree); err != nil {
 			return RemovedEntry{}, err
 		}
 	}
@@ -221,48 +206,27 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 			return RemovedEntry{}, err
 		} // exit status: the branch is unborn, there is no tip to keep
 	}
-	var parents []string
-	if meta.Head != "" {
-		parents = append(parents, meta.Head)
-	}
-	ic, err := gitx.CommitTree(root, meta.IndexTree, parents, "copse: index of "+Escape(t.Path))
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	if meta.IndexCommit, err = s.git.OutputOID(ctx, ic); err != nil {
-		return RemovedEntry{}, err
-	}
-	parents = append(parents, meta.IndexCommit)
-	if meta.BranchTip != "" && meta.BranchTip != meta.Head {
-		parents = append(parents, meta.BranchTip)
-	}
+	var keep []string
 	for _, k := range meta.Kept {
-		if !slices.Contains(parents, k.Commit) {
-			parents = append(parents, k.Commit)
-		}
+		keep = append(keep, k.Commit)
 	}
-	js, err := json.Marshal(meta)
+	rec, err := s.git.RecordWorktree(ctx, gitx.WorktreeRecord{
+		Root: root, Dir: t.Path, Missing: meta.DirMissing, Head: meta.Head, BranchTip: meta.BranchTip,
+		Skip: meta.NotRecorded, Keep: keep, IndexMessage: "copse: index of " + Escape(t.Path),
+		Message: func(rec gitx.RecordedWorktree) (string, error) {
+			meta.WorktreeTree, meta.IndexTree, meta.IndexCommit = rec.Worktree, rec.Index, rec.IndexCommit
+			meta.IndexConflicted, meta.Files, meta.Bytes = rec.IndexConflicted, rec.Files, rec.Bytes
+			js, err := json.Marshal(meta)
+			if err != nil {
+				return "", err
+			}
+			return "copse: removed worktree " + Escape(t.Path) + "\n\n" + metaKey + string(js) + "\n", nil
+		},
+	})
 	if err != nil {
 		return RemovedEntry{}, err
 	}
-	msg := "copse: removed worktree " + Escape(t.Path) + "\n\n" + metaKey + string(js) + "\n"
-	sc, err := gitx.CommitTree(root, meta.WorktreeTree, parents, msg)
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	commit, err := s.git.OutputOID(ctx, sc)
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	id := commit[:idLen]
-	ref, err := gitx.UpdateRefCreate(root, gitx.RemovedRefPrefix+id, commit)
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	if _, err := s.git.Run(ctx, ref); err != nil {
-		return RemovedEntry{}, err
-	}
-	return entryOf(id, commit, meta), nil
+	return entryOf(rec.ID, rec.Commit, meta), nil
 }
 
 // keepHeld finds the commits only t holds (what losses reads: its HEAD reflog, its
@@ -297,148 +261,6 @@ func (s *service) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, 
 		}
 	}
 	return l.keep, nil
-}
-
-// treeOf is the tree of commit, or the empty tree when there is no commit (unborn HEAD).
-func (s *service) treeOf(ctx context.Context, dir, commit, tmp string) (string, error) {
-	if commit == "" {
-		c, err := gitx.WriteTreeFrom(dir, filepath.Join(tmp, "empty.index"))
-		if err != nil {
-			return "", err
-		}
-		return s.git.OutputOID(ctx, c)
-	}
-	c, err := gitx.RevParseTree(dir, commit)
-	if err != nil {
-		return "", err
-	}
-	return s.git.OutputOID(ctx, c)
-}
-
-// recordTrees writes the tree of the working files (untracked included) and of the
-// index of the worktree at dir, each from a copy of its index so the real one is never
-// written. An index with conflicts has no tree: it is recorded as base, and said so.
-// Nested repositories (skip) are left out: git could only record their HEAD commit.
-func (s *service) recordTrees(ctx context.Context, dir, tmp, base string, skip []string) (wtree, itree string, conflicted bool, err error) {
-	wIndex, iIndex := filepath.Join(tmp, "worktree.index"), filepath.Join(tmp, "index")
-	if err := s.copyIndex(ctx, dir, wIndex, iIndex); err != nil {
-		return "", "", false, err
-	}
-	if err := s.clearFlags(ctx, dir, wIndex); err != nil {
-		return "", "", false, err
-	}
-	add, err := gitx.AddAllTo(dir, wIndex, skip...)
-	if err != nil {
-		return "", "", false, err
-	}
-	if _, err := s.git.Run(ctx, add); err != nil {
-		return "", "", false, err
-	}
-	wt, err := gitx.WriteTreeFrom(dir, wIndex)
-	if err != nil {
-		return "", "", false, err
-	}
-	if wtree, err = s.git.OutputOID(ctx, wt); err != nil {
-		return "", "", false, err
-	}
-	it, err := gitx.WriteTreeFrom(dir, iIndex)
-	if err != nil {
-		return "", "", false, err
-	}
-	itree, err = s.git.OutputOID(ctx, it)
-	var ge *gitx.Error
-	if err != nil && errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "unmerged") {
-		return wtree, base, true, nil
-	}
-	return wtree, itree, false, err
-}
-
-// clearFlags clears the assume-unchanged and skip-worktree flags in the temporary index:
-// git add skips flagged files, so a changed assume-unchanged file, or a skip-worktree file
-// that differs or is absent, would otherwise be recorded as the index has it, not as it
-// is on disk. The flags themselves are not recorded (a tree has no room for them).
-func (s *service) clearFlags(ctx context.Context, dir, index string) error {
-	flagged, err := s.git.FlaggedFiles(ctx, dir, index)
-	if err != nil {
-		return err
-	}
-	var assumed, skipped []string
-	for _, f := range flagged {
-		// Every flagged path: a tag "s" is both flags, and clearing an unset one is harmless.
-		assumed = append(assumed, f.Path)
-		if f.SkipWorktree {
-			skipped = append(skipped, f.Path)
-		}
-	}
-	for _, set := range []struct {
-		skip  bool
-		paths []string
-	}{{false, assumed}, {true, skipped}} {
-		// In batches: a sparse checkout can flag many thousands of paths.
-		for batch := range slices.Chunk(set.paths, 500) {
-			c, err := gitx.ClearIndexFlag(dir, index, set.skip, batch)
-			if err != nil {
-				return err
-			}
-			if _, err := s.git.Run(ctx, c); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// copyIndex copies the worktree's index to each of dst. A worktree without an index
-// (never checked out) has an empty one: no copy, git reads a missing file as empty.
-func (s *service) copyIndex(ctx context.Context, dir string, dst ...string) error {
-	c, err := gitx.IndexPath(dir)
-	if err != nil {
-		return err
-	}
-	src, err := s.git.OutputPath(ctx, c)
-	if err != nil {
-		return err
-	}
-	data, err := os.ReadFile(src)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, d := range dst {
-		if err := os.WriteFile(d, data, 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// measure counts the paths whose working file or index entry differs from base, and
-// the bytes of the changed working files still on disk.
-func (s *service) measure(ctx context.Context, root, dir, base, wtree, itree string) (int, int64, error) {
-	changed, err := s.git.ChangedPaths(ctx, root, base, wtree)
-	if err != nil {
-		return 0, 0, err
-	}
-	var size int64
-	for _, p := range changed {
-		if fi, err := os.Lstat(filepath.Join(dir, p)); err == nil && !fi.IsDir() {
-			size += fi.Size()
-		}
-	}
-	if itree != wtree {
-		staged, err := s.git.ChangedPaths(ctx, root, base, itree)
-		if err != nil {
-			return 0, 0, err
-		}
-		for _, p := range staged {
-			if !slices.Contains(changed, p) {
-				changed = append(changed, p)
-			}
-		}
-	}
-	return len(changed), size, nil
 }
 
 func entryOf(id, commit string, m removedMeta) RemovedEntry {
@@ -951,24 +773,15 @@ func (s *service) writeBack(ctx context.Context, dir string, e RemovedEntry) err
 // verifyRestored records the restored worktree again and compares: the index must give
 // the recorded index tree and the working files the recorded worktree tree.
 func (s *service) verifyRestored(ctx context.Context, dir string, e RemovedEntry) error {
-	tmp, err := os.MkdirTemp("", "copse-restore-")
+	got, err := s.git.RecordTrees(ctx, s.root(), dir, e.Head, nil)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	base, err := s.treeOf(ctx, s.root(), e.Head, tmp)
-	if err != nil {
-		return err
+	if got.Worktree != e.worktreeTree {
+		return fmt.Errorf("working files give tree %s, recorded %s", short(got.Worktree), short(e.worktreeTree))
 	}
-	wtree, itree, _, err := s.recordTrees(ctx, dir, tmp, base, nil)
-	if err != nil {
-		return err
-	}
-	if wtree != e.worktreeTree {
-		return fmt.Errorf("working files give tree %s, recorded %s", short(wtree), short(e.worktreeTree))
-	}
-	if itree != e.indexTree {
-		return fmt.Errorf("index gives tree %s, recorded %s", short(itree), short(e.indexTree))
+	if got.Index != e.indexTree {
+		return fmt.Errorf("index gives tree %s, recorded %s", short(got.Index), short(e.indexTree))
 	}
 	return nil
 }
