@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core/eventlog"
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/core/usercmd"
 	"github.com/copse-dev/copse/gitx"
 )
@@ -45,7 +46,7 @@ func (s *Service) LandDrain(ctx context.Context, progress func(LandProgress)) ([
 		return nil, err
 	}
 	var ran []LandJob
-	_, err = s.impl.landLoop(ctx, landDir(cd), "", &runner{}, progress, func(j LandJob) { ran = append(ran, j) })
+	_, err = s.impl.landLoop(ctx, landjobs.Dir(cd), "", &runner{}, progress, func(j LandJob) { ran = append(ran, j) })
 	return ran, err
 }
 
@@ -56,7 +57,7 @@ func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.impl.readQueue(ctx, landDir(cd), false)
+	return s.impl.readQueue(ctx, landjobs.Dir(cd), false)
 }
 
 // readQueue reads every record, first marking abandoned the unfinished jobs whose owner
@@ -123,7 +124,7 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := s.readQueue(ctx, landDir(cd), false)
+	jobs, err := s.readQueue(ctx, landjobs.Dir(cd), false)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 			return &Outcome{Operation: OpLandStatus, Land: &jobs[i]}, nil
 		}
 	}
-	return nil, refused(CodeNoSuchJob, "`copse land status` lists the jobs", "there is no land job %s", jobName(c.ticket))
+	return nil, refused(CodeNoSuchJob, "`copse land status` lists the jobs", "there is no land job %s", landjobs.Name(c.ticket))
 }
 
 func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(LandProgress)) (*Outcome, error) {
@@ -149,7 +150,7 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	if err != nil {
 		return nil, err
 	}
-	dir := landDir(cd)
+	dir := landjobs.Dir(cd)
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return nil, err
@@ -178,17 +179,17 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 			}
 		}
 	}
-	ticket, err := nextTicket(dir)
+	ticket, err := landjobs.NextTicket(dir)
 	if err != nil {
 		unlock()
 		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot queue the land")
 	}
 	now := nowStamp()
 	j := &LandJob{
-		Job: jobName(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
+		Job: landjobs.Name(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
 		Worktree: LandWorktree{ID: c.id, Path: c.target.Path, Branch: c.target.Branch},
 		Into:     c.into.s, Test: c.test, Retries: c.retries, Keep: c.keep, ForceRestart: c.forceRestart,
-		Created: now, Log: filepath.Join(dir, jobName(ticket)+".log"),
+		Created: now, Log: landjobs.LogPath(dir, landjobs.Name(ticket)),
 	}
 	if c.test != "" {
 		j.TestTimeout = c.timeout.String()
@@ -341,7 +342,7 @@ func (s *service) adopt(dir, job string, me *runner) bool {
 	if err != nil || !ok {
 		return false
 	}
-	j, err := readJob(filepath.Join(dir, job+".json"))
+	j, err := landjobs.Read[LandJob](dir, job)
 	if err != nil || j.State.Finished() || j.Owned {
 		dropLiveness(dir, job)
 		return false
@@ -359,7 +360,7 @@ func (s *service) adopt(dir, job string, me *runner) bool {
 // state before it let go of the lock.
 func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
 	defer dropLiveness(dir, job)
-	j, err := readJob(filepath.Join(dir, job+".json"))
+	j, err := landjobs.Read[LandJob](dir, job)
 	if err != nil || j.State.Finished() {
 		return
 	}
