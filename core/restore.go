@@ -2,11 +2,9 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,13 +15,11 @@ import (
 
 // Undo of a forced remove. Before copse deletes anything git does not hold (a forced
 // remove, a remove that deletes a branch, later a prune), it records the worktree as
-// commits under refs/copse/removed/<id>:
-//
-//	snapshot commit: tree = the working files (untracked included, ignored not)
-//	  parent 1: HEAD (absent when HEAD was unborn)
-//	  parent 2: index commit (tree = the index as it was; HEAD's tree when it had conflicts)
-//	  parent 3: the branch tip, when it differs from HEAD
-//	  message: a subject line, then "copse-removed: {json}" (removedMeta)
+// commits under refs/copse/removed/<id>. Here copse decides what a record holds and
+// whether the worktree can be recorded at all; gitx.RecordWorktree writes it (the
+// recipe: trees of the working files and the index, the index commit, the record commit
+// with HEAD, the branch tip and the kept commits as parents, the create-only ref), and
+// removed_records.go keeps the records (their message, listing and drops).
 //
 // `copse restore` registers a worktree without checking anything out, writes the
 // recorded files with a one-tree read-tree, then puts the recorded index back, and
@@ -62,32 +58,7 @@ type RemovedListing struct {
 	Warnings []string       `json:"warnings,omitempty"`
 }
 
-// removedMeta is the JSON line in the snapshot commit's message.
-type removedMeta struct {
-	V               int          `json:"v"`
-	Path            string       `json:"path"`
-	Branch          string       `json:"branch,omitempty"`
-	Head            string       `json:"head,omitempty"`
-	BranchTip       string       `json:"branch_tip,omitempty"`
-	DeleteBranch    bool         `json:"delete_branch,omitempty"`
-	Time            time.Time    `json:"time"`
-	Files           int          `json:"files"`
-	Bytes           int64        `json:"bytes"`
-	WorktreeTree    string       `json:"worktree_tree"`
-	IndexTree       string       `json:"index_tree"`
-	IndexCommit     string       `json:"index_commit"`
-	IndexConflicted bool         `json:"index_conflicted,omitempty"`
-	DirMissing      bool         `json:"directory_missing,omitempty"`
-	NotRecorded     []string     `json:"not_recorded,omitempty"`
-	Kept            []KeptCommit `json:"kept,omitempty"`
-	// Meta is the worktree's own metadata (copse.json: its base), which goes with its
-	// admin directory; a restore writes it back, so land's default target survives.
-	Meta *worktreeMeta `json:"meta,omitempty"`
-}
-
 const (
-	metaKey        = "copse-removed: "
-	idLen          = gitx.RemovedIDLen
 	defaultKeep    = 14 * 24 * time.Hour
 	keepRemovedKey = "copse.keepRemoved"
 	keepLandsKey   = "copse.keepLands"
@@ -129,19 +100,6 @@ func (s *service) snapshotBeforeRemove(ctx context.Context, c *removeCmd) (*Remo
 		return nil, err
 	}
 	return &e, nil
-}
-
-// dropSnapshot forgets a record whose remove did not happen (best effort: an entry left
-// behind only clutters the list until it expires).
-func (s *service) dropSnapshot(ctx context.Context, e *RemovedEntry) {
-	if e == nil {
-		return
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
-	defer cancel()
-	if c, err := gitx.UpdateRefDelete(s.root(), gitx.RemovedRefPrefix+e.ID, e.Commit); err == nil {
-		_, _ = s.git.Run(rctx, c)
-	}
 }
 
 // snapshotForRemoval records the worktree t (HEAD, index, working files including
@@ -216,11 +174,7 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 		Message: func(rec gitx.RecordedWorktree) (string, error) {
 			meta.WorktreeTree, meta.IndexTree, meta.IndexCommit = rec.Worktree, rec.Index, rec.IndexCommit
 			meta.IndexConflicted, meta.Files, meta.Bytes = rec.IndexConflicted, rec.Files, rec.Bytes
-			js, err := json.Marshal(meta)
-			if err != nil {
-				return "", err
-			}
-			return "copse: removed worktree " + Escape(t.Path) + "\n\n" + metaKey + string(js) + "\n", nil
+			return recordMessage(meta)
 		},
 	})
 	if err != nil {
@@ -263,80 +217,6 @@ func (s *service) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, 
 	return l.keep, nil
 }
 
-func entryOf(id, commit string, m removedMeta) RemovedEntry {
-	return RemovedEntry{ID: id, Path: m.Path, Branch: m.Branch, Head: m.Head, BranchTip: m.BranchTip,
-		BranchDeleted: m.DeleteBranch, Time: m.Time, Files: m.Files, Bytes: m.Bytes,
-		IndexConflicted: m.IndexConflicted, DirMissing: m.DirMissing, NotRecorded: m.NotRecorded, Kept: m.Kept, Commit: commit,
-		worktreeTree: m.WorktreeTree, indexTree: m.IndexTree, indexCommit: m.IndexCommit, meta: m.Meta}
-}
-
-// parseEntry reads a record back from its ref and commit message.
-func parseEntry(ref gitx.RemovedRef) (RemovedEntry, error) {
-	id := strings.TrimPrefix(ref.Name, gitx.RemovedRefPrefix)
-	var line string
-	for l := range strings.SplitSeq(ref.Message, "\n") {
-		if v, ok := strings.CutPrefix(l, metaKey); ok {
-			line = v
-		}
-	}
-	if line == "" {
-		return RemovedEntry{}, fmt.Errorf("%s has no %q line", ref.Name, strings.TrimSpace(metaKey))
-	}
-	var m removedMeta
-	dec := json.NewDecoder(strings.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return RemovedEntry{}, fmt.Errorf("%s: unreadable record: %v", ref.Name, err)
-	}
-	// A ref anyone could have written: every value is checked as copse would write it.
-	if checkID(id) != nil || len(id) != idLen || !strings.HasPrefix(ref.Commit, id) {
-		return RemovedEntry{}, fmt.Errorf("%s is not a name copse gives a record", ref.Name)
-	}
-	oids := []string{m.WorktreeTree, m.IndexTree, m.IndexCommit}
-	for _, o := range []string{m.Head, m.BranchTip} {
-		if o != "" {
-			oids = append(oids, o)
-		}
-	}
-	for _, k := range m.Kept {
-		oids = append(oids, k.Commit)
-	}
-	// The path is git's own record of the worktree and may hold any byte but NUL (a
-	// newline included): it is shown escaped, and a restore there goes through ParseAbsPath.
-	bad := m.V != 1 || !filepath.IsAbs(m.Path) || filepath.Clean(m.Path) != m.Path || strings.IndexByte(m.Path, 0) >= 0 ||
-		(m.Branch != "" && checkText("branch", m.Branch, maxBranch) != nil) || m.Time.IsZero()
-	for _, o := range oids {
-		if len(o) != len(ref.Commit) || strings.Trim(o, "0123456789abcdef") != "" {
-			bad = true
-		}
-	}
-	if bad {
-		return RemovedEntry{}, fmt.Errorf("%s: incomplete or malformed record", ref.Name)
-	}
-	return entryOf(id, ref.Commit, m), nil
-}
-
-// removedEntries lists the records, newest first, with the ones that cannot be read as
-// warnings (they are never dropped or restored: copse does not guess).
-func (s *service) removedEntries(ctx context.Context) ([]RemovedEntry, []string, error) {
-	refs, err := s.git.ListRemoved(ctx, s.root())
-	if err != nil {
-		return nil, nil, gitFailure(CodeListRemovedFailed, err, "cannot list removed worktrees")
-	}
-	var out []RemovedEntry
-	var warnings []string
-	for _, r := range refs {
-		e, err := parseEntry(r)
-		if err != nil {
-			warnings = append(warnings, Escape(err.Error()))
-			continue
-		}
-		out = append(out, e)
-	}
-	slices.SortStableFunc(out, func(a, b RemovedEntry) int { return b.Time.Compare(a.Time) })
-	return out, warnings, nil
-}
-
 // keepRemoved reads copse.keepRemoved: how long records are kept (default 14 days).
 // Accepted: "<n>d", "<n>w", a Go duration ("36h"), at most 100 years, or "never".
 func (s *service) keepRemoved(ctx context.Context) (time.Duration, error) {
@@ -357,44 +237,6 @@ func (s *service) keepFor(ctx context.Context, key string) (time.Duration, error
 		return 0, spanError(CodeBadConfig, key, v, keepRule, err, "set a duration such as 14d, 2w or 36h, or never: git config "+key+" 14d")
 	}
 	return d, nil
-}
-
-// dropExpiredRemoved deletes the records older than copse.keepRemoved (prune calls it
-// under the repository lock) and returns their ids. Each ref is deleted with a
-// compare-and-swap on the commit it was read at.
-func (s *service) dropExpiredRemoved(ctx context.Context) ([]string, error) {
-	return s.dropRemovedBefore(ctx, time.Now(), false)
-}
-
-// dropRemovedBefore drops the records expired at now; with dry, it only names them.
-func (s *service) dropRemovedBefore(ctx context.Context, now time.Time, dry bool) ([]string, error) {
-	keep, err := s.keepRemoved(ctx)
-	if err != nil {
-		return nil, err
-	}
-	entries, _, err := s.removedEntries(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var dropped []string
-	for _, e := range entries {
-		if now.Sub(e.Time) <= keep {
-			continue
-		}
-		if dry {
-			dropped = append(dropped, e.ID)
-			continue
-		}
-		c, err := gitx.UpdateRefDelete(s.root(), gitx.RemovedRefPrefix+e.ID, e.Commit)
-		if err != nil {
-			return dropped, builderErr(err)
-		}
-		if _, err := s.git.Run(ctx, c); err != nil {
-			return dropped, gitFailure(CodeDropRemovedFailed, err, "cannot drop the expired record "+e.ID)
-		}
-		dropped = append(dropped, e.ID)
-	}
-	return dropped, nil
 }
 
 func (s *service) restoreList(ctx context.Context) (*Outcome, error) {
