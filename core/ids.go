@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
 	"golang.org/x/sys/unix"
 )
@@ -168,7 +169,7 @@ func (s *service) decorateRows(ctx context.Context, snap snapshot, rows []Worktr
 		}
 		// Plain file reads (no git, no lock): a record an owner left behind is marked
 		// abandoned by the readers that run the queue (land status, the picker).
-		jobs, _ = readJobs(landDir(cd))
+		jobs, _ = readJobs(landjobs.Dir(cd))
 	}
 	for i := range rows {
 		decorate(&rows[i], ids)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -183,7 +184,7 @@ func landConfirmation(ctx context.Context, r LandRequest, c *landCmd) *Confirmat
 
 // notQueued refuses a second land of a worktree that already has one queued or running.
 func (s *service) notQueued(ctx context.Context, cd, path string) error {
-	jobs, err := s.readQueue(ctx, landDir(cd), true) // prepare holds the repository lock
+	jobs, err := s.readQueue(ctx, landjobs.Dir(cd), true) // prepare holds the repository lock
 	if err != nil {
 		return err
 	}
@@ -340,7 +341,7 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 // rebaseIsOurs reports whether a land job record of this worktree describes exactly the
 // rebase in progress: same head-name, orig-head and onto.
 func (s *service) rebaseIsOurs(cd, w string, rb *gitx.RebaseState) (bool, error) {
-	jobs, err := readJobs(landDir(cd))
+	jobs, err := readJobs(landjobs.Dir(cd))
 	if err != nil {
 		return false, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}

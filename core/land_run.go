@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copse-dev/copse/core/eventlog"
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/core/usercmd"
 	"github.com/copse-dev/copse/gitx"
 )
@@ -32,7 +34,7 @@ func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.impl.readQueue(ctx, landDir(cd), false)
+	return s.impl.readQueue(ctx, landjobs.Dir(cd), false)
 }
 
 // readQueue reads every record, first marking abandoned the unfinished jobs whose owner
@@ -99,7 +101,7 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := s.readQueue(ctx, landDir(cd), false)
+	jobs, err := s.readQueue(ctx, landjobs.Dir(cd), false)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +116,7 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 			return &Outcome{Operation: OpLandStatus, Land: &jobs[i]}, nil
 		}
 	}
-	return nil, refused(CodeNoSuchJob, "`copse land status` lists the jobs", "there is no land job %s", jobName(c.ticket))
+	return nil, refused(CodeNoSuchJob, "`copse land status` lists the jobs", "there is no land job %s", landjobs.Name(c.ticket))
 }
 
 // enqueueLand writes the job record: the engine holds the repository lock and has checked,
@@ -124,17 +126,17 @@ func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error)
 	if err != nil {
 		return nil, err
 	}
-	dir := landDir(cd)
-	ticket, err := nextTicket(dir)
+	dir := landjobs.Dir(cd)
+	ticket, err := landjobs.NextTicket(dir)
 	if err != nil {
 		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot queue the land")
 	}
 	now := nowStamp()
 	j := &LandJob{
-		Job: jobName(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
+		Job: landjobs.Name(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
 		Worktree: LandWorktree{ID: c.id, Path: c.target.Path, Branch: c.target.Branch},
 		Into:     c.into.s, Test: c.test, Retries: c.retries, Keep: c.keep, ForceRestart: c.forceRestart,
-		Created: now, Log: filepath.Join(dir, jobName(ticket)+".log"),
+		Created: now, Log: landjobs.LogPath(dir, landjobs.Name(ticket)),
 	}
 	if c.test != "" {
 		j.TestTimeout = c.timeout.String()
@@ -155,7 +157,7 @@ func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error)
 		dropLiveness(dir, j.Job)
 		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot write the land record")
 	}
-	warnings := s.emitLand(cd, "land.queued", j, "")
+	warnings := s.emitLand(cd, EventLandQueued, j, "")
 	return &Outcome{Operation: OpLand, Land: j, Warnings: warnings}, nil
 }
 
@@ -166,7 +168,7 @@ func (s *service) awaitLand(ctx context.Context, c *landCmd, out *Outcome) (*Out
 	if err != nil {
 		return nil, err
 	}
-	dir := landDir(cd)
+	dir := landjobs.Dir(cd)
 	j := out.Land
 	if !c.wait {
 		if jobs, err := readJobs(dir); err == nil {
@@ -197,7 +199,7 @@ func (s *service) drainLand(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	ran := []LandJob{}
-	_, err = s.landLoop(ctx, landDir(cd), "", &runner{}, landProgressOf(ctx), func(j LandJob) { ran = append(ran, j) })
+	_, err = s.landLoop(ctx, landjobs.Dir(cd), "", &runner{}, landProgressOf(ctx), func(j LandJob) { ran = append(ran, j) })
 	if err != nil {
 		return nil, err
 	}
@@ -222,10 +224,10 @@ func landProgressOf(ctx context.Context) func(LandProgress) {
 func (s *service) emitLand(cd, event string, j *LandJob, reason string) []string {
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
-	if event == "land.landed" {
+	if event == EventLandLanded {
 		ev.Commit = j.Commit
 	}
-	if _, err := AppendEvent(cd, ev); err != nil {
+	if _, err := eventlog.Append(cd, ev); err != nil {
 		return []string{"could not record the " + event + " event: " + Escape(err.Error())}
 	}
 	return nil
@@ -324,7 +326,7 @@ func (s *service) adopt(dir, job string, me *runner) bool {
 	if err != nil || !ok {
 		return false
 	}
-	j, err := readJob(filepath.Join(dir, job+".json"))
+	j, err := landjobs.Read[LandJob](dir, job)
 	if err != nil || j.State.Finished() || j.Owned {
 		dropLiveness(dir, job)
 		return false
@@ -342,7 +344,7 @@ func (s *service) adopt(dir, job string, me *runner) bool {
 // state before it let go of the lock.
 func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
 	defer dropLiveness(dir, job)
-	j, err := readJob(filepath.Join(dir, job+".json"))
+	j, err := landjobs.Read[LandJob](dir, job)
 	if err != nil || j.State.Finished() {
 		return
 	}
@@ -360,7 +362,7 @@ func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
 	j.Remaining = abandonedState(j)
 	j.Hint = "check " + quoteDisplay(j.Worktree.Path) + " and branch " + Escape(j.Into) + " by hand, then land again; copse never resumes an abandoned job"
 	if writeJob(dir, &j) == nil {
-		s.emitLand(filepath.Dir(filepath.Dir(dir)), "land.abandoned", &j, string(j.Interrupted))
+		s.emitLand(filepath.Dir(filepath.Dir(dir)), EventLandAbandoned, &j, string(j.Interrupted))
 	}
 }
 
@@ -431,9 +433,9 @@ func (r *landRun) finish(state LandState, code, msg, hint string) {
 	_ = writeJob(r.dir, j)
 	// Every job ends with one event. land.blocked stands for every end other than
 	// landed: blocked, failed, cancelled and uncertain (reason says which).
-	event := "land.blocked"
+	event := EventLandBlocked
 	if state == LandLanded {
-		event = "land.landed"
+		event = EventLandLanded
 	}
 	if event != "" {
 		ok := r.locked

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -66,8 +67,6 @@ const (
 	KeepRemoveRefused = "remove_refused"
 	defaultPruneAfter = 72 * time.Hour
 	pruneAfterConfig  = "copse.pruneAfter"
-	landDirName       = "land"
-	copseStateDirName = "copse"
 )
 
 type pruneCand struct {
@@ -526,7 +525,7 @@ func (s *service) pruneDeleteBranch(ctx context.Context, cwd, branch string) boo
 	return err == nil && err2 == nil && !still
 }
 
-// ---- land jobs (the land queue writes them; prune only reads) ----
+// ---- land jobs (land writes them, core/landjobs stores them; prune only reads) ----
 
 type landJob struct {
 	blocked bool
@@ -555,18 +554,13 @@ func (l landIndex) find(id, path string) (landJob, bool) {
 // the worktree on its own. A record that does not parse is skipped.
 func landJobs(cd string) landIndex {
 	idx := landIndex{byID: map[string]landJob{}, byPath: map[string]landJob{}}
-	files, _ := filepath.Glob(filepath.Join(cd, copseStateDirName, landDirName, "*.json"))
 	type latest struct {
 		ticket int64
 		job    landJob
 		skip   bool
 	}
 	byKey := map[string]*latest{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil || len(b) > 1<<20 {
-			continue
-		}
+	landjobs.Scan(landjobs.Dir(cd), func(name string, b []byte) {
 		var rec struct {
 			Worktree struct {
 				ID   string `json:"id"`
@@ -579,10 +573,10 @@ func landJobs(cd string) landIndex {
 			Code   string `json:"code"`
 		}
 		if json.Unmarshal(b, &rec) != nil || (rec.Worktree.ID == "" && rec.Worktree.Path == "") {
-			continue
+			return
 		}
 		if rec.Ticket == 0 {
-			rec.Ticket, _ = strconv.ParseInt(strings.TrimPrefix(strings.TrimSuffix(filepath.Base(f), ".json"), "land-"), 10, 64)
+			rec.Ticket, _ = strconv.ParseInt(strings.TrimPrefix(name, "land-"), 10, 64)
 		}
 		j := landJob{}
 		skip := false
@@ -593,7 +587,7 @@ func landJobs(cd string) landIndex {
 		default:
 			skip = true
 		}
-		job := firstNonEmpty(rec.Job, strings.TrimSuffix(filepath.Base(f), ".json"))
+		job := firstNonEmpty(rec.Job, name)
 		j.detail = " (job " + Escape(job)
 		switch {
 		case j.blocked && rec.Code != "":
@@ -609,11 +603,11 @@ func landJobs(cd string) landIndex {
 				continue
 			}
 			if l, ok := byKey[key]; ok && l.ticket > rec.Ticket {
-				continue
+				continue // a later job of the worktree counts
 			}
 			byKey[key] = &latest{ticket: rec.Ticket, job: j, skip: skip}
 		}
-	}
+	})
 	for key, l := range byKey {
 		if l.skip {
 			continue

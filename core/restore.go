@@ -2,11 +2,9 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,13 +15,11 @@ import (
 
 // Undo of a forced remove. Before copse deletes anything git does not hold (a forced
 // remove, a remove that deletes a branch, later a prune), it records the worktree as
-// commits under refs/copse/removed/<id>:
-//
-//	snapshot commit: tree = the working files (untracked included, ignored not)
-//	  parent 1: HEAD (absent when HEAD was unborn)
-//	  parent 2: index commit (tree = the index as it was; HEAD's tree when it had conflicts)
-//	  parent 3: the branch tip, when it differs from HEAD
-//	  message: a subject line, then "copse-removed: {json}" (removedMeta)
+// commits under refs/copse/removed/<id>. Here copse decides what a record holds and
+// whether the worktree can be recorded at all; gitx.RecordWorktree writes it (the
+// recipe: trees of the working files and the index, the index commit, the record commit
+// with HEAD, the branch tip and the kept commits as parents, the create-only ref), and
+// removed_records.go keeps the records (their message, listing and drops).
 //
 // `copse restore` registers a worktree without checking anything out, writes the
 // recorded files with a one-tree read-tree, then puts the recorded index back, and
@@ -62,32 +58,7 @@ type RemovedListing struct {
 	Warnings []string       `json:"warnings,omitempty"`
 }
 
-// removedMeta is the JSON line in the snapshot commit's message.
-type removedMeta struct {
-	V               int          `json:"v"`
-	Path            string       `json:"path"`
-	Branch          string       `json:"branch,omitempty"`
-	Head            string       `json:"head,omitempty"`
-	BranchTip       string       `json:"branch_tip,omitempty"`
-	DeleteBranch    bool         `json:"delete_branch,omitempty"`
-	Time            time.Time    `json:"time"`
-	Files           int          `json:"files"`
-	Bytes           int64        `json:"bytes"`
-	WorktreeTree    string       `json:"worktree_tree"`
-	IndexTree       string       `json:"index_tree"`
-	IndexCommit     string       `json:"index_commit"`
-	IndexConflicted bool         `json:"index_conflicted,omitempty"`
-	DirMissing      bool         `json:"directory_missing,omitempty"`
-	NotRecorded     []string     `json:"not_recorded,omitempty"`
-	Kept            []KeptCommit `json:"kept,omitempty"`
-	// Meta is the worktree's own metadata (copse.json: its base), which goes with its
-	// admin directory; a restore writes it back, so land's default target survives.
-	Meta *worktreeMeta `json:"meta,omitempty"`
-}
-
 const (
-	metaKey        = "copse-removed: "
-	idLen          = 12
 	defaultKeep    = 14 * 24 * time.Hour
 	keepRemovedKey = "copse.keepRemoved"
 	keepLandsKey   = "copse.keepLands"
@@ -130,19 +101,6 @@ func (s *service) snapshotBeforeRemove(ctx context.Context, c *removeCmd) (*Remo
 	return &e, nil
 }
 
-// dropSnapshot forgets a record whose remove did not happen (best effort: an entry left
-// behind only clutters the list until it expires).
-func (s *service) dropSnapshot(ctx context.Context, e *RemovedEntry) {
-	if e == nil {
-		return
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
-	defer cancel()
-	if c, err := gitx.UpdateRefDelete(s.root(), gitx.RemovedRefPrefix+e.ID, e.Commit); err == nil {
-		_, _ = s.git.Run(rctx, c)
-	}
-}
-
 // snapshotForRemoval records the worktree t (HEAD, index, working files including
 // untracked but not ignored ones; the branch tip when deleteBranch) under
 // refs/copse/removed/<id>. The caller holds the repository lock. Nothing in the worktree
@@ -171,6 +129,9 @@ func (s *service) snapshotForRemoval(ctx context.Context, t gitx.Worktree, delet
 	return e, nil
 }
 
+// recordWorktree decides what the record of t holds (its metadata, the nested
+// repositories left out, the commits only it holds, the branch tip) and refuses what
+// cannot be recorded (not_recordable); gitx.RecordWorktree writes it.
 func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch bool) (RemovedEntry, error) {
 	root := s.root()
 	now := time.Now().UTC() // full precision: the newest record must sort first
@@ -183,33 +144,15 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 	if t.Head != "" && strings.Trim(t.Head, "0") != "" {
 		meta.Head = t.Head
 	}
-	tmp, err := os.MkdirTemp("", "copse-snapshot-")
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	defer os.RemoveAll(tmp)
-
-	base, err := s.treeOf(ctx, root, meta.Head, tmp)
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	if t.Prunable != nil || !exists(t.Path) {
-		// The directory is gone: only HEAD and the branch can be recorded.
-		meta.DirMissing = true
-		meta.WorktreeTree, meta.IndexTree = base, base
-	} else {
+	// The directory is gone: only HEAD and the branch can be recorded.
+	meta.DirMissing = t.Prunable != nil || !exists(t.Path)
+	if !meta.DirMissing {
 		nested, err := s.git.Nested(ctx, t.Path)
 		if err != nil {
 			return RemovedEntry{}, err
 		}
 		meta.NotRecorded = nested
 		if meta.Kept, err = s.keepHeld(ctx, t); err != nil {
-			return RemovedEntry{}, err
-		}
-		if meta.WorktreeTree, meta.IndexTree, meta.IndexConflicted, err = s.recordTrees(ctx, t.Path, tmp, base, nested); err != nil {
-			return RemovedEntry{}, err
-		}
-		if meta.Files, meta.Bytes, err = s.measure(ctx, root, t.Path, base, meta.WorktreeTree, meta.IndexTree); err != nil {
 			return RemovedEntry{}, err
 		}
 	}
@@ -220,48 +163,23 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 			return RemovedEntry{}, err
 		} // exit status: the branch is unborn, there is no tip to keep
 	}
-	var parents []string
-	if meta.Head != "" {
-		parents = append(parents, meta.Head)
-	}
-	ic, err := gitx.CommitTree(root, meta.IndexTree, parents, "copse: index of "+Escape(t.Path))
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	if meta.IndexCommit, err = s.git.OutputOID(ctx, ic); err != nil {
-		return RemovedEntry{}, err
-	}
-	parents = append(parents, meta.IndexCommit)
-	if meta.BranchTip != "" && meta.BranchTip != meta.Head {
-		parents = append(parents, meta.BranchTip)
-	}
+	var keep []string
 	for _, k := range meta.Kept {
-		if !slices.Contains(parents, k.Commit) {
-			parents = append(parents, k.Commit)
-		}
+		keep = append(keep, k.Commit)
 	}
-	js, err := json.Marshal(meta)
+	rec, err := s.git.RecordWorktree(ctx, gitx.WorktreeRecord{
+		Root: root, Dir: t.Path, Missing: meta.DirMissing, Head: meta.Head, BranchTip: meta.BranchTip,
+		Skip: meta.NotRecorded, Keep: keep, IndexMessage: "copse: index of " + Escape(t.Path),
+		Message: func(rec gitx.RecordedWorktree) (string, error) {
+			meta.WorktreeTree, meta.IndexTree, meta.IndexCommit = rec.Worktree, rec.Index, rec.IndexCommit
+			meta.IndexConflicted, meta.Files, meta.Bytes = rec.IndexConflicted, rec.Files, rec.Bytes
+			return recordMessage(meta)
+		},
+	})
 	if err != nil {
 		return RemovedEntry{}, err
 	}
-	msg := "copse: removed worktree " + Escape(t.Path) + "\n\n" + metaKey + string(js) + "\n"
-	sc, err := gitx.CommitTree(root, meta.WorktreeTree, parents, msg)
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	commit, err := s.git.OutputOID(ctx, sc)
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	id := commit[:idLen]
-	ref, err := gitx.UpdateRefCreate(root, gitx.RemovedRefPrefix+id, commit)
-	if err != nil {
-		return RemovedEntry{}, err
-	}
-	if _, err := s.git.Run(ctx, ref); err != nil {
-		return RemovedEntry{}, err
-	}
-	return entryOf(id, commit, meta), nil
+	return entryOf(rec.ID, rec.Commit, meta), nil
 }
 
 // keepHeld finds the commits only t holds (what losses reads: its HEAD reflog, its
@@ -298,222 +216,6 @@ func (s *service) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, 
 	return l.keep, nil
 }
 
-// treeOf is the tree of commit, or the empty tree when there is no commit (unborn HEAD).
-func (s *service) treeOf(ctx context.Context, dir, commit, tmp string) (string, error) {
-	if commit == "" {
-		c, err := gitx.WriteTreeFrom(dir, filepath.Join(tmp, "empty.index"))
-		if err != nil {
-			return "", err
-		}
-		return s.git.OutputOID(ctx, c)
-	}
-	c, err := gitx.RevParseTree(dir, commit)
-	if err != nil {
-		return "", err
-	}
-	return s.git.OutputOID(ctx, c)
-}
-
-// recordTrees writes the tree of the working files (untracked included) and of the
-// index of the worktree at dir, each from a copy of its index so the real one is never
-// written. An index with conflicts has no tree: it is recorded as base, and said so.
-// Nested repositories (skip) are left out: git could only record their HEAD commit.
-func (s *service) recordTrees(ctx context.Context, dir, tmp, base string, skip []string) (wtree, itree string, conflicted bool, err error) {
-	wIndex, iIndex := filepath.Join(tmp, "worktree.index"), filepath.Join(tmp, "index")
-	if err := s.copyIndex(ctx, dir, wIndex, iIndex); err != nil {
-		return "", "", false, err
-	}
-	if err := s.clearFlags(ctx, dir, wIndex); err != nil {
-		return "", "", false, err
-	}
-	add, err := gitx.AddAllTo(dir, wIndex, skip...)
-	if err != nil {
-		return "", "", false, err
-	}
-	if _, err := s.git.Run(ctx, add); err != nil {
-		return "", "", false, err
-	}
-	wt, err := gitx.WriteTreeFrom(dir, wIndex)
-	if err != nil {
-		return "", "", false, err
-	}
-	if wtree, err = s.git.OutputOID(ctx, wt); err != nil {
-		return "", "", false, err
-	}
-	it, err := gitx.WriteTreeFrom(dir, iIndex)
-	if err != nil {
-		return "", "", false, err
-	}
-	itree, err = s.git.OutputOID(ctx, it)
-	var ge *gitx.Error
-	if err != nil && errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "unmerged") {
-		return wtree, base, true, nil
-	}
-	return wtree, itree, false, err
-}
-
-// clearFlags clears the assume-unchanged and skip-worktree flags in the temporary index:
-// git add skips flagged files, so a changed assume-unchanged file, or a skip-worktree file
-// that differs or is absent, would otherwise be recorded as the index has it, not as it
-// is on disk. The flags themselves are not recorded (a tree has no room for them).
-func (s *service) clearFlags(ctx context.Context, dir, index string) error {
-	flagged, err := s.git.FlaggedFiles(ctx, dir, index)
-	if err != nil {
-		return err
-	}
-	var assumed, skipped []string
-	for _, f := range flagged {
-		// Every flagged path: a tag "s" is both flags, and clearing an unset one is harmless.
-		assumed = append(assumed, f.Path)
-		if f.SkipWorktree {
-			skipped = append(skipped, f.Path)
-		}
-	}
-	for _, set := range []struct {
-		skip  bool
-		paths []string
-	}{{false, assumed}, {true, skipped}} {
-		// In batches: a sparse checkout can flag many thousands of paths.
-		for batch := range slices.Chunk(set.paths, 500) {
-			c, err := gitx.ClearIndexFlag(dir, index, set.skip, batch)
-			if err != nil {
-				return err
-			}
-			if _, err := s.git.Run(ctx, c); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// copyIndex copies the worktree's index to each of dst. A worktree without an index
-// (never checked out) has an empty one: no copy, git reads a missing file as empty.
-func (s *service) copyIndex(ctx context.Context, dir string, dst ...string) error {
-	c, err := gitx.IndexPath(dir)
-	if err != nil {
-		return err
-	}
-	src, err := s.git.OutputPath(ctx, c)
-	if err != nil {
-		return err
-	}
-	data, err := os.ReadFile(src)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, d := range dst {
-		if err := os.WriteFile(d, data, 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// measure counts the paths whose working file or index entry differs from base, and
-// the bytes of the changed working files still on disk.
-func (s *service) measure(ctx context.Context, root, dir, base, wtree, itree string) (int, int64, error) {
-	changed, err := s.git.ChangedPaths(ctx, root, base, wtree)
-	if err != nil {
-		return 0, 0, err
-	}
-	var size int64
-	for _, p := range changed {
-		if fi, err := os.Lstat(filepath.Join(dir, p)); err == nil && !fi.IsDir() {
-			size += fi.Size()
-		}
-	}
-	if itree != wtree {
-		staged, err := s.git.ChangedPaths(ctx, root, base, itree)
-		if err != nil {
-			return 0, 0, err
-		}
-		for _, p := range staged {
-			if !slices.Contains(changed, p) {
-				changed = append(changed, p)
-			}
-		}
-	}
-	return len(changed), size, nil
-}
-
-func entryOf(id, commit string, m removedMeta) RemovedEntry {
-	return RemovedEntry{ID: id, Path: m.Path, Branch: m.Branch, Head: m.Head, BranchTip: m.BranchTip,
-		BranchDeleted: m.DeleteBranch, Time: m.Time, Files: m.Files, Bytes: m.Bytes,
-		IndexConflicted: m.IndexConflicted, DirMissing: m.DirMissing, NotRecorded: m.NotRecorded, Kept: m.Kept, Commit: commit,
-		worktreeTree: m.WorktreeTree, indexTree: m.IndexTree, indexCommit: m.IndexCommit, meta: m.Meta}
-}
-
-// parseEntry reads a record back from its ref and commit message.
-func parseEntry(ref gitx.RemovedRef) (RemovedEntry, error) {
-	id := strings.TrimPrefix(ref.Name, gitx.RemovedRefPrefix)
-	var line string
-	for l := range strings.SplitSeq(ref.Message, "\n") {
-		if v, ok := strings.CutPrefix(l, metaKey); ok {
-			line = v
-		}
-	}
-	if line == "" {
-		return RemovedEntry{}, fmt.Errorf("%s has no %q line", ref.Name, strings.TrimSpace(metaKey))
-	}
-	var m removedMeta
-	dec := json.NewDecoder(strings.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return RemovedEntry{}, fmt.Errorf("%s: unreadable record: %v", ref.Name, err)
-	}
-	// A ref anyone could have written: every value is checked as copse would write it.
-	if checkID(id) != nil || len(id) != idLen || !strings.HasPrefix(ref.Commit, id) {
-		return RemovedEntry{}, fmt.Errorf("%s is not a name copse gives a record", ref.Name)
-	}
-	oids := []string{m.WorktreeTree, m.IndexTree, m.IndexCommit}
-	for _, o := range []string{m.Head, m.BranchTip} {
-		if o != "" {
-			oids = append(oids, o)
-		}
-	}
-	for _, k := range m.Kept {
-		oids = append(oids, k.Commit)
-	}
-	// The path is git's own record of the worktree and may hold any byte but NUL (a
-	// newline included): it is shown escaped, and a restore there goes through ParseAbsPath.
-	bad := m.V != 1 || !filepath.IsAbs(m.Path) || filepath.Clean(m.Path) != m.Path || strings.IndexByte(m.Path, 0) >= 0 ||
-		(m.Branch != "" && checkText("branch", m.Branch, maxBranch) != nil) || m.Time.IsZero()
-	for _, o := range oids {
-		if len(o) != len(ref.Commit) || strings.Trim(o, "0123456789abcdef") != "" {
-			bad = true
-		}
-	}
-	if bad {
-		return RemovedEntry{}, fmt.Errorf("%s: incomplete or malformed record", ref.Name)
-	}
-	return entryOf(id, ref.Commit, m), nil
-}
-
-// removedEntries lists the records, newest first, with the ones that cannot be read as
-// warnings (they are never dropped or restored: copse does not guess).
-func (s *service) removedEntries(ctx context.Context) ([]RemovedEntry, []string, error) {
-	refs, err := s.git.ListRemoved(ctx, s.root())
-	if err != nil {
-		return nil, nil, gitFailure(CodeListRemovedFailed, err, "cannot list removed worktrees")
-	}
-	var out []RemovedEntry
-	var warnings []string
-	for _, r := range refs {
-		e, err := parseEntry(r)
-		if err != nil {
-			warnings = append(warnings, Escape(err.Error()))
-			continue
-		}
-		out = append(out, e)
-	}
-	slices.SortStableFunc(out, func(a, b RemovedEntry) int { return b.Time.Compare(a.Time) })
-	return out, warnings, nil
-}
-
 // keepRemoved reads copse.keepRemoved: how long records are kept (default 14 days).
 // Accepted: "<n>d", "<n>w", a Go duration ("36h"), at most 100 years, or "never".
 func (s *service) keepRemoved(ctx context.Context) (time.Duration, error) {
@@ -534,44 +236,6 @@ func (s *service) keepFor(ctx context.Context, key string) (time.Duration, error
 		return 0, spanError(CodeBadConfig, key, v, keepRule, err, "set a duration such as 14d, 2w or 36h, or never: git config "+key+" 14d")
 	}
 	return d, nil
-}
-
-// dropExpiredRemoved deletes the records older than copse.keepRemoved (prune calls it
-// under the repository lock) and returns their ids. Each ref is deleted with a
-// compare-and-swap on the commit it was read at.
-func (s *service) dropExpiredRemoved(ctx context.Context) ([]string, error) {
-	return s.dropRemovedBefore(ctx, time.Now(), false)
-}
-
-// dropRemovedBefore drops the records expired at now; with dry, it only names them.
-func (s *service) dropRemovedBefore(ctx context.Context, now time.Time, dry bool) ([]string, error) {
-	keep, err := s.keepRemoved(ctx)
-	if err != nil {
-		return nil, err
-	}
-	entries, _, err := s.removedEntries(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var dropped []string
-	for _, e := range entries {
-		if now.Sub(e.Time) <= keep {
-			continue
-		}
-		if dry {
-			dropped = append(dropped, e.ID)
-			continue
-		}
-		c, err := gitx.UpdateRefDelete(s.root(), gitx.RemovedRefPrefix+e.ID, e.Commit)
-		if err != nil {
-			return dropped, builderErr(err)
-		}
-		if _, err := s.git.Run(ctx, c); err != nil {
-			return dropped, gitFailure(CodeDropRemovedFailed, err, "cannot drop the expired record "+e.ID)
-		}
-		dropped = append(dropped, e.ID)
-	}
-	return dropped, nil
 }
 
 func (s *service) restoreList(ctx context.Context) (*Outcome, error) {
@@ -950,24 +614,15 @@ func (s *service) writeBack(ctx context.Context, dir string, e RemovedEntry) err
 // verifyRestored records the restored worktree again and compares: the index must give
 // the recorded index tree and the working files the recorded worktree tree.
 func (s *service) verifyRestored(ctx context.Context, dir string, e RemovedEntry) error {
-	tmp, err := os.MkdirTemp("", "copse-restore-")
+	got, err := s.git.RecordTrees(ctx, s.root(), dir, e.Head, nil)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	base, err := s.treeOf(ctx, s.root(), e.Head, tmp)
-	if err != nil {
-		return err
+	if got.Worktree != e.worktreeTree {
+		return fmt.Errorf("working files give tree %s, recorded %s", short(got.Worktree), short(e.worktreeTree))
 	}
-	wtree, itree, _, err := s.recordTrees(ctx, dir, tmp, base, nil)
-	if err != nil {
-		return err
-	}
-	if wtree != e.worktreeTree {
-		return fmt.Errorf("working files give tree %s, recorded %s", short(wtree), short(e.worktreeTree))
-	}
-	if itree != e.indexTree {
-		return fmt.Errorf("index gives tree %s, recorded %s", short(itree), short(e.indexTree))
+	if got.Index != e.indexTree {
+		return fmt.Errorf("index gives tree %s, recorded %s", short(got.Index), short(e.indexTree))
 	}
 	return nil
 }
