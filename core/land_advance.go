@@ -290,22 +290,31 @@ func (r *landRun) cleanup(ctx context.Context) {
 		warn("%s", kept)
 		return
 	}
-	saved, err := s.snapshotForRemoval(ctx, t, false)
+	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
+	if err != nil {
+		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, err, "git worktree remove refused").Message)
+		return
+	}
+	long := *s.git
+	long.Timeout = landGitTimeout
+	// Recorded first (no record, no remove), read back and verified as remove does. The
+	// list is not compared: the land's run is long and other worktrees move meanwhile.
+	rr, err := s.removeOne(ctx, removeStep{target: t, record: true,
+		run: func(ctx context.Context) error { _, err := long.Run(ctx, rm); return err }})
+	if rerr, ok := isReadBack(err); ok {
+		warn("removing %s ran, but the worktree list could not be read back (%s); run `copse list`", Escape(t.Path), Escape(firstLine(rerr.Error())))
+		return
+	}
 	if err != nil {
 		warn("kept %s: %s", Escape(t.Path), AsError(err).Message)
 		return
 	}
-	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
-	if err == nil {
-		long := *s.git
-		long.Timeout = landGitTimeout
-		_, err = long.Run(ctx, rm)
-	}
-	if err != nil {
-		if exists(t.Path) {
-			s.dropSnapshot(ctx, &saved) // git refused before deleting: the record is not needed
-		}
-		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, err, "git worktree remove refused").Message)
+	switch rr.verdict {
+	case removalNothing:
+		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, rr.runErr, "git worktree remove refused").Message)
+		return
+	case removalPartial, removalIncomplete:
+		warn("%s; run `copse list` (git worktree prune forgets a worktree whose directory is gone)", removeState(t.Path, rr.listed, rr.onDisk))
 		return
 	}
 	j.Removed = true

@@ -394,43 +394,31 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 			continue
 		}
 		// Recorded first, like a forced remove: `copse restore ID` brings it back.
-		saved, err := s.snapshotForRemoval(ctx, cand.t, fresh.deleteBranch)
-		if err != nil {
-			if AsError(err).Kind == KindCancelled {
-				e.Reason, e.Detail = KeepNotConfirmed, "not removed: cancelled"
-			} else {
-				e.Reason, e.Detail = KeepRemoveRefused, "could not record it for restore first: "+AsError(err).Message
-			}
-			rep.Kept = append(rep.Kept, e)
-			continue
-		}
 		rm, err := gitx.WorktreeRemove(fresh.cwd, cand.t.Path, false, false)
 		if err != nil {
 			return nil, builderErr(err)
 		}
-		_, runErr := s.git.Run(ctx, rm)
-		after, err := s.readBack(ctx)
-		if err != nil {
-			return nil, uncertain(CodePruneUnverified, err, "run `copse list` to see what exists",
+		r, err := s.removeOne(ctx, removeStep{target: cand.t, record: true, deleteBranch: fresh.deleteBranch,
+			run: func(ctx context.Context) error { _, err := s.git.Run(ctx, rm); return err }})
+		if rerr, ok := isReadBack(err); ok {
+			return nil, uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
 				"prune removed %s, but the worktree list could not be read back", Escape(cand.t.Path))
 		}
-		s.learn(after)
-		_, listed := find(after, cand.t.Path)
-		onDisk := exists(cand.t.Path)
-		switch {
-		case listed && onDisk:
-			s.dropSnapshot(ctx, &saved) // nothing was removed: the record is not needed
-			msg := "git refused to remove it"
-			if runErr != nil {
-				msg += ": " + Escape(firstLine(gitErrText(runErr)))
-			}
-			e.Reason, e.Detail = KeepRemoveRefused, msg
+		if err != nil {
+			e.Reason, e.Detail = pruneNotRecorded(err)
 			rep.Kept = append(rep.Kept, e)
 			continue
-		case listed || onDisk:
-			return nil, uncertain(CodePruneIncomplete, runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
-				"%s", removeState(cand.t.Path, listed, onDisk))
 		}
+		switch r.verdict {
+		case removalNothing:
+			e.Reason, e.Detail = KeepRemoveRefused, pruneRefusedDetail(r.runErr)
+			rep.Kept = append(rep.Kept, e)
+			continue
+		case removalPartial, removalIncomplete:
+			return nil, uncertain(CodePruneIncomplete, r.runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
+				"%s", removeState(cand.t.Path, r.listed, r.onDisk))
+		}
+		saved := r.saved
 		if fresh.deleteBranch && cand.t.Branch != "" {
 			if s.pruneDeleteBranch(ctx, fresh.cwd, cand.t.Branch) {
 				e.BranchDeleted = true
@@ -476,6 +464,23 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 	}
 	s.dropExpiredRecords(ctx, out, false)
 	return out, nil
+}
+
+// pruneNotRecorded is why prune keeps a worktree it could not record for restore first.
+func pruneNotRecorded(err error) (string, string) {
+	if AsError(err).Kind == KindCancelled {
+		return KeepNotConfirmed, "not removed: cancelled"
+	}
+	return KeepRemoveRefused, "could not record it for restore first: " + AsError(err).Message
+}
+
+// pruneRefusedDetail says why a worktree git refused to remove stays.
+func pruneRefusedDetail(runErr error) string {
+	msg := "git refused to remove it"
+	if runErr != nil {
+		msg += ": " + Escape(firstLine(gitErrText(runErr)))
+	}
+	return msg
 }
 
 // dropExpiredRecords drops (dry: names) the restore and land records past their keep

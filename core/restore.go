@@ -116,21 +116,6 @@ func (restoreListCmd) op() Operation { return OpRestore }
 // expectedStateToken lets prepareWith check restore's token like every mutation's.
 func (r RestoreRequest) expectedStateToken() *string { return r.ExpectedStateToken }
 
-// snapshotBeforeRemove records what a remove would delete when it would delete anything
-// git does not hold: a forced remove of a worktree on disk, or any remove that deletes
-// the branch. nil when there is nothing to record.
-func (s *service) snapshotBeforeRemove(ctx context.Context, c *removeCmd) (*RemovedEntry, error) {
-	onDisk := c.target.Prunable == nil && exists(c.target.Path)
-	if !c.deleteBranch && !(c.force && onDisk) {
-		return nil, nil
-	}
-	e, err := s.snapshotForRemoval(ctx, c.target, c.deleteBranch)
-	if err != nil {
-		return nil, err
-	}
-	return &e, nil
-}
-
 // dropSnapshot forgets a record whose remove did not happen (best effort: an entry left
 // behind only clutters the list until it expires).
 func (s *service) dropSnapshot(ctx context.Context, e *RemovedEntry) {
