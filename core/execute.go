@@ -139,13 +139,11 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 	if runErr != nil {
 		return nil, s.failedCreate(ctx, c, before, pre, runErr)
 	}
-	after, err := s.readBack(ctx)
+	t, listed, _, err := s.readBackAdded(ctx, c.path.s)
 	if err != nil {
 		return nil, uncertain(CodeCreateUnverified, err, "run `copse list` to see what exists",
 			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
-	s.learn(after)
-	t, listed := find(after, c.path.s)
 	switch {
 	case !listed:
 		return nil, uncertain(CodeCreateNotListed, nil, "run `copse list`; do not retry blindly",

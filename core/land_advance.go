@@ -38,42 +38,13 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 		return false, false
 	}
 	r.snap = &snap // the clean-up, under the same lock, starts from this list
-	var holders []gitx.Worktree
-	for _, t := range snap.trees {
-		if t.Bare {
-			continue
-		}
-		if t.Branch == into {
-			holders = append(holders, t)
-		}
-		if t.Prunable != nil {
-			continue
-		}
-		gd, err := gitx.WorktreeGitDir(t.Path)
-		if err != nil {
-			continue
-		}
-		if gitx.BusyBranch(gd) == "refs/heads/"+into {
-			r.blocked(CodeTargetBusy, "let that finish (or abort it) first, then land again",
-				"%s is being rebased or bisected in %s; a later abort there would move it back and erase the land", Escape(into), Escape(t.Path))
-			return false, false
-		}
-	}
-	if len(holders) > 1 {
-		var paths []string
-		for _, h := range holders {
-			paths = append(paths, h.Path)
-		}
-		r.blocked(CodeTargetCheckedOutTwice, "switch all but one of them to another branch, then land again",
-			"%s is checked out in %d worktrees (%s); copse cannot keep them all in step", Escape(into), len(holders), listPaths(paths))
+	holder, refusal := targetHolder(snap.trees, into, busyBranchOf)
+	if refusal != nil {
+		r.blocked(refusal.Code, refusal.Hint, "%s", refusal.Message)
 		return false, false
 	}
-	var holder *gitx.Worktree
-	if len(holders) == 1 && holders[0].Prunable == nil {
-		holder = &holders[0]
-		if !r.checkHolder(ctx, *holder, old) {
-			return false, false
-		}
+	if holder != nil && !r.checkHolder(ctx, *holder, old) {
+		return false, false
 	}
 	upd, err := gitx.UpdateRefCAS(root, into, j.Commit, old, "copse land "+j.Job+": "+j.Worktree.Branch)
 	if err != nil {
@@ -104,6 +75,48 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 		return false, false
 	}
 	return false, true
+}
+
+// targetHolder is the one checkout of the target branch into that the advance keeps in
+// step (nil when none is on disk), or the refusal: into is being rebased or bisected in a
+// worktree (busy gives the branch a worktree's operation holds, "" when none), or it is
+// checked out in more than one.
+func targetHolder(trees []gitx.Worktree, into string, busy func(gitx.Worktree) string) (*gitx.Worktree, *Error) {
+	var holders []gitx.Worktree
+	for _, t := range trees {
+		if t.Bare {
+			continue
+		}
+		if t.Branch == into {
+			holders = append(holders, t)
+		}
+		if t.Prunable == nil && busy(t) == "refs/heads/"+into {
+			return nil, refused(CodeTargetBusy, "let that finish (or abort it) first, then land again",
+				"%s is being rebased or bisected in %s; a later abort there would move it back and erase the land", Escape(into), Escape(t.Path))
+		}
+	}
+	if len(holders) > 1 {
+		var paths []string
+		for _, h := range holders {
+			paths = append(paths, h.Path)
+		}
+		return nil, refused(CodeTargetCheckedOutTwice, "switch all but one of them to another branch, then land again",
+			"%s is checked out in %d worktrees (%s); copse cannot keep them all in step", Escape(into), len(holders), listPaths(paths))
+	}
+	if len(holders) == 1 && holders[0].Prunable == nil {
+		return &holders[0], nil
+	}
+	return nil, nil
+}
+
+// busyBranchOf is the branch an operation in t holds (a rebase or bisect), "" when none
+// or when its git directory cannot be found.
+func busyBranchOf(t gitx.Worktree) string {
+	gd, err := gitx.WorktreeGitDir(t.Path)
+	if err != nil {
+		return ""
+	}
+	return gitx.BusyBranch(gd)
 }
 
 // testHookAfterSwap runs between the swap and the sync (tests inject failures there).
