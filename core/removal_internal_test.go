@@ -3,8 +3,11 @@ package core
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -74,5 +77,64 @@ func TestRemoveFailureCodes(t *testing.T) {
 		if e.Code != c.code || e.Kind != c.kind {
 			t.Errorf("%s: code %s kind %d, want %s %d (%s)", c.name, e.Code, e.Kind, c.code, c.kind, e.Message)
 		}
+	}
+}
+
+// The shared step with real git: a removal git refuses leaves the worktree and drops the
+// record made for it; one git makes is judged done and keeps its record.
+func TestRemoveOneRealGit(t *testing.T) {
+	ctx := context.Background()
+	r := coretest.New(t)
+	path := r.AddWorktree("feat", "app.worktrees/feat")
+	coretest.WriteFile(t, filepath.Join(path, "notes.txt"), "unsaved\n") // untracked: git refuses without --force
+	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := svc.impl
+	remove := func(ctx context.Context) error {
+		rm, err := gitx.WorktreeRemove(s.root(), path, false, false)
+		if err != nil {
+			return err
+		}
+		_, err = s.git.Run(ctx, rm)
+		return err
+	}
+	step := func() removeStep {
+		snap, err := s.read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wt, ok := find(snap, path)
+		if !ok {
+			t.Fatalf("%s is not listed", path)
+		}
+		return removeStep{target: wt, record: true, before: &snap.token, run: remove}
+	}
+	records := func() string { return r.Git(r.Root, "for-each-ref", "--format=%(refname)", gitx.RemovedRefPrefix) }
+
+	got, err := s.removeOne(ctx, step())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.verdict != removalNothing || got.runErr == nil || !got.listed || !got.onDisk || got.saved != nil {
+		t.Fatalf("refused removal: %+v", got)
+	}
+	if refs := records(); refs != "" {
+		t.Fatalf("the record of a removal that did not happen is kept: %s", refs)
+	}
+
+	if err := os.Remove(filepath.Join(path, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.removeOne(ctx, step())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.verdict != removalDone || got.listed || got.onDisk || got.saved == nil {
+		t.Fatalf("removal: %+v", got)
+	}
+	if refs := records(); refs != gitx.RemovedRefPrefix+got.saved.ID {
+		t.Fatalf("records after the removal: %q, want the one made for it (%s)", refs, got.saved.ID)
 	}
 }
