@@ -64,13 +64,11 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 	if runErr != nil {
 		return nil, s.failedCreate(ctx, c, before, pre, runErr)
 	}
-	after, err := s.readBack(ctx)
+	t, listed, _, err := s.readBackAdded(ctx, c.path.s)
 	if err != nil {
 		return nil, uncertain(CodeCreateUnverified, err, "run `copse list` to see what exists",
 			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
-	s.learn(after)
-	t, listed := find(after, c.path.s)
 	switch {
 	case !listed:
 		return nil, uncertain(CodeCreateNotListed, nil, "run `copse list`; do not retry blindly",
@@ -107,53 +105,19 @@ func isGitKind(err error, k gitx.ErrKind) bool {
 
 func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, warnings []string) (*Outcome, error) {
 	gone := s.row(c.target, c.wsID)
-	// A forced remove (or one that deletes the branch) first records what it deletes.
-	saved, err := s.snapshotBeforeRemove(ctx, c) // contract: snapshotForRemoval
+	r, err := s.removeOne(ctx, removeStep{target: c.target, record: recordsRemove(c), deleteBranch: c.deleteBranch,
+		before: &before.token, run: func(ctx context.Context) error { return s.backend.remove(ctx, c) }})
+	if rerr, ok := isReadBack(err); ok {
+		return nil, uncertain(CodeRemoveUnverified, rerr, "run `copse list` to see what exists",
+			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))
+	}
 	if err != nil {
 		return nil, err
 	}
-	runErr := s.backend.remove(ctx, c)
-	after, err := s.readBack(ctx)
-	if err != nil {
-		return nil, uncertain(CodeRemoveUnverified, err, "run `copse list` to see what exists",
-			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))
+	if err := removeFailure(c.target.Path, r); err != nil {
+		return nil, err
 	}
-	s.learn(after)
-	_, listed := find(after, c.target.Path)
-	onDisk := exists(c.target.Path)
-	if runErr != nil {
-		if e := AsError(runErr); e.Kind == KindUncertain {
-			return nil, e
-		}
-		cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
-		if after.token == before.token && listed && (onDisk || c.target.Prunable != nil) {
-			s.dropSnapshot(ctx, saved) // nothing was removed: the record is not needed
-			if cancelled {
-				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr,
-					Message: "remove of " + Escape(c.target.Path) + " cancelled; nothing was removed"}
-			}
-			var e *Error
-			if errors.As(runErr, &e) {
-				return nil, e
-			}
-			var ge *gitx.Error
-			if errors.As(runErr, &ge) && strings.Contains(ge.Stderr, "contains modified or untracked files") {
-				return nil, forceHelps(refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
-					"%s has uncommitted changes", Escape(c.target.Path)))
-			}
-			return nil, gitFailure(CodeRemoveFailed, runErr, "git could not remove the worktree")
-		}
-		kind := KindUncertain
-		if cancelled {
-			kind = KindCancelled
-		}
-		return nil, &Error{Kind: kind, Code: CodeRemoveInterrupted, Err: runErr,
-			Message: removeState(c.target.Path, listed, onDisk), Hint: "run `copse list`; git worktree prune forgets a worktree whose directory is gone"}
-	}
-	if listed || onDisk {
-		return nil, uncertain(CodeRemoveIncomplete, nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
-			"%s", removeState(c.target.Path, listed, onDisk))
-	}
+	saved := r.saved
 	out := &Outcome{Operation: OpRemove, Worktree: gone, Path: c.target.Path, WorkspaceID: c.wsID, Warnings: warnings}
 	if saved != nil {
 		out.RestoreID = saved.ID
@@ -174,6 +138,46 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 		out.BranchDeleted = true
 	}
 	return out, nil
+}
+
+// removeFailure is remove's error for a removal that did not simply succeed (nil when it
+// did): a refusal when nothing was removed, else what is left, uncertain.
+func removeFailure(path string, r removal) error {
+	runErr := r.runErr
+	switch r.verdict {
+	case removalDone:
+		return nil
+	case removalIncomplete:
+		return uncertain(CodeRemoveIncomplete, nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
+			"%s", removeState(path, r.listed, r.onDisk))
+	case removalNothing:
+		if e := AsError(runErr); e.Kind == KindUncertain {
+			return e
+		}
+		if cancelledRun(runErr) {
+			return &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr,
+				Message: "remove of " + Escape(path) + " cancelled; nothing was removed"}
+		}
+		var e *Error
+		if errors.As(runErr, &e) {
+			return e
+		}
+		var ge *gitx.Error
+		if errors.As(runErr, &ge) && strings.Contains(ge.Stderr, "contains modified or untracked files") {
+			return forceHelps(refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
+				"%s has uncommitted changes", Escape(path)))
+		}
+		return gitFailure(CodeRemoveFailed, runErr, "git could not remove the worktree")
+	}
+	if e := AsError(runErr); e.Kind == KindUncertain {
+		return e
+	}
+	kind := KindUncertain
+	if cancelledRun(runErr) {
+		kind = KindCancelled
+	}
+	return &Error{Kind: kind, Code: CodeRemoveInterrupted, Err: runErr,
+		Message: removeState(path, r.listed, r.onDisk), Hint: "run `copse list`; git worktree prune forgets a worktree whose directory is gone"}
 }
 
 func removeState(path string, listed, onDisk bool) string {

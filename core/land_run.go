@@ -243,22 +243,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner,
 		if err != nil {
 			return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 		}
-		var me, head *LandJob
-		unowned := false
-		for i := range jobs {
-			j := &jobs[i]
-			if j.Job == mine {
-				me = j
-			}
-			if !j.State.Finished() {
-				if head == nil {
-					head = j
-				}
-				if !j.Owned {
-					unowned = true
-				}
-			}
-		}
+		me, head, unowned := queueView(jobs, mine)
 		if mine != "" && me == nil {
 			dropLiveness(dir, mine)
 			return nil, failed(CodeLandRecordMissing, nil, "`copse land status` lists the jobs", "the record of %s disappeared", mine)
@@ -269,32 +254,10 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner,
 		if head == nil {
 			return nil, nil
 		}
-		switch {
-		case holds(dir, head.Job, owner):
-			if head.Job != mine {
-				head.Position = 0
-			}
-			done := s.runJob(ctx, dir, head, progress)
-			if ran != nil && done != nil {
-				ran(*done)
-			}
-			if mine == "" && ctx.Err() != nil {
-				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "drain cancelled"}
-			}
+		if again, err := s.takeTurn(ctx, dir, mine, head, owner, progress, ran); err != nil {
+			return nil, err
+		} else if again {
 			continue
-		case head.Owned:
-			ok, err := takeLiveness(dir, head.Job, owner)
-			if err != nil {
-				return nil, failed(CodeLandQueueFailed, err, "", "cannot check the liveness of %s", head.Job)
-			}
-			if ok {
-				s.abandon(ctx, dir, head.Job, false)
-				continue
-			}
-		default:
-			if s.adopt(dir, head.Job, owner) {
-				continue
-			}
 		}
 		if mine == "" && !unowned {
 			return nil, nil
@@ -309,15 +272,72 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner,
 			if me == nil {
 				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "drain cancelled while waiting; no job was running here"}
 			}
-			me.State, me.Interrupted, me.Finished = LandCancelled, PhaseQueued, nowStamp()
-			me.Position = 0
-			me.Remaining = "it was still queued; nothing changed"
-			_ = writeJob(dir, me)
-			dropLiveness(dir, me.Job)
+			cancelQueued(dir, me)
 			return me, nil
 		case <-time.After(landPoll):
 		}
 	}
+}
+
+// takeTurn acts on the head of the queue for this process: runs it when this process
+// holds it, abandons it when its owner died, adopts it when nobody owns it. again: the
+// queue changed, read it again now (false: wait for it).
+func (s *service) takeTurn(ctx context.Context, dir, mine string, head *LandJob, owner *runner, progress func(LandProgress), ran func(LandJob)) (again bool, err error) {
+	switch {
+	case holds(dir, head.Job, owner):
+		if head.Job != mine {
+			head.Position = 0
+		}
+		done := s.runJob(ctx, dir, head, progress)
+		if ran != nil && done != nil {
+			ran(*done)
+		}
+		if mine == "" && ctx.Err() != nil {
+			return false, &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "drain cancelled"}
+		}
+		return true, nil
+	case head.Owned:
+		ok, err := takeLiveness(dir, head.Job, owner)
+		if err != nil {
+			return false, failed(CodeLandQueueFailed, err, "", "cannot check the liveness of %s", head.Job)
+		}
+		if ok {
+			s.abandon(ctx, dir, head.Job, false)
+		}
+		return ok, nil
+	}
+	return s.adopt(dir, head.Job, owner), nil
+}
+
+// queueView finds, in the queue's jobs (by ticket), the job mine (nil when mine is not
+// there), the head (the lowest unfinished ticket, the only one that may run; nil when all
+// finished), and whether an unfinished job has no owner.
+func queueView(jobs []LandJob, mine string) (me, head *LandJob, unowned bool) {
+	for i := range jobs {
+		j := &jobs[i]
+		if j.Job == mine {
+			me = j
+		}
+		if j.State.Finished() {
+			continue
+		}
+		if head == nil {
+			head = j
+		}
+		if !j.Owned {
+			unowned = true
+		}
+	}
+	return me, head, unowned
+}
+
+// cancelQueued ends a job cancelled while it still waited in the queue: nothing changed.
+func cancelQueued(dir string, me *LandJob) {
+	me.State, me.Interrupted, me.Finished = LandCancelled, PhaseQueued, nowStamp()
+	me.Position = 0
+	me.Remaining = "it was still queued; nothing changed"
+	_ = writeJob(dir, me)
+	dropLiveness(dir, me.Job)
 }
 
 // adopt takes over a queued job that nobody waits for (queued with --no-wait).

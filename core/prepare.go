@@ -138,17 +138,9 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		return gitx.Worktree{}, "", usage(CodeExactlyOne, "target", "name the worktree by exactly one of "+names,
 			"expected exactly one of %s, got %d", names, n)
 	}
-	wsOf := map[string]string{}
-	if s.backend.hasWorkspaces() {
-		rows := s.rows(snap)
-		if err := s.backend.annotate(ctx, rows); err != nil {
-			return gitx.Worktree{}, "", err
-		}
-		for _, r := range rows {
-			if r.WorkspaceID != nil {
-				wsOf[r.Path] = *r.WorkspaceID
-			}
-		}
+	wsOf, err := s.workspacesOf(ctx, snap)
+	if err != nil {
+		return gitx.Worktree{}, "", err
 	}
 	if t, ok := idTarget(ctx); ok {
 		return t, wsOf[t.Path], nil // named by id: git's own record, whatever its path holds
@@ -159,39 +151,15 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		if err != nil {
 			return gitx.Worktree{}, "", err
 		}
-		cp := canonical(p.s)
-		for _, t := range snap.trees {
-			if canonical(t.Path) == cp {
-				return t, wsOf[t.Path], nil
-			}
-		}
-		return gitx.Worktree{}, "", refused(CodeNoSuchWorktree, "`copse list` shows the worktrees", "no worktree at %s", Escape(p.s))
+		t, err := worktreeAt(snap.trees, p)
+		return t, wsOf[t.Path], err
 	case branch != nil:
 		b, err := s.parseBranch(ctx, "branch", *branch)
 		if err != nil {
 			return gitx.Worktree{}, "", err
 		}
-		var found []gitx.Worktree
-		for _, t := range snap.trees {
-			if t.Branch == b.s {
-				found = append(found, t)
-			}
-		}
-		if len(found) > 1 {
-			// `git worktree add -f` can check one branch out twice; a name that means two
-			// worktrees means neither.
-			return gitx.Worktree{}, "", refused(CodeBranchCheckedOutTwice, "name the worktree by its path instead",
-				"branch %s is checked out in %d worktrees: %s and %s", Escape(b.s), len(found), Escape(found[0].Path), Escape(found[1].Path))
-		}
-		if len(found) == 1 {
-			return found[0], wsOf[found[0].Path], nil
-		}
-		// A typo of a branch that is checked out is the likelier mistake: name it first.
-		hint := "create one: `copse create " + quoteDisplay(b.s) + "`"
-		if near := didYouMean(closeBranches(b.s, snap.trees)); near != "" {
-			hint = near + "Otherwise " + hint
-		}
-		return gitx.Worktree{}, "", refused(CodeNoSuchWorktree, hint, "no worktree has branch %s checked out", Escape(b.s))
+		t, err := worktreeOn(snap.trees, b)
+		return t, wsOf[t.Path], err
 	default:
 		id, err := ParseWorkspaceID(*ws)
 		if err != nil {
@@ -208,6 +176,61 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		}
 		return gitx.Worktree{}, "", refused(CodeNoSuchWorkspace, "`copse list --json` shows workspace ids", "no worktree is open in workspace %s", id.s)
 	}
+}
+
+// workspacesOf maps each worktree's path to the workspace it is open in (empty without
+// workspaces).
+func (s *service) workspacesOf(ctx context.Context, snap snapshot) (map[string]string, error) {
+	wsOf := map[string]string{}
+	if !s.backend.hasWorkspaces() {
+		return wsOf, nil
+	}
+	rows := s.rows(snap)
+	if err := s.backend.annotate(ctx, rows); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if r.WorkspaceID != nil {
+			wsOf[r.Path] = *r.WorkspaceID
+		}
+	}
+	return wsOf, nil
+}
+
+// worktreeAt is the worktree git lists at p, by canonical path.
+func worktreeAt(trees []gitx.Worktree, p AbsPath) (gitx.Worktree, error) {
+	cp := canonical(p.s)
+	for _, t := range trees {
+		if canonical(t.Path) == cp {
+			return t, nil
+		}
+	}
+	return gitx.Worktree{}, refused(CodeNoSuchWorktree, "`copse list` shows the worktrees", "no worktree at %s", Escape(p.s))
+}
+
+// worktreeOn is the one worktree with branch b checked out. None refuses, naming a branch
+// close to b that is checked out; two refuse too (`git worktree add -f` can check one
+// branch out twice, and a name that means two worktrees means neither).
+func worktreeOn(trees []gitx.Worktree, b BranchName) (gitx.Worktree, error) {
+	var found []gitx.Worktree
+	for _, t := range trees {
+		if t.Branch == b.s {
+			found = append(found, t)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		// A typo of a branch that is checked out is the likelier mistake: name it first.
+		hint := "create one: `copse create " + quoteDisplay(b.s) + "`"
+		if near := didYouMean(closeBranches(b.s, trees)); near != "" {
+			hint = near + "Otherwise " + hint
+		}
+		return gitx.Worktree{}, refused(CodeNoSuchWorktree, hint, "no worktree has branch %s checked out", Escape(b.s))
+	}
+	return gitx.Worktree{}, refused(CodeBranchCheckedOutTwice, "name the worktree by its path instead",
+		"branch %s is checked out in %d worktrees: %s and %s", Escape(b.s), len(found), Escape(found[0].Path), Escape(found[1].Path))
 }
 
 // checkEnterable runs the rules for a worktree one can open or switch to.

@@ -84,23 +84,6 @@ type restoreListCmd struct{}
 func (restoreCmd) op() Operation     { return OpRestore }
 func (restoreListCmd) op() Operation { return OpRestore }
 
-// expectedStateToken lets prepareWith check restore's token like every mutation's.
-
-// snapshotBeforeRemove records what a remove would delete when it would delete anything
-// git does not hold: a forced remove of a worktree on disk, or any remove that deletes
-// the branch. nil when there is nothing to record.
-func (s *service) snapshotBeforeRemove(ctx context.Context, c *removeCmd) (*RemovedEntry, error) {
-	onDisk := c.target.Prunable == nil && exists(c.target.Path)
-	if !c.deleteBranch && !(c.force && onDisk) {
-		return nil, nil
-	}
-	e, err := s.snapshotForRemoval(ctx, c.target, c.deleteBranch)
-	if err != nil {
-		return nil, err
-	}
-	return &e, nil
-}
-
 // snapshotForRemoval records the worktree t (HEAD, index, working files including
 // untracked but not ignored ones; the branch tip when deleteBranch) under
 // refs/copse/removed/<id>. The caller holds the repository lock. Nothing in the worktree
@@ -336,21 +319,8 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 		return nil, e
 	}
 	c := &restoreCmd{entry: e, cwd: s.root(), path: path}
-	if r.Path != nil {
-		if err := s.checkNewPath(ctx, snap, c.path); err != nil {
-			return nil, err
-		}
-	} else {
-		// git's own record of where the worktree was: absolute and clean (parseEntry), and
-		// like every path git lists it may hold a newline, which a typed path may not.
-		c.path = AbsPath{e.Path}
-		err = s.checkNewPath(ctx, snap, c.path)
-		if err != nil {
-			ce := AsError(err)
-			return nil, &Error{Kind: KindRefused, Code: CodeOriginalPathTaken, Err: err, Field: "path",
-				Message: "cannot restore to " + Escape(e.Path) + ", where it was: " + ce.Message,
-				Hint:    "restore it elsewhere: `copse restore " + e.ID + " --path /abs/new/path`"}
-		}
+	if c.path, err = s.restorePlace(ctx, snap, e, r.Path != nil, path); err != nil {
+		return nil, err
 	}
 	var warnings []string
 	c.mode = gitx.AddDetached
@@ -361,6 +331,41 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 		}
 		c.branch = e.Branch
 	}
+	cmds, err := restoreCommands(c)
+	if err != nil {
+		return nil, err
+	}
+	warnings = append(warnings, recordWarnings(e)...)
+	p := &Plan{Request: r, cmd: c, Warnings: warnings, Commands: cmds}
+	// Restoring only adds a worktree; it asks when the place was chosen by the caller
+	// or is an existing (empty) directory, as create does.
+	if into := exists(c.path.s); r.Path != nil || into {
+		p.Confirm = restoreConfirmation(c, into, warnings)
+	}
+	return p, nil
+}
+
+// restorePlace is where the worktree comes back: the path asked for (chosen), or where it
+// was, each checked as a new worktree's place.
+func (s *service) restorePlace(ctx context.Context, snap snapshot, e RemovedEntry, chosen bool, path AbsPath) (AbsPath, error) {
+	if chosen {
+		return path, s.checkNewPath(ctx, snap, path)
+	}
+	// git's own record of where the worktree was: absolute and clean (parseEntry), and
+	// like every path git lists it may hold a newline, which a typed path may not.
+	path = AbsPath{e.Path}
+	if err := s.checkNewPath(ctx, snap, path); err != nil {
+		ce := AsError(err)
+		return path, &Error{Kind: KindRefused, Code: CodeOriginalPathTaken, Err: err, Field: "path",
+			Message: "cannot restore to " + Escape(e.Path) + ", where it was: " + ce.Message,
+			Hint:    "restore it elsewhere: `copse restore " + e.ID + " --path /abs/new/path`"}
+	}
+	return path, nil
+}
+
+// restoreCommands are the git commands a restore runs, for the plan.
+func restoreCommands(c *restoreCmd) ([]string, error) {
+	e := c.entry
 	add, err := gitx.WorktreeAddNoCheckout(c.cwd, c.path.s, c.mode, c.branch, e.Head)
 	if err != nil {
 		return nil, builderErr(err)
@@ -377,6 +382,20 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 	if err != nil {
 		return nil, builderErr(err)
 	}
+	cmds := []string{add.String(), files.String(), index.String()}
+	if c.recreate != "" {
+		branch, err := gitx.UpdateRefCreate(c.cwd, "refs/heads/"+e.Branch, c.recreate)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		cmds = append(cmds, branch.String())
+	}
+	return append(cmds, drop.String()), nil
+}
+
+// recordWarnings are what the record itself says will not come back as it was.
+func recordWarnings(e RemovedEntry) []string {
+	var warnings []string
 	if len(e.NotRecorded) > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s could not be recorded and will not come back: %s",
 			plural(len(e.NotRecorded), "nested repository"), sample(e.NotRecorded, len(e.NotRecorded))))
@@ -387,37 +406,30 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 	if e.IndexConflicted {
 		warnings = append(warnings, "the index had conflicts when it was recorded; it comes back as HEAD's tree (the files keep their conflict markers)")
 	}
-	cmds := []string{add.String(), files.String(), index.String()}
-	if c.recreate != "" {
-		branch, err := gitx.UpdateRefCreate(c.cwd, "refs/heads/"+e.Branch, c.recreate)
-		if err != nil {
-			return nil, builderErr(err)
-		}
-		cmds = append(cmds, branch.String())
+	return warnings
+}
+
+// restoreConfirmation asks before a restore to a chosen place or into an existing empty
+// directory (into).
+func restoreConfirmation(c *restoreCmd, into bool, warnings []string) *Confirmation {
+	e := c.entry
+	conf := &Confirmation{Title: "Restore this removed worktree?"}
+	conf.add("id", e.ID)
+	conf.add("path", c.path.s)
+	switch c.mode {
+	case gitx.AddDetached:
+		conf.add("head", "detached at "+short(e.Head))
+	case gitx.AddNewBranch:
+		conf.add("branch", e.Branch+" (recreated)")
+	default:
+		conf.add("branch", e.Branch)
 	}
-	p := &Plan{Request: r, cmd: c, Warnings: warnings, Commands: append(cmds, drop.String())}
-	// Restoring only adds a worktree; it asks when the place was chosen by the caller
-	// or is an existing (empty) directory, as create does.
-	if r.Path != nil || exists(c.path.s) {
-		conf := &Confirmation{Title: "Restore this removed worktree?"}
-		conf.add("id", e.ID)
-		conf.add("path", c.path.s)
-		switch c.mode {
-		case gitx.AddDetached:
-			conf.add("head", "detached at "+short(e.Head))
-		case gitx.AddNewBranch:
-			conf.add("branch", e.Branch+" (recreated)")
-		default:
-			conf.add("branch", e.Branch)
-		}
-		conf.add("changes", changesText(e))
-		if exists(c.path.s) {
-			conf.Warnings = append(conf.Warnings, "restores into the existing empty directory "+Escape(c.path.s))
-		}
-		conf.Warnings = append(conf.Warnings, warnings...)
-		p.Confirm = conf
+	conf.add("changes", changesText(e))
+	if into {
+		conf.Warnings = append(conf.Warnings, "restores into the existing empty directory "+Escape(c.path.s))
 	}
-	return p, nil
+	conf.Warnings = append(conf.Warnings, warnings...)
+	return conf
 }
 
 // restoreBranchMode: the recorded branch when it is free (checked out nowhere, and
@@ -463,41 +475,26 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 	}
 	made := missingParents(c.path.s)
 	_, runErr := s.git.Run(ctx, add)
-	after, err := s.readBack(ctx)
+	t, listed, after, err := s.readBackAdded(ctx, c.path.s)
 	if err != nil {
 		return nil, uncertain(CodeRestoreUnverified, err, "run `copse list` to see what exists",
 			"restore to %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
-	s.learn(after)
-	t, listed := find(after, c.path.s)
 	if runErr != nil {
-		if !listed && after.token == before.token {
+		nothing := !listed && after.token == before.token
+		if nothing {
 			removeIfEmpty(made)
-			if errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled) {
-				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr,
-					Message: "restore of " + e.ID + " cancelled; nothing was restored"}
-			}
-			return nil, gitFailure(CodeRestoreFailed, runErr, "git could not add the worktree")
 		}
-		return nil, uncertain(CodeRestoreUncertain, runErr, "run `copse list` and check "+quoteDisplay(c.path.s),
-			"restore failed (%s) but the worktree list changed", Escape(firstLine(runErr.Error())))
+		return nil, restoreAddFailure(e.ID, c.path.s, runErr, nothing)
 	}
-	keep := "the record " + e.ID + " is kept: move " + quoteDisplay(c.path.s) + " away, then run `copse restore " + e.ID + "` again"
-	switch {
-	case !listed:
-		return nil, uncertain(CodeRestoreNotListed, nil, "run `copse list`; do not retry blindly",
-			"git reported success but does not list %s", Escape(c.path.s))
-	case t.Head != e.Head:
-		return nil, uncertain(CodeRestoreWrongCommit, nil, keep,
-			"git lists %s at %s, not at %s", Escape(c.path.s), short(t.Head), short(e.Head))
-	case c.mode == gitx.AddDetached && !t.Detached, c.mode != gitx.AddDetached && t.Branch != c.branch:
-		return nil, uncertain(CodeRestoreWrongBranch, nil, keep,
-			"git lists %s on %s, not as asked", Escape(c.path.s), describe(t))
+	if err := restoreMismatch(c, t, listed); err != nil {
+		return nil, err
 	}
 	// The worktree is registered; writing its files back is not cut short by a cancel, so
 	// the result is either complete or reported precisely.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.restoreTimeout())
 	defer cancel()
+	keep := restoreKeepHint(c)
 	if err := s.writeBack(wctx, c.path.s, e); err != nil {
 		return nil, uncertain(CodeRestoreIncomplete, err, keep,
 			"the worktree %s was added but its recorded files could not all be written back: %s", Escape(c.path.s), Escape(firstLine(err.Error())))
@@ -506,6 +503,65 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 		return nil, uncertain(CodeRestoreDiffers, err, keep,
 			"the worktree %s was restored but does not match the record: %s", Escape(c.path.s), Escape(firstLine(err.Error())))
 	}
+	warnings = s.restoreRest(ctx, wctx, c, t, warnings)
+	return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
+}
+
+// readBackAdded reads the worktree list back after an add (even if ctx was cancelled),
+// and finds the worktree at path in it.
+func (s *service) readBackAdded(ctx context.Context, path string) (gitx.Worktree, bool, snapshot, error) {
+	after, err := s.readBack(ctx)
+	if err != nil {
+		return gitx.Worktree{}, false, after, err
+	}
+	s.learn(after)
+	t, listed := find(after, path)
+	return t, listed, after, nil
+}
+
+// restoreAddFailure is restore's error for a git worktree add that failed: a failure (or
+// a cancel) when nothing changed, else uncertain.
+func restoreAddFailure(id, path string, runErr error, nothing bool) error {
+	if !nothing {
+		return uncertain(CodeRestoreUncertain, runErr, "run `copse list` and check "+quoteDisplay(path),
+			"restore failed (%s) but the worktree list changed", Escape(firstLine(runErr.Error())))
+	}
+	if cancelledRun(runErr) {
+		return &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr,
+			Message: "restore of " + id + " cancelled; nothing was restored"}
+	}
+	return gitFailure(CodeRestoreFailed, runErr, "git could not add the worktree")
+}
+
+// restoreKeepHint says how to try again: the record stays until a restore succeeds.
+func restoreKeepHint(c *restoreCmd) string {
+	id := c.entry.ID
+	return "the record " + id + " is kept: move " + quoteDisplay(c.path.s) + " away, then run `copse restore " + id + "` again"
+}
+
+// restoreMismatch is the verdict on the added worktree t as git lists it (listed): not
+// listed, at another commit, or not on the branch (or detached) as asked.
+func restoreMismatch(c *restoreCmd, t gitx.Worktree, listed bool) error {
+	e := c.entry
+	switch {
+	case !listed:
+		return uncertain(CodeRestoreNotListed, nil, "run `copse list`; do not retry blindly",
+			"git reported success but does not list %s", Escape(c.path.s))
+	case t.Head != e.Head:
+		return uncertain(CodeRestoreWrongCommit, nil, restoreKeepHint(c),
+			"git lists %s at %s, not at %s", Escape(c.path.s), short(t.Head), short(e.Head))
+	case c.mode == gitx.AddDetached && !t.Detached, c.mode != gitx.AddDetached && t.Branch != c.branch:
+		return uncertain(CodeRestoreWrongBranch, nil, restoreKeepHint(c),
+			"git lists %s on %s, not as asked", Escape(c.path.s), describe(t))
+	}
+	return nil
+}
+
+// restoreRest finishes a restore whose files are back: the branch recreated, the base it
+// was created from recorded again, the kept commits given refs, and the record dropped.
+// Each that fails is a warning (the record is kept when it still holds something).
+func (s *service) restoreRest(ctx, wctx context.Context, c *restoreCmd, t gitx.Worktree, warnings []string) []string {
+	e := c.entry
 	if c.recreate != "" {
 		// Create-only: a branch of that name made meanwhile is never moved.
 		branch, err := gitx.UpdateRefCreate(c.cwd, "refs/heads/"+e.Branch, c.recreate)
@@ -513,32 +569,16 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 			_, err = s.git.Run(wctx, branch)
 		}
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("branch %s could not be recreated at %s (%s); the record %s is kept",
+			return append(warnings, fmt.Sprintf("branch %s could not be recreated at %s (%s); the record %s is kept",
 				Escape(e.Branch), short(c.recreate), Escape(firstLine(err.Error())), e.ID))
-			return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
 		}
 	}
 	if e.meta != nil {
-		// The base it was created from comes back with it (land's default --into).
-		cd, err := s.commonDir(ctx)
-		id := ""
-		if err == nil {
-			if id = idOf(worktreeIDs(cd), t.Path); id == "" {
-				err = os.ErrNotExist
-			}
-		}
-		if err == nil {
-			err = writeWorktreeMeta(cd, id, *e.meta)
-		}
-		if err != nil && e.meta.Base != nil && e.meta.Base.Branch != "" {
-			warnings = append(warnings, "restored, but the base "+Escape(e.meta.Base.Branch)+" it was created from could not be recorded again ("+
-				Escape(firstLine(err.Error()))+"): land it with --into "+quoteDisplay(e.meta.Base.Branch))
-		}
+		warnings = append(warnings, s.restoreMeta(ctx, e, t)...)
 	}
 	if err := s.restoreKept(wctx, c.path.s, e); err != nil {
-		warnings = append(warnings, "restored, but the commits only the worktree held could not all be given refs ("+
+		return append(warnings, "restored, but the commits only the worktree held could not all be given refs ("+
 			Escape(firstLine(err.Error()))+"); the record "+e.ID+" is kept and keeps them")
-		return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
 	}
 	drop, err := gitx.UpdateRefDelete(c.cwd, gitx.RemovedRefPrefix+e.ID, e.Commit)
 	if err == nil {
@@ -547,7 +587,27 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 	if err != nil {
 		warnings = append(warnings, "restored, but the record "+e.ID+" could not be deleted: "+Escape(firstLine(err.Error())))
 	}
-	return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
+	return warnings
+}
+
+// restoreMeta records again the base the worktree was created from (land's default
+// --into); a warning when it could not.
+func (s *service) restoreMeta(ctx context.Context, e RemovedEntry, t gitx.Worktree) []string {
+	cd, err := s.commonDir(ctx)
+	id := ""
+	if err == nil {
+		if id = idOf(worktreeIDs(cd), t.Path); id == "" {
+			err = os.ErrNotExist
+		}
+	}
+	if err == nil {
+		err = writeWorktreeMeta(cd, id, *e.meta)
+	}
+	if err != nil && e.meta.Base != nil && e.meta.Base.Branch != "" {
+		return []string{"restored, but the base " + Escape(e.meta.Base.Branch) + " it was created from could not be recorded again (" +
+			Escape(firstLine(err.Error())) + "): land it with --into " + quoteDisplay(e.meta.Base.Branch)}
+	}
+	return nil
 }
 
 // keptText says where the commits only the removed worktree held come back.
