@@ -222,8 +222,9 @@ func claimConfirmation(c *claimCmd) *Confirmation {
 
 // runClaim locks or unlocks under the repository lock and reads git back: the claim is
 // what `git worktree list` shows afterwards, nothing else.
-func (s *service) runClaim(ctx context.Context, c *claimCmd, warnings []string) (*Outcome, error) {
+func (s *service) runClaim(ctx context.Context, c *claimCmd, x *execution) (*Outcome, error) {
 	op := c.op()
+	warnings := x.warnings()
 	if c.already {
 		return &Outcome{Operation: op, Worktree: s.row(c.target, ""), Path: c.target.Path, Claim: c.held, Warnings: warnings}, nil
 	}
@@ -265,7 +266,7 @@ func (s *service) runClaim(ctx context.Context, c *claimCmd, warnings []string) 
 	if !c.release {
 		out.Claim = &want
 	}
-	s.emit(out, ev, out.Worktree)
+	x.emit(ev, out.Worktree)
 	return out, nil
 }
 

@@ -35,5 +35,5 @@ var claimOp = &operation{
 
 // runClaimOp runs a claim or a release.
 func runClaimOp(s *service, ctx context.Context, x *execution) (*Outcome, error) {
-	return s.runClaim(ctx, x.plan.cmd.(*claimCmd), x.warnings())
+	return s.runClaim(ctx, x.plan.cmd.(*claimCmd), x)
 }

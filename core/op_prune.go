@@ -25,6 +25,6 @@ var pruneOp = &operation{
 	confirms: ruleOf(func(r PruneRequest) bool { return !r.DryRun }),
 	prepare:  prepareAs((*service).preparePrune),
 	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
-		return s.runPrune(ctx, x.plan.cmd.(*pruneCmd), x.asked, x.plan)
+		return s.runPrune(ctx, x.plan.cmd.(*pruneCmd), x)
 	},
 }

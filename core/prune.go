@@ -432,7 +432,8 @@ func idleFor(cd, id string, now time.Time) (time.Duration, bool) {
 
 // runPrune removes, under the lock, the worktrees that are prunable now AND were shown
 // in the confirmation; a worktree that changed since is kept with its new reason.
-func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshPlan *Plan) (*Outcome, error) {
+func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (*Outcome, error) {
+	p, freshPlan := x.asked, x.plan
 	out := &Outcome{Operation: OpPrune, DryRun: fresh.dryRun, Prune: &fresh.report, Warnings: freshPlan.Warnings}
 	if fresh.dryRun {
 		out.Commands = freshPlan.Commands
@@ -495,7 +496,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 		}
 		e.RestoreID = saved.ID
 		rep.Removed = append(rep.Removed, e)
-		s.emit(out, Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head},
+		x.emit(Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head},
 			&Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
 	}
 	if len(fresh.forget) > 0 {
@@ -522,7 +523,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 				continue
 			}
 			rep.Forgotten = append(rep.Forgotten, e)
-			s.emit(out, Event{Event: EventPruned, Reason: PruneGone}, &Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
+			x.emit(Event{Event: EventPruned, Reason: PruneGone}, &Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
 		}
 	}
 	if ctx.Err() != nil {
