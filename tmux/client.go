@@ -70,8 +70,7 @@ func (c *Client) NewWindow(ctx context.Context, a NewWindowArgs) (string, error)
 	if err != nil {
 		return "", err
 	}
-	mark, err := SetWindowMark("@0", a.Dir) // checked now, before anything runs
-	if err != nil {
+	if _, err := SetWindowMark("@0", a.Dir); err != nil { // checked now, before anything runs
 		return "", err
 	}
 	out, err := c.Run(ctx, cmd)
@@ -82,7 +81,7 @@ func (c *Client) NewWindow(ctx context.Context, a NewWindowArgs) (string, error)
 	if !IsWindowID(id) {
 		return "", c.wrong(cmd, "new-window did not print a window id")
 	}
-	mark, _ = SetWindowMark(id, a.Dir)
+	mark, _ := SetWindowMark(id, a.Dir)
 	if _, err := c.Run(ctx, mark); err != nil {
 		if kill, kerr := KillWindow(id); kerr == nil {
 			c.Run(context.WithoutCancel(ctx), kill)
