@@ -146,6 +146,16 @@ func (b *herdrBackend) agentStatus(ctx context.Context, ws, path string) string 
 	return head + "agent status unknown (herdr workspace list does not list it)"
 }
 
+// workspaceLive: the idle shells of the workspace's panes carry its id in their
+// environment (HERDR_WORKSPACE_ID).
+func (b *herdrBackend) workspaceLive(_ context.Context, path, ws string) liveSet {
+	return liveIn(path, ws)
+}
+
+func (b *herdrBackend) closesWorkspace(ws string) string {
+	return "Herdr closes workspace " + ws + " and ends the processes running in it"
+}
+
 // agentPhrase says one agent_status in words; Herdr's own "unknown" is a workspace whose
 // panes run no agent it recognises, not a failure to ask.
 func agentPhrase(status string) string {

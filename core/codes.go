@@ -376,6 +376,10 @@ const (
 	CodeRestoreWrongCommit = "restore_wrong_commit"
 	// CodeRollbackFailed means: land: syncing the target checkout failed and moving the target back failed too.
 	CodeRollbackFailed = "rollback_failed"
+	// CodeRunBadCommand means: create --run or --prompt: the command or prompt cannot be passed safely (empty, control characters, prompt without run).
+	CodeRunBadCommand = "run_bad_command"
+	// CodeRunNeedsWorkspace means: create --run: this backend has no window to start the command in; it is not run in the foreground.
+	CodeRunNeedsWorkspace = "run_needs_workspace"
 	// CodeSessionRequired means: the operation needs a session id and none was given.
 	CodeSessionRequired = "session_required"
 	// CodeSetupCopyFailed means: cannot list the files copse.copy names.
@@ -426,6 +430,14 @@ const (
 	CodeTestTimeout = "test_timeout"
 	// CodeTimeout means: git did not finish within the timeout and was stopped.
 	CodeTimeout = "timeout"
+	// CodeTmuxFailed means: a tmux command failed (the server did not answer, a window vanished).
+	CodeTmuxFailed = "tmux_failed"
+	// CodeTmuxNotDetected means: --backend tmux was asked for, but TMUX is not set.
+	CodeTmuxNotDetected = "tmux_not_detected"
+	// CodeTmuxUnusable means: TMUX is set but tmux cannot be used (no pane id, no answer).
+	CodeTmuxUnusable = "tmux_unusable"
+	// CodeTmuxWindowFailed means: the worktree was created or removed, but its tmux window could not be opened or closed.
+	CodeTmuxWindowFailed = "tmux_window_failed"
 	// CodeTooDeep means: request nests deeper than … levels.
 	CodeTooDeep = "too_deep"
 	// CodeTooLarge means: request is larger than 1 MiB.

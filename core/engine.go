@@ -96,6 +96,11 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		s.session = be.session()
 	}
 	s.seedPrevious(snap, opts.Previous)
+	if tb, ok := be.(*tmuxBackend); ok {
+		// The tmux session remembers the worktree its last switch left: back works
+		// across copse processes as it does with the shell's COPSE_PREVIOUS.
+		tb.seedHistory(ctx, snap)
+	}
 	return &Service{impl: s}, nil
 }
 

@@ -57,6 +57,8 @@ type CreateRequest struct {
 	Focus              bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr only)"`
 	Claim              bool    `json:"claim,omitempty" doc:"claim the new worktree for the session in the same locked step"`
 	Session            *string `json:"session,omitempty" doc:"session for claim (default COPSE_SESSION, else the Herdr workspace)"`
+	Run                *string `json:"run,omitempty" doc:"shell command to start in the new worktree's tmux window ({branch}, {path}, {prompt} are passed as quoted variables); needs approval; implies claim"`
+	Prompt             *string `json:"prompt,omitempty" doc:"text for run's {prompt} (appended as its last argument when the command has no {prompt})"`
 	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 
@@ -133,7 +135,9 @@ func NeedsConfirmation(req Request) bool {
 	case RemoveRequest:
 		return true
 	case CreateRequest:
-		return r.Path != nil
+		// A command to run is a shell command an agent may have chosen, as land's test
+		// (one a person typed, or git config copse.run, is not asked again).
+		return r.Path != nil || r.Run != nil
 	case ClaimRequest:
 		return r.Force
 	case ReleaseRequest:

@@ -101,6 +101,10 @@ func isShell(argv []string) bool {
 	return shells[filepath.Base(strings.TrimPrefix(argv[0], "-"))]
 }
 
+// IsShell reports whether a command name (argv[0], or tmux's pane_current_command) names
+// an interactive shell.
+func IsShell(name string) bool { return isShell([]string{name}) }
+
 // Describe is a process on one line for people: its command line (each argument quoted
 // only if needed, then cut) and where it is inside. esc escapes one value for display.
 func (p Proc) Describe(esc func(string) string, maxCmd int) string {

@@ -101,3 +101,11 @@ func (s *Server) WaitFor(what string, cond func() bool) {
 		}
 	}
 }
+
+// Idle waits until the shell of window's pane has read its profile and waits at its
+// prompt with no child: it echoes a computed marker, so the echo's own text does not count.
+func (s *Server) Idle(window string) {
+	s.t.Helper()
+	s.Run("send-keys", "-t", window, "echo idle-$((40+2))", "Enter")
+	s.WaitFor("the shell of "+window+" to be idle", func() bool { return strings.Contains(s.Capture(window), "idle-42") })
+}
