@@ -22,7 +22,7 @@ const (
 	CodeApprovalsUnreadable = "approvals_unreadable"
 	// CodeBadArgument means: a command-line argument or flag value is not one copse accepts.
 	CodeBadArgument = "bad_argument"
-	// CodeBadBackend means: the backend asked for is not auto, git or herdr.
+	// CodeBadBackend means: the backend asked for is not auto, git, herdr or tmux.
 	CodeBadBackend = "bad_backend"
 	// CodeBadBaseConfig means: git config copse.base does not name a commit (or is not a plain ref).
 	CodeBadBaseConfig = "bad_base_config"
