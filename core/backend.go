@@ -24,6 +24,9 @@ type backend interface {
 	workspaceLive(ctx context.Context, path, ws string) liveSet
 	// closesWorkspace is the remove confirmation's line about closing workspace ws.
 	closesWorkspace(ws string) string
+	// agents adds to rows (annotated) what runs in their workspaces. It never fails: a
+	// backend that cannot tell adds an AgentUnknown entry for the workspace.
+	agents(ctx context.Context, rows []Worktree)
 
 	// The exact commands each mutation would run (dry run and plans).
 	createCommands(c *createCmd) ([]string, error)

@@ -60,6 +60,8 @@ func (b *gitBackend) workspaceLive(_ context.Context, path, _ string) liveSet {
 
 func (b *gitBackend) closesWorkspace(string) string { return "" }
 
+func (b *gitBackend) agents(context.Context, []Worktree) {}
+
 func (b *gitBackend) removeCmd(c *removeCmd) (gitx.Cmd, error) {
 	return gitx.WorktreeRemove(c.cwd, c.target.Path, c.force, c.target.Locked != nil)
 }

@@ -206,6 +206,55 @@ func baseName(s string) string {
 	return s
 }
 
+// agents describes the panes of each row's window: an idle shell is nothing; a pane
+// whose program waits to read the terminal is blocked (needs you); one whose window
+// printed lately is working; else idle; a pane whose command ended is done.
+func (b *tmuxBackend) agents(ctx context.Context, rows []Worktree) {
+	var all map[string][]tmux.Pane
+	var err error
+	listed := false
+	for i := range rows {
+		ws := rows[i].WorkspaceID
+		if ws == nil || *ws == "" {
+			continue
+		}
+		if !listed {
+			all, err = b.windows(ctx)
+			listed = true
+		}
+		ps := all[canonical(rows[i].Path)]
+		if err != nil || len(ps) == 0 || ps[0].Window != *ws {
+			rows[i].Agents = append(rows[i].Agents, Agent{State: AgentUnknown, Workspace: *ws})
+			continue
+		}
+		for _, p := range ps {
+			rows[i].Agents = append(rows[i].Agents, paneAgent(p)...)
+		}
+	}
+}
+
+func paneAgent(p tmux.Pane) []Agent {
+	if p.Dead {
+		return []Agent{{Command: p.Command, State: AgentDone, Workspace: p.Window}}
+	}
+	fg := liveproc.ForegroundOf(p.PID)
+	if fg.Children == 0 && liveproc.IsShell(fg.Name) {
+		return nil // a shell at its prompt: nothing runs there
+	}
+	name := fg.Name
+	if name == "" {
+		name = p.Command
+	}
+	a := Agent{PID: p.PID, Command: name, State: AgentIdle, Workspace: p.Window}
+	switch {
+	case fg.Reading:
+		a.State = AgentBlocked
+	case time.Since(p.WindowActivity) < AgentQuietAfter:
+		a.State = AgentWorking
+	}
+	return []Agent{a}
+}
+
 // closesWorkspace is the confirmation's line about the window a remove closes.
 func (b *tmuxBackend) closesWorkspace(ws string) string {
 	return "copse closes tmux window " + ws + " (tmux ends the processes of its panes)"

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -278,5 +279,67 @@ func TestBackendTmuxOutsideTmuxIsAUsageError(t *testing.T) {
 	var e *core.Error
 	if !errors.As(err, &e) || e.Code != core.CodeTmuxNotDetected || e.Kind != core.KindUsage {
 		t.Fatalf("err = %v; want %s", err, core.CodeTmuxNotDetected)
+	}
+}
+
+// list --status says what runs in each window: an agent waiting for input is blocked
+// (needs you), one printing is working, a window with only its shell shows nothing, and a
+// program working inside a worktree without a window is running.
+func TestTmuxListShowsWhatRunsInTheWindows(t *testing.T) {
+	w := newTW(t)
+	s := w.open(t)
+	typed := core.WithTypedByPerson(bg)
+	waits, err := s.Do(typed, core.CreateRequest{Branch: "waits", Run: core.Str(`printf 'continue? '; head -n 1; exec sleep 600`)}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy, err := s.Do(typed, core.CreateRequest{Branch: "busy", Run: core.Str(`while :; do echo tick; sleep 0.2; done`)}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet, err := s.Do(bg, core.CreateRequest{Branch: "quiet"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := w.AddWorktree("bare", "app.worktrees/bare")
+	coretest.StartLive(t, bare, "sleep", "600")
+	w.srv.WaitFor("the prompt of waits", func() bool { return strings.Contains(w.srv.Capture(waits.WorkspaceID), "continue?") })
+	w.srv.Idle(quiet.WorkspaceID)
+
+	agentsOf := func() map[string][]core.Agent {
+		l, err := w.open(t).List(bg, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]core.Agent{}
+		for _, r := range l.Worktrees {
+			out[r.Path] = r.Agents
+		}
+		return out
+	}
+	var got map[string][]core.Agent
+	w.srv.WaitFor("the agents' states", func() bool {
+		got = agentsOf()
+		a, b := got[waits.Path], got[busy.Path]
+		return len(a) > 0 && a[0].State == core.AgentBlocked && len(b) > 0 && b[0].State == core.AgentWorking
+	})
+	if a := got[waits.Path][0]; a.Workspace != waits.WorkspaceID || a.PID == 0 || a.Command != "head" {
+		t.Errorf("the waiting agent is %+v; want its pane's pid in window %s", a, waits.WorkspaceID)
+	}
+	if len(got[quiet.Path]) != 0 {
+		t.Errorf("a window with only its shell shows agents %+v", got[quiet.Path])
+	}
+	if a := got[bare]; len(a) != 1 || a[0].Command != "sleep" || a[0].State != core.AgentRunning || a[0].Workspace != "" {
+		t.Errorf("the worktree without a window shows %+v; want sleep running", a)
+	}
+	row := core.Worktree{Agents: got[waits.Path]}
+	if !row.NeedsYou() {
+		t.Errorf("a blocked agent does not need you")
+	}
+	b, _ := json.Marshal(got[waits.Path][0])
+	for _, k := range []string{`"pid":`, `"command":`, `"state":"blocked"`, `"workspace":"@`} {
+		if !strings.Contains(string(b), k) {
+			t.Errorf("agent JSON %s lacks %s", b, k)
+		}
 	}
 }

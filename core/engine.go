@@ -280,7 +280,9 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 				rows[i].Status = &Status{Error: "status not computed: cancelled"}
 			}
 		}
-		setProcesses(rows)
+		found := setProcesses(rows)
+		s.backend.agents(ctx, rows)
+		setRunning(rows, found)
 	}
 	return &Listing{RepoRoot: s.root(), Backend: s.backend.name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
 }
