@@ -35,7 +35,7 @@ func TestKeysDoc(t *testing.T) {
 			}},
 		{"List", []key.Binding{k.Sort, k.Preview, k.Edit, k.Shell, k.Copy},
 			map[string]string{
-				"s": "name (main first), recent activity, path; remembered in git config copse.sort",
+				"s": "name (main first), recent activity, path, needs you first (an agent waiting for input); remembered in git config copse.sort",
 				"p": "changed files, last commits, diffstat against the merge-base with the main branch",
 				"e": "$VISUAL, else $EDITOR, in the worktree; the picker comes back when it ends",
 				"!": "$SHELL in the worktree; exit it to come back",
