@@ -343,3 +343,21 @@ func TestTmuxListShowsWhatRunsInTheWindows(t *testing.T) {
 		}
 	}
 }
+
+// Under tmux a worktree is named by its window id as Herdr's by its workspace id.
+func TestTmuxRemoveByWindowID(t *testing.T) {
+	w := newTW(t)
+	out, err := do(t, w.open(t), core.CreateRequest{Branch: "feat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.srv.Idle(out.WorkspaceID)
+	if _, err := do(t, w.open(t), core.RemoveRequest{WorkspaceID: core.Str(out.WorkspaceID)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out.Path); !os.IsNotExist(err) {
+		t.Errorf("%s still exists: %v", out.Path, err)
+	}
+	_, err = do(t, w.open(t), core.RemoveRequest{WorkspaceID: core.Str("feat")})
+	wantCode(t, err, core.KindUsage, core.CodeBadWorkspaceID)
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/gitx"
+	"github.com/copse-dev/copse/tmux"
 )
 
 func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
@@ -430,7 +431,10 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		}
 		return gitx.Worktree{}, "", refused(CodeNoSuchWorktree, hint, "no worktree has branch %s checked out", Escape(b.s))
 	default:
-		id, err := ParseWorkspaceID(*ws)
+		id, err := WorkspaceID{*ws}, error(nil)
+		if s.backend.name() != "tmux" || !tmux.IsWindowID(*ws) { // under tmux: a window id, @N
+			id, err = ParseWorkspaceID(*ws)
+		}
 		if err != nil {
 			return gitx.Worktree{}, "", err
 		}
