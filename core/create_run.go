@@ -38,6 +38,10 @@ var runPlaceholders = strings.NewReplacer(
 func (s *service) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fromRequest bool, warnings []string, err error) {
 	raw, fromRequest := "", r.Run != nil
 	if fromRequest {
+		// Bad input first, whatever the backend: an empty or hostile command is exit 2.
+		if err := checkText("run", *r.Run, maxRun); err != nil {
+			return false, nil, err
+		}
 		raw = *r.Run
 	} else if s.backend.name() == "tmux" {
 		v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.run")
