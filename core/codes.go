@@ -264,7 +264,7 @@ const (
 	CodeNoTarget = "no_target"
 	// CodeNoTerminal means: the picker needs a terminal, and /dev/tty cannot be opened.
 	CodeNoTerminal = "no_terminal"
-	// CodeNoWorkspaces means: workspace ids exist only inside Herdr; this is the … backend.
+	// CodeNoWorkspaces means: workspace ids exist only inside Herdr or tmux; this is the … backend.
 	CodeNoWorkspaces = "no_workspaces"
 	// CodeNotARepository means: the directory is not inside a git repository.
 	CodeNotARepository = "not_a_repository"

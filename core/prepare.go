@@ -192,7 +192,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 		}
 	}
 	if !s.backend.hasWorkspaces() && (r.Label != nil || r.Focus) {
-		warnings = append(warnings, "label and focus apply only inside Herdr; ignored")
+		warnings = append(warnings, "label and focus apply only inside Herdr or tmux; ignored")
 	}
 	if e := ruleBranchFree(branch, snap); e != nil {
 		return nil, e
@@ -440,7 +440,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		}
 		if !s.backend.hasWorkspaces() {
 			return gitx.Worktree{}, "", usage(CodeNoWorkspaces, "workspace_id", "name the worktree by path or branch",
-				"workspace ids exist only inside Herdr; this is the %s backend", s.backend.name())
+				"workspace ids exist only inside Herdr or tmux; this is the %s backend", s.backend.name())
 		}
 		for _, t := range snap.trees {
 			if wsOf[t.Path] == id.s {
@@ -464,7 +464,7 @@ func (s *service) prepareTarget(ctx context.Context, req Request, op Operation, 
 		}
 	}
 	if !s.backend.hasWorkspaces() && op == OpOpen && (rawLabel != nil || focus) {
-		warnings = append(warnings, "label and focus apply only inside Herdr; ignored")
+		warnings = append(warnings, "label and focus apply only inside Herdr or tmux; ignored")
 	}
 	if err := checkEnterable(t); err != nil {
 		return nil, err

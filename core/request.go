@@ -53,8 +53,8 @@ type CreateRequest struct {
 	Branch             string  `json:"branch" copse:"required" doc:"branch to create, or an existing local branch no worktree holds"`
 	Base               *string `json:"base,omitempty" doc:"commit-ish to start a new branch from (default: git config copse.base, else the main checkout's branch)"`
 	Path               *string `json:"path,omitempty" doc:"absolute checkout path (default <parent>/<repo>.worktrees/<branch-slug>); needs confirmation"`
-	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
-	Focus              bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr only)"`
+	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr; tmux: the window name)"`
+	Focus              bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr workspace or tmux window)"`
 	Claim              bool    `json:"claim,omitempty" doc:"claim the new worktree for the session in the same locked step"`
 	Session            *string `json:"session,omitempty" doc:"session for claim (default COPSE_SESSION, else the Herdr workspace)"`
 	Run                *string `json:"run,omitempty" doc:"shell command to start in the new worktree's tmux window ({branch}, {path}, {prompt} are passed as quoted variables); needs approval; implies claim"`
@@ -66,8 +66,8 @@ type OpenRequest struct {
 	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
 	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
 	ID                 *string `json:"id,omitempty" copse:"oneof=target" doc:"id of an existing worktree (copse list --json)"`
-	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
-	Focus              bool    `json:"focus,omitempty" doc:"focus the workspace (Herdr only)"`
+	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr; tmux: the window name)"`
+	Focus              bool    `json:"focus,omitempty" doc:"focus the workspace (Herdr workspace or tmux window)"`
 	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 
