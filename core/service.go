@@ -102,6 +102,27 @@ func (s *Service) Processes(paths []string) map[string]int {
 	return out
 }
 
+// Agents says what works in each of rows (listed rows, with their workspaces): the
+// picker's counterpart of list --status's agents, from one scan of /proc and at most one
+// call to the backend. Keyed by path; rows with nothing working are absent.
+func (s *Service) Agents(ctx context.Context, rows []Worktree) map[string][]Agent {
+	cp := make([]Worktree, len(rows))
+	for i, r := range rows {
+		r.Agents = nil
+		cp[i] = r
+	}
+	found := setProcesses(cp)
+	s.impl.backend.agents(ctx, cp)
+	setRunning(cp, found)
+	out := map[string][]Agent{}
+	for _, r := range cp {
+		if len(r.Agents) > 0 {
+			out[r.Path] = r.Agents
+		}
+	}
+	return out
+}
+
 // Branches lists local branch names (completion in the create form).
 func (s *Service) Branches(ctx context.Context) ([]string, error) { return s.impl.branches(ctx) }
 

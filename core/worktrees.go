@@ -96,6 +96,11 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		s.session = be.session()
 	}
 	s.seedPrevious(snap, opts.Previous)
+	if tb, ok := be.(*tmuxBackend); ok {
+		// The tmux session remembers the worktree its last switch left: back works
+		// across copse processes as it does with the shell's COPSE_PREVIOUS.
+		tb.seedHistory(ctx, snap)
+	}
 	return &Service{impl: s}, nil
 }
 
@@ -275,7 +280,9 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 				rows[i].Status = &Status{Error: "status not computed: cancelled"}
 			}
 		}
-		setProcesses(rows)
+		found := setProcesses(rows)
+		s.backend.agents(ctx, rows)
+		setRunning(rows, found)
 	}
 	return &Listing{RepoRoot: s.root(), Backend: s.backend.name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
 }

@@ -91,6 +91,17 @@ func processesCmd(svc *core.Service, seq int, paths []string) tea.Cmd {
 	return func() tea.Msg { return processesMsg{seq: seq, counts: svc.Processes(paths)} }
 }
 
+// agentsMsg is what works in each listed worktree (its agents), read off the first frame
+// with the process counts.
+type agentsMsg struct {
+	seq    int
+	agents map[string][]core.Agent
+}
+
+func agentsCmd(ctx context.Context, svc *core.Service, seq int, rows []core.Worktree) tea.Cmd {
+	return func() tea.Msg { return agentsMsg{seq: seq, agents: svc.Agents(ctx, rows)} }
+}
+
 // prioritizeCmd moves the rows that came on screen to the front of the running pool's
 // queue (a scroll, a jump to the end, a filter), so what the user looks at fills in next.
 func prioritizeCmd(q *core.StatusQueue, paths []string) tea.Cmd {

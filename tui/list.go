@@ -137,6 +137,18 @@ func (m *Model) applyProcesses(counts map[string]int) {
 	m.measure()
 }
 
+// applyAgents sets what works in each row (a "needs you" marker when an agent waits for
+// a person); sorted by needs-you, the order follows.
+func (m *Model) applyAgents(agents map[string][]core.Agent) {
+	for i := range m.rows {
+		m.rows[i].wt.Agents = agents[m.rows[i].wt.Path]
+	}
+	if m.sortOrder() == core.SortNeedsYou {
+		m.resort()
+	}
+	m.measure()
+}
+
 // finishStatuses marks rows whose status never came (pool cancelled or failed) as not
 // pending, so they stop showing "…".
 func (m *Model) finishStatuses() {

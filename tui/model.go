@@ -296,6 +296,11 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.applyProcesses(msg.counts)
 		}
 		return m, nil
+	case agentsMsg:
+		if msg.seq == m.loadSeq {
+			m.applyAgents(msg.agents)
+		}
+		return m, nil
 	case preparedMsg:
 		return m.onPrepared(msg)
 	case landDefaultsMsg:
@@ -416,8 +421,12 @@ func (m *Model) startStatuses() tea.Cmd {
 	m.statusQueue.Prioritize(m.onScreenPending())
 	s := &statusStream{ch: make(chan core.StatusResult, len(paths)), done: make(chan struct{})}
 	// The process counts come with the status, from one scan, off the first frame.
+	wts := make([]core.Worktree, len(m.rows))
+	for i, r := range m.rows {
+		wts[i] = r.wt
+	}
 	return tea.Batch(startStatusCmd(ctx, m.svc, m.statusQueue, s), drainStatusCmd(m.loadSeq, s, statusWindow),
-		processesCmd(m.svc, m.loadSeq, paths))
+		processesCmd(m.svc, m.loadSeq, paths), agentsCmd(ctx, m.svc, m.loadSeq, wts))
 }
 
 // reload re-reads the worktree list (after a mutation, a stale confirmation, or `r`).

@@ -108,7 +108,7 @@ type Factory struct {
 // GlobalOptions are the flags every command takes.
 type GlobalOptions struct {
 	Dir     string // -C
-	Backend string // --backend auto|git|herdr ("" = not given: auto)
+	Backend string // --backend auto|git|herdr|tmux ("" = not given: auto)
 	JSON    bool   // --json
 	NoColor bool   // --no-color
 }
@@ -376,7 +376,7 @@ retry blindly); 130 cancelled.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.Global.Dir, "dir", "C", "", "run as if copse was started in `DIR`")
-	pf.StringVar(&f.Global.Backend, "backend", "", "backend: auto, git or herdr (default auto)")
+	pf.StringVar(&f.Global.Backend, "backend", "", "backend: auto, git, herdr or tmux (default auto)")
 	pf.BoolVar(&f.Global.JSON, "json", false, "print the result (or the error) as JSON on stdout")
 	pf.BoolVar(&f.Global.NoColor, "no-color", false, "no colour (also NO_COLOR; CLICOLOR_FORCE=1 forces it)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
