@@ -843,6 +843,7 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 		return nil, uncertain(CodeRestoreDiffers, err, keep,
 			"the worktree %s was restored but does not match the record: %s", Escape(c.path.s), Escape(firstLine(err.Error())))
 	}
+	s.refreshAfterCheckout(c.path.s)
 	if c.recreate != "" {
 		// Create-only: a branch of that name made meanwhile is never moved.
 		branch, err := gitx.UpdateRefCreate(c.cwd, "refs/heads/"+e.Branch, c.recreate)
