@@ -141,6 +141,9 @@ func (r *Repo) Snapshot() Snapshot {
 			return nil
 		}
 		name := d.Name()
+		if d.IsDir() && name == "status" && filepath.Base(filepath.Dir(p)) == "copse" {
+			return fs.SkipDir // copse's status cache: display only, not the repository's state
+		}
 		if name == "index" || name == "copse.lock" || name == "ORIG_HEAD" || name == "packed-refs" || name == "FETCH_HEAD" || name == "logs" && d.IsDir() {
 			if d.IsDir() {
 				return fs.SkipDir
