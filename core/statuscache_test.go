@@ -68,7 +68,20 @@ func TestListStatusReusesProvedStatuses(t *testing.T) {
 			t.Fatalf("%s: cached %+v, read %+v", p, second[p], st)
 		}
 	}
+	paths := []string{r.Root, a, b}
+	os.Remove(log)
+	if got := s.CachedStatuses(paths); len(got) != 3 {
+		t.Fatalf("CachedStatuses of unchanged worktrees gave %d, want 3", len(got))
+	}
 	coretest.WriteFile(t, filepath.Join(a, "README.md"), "edited\n")
+	for _, res := range s.CachedStatuses(paths) {
+		if res.Path == a {
+			t.Fatalf("CachedStatuses served the edited worktree: %+v", res.Status)
+		}
+	}
+	if b, _ := os.ReadFile(log); len(b) != 0 {
+		t.Fatalf("CachedStatuses ran git: %s", b)
+	}
 	third, ran := statuses()
 	if ran != 1 || third[a].Unstaged != 1 {
 		t.Fatalf("after an edit in a: %d git status runs, a shows %+v; want 1 run and the edit", ran, third[a])

@@ -291,6 +291,11 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, drainStatusCmd(msg.seq, msg.stream, statusWindow)
+	case cachedStatusesMsg:
+		if msg.seq == m.loadSeq {
+			m.applyPendingStatuses(msg.results)
+		}
+		return m, nil
 	case processesMsg:
 		if msg.seq == m.loadSeq {
 			m.applyProcesses(msg.counts)
@@ -413,10 +418,12 @@ func (m *Model) startStatuses() tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.statusCancel = cancel
 	m.statusQueue = core.NewStatusQueue(paths)
-	m.statusQueue.Prioritize(m.onScreenPending())
+	onScreen := m.onScreenPending()
+	m.statusQueue.Prioritize(onScreen)
 	s := &statusStream{ch: make(chan core.StatusResult, len(paths)), done: make(chan struct{})}
 	// The process counts come with the status, from one scan, off the first frame.
-	return tea.Batch(startStatusCmd(ctx, m.svc, m.statusQueue, s), drainStatusCmd(m.loadSeq, s, statusWindow),
+	return tea.Batch(cachedStatusesCmd(m.svc, m.loadSeq, onScreen),
+		startStatusCmd(ctx, m.svc, m.statusQueue, s), drainStatusCmd(m.loadSeq, s, statusWindow),
 		processesCmd(m.svc, m.loadSeq, paths))
 }
 
