@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -65,6 +66,9 @@ type Cache struct {
 	// its scenario is caught by the check it names and by nothing else.
 	grain time.Duration
 	off   map[string]bool
+
+	mu    sync.Mutex
+	files map[string]int // cache directory → files in it, counted once, then kept up
 }
 
 // Proof is what one worktree's status depended on at one moment, read without git.
@@ -146,13 +150,8 @@ func (c *Cache) Store(p *Proof, st gitx.Status) {
 		return
 	}
 	dir := filepath.Dir(p.file)
-	if _, err := os.Stat(p.file); err != nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return
-		}
-		if names, err := os.ReadDir(dir); err != nil || len(names) >= maxFiles {
-			return
-		}
+	if _, err := os.Stat(p.file); err != nil && !c.roomFor(dir) {
+		return
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
@@ -163,6 +162,34 @@ func (c *Cache) Store(p *Proof, st gitx.Status) {
 	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p.file) != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+// roomFor reports whether dir may take one more file (and counts it). The directory is
+// read once per Cache, not once per new file: a cold listing of many worktrees adds one
+// file for each.
+func (c *Cache) roomFor(dir string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.files[dir]
+	if !ok {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return false
+		}
+		names, err := os.ReadDir(dir)
+		if err != nil {
+			return false
+		}
+		n = len(names)
+		if c.files == nil {
+			c.files = map[string]int{}
+		}
+	}
+	if n >= maxFiles {
+		c.files[dir] = n
+		return false
+	}
+	c.files[dir] = n + 1
+	return true
 }
 
 // name is the cache file of a worktree: a hash of its path.

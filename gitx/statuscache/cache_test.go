@@ -373,3 +373,20 @@ func TestReadIndexVersions(t *testing.T) {
 		}
 	}
 }
+
+// The cache directory is bounded: once it holds maxFiles files no new one is written
+// (an existing worktree's file is still replaced), and git's answer is served as ever.
+func TestCacheBounded(t *testing.T) {
+	f := newFixture(t)
+	f.c.Now = ahead
+	dir := filepath.Join(f.repo, ".git", "copse", "status")
+	f.c.files = map[string]int{dir: maxFiles}
+	if st, _ := f.read(); !reflect.DeepEqual(st, f.truth()) {
+		t.Fatal("a full cache changed the answer")
+	}
+	if _, err := os.Stat(filepath.Join(dir, name(f.wt))); !os.IsNotExist(err) {
+		t.Fatalf("a file was written into a full cache directory (%v)", err)
+	}
+	f.c.files = nil
+	f.prime()
+}
