@@ -42,6 +42,13 @@ const version = 1
 // would cost what git does, so the cache gives up and git runs.
 const maxDirs = 4000
 
+// errTooBig is a worktree with more than maxDirs directories.
+var errTooBig = errors.New("statuscache: too many directories to prove")
+
+// tooBigRetry is how long a worktree found too big is not walked again: the walk up to
+// maxDirs costs as much as git's status, and would be paid on top of it every time.
+const tooBigRetry = 10 * time.Minute
+
 // maxFile bounds one cache file; a status too large for it is not cached.
 const maxFile = 64 << 10
 
@@ -88,6 +95,7 @@ type entry struct {
 	At       int64       `json:"at"`    // the proof's time, Unix nanoseconds
 	Proof    string      `json:"proof"` // hex; "" = no usable status, only the upstream's name
 	Upstream string      `json:"upstream,omitempty"`
+	TooBig   bool        `json:"too_big,omitempty"` // the walk passed maxDirs at At
 	Status   gitx.Status `json:"status"`
 }
 
@@ -118,7 +126,15 @@ func (c *Cache) Lookup(worktree string) (gitx.Status, *Proof, bool) {
 	}
 	file := filepath.Join(loc.common, "copse", "status", name(worktree))
 	stored, haveStored := readEntry(file, worktree)
+	if haveStored && stored.TooBig {
+		if age := c.now().UnixNano() - stored.At; age >= 0 && age < int64(tooBigRetry) {
+			return gitx.Status{}, nil, false
+		}
+	}
 	p, err := c.prove(loc, file, stored.Upstream)
+	if errors.Is(err, errTooBig) {
+		c.write(file, entry{Version: version, Worktree: worktree, At: c.now().UnixNano(), TooBig: true})
+	}
 	if err != nil {
 		return gitx.Status{}, nil, false
 	}
@@ -145,12 +161,17 @@ func (c *Cache) Store(p *Proof, st gitx.Status) {
 	} else {
 		e.Status = gitx.Status{}
 	}
+	c.write(p.file, e)
+}
+
+// write replaces a cache file by rename, so a reader sees the old file or the new one.
+func (c *Cache) write(file string, e entry) {
 	b, err := json.Marshal(e)
 	if err != nil || len(b) > maxFile {
 		return
 	}
-	dir := filepath.Dir(p.file)
-	if _, err := os.Stat(p.file); err != nil && !c.roomFor(dir) {
+	dir := filepath.Dir(file)
+	if _, err := os.Stat(file); err != nil && !c.roomFor(dir) {
 		return
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
@@ -159,7 +180,7 @@ func (c *Cache) Store(p *Proof, st gitx.Status) {
 	}
 	_, werr := tmp.Write(b)
 	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p.file) != nil {
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), file) != nil {
 		os.Remove(tmp.Name())
 	}
 }
@@ -594,7 +615,7 @@ func readFull(f *os.File, b []byte) (int, error) {
 func (p *prover) walk(dir string, top bool, dirs *int) error {
 	*dirs++
 	if *dirs > maxDirs {
-		return errUnprovable
+		return errTooBig
 	}
 	f, err := os.Open(dir)
 	if err != nil {

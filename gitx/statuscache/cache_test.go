@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -388,5 +389,30 @@ func TestCacheBounded(t *testing.T) {
 		t.Fatalf("a file was written into a full cache directory (%v)", err)
 	}
 	f.c.files = nil
+	f.prime()
+}
+
+// A worktree with more directories than the walk may take is not proved, and is not
+// walked again for a while (the walk would cost git's status on top of it); after that it
+// is tried again.
+func TestCacheTooManyDirectories(t *testing.T) {
+	f := newFixture(t)
+	now := ahead()
+	f.c.Now = func() time.Time { return now }
+	for i := range maxDirs + 1 {
+		if err := os.MkdirAll(filepath.Join(f.wt, "build", strconv.Itoa(i/1000), strconv.Itoa(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, p, _ := f.c.Lookup(f.wt); p != nil {
+		t.Fatal("a tree past maxDirs was proved")
+	}
+	if err := os.RemoveAll(filepath.Join(f.wt, "build")); err != nil {
+		t.Fatal(err)
+	}
+	if _, p, _ := f.c.Lookup(f.wt); p != nil {
+		t.Fatal("walked again right after finding the tree too big")
+	}
+	now = now.Add(tooBigRetry + time.Second)
 	f.prime()
 }
