@@ -141,7 +141,7 @@ func (r *Repo) Snapshot() Snapshot {
 			return nil
 		}
 		name := d.Name()
-		if d.IsDir() && name == "status" && filepath.Base(filepath.Dir(p)) == "copse" {
+		if d.IsDir() && name == "copse-status" {
 			return fs.SkipDir // copse's status cache: display only, not the repository's state
 		}
 		if name == "index" || name == "copse.lock" || name == "ORIG_HEAD" || name == "packed-refs" || name == "FETCH_HEAD" || name == "logs" && d.IsDir() {

@@ -124,7 +124,7 @@ func (c *Cache) Lookup(worktree string) (gitx.Status, *Proof, bool) {
 	if err != nil {
 		return gitx.Status{}, nil, false
 	}
-	file := filepath.Join(loc.common, "copse", "status", name(worktree))
+	file := filepath.Join(loc.common, "copse-status", name(worktree))
 	stored, haveStored := readEntry(file, worktree)
 	if haveStored && stored.TooBig {
 		if age := c.now().UnixNano() - stored.At; age >= 0 && age < int64(tooBigRetry) {

@@ -298,7 +298,7 @@ func TestCacheIgnoresBadFiles(t *testing.T) {
 	f := newFixture(t)
 	f.c.Now = ahead
 	f.prime()
-	file := filepath.Join(f.repo, ".git", "copse", "status", name(f.wt))
+	file := filepath.Join(f.repo, ".git", "copse-status", name(f.wt))
 	good, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -380,7 +380,7 @@ func TestReadIndexVersions(t *testing.T) {
 func TestCacheBounded(t *testing.T) {
 	f := newFixture(t)
 	f.c.Now = ahead
-	dir := filepath.Join(f.repo, ".git", "copse", "status")
+	dir := filepath.Join(f.repo, ".git", "copse-status")
 	f.c.files = map[string]int{dir: maxFiles}
 	if st, _ := f.read(); !reflect.DeepEqual(st, f.truth()) {
 		t.Fatal("a full cache changed the answer")

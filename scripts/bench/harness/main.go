@@ -184,7 +184,7 @@ func listGroup(c config, rep *report) {
 }
 
 func statusGroup(c config, rep *report) {
-	cache := filepath.Join(c.repo, ".git", "copse", "status")
+	cache := filepath.Join(c.repo, ".git", "copse-status")
 	trees := benchTrees(c.repo)
 	lastEdit := time.Time{}
 	edits := 0
