@@ -310,6 +310,7 @@ func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emi
 		}()
 	}
 	wg.Wait()
+	s.statusCache.Flush() // one write of the cache file for the whole pool
 }
 
 // displayStatus is a worktree's status for a listing (list --status, the picker, pick):

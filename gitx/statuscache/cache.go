@@ -17,6 +17,7 @@ package statuscache
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -26,6 +27,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,7 +36,7 @@ import (
 	"github.com/copse-dev/copse/gitx"
 )
 
-// version is the cache file format; a file of another version is ignored (and replaced).
+// version is the cache file's format; a file of another version is ignored (and replaced).
 // It is also hashed into every proof, so a change of what a proof covers invalidates all.
 const version = 1
 
@@ -49,18 +51,22 @@ var errTooBig = errors.New("statuscache: too many directories to prove")
 // maxDirs costs as much as git's status, and would be paid on top of it every time.
 const tooBigRetry = 10 * time.Minute
 
-// maxFile bounds one cache file; a status too large for it is not cached.
-const maxFile = 64 << 10
+// maxEntries bounds the cache file: past it the entries read longest ago are dropped
+// (worktrees long gone among them).
+const maxEntries = 8192
 
-// maxFiles bounds the cache directory: past it, new entries are not written (a repository
-// with that many worktrees, or entries of worktrees long gone, never grows it further).
-const maxFiles = 8192
+// maxListed bounds the directories a cached status may list (UntrackedDirs and
+// IgnoredDirs); a status listing more is not cached, which bounds each entry.
+const maxListed = 256
 
 // racyMargin widens the racy second backwards: file times come from the kernel's coarse
 // clock, which lags the wall clock by up to a tick.
 const racyMargin = 20 * time.Millisecond
 
-// Cache reads and writes the status cache. The zero value is ready to use.
+// Cache reads and writes the status cache: one file per repository,
+// <git common dir>/copse-status/statuses.json, read once per Cache and written back by
+// Flush (one write for a whole listing, not one per worktree). It is safe for
+// concurrent use. The zero value is ready to use.
 type Cache struct {
 	// Env is extra environment (KEY=VALUE, later entries win) over the process's, as for
 	// gitx.Runner.Env: it decides which config and excludes files git reads.
@@ -75,22 +81,34 @@ type Cache struct {
 	off   map[string]bool
 
 	mu    sync.Mutex
-	files map[string]int // cache directory → files in it, counted once, then kept up
+	repos map[string]*repoFile // by common dir
+}
+
+// repoFile is one repository's cache file as this Cache knows it.
+type repoFile struct {
+	file    string
+	entries map[string]entry // by worktree path
+	dirty   map[string]bool  // entries to write back
 }
 
 // Proof is what one worktree's status depended on at one moment, read without git.
 type Proof struct {
 	worktree string
-	file     string // the cache file
+	common   string // the repository's common dir: where its cache file lives
 	at       time.Time
 	sum      [sha256.Size]byte
 	racy     bool   // something was modified in the proof's second or later
 	upstream string // the upstream whose ref the proof covers ("" = none)
 }
 
-// entry is a cache file.
+// fileFormat is the cache file.
+type fileFormat struct {
+	Version int     `json:"v"`
+	Entries []entry `json:"entries"`
+}
+
+// entry is one worktree's cached status.
 type entry struct {
-	Version  int         `json:"v"`
 	Worktree string      `json:"worktree"`
 	At       int64       `json:"at"`    // the proof's time, Unix nanoseconds
 	Proof    string      `json:"proof"` // hex; "" = no usable status, only the upstream's name
@@ -124,16 +142,15 @@ func (c *Cache) Lookup(worktree string) (gitx.Status, *Proof, bool) {
 	if err != nil {
 		return gitx.Status{}, nil, false
 	}
-	file := filepath.Join(loc.common, "copse-status", name(worktree))
-	stored, haveStored := readEntry(file, worktree)
+	stored, haveStored := c.get(loc.common, worktree)
 	if haveStored && stored.TooBig {
 		if age := c.now().UnixNano() - stored.At; age >= 0 && age < int64(tooBigRetry) {
 			return gitx.Status{}, nil, false
 		}
 	}
-	p, err := c.prove(loc, file, stored.Upstream)
+	p, err := c.prove(loc, stored.Upstream)
 	if errors.Is(err, errTooBig) {
-		c.write(file, entry{Version: version, Worktree: worktree, At: c.now().UnixNano(), TooBig: true})
+		c.put(loc.common, entry{Worktree: worktree, At: c.now().UnixNano(), TooBig: true})
 	}
 	if err != nil {
 		return gitx.Status{}, nil, false
@@ -148,30 +165,106 @@ func (c *Cache) Lookup(worktree string) (gitx.Status, *Proof, bool) {
 	return stored.Status, p, true
 }
 
-// Store records st, read by git after p was taken. A racy proof, or one that did not
-// cover the upstream git reported, keeps only the upstream's name for the next proof.
-// Failures to write are ignored: the cache only ever saves work.
+// Store records st, read by git after p was taken, for Flush to write. A racy proof, or
+// one that did not cover the upstream git reported, keeps only the upstream's name for the
+// next proof.
 func (c *Cache) Store(p *Proof, st gitx.Status) {
 	if p == nil {
 		return
 	}
-	e := entry{Version: version, Worktree: p.worktree, At: p.at.UnixNano(), Upstream: st.Upstream, Status: st}
-	if (!p.racy || c.off["racy"]) && p.upstream == st.Upstream {
-		e.Proof = hex.EncodeToString(p.sum[:])
-	} else {
-		e.Status = gitx.Status{}
+	e := entry{Worktree: p.worktree, At: p.at.UnixNano(), Upstream: st.Upstream}
+	if (!p.racy || c.off["racy"]) && p.upstream == st.Upstream && len(st.UntrackedDirs)+len(st.IgnoredDirs) <= maxListed {
+		e.Proof, e.Status = hex.EncodeToString(p.sum[:]), st
 	}
-	c.write(p.file, e)
+	c.put(p.common, e)
 }
 
-// write replaces a cache file by rename, so a reader sees the old file or the new one.
-func (c *Cache) write(file string, e entry) {
-	b, err := json.Marshal(e)
-	if err != nil || len(b) > maxFile {
+// Flush writes the entries stored since the last Flush into their repositories' cache
+// files: each file is read again, updated and replaced by rename, so a reader sees the
+// old file or the new one, and another process's entries for other worktrees are kept.
+// Failures are ignored: the cache only ever saves work.
+func (c *Cache) Flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.repos {
+		if len(r.dirty) == 0 {
+			continue
+		}
+		merged := readFile(r.file)
+		for w := range r.dirty {
+			merged[w] = r.entries[w]
+		}
+		r.dirty = nil
+		write(r.file, merged)
+	}
+}
+
+func (c *Cache) repo(common string) *repoFile {
+	r, ok := c.repos[common]
+	if !ok {
+		file := filepath.Join(common, "copse-status", "statuses.json")
+		r = &repoFile{file: file, entries: readFile(file)}
+		if c.repos == nil {
+			c.repos = map[string]*repoFile{}
+		}
+		c.repos[common] = r
+	}
+	return r
+}
+
+func (c *Cache) get(common, worktree string) (entry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.repo(common).entries[worktree]
+	return e, ok
+}
+
+func (c *Cache) put(common string, e entry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.repo(common)
+	r.entries[e.Worktree] = e
+	if r.dirty == nil {
+		r.dirty = map[string]bool{}
+	}
+	r.dirty[e.Worktree] = true
+}
+
+// readFile reads a cache file; one that is missing, corrupt or of another version reads
+// as empty (and is replaced by the next Flush).
+func readFile(file string) map[string]entry {
+	out := map[string]entry{}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return out
+	}
+	var f fileFormat
+	if json.Unmarshal(b, &f) != nil || f.Version != version {
+		return out
+	}
+	for _, e := range f.Entries {
+		if e.Worktree != "" {
+			out[e.Worktree] = e
+		}
+	}
+	return out
+}
+
+func write(file string, entries map[string]entry) {
+	f := fileFormat{Version: version, Entries: make([]entry, 0, len(entries))}
+	for _, e := range entries {
+		f.Entries = append(f.Entries, e)
+	}
+	if len(f.Entries) > maxEntries {
+		slices.SortFunc(f.Entries, func(a, b entry) int { return cmp.Compare(b.At, a.At) })
+		f.Entries = f.Entries[:maxEntries]
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
 		return
 	}
 	dir := filepath.Dir(file)
-	if _, err := os.Stat(file); err != nil && !c.roomFor(dir) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
@@ -183,52 +276,6 @@ func (c *Cache) write(file string, e entry) {
 	if werr != nil || cerr != nil || os.Rename(tmp.Name(), file) != nil {
 		os.Remove(tmp.Name())
 	}
-}
-
-// roomFor reports whether dir may take one more file (and counts it). The directory is
-// read once per Cache, not once per new file: a cold listing of many worktrees adds one
-// file for each.
-func (c *Cache) roomFor(dir string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n, ok := c.files[dir]
-	if !ok {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return false
-		}
-		names, err := os.ReadDir(dir)
-		if err != nil {
-			return false
-		}
-		n = len(names)
-		if c.files == nil {
-			c.files = map[string]int{}
-		}
-	}
-	if n >= maxFiles {
-		c.files[dir] = n
-		return false
-	}
-	c.files[dir] = n + 1
-	return true
-}
-
-// name is the cache file of a worktree: a hash of its path.
-func name(worktree string) string {
-	sum := sha256.Sum256([]byte(worktree))
-	return hex.EncodeToString(sum[:16]) + ".json"
-}
-
-func readEntry(file, worktree string) (entry, bool) {
-	b, err := os.ReadFile(file)
-	if err != nil || len(b) > maxFile {
-		return entry{}, false
-	}
-	var e entry
-	if json.Unmarshal(b, &e) != nil || e.Version != version || e.Worktree != worktree {
-		return entry{}, false
-	}
-	return e, true
 }
 
 // location is where a worktree's git state lives.
@@ -364,7 +411,7 @@ func (p *prover) content(path string) ([]byte, error) {
 	return b, nil
 }
 
-func (c *Cache) prove(loc location, file, upstream string) (*Proof, error) {
+func (c *Cache) prove(loc location, upstream string) (*Proof, error) {
 	at := c.now()
 	pr := &prover{h: sha256.New(), threshold: at.Add(-racyMargin).Unix(), grain: int64(c.grain)}
 	on := func(check string) bool { return !c.off[check] }
@@ -433,7 +480,7 @@ func (c *Cache) prove(loc location, file, upstream string) (*Proof, error) {
 	if err := pr.walk(loc.worktree, true, new(int)); err != nil {
 		return nil, err
 	}
-	p := &Proof{worktree: loc.worktree, file: file, at: at, racy: pr.racy, upstream: upstream}
+	p := &Proof{worktree: loc.worktree, common: loc.common, at: at, racy: pr.racy, upstream: upstream}
 	pr.h.Sum(p.sum[:0])
 	return p, nil
 }

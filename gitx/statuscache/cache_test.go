@@ -93,6 +93,7 @@ func (f *fixture) read() (gitx.Status, bool) {
 	}
 	st = f.truth()
 	f.c.Store(proof, st)
+	f.c.Flush()
 	return st, false
 }
 
@@ -292,16 +293,21 @@ func TestCacheClockBackwards(t *testing.T) {
 	}
 }
 
-// A cache file that is corrupt, of another version or of another worktree is ignored and
-// replaced; nothing but git's answer is served.
+// A cache file that is corrupt, of another version or holding another worktree's entry
+// is ignored and replaced; nothing but git's answer is served. A fresh Cache reads the
+// file, as another copse process would.
 func TestCacheIgnoresBadFiles(t *testing.T) {
 	f := newFixture(t)
 	f.c.Now = ahead
 	f.prime()
-	file := filepath.Join(f.repo, ".git", "copse-status", name(f.wt))
+	file := filepath.Join(f.repo, ".git", "copse-status", "statuses.json")
 	good, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
+	}
+	fresh := func() *Cache { return &Cache{Env: f.env, Now: ahead} }
+	if _, _, hit := fresh().Lookup(f.wt); !hit {
+		t.Fatal("another process does not find the stored status")
 	}
 	for _, bad := range []string{
 		"{not json",
@@ -312,12 +318,13 @@ func TestCacheIgnoresBadFiles(t *testing.T) {
 			t.Fatal("the replacement did not apply")
 		}
 		f.write(file, bad)
-		if _, _, hit := f.c.Lookup(f.wt); hit {
+		if _, _, hit := fresh().Lookup(f.wt); hit {
 			t.Fatalf("served a status from %q", bad)
 		}
 	}
+	f.c = fresh()
 	f.read() // replaced by a good one
-	if _, _, hit := f.c.Lookup(f.wt); !hit {
+	if _, _, hit := fresh().Lookup(f.wt); !hit {
 		t.Fatal("a bad file was not replaced")
 	}
 }
@@ -375,21 +382,26 @@ func TestReadIndexVersions(t *testing.T) {
 	}
 }
 
-// The cache directory is bounded: once it holds maxFiles files no new one is written
-// (an existing worktree's file is still replaced), and git's answer is served as ever.
+// The cache file is bounded: past maxEntries the entries read longest ago are dropped.
 func TestCacheBounded(t *testing.T) {
 	f := newFixture(t)
 	f.c.Now = ahead
-	dir := filepath.Join(f.repo, ".git", "copse-status")
-	f.c.files = map[string]int{dir: maxFiles}
-	if st, _ := f.read(); !reflect.DeepEqual(st, f.truth()) {
-		t.Fatal("a full cache changed the answer")
-	}
-	if _, err := os.Stat(filepath.Join(dir, name(f.wt))); !os.IsNotExist(err) {
-		t.Fatalf("a file was written into a full cache directory (%v)", err)
-	}
-	f.c.files = nil
 	f.prime()
+	common := filepath.Join(f.repo, ".git")
+	for i := range maxEntries {
+		f.c.put(common, entry{Worktree: "/gone/" + strconv.Itoa(i), At: int64(i)})
+	}
+	f.c.Flush()
+	got := readFile(filepath.Join(common, "copse-status", "statuses.json"))
+	if len(got) != maxEntries {
+		t.Fatalf("%d entries written, want %d", len(got), maxEntries)
+	}
+	if _, ok := got[f.wt]; !ok {
+		t.Fatal("the newest entry was dropped")
+	}
+	if _, ok := got["/gone/0"]; ok {
+		t.Fatal("the oldest entry was kept")
+	}
 }
 
 // A worktree with more directories than the walk may take is not proved, and is not
