@@ -397,14 +397,32 @@ func (p *prover) info(fi os.FileInfo) error {
 	return nil
 }
 
-// content hashes a small file's stat data and bytes (or that it is missing).
+// content hashes a small file's stat data and bytes (or that it is missing). It opens
+// the file once and reads its stat data from the open file: a proof reads several such
+// files per worktree, and system calls are most of its cost.
 func (p *prover) content(path string) ([]byte, error) {
-	fi, err := p.stat(path)
-	if err != nil || fi == nil {
+	p.str(path)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		p.num(-1)
+		return nil, nil
+	}
+	if err != nil {
 		return nil, err
 	}
-	b, err := readSmall(path)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 64<<10 {
+		return nil, errUnprovable
+	}
+	if err := p.info(fi); err != nil {
+		return nil, err
+	}
+	b := make([]byte, fi.Size())
+	if _, err := readFull(f, b); err != nil {
 		return nil, err
 	}
 	p.str(string(b))
