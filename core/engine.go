@@ -310,7 +310,11 @@ func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emi
 		}()
 	}
 	wg.Wait()
-	s.statusCache.Flush() // one write of the cache file for the whole pool
+	// One write of the cache file for the whole pool. A cancelled pool (the picker quit,
+	// a new load replaced it) writes nothing: its process may be on its way out.
+	if ctx.Err() == nil {
+		s.statusCache.Flush()
+	}
 }
 
 // displayStatus is a worktree's status for a listing (list --status, the picker, pick):

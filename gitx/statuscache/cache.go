@@ -263,8 +263,10 @@ func write(file string, entries map[string]entry) {
 	if err != nil {
 		return
 	}
+	// Only the cache's own directory is made: a repository removed meanwhile must not
+	// come back as an empty git directory holding a cache.
 	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
