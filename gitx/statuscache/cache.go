@@ -44,6 +44,12 @@ const version = 1
 // would cost what git does, so the cache gives up and git runs.
 const maxDirs = 4000
 
+// maxIndexBytes bounds the index of a worktree the cache tries to prove (about 5000
+// files). A proof lstat()s every file the index lists, as git status does; past a few
+// thousand files that is most of git's own cost, so the proof would save little and, when
+// something did change, cost nearly as much again. Such worktrees run git directly.
+const maxIndexBytes = 512 << 10
+
 // errTooBig is a worktree with more than maxDirs directories.
 var errTooBig = errors.New("statuscache: too many directories to prove")
 
@@ -432,6 +438,9 @@ func (p *prover) content(path string) ([]byte, error) {
 }
 
 func (c *Cache) prove(loc location, upstream string) (*Proof, error) {
+	if fi, err := os.Stat(filepath.Join(loc.gitDir, "index")); err == nil && fi.Size() > maxIndexBytes {
+		return nil, errUnprovable
+	}
 	at := c.now()
 	pr := &prover{h: sha256.New(), threshold: at.Add(-racyMargin).Unix(), grain: int64(c.grain)}
 	on := func(check string) bool { return !c.off[check] }

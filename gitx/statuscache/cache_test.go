@@ -346,6 +346,27 @@ func TestCacheGivesUpWhereItCannotProve(t *testing.T) {
 	}
 }
 
+// A worktree whose index is past maxIndexBytes (thousands of files) is not proved: the
+// proof's lstat of every file would cost about what git status does.
+func TestCacheLeavesLargeWorktreesToGit(t *testing.T) {
+	f := newFixture(t)
+	f.c.Now = ahead
+	f.prime()
+	var args []string
+	for i := 0; len(args) < 12000; i++ {
+		// the empty blob, under a path of about 30 bytes: about 100 bytes of index each
+		args = append(args, "--cacheinfo", "100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,many/file-"+strconv.Itoa(i)+"-"+strings.Repeat("n", 20))
+	}
+	f.run(f.wt, append([]string{"update-index", "--add"}, args...)...)
+	fi, err := os.Stat(filepath.Join(f.repo, ".git", "worktrees", "wt", "index"))
+	if err != nil || fi.Size() <= maxIndexBytes {
+		t.Fatalf("index of %d bytes (%v): the case needs one past %d", fi.Size(), err, maxIndexBytes)
+	}
+	if _, p, _ := f.c.Lookup(f.wt); p != nil {
+		t.Fatal("a worktree with a large index was proved")
+	}
+}
+
 // The index parser reads every version git writes: 2, 3 (extended flags, from an
 // intent-to-add entry) and 4 (prefix-compressed paths), and lists what git lists.
 func TestReadIndexVersions(t *testing.T) {
