@@ -36,3 +36,25 @@ func TestCreateLeavesNoRacyIndex(t *testing.T) {
 		t.Fatalf("the refresh changed the worktree's status: %q", st)
 	}
 }
+
+// A land's sync of the checked-out target (read-tree writes the landed files and the
+// index in one second) is followed by the same refresh: the target's checkout is left
+// with no racily clean entry.
+func TestLandSyncLeavesNoRacyIndex(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/a", "a.txt", "a\n")
+	commitOn(t, r, r.Root, "m.txt", "m\n")
+	refreshes := core.NewRefreshes()
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Refreshes: refreshes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/a")})
+	if err != nil || out.Land.State != core.LandLanded {
+		t.Fatalf("land: %v %+v", err, out)
+	}
+	refreshes.Wait()
+	if racy := r.RacyEntries(r.Root); len(racy) > 0 {
+		t.Fatalf("racily clean entries left in the synced checkout: %v", racy)
+	}
+}
