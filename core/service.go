@@ -24,6 +24,10 @@ type Options struct {
 	// worktree ids list needs are then read on another CPU while git lists. Other callers
 	// would read them for nothing.
 	ListFirst bool
+	// Refreshes, when set, makes copse refresh the index of each worktree it checks out
+	// (create, restore, a land's sync) in the background, and tracks those refreshes so
+	// the caller can wait for them before it exits (refresh.go).
+	Refreshes *Refreshes
 }
 
 // Plan is a prepared request: parsed into typed values, preconditions checked, the exact

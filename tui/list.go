@@ -123,6 +123,24 @@ func (m *Model) applyStatuses(rs []core.StatusResult) {
 	m.measure()
 }
 
+// applyPendingStatuses fills, from the status cache's answer, only rows still waiting: a
+// row the pool has already read keeps git's newer answer.
+func (m *Model) applyPendingStatuses(rs []core.StatusResult) {
+	pending := make(map[string]bool, len(m.rows))
+	for _, r := range m.rows {
+		if r.pending {
+			pending[r.wt.Path] = true
+		}
+	}
+	var keep []core.StatusResult
+	for _, r := range rs {
+		if pending[r.Path] {
+			keep = append(keep, r)
+		}
+	}
+	m.applyStatuses(keep)
+}
+
 // applyProcesses sets each row's process count (its "N proc" marker). Unknown counts
 // (nil) leave the rows without one.
 func (m *Model) applyProcesses(counts map[string]int) {
