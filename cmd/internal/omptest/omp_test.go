@@ -116,6 +116,8 @@ type world struct {
 	herdrLog string
 	ext      string
 	inHerdr  bool
+	knobs    herdrtest.Knobs // the Herdr double's knobs (Log is always herdrLog)
+	herdr    string          // when set, the herdr omp runs (HERDR_BIN_PATH) instead of the double
 }
 
 func newWorld(t *testing.T, inHerdr bool) *world {
@@ -127,10 +129,11 @@ func newWorld(t *testing.T, inHerdr bool) *world {
 	real := buildCopse(t)
 	w.copse = filepath.Join(t.TempDir(), "copse")
 	// Logs each request `copse tool` gets (its flags and stdin), so a test can prove that
-	// nothing reached copse; version and schema probes are not requests.
+	// nothing reached copse; version and schema probes are not requests. copse replaces the
+	// shell (exec, the request on its stdin), so the process omp signals is copse itself.
 	script := "#!/bin/sh\nif [ \"$1\" = tool ] && [ \"$2\" != --schema ]; then\n" +
 		"  in=$(cat); printf '%s %s\\n' \"$*\" \"$in\" >> " + shq(w.toolLog) + "\n" +
-		"  printf '%s' \"$in\" | " + shq(real) + " \"$@\"\n  exit $?\nfi\nexec " + shq(real) + " \"$@\"\n"
+		"  exec " + shq(real) + " \"$@\" <<COPSE_REQUEST\n$in\nCOPSE_REQUEST\nfi\nexec " + shq(real) + " \"$@\"\n"
 	if err := os.WriteFile(w.copse, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +151,12 @@ func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'
 func (w *world) env() []string {
 	var env []string
 	if w.inHerdr {
-		env = w.s.Env(herdrtest.Knobs{Log: w.herdrLog})
+		k := w.knobs
+		k.Log = w.herdrLog
+		env = w.s.Env(k)
+		if w.herdr != "" {
+			env = append(env, "HERDR_BIN_PATH="+w.herdr) // the last of a name wins
+		}
 	} else {
 		for _, kv := range w.s.GitEnv() {
 			if !strings.HasPrefix(kv, "HERDR_") && !strings.HasPrefix(kv, "FAKE_HERDR_") {
