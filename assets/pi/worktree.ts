@@ -378,10 +378,11 @@ function targetFields(v: Variant, wt: Worktree): Record<string, string> {
 }
 
 /**
- * How a host that cannot switch to a session in another directory moves instead (omp: its
- * own /move, see assets/omp/herdr.ts). pi leaves it unset and switches sessions.
+ * How a host whose extensions cannot switch to a session in another directory moves
+ * instead (omp: through its own /resume, see assets/omp/herdr.ts); from is the worktree
+ * the host leaves. pi leaves it unset and switches sessions here.
  */
-let hostMove: ((wt: Worktree, ctx: ExtensionCommandContext) => Promise<void>) | undefined;
+let hostMove: ((wt: Worktree, from: string, ctx: ExtensionCommandContext) => Promise<void>) | undefined;
 
 /** Moves pi into wt: a session switch, with the first-entry choice and back-history. */
 async function moveTo(wt: Worktree, worktrees: Worktree[], ctx: ExtensionCommandContext): Promise<void> {
@@ -391,8 +392,7 @@ async function moveTo(wt: Worktree, worktrees: Worktree[], ctx: ExtensionCommand
 		return;
 	}
 	if (hostMove) {
-		state.previous = here?.path ?? ctx.cwd;
-		await hostMove(wt, ctx);
+		await hostMove(wt, here?.path ?? ctx.cwd, ctx);
 		return;
 	}
 	const from = here?.path ?? ctx.cwd;

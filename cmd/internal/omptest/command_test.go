@@ -1,6 +1,10 @@
 package omptest
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,26 +31,153 @@ func (p *pane) run(cmd, want string) {
 	})
 }
 
-// TestCopseCommandInOmp: omp keeps /worktree for its own command, so copse's is /copse; it
-// names the worktree and hands the move to omp's /move, which relocates the session.
+// resume waits for the /resume command /copse put in omp's editor and returns its argument.
+// (The notice beside it is omp's transient status line: gone after a while, so not waited for.)
+func (p *pane) resume() string {
+	p.t.Helper()
+	var arg string
+	p.waitFor("/resume in the editor", func() bool {
+		for _, l := range strings.Split(p.screen(), "\n") {
+			if a, ok := strings.CutPrefix(strings.TrimSpace(l), "╰─ /resume "); ok && strings.TrimSpace(a) != "" {
+				arg = strings.TrimSpace(a)
+				return true
+			}
+		}
+		return false
+	})
+	return arg
+}
+
+// sessionOf is copse's name for the omp session /resume ARG names: "pi:" and the id in the
+// session file's header.
+func (w *world) sessionOf(arg string) string {
+	w.t.Helper()
+	files, _ := filepath.Glob(filepath.Join(w.s.Home, ".omp", "agent", "sessions", "*", arg+".jsonl"))
+	if len(files) != 1 {
+		w.t.Fatalf("want one session file named %s.jsonl, got %q", arg, files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var h struct{ Type, ID string }
+		if json.Unmarshal([]byte(line), &h) == nil && h.Type == "session" && h.ID != "" {
+			return "pi:" + h.ID
+		}
+	}
+	w.t.Fatalf("%s has no session header:\n%.300s", files[0], b)
+	return ""
+}
+
+// claims maps each worktree's branch to the session claiming it ("" for none), as copse lists them.
+func (w *world) claims() string {
+	w.t.Helper()
+	cmd := exec.Command(buildCopse(w.t), "list", "--json")
+	cmd.Dir, cmd.Env = w.s.Repo, w.env()
+	out, err := cmd.Output()
+	if err != nil {
+		w.t.Fatalf("copse list --json: %v\n%s", err, out)
+	}
+	var l struct {
+		Worktrees []struct {
+			Branch string `json:"branch"`
+			Claim  *struct {
+				Session string `json:"session"`
+			} `json:"claim"`
+		} `json:"worktrees"`
+	}
+	if err := json.Unmarshal(out, &l); err != nil {
+		w.t.Fatalf("copse list --json: %v\n%s", err, out)
+	}
+	m := map[string]string{}
+	for _, x := range l.Worktrees {
+		m[x.Branch] = ""
+		if x.Claim != nil {
+			m[x.Branch] = x.Claim.Session
+		}
+	}
+	return fmt.Sprint(m)
+}
+
+// TestCopseCommandInOmp: omp keeps /worktree for its own command, so copse's is /copse. It
+// moves omp as pi's command moves pi: the picker (copse pick takes the terminal and gives it
+// back), a new session or this conversation carried over the first time omp enters a
+// worktree, the worktree's last session when it comes back (/copse -), and the worktree omp
+// is in claimed for omp's session. omp's own /resume makes each switch.
 func TestCopseCommandInOmp(t *testing.T) {
+	// The fake model's reply to "hello from main" (omp puts a system reminder before the text).
+	const mainReply = "</system-reminder>hello from main"
 	w := newWorld(t, false)
 	feat := filepath.Join(filepath.Dir(w.s.Repo), "feat")
 	w.s.Git(t, w.s.Repo, "worktree", "add", "-q", "-b", "feat", feat)
+	other := filepath.Join(filepath.Dir(w.s.Repo), "other")
+	w.s.Git(t, w.s.Repo, "worktree", "add", "-q", "-b", "other", other)
 	p := w.startOmp()
-
-	p.run("/copse feat", "Press enter to move omp to feat")
-	p.waitText("╰─ /move " + feat)
+	p.text("hello from main")
 	p.keys("Enter")
-	p.waitText("Moved to " + feat)
+	p.waitText(mainReply)
+
+	// The picker: copse pick has the terminal, filtered to feat, enter picks it.
+	p.run("/copse", "enter select")
+	p.waitText(feat, other)
+	p.text("feat")
+	p.waitFor("the picker's filter", func() bool { return !strings.Contains(p.screen(), other) })
+	p.keys("Enter")
+	p.waitText("First time in feat in this omp", "New session in this worktree", "Carry this conversation over")
+	if s := p.screen(); strings.Index(s, "New session") > strings.Index(s, "Carry this") {
+		t.Fatalf("a new session must be the first (default) choice:\n%s", s)
+	}
+	p.choose("First time in feat in this omp", "New session in this worktree")
+	featSession := w.sessionOf(p.resume())
+	p.keys("Enter")
+	p.waitText("Resumed session in "+feat, "copse: feat (new session), /copse - goes back")
+	if strings.Contains(p.screen(), "hello from main") {
+		t.Fatalf("the new session shows the main session's messages:\n%s", p.screen())
+	}
 	p.text("where")
 	p.keys("Enter")
 	p.waitText("current working directory: '" + feat + "'")
+	want := fmt.Sprint(map[string]string{"main": "", "feat": featSession, "other": ""})
+	if got := w.claims(); got != want {
+		t.Fatalf("claims in feat: %s, want %s", got, want)
+	}
 
-	p.run("/copse -", "Press enter to move omp to main")
-	p.waitText("╰─ /move " + w.s.Repo)
+	// Back: main's own session, its conversation there again, feat's claim released.
+	p.run("/copse -", "╰─ /resume ")
+	p.resume()
 	p.keys("Enter")
-	p.waitText("Moved to " + w.s.Repo)
+	p.waitText("Resumed session in "+w.s.Repo, "copse: main (back in its last session)", mainReply)
+	if strings.Contains(p.screen(), "current working directory: '"+feat+"'") {
+		t.Fatalf("main's session shows feat's messages:\n%s", p.screen())
+	}
+	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": ""})
+	if got := w.claims(); got != want {
+		t.Fatalf("claims back in main: %s, want %s", got, want)
+	}
+
+	// Carried over: other starts with main's conversation, in other's directory.
+	p.run("/copse other", "First time in other in this omp")
+	p.choose("First time in other in this omp", "Carry this conversation over")
+	otherSession := w.sessionOf(p.resume())
+	p.keys("Enter")
+	p.waitText("Resumed session in "+other, "copse: other (carrying this conversation)", mainReply)
+	// omp's reminder of its directory came with the first message, so omp's bash tool says where it is.
+	p.text(`call bash {"command":"echo now in $(pwd)"}`)
+	p.keys("Enter")
+	p.waitText("tool bash done: now in " + other)
+	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": otherSession})
+	if got := w.claims(); got != want {
+		t.Fatalf("claims in other: %s, want %s", got, want)
+	}
+
+	// Back to feat (by its path): its last session, without asking again.
+	p.run("/copse "+feat, "╰─ /resume ")
+	if got := w.sessionOf(p.resume()); got != featSession {
+		t.Fatalf("back in feat: /resume names %s, want feat's session %s", got, featSession)
+	}
+	p.keys("Enter")
+	p.waitText("Resumed session in "+feat, "copse: feat (back in its last session)", "current working directory: '"+feat+"'")
 
 	p.run("/copse nosuch", "No worktree has branch nosuch. Create one?")
 }
