@@ -424,6 +424,9 @@ export default async function (pi: ExtensionAPI) {
 	pi.on("session_switch", async (event, ctx) =>
 		ompArrived(ctx, (event as { previousSessionFile?: string }).previousSessionFile),
 	);
+	// omp sends session_shutdown only when it exits, and without pi's reason ("quit"), which
+	// the pi part waits for: so the claims omp holds are released here.
+	pi.on("session_shutdown", async () => releaseClaims());
 	const p = await probe();
 	if (!p.ok) return; // the pi part has told the person why
 	const variants = herdrVariants(p.operations);

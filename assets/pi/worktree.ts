@@ -674,6 +674,25 @@ function registerTools(pi: ExtensionAPI, p: Extract<Probe, { ok: true }>): void 
 	}
 }
 
+/** Releases every claim this pi holds, synchronously: the host exits right after its shutdown handlers. */
+function releaseClaims(): void {
+	const p = state.probes.get(copseBin());
+	const variant = p?.ok ? p.operations.get("release") : undefined;
+	for (const [worktreePath, sid] of state.claims) {
+		if (!variant) break;
+		try {
+			execFileSync(copseBin(), ["tool"], {
+				cwd: worktreePath,
+				input: JSON.stringify({ operation: "release", ...targetFields(variant, { path: worktreePath }) }),
+				env: { ...process.env, COPSE_SESSION: `pi:${sid}` },
+				stdio: ["pipe", "ignore", "ignore"],
+				timeout: 10_000,
+			});
+		} catch {}
+	}
+	state.claims.clear();
+}
+
 // ---------------------------------------------------------------------------------------
 
 export default async function (pi: ExtensionAPI) {
@@ -694,22 +713,6 @@ export default async function (pi: ExtensionAPI) {
 
 	// A claim this pi took is released when pi quits (leaving a worktree releases it too).
 	pi.on("session_shutdown", async (event) => {
-		if (event.reason !== "quit") return;
-		const p = state.probes.get(copseBin());
-		const variant = p?.ok ? p.operations.get("release") : undefined;
-		for (const [worktreePath, sid] of state.claims) {
-			if (!variant) break;
-			try {
-				// Synchronous: pi exits right after this handler.
-				execFileSync(copseBin(), ["tool"], {
-					cwd: worktreePath,
-					input: JSON.stringify({ operation: "release", ...targetFields(variant, { path: worktreePath }) }),
-					env: { ...process.env, COPSE_SESSION: `pi:${sid}` },
-					stdio: ["pipe", "ignore", "ignore"],
-					timeout: 10_000,
-				});
-			} catch {}
-		}
-		state.claims.clear();
+		if (event.reason === "quit") releaseClaims();
 	});
 }

@@ -180,4 +180,29 @@ func TestCopseCommandInOmp(t *testing.T) {
 	p.waitText("Resumed session in "+feat, "copse: feat (back in its last session)", "current working directory: '"+feat+"'")
 
 	p.run("/copse nosuch", "No worktree has branch nosuch. Create one?")
+	p.keys("Escape")
+	p.waitFor("the question to close", func() bool { return !strings.Contains(p.screen(), "Create one?") })
+
+	// Quitting omp releases the claim it holds.
+	want = fmt.Sprint(map[string]string{"main": "", "feat": featSession, "other": ""})
+	if got := w.claims(); got != want {
+		t.Fatalf("claims back in feat: %s, want %s", got, want)
+	}
+	p.text("/quit")
+	p.keys("Enter")
+	deadline := time.Now().Add(5 * time.Second)
+	p.waitFor("omp to quit", func() bool {
+		if dead, _ := p.tmux("display-message", "-p", "-t", "omp", "#{pane_dead}"); strings.TrimSpace(dead) == "1" {
+			return true
+		}
+		if time.Now().After(deadline) && strings.Contains(p.screen(), "╰─ /quit") {
+			p.keys("Enter") // the first enter took the completion
+			deadline = time.Now().Add(5 * time.Second)
+		}
+		return false
+	})
+	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": ""})
+	if got := w.claims(); got != want {
+		t.Fatalf("claims after omp quit: %s, want %s", got, want)
+	}
 }
