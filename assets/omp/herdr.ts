@@ -410,10 +410,11 @@ async function ompArrived(ctx: ExtensionContext, previousSessionFile: string | u
 	state.lastSession.set(move.to.path, file);
 	state.previous = move.from;
 	await release(move.from, ctx);
-	await claim(move.to, ctx);
-	// In the footer, not a notice: omp redraws the chat of the session it switched to after
-	// this returns, which would wipe a notice.
-	ctx.ui.setStatus("copse", `copse: ${oneLine(label(move.to))} (${move.how}), /copse - goes back`);
+	const notClaimed = await claim(move.to, ctx);
+	// In the footer, not (only) a notice: omp redraws the chat of the session it switched to
+	// after this returns, which wipes a notice.
+	const claimNote = notClaimed ? `, not claimed: ${oneLine(notClaimed)}` : "";
+	ctx.ui.setStatus("copse", `copse: ${oneLine(label(move.to))} (${move.how})${claimNote}, /copse - goes back`);
 }
 
 export default async function (pi: ExtensionAPI) {

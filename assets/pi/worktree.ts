@@ -340,20 +340,22 @@ function sessionDirFor(ctx: ExtensionContext): string | undefined {
 const NEW_SESSION = "New session in this worktree";
 const CARRY_SESSION = "Carry this conversation over";
 
-async function claim(wt: Worktree, ctx: ExtensionContext): Promise<void> {
+/** Claims wt for this session; says so when copse refuses, and returns copse's reason then. */
+async function claim(wt: Worktree, ctx: ExtensionContext): Promise<string | undefined> {
 	const p = await probe();
-	if (!p.ok || !p.operations.has("claim") || wt.main) return;
+	if (!p.ok || !p.operations.has("claim") || wt.main) return undefined;
 	const sid = ctx.sessionManager.getSessionId();
-	if (state.claims.get(wt.path) === sid) return;
+	if (state.claims.get(wt.path) === sid) return undefined;
 	const reply = await toolRequest({ operation: "claim", ...targetFields(p.operations.get("claim")!, wt) }, {
 		cwd: wt.path,
 		session: `pi:${sid}`,
 	}).catch((e: Error) => ({ ok: false as const, error: { code: "failed", message: e.message } }));
 	if (reply.ok) {
 		state.claims.set(wt.path, sid);
-	} else {
-		ctx.ui.notify(`Not claimed: ${reply.error.message}`, "warning");
+		return undefined;
 	}
+	ctx.ui.notify(`Not claimed: ${reply.error.message}`, "warning");
+	return reply.error.message;
 }
 
 async function release(worktreePath: string, ctx: ExtensionContext): Promise<void> {

@@ -113,6 +113,13 @@ func TestCopseCommandInOmp(t *testing.T) {
 	w.s.Git(t, w.s.Repo, "worktree", "add", "-q", "-b", "feat", feat)
 	other := filepath.Join(filepath.Dir(w.s.Repo), "other")
 	w.s.Git(t, w.s.Repo, "worktree", "add", "-q", "-b", "other", other)
+	taken := filepath.Join(filepath.Dir(w.s.Repo), "taken")
+	w.s.Git(t, w.s.Repo, "worktree", "add", "-q", "-b", "taken", taken)
+	claimTaken := exec.Command(buildCopse(t), "claim", "taken", "--session", "agent-7")
+	claimTaken.Dir, claimTaken.Env = w.s.Repo, w.env()
+	if out, err := claimTaken.CombinedOutput(); err != nil {
+		t.Fatalf("copse claim taken: %v\n%s", err, out)
+	}
 	p := w.startOmp()
 	p.text("hello from main")
 	p.keys("Enter")
@@ -138,7 +145,7 @@ func TestCopseCommandInOmp(t *testing.T) {
 	p.text("where")
 	p.keys("Enter")
 	p.waitText("current working directory: '" + feat + "'")
-	want := fmt.Sprint(map[string]string{"main": "", "feat": featSession, "other": ""})
+	want := fmt.Sprint(map[string]string{"main": "", "feat": featSession, "other": "", "taken": "agent-7"})
 	if got := w.claims(); got != want {
 		t.Fatalf("claims in feat: %s, want %s", got, want)
 	}
@@ -151,7 +158,7 @@ func TestCopseCommandInOmp(t *testing.T) {
 	if strings.Contains(p.screen(), "current working directory: '"+feat+"'") {
 		t.Fatalf("main's session shows feat's messages:\n%s", p.screen())
 	}
-	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": ""})
+	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": "", "taken": "agent-7"})
 	if got := w.claims(); got != want {
 		t.Fatalf("claims back in main: %s, want %s", got, want)
 	}
@@ -166,9 +173,21 @@ func TestCopseCommandInOmp(t *testing.T) {
 	p.text(`call bash {"command":"echo now in $(pwd)"}`)
 	p.keys("Enter")
 	p.waitText("tool bash done: now in " + other)
-	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": otherSession})
+	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": otherSession, "taken": "agent-7"})
 	if got := w.claims(); got != want {
 		t.Fatalf("claims in other: %s, want %s", got, want)
+	}
+
+	// Another session's claim: omp says so in its footer and leaves it alone (and other's
+	// claim, omp's, is released as omp leaves).
+	p.run("/copse taken", "First time in taken in this omp")
+	p.choose("First time in taken in this omp", "New session in this worktree")
+	p.resume()
+	p.keys("Enter")
+	p.waitText("Resumed session in "+taken, "copse: taken (new session), not claimed: ")
+	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": "", "taken": "agent-7"})
+	if got := w.claims(); got != want {
+		t.Fatalf("claims in taken: %s, want %s", got, want)
 	}
 
 	// Back to feat (by its path): its last session, without asking again.
@@ -178,16 +197,16 @@ func TestCopseCommandInOmp(t *testing.T) {
 	}
 	p.keys("Enter")
 	p.waitText("Resumed session in "+feat, "copse: feat (back in its last session)", "current working directory: '"+feat+"'")
+	want = fmt.Sprint(map[string]string{"main": "", "feat": featSession, "other": "", "taken": "agent-7"})
+	if got := w.claims(); got != want {
+		t.Fatalf("claims back in feat: %s, want %s", got, want)
+	}
 
 	p.run("/copse nosuch", "No worktree has branch nosuch. Create one?")
 	p.keys("Escape")
 	p.waitFor("the question to close", func() bool { return !strings.Contains(p.screen(), "Create one?") })
 
 	// Quitting omp releases the claim it holds.
-	want = fmt.Sprint(map[string]string{"main": "", "feat": featSession, "other": ""})
-	if got := w.claims(); got != want {
-		t.Fatalf("claims back in feat: %s, want %s", got, want)
-	}
 	p.text("/quit")
 	p.keys("Enter")
 	deadline := time.Now().Add(5 * time.Second)
@@ -201,7 +220,7 @@ func TestCopseCommandInOmp(t *testing.T) {
 		}
 		return false
 	})
-	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": ""})
+	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": "", "taken": "agent-7"})
 	if got := w.claims(); got != want {
 		t.Fatalf("claims after omp quit: %s, want %s", got, want)
 	}
