@@ -66,11 +66,11 @@ func running(pid int) bool {
 
 // pid is the pid of the process the pane runs (omp).
 func (p *pane) pid() int {
-	p.t.Helper()
-	out, err := p.tmux("display-message", "-p", "-t", "omp", "#{pane_pid}")
+	p.T.Helper()
+	out, err := p.Tmux("display-message", "-p", "-t", "omp", "#{pane_pid}")
 	pid, perr := strconv.Atoi(strings.TrimSpace(out))
 	if err != nil || perr != nil {
-		p.t.Fatalf("tmux pane_pid: %v %v\n%s", err, perr, out)
+		p.T.Fatalf("tmux pane_pid: %v %v\n%s", err, perr, out)
 	}
 	return pid
 }
@@ -91,17 +91,17 @@ func TestHerdrWorktreeCancelEndsCopseAndHerdr(t *testing.T) {
 	p := w.startOmp()
 	omp := p.pid()
 	// A list first: the Herdr session is confirmed and the double has written its state.
-	p.text(`call herdr_worktree {"operation":"list"}`)
-	p.keys("Enter")
+	p.Text(`call herdr_worktree {"operation":"list"}`)
+	p.Keys("Enter")
 	if r := w.answered(p, 1); r.isError {
 		t.Fatalf("list: %s", r.text)
 	}
 	before := w.snapshot()
 
-	p.text(`call herdr_worktree {"operation":"create","branch":"feat"}`)
-	p.keys("Enter")
+	p.Text(`call herdr_worktree {"operation":"create","branch":"feat"}`)
+	p.Keys("Enter")
 	var copse, herdr proc
-	p.waitFor("copse running herdr worktree create", func() bool {
+	p.WaitFor("copse running herdr worktree create", func(string) bool {
 		below := descendants(omp)
 		for _, h := range below {
 			if len(h.argv) < 3 || h.argv[0] != w.s.Bin || h.argv[1] != "worktree" || h.argv[2] != "create" {
@@ -120,8 +120,8 @@ func TestHerdrWorktreeCancelEndsCopseAndHerdr(t *testing.T) {
 		t.Fatal("the create answered before it was cancelled")
 	}
 
-	p.keys("Escape")
-	p.waitFor("copse and herdr to end", func() bool { return !running(copse.pid) && !running(herdr.pid) })
+	p.Keys("Escape")
+	p.WaitFor("copse and herdr to end", func(string) bool { return !running(copse.pid) && !running(herdr.pid) })
 	// Nothing copse started is left anywhere under omp.
 	for _, c := range descendants(omp) {
 		if c.argv[0] == w.s.Bin || filepath.Base(c.argv[0]) == "copse" || filepath.Base(c.argv[0]) == "git" {

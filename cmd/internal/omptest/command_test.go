@@ -9,22 +9,24 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/copse-dev/copse/cmd/internal/hosttest"
 )
 
 // run types a slash command and runs it: enter, and once more if omp's completion list took
 // the first one (the editor still holds the command), until want shows.
 func (p *pane) run(cmd, want string) {
-	p.t.Helper()
-	p.text(cmd)
-	p.keys("Enter")
+	p.T.Helper()
+	p.Text(cmd)
+	p.Keys("Enter")
 	deadline := time.Now().Add(5 * time.Second)
-	p.waitFor(want, func() bool {
-		s := p.screen()
+	p.WaitFor(want, func(string) bool {
+		s := p.Screen()
 		if strings.Contains(s, want) {
 			return true
 		}
 		if time.Now().After(deadline) && strings.Contains(s, "╰─ "+cmd) {
-			p.keys("Enter")
+			p.Keys("Enter")
 			deadline = time.Now().Add(5 * time.Second)
 		}
 		return false
@@ -34,10 +36,10 @@ func (p *pane) run(cmd, want string) {
 // resume waits for the /resume command /copse put in omp's editor and returns its argument.
 // (The notice beside it is omp's transient status line: gone after a while, so not waited for.)
 func (p *pane) resume() string {
-	p.t.Helper()
+	p.T.Helper()
 	var arg string
-	p.waitFor("/resume in the editor", func() bool {
-		for _, l := range strings.Split(p.screen(), "\n") {
+	p.WaitFor("/resume in the editor", func(string) bool {
+		for _, l := range strings.Split(p.Screen(), "\n") {
 			if a, ok := strings.CutPrefix(strings.TrimSpace(l), "╰─ /resume "); ok && strings.TrimSpace(a) != "" {
 				arg = strings.TrimSpace(a)
 				return true
@@ -70,34 +72,10 @@ func (w *world) sessionOf(arg string) string {
 	return ""
 }
 
-// claims maps each worktree's branch to the session claiming it ("" for none), as copse lists them.
+// claims is hosttest.Claims in the world's main checkout, printed for comparing.
 func (w *world) claims() string {
 	w.t.Helper()
-	cmd := exec.Command(buildCopse(w.t), "list", "--json")
-	cmd.Dir, cmd.Env = w.s.Repo, w.env()
-	out, err := cmd.Output()
-	if err != nil {
-		w.t.Fatalf("copse list --json: %v\n%s", err, out)
-	}
-	var l struct {
-		Worktrees []struct {
-			Branch string `json:"branch"`
-			Claim  *struct {
-				Session string `json:"session"`
-			} `json:"claim"`
-		} `json:"worktrees"`
-	}
-	if err := json.Unmarshal(out, &l); err != nil {
-		w.t.Fatalf("copse list --json: %v\n%s", err, out)
-	}
-	m := map[string]string{}
-	for _, x := range l.Worktrees {
-		m[x.Branch] = ""
-		if x.Claim != nil {
-			m[x.Branch] = x.Claim.Session
-		}
-	}
-	return fmt.Sprint(m)
+	return fmt.Sprint(hosttest.Claims(w.t, buildCopse(w.t), w.env(), w.s.Repo))
 }
 
 // TestCopseCommandInOmp: omp keeps /worktree for its own command, so copse's is /copse. It
@@ -121,30 +99,30 @@ func TestCopseCommandInOmp(t *testing.T) {
 		t.Fatalf("copse claim taken: %v\n%s", err, out)
 	}
 	p := w.startOmp()
-	p.text("hello from main")
-	p.keys("Enter")
-	p.waitText(mainReply)
+	p.Text("hello from main")
+	p.Keys("Enter")
+	p.WaitText(mainReply)
 
 	// The picker: copse pick has the terminal, filtered to feat, enter picks it.
 	p.run("/copse", "enter select")
-	p.waitText(feat, other)
-	p.text("feat")
-	p.waitFor("the picker's filter", func() bool { return !strings.Contains(p.screen(), other) })
-	p.keys("Enter")
-	p.waitText("First time in feat in this omp", "New session in this worktree", "Carry this conversation over")
-	if s := p.screen(); strings.Index(s, "New session") > strings.Index(s, "Carry this") {
+	p.WaitText(feat, other)
+	p.Text("feat")
+	p.WaitFor("the picker's filter", func(s string) bool { return !strings.Contains(s, other) })
+	p.Keys("Enter")
+	p.WaitText("First time in feat in this omp", "New session in this worktree", "Carry this conversation over")
+	if s := p.Screen(); strings.Index(s, "New session") > strings.Index(s, "Carry this") {
 		t.Fatalf("a new session must be the first (default) choice:\n%s", s)
 	}
 	p.choose("First time in feat in this omp", "New session in this worktree")
 	featSession := w.sessionOf(p.resume())
-	p.keys("Enter")
-	p.waitText("Resumed session in "+feat, "copse: feat (new session), /copse - goes back")
-	if strings.Contains(p.screen(), "hello from main") {
-		t.Fatalf("the new session shows the main session's messages:\n%s", p.screen())
+	p.Keys("Enter")
+	p.WaitText("Resumed session in "+feat, "copse: feat (new session), /copse - goes back")
+	if strings.Contains(p.Screen(), "hello from main") {
+		t.Fatalf("the new session shows the main session's messages:\n%s", p.Screen())
 	}
-	p.text("where")
-	p.keys("Enter")
-	p.waitText("current working directory: '" + feat + "'")
+	p.Text("where")
+	p.Keys("Enter")
+	p.WaitText("current working directory: '" + feat + "'")
 	want := fmt.Sprint(map[string]string{"main": "", "feat": featSession, "other": "", "taken": "agent-7"})
 	if got := w.claims(); got != want {
 		t.Fatalf("claims in feat: %s, want %s", got, want)
@@ -153,10 +131,10 @@ func TestCopseCommandInOmp(t *testing.T) {
 	// Back: main's own session, its conversation there again, feat's claim released.
 	p.run("/copse -", "╰─ /resume ")
 	p.resume()
-	p.keys("Enter")
-	p.waitText("Resumed session in "+w.s.Repo, "copse: main (back in its last session)", mainReply)
-	if strings.Contains(p.screen(), "current working directory: '"+feat+"'") {
-		t.Fatalf("main's session shows feat's messages:\n%s", p.screen())
+	p.Keys("Enter")
+	p.WaitText("Resumed session in "+w.s.Repo, "copse: main (back in its last session)", mainReply)
+	if strings.Contains(p.Screen(), "current working directory: '"+feat+"'") {
+		t.Fatalf("main's session shows feat's messages:\n%s", p.Screen())
 	}
 	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": "", "taken": "agent-7"})
 	if got := w.claims(); got != want {
@@ -167,12 +145,12 @@ func TestCopseCommandInOmp(t *testing.T) {
 	p.run("/copse other", "First time in other in this omp")
 	p.choose("First time in other in this omp", "Carry this conversation over")
 	otherSession := w.sessionOf(p.resume())
-	p.keys("Enter")
-	p.waitText("Resumed session in "+other, "copse: other (carrying this conversation)", mainReply)
+	p.Keys("Enter")
+	p.WaitText("Resumed session in "+other, "copse: other (carrying this conversation)", mainReply)
 	// omp's reminder of its directory came with the first message, so omp's bash tool says where it is.
-	p.text(`call bash {"command":"echo now in $(pwd)"}`)
-	p.keys("Enter")
-	p.waitText("tool bash done: now in " + other)
+	p.Text(`call bash {"command":"echo now in $(pwd)"}`)
+	p.Keys("Enter")
+	p.WaitText("tool bash done: now in " + other)
 	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": otherSession, "taken": "agent-7"})
 	if got := w.claims(); got != want {
 		t.Fatalf("claims in other: %s, want %s", got, want)
@@ -183,8 +161,8 @@ func TestCopseCommandInOmp(t *testing.T) {
 	p.run("/copse taken", "First time in taken in this omp")
 	p.choose("First time in taken in this omp", "New session in this worktree")
 	p.resume()
-	p.keys("Enter")
-	p.waitText("Resumed session in "+taken, "copse: taken (new session), not claimed: ")
+	p.Keys("Enter")
+	p.WaitText("Resumed session in "+taken, "copse: taken (new session), not claimed: ")
 	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": "", "taken": "agent-7"})
 	if got := w.claims(); got != want {
 		t.Fatalf("claims in taken: %s, want %s", got, want)
@@ -195,27 +173,27 @@ func TestCopseCommandInOmp(t *testing.T) {
 	if got := w.sessionOf(p.resume()); got != featSession {
 		t.Fatalf("back in feat: /resume names %s, want feat's session %s", got, featSession)
 	}
-	p.keys("Enter")
-	p.waitText("Resumed session in "+feat, "copse: feat (back in its last session)", "current working directory: '"+feat+"'")
+	p.Keys("Enter")
+	p.WaitText("Resumed session in "+feat, "copse: feat (back in its last session)", "current working directory: '"+feat+"'")
 	want = fmt.Sprint(map[string]string{"main": "", "feat": featSession, "other": "", "taken": "agent-7"})
 	if got := w.claims(); got != want {
 		t.Fatalf("claims back in feat: %s, want %s", got, want)
 	}
 
 	p.run("/copse nosuch", "No worktree has branch nosuch. Create one?")
-	p.keys("Escape")
-	p.waitFor("the question to close", func() bool { return !strings.Contains(p.screen(), "Create one?") })
+	p.Keys("Escape")
+	p.WaitFor("the question to close", func(s string) bool { return !strings.Contains(s, "Create one?") })
 
 	// Quitting omp releases the claim it holds.
-	p.text("/quit")
-	p.keys("Enter")
+	p.Text("/quit")
+	p.Keys("Enter")
 	deadline := time.Now().Add(5 * time.Second)
-	p.waitFor("omp to quit", func() bool {
-		if dead, _ := p.tmux("display-message", "-p", "-t", "omp", "#{pane_dead}"); strings.TrimSpace(dead) == "1" {
+	p.WaitFor("omp to quit", func(string) bool {
+		if dead, _ := p.Tmux("display-message", "-p", "-t", "omp", "#{pane_dead}"); strings.TrimSpace(dead) == "1" {
 			return true
 		}
-		if time.Now().After(deadline) && strings.Contains(p.screen(), "╰─ /quit") {
-			p.keys("Enter") // the first enter took the completion
+		if time.Now().After(deadline) && strings.Contains(p.Screen(), "╰─ /quit") {
+			p.Keys("Enter") // the first enter took the completion
 			deadline = time.Now().Add(5 * time.Second)
 		}
 		return false

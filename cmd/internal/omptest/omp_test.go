@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/copse-dev/copse/cmd/internal/hosttest"
 	"github.com/copse-dev/copse/herdr/herdrtest"
 	"github.com/copse-dev/copse/internal/gobuild"
 )
@@ -26,18 +27,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// need returns the path of a program the test cannot run without. Missing locally, the
-// test is skipped and says why; in CI (CI=true) it fails, so CI never passes by skipping.
 func need(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI for the omp end-to-end test: %v", name, err)
-		}
-		t.Skipf("%s is not installed: the omp end-to-end test needs node and npm (skipped, not passed)", name)
-	}
-	return p
+	return hosttest.Need(t, name, "the omp end-to-end test (node, npm and tmux)")
 }
 
 // installOmp runs npm install in testdata/omp unless the pinned omp is already there (.ci/run
@@ -71,16 +63,7 @@ func installOmp(t *testing.T) string {
 	return filepath.Join(ompDir, "node_modules", ".bin")
 }
 
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
+var readJSON = hosttest.ReadJSON
 
 // copseBin builds copse once per test binary. COPSE_TEST_BIN=/path/to/copse tests that binary.
 var copseBuilt struct {
