@@ -91,15 +91,13 @@ func TestHerdrWorktreeCancelEndsCopseAndHerdr(t *testing.T) {
 	p := w.startOmp()
 	omp := p.pid()
 	// A list first: the Herdr session is confirmed and the double has written its state.
-	p.Text(`call herdr_worktree {"operation":"list"}`)
-	p.Keys("Enter")
+	p.send(`call herdr_worktree {"operation":"list"}`)
 	if r := w.answered(p, 1); r.isError {
 		t.Fatalf("list: %s", r.text)
 	}
 	before := w.snapshot()
 
-	p.Text(`call herdr_worktree {"operation":"create","branch":"feat"}`)
-	p.Keys("Enter")
+	p.send(`call herdr_worktree {"operation":"create","branch":"feat"}`)
 	var copse, herdr proc
 	p.WaitFor("copse running herdr worktree create", func(string) bool {
 		below := descendants(omp)

@@ -99,8 +99,7 @@ func TestCopseCommandInOmp(t *testing.T) {
 		t.Fatalf("copse claim taken: %v\n%s", err, out)
 	}
 	p := w.startOmp()
-	p.Text("hello from main")
-	p.Keys("Enter")
+	p.send("hello from main")
 	p.WaitText(mainReply)
 
 	// The picker: copse pick has the terminal, filtered to feat, enter picks it.
@@ -120,8 +119,7 @@ func TestCopseCommandInOmp(t *testing.T) {
 	if strings.Contains(p.Screen(), "hello from main") {
 		t.Fatalf("the new session shows the main session's messages:\n%s", p.Screen())
 	}
-	p.Text("where")
-	p.Keys("Enter")
+	p.send("where")
 	p.WaitText("current working directory: '" + feat + "'")
 	want := fmt.Sprint(map[string]string{"main": "", "feat": featSession, "other": "", "taken": "agent-7"})
 	if got := w.claims(); got != want {
@@ -148,8 +146,7 @@ func TestCopseCommandInOmp(t *testing.T) {
 	p.Keys("Enter")
 	p.WaitText("Resumed session in "+other, "copse: other (carrying this conversation)", mainReply)
 	// omp's reminder of its directory came with the first message, so omp's bash tool says where it is.
-	p.Text(`call bash {"command":"echo now in $(pwd)"}`)
-	p.Keys("Enter")
+	p.send(`call bash {"command":"echo now in $(pwd)"}`)
 	p.WaitText("tool bash done: now in " + other)
 	want = fmt.Sprint(map[string]string{"main": "", "feat": "", "other": otherSession, "taken": "agent-7"})
 	if got := w.claims(); got != want {

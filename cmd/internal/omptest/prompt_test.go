@@ -78,9 +78,34 @@ func (w *world) results() []toolResult {
 // ask has the model call herdr_worktree and waits for omp's approval prompt.
 func (p *pane) ask(args string, reason ...string) {
 	p.T.Helper()
-	p.Text("call herdr_worktree " + args)
-	p.Keys("Enter")
+	p.send("call herdr_worktree " + args)
 	p.WaitText(append([]string{"Allow tool: herdr_worktree", "copse runs this only after you confirm:"}, reason...)...)
+}
+
+// send types text into omp's editor and submits it. Under load omp can read the text and
+// the enter in one go and take them for a paste, losing the enter, so enter is pressed
+// again while the editor still holds the text.
+func (p *pane) send(text string) {
+	p.T.Helper()
+	// The editor's first line: a long text wraps there.
+	first := text
+	if len(first) > 100 {
+		first = first[:100]
+	}
+	held := func(s string) bool { return strings.Contains(s, "╰─ "+first) }
+	p.Text(text)
+	p.WaitFor("the editor to hold "+text, held)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		p.Keys("Enter")
+		// A prompt on the screen means the text went through: another enter would answer it.
+		if p.within(5*time.Second, func() bool { s := p.Screen(); return !held(s) || strings.Contains(s, "Allow tool:") }) {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.T.Fatalf("enter never submitted %q; the screen:\n%s", text, p.Screen())
+		}
+	}
 }
 
 // within polls ok for up to d; it reports whether ok held.
@@ -154,8 +179,7 @@ func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
 	p := w.startOmp()
 	n := 0
 
-	p.Text(`call herdr_worktree {"operation":"create","branch":"feat"}`)
-	p.Keys("Enter")
+	p.send(`call herdr_worktree {"operation":"create","branch":"feat"}`)
 	n++
 	if r := w.answered(p, n); r.isError {
 		t.Fatalf("create: %s", r.text)
