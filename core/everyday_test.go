@@ -11,6 +11,7 @@ import (
 )
 
 func TestDefaultPathAndHeadCommit(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/here", "app.worktrees/here")
 	r.Git(wt, "commit", "-q", "--allow-empty", "-m", "work in here")
@@ -30,6 +31,7 @@ func TestDefaultPathAndHeadCommit(t *testing.T) {
 }
 
 func TestCommitsDescribeHeads(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/x", "app.worktrees/x")
 	r.Git(wt, "commit", "-q", "--allow-empty", "-m", "subject with\x1b[31m escape")
@@ -48,6 +50,7 @@ func TestCommitsDescribeHeads(t *testing.T) {
 }
 
 func TestSortOrderRemembered(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	s := open(t, r, r.Root)
 	ctx := context.Background()
@@ -73,6 +76,7 @@ func TestSortOrderRemembered(t *testing.T) {
 }
 
 func TestWorktreesStampChanges(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	s := open(t, r, r.Root)
 	ctx := context.Background()
@@ -100,9 +104,10 @@ func TestWorktreesStampChanges(t *testing.T) {
 }
 
 func TestEditorAndShellCommands(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	env := map[string]string{"EDITOR": "vi -n"}
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: func(k string) string { return env[k] }})
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: func(k string) string { return env[k] }, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,6 +134,7 @@ func TestEditorAndShellCommands(t *testing.T) {
 }
 
 func TestPreviewAndDivergence(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/p", "app.worktrees/p")
 	coretest.WriteFile(t, filepath.Join(wt, "new.txt"), "one\ntwo\n")

@@ -17,6 +17,7 @@ import (
 // create calls it directly): nothing is copied, nothing runs. Once approved it runs, and an
 // approvals file others can write is not trusted.
 func TestSetupRefusesUnapprovedProjectCommands(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	marker := filepath.Join(r.Base, "ran")
 	r.Git(r.Root, "config", "-f", filepath.Join(r.Root, core.ProjectConfigFile), "--add", "copse.setup", "touch '"+marker+"'")
@@ -24,7 +25,7 @@ func TestSetupRefusesUnapprovedProjectCommands(t *testing.T) {
 	r.Write(".env", "A=1\n")
 	wt := r.AddWorktree("feat", "feat")
 	ctx := context.Background()
-	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
