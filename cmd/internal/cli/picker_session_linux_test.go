@@ -14,6 +14,7 @@ import (
 // asks for the session in the picker (no "--session" in sight), and the id typed there
 // claims it, as git's worktree list then shows.
 func TestPickerClaimAsksForSessionOnATerminal(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/pty", "pty")
 	master, slave := openPTY(t)
