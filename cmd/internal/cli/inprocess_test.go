@@ -22,6 +22,7 @@ func testFactory(r *coretest.Repo, in io.Reader, terminal bool) (*cli.Factory, *
 	f := cli.NewFactory()
 	f.In, f.Out, f.Err = in, &out, &errb
 	f.Getenv = r.Getenv
+	f.Env = coretest.Env(r.Home)
 	f.StdinTerminal = func() bool { return terminal }
 	f.OutTerminal = func() bool { return false }
 	f.TermWidth = func() int { return 60 }
