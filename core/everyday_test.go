@@ -2,7 +2,9 @@ package core_test
 
 import (
 	"context"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,6 +132,16 @@ func TestEditorAndShellCommands(t *testing.T) {
 	env["SHELL"] = "/bin/bash"
 	if sh := s.ShellCommand(r.Root); sh.Args[0] != "/bin/bash" {
 		t.Errorf("SHELL ignored: %v", sh.Args)
+	}
+	// Both get Options.Env over the process's, as copse's own git does (the last value of
+	// a variable wins in exec.Cmd.Env).
+	env["EDITOR"] = "vi"
+	ed, _ := s.EditorCommand(r.Root)
+	want := "HOME=" + r.Home
+	for _, c := range []*exec.Cmd{ed, s.ShellCommand(r.Root)} {
+		if i := slices.Index(c.Env, want); i < 0 || slices.ContainsFunc(c.Env[i+1:], func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }) {
+			t.Errorf("%s: HOME is not Options.Env's %s", c.Path, r.Home)
+		}
 	}
 }
 

@@ -65,3 +65,35 @@ func TestSetupRefusesUnapprovedProjectCommands(t *testing.T) {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
 }
+
+// A setup step runs with Options.Env, as copse's own git does: its git gets the same HOME
+// and config (under coretest.Main a git with the process's environment fails), and a
+// variable only Options.Env carries reaches the step.
+func TestSetupStepsGetOptionsEnv(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	r.Git(r.Root, "config", "--global", "copse-test.who", "the test's own config")
+	out := filepath.Join(r.Base, "step-saw")
+	r.Git(r.Root, "config", "--add", "copse.setup", `printf '%s|%s' "$COPSE_TEST_MARK" "$(git config --global copse-test.who)" > '`+out+`'`)
+	ctx := context.Background()
+	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv,
+		Env: append(coretest.Env(r.Home), "COPSE_TEST_MARK=from Options.Env")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := s.SetupConfig(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := s.Setup(ctx, wt, cfg, io.Discard); err != nil || len(rep.Steps) != 1 || rep.Steps[0].ExitCode != 0 {
+		t.Fatalf("setup: %+v, %v", rep, err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != "from Options.Env|the test's own config" {
+		t.Fatalf("the step saw %q", got)
+	}
+}
