@@ -17,10 +17,11 @@ import (
 )
 
 // The Herdr backend, through the test double (herdr/fakeherdr) and real git in temp repos.
-// coretest.New sets the process environment (t.Setenv), so these tests are not parallel.
 
+// TestMain makes the process's git config unreadable (coretest.Main), so a git that missed
+// Options.Env fails; it deletes the Herdr double afterwards.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := coretest.Main(m)
 	herdrtest.Cleanup()
 	os.Exit(code)
 }
@@ -80,11 +81,11 @@ func (w *hw) getenv(over map[string]string) func(string) string {
 	}
 }
 
-// knobs is the double's environment: its state file, log and knobs, applied to action
-// only when action is set.
+// knobs is the double's environment over the repository's (coretest.Env): its state file,
+// log and knobs, applied to action only when action is set.
 func (w *hw) knobs(k herdrtest.Knobs, action string) []string {
 	k.Log = w.log
-	var env []string
+	env := coretest.Env(w.Home)
 	for _, kv := range herdrtest.Env(w.fake, w.state, k) {
 		if strings.HasPrefix(kv, "FAKE_HERDR_") {
 			env = append(env, kv)
@@ -190,13 +191,16 @@ func wantExit(t *testing.T, err error, code int) {
 // ---- detection
 
 func TestHerdrDetectionVersions(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	fake := herdrtest.Build(t)
-	// One binary path per version: detection is cached per path. The version knob must be
-	// in the process environment: `herdr --version` runs before Options.Env is in play.
+	// One binary path per version: detection is cached per path. The path is a script that
+	// sets the version knob: `herdr --version` runs with the process environment, before
+	// Options.Env is in play, and the tests beside this one must not see the knob.
 	link := func(v string) string {
 		p := filepath.Join(t.TempDir(), "herdr-"+v)
-		if err := os.Symlink(fake, p); err != nil {
+		script := "#!/bin/sh\nFAKE_HERDR_VERSION='" + v + "' exec '" + fake + "' \"$@\"\n"
+		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		return p
@@ -217,10 +221,9 @@ func TestHerdrDetectionVersions(t *testing.T) {
 		ok      bool
 	}{{"0.7.0", false}, {"0.8.1", false}, {"0.8.2", true}, {"0.8.2-preview.17", true}, {"0.9.3", true}} {
 		t.Run(tc.version, func(t *testing.T) {
-			t.Setenv("FAKE_HERDR_VERSION", tc.version)
 			bin := link(tc.version)
 			for _, backend := range []string{"", "auto", "herdr"} {
-				s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: backend, Getenv: env(bin)})
+				s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: backend, Getenv: env(bin), Env: coretest.Env(r.Home)})
 				if tc.ok {
 					if err != nil || s.BackendName() != "herdr" {
 						t.Fatalf("backend %q: %v", backend, err)
@@ -233,7 +236,7 @@ func TestHerdrDetectionVersions(t *testing.T) {
 				}
 			}
 			// --backend git never asks Herdr.
-			s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: "git", Getenv: env(bin)})
+			s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: "git", Getenv: env(bin), Env: coretest.Env(r.Home)})
 			if err != nil || s.BackendName() != "git" {
 				t.Fatalf("git: %v", err)
 			}
@@ -242,11 +245,19 @@ func TestHerdrDetectionVersions(t *testing.T) {
 }
 
 func TestHerdrDetectionOutsideHerdr(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
-	t.Setenv("FAKE_HERDR_LOG", w.log) // reaches `herdr --version` too, were it run
-	noEnv := w.getenv(map[string]string{"HERDR_ENV": ""})
+	// HERDR_BIN_PATH is a program that leaves a mark when anything starts it, `herdr
+	// --version` included (which gets the process environment, not the double's log knob).
+	started := filepath.Join(t.TempDir(), "started")
+	bin := filepath.Join(t.TempDir(), "herdr")
+	coretest.WriteFile(t, bin, "#!/bin/sh\ntouch '"+started+"'\nexec '"+w.fake+"' \"$@\"\n")
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	noEnv := w.getenv(map[string]string{"HERDR_ENV": "", "HERDR_BIN_PATH": bin})
 	for _, backend := range []string{"", "auto"} {
-		s, err := core.Open(bg, core.Options{Dir: w.Root, Backend: backend, Getenv: noEnv})
+		s, err := core.Open(bg, core.Options{Dir: w.Root, Backend: backend, Getenv: noEnv, Env: coretest.Env(w.Home)})
 		if err != nil || s.BackendName() != "git" || s.HasWorkspaces() {
 			t.Fatalf("auto outside Herdr: %v", err)
 		}
@@ -254,28 +265,30 @@ func TestHerdrDetectionOutsideHerdr(t *testing.T) {
 			t.Fatalf("session %q", s.Session())
 		}
 	}
-	_, err := core.Open(bg, core.Options{Dir: w.Root, Backend: "herdr", Getenv: noEnv})
+	_, err := core.Open(bg, core.Options{Dir: w.Root, Backend: "herdr", Getenv: noEnv, Env: coretest.Env(w.Home)})
 	wantCode(t, err, core.KindUsage, "herdr_not_detected")
 	wantExit(t, err, 2)
 	if !strings.Contains(err.Error(), "HERDR_ENV") {
 		t.Fatalf("say why: %v", err)
 	}
-	if _, err := os.Stat(w.log); !os.IsNotExist(err) {
+	if _, err := os.Stat(started); !os.IsNotExist(err) {
 		t.Fatal("herdr was started although HERDR_ENV is unset")
 	}
 }
 
 func TestHerdrDetectionBrokenBinary(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	missing := w.getenv(map[string]string{"HERDR_BIN_PATH": filepath.Join(t.TempDir(), "nope")})
-	_, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: missing})
+	_, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: missing, Env: coretest.Env(w.Home)})
 	wantCode(t, err, core.KindFailed, "herdr_unusable")
 	relative := w.getenv(map[string]string{"HERDR_BIN_PATH": "bin/herdr"})
-	_, err = core.Open(bg, core.Options{Dir: w.Root, Backend: "herdr", Getenv: relative})
+	_, err = core.Open(bg, core.Options{Dir: w.Root, Backend: "herdr", Getenv: relative, Env: coretest.Env(w.Home)})
 	wantCode(t, err, core.KindFailed, "herdr_unusable")
 }
 
 func TestHerdrSession(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	for id, want := range map[string]string{"wG": "wG", "": "herdr", "w:bad": "herdr"} {
 		s, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: w.getenv(map[string]string{"HERDR_WORKSPACE_ID": id}), Env: w.knobs(herdrtest.Knobs{}, "")})
@@ -291,6 +304,7 @@ func TestHerdrSession(t *testing.T) {
 // A bare repository has no main work tree to scope Herdr with: auto falls back to git,
 // --backend herdr says why.
 func TestHerdrBareRepository(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	bare := filepath.Join(w.Base, "bare.git")
 	w.Git(w.Base, "clone", "-q", "--bare", w.Root, bare)
@@ -300,7 +314,7 @@ func TestHerdrBareRepository(t *testing.T) {
 	if err != nil || s.BackendName() != "git" {
 		t.Fatalf("auto in a bare repository: %v", err)
 	}
-	_, err = core.Open(bg, core.Options{Dir: wt, Backend: "herdr", Getenv: w.getenv(nil)})
+	_, err = core.Open(bg, core.Options{Dir: wt, Backend: "herdr", Getenv: w.getenv(nil), Env: coretest.Env(w.Home)})
 	wantCode(t, err, core.KindUsage, "herdr_not_detected")
 	if !strings.Contains(err.Error(), "bare") {
 		t.Fatalf("%v", err)
@@ -310,6 +324,7 @@ func TestHerdrBareRepository(t *testing.T) {
 // ---- list
 
 func TestHerdrList(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "feat/x")
 	byGit := w.AddWorktree("plain", "plain")
@@ -339,6 +354,7 @@ func TestHerdrList(t *testing.T) {
 
 // Paths are matched canonically: copse started through a symlink still sees workspaces.
 func TestHerdrListThroughSymlink(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "feat/x")
 	link := filepath.Join(t.TempDir(), "link")
@@ -359,6 +375,7 @@ func TestHerdrListThroughSymlink(t *testing.T) {
 // A failing Herdr list still shows git's rows (git is the truth) with a warning that says
 // plainly why workspace ids are missing; it never passes for "no workspaces open".
 func TestHerdrListFailures(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	w.create(t, "feat/x")
 	cases := []struct {
@@ -396,6 +413,7 @@ func TestHerdrListFailures(t *testing.T) {
 // ---- create
 
 func TestHerdrCreate(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	s := w.plain(t)
 	base := w.Git(w.Root, "rev-parse", "HEAD")
@@ -430,6 +448,7 @@ func TestHerdrCreate(t *testing.T) {
 }
 
 func TestHerdrCreateLabelFocusBaseAndExistingBranch(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	first := w.Git(w.Root, "rev-parse", "HEAD")
 	w.Write("more.txt", "more")
@@ -471,6 +490,7 @@ func TestHerdrCreateLabelFocusBaseAndExistingBranch(t *testing.T) {
 
 // Forced error codes: a clear refusal or failure, and nothing changed.
 func TestHerdrCreateForcedErrors(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	w.create(t, "warmup") // the parent workspace is open; state settles
 	cases := []struct {
@@ -514,6 +534,7 @@ func TestHerdrCreateForcedErrors(t *testing.T) {
 }
 
 func TestHerdrCreateLies(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	t.Run("no_git", func(t *testing.T) {
 		before := w.Snapshot()
@@ -545,6 +566,7 @@ func TestHerdrCreateLies(t *testing.T) {
 
 // Killed at the timeout before acting: reconciled by listing, nothing changed → failed.
 func TestHerdrCreateTimeoutBeforeActing(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	s := w.open(t, w.Root, herdrtest.Knobs{Delay: time.Minute}, "create", withTimeout(2*time.Second))
 	before := w.Snapshot()
@@ -563,6 +585,7 @@ func TestHerdrCreateTimeoutBeforeActing(t *testing.T) {
 
 // Killed at the timeout after acting: git changed → uncertain, exit 3.
 func TestHerdrCreateTimeoutAfterActing(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	s := w.open(t, w.Root, herdrtest.Knobs{DelayAfter: time.Minute}, "create", withTimeout(5*time.Second))
 	_, err := do(t, s, core.CreateRequest{Branch: "late"})
@@ -574,6 +597,7 @@ func TestHerdrCreateTimeoutAfterActing(t *testing.T) {
 }
 
 func TestHerdrUsageIsABug(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	s := w.open(t, w.Root, herdrtest.Knobs{}, "", withEnv("COPSE_TEST_USAGE=create"))
 	before := w.Snapshot()
@@ -588,6 +612,7 @@ func TestHerdrUsageIsABug(t *testing.T) {
 // ---- open, switch, back
 
 func TestHerdrOpen(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	a := w.AddWorktree("a", "a") // made by git: no workspace yet
 	s := w.plain(t)
@@ -628,6 +653,7 @@ func TestHerdrOpen(t *testing.T) {
 }
 
 func TestHerdrSwitchAndBack(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	a := w.AddWorktree("a", "a")
 	b, wsB := w.create(t, "b")
@@ -676,6 +702,7 @@ func TestHerdrSwitchAndBack(t *testing.T) {
 }
 
 func TestHerdrOpenFailures(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	a := w.AddWorktree("a", "a")
 	b, wsB := w.create(t, "b")
@@ -726,6 +753,7 @@ func TestHerdrOpenFailures(t *testing.T) {
 // ---- remove
 
 func TestHerdrRemove(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	pb, wsb := w.create(t, "by-branch")
 	pp, _ := w.create(t, "by-path")
@@ -773,6 +801,7 @@ func TestHerdrRemove(t *testing.T) {
 
 // A worktree no workspace shows is removed by git, exactly as under the git backend.
 func TestHerdrRemoveWithoutWorkspaceUsesGit(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	wt := w.AddWorktree("plain", "plain")
 	s := w.plain(t)
@@ -793,6 +822,7 @@ func TestHerdrRemoveWithoutWorkspaceUsesGit(t *testing.T) {
 }
 
 func TestHerdrForcedRemoveWarnsAndRemovesDirty(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "dirty")
 	coretest.WriteFile(t, filepath.Join(path, "wip.txt"), "wip")
@@ -840,6 +870,7 @@ func TestHerdrForcedRemoveWarnsAndRemovesDirty(t *testing.T) {
 // Herdr runs `git worktree remove` once, which cannot remove a locked worktree: refused
 // before anything runs (--force would already have ended the workspace's processes).
 func TestHerdrRemoveLockedRefused(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, _ := w.create(t, "locked")
 	w.Git(w.Root, "worktree", "lock", "--reason", "agent", path)
@@ -853,6 +884,7 @@ func TestHerdrRemoveLockedRefused(t *testing.T) {
 }
 
 func TestHerdrRemoveFailures(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "victim")
 	cases := []struct {
@@ -912,6 +944,7 @@ func TestHerdrRemoveFailures(t *testing.T) {
 
 // Removing the worktree of the workspace copse runs in would close copse's own pane.
 func TestHerdrRemoveOwnWorkspaceRefused(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "mine")
 	s, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: w.getenv(map[string]string{"HERDR_WORKSPACE_ID": ws}), Env: w.knobs(herdrtest.Knobs{}, "")})
@@ -929,6 +962,7 @@ func TestHerdrRemoveOwnWorkspaceRefused(t *testing.T) {
 
 // A workspace id copse could not pass back to Herdr is a bad reply, not a silent gap.
 func TestHerdrListBadWorkspaceID(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	wt := w.AddWorktree("x", "x")
 	herdrtest.WriteState(t, w.state, herdrtest.State{Next: 1, Workspaces: []herdrtest.Workspace{

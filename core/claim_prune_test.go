@@ -24,7 +24,7 @@ func openAs(t *testing.T, r *coretest.Repo, dir, session string) *core.Service {
 		}
 		return r.Getenv(k)
 	}
-	s, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: getenv})
+	s, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -83,6 +83,7 @@ func lockReason(t *testing.T, r *coretest.Repo, path string) (string, bool) {
 }
 
 func TestClaimFormatParse(t *testing.T) {
+	t.Parallel()
 	since := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	reason := core.FormatClaim(core.Claim{Session: "agent-1", Since: since})
 	if reason != "copse claim: session=agent-1 since=2026-11-30T12:00:00Z" {
@@ -102,6 +103,7 @@ func TestClaimFormatParse(t *testing.T) {
 }
 
 func TestClaimLifecycle(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "app.worktrees/feat")
 	a := openAs(t, r, r.Root, "agent-a")
@@ -202,6 +204,7 @@ func TestClaimLifecycle(t *testing.T) {
 }
 
 func TestClaimRefusals(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "app.worktrees/feat")
 	s := openAs(t, r, r.Root, "agent-a")
@@ -242,6 +245,7 @@ func TestClaimRefusals(t *testing.T) {
 }
 
 func TestCreateClaimAndIDTargets(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	s := openAs(t, r, r.Root, "agent-a")
 	out, err := do(t, s, core.CreateRequest{Branch: "task/1", Claim: true})
@@ -317,6 +321,7 @@ func reasons(rep *core.PruneReport) map[string]string {
 }
 
 func TestPruneReasons(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	mk := func(name string) string {
 		p := r.AddWorktree(name, "app.worktrees/"+name)
@@ -465,6 +470,7 @@ func TestPruneReasons(t *testing.T) {
 }
 
 func TestPruneOlderThan(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("a", "app.worktrees/a")
 	age(t, r, "a", 2*time.Hour)
@@ -499,6 +505,7 @@ func TestPruneOlderThan(t *testing.T) {
 }
 
 func TestSessionFromHerdrWorkspace(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "app.worktrees/feat")
 	getenv := func(k string) string {
@@ -510,7 +517,7 @@ func TestSessionFromHerdrWorkspace(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: getenv})
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,6 +541,7 @@ func TestSessionFromHerdrWorkspace(t *testing.T) {
 // What the human confirmed is what prune may remove: a worktree that became dirty after
 // the preview makes the confirmation stale, and nothing is removed.
 func TestPruneStaleConfirmationRemovesNothing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	a := r.AddWorktree("a", "app.worktrees/a")
 	r.AddWorktree("b", "app.worktrees/b")
@@ -558,6 +566,7 @@ func TestPruneStaleConfirmationRemovesNothing(t *testing.T) {
 // What prune removes is recorded first, like a forced remove: restore brings it back,
 // branch included when --delete-branch deleted it.
 func TestPruneIsRestorable(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("gone/soon", "app.worktrees/soon")
 	head := r.Git(wt, "rev-parse", "HEAD")

@@ -53,6 +53,7 @@ func codeConstants(t *testing.T) map[string]string {
 // Error codes are an API: every constant has a row in docs/codes.md (code, meaning, exit code), and
 // every row names a constant.
 func TestCodesAreDocumented(t *testing.T) {
+	t.Parallel()
 	codes := codeConstants(t)
 	if len(codes) < 100 {
 		t.Fatalf("only %d codes read from codes.go", len(codes))
@@ -91,6 +92,7 @@ func TestCodesAreDocumented(t *testing.T) {
 // Every code is written through its constant: a string literal where a code is made or
 // compared is a code nobody documented.
 func TestCodesAreConstants(t *testing.T) {
+	t.Parallel()
 	literal := regexp.MustCompile(`\b(?:usage|refused|failed|uncertain|gitFailure|r\.blocked)\("[a-z_]+"|\br\.finish\(Land[A-Za-z]+,\s*"[a-z_]+"|\bCode\s*=\s*[A-Za-z]+,\s*"[a-z_]+"|Code:\s*"[a-z_]+"|(?:\.Code|\bcode)\s*[!=]=\s*"[a-z_]+"|\bmk\(Kind[A-Za-z]+,\s*"[a-z_]+"`)
 	caseLine, quoted := regexp.MustCompile(`^\s*case\s+"`), regexp.MustCompile(`"([a-z_]+)"`)
 	codes := codeConstants(t)

@@ -33,6 +33,7 @@ func baseMeta(t *testing.T, r *coretest.Repo, w *core.Worktree) *core.CreateBase
 }
 
 func TestCreateFromAnotherWorktreeStartsAtMainsBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	a := feature(t, r, "feat/a", "a.txt", "unreviewed\n")
 	mainTip := r.Git(r.Root, "rev-parse", "main")
@@ -63,6 +64,7 @@ func TestCreateFromAnotherWorktreeStartsAtMainsBranch(t *testing.T) {
 }
 
 func TestCreateDefaultBaseFromConfig(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "branch", "develop")
 	dev := commitOn(t, r, r.AddWorktree("other", "trees/other"), "o.txt", "o\n")
@@ -98,6 +100,7 @@ func TestCreateDefaultBaseFromConfig(t *testing.T) {
 }
 
 func TestCreateRefusesBadConfigBaseChangingNothing(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"no-such-branch", "-main", "main\x1b[2J"} {
 		r := coretest.New(t)
 		r.Git(r.Root, "config", "copse.base", v)
@@ -116,6 +119,7 @@ func TestCreateRefusesBadConfigBaseChangingNothing(t *testing.T) {
 }
 
 func TestCreateFromDetachedMainCheckoutStartsAtItsCommit(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	a := feature(t, r, "feat/a", "a.txt", "a\n")
 	r.Git(r.Root, "checkout", "-q", "--detach", "main")
@@ -134,6 +138,7 @@ func TestCreateFromDetachedMainCheckoutStartsAtItsCommit(t *testing.T) {
 }
 
 func TestDryRunAndDefaultBaseNameTheBase(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	a := feature(t, r, "feat/a", "a.txt", "a\n")
 	s := open(t, r, a)
@@ -156,6 +161,7 @@ func TestDryRunAndDefaultBaseNameTheBase(t *testing.T) {
 }
 
 func TestLandDefaultsToTheBranchTheWorktreeWasCreatedFrom(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "branch", "develop")
 	s := open(t, r, r.Root)
@@ -185,6 +191,7 @@ func TestLandDefaultsToTheBranchTheWorktreeWasCreatedFrom(t *testing.T) {
 }
 
 func TestLandWithoutRecordedBranchDefaultsToMain(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "tag", "v1")
 	s := open(t, r, r.Root)
@@ -206,6 +213,7 @@ func TestLandWithoutRecordedBranchDefaultsToMain(t *testing.T) {
 // In a bare layout the "main checkout" is the bare repository: its HEAD names the default
 // branch, and a new branch starts there, not at the linked worktree copse runs in.
 func TestCreateInBareRepositoryStartsAtItsHeadBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	bare := filepath.Join(r.Base, "shop.git")
 	r.Git(r.Base, "clone", "-q", "--bare", r.Root, bare)
@@ -226,6 +234,7 @@ func TestCreateInBareRepositoryStartsAtItsHeadBranch(t *testing.T) {
 // A forced remove records the worktree's metadata with it, and the restore writes it
 // back: a restored worktree still lands into the branch it was created from.
 func TestRestoreKeepsTheRecordedBase(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "branch", "develop")
 	s := open(t, r, r.Root)

@@ -40,6 +40,7 @@ func wantFailedCleanly(t *testing.T, err error, fatal string) *core.Error {
 // git 2.39 removes the directory and admin entry of a checkout its smudge filter failed,
 // but keeps the branch it made first: copse deletes that branch.
 func TestFailedCreateSmudgeTakesBranchBack(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	failingSmudge(t, r)
 	s := open(t, r, r.Root)
@@ -57,6 +58,7 @@ func TestFailedCreateSmudgeTakesBranchBack(t *testing.T) {
 
 // An empty directory given as the path is removed by git's cleanup; copse makes it again.
 func TestFailedCreateKeepsEmptyDirectory(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	failingSmudge(t, r)
 	dir := filepath.Join(r.Base, "spot")
@@ -76,6 +78,7 @@ func TestFailedCreateKeepsEmptyDirectory(t *testing.T) {
 
 // A path through a dangling symlink: git makes the branch, then cannot make the directory.
 func TestFailedCreateDanglingSymlinkPath(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	if err := os.Symlink(filepath.Join(r.Base, "nowhere"), filepath.Join(r.Base, "dangling")); err != nil {
 		t.Fatal(err)
@@ -99,6 +102,7 @@ func failingHook(t *testing.T, r *coretest.Repo, body string) {
 
 // A failing post-checkout hook leaves a complete worktree and the branch: both taken back.
 func TestFailedCreateHookTakesWorktreeBack(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	failingHook(t, r, "echo 'hook: refusing this checkout' >&2\ntouch made-by-hook\nexit 3\n")
 	s := open(t, r, r.Root)
@@ -114,6 +118,7 @@ func TestFailedCreateHookTakesWorktreeBack(t *testing.T) {
 // A hook that commits on the new branch before failing: the branch moved, so the
 // compare-and-swap refuses to delete it (its commit would be lost). Exit 3, naming it.
 func TestFailedCreateBranchMovedIsUncertain(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	failingHook(t, r, "git commit -q --allow-empty -m 'made by the hook'\nexit 1\n")
 	s := open(t, r, r.Root)
@@ -132,6 +137,7 @@ func TestFailedCreateBranchMovedIsUncertain(t *testing.T) {
 
 // An existing branch that fails to check out: git made nothing, copse deletes nothing.
 func TestFailedCreateExistingBranchKept(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	failingSmudge(t, r)
 	r.Git(r.Root, "branch", "keep")

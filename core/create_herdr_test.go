@@ -9,6 +9,7 @@ import (
 
 // Herdr creates the branch at the remote's commit; copse sets the upstream with git.
 func TestHerdrCreateFromRemote(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	oid := withRemoteBranch(t, w.Repo, "origin")
 	s := w.plain(t)
@@ -35,6 +36,7 @@ func TestHerdrCreateFromRemote(t *testing.T) {
 // Under Herdr, a worktree mid-rebase is switched to by its branch, though git (and Herdr)
 // see it detached.
 func TestHerdrSwitchToRebasingWorktree(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	wt := midRebase(t, w.Repo)
 	s := w.plain(t)

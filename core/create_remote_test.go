@@ -25,6 +25,7 @@ func withRemoteBranch(t *testing.T, r *coretest.Repo, remotes ...string) string 
 }
 
 func TestCreateFromSingleRemote(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	oid := withRemoteBranch(t, r, "origin")
 	s := open(t, r, r.Root)
@@ -52,6 +53,7 @@ func TestCreateFromSingleRemote(t *testing.T) {
 }
 
 func TestCreateAmbiguousRemoteRefused(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	withRemoteBranch(t, r, "origin", "upstream")
 	s := open(t, r, r.Root)
@@ -73,6 +75,7 @@ func TestCreateAmbiguousRemoteRefused(t *testing.T) {
 
 // origin/feat means the remote branch: local feat, tracking upstream/feat here.
 func TestCreateNamedRemoteBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	oid := withRemoteBranch(t, r, "origin", "upstream")
 	s := open(t, r, r.Root)
@@ -96,6 +99,7 @@ func TestCreateNamedRemoteBranch(t *testing.T) {
 }
 
 func TestCreateNamedRemoteRefusals(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	withRemoteBranch(t, r, "origin")
 	r.Git(r.Root, "branch", "local")
@@ -135,6 +139,7 @@ func TestCreateNamedRemoteRefusals(t *testing.T) {
 
 // A remote create that fails takes back the branch and the upstream settings --track wrote.
 func TestFailedRemoteCreateTakesConfigBack(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	failingSmudge(t, r)
 	withRemoteBranch(t, r, "origin")

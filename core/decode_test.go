@@ -88,6 +88,7 @@ var decodeCases = []decodeCase{
 }
 
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range decodeCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := core.Decode([]byte(tc.in))
@@ -128,6 +129,7 @@ func mustUsage(t *testing.T, err error) *core.Error {
 
 // Messages name the field at fault, and a hostile name never reaches them raw.
 func TestDecodeMessagesNameTheField(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`{"operation":"create","branch":"b","colour":"red"}`: `"colour"`,
 		`{"operation":"create"}`:                             `"branch"`,
@@ -150,6 +152,7 @@ func TestDecodeMessagesNameTheField(t *testing.T) {
 }
 
 func TestDecodeLongKeyIsCut(t *testing.T) {
+	t.Parallel()
 	_, err := core.Decode([]byte(`{"operation":"list","` + strings.Repeat("k", 5000) + `":1}`))
 	e := mustUsage(t, err)
 	if len(e.Message) > 400 {
@@ -177,6 +180,7 @@ func encode(t testing.TB, req core.Request) []byte {
 }
 
 func TestDecodeRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, tc := range decodeCases {
 		if tc.code != "" {
 			continue
@@ -189,6 +193,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 }
 
 func TestDecodeRejectsMalformed(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		`{"operation":"list",}`, `{"operation" "list"}`, `{"operation":"list" "status":true}`,
 		`{,"operation":"list"}`, `{"operation":"list"]`, `{"operation":'list'}`, "\ufeff{\"operation\":\"list\"}",

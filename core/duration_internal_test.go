@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseSpanBounds(t *testing.T) {
+	t.Parallel()
 	ok := []struct {
 		in   string
 		rule spanRule
@@ -56,6 +57,7 @@ func TestParseSpanBounds(t *testing.T) {
 }
 
 func TestFormatSpan(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		72 * time.Hour: "72h", 14 * day: "14d", maxAge: "36500d", 90 * time.Minute: "90m",
 		30 * time.Second: "30s", 0: "0s", 1500 * time.Millisecond: "1.5s", Never: "never",

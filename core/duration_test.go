@@ -17,6 +17,7 @@ const wrapsToHalfASecond = "616385997d"
 // A huge idle threshold, from the flag or from git config, is refused (exit 2, naming the
 // largest allowed) and prunes nothing: the worktree used two hours ago stays.
 func TestPruneRefusesHugeIdleThreshold(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("a", "app.worktrees/a")
 	age(t, r, "a", 2*time.Hour)
@@ -61,6 +62,7 @@ func TestPruneRefusesHugeIdleThreshold(t *testing.T) {
 
 // A huge copse.keepRemoved (or copse.keepLands) is refused, and prune drops no record.
 func TestPruneRefusesHugeRetention(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/old", "old")
 	coretest.WriteFile(t, wt+"/f", "x\n")
@@ -94,6 +96,7 @@ func TestPruneRefusesHugeRetention(t *testing.T) {
 // A timeout over a day is refused before anything runs: a land's gate and a setup's
 // steps never start, nothing changes, and the message names the largest allowed.
 func TestTimeoutsAreBounded(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/t", "t.txt", "t\n")
 	s := open(t, r, r.Root)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestGitMessagePicksErrorLines(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ stderr, want string }{
 		{"Preparing worktree (new branch 'x')\nerror: external filter 'false' failed 1\nerror: external filter 'false' failed\nfatal: a.txt: smudge filter bad failed\n",
 			"fatal: a.txt: smudge filter bad failed"},
@@ -31,6 +32,7 @@ func TestGitMessagePicksErrorLines(t *testing.T) {
 
 // A branch git found already there was not made by this create: never taken back.
 func TestBranchExistedForGit(t *testing.T) {
+	t.Parallel()
 	yes := &gitx.Error{Kind: gitx.ErrExit, ExitCode: 128, Stderr: "Preparing worktree (new branch 'x')\nfatal: a branch named 'x' already exists\n"}
 	no := &gitx.Error{Kind: gitx.ErrExit, ExitCode: 128, Stderr: "fatal: a.txt: smudge filter bad failed\n"}
 	if !branchExistedForGit(yes) || branchExistedForGit(no) || branchExistedForGit(errors.New("other")) {

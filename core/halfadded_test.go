@@ -14,6 +14,7 @@ import (
 // commondir file still empty) git cannot list; copse reads the list again instead of
 // failing the command. Here the other git "finishes" 30 ms in.
 func TestListWaitsOutAHalfAddedWorktree(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	s := open(t, r, r.Root)
 	if _, err := s.List(context.Background(), false); err != nil { // Open's own reading, used up

@@ -15,6 +15,7 @@ import (
 // made (git fails to write its commit, an answer real git gives only on a full disk),
 // prune keeps the worktree, says why, and never runs git worktree remove.
 func TestPruneNeverRemovesWhatItCouldNotRecord(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	old := time.Now().Add(-100 * time.Hour)

@@ -171,6 +171,7 @@ func heldCases() []heldCase {
 }
 
 func TestRemoveRefusesWhatOnlyTheWorktreeHolds(t *testing.T) {
+	t.Parallel()
 	for _, tc := range heldCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			r := coretest.New(t)
@@ -201,6 +202,7 @@ func TestRemoveRefusesWhatOnlyTheWorktreeHolds(t *testing.T) {
 // Prune keeps each of them with its reason, and its dry run reports exactly what a real
 // run keeps; neither changes anything.
 func TestPruneKeepsWhatOnlyTheWorktreeHolds(t *testing.T) {
+	t.Parallel()
 	for _, tc := range heldCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			r := coretest.New(t)
@@ -248,6 +250,7 @@ func sameMap(a, b map[string]string) bool {
 // A branch rebased in its worktree leaves the old commits in the HEAD reflog; their
 // changes are on the branch, so nothing is lost and prune and remove go ahead.
 func TestRebasedAwayCommitsAreNotLosses(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	coretest.WriteFile(t, filepath.Join(wt, "f.txt"), "feature\n")
@@ -276,6 +279,7 @@ func TestRebasedAwayCommitsAreNotLosses(t *testing.T) {
 // restore gives each a ref (and puts refs/worktree/* back); a forced remove of what it
 // cannot record is refused, changing nothing.
 func TestForcedRemoveRecordsCommitsOnlyTheWorktreeHeld(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	reflog := detachedCommit(r, wt, "feat")
@@ -320,6 +324,7 @@ func TestForcedRemoveRecordsCommitsOnlyTheWorktreeHeld(t *testing.T) {
 }
 
 func TestForcedRemoveRefusesWhatItCannotRecord(t *testing.T) {
+	t.Parallel()
 	for name, setup := range map[string]func(r *coretest.Repo, wt string){
 		"submodule": func(r *coretest.Repo, wt string) {
 			coretest.WriteFile(r.T, filepath.Join(withSubmodule(r, wt), "new"), "x\n")
@@ -352,6 +357,7 @@ func TestForcedRemoveRefusesWhatItCannotRecord(t *testing.T) {
 // Land's clean-up decides on the same answer: a landed worktree that holds a commit only
 // a per-worktree ref keeps is kept, saying why, and the land stays landed.
 func TestLandCleanupKeepsWhatOnlyTheWorktreeHolds(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/held", "h.txt", "h\n")
 	worktreeRefCommit(r, w)
@@ -377,6 +383,7 @@ func TestLandCleanupKeepsWhatOnlyTheWorktreeHolds(t *testing.T) {
 
 // The ignored files a clean-up deletes are named, as remove's confirmation names them.
 func TestLandCleanupNamesIgnoredFiles(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/ign", ".gitignore", "*.env\n")
 	coretest.WriteFile(t, filepath.Join(w, "local.env"), "SECRET=1\n")
@@ -392,6 +399,7 @@ func TestLandCleanupNamesIgnoredFiles(t *testing.T) {
 
 // What the clean-up removes it records first: `copse restore` can bring it back.
 func TestLandCleanupRecordsBeforeRemoving(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/rec", "r.txt", "r\n")
 	s := open(t, r, r.Root)
@@ -414,6 +422,7 @@ func TestLandCleanupRecordsBeforeRemoving(t *testing.T) {
 // Land's preflight sees what git status does not: an edited assume-unchanged file is
 // uncommitted work, refused before anything is queued.
 func TestLandRefusesHiddenChanges(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/hid", "x.txt", "x\n")
 	r.Git(w, "update-index", "--assume-unchanged", "x.txt")
@@ -431,6 +440,7 @@ func TestLandRefusesHiddenChanges(t *testing.T) {
 // Prune deletes ignored files with the worktree, as remove does: they refuse nothing, and
 // the confirmation and the report name them.
 func TestPruneNamesIgnoredFiles(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	coretest.WriteFile(t, filepath.Join(wt, ".gitignore"), "*.env\n")

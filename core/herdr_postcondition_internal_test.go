@@ -31,7 +31,7 @@ func herdrService(t *testing.T) (*Service, *coretest.Repo, string, string) {
 		}
 		return r.Getenv(k)
 	}
-	var env []string
+	env := coretest.Env(r.Home)
 	for _, kv := range herdrtest.Env(bin, state, herdrtest.Knobs{}) {
 		if strings.HasPrefix(kv, "FAKE_HERDR_") {
 			env = append(env, kv)
@@ -62,6 +62,7 @@ func herdrClient(t *testing.T, svc *Service) *herdr.Client {
 // reads Herdr's list back; the workspace is the one it was, so nothing changed: exit 1
 // with herdr_output_limit, not uncertain.
 func TestHerdrOpenOutputLimit(t *testing.T) {
+	t.Parallel()
 	svc, r, path, ws := herdrService(t)
 	f := herdrfake.NewFake(t).Allow("worktree", "list")
 	f.ExpectPrefix("worktree", "open", "--cwd", r.Root, "--path", path).
@@ -79,6 +80,7 @@ func TestHerdrOpenOutputLimit(t *testing.T) {
 // The open timed out, and Herdr's list cannot be read back either: copse cannot tell what
 // Herdr did, so the answer is uncertain (open_unverified), never a plain failure.
 func TestHerdrOpenUnverified(t *testing.T) {
+	t.Parallel()
 	svc, r, path, _ := herdrService(t)
 	f := herdrfake.NewFake(t).Allow("worktree", "list")
 	f.ExpectPrefix("worktree", "open", "--cwd", r.Root, "--path", path).

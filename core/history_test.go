@@ -9,6 +9,7 @@ import (
 // Has answers what back would find without forgetting anything: an entry whose worktree is
 // gone is skipped, not popped, and an empty history has nothing.
 func TestHistoryHasForgetsNothing(t *testing.T) {
+	t.Parallel()
 	h := core.NewHistory()
 	live := map[string]bool{"/a": true}
 	exists := func(p string) bool { return live[p] }

@@ -13,6 +13,7 @@ import (
 // The guess must name the common dir git uses, from every place copse may start, and
 // give up ("") where the layout is not a plain one, so that list asks git instead.
 func TestGuessCommonDir(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	common := filepath.Join(r.Root, ".git")
 	wt := r.AddWorktree("feat", filepath.Join(r.Base, "wt", "feat"))
@@ -55,6 +56,7 @@ func TestGuessCommonDir(t *testing.T) {
 // list settles on; started through a symlink, the guess differs and the ids are read
 // again, so every row still has its id.
 func TestListIDsWithPrefetch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	var want []string
 	for _, b := range []string{"a", "b", "c"} {
@@ -66,7 +68,7 @@ func TestListIDsWithPrefetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{r.Root, filepath.Join(r.Base, "wt", "b"), link} {
-		s, err := Open(context.Background(), Options{Dir: dir, Backend: "git", Getenv: r.Getenv, ListFirst: true})
+		s, err := Open(context.Background(), Options{Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), ListFirst: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,9 +99,10 @@ func TestListIDsWithPrefetch(t *testing.T) {
 // Without ListFirst, Open reads no ids ahead (a command that does not list would read them
 // for nothing), and a list still gets every id.
 func TestNoPrefetchWithoutListFirst(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("a", filepath.Join(r.Base, "wt", "a"))
-	s, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	s, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +117,7 @@ func TestNoPrefetchWithoutListFirst(t *testing.T) {
 
 // readSmall reads whole files of any size, like os.ReadFile.
 func TestReadSmall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, n := range []int{0, 1, 511, 512, 513, 5000} {
 		p := filepath.Join(dir, "f")

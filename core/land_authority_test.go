@@ -19,6 +19,7 @@ import (
 const claimAgent1 = "copse claim: session=agent-1 since=2026-01-01T00:00:00Z"
 
 func TestLandRefusesWorktreeClaimedByOtherSession(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/c", "c.txt", "c\n")
 	r.Git(r.Root, "worktree", "lock", "--reason", claimAgent1, w)
@@ -40,6 +41,7 @@ func TestLandRefusesWorktreeClaimedByOtherSession(t *testing.T) {
 }
 
 func TestLandForceClaimNeedsApprovalThenTakesOver(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/f", "f.txt", "f\n")
 	r.Git(r.Root, "worktree", "lock", "--reason", claimAgent1, w)
@@ -72,6 +74,7 @@ func TestLandForceClaimNeedsApprovalThenTakesOver(t *testing.T) {
 // A claim another session takes while the land runs (here: its test gate) keeps the
 // worktree and the claim; the land itself stands.
 func TestLandCleanupKeepsWorktreeClaimedByOther(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/k", "k.txt", "k\n")
 	r.Git(r.Root, "config", "copse.test", `git worktree lock --reason "copse claim: session=agent-2 since=2026-01-01T00:00:00Z" "$PWD"`)
@@ -97,6 +100,7 @@ func TestLandCleanupKeepsWorktreeClaimedByOther(t *testing.T) {
 
 // A claim taken while the job waited in the queue blocks it at the head.
 func TestLandQueuedThenClaimedByOtherIsBlocked(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/q", "q.txt", "q\n")
 	s := openAs(t, r, r.Root, "agent-1")
@@ -123,6 +127,7 @@ func TestLandQueuedThenClaimedByOtherIsBlocked(t *testing.T) {
 }
 
 func TestLandRequestTestNeedsApproval(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/t", "t.txt", "t\n")
 	marker := filepath.Join(r.Base, "gate-ran")
@@ -194,6 +199,7 @@ func TestLandRequestTestNeedsApproval(t *testing.T) {
 }
 
 func TestLandTestFromConfigOrTypedNeedsNoApproval(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/g", "g.txt", "g\n")
 	s := open(t, r, r.Root)
@@ -246,6 +252,7 @@ func escapee(pidFile string) string {
 }
 
 func TestLandGateLeftRunningBlocksAndLaterLandRefuses(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/e", "e.txt", "e\n")
 	pidFile := filepath.Join(r.Base, "escaped.pid")
@@ -294,6 +301,7 @@ func TestLandGateLeftRunningBlocksAndLaterLandRefuses(t *testing.T) {
 
 // A cancelled gate whose processes ran on is not called stopped.
 func TestLandCancelledGateRecordSaysWhatRunsOn(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/x", "x.txt", "x\n")
 	pidFile := filepath.Join(r.Base, "escaped.pid")
@@ -332,6 +340,7 @@ func TestLandCancelledGateRecordSaysWhatRunsOn(t *testing.T) {
 // A confirmed land runs only against what the person saw: a claim that changed between
 // the confirmation and the run stops it before anything is queued.
 func TestLandConfirmedThenClaimChangedIsStale(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/s", "s.txt", "s\n")
 	r.Git(r.Root, "worktree", "lock", "--reason", claimAgent1, w)

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // ratio: what the queue, the records and the safety reads cost on top of git.
 func BenchmarkLandOverhead(b *testing.B) {
 	r := coretest.New(b)
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func BenchmarkLandOverhead(b *testing.B) {
 		name := fmt.Sprintf("g%d", i)
 		w = mk(name)
 		t0 = time.Now()
-		bareLand(b, r.Root, w, name)
+		bareLand(b, r, w, name)
 		gitTime += time.Since(t0)
 		b.StartTimer()
 	}
@@ -75,9 +76,11 @@ func BenchmarkLandOverhead(b *testing.B) {
 
 // bareLand is the land done with git alone: read both tips, rebase, swap the ref, sync
 // the main checkout, remove the worktree, delete the branch. No checks, no queue.
-func bareLand(b *testing.B, root, w, branch string) {
+func bareLand(b *testing.B, r *coretest.Repo, w, branch string) {
+	root := r.Root
 	run := func(dir string, args ...string) string {
 		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), coretest.Env(r.Home)...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			b.Fatalf("git %v: %v\n%s", args, err, out)

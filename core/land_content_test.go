@@ -96,6 +96,7 @@ func mergeMainWithEdit(t *testing.T, r *coretest.Repo, w, file, content string) 
 }
 
 func TestLandEvilMergeIsBlockedAndBranchPutBack(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/evil", "f.txt", "f\n")
 	commitOn(t, r, r.Root, "m1.txt", "m1\n")
@@ -135,6 +136,7 @@ func TestLandEvilMergeIsBlockedAndBranchPutBack(t *testing.T) {
 }
 
 func TestLandEvilMergeOnTopOfTargetLandsIntact(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/ontop", "f.txt", "f\n")
 	commitOn(t, r, r.Root, "m1.txt", "m1\n")
@@ -155,6 +157,7 @@ func TestLandEvilMergeOnTopOfTargetLandsIntact(t *testing.T) {
 }
 
 func TestLandBranchThatMergedMainLands(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/sync", "f.txt", "f\n")
 	commitOn(t, r, r.Root, "m1.txt", "m1\n")
@@ -183,6 +186,7 @@ func TestLandBranchThatMergedMainLands(t *testing.T) {
 }
 
 func TestLandKeepsMergeOfSideBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/side", "f.txt", "f\n")
 	sideTree := r.AddWorktree("side", filepath.Join(r.Base, "trees", "side"))
@@ -206,6 +210,7 @@ func TestLandKeepsMergeOfSideBranch(t *testing.T) {
 }
 
 func TestLandUnprovableRebaseBlockedUntilRebasedByHand(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	// The branch edits a line twice; main already has the first edit (cherry-picked).
 	w := feature(t, r, "feat/twice", "README.md", "first edit\n")
@@ -251,6 +256,7 @@ func featureForced(t *testing.T, r *coretest.Repo, branch, file, content string)
 }
 
 func TestLandRefusesToOverwriteIgnoredFileInTargetCheckout(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	ignoreInMain(t, r, ".env\n")
 	w := featureForced(t, r, "feat/env", ".env", "SECRET=template\n")
@@ -285,6 +291,7 @@ func TestLandRefusesToOverwriteIgnoredFileInTargetCheckout(t *testing.T) {
 }
 
 func TestLandIgnoredFileElsewhereInTargetCheckoutIsKept(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	ignoreInMain(t, r, ".env\nbuild/\n")
 	feature(t, r, "feat/other", "other.txt", "o\n")
@@ -303,6 +310,7 @@ func TestLandIgnoredFileElsewhereInTargetCheckoutIsKept(t *testing.T) {
 }
 
 func TestLandRefusesToReplaceIgnoredDirectoryWithNestedRepository(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	ignoreInMain(t, r, "cache/\n")
 	// The branch tracks a file named cache: syncing main would delete the ignored
@@ -326,6 +334,7 @@ func TestLandRefusesToReplaceIgnoredDirectoryWithNestedRepository(t *testing.T) 
 }
 
 func TestLandRefusesToWriteIntoUntrackedNestedRepository(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	// git shows an untracked nested repository as one entry, "vendor/lib/"; the branch adds
 	// a file inside it, which the sync would write into someone else's repository.
@@ -344,6 +353,7 @@ func TestLandRefusesToWriteIntoUntrackedNestedRepository(t *testing.T) {
 }
 
 func TestLandRefusesRebaseOverIgnoredFileInWorktree(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	ignoreInMain(t, r, ".env\n")
 	w := feature(t, r, "feat/copied", "f.txt", "f\n")
@@ -367,6 +377,7 @@ func TestLandRefusesRebaseOverIgnoredFileInWorktree(t *testing.T) {
 }
 
 func TestLandRefusesRebaseThatReplaysOverIgnoredFile(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	ignoreInMain(t, r, "*.log\n")
 	w := feature(t, r, "feat/replay", "f.txt", "f\n")

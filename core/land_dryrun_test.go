@@ -28,6 +28,7 @@ func dryLand(t *testing.T, s *core.Service, req core.LandRequest) (*core.Outcome
 // A dry run of a land that would go through lists its steps and what the clean-up would
 // do, and changes nothing at all: no job, no lock file, no event, no gate run.
 func TestLandDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/dry", "d.txt", "d\n")
 	marker := filepath.Join(r.Base, "gate-ran")
@@ -59,6 +60,7 @@ func TestLandDryRunChangesNothing(t *testing.T) {
 // the rebase would replace in the worktree, and ignored files of the target's checkout at
 // incoming paths.
 func TestLandDryRunRefusesAsTheLandWould(t *testing.T) {
+	t.Parallel()
 	t.Run("worktree_ignored_overlap", func(t *testing.T) {
 		r := coretest.New(t)
 		ignoreInMain(t, r, ".env\n")
@@ -102,6 +104,7 @@ func TestLandDryRunRefusesAsTheLandWould(t *testing.T) {
 
 // What the clean-up would keep, the dry run says in the words the land's own warning uses.
 func TestLandDryRunSaysWhatTheCleanupKeeps(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/busy", "b.txt", "b\n")
 	coretest.StartLive(t, w, "sleep", "300")
@@ -132,6 +135,7 @@ func TestLandDryRunSaysWhatTheCleanupKeeps(t *testing.T) {
 // the person's work too: a land whose change touches it is refused, in the dry run and the
 // real run alike, and the file keeps its content.
 func TestLandRefusesToOverwriteAHiddenChangeInTheTargetCheckout(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	commitOn(t, r, r.Root, "conf.txt", "shared\n")
 	w := feature(t, r, "feat/conf", "other.txt", "o\n")

@@ -13,6 +13,8 @@ import (
 // the ref is swapped back and the land is blocked; if the swap back fails too, the outcome
 // is uncertain (exit 3). Failures are injected between the swap and the sync.
 func TestLandSyncFailureRollsBackOrIsUncertain(t *testing.T) {
+	// Not parallel: testHookAfterSwap is one package variable that every land running
+	// beside this test would call.
 	for _, rollbackFails := range []bool{false, true} {
 		r := coretest.New(t)
 		w := r.AddWorktree("feat/s", filepath.Join(r.Base, "trees", "s"))
@@ -27,7 +29,7 @@ func TestLandSyncFailureRollsBackOrIsUncertain(t *testing.T) {
 				coretest.WriteFile(t, lockMain, "")
 			}
 		}
-		svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+		svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,6 +64,8 @@ func TestLandSyncFailureRollsBackOrIsUncertain(t *testing.T) {
 // moved it in between): the land is uncertain (exit 3), never reported landed, and the
 // worktree and its branch stay.
 func TestLandAdvanceUnverified(t *testing.T) {
+	// Not parallel: testHookAfterSwap is one package variable that every land running
+	// beside this test would call.
 	r := coretest.New(t)
 	r.Git(r.Root, "branch", "target")
 	w := r.AddWorktree("feat", "feat")
@@ -71,7 +75,7 @@ func TestLandAdvanceUnverified(t *testing.T) {
 	old := r.Git(r.Root, "rev-parse", "target")
 	testHookAfterSwap = func() { r.Git(r.Root, "update-ref", "refs/heads/target", old) }
 	defer func() { testHookAfterSwap = nil }()
-	svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

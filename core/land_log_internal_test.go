@@ -13,6 +13,7 @@ import (
 // whole ones (the fifth from the end begins before the last 4 KB), never a partial one,
 // each cut to a readable width.
 func TestGateTailBoundedByBytes(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "land-1.log")
 	var b strings.Builder
 	for i := 0; i < 10; i++ {

@@ -46,6 +46,7 @@ func land(t *testing.T, s *core.Service, req core.LandRequest) (*core.Outcome, e
 }
 
 func TestLandCleanTargetCheckedOutIsSynced(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/a", "a.txt", "a\n")
 	// main moves on meanwhile: the land must rebase.
@@ -84,6 +85,7 @@ func TestLandCleanTargetCheckedOutIsSynced(t *testing.T) {
 }
 
 func TestLandKeepAndNotCheckedOutTarget(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "branch", "release")
 	w := feature(t, r, "feat/k", "k.txt", "k\n")
@@ -105,6 +107,7 @@ func TestLandKeepAndNotCheckedOutTarget(t *testing.T) {
 }
 
 func TestLandRefusesDirtyWorktreeNothingQueued(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/d", "d.txt", "d\n")
 	coretest.WriteFile(t, filepath.Join(w, "untracked file.txt"), "x")
@@ -122,6 +125,7 @@ func TestLandRefusesDirtyWorktreeNothingQueued(t *testing.T) {
 }
 
 func TestLandConflictLeftOpenRerunRefusedForceRestart(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/c", "README.md", "feature version\n")
 	commitOn(t, r, r.Root, "README.md", "main version\n")
@@ -165,6 +169,7 @@ func TestLandConflictLeftOpenRerunRefusedForceRestart(t *testing.T) {
 }
 
 func TestLandForceRestartLeavesUsersOwnRebase(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/u", "README.md", "feature version\n")
 	commitOn(t, r, r.Root, "README.md", "main version\n")
@@ -184,6 +189,7 @@ func TestLandForceRestartLeavesUsersOwnRebase(t *testing.T) {
 }
 
 func TestLandUnknownJobAndStatus(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	s := open(t, r, r.Root)
 	out, err := s.Do(context.Background(), core.LandStatusRequest{}, false)
@@ -203,6 +209,7 @@ func TestLandUnknownJobAndStatus(t *testing.T) {
 var _ = time.Second
 
 func TestLandDirtyTargetWithoutOverlapKeepsChanges(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/n", "new.txt", "new\n")
 	// The main checkout has a staged change and an unstaged change elsewhere.
@@ -227,6 +234,7 @@ func TestLandDirtyTargetWithoutOverlapKeepsChanges(t *testing.T) {
 }
 
 func TestLandDirtyTargetWithOverlapRefused(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/o", "README.md", "from feature\n")
 	r.Write("README.md", "local edit in main\n")
@@ -249,6 +257,7 @@ func TestLandDirtyTargetWithOverlapRefused(t *testing.T) {
 }
 
 func TestLandUntrackedAtIncomingPathRefused(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/ut", "dir/new file.txt", "incoming\n")
 	coretest.WriteFile(t, filepath.Join(r.Root, "dir", "new file.txt"), "mine, untracked\n")
@@ -262,6 +271,7 @@ func TestLandUntrackedAtIncomingPathRefused(t *testing.T) {
 }
 
 func TestLandTargetMidRebaseRefused(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/m", "m.txt", "m\n")
 	// main is being rebased in the main checkout (onto a side branch that conflicts).
@@ -282,6 +292,7 @@ func TestLandTargetMidRebaseRefused(t *testing.T) {
 }
 
 func TestLandTargetCheckedOutTwiceRefused(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/t", "t.txt", "t\n")
 	r.Git(r.Root, "worktree", "add", "-q", "-f", filepath.Join(r.Base, "second main"), "main")
@@ -295,6 +306,7 @@ func TestLandTargetCheckedOutTwiceRefused(t *testing.T) {
 }
 
 func TestLandTargetMovesDuringGateIsRebasedAndRetested(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/g", "g.txt", "g\n")
 	count := filepath.Join(r.Base, "gate runs")
@@ -320,6 +332,7 @@ func TestLandTargetMovesDuringGateIsRebasedAndRetested(t *testing.T) {
 }
 
 func TestLandTargetMovesTooOftenBlocked(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/tm", "x.txt", "x\n")
 	r.Git(r.Root, "config", "copse.landRetries", "1")
@@ -336,6 +349,7 @@ func TestLandTargetMovesTooOftenBlocked(t *testing.T) {
 }
 
 func TestLandGateThatEditsFilesBlocked(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/e", "e.txt", "e\n")
 	mainBefore := r.Git(r.Root, "rev-parse", "main")
@@ -353,6 +367,7 @@ func TestLandGateThatEditsFilesBlocked(t *testing.T) {
 }
 
 func TestLandGateThatCommitsBlocked(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/gc", "e.txt", "e\n")
 	s := open(t, r, r.Root)
@@ -362,6 +377,7 @@ func TestLandGateThatCommitsBlocked(t *testing.T) {
 }
 
 func TestLandGateFailsAndTimesOut(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/f", "f.txt", "f\n")
 	mainBefore := r.Git(r.Root, "rev-parse", "main")
@@ -391,6 +407,7 @@ func TestLandGateFailsAndTimesOut(t *testing.T) {
 }
 
 func TestLandConfigTestAndSpacesInPaths(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := r.AddWorktree("feat/sp", filepath.Join(r.Base, "dir with spaces", "my tree"))
 	commitOn(t, r, w, "file with space.txt", "x\n")
@@ -409,6 +426,7 @@ func TestLandConfigTestAndSpacesInPaths(t *testing.T) {
 }
 
 func TestLandForceRestartOfOurOwnRebaseThenLands(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/fr", "README.md", "feature\n")
 	commitOn(t, r, r.Root, "README.md", "main\n")
@@ -431,6 +449,7 @@ func TestLandForceRestartOfOurOwnRebaseThenLands(t *testing.T) {
 }
 
 func TestLandReleasesCopseClaimButKeepsHumanLock(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	claimed := feature(t, r, "feat/claimed", "c.txt", "c\n")
 	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-1 since=2026-01-01T00:00:00Z", claimed)
@@ -463,6 +482,7 @@ func TestLandReleasesCopseClaimButKeepsHumanLock(t *testing.T) {
 }
 
 func TestLandFromInsideTheWorktreeKeepsIt(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/in", "in.txt", "in\n")
 	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-1 since=2026-01-02T03:04:05Z", w)
@@ -497,6 +517,7 @@ func TestLandFromInsideTheWorktreeKeepsIt(t *testing.T) {
 }
 
 func TestLandNewlineInPath(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := r.AddWorktree("feat/nl", filepath.Join(r.Base, "odd\nname"))
 	commitOn(t, r, w, "nl.txt", "x\n")
@@ -512,6 +533,7 @@ func TestLandNewlineInPath(t *testing.T) {
 }
 
 func TestLandCancelledWhileQueuedChangesNothing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feature(t, r, "feat/q1", "q1.txt", "1\n")
 	feature(t, r, "feat/q2", "q2.txt", "2\n")

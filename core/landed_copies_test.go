@@ -38,6 +38,7 @@ func landedCopies(t *testing.T) (r *coretest.Repo, copied, changed string) {
 }
 
 func TestPruneRecognisesLandedCopies(t *testing.T) {
+	t.Parallel()
 	r, _, changed := landedCopies(t)
 	s := open(t, r, r.Root)
 	before := r.Snapshot()
@@ -69,6 +70,7 @@ func TestPruneRecognisesLandedCopies(t *testing.T) {
 }
 
 func TestRemoveDeleteBranchRecognisesLandedCopies(t *testing.T) {
+	t.Parallel()
 	r, copied, changed := landedCopies(t)
 	s := open(t, r, r.Root)
 

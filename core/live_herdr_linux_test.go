@@ -22,6 +22,7 @@ import (
 // in the worktree refuses the remove before Herdr is asked; the idle pane shell alone does
 // not, and the confirmation says Herdr closes it with the workspace.
 func TestHerdrRemoveRefusesWhileAProcessWorksInIt(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "agent")
 	fifo := filepath.Join(t.TempDir(), "tty")
@@ -94,6 +95,7 @@ func (w *hw) workspaceLists(t *testing.T) int {
 // remove's confirmation says it too, and still runs. A remove with nothing working in the
 // worktree does not ask.
 func TestHerdrLiveRefusalNamesTheAgentStatus(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "agent")
 	quiet, _ := w.create(t, "quiet")
@@ -159,6 +161,7 @@ func TestHerdrLiveRefusalNamesTheAgentStatus(t *testing.T) {
 // When `workspace list` fails, the refusal says the agent status is unknown and refuses
 // nothing more than the processes do: the forced remove is still offered.
 func TestHerdrLiveRefusalWithoutAgentStatus(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "agent")
 	agent := coretest.StartLiveEnv(t, path, nil, "sleep", "300")
@@ -188,6 +191,7 @@ func TestHerdrLiveRefusalWithoutAgentStatus(t *testing.T) {
 // A workspace list that says the worktree's workspace shows another checkout is not
 // believed: the agent status is unknown, and the refusal is the processes' as before.
 func TestHerdrLiveRefusalDistrustsAWorkspaceOfAnotherCheckout(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "agent")
 	herdrtest.SetAgentStatus(t, w.state, ws, "idle")

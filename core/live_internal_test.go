@@ -27,6 +27,7 @@ func pidsOf(l liveSet) (procs, idle []int) {
 // workspace, with no child) does not keep it; a shell running something, or a shell of
 // another workspace, does.
 func TestIdleShellsOfTheWorktreesWorkspaceDoNotCount(t *testing.T) {
+	t.Parallel()
 	wt := t.TempDir()
 	fifo := filepath.Join(t.TempDir(), "stdin")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

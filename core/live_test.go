@@ -19,6 +19,7 @@ import (
 // refuses, naming the process, and nothing changes; --force names it in the confirmation
 // and removes.
 func TestRemoveRefusesWhileAProcessWorksInIt(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	sub := filepath.Join(wt, "src", "app")
@@ -57,6 +58,7 @@ func TestRemoveRefusesWhileAProcessWorksInIt(t *testing.T) {
 
 // A process that sits elsewhere but holds a file of the worktree open keeps it too.
 func TestRemoveRefusesWhileAProcessHoldsAFileOpenInIt(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	commitOn(t, r, wt, "server.log", "started\n")
@@ -80,6 +82,7 @@ func TestRemoveRefusesWhileAProcessHoldsAFileOpenInIt(t *testing.T) {
 
 // A process working in a worktree is activity: prune keeps it however old its git files.
 func TestPruneKeepsAWorktreeAProcessWorksIn(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	busy := r.AddWorktree("busy", "app.worktrees/busy")
 	quiet := r.AddWorktree("quiet", "app.worktrees/quiet")
@@ -118,6 +121,7 @@ func TestPruneKeepsAWorktreeAProcessWorksIn(t *testing.T) {
 // Land's clean-up keeps a worktree a process works in: the land is done, the report says
 // why the worktree stayed.
 func TestLandKeepsAWorktreeAProcessWorksIn(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/dev", "dev.txt", "dev\n")
 	pid := coretest.StartLive(t, w, "sleep", "300")

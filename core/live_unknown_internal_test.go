@@ -11,6 +11,7 @@ import (
 // Where copse cannot tell which processes run (no /proc), it says so and never "none":
 // the confirmation has an "unknown" line; the remove is not refused for it.
 func TestUnknownProcessesAreSaidNotCountedAsNone(t *testing.T) {
+	t.Parallel()
 	l := liveSet{unknown: liveUnknown(errors.Join(liveproc.ErrUnknown, errors.New("no /proc")))}
 	lines := l.lines()
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "processes working in it: unknown (cannot tell which processes run there") {

@@ -19,6 +19,7 @@ import (
 // in-process half of the lock, is told who holds it (this process) after a second through
 // WithLockWait, and gives up after copse.lockTimeout with lock_timeout, having run nothing.
 func TestLockWaitInProcess(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	marks := t.TempDir()
 	hooks := filepath.Join(r.Base, "hooks")

@@ -15,6 +15,7 @@ import (
 // status hides or which is not a file change at all. Without --force the remove is
 // refused naming it, and nothing changes; with --force the confirmation names the loss.
 func TestRemoveRefusesWhatWouldBeLost(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		setup func(r *coretest.Repo, wt string)
@@ -149,6 +150,7 @@ func TestRemoveRefusesWhatWouldBeLost(t *testing.T) {
 }
 
 func TestRemoveNamesIgnoredFilesWithoutRefusing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	coretest.WriteFile(t, filepath.Join(wt, ".gitignore"), ".env\nbuild/\n")
@@ -175,6 +177,7 @@ func TestRemoveNamesIgnoredFilesWithoutRefusing(t *testing.T) {
 // A worktree inside another: removing the outer one would take the inner one along; not
 // even --force may do that.
 func TestRemoveRefusesWorktreeHoldingAnother(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	outer := r.AddWorktree("outer", "outer")
 	coretest.WriteFile(t, filepath.Join(outer, ".gitignore"), "inner/\n")
@@ -196,6 +199,7 @@ func TestRemoveRefusesWorktreeHoldingAnother(t *testing.T) {
 
 // copse running anywhere inside the worktree (not only at its root) refuses to remove it.
 func TestRemoveRefusesWhereCopseRuns(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	sub := filepath.Join(wt, "deep", "er")
@@ -214,6 +218,7 @@ func TestRemoveRefusesWhereCopseRuns(t *testing.T) {
 
 // `git worktree add -f` checks one branch out twice: the branch name is ambiguous.
 func TestBranchCheckedOutTwiceIsAmbiguous(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	one := r.AddWorktree("feat", "one")
 	two := filepath.Join(r.Base, "two")
@@ -235,6 +240,7 @@ func TestBranchCheckedOutTwiceIsAmbiguous(t *testing.T) {
 
 // --delete-branch is stated in the confirmation with what the branch holds.
 func TestRemoveConfirmationStatesDeleteBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	s := open(t, r, r.Root)
@@ -260,6 +266,7 @@ func TestRemoveConfirmationStatesDeleteBranch(t *testing.T) {
 // A confirmation approves exactly what it showed: a change to the losses between showing
 // and running (a new untracked file) runs nothing.
 func TestConfirmedRemoveIsStaleWhenLossesChange(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	coretest.WriteFile(t, filepath.Join(wt, "one"), "1")
@@ -277,6 +284,7 @@ func TestConfirmedRemoveIsStaleWhenLossesChange(t *testing.T) {
 
 // A forced remove's plan (and so its dry run) says that copse records the worktree first.
 func TestForcedRemovePlanSaysItRecords(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat", "feat")
 	s := open(t, r, r.Root)
@@ -295,6 +303,7 @@ func TestForcedRemovePlanSaysItRecords(t *testing.T) {
 
 // A claimed worktree is refused naming the session that holds it and how to release it.
 func TestRemoveNamesTheClaim(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-7 since=2026-11-30T12:00:00Z", wt)

@@ -3,6 +3,7 @@ package core
 import "testing"
 
 func TestPlural(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		n          int
 		noun, want string

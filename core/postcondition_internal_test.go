@@ -30,7 +30,7 @@ func readOnlyGit(f *gitxtest.Fake) *gitxtest.Fake {
 func withFake(t *testing.T, r *coretest.Repo, req Request, f *gitxtest.Fake) (*Outcome, error) {
 	t.Helper()
 	ctx := context.Background()
-	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +58,7 @@ func createArgs(r *coretest.Repo, branch string) []string {
 }
 
 func TestCreatePostconditions(t *testing.T) {
+	t.Parallel()
 	t.Run("wrong commit", func(t *testing.T) {
 		r := coretest.New(t)
 		head := r.Git(r.Root, "rev-parse", "HEAD")
@@ -159,6 +160,7 @@ func snapshotGit(f *gitxtest.Fake) *gitxtest.Fake {
 }
 
 func TestRemovePostconditions(t *testing.T) {
+	t.Parallel()
 	t.Run("branch not deleted", func(t *testing.T) {
 		r := coretest.New(t)
 		wt := r.AddWorktree("feat", "feat")
@@ -221,6 +223,7 @@ func TestRemovePostconditions(t *testing.T) {
 // Git's list decides whether a worktree can be entered: one it lists as prunable (its
 // directory gone) or bare is refused before anything runs.
 func TestSwitchRefusesWhatGitListsAsGone(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		code string
 		edit func(b []byte, wt string) []byte
@@ -241,7 +244,7 @@ func TestSwitchRefusesWhatGitListsAsGone(t *testing.T) {
 			r := coretest.New(t)
 			wt := r.AddWorktree("feat", "feat")
 			ctx := context.Background()
-			svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+			svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,11 +262,12 @@ func TestSwitchRefusesWhatGitListsAsGone(t *testing.T) {
 }
 
 func TestRestorePostconditions(t *testing.T) {
+	t.Parallel()
 	// removed makes feat, force-removes it (recording it) and returns the record's id.
 	removed := func(t *testing.T) (*coretest.Repo, string, string) {
 		r := coretest.New(t)
 		wt := r.AddWorktree("feat", "feat")
-		svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+		svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,6 +327,7 @@ func TestRestorePostconditions(t *testing.T) {
 }
 
 func TestPrunePostconditions(t *testing.T) {
+	t.Parallel()
 	t.Run("list unreadable after forgetting", func(t *testing.T) {
 		r := coretest.New(t)
 		wt := r.AddWorktree("feat", "feat")

@@ -17,6 +17,7 @@ import (
 // create calls it directly): nothing is copied, nothing runs. Once approved it runs, and an
 // approvals file others can write is not trusted.
 func TestSetupRefusesUnapprovedProjectCommands(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	marker := filepath.Join(r.Base, "ran")
 	r.Git(r.Root, "config", "-f", filepath.Join(r.Root, core.ProjectConfigFile), "--add", "copse.setup", "touch '"+marker+"'")
@@ -24,7 +25,7 @@ func TestSetupRefusesUnapprovedProjectCommands(t *testing.T) {
 	r.Write(".env", "A=1\n")
 	wt := r.AddWorktree("feat", "feat")
 	ctx := context.Background()
-	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,5 +63,37 @@ func TestSetupRefusesUnapprovedProjectCommands(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
+	}
+}
+
+// A setup step runs with Options.Env, as copse's own git does: its git gets the same HOME
+// and config (under coretest.Main a git with the process's environment fails), and a
+// variable only Options.Env carries reaches the step.
+func TestSetupStepsGetOptionsEnv(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	r.Git(r.Root, "config", "--global", "copse-test.who", "the test's own config")
+	out := filepath.Join(r.Base, "step-saw")
+	r.Git(r.Root, "config", "--add", "copse.setup", `printf '%s|%s' "$COPSE_TEST_MARK" "$(git config --global copse-test.who)" > '`+out+`'`)
+	ctx := context.Background()
+	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv,
+		Env: append(coretest.Env(r.Home), "COPSE_TEST_MARK=from Options.Env")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := s.SetupConfig(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := s.Setup(ctx, wt, cfg, io.Discard); err != nil || len(rep.Steps) != 1 || rep.Steps[0].ExitCode != 0 {
+		t.Fatalf("setup: %+v, %v", rep, err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != "from Options.Env|the test's own config" {
+		t.Fatalf("the step saw %q", got)
 	}
 }

@@ -28,6 +28,7 @@ func midRebase(t *testing.T, r *coretest.Repo) string {
 }
 
 func TestRebasingWorktreeListedUnderItsBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := midRebase(t, r)
 	s := open(t, r, r.Root)
@@ -66,6 +67,7 @@ func TestRebasingWorktreeListedUnderItsBranch(t *testing.T) {
 }
 
 func TestBisectingWorktreeListedUnderItsBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("hunt", "hunt")
 	first := r.Git(wt, "rev-parse", "HEAD")

@@ -14,6 +14,7 @@ import (
 // nothing was removed, the record is dropped again; a restore registers the worktree
 // with git (Herdr opens no workspace for it).
 func TestHerdrForcedRemoveRecords(t *testing.T) {
+	t.Parallel()
 	w := newHW(t)
 	path, _ := w.create(t, "rec")
 	coretest.WriteFile(t, filepath.Join(path, "wip.txt"), "wip\n")

@@ -22,7 +22,7 @@ func forceRemoved(t *testing.T) (*coretest.Repo, *Service, *Outcome) {
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/old", "old")
 	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
-	svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +36,7 @@ func forceRemoved(t *testing.T) (*coretest.Repo, *Service, *Outcome) {
 // dropExpiredRemoved is what prune calls: records older than copse.keepRemoved go, the
 // others stay, and a bad setting drops nothing.
 func TestDropExpiredRemoved(t *testing.T) {
+	t.Parallel()
 	r, svc, out := forceRemoved(t)
 	ctx := context.Background()
 	s := svc.impl
@@ -65,6 +66,7 @@ func TestDropExpiredRemoved(t *testing.T) {
 }
 
 func TestParseKeep(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]time.Duration{"14d": 14 * 24 * time.Hour, "2w": 14 * 24 * time.Hour, "36h": 36 * time.Hour} {
 		if got, err := parseSpan(in, keepRule); err != nil || got != want {
 			t.Errorf("parseSpan(%q, keepRule) = %v, %v; want %v", in, got, err, want)
@@ -81,6 +83,7 @@ func TestParseKeep(t *testing.T) {
 // keeps both, and a restore recreates the deleted branch at its tip and the worktree
 // detached at HEAD.
 func TestRestoreRecreatesBranchAwayFromHead(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/r", "r")
 	coretest.WriteFile(t, filepath.Join(wt, "one"), "1\n")
@@ -91,7 +94,7 @@ func TestRestoreRecreatesBranchAwayFromHead(t *testing.T) {
 	head := r.Git(wt, "rev-parse", "HEAD")
 	coretest.WriteFile(t, filepath.Join(wt, "wip"), "in the middle\n")
 	ctx := context.Background()
-	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv})
+	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,6 +132,7 @@ func TestRestoreRecreatesBranchAwayFromHead(t *testing.T) {
 }
 
 func TestParseEntryRejectsForgedRecords(t *testing.T) {
+	t.Parallel()
 	const commit = "0123456789abcdef0123456789abcdef01234567"
 	const oid = "89abcdef0123456789abcdef0123456789abcdef"
 	good := removedMeta{V: 1, Path: "/src/app.worktrees/x\nnewline", Branch: "feat/x", Head: oid,
@@ -171,6 +175,7 @@ func TestParseEntryRejectsForgedRecords(t *testing.T) {
 // prune drops them and says which. Land records go only when they landed or failed long
 // enough ago; blocked, uncertain, unfinished and recent ones stay.
 func TestPruneDropsExpiredRecords(t *testing.T) {
+	t.Parallel()
 	r, svc, removed := forceRemoved(t)
 	ctx := context.Background()
 	dir := landjobs.Dir(filepath.Join(r.Root, ".git"))
@@ -248,6 +253,7 @@ func TestPruneDropsExpiredRecords(t *testing.T) {
 
 // copse.keepRemoved never keeps a record however old it gets, and the listing says so.
 func TestKeepRemovedNever(t *testing.T) {
+	t.Parallel()
 	r, svc, _ := forceRemoved(t)
 	ctx := context.Background()
 	r.Git(r.Root, "config", "copse.keepRemoved", "never")

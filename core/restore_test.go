@@ -104,6 +104,7 @@ func dirtyWorktree(t *testing.T, r *coretest.Repo, branch, name string) string {
 }
 
 func TestForcedRemoveRestoresWorktreeByteForByte(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := dirtyWorktree(t, r, "feat/undo", "undo")
 	files, state := treeState(t, wt), gitState(r, wt)
@@ -164,6 +165,7 @@ func removeLine(lines []string, prefix string) []string {
 }
 
 func TestRemoveWithoutForceRecordsNothing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/clean", "clean")
 	s := open(t, r, r.Root)
@@ -177,6 +179,7 @@ func TestRemoveWithoutForceRecordsNothing(t *testing.T) {
 }
 
 func TestDeletedBranchIsRestored(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/gone", "gone")
 	coretest.WriteFile(t, filepath.Join(wt, "work"), "committed on the branch\n")
@@ -210,6 +213,7 @@ func TestDeletedBranchIsRestored(t *testing.T) {
 }
 
 func TestRestoreDetachedWhenBranchIsTakenOrMoved(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/y", "y")
 	coretest.WriteFile(t, filepath.Join(wt, "draft"), "draft\n")
@@ -259,6 +263,7 @@ func TestRestoreDetachedWhenBranchIsTakenOrMoved(t *testing.T) {
 }
 
 func TestRestoreListShowsAgeAndSize(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	a := r.AddWorktree("feat/a", "a")
 	b := r.AddWorktree("feat/b", "b")
@@ -307,6 +312,7 @@ func TestRestoreListShowsAgeAndSize(t *testing.T) {
 }
 
 func TestRestoreRefusalsChangeNothing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/z", "z")
 	coretest.WriteFile(t, filepath.Join(wt, "keep"), "keep me\n")
@@ -367,6 +373,8 @@ func TestRestoreRefusalsChangeNothing(t *testing.T) {
 }
 
 // A remove that cannot record what it would delete deletes nothing.
+// Not parallel: the record's temporary directory comes from the process's TMPDIR
+// (os.MkdirTemp), which only t.Setenv can point elsewhere.
 func TestSnapshotFailureRemovesNothing(t *testing.T) {
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/nowhere", "nowhere")
@@ -389,6 +397,7 @@ func TestSnapshotFailureRemovesNothing(t *testing.T) {
 // Nested repositories cannot be recorded (git would keep only their commit id): the
 // record leaves them out and says so, and everything else still comes back.
 func TestSnapshotSkipsNestedRepositories(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/nest", "nest")
 	coretest.WriteFile(t, filepath.Join(wt, "work"), "uncommitted\n")
@@ -424,6 +433,7 @@ func TestSnapshotSkipsNestedRepositories(t *testing.T) {
 // A record with an index in conflict comes back with HEAD's tree as index and the files
 // (conflict markers included) as they were.
 func TestSnapshotOfConflictedWorktree(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/c", "c")
 	coretest.WriteFile(t, filepath.Join(wt, "README.md"), "ours\n")
@@ -454,6 +464,7 @@ func TestSnapshotOfConflictedWorktree(t *testing.T) {
 // A worktree whose directory is already gone still has a branch to lose: the record
 // keeps the branch tip, and restore checks it out again.
 func TestPrunableWorktreeWithDeletedBranchComesBack(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/p", "p")
 	coretest.WriteFile(t, filepath.Join(wt, "done"), "committed\n")
@@ -486,6 +497,7 @@ func TestPrunableWorktreeWithDeletedBranchComesBack(t *testing.T) {
 // Commits only a detached HEAD held survive a forced remove and git's garbage collection:
 // the record reaches them.
 func TestDetachedCommitsSurviveGC(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := filepath.Join(r.Base, "det")
 	r.Git(r.Root, "worktree", "add", "-q", "--detach", wt)
@@ -514,6 +526,7 @@ func TestDetachedCommitsSurviveGC(t *testing.T) {
 
 // git lists a worktree whose path holds a newline; its record comes back there too.
 func TestRestoreToPathWithNewline(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/nl", "odd\nname")
 	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
@@ -537,6 +550,7 @@ func TestRestoreToPathWithNewline(t *testing.T) {
 // Files git is told not to look at (assume-unchanged, skip-worktree) still come back as
 // they were on disk: changed, or absent.
 func TestRestoreKeepsFlaggedFiles(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Write("assumed", "index version\n")
 	r.Write("sparse", "not checked out\n")
@@ -575,6 +589,7 @@ func TestRestoreKeepsFlaggedFiles(t *testing.T) {
 // forced remove with --delete-branch records both, and restore brings the branch back at
 // its tip and the worktree detached at HEAD, conflict markers and all.
 func TestRestoreMidRebaseWorktree(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/rb", "rb")
 	coretest.WriteFile(t, filepath.Join(wt, "README.md"), "ours\n")

@@ -14,6 +14,7 @@ import (
 // a message naming what it protects) and one it lets through. The operations' own tests
 // show each rule is run, against real git.
 func TestRules(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	str := func(s string) *string { return &s }
 	wt := func(path, branch string) gitx.Worktree {

@@ -129,6 +129,7 @@ func codeOf(err error) string {
 // exactly the schema's properties and requires exactly the schema's required fields
 // and groups.
 func TestSchemaNoDrift(t *testing.T) {
+	t.Parallel()
 	vs := schemaVariants(t)
 	if got, want := slices.Sorted(maps.Keys(vs)), slices.Sorted(slices.Values(core.Operations())); !slices.Equal(got, want) {
 		t.Fatalf("schema operations %v, want %v", got, want)
@@ -215,6 +216,7 @@ func TestSchemaNoDrift(t *testing.T) {
 }
 
 func TestSchemaConfirmNotes(t *testing.T) {
+	t.Parallel()
 	vs := schemaVariants(t)
 	if got := vs[core.OpRemove].raw["x-confirm-if"]; got != true {
 		t.Errorf("remove x-confirm-if = %v, want true", got)
@@ -232,6 +234,7 @@ func TestSchemaConfirmNotes(t *testing.T) {
 }
 
 func TestSchemaJSONIsSchema(t *testing.T) {
+	t.Parallel()
 	b, err := core.SchemaJSON()
 	if err != nil {
 		t.Fatal(err)
@@ -280,6 +283,7 @@ func compileSchema(t *testing.T) *jsonschema.Schema {
 // TestSchemaValidatorAgrees runs requests through a real JSON Schema validator and
 // requires the same accept/reject verdict as Decode.
 func TestSchemaValidatorAgrees(t *testing.T) {
+	t.Parallel()
 	s := compileSchema(t)
 	var inputs []string
 	for _, tc := range decodeCases {

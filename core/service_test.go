@@ -14,7 +14,7 @@ import (
 
 func open(t *testing.T, r *coretest.Repo, dir string) *core.Service {
 	t.Helper()
-	s, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: r.Getenv})
+	s, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -41,6 +41,7 @@ func do(t *testing.T, s *core.Service, req core.Request) (*core.Outcome, error) 
 }
 
 func TestCreateDefaultPathAndList(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	s := open(t, r, r.Root)
 	out, err := do(t, s, core.CreateRequest{Branch: "feat/login"})
@@ -70,6 +71,7 @@ func TestCreateDefaultPathAndList(t *testing.T) {
 }
 
 func TestCreateExistingBranchAndCopseRoot(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "branch", "old")
 	root := filepath.Join(r.Base, "trees")
@@ -91,6 +93,7 @@ func TestCreateExistingBranchAndCopseRoot(t *testing.T) {
 }
 
 func TestCreateRefusals(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/x", "x")
 	gitDir := filepath.Join(r.Root, ".git")
@@ -142,6 +145,7 @@ func TestCreateRefusals(t *testing.T) {
 }
 
 func TestEveryBidiMarkRefused(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	s := open(t, r, r.Root)
 	marks := []rune{0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
@@ -162,6 +166,7 @@ func TestEveryBidiMarkRefused(t *testing.T) {
 }
 
 func TestAtMinusOneResolves(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "checkout", "-q", "-b", "topic")
 	r.Git(r.Root, "checkout", "-q", "main")
@@ -180,6 +185,7 @@ func TestAtMinusOneResolves(t *testing.T) {
 }
 
 func TestBaseMovedIsReported(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "branch", "base")
 	s := open(t, r, r.Root)
@@ -198,6 +204,7 @@ func TestBaseMovedIsReported(t *testing.T) {
 }
 
 func TestRemoveRefusals(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	dirty := r.AddWorktree("dirty", "dirty")
 	coretest.WriteFile(t, filepath.Join(dirty, "new.txt"), "untracked")
@@ -245,6 +252,7 @@ func TestRemoveRefusals(t *testing.T) {
 }
 
 func TestRemoveForceAndDeleteBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	dirty := r.AddWorktree("dirty", "dirty")
 	coretest.WriteFile(t, filepath.Join(dirty, "new.txt"), "untracked")
@@ -277,6 +285,7 @@ func TestRemoveForceAndDeleteBranch(t *testing.T) {
 }
 
 func TestRemoveNeedsApproval(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("x", "x")
 	s := open(t, r, r.Root)
@@ -287,6 +296,7 @@ func TestRemoveNeedsApproval(t *testing.T) {
 }
 
 func TestStaleConfirmation(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("x", "x")
 	s := open(t, r, r.Root)
@@ -302,6 +312,7 @@ func TestStaleConfirmation(t *testing.T) {
 }
 
 func TestSwitchAndBack(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	a := r.AddWorktree("a", "a")
 	b := r.AddWorktree("b", "b")
@@ -334,8 +345,9 @@ func TestSwitchAndBack(t *testing.T) {
 }
 
 func TestNotARepository(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	_, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: func(string) string { return "" }})
+	_, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: func(string) string { return "" }, Env: coretest.Env(dir)})
 	wantCode(t, err, core.KindUsage, "not_a_repository")
 	if core.ExitCode(err) != 2 {
 		t.Fatal("exit code")
@@ -343,6 +355,7 @@ func TestNotARepository(t *testing.T) {
 }
 
 func TestDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	s := open(t, r, r.Root)
 	before := r.Snapshot()
@@ -358,6 +371,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 }
 
 func TestHookOutputLimitTakesCreateBack(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	hooks := filepath.Join(r.Base, "hooks")
 	coretest.WriteFile(t, filepath.Join(hooks, "post-checkout"), "#!/bin/sh\nhead -c 3000000 /dev/zero | tr '\\0' x >&2\n")
@@ -381,13 +395,14 @@ func TestHookOutputLimitTakesCreateBack(t *testing.T) {
 // The shell hands over the directory it left (maybe a subdirectory): back returns to the
 // worktree holding it, landing in that very directory while it exists.
 func TestBackToShellPrevious(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	a := r.AddWorktree("a", "a")
 	sub := filepath.Join(a, "deep", "dir")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Previous: sub})
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Previous: sub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +412,7 @@ func TestBackToShellPrevious(t *testing.T) {
 	}
 	// A relative or foreign previous directory is ignored, never guessed at.
 	for _, prev := range []string{"a/deep", t.TempDir()} {
-		s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Previous: prev})
+		s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Previous: prev})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -409,6 +424,7 @@ func TestBackToShellPrevious(t *testing.T) {
 // A bare repository with linked worktrees: copse works from the bare directory too, and
 // the default folder drops the .git suffix (repo.git → repo.worktrees).
 func TestBareRepository(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	bare := filepath.Join(r.Base, "shop.git")
 	r.Git(r.Base, "clone", "-q", "--bare", r.Root, bare)
@@ -435,6 +451,7 @@ func TestBareRepository(t *testing.T) {
 
 // A path with a newline shows in a dry run as one shell word ($'…'), never as two lines.
 func TestDryRunQuotesHostilePath(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	odd := r.AddWorktree("odd", "odd\nline")
 	s := open(t, r, r.Root)

@@ -240,7 +240,9 @@ func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, o
 	if copied != nil {
 		copied(rep)
 	}
-	env := []string{"COPSE_WORKTREE=" + path, "COPSE_MAIN=" + root}
+	// Options.Env too, as every other child gets it: a step that runs git needs the same
+	// environment as copse's own git.
+	env := append(slices.Clone(s.impl.opts.Env), "COPSE_WORKTREE="+path, "COPSE_MAIN="+root)
 	steps := cfg.AllSteps()
 	for i, step := range steps {
 		fmt.Fprintf(out, "copse: setup %d/%d: %s\n", i+1, len(steps), Escape(step))

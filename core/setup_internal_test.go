@@ -11,6 +11,7 @@ import (
 )
 
 func TestCopyGlobs(t *testing.T) {
+	t.Parallel()
 	got := copyGlobs([]string{".env*", ".vscode/", "config/local.yml", "/top-only", " ", "build/cache/"})
 	want := []string{"**/.env*", "**/.vscode/**", "config/local.yml", "top-only", "build/cache/**"}
 	if !reflect.DeepEqual(got, want) {
@@ -22,6 +23,7 @@ func TestCopyGlobs(t *testing.T) {
 // path's directories there, not through "..". Each is refused with its reason, nothing
 // lands in the worktree for it, and the other files are copied.
 func TestCopyFromMainStaysInside(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	main, wt, outside := filepath.Join(base, "main"), filepath.Join(base, "wt"), filepath.Join(base, "outside")
 	for _, d := range []string{main, wt, outside} {

@@ -13,6 +13,7 @@ import (
 // (the picker does this for rows that scroll into view), and every path still gets exactly
 // one real status.
 func TestStatusesFromFollowsPrioritize(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	var paths []string
 	paths = append(paths, r.Root)

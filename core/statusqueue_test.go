@@ -17,6 +17,7 @@ func drain(q *StatusQueue) []string {
 }
 
 func TestStatusQueuePrioritizeMovesWaitingPathsToTheFront(t *testing.T) {
+	t.Parallel()
 	q := NewStatusQueue([]string{"/a", "/b", "/c", "/d", "/e"})
 	if p, _ := q.next(); p != "/a" {
 		t.Fatalf("first path %q, want /a", p)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCloseBranches(t *testing.T) {
+	t.Parallel()
 	trees := []gitx.Worktree{{Path: "/r"}, {Branch: "main"}, {Branch: "feat/login"}, {Branch: "feat/logout"}, {Branch: "task-2"}, {Branch: "task-3"}}
 	for _, tc := range []struct {
 		name string

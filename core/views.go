@@ -164,6 +164,7 @@ func (s *Service) EditorCommand(path string) (*exec.Cmd, error) {
 	}
 	c := exec.Command("sh", "-c", ed+` "$1"`, "sh", path)
 	c.Dir = path
+	c.Env = s.impl.childEnv()
 	return c, nil
 }
 
@@ -175,8 +176,13 @@ func (s *Service) ShellCommand(path string) *exec.Cmd {
 	}
 	c := exec.Command(sh)
 	c.Dir = path
+	c.Env = s.impl.childEnv()
 	return c
 }
+
+// childEnv is the environment of a program the person runs from copse (editor, shell):
+// the process's plus Options.Env, as copse's own git gets it (a nil Env would drop the latter).
+func (s *service) childEnv() []string { return append(os.Environ(), s.opts.Env...) }
 
 // fullOID: what git prints as a commit id (a row without one, like a bare repository's,
 // has nothing to describe).

@@ -2,7 +2,9 @@ package core_test
 
 import (
 	"context"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 )
 
 func TestDefaultPathAndHeadCommit(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/here", "app.worktrees/here")
 	r.Git(wt, "commit", "-q", "--allow-empty", "-m", "work in here")
@@ -30,6 +33,7 @@ func TestDefaultPathAndHeadCommit(t *testing.T) {
 }
 
 func TestCommitsDescribeHeads(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/x", "app.worktrees/x")
 	r.Git(wt, "commit", "-q", "--allow-empty", "-m", "subject with\x1b[31m escape")
@@ -48,6 +52,7 @@ func TestCommitsDescribeHeads(t *testing.T) {
 }
 
 func TestSortOrderRemembered(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	s := open(t, r, r.Root)
 	ctx := context.Background()
@@ -73,6 +78,7 @@ func TestSortOrderRemembered(t *testing.T) {
 }
 
 func TestWorktreesStampChanges(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	s := open(t, r, r.Root)
 	ctx := context.Background()
@@ -100,9 +106,10 @@ func TestWorktreesStampChanges(t *testing.T) {
 }
 
 func TestEditorAndShellCommands(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	env := map[string]string{"EDITOR": "vi -n"}
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: func(k string) string { return env[k] }})
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: func(k string) string { return env[k] }, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,9 +133,20 @@ func TestEditorAndShellCommands(t *testing.T) {
 	if sh := s.ShellCommand(r.Root); sh.Args[0] != "/bin/bash" {
 		t.Errorf("SHELL ignored: %v", sh.Args)
 	}
+	// Both get Options.Env over the process's, as copse's own git does (the last value of
+	// a variable wins in exec.Cmd.Env).
+	env["EDITOR"] = "vi"
+	ed, _ := s.EditorCommand(r.Root)
+	want := "HOME=" + r.Home
+	for _, c := range []*exec.Cmd{ed, s.ShellCommand(r.Root)} {
+		if i := slices.Index(c.Env, want); i < 0 || slices.ContainsFunc(c.Env[i+1:], func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }) {
+			t.Errorf("%s: HOME is not Options.Env's %s", c.Path, r.Home)
+		}
+	}
 }
 
 func TestPreviewAndDivergence(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/p", "app.worktrees/p")
 	coretest.WriteFile(t, filepath.Join(wt, "new.txt"), "one\ntwo\n")

@@ -8,6 +8,7 @@ import (
 // FullRefName tells a local branch (however it is named) from a tag, a remote branch or a
 // commit: create records only a local branch as land's default target.
 func TestFullRefName(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	head := headOf(s, repo)

@@ -11,6 +11,7 @@ import (
 const oid = "4cc7d522521fb6ba89548a225c884aa960d98902"
 
 func TestBuildersArgv(t *testing.T) {
+	t.Parallel()
 	must := func(c Cmd, err error) Cmd {
 		t.Helper()
 		if err != nil {
@@ -78,6 +79,7 @@ func TestBuildersArgv(t *testing.T) {
 // TestBuildersReject feeds each bad value into every builder position that
 // takes a value of that kind.
 func TestBuildersReject(t *testing.T) {
+	t.Parallel()
 	type builder func(v string) (Cmd, error)
 	paths := map[string]builder{
 		"WorktreeList.dir":         func(v string) (Cmd, error) { return WorktreeList(v) },
@@ -159,6 +161,7 @@ func TestBuildersReject(t *testing.T) {
 // accepts as a branch (core would be unable to use it), and should refuse
 // what git refuses.
 func TestCheckBranchAgreesWithGit(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	names := []string{"main", "feat/x", "a-b_c.d", "ünï/cødé", "a@b", "@", "x.lock.y", "v1.0", "a/b/c",
 		"a b", "a..b", "a~1", "a^", "a:b", "a?", "a*", "a[b", `a\b`, "a@{1}", "a.", "a/", "/a", "a//b",
@@ -175,6 +178,7 @@ func TestCheckBranchAgreesWithGit(t *testing.T) {
 }
 
 func TestCmdString(t *testing.T) {
+	t.Parallel()
 	c, err := WorktreeAddNew("/src/my app", "/src/it's\nhere", "feat/x", oid)
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +196,7 @@ func TestCmdString(t *testing.T) {
 // TestCmdStringRoundTrip checks with a real shell that String() parses back
 // into exactly Argv().
 func TestCmdStringRoundTrip(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash not installed")

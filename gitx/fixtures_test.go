@@ -37,6 +37,7 @@ func fixtures(t testing.TB, prefix string) []string {
 }
 
 func TestRegenerateFixtures(t *testing.T) {
+	t.Parallel()
 	if !*regen {
 		t.Skip("run `go test ./gitx -run TestRegenerateFixtures -gitx.regen` to rewrite the fixtures")
 	}

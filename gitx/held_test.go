@@ -11,6 +11,7 @@ import (
 )
 
 func TestHeldBuildersArgv(t *testing.T) {
+	t.Parallel()
 	must := func(c Cmd, err error) Cmd {
 		t.Helper()
 		if err != nil {
@@ -68,6 +69,7 @@ func TestHeldBuildersArgv(t *testing.T) {
 }
 
 func TestParseReflog(t *testing.T) {
+	t.Parallel()
 	z := strings.Repeat("0", 40)
 	a, b, c := strings.Repeat("a", 40), strings.Repeat("b", 40), strings.Repeat("c", 40)
 	log := z + " " + a + " me <m@x> 1 +0000\tclone\n" +
@@ -93,6 +95,7 @@ func TestParseReflog(t *testing.T) {
 }
 
 func TestParseGitlinksAndRefLines(t *testing.T) {
+	t.Parallel()
 	a := strings.Repeat("a", 40)
 	out := "160000 " + a + " 0\tsub/one\x00" + "160000 " + a + " 1\twith space\x00" + "160000 " + a + " 2\twith space\x00"
 	got, err := ParseGitlinks([]byte(out))
@@ -119,6 +122,7 @@ func TestParseGitlinksAndRefLines(t *testing.T) {
 // name the submodules, and FetchObjects brings a commit no ref names into another
 // repository without writing a ref there.
 func TestHeldReadsRealGit(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("r")
 	s.commit(repo, "f", "x\n", "first")

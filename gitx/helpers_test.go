@@ -35,6 +35,7 @@ func newSandbox(t *testing.T) *sandbox {
 		"HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=" + filepath.Join(home, ".gitconfig"), // over TestMain's unreadable one
 		"GIT_AUTHOR_NAME=Copse Test", "GIT_AUTHOR_EMAIL=test@example.invalid", "GIT_AUTHOR_DATE=" + date,
 		"GIT_COMMITTER_NAME=Copse Test", "GIT_COMMITTER_EMAIL=test@example.invalid", "GIT_COMMITTER_DATE=" + date,
 		"GIT_EDITOR=true", // rebase/merge must never open an editor

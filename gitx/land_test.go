@@ -9,6 +9,7 @@ import (
 )
 
 func TestLandHelpersAgainstGit(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	rev := func(dir, ref string) string { return strings.TrimSpace(s.git(dir, "rev-parse", ref)) }
 	repo := s.initRepo("repo")
@@ -100,6 +101,7 @@ func TestLandHelpersAgainstGit(t *testing.T) {
 }
 
 func TestLandProofHelpersAgainstGit(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	rev := func(dir, ref string) string { return strings.TrimSpace(s.git(dir, "rev-parse", ref)) }
 	repo := s.initRepo("repo")
@@ -160,6 +162,7 @@ func TestLandProofHelpersAgainstGit(t *testing.T) {
 }
 
 func TestChangedAndIgnoredSplitsIgnoredWhateverConfigHides(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	r := s.runner()
@@ -180,6 +183,7 @@ func TestChangedAndIgnoredSplitsIgnoredWhateverConfigHides(t *testing.T) {
 }
 
 func TestParseStatusWithIgnored(t *testing.T) {
+	t.Parallel()
 	dirty, ignored, err := ParseStatusWithIgnored([]byte("R  new name\x00old name\x00!! .env\x00?? a b\x00!! build/\x00"))
 	if err != nil || !slices.Equal(dirty, []string{"new name", "old name", "a b"}) || !slices.Equal(ignored, []string{".env", "build/"}) {
 		t.Fatalf("dirty %q ignored %q (%v)", dirty, ignored, err)

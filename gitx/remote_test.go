@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseRemoteBranches(t *testing.T) {
+	t.Parallel()
 	a, b := strings.Repeat("a", 40), strings.Repeat("b", 40)
 	out := a + " refs/remotes/origin/HEAD refs/remotes/origin/HEAD\n" + // symbolic: skipped
 		a + "  refs/remotes/origin/feat/x\n" +
@@ -27,6 +28,7 @@ func TestParseRemoteBranches(t *testing.T) {
 }
 
 func TestRemoteBuildersRefuseOptions(t *testing.T) {
+	t.Parallel()
 	if _, err := WorktreeAddTrack("/r", "/p", "b", "-o", "x"); err == nil {
 		t.Fatal("a remote starting with '-' was accepted")
 	}
@@ -45,6 +47,7 @@ func TestRemoteBuildersRefuseOptions(t *testing.T) {
 
 // A rebase that started detached names no branch; one that started on a branch does.
 func TestAddHeldBranch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gitDir := filepath.Join(dir, ".git")
 	write := func(rel, content string) {

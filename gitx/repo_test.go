@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 // CommonDir finds the common git directory from the main checkout and from a linked
 // worktree's subdirectory, and fails outside a repository.
 func TestCommonDir(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	wt := s.path("wt")
@@ -34,6 +34,7 @@ func TestCommonDir(t *testing.T) {
 }
 
 func TestConfigValue(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	s.git(repo, "config", "copse.root", " /src/my worktrees ")
@@ -56,6 +57,7 @@ func TestConfigValue(t *testing.T) {
 }
 
 func TestBranchesAndBranchExists(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	s.git(repo, "branch", "feat/x")
@@ -80,6 +82,7 @@ func TestBranchesAndBranchExists(t *testing.T) {
 }
 
 func TestResolveBranchNameAndCommit(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	head := headOf(s, repo)
@@ -107,6 +110,7 @@ func TestResolveBranchNameAndCommit(t *testing.T) {
 }
 
 func TestAncestorAndUniqueCommits(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	origin := s.initRepo("origin")
 	repo := s.path("repo")
@@ -155,6 +159,7 @@ func TestAncestorAndUniqueCommits(t *testing.T) {
 // TestMutationsWithRealGit proves this git accepts each mutation's argv,
 // including the "--" before user values.
 func TestMutationsWithRealGit(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	head := headOf(s, repo)
@@ -223,13 +228,11 @@ func TestMutationsWithRealGit(t *testing.T) {
 
 // CommonDir works in a bare repository too (where --show-toplevel would fail).
 func TestCommonDirInBareRepository(t *testing.T) {
-	dir := t.TempDir()
-	bare := filepath.Join(dir, "repo.git")
-	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
-	}
-	r := &Runner{}
-	got, err := r.CommonDir(context.Background(), bare)
+	t.Parallel()
+	s := newSandbox(t)
+	bare := s.path("repo.git")
+	s.git(s.root, "init", "-q", "--bare", bare)
+	got, err := s.runner().CommonDir(context.Background(), bare)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,6 +246,7 @@ func TestCommonDirInBareRepository(t *testing.T) {
 // gitignore semantics: a "!" line takes a file back, a tracked file is never listed however
 // the patterns name it.
 func TestFilesIncluded(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	s.commit(repo, "tracked.env", "t\n", "tracked")
@@ -265,6 +269,7 @@ func TestFilesIncluded(t *testing.T) {
 // ConfigFileValues reads one file only: the repository's own config does not leak in, and
 // an include in the file is not followed.
 func TestConfigFileValues(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	s.git(repo, "config", "copse.setup", "from-repo-config")
@@ -282,6 +287,7 @@ func TestConfigFileValues(t *testing.T) {
 // empty commit (every empty commit has the same patch id) and a merge commit (no single
 // patch) still are, and so is a copy whose change was altered.
 func TestUniqueCommitsByPatch(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	r, ctx := s.runner(), context.Background()

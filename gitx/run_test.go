@@ -29,6 +29,7 @@ func asError(t *testing.T, err error, kind ErrKind) *Error {
 }
 
 func TestRunExitKeepsCodeAndStderr(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	c, _ := RevParseCommit(repo, "no-such-ref")
@@ -49,6 +50,7 @@ func TestRunExitKeepsCodeAndStderr(t *testing.T) {
 }
 
 func TestRunExitWithoutStderrSaysSo(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	c, _ := ConfigGet(repo, "copse.unset")
@@ -65,6 +67,7 @@ func TestRunExitWithoutStderrSaysSo(t *testing.T) {
 // A missing -C directory is git's error (exit 128), never "git not found":
 // gitx does not chdir, so the start cannot fail on the directory.
 func TestRunMissingDirIsNotNotFound(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	c, _ := StatusCmd(s.path("does-not-exist"))
 	_, err := s.runner().Run(context.Background(), c)
@@ -74,6 +77,7 @@ func TestRunMissingDirIsNotNotFound(t *testing.T) {
 }
 
 func TestRunNotFound(t *testing.T) {
+	t.Parallel()
 	c, _ := StatusCmd("/")
 	for _, bin := range []string{filepath.Join(t.TempDir(), "git"), "copse-test-no-such-git"} {
 		_, err := (&Runner{Bin: bin}).Run(context.Background(), c)
@@ -88,11 +92,13 @@ func TestRunNotFound(t *testing.T) {
 }
 
 func TestRunRefusesUnbuiltCmd(t *testing.T) {
+	t.Parallel()
 	_, err := (&Runner{}).Run(context.Background(), Cmd{})
 	asError(t, err, ErrStart)
 }
 
 func TestRunAlreadyCanceled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c, _ := StatusCmd("/")
@@ -106,6 +112,7 @@ func TestRunAlreadyCanceled(t *testing.T) {
 // TestRunOutputLimit: a post-checkout hook prints 3 MiB; git passes hook
 // output on to its stderr, which passes the 2 MiB default cap.
 func TestRunOutputLimit(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	s.hook(repo, "post-checkout", "head -c 3145728 /dev/zero | tr '\\0' x\n")
@@ -191,6 +198,7 @@ func alive(pid int) bool {
 // hook within the first timeout; then the attempt proves nothing about the hook, and the
 // next one doubles the timeout.
 func TestRunTimeoutKillsProcessGroup(t *testing.T) {
+	t.Parallel()
 	for timeout := 1500 * time.Millisecond; ; timeout *= 2 {
 		s := newSandbox(t)
 		repo := s.initRepo("repo")
@@ -218,6 +226,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 }
 
 func TestRunCancelKillsProcessGroup(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	pidFile := sleepyHook(s, repo)
@@ -243,7 +252,8 @@ func TestRunCancelKillsProcessGroup(t *testing.T) {
 }
 
 // TestRunEnvAndArgv runs a stand-in for git that prints its arguments and
-// environment, to check exactly what a child receives.
+// environment, to check exactly what a child receives. Not parallel: what it checks is
+// how the Runner treats the process environment, which only t.Setenv can set.
 func TestRunEnvAndArgv(t *testing.T) {
 	fake := filepath.Join(t.TempDir(), "fake-git")
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf 'ARG=%s\\n' \"$a\"; done\nenv\n"
@@ -316,6 +326,7 @@ func headOf(s *sandbox, repo string) string {
 // TestWorktreeListOutputCap: lock reasons of 3 MiB in all pass the 2 MiB default cap, and
 // `worktree list` still lists. An overflow error names the command and the cap.
 func TestWorktreeListOutputCap(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	reason := strings.Repeat("r", 1<<20)
@@ -342,6 +353,7 @@ func TestWorktreeListOutputCap(t *testing.T) {
 }
 
 func TestCmdName(t *testing.T) {
+	t.Parallel()
 	add, _ := WorktreeAddNew("/r", "/r/x", "feat", strings.Repeat("a", 40))
 	list, _ := WorktreeList("/r")
 	st, _ := StatusCmd("/r")
@@ -356,6 +368,7 @@ func TestCmdName(t *testing.T) {
 // capBuffer reads up to its limit whether os/exec writes to it or it reads for itself
 // (ReadFrom): exactly the limit is output, one byte more is an overflow that stops git.
 func TestCapBufferReadFromLimit(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		size int
 		over bool
@@ -373,7 +386,8 @@ func TestCapBufferReadFromLimit(t *testing.T) {
 	}
 }
 
-// resolveBin looks a bare name up once per PATH and leaves anything else alone.
+// resolveBin looks a bare name up once per PATH and leaves anything else alone. Not
+// parallel: it changes the process's PATH, which every other test's git is looked up on.
 func TestResolveBin(t *testing.T) {
 	dirA, dirB := t.TempDir(), t.TempDir()
 	for _, d := range []string{dirA, dirB} {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSafetyStatusIgnoresConfigAndFindsNestedRepos(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("r")
 	s.commit(repo, ".gitignore", "build/\n*.log\nnm/\n", "ignore")
@@ -67,6 +68,7 @@ func sameSet(a, b []string) bool {
 }
 
 func TestHiddenChanges(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("r")
 	for _, f := range []string{"same", "edited", "gone", "sparse-absent", "sparse-edited", "mode"} {
@@ -106,6 +108,7 @@ func TestHiddenChanges(t *testing.T) {
 }
 
 func TestUnreachableCommitsAndOperation(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("r")
 	s.git(repo, "checkout", "-q", "--detach")
@@ -139,6 +142,7 @@ func TestUnreachableCommitsAndOperation(t *testing.T) {
 }
 
 func TestRecordFilterKeepsSplitRecords(t *testing.T) {
+	t.Parallel()
 	var got []string
 	var buf strings.Builder
 	f := &recordFilter{keep: func(r []byte) bool { got = append(got, string(r)); return r[0] == 'k' }, out: &buf}

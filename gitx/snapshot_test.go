@@ -11,6 +11,7 @@ import (
 )
 
 func TestSnapshotBuildersArgv(t *testing.T) {
+	t.Parallel()
 	must := func(c Cmd, err error) Cmd {
 		t.Helper()
 		if err != nil {
@@ -82,6 +83,7 @@ func TestSnapshotBuildersArgv(t *testing.T) {
 }
 
 func TestSnapshotBuildersRefuse(t *testing.T) {
+	t.Parallel()
 	bad := []struct {
 		name string
 		err  error
@@ -113,7 +115,8 @@ func TestSnapshotBuildersRefuse(t *testing.T) {
 func second(_ Cmd, err error) error { return err }
 
 // The per-command GIT_INDEX_FILE must reach git even though the Runner drops an
-// inherited GIT_INDEX_FILE (which would point at another repository's index).
+// inherited GIT_INDEX_FILE (which would point at another repository's index). Not
+// parallel: the inherited variable is in the process environment (t.Setenv).
 func TestCmdEnvWinsOverInheritedRepoEnv(t *testing.T) {
 	fake := filepath.Join(t.TempDir(), "fake-git")
 	if err := os.WriteFile(fake, []byte("#!/bin/sh\nenv\n"), 0o755); err != nil {
@@ -147,6 +150,7 @@ func TestCmdEnvWinsOverInheritedRepoEnv(t *testing.T) {
 // A worktree's changes survive the round trip through the builders on real git: the
 // record is made without touching the worktree's index, and written back byte for byte.
 func TestSnapshotRoundTripRealGit(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	s.commit(repo, "gone", "will be deleted\n", "add gone")
@@ -255,6 +259,7 @@ func must2(t *testing.T) func(Cmd, error) Cmd {
 }
 
 func TestParseRemovedRefsRejectsMalformed(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"refs/copse/removed/a\x00" + oid + "\x00msg\x00",          // not terminated
 		"refs/heads/a\x00" + oid + "\x00msg\x00\n",                // wrong namespace
@@ -272,6 +277,7 @@ func TestParseRemovedRefsRejectsMalformed(t *testing.T) {
 }
 
 func TestNestedRepositoriesAreListedAndSkipped(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	s.git(s.root, "init", "-q", filepath.Join(repo, "empty repo"))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseStatusFixtures(t *testing.T) {
+	t.Parallel()
 	const clean = "757f484108136364edf98f05d894c1341a41817b"
 	tests := []struct {
 		file string
@@ -49,6 +50,7 @@ func TestParseStatusFixtures(t *testing.T) {
 }
 
 func TestParseStatusInline(t *testing.T) {
+	t.Parallel()
 	const head = "# branch.oid (initial)\x00# branch.head main\x00"
 	const z40 = "0000000000000000000000000000000000000000"
 	one := func(xy, path string) string {
@@ -165,6 +167,7 @@ func conflictingBranches(s *sandbox, repo string) {
 }
 
 func TestRunnerStatusMerging(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	conflictingBranches(s, repo)
@@ -203,6 +206,7 @@ func TestRunnerStatusMerging(t *testing.T) {
 // "gitdir:" file: the marker lives in .git/worktrees/<name>/, and the main
 // worktree must not report it.
 func TestRunnerStatusRebasing(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	conflictingBranches(s, repo)
@@ -227,6 +231,7 @@ func TestRunnerStatusRebasing(t *testing.T) {
 }
 
 func TestWorktreeGitDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(content string) {
 		if err := os.WriteFile(filepath.Join(dir, ".git"), []byte(content), 0o644); err != nil {

@@ -14,6 +14,7 @@ import (
 const fixtureHead = "4cc7d522521fb6ba89548a225c884aa960d98902"
 
 func TestParseWorktreeListFixtures(t *testing.T) {
+	t.Parallel()
 	main := Worktree{Path: "/src/app", Head: fixtureHead, Branch: "main"}
 	tests := []struct {
 		file string
@@ -52,6 +53,7 @@ func TestParseWorktreeListFixtures(t *testing.T) {
 }
 
 func TestParseWorktreeListInline(t *testing.T) {
+	t.Parallel()
 	oid := fixtureHead
 	rec := func(fields ...string) string { return strings.Join(fields, "\x00") + "\x00\x00" }
 	valid := []struct {
@@ -164,6 +166,7 @@ func FuzzParseWorktreeList(f *testing.F) {
 // linked worktree whose path contains newlines (shaped like porcelain lines)
 // comes back from Worktrees as one worktree with the exact path.
 func TestWorktreesNewlinePath(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	repo := s.initRepo("repo")
 	evil := s.path("wt\nworktree /etc\nbranch refs/heads/main")

@@ -18,6 +18,7 @@ var (
 )
 
 func TestBuildRejects(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		action string
@@ -124,6 +125,7 @@ func TestBuildRejects(t *testing.T) {
 }
 
 func TestBuildArgv(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		action string
 		opts   []Option
@@ -163,6 +165,7 @@ func TestBuildArgv(t *testing.T) {
 }
 
 func TestTypedCommands(t *testing.T) {
+	t.Parallel()
 	check := func(cmd Cmd, err error, want ...string) {
 		t.Helper()
 		if err != nil {
@@ -205,6 +208,7 @@ func TestTypedCommands(t *testing.T) {
 func second(_ Cmd, err error) error { return err }
 
 func TestCmdString(t *testing.T) {
+	t.Parallel()
 	cmd, err := CreateCmd(CreateArgs{Cwd: "/src/my app", Branch: "feat/x", Label: "it's", Path: "/wt/feat-x"})
 	if err != nil {
 		t.Fatal(err)
@@ -220,6 +224,7 @@ func TestCmdString(t *testing.T) {
 
 // Argv hands out a copy: a caller cannot edit a checked command afterwards.
 func TestArgvIsACopy(t *testing.T) {
+	t.Parallel()
 	cmd, _ := ListCmd("/src/app")
 	a := cmd.Argv()
 	a[4] = "-x"

@@ -47,6 +47,7 @@ func writeScript(t *testing.T, body string) string {
 var bg = context.Background()
 
 func TestDecodeList(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"list.json", "list_lenient.json"} {
 		t.Run(name, func(t *testing.T) {
 			r, err := replay(t, name, 0).List(bg, "/")
@@ -73,6 +74,7 @@ func TestDecodeList(t *testing.T) {
 }
 
 func TestDecodeCreatedOpenedRemoved(t *testing.T) {
+	t.Parallel()
 	c, err := replay(t, "created.json", 0).Create(bg, CreateArgs{Cwd: "/", Branch: "feat/login"})
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +109,7 @@ func TestDecodeCreatedOpenedRemoved(t *testing.T) {
 // Every reply that is not the one asked for is ErrWrongReply, and uncertain: herdr
 // exited 0, so it may have done something.
 func TestDecodeWrongReplies(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		fixture string
 		call    func(*Client) error
@@ -147,6 +150,7 @@ func TestDecodeWrongReplies(t *testing.T) {
 }
 
 func TestDecodeErrorReplies(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		fixture  string
 		kind     ErrKind
@@ -180,6 +184,7 @@ func TestDecodeErrorReplies(t *testing.T) {
 }
 
 func TestParseErrorEnvelope(t *testing.T) {
+	t.Parallel()
 	for in, wantCode := range map[string]string{
 		`{"error":{"code":"x","message":"m"},"id":"cli:worktree:list"}`:                  "x",
 		`{"id":"cli:worktree:list","error":{"message":"m","code":"x","extra":1}}` + "\n": "x",

@@ -31,6 +31,7 @@ func pdeathHelper() int {
 
 // herdr dies with the copse that started it, even when copse is killed with SIGKILL.
 func TestHerdrDiesWithKilledParent(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	helper := exec.Command(os.Args[0], "-test.run=^$")
 	helper.Env = append(w.Env(herdrtest.Knobs{Delay: 30 * time.Second}), pdeathHelperEnv+"="+w.Repo)

@@ -3,6 +3,7 @@ package herdr
 import "testing"
 
 func TestParseVersion(t *testing.T) {
+	t.Parallel()
 	good := []struct {
 		out     string
 		m, n, p int
@@ -41,6 +42,7 @@ func TestParseVersion(t *testing.T) {
 }
 
 func TestVersionLess(t *testing.T) {
+	t.Parallel()
 	v := func(s string) Version {
 		t.Helper()
 		x, err := ParseVersion("herdr " + s)

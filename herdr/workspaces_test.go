@@ -15,6 +15,7 @@ import (
 // `workspace list` has no options in Herdr 0.8.2: the builder makes the bare command and
 // refuses every option (--json included, which the worktree commands would take).
 func TestBuildWorkspaceList(t *testing.T) {
+	t.Parallel()
 	cmd, err := WorkspaceListCmd()
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +88,7 @@ func TestClientWorkspaces(t *testing.T) {
 // A reply that has the right type but lacks what copse reads is refused, not half-used:
 // an entry without an agent_status would read as "no status" when Herdr said nothing.
 func TestClientWorkspacesRefusesIncompleteReplies(t *testing.T) {
+	t.Parallel()
 	for name, out := range map[string]string{
 		"no array":        `{"id":"cli:workspace:list","result":{"type":"workspace_list"}}`,
 		"no id":           `{"id":"cli:workspace:list","result":{"type":"workspace_list","workspaces":[{"agent_status":"idle"}]}}`,

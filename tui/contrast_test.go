@@ -33,6 +33,7 @@ func contrast(a, b color.Color) float64 {
 // backgrounds of its theme (white, off-white, Solarized light; black, VS Code dark, One
 // Dark, Solarized dark, a grey tmux status-ish 303030).
 func TestHelpContrast(t *testing.T) {
+	t.Parallel()
 	for _, th := range []struct {
 		dark bool
 		bgs  []string

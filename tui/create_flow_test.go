@@ -13,6 +13,7 @@ import (
 // Create and go: with the form's defaults the picker switches to the new worktree, as
 // enter does, and the CLI then delivers the path to the shell.
 func TestFlowCreateSwitchesByDefault(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	f := startFlow(t, openService(t, r, r.Root), Options{})
 	f.keys("n")
@@ -42,6 +43,7 @@ func TestFlowCreateSwitchesByDefault(t *testing.T) {
 // Setup runs after create with its output in the log panel; a failing step leaves the
 // worktree and says which step failed and how to rerun it. The switch does not happen.
 func TestFlowCreateSetupFailureKeepsWorktree(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "config", "--add", "copse.setup", "echo hello-from-setup")
 	r.Git(r.Root, "config", "--add", "copse.setup", "echo broken >&2; exit 3")
@@ -73,6 +75,7 @@ func TestFlowCreateSetupFailureKeepsWorktree(t *testing.T) {
 
 // A setup that succeeds is followed by the switch; "run setup" off skips it.
 func TestFlowCreateSetupThenSwitch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	marker := filepath.Join(t.TempDir(), "ran")
 	r.Git(r.Root, "config", "copse.setup", "pwd > '"+marker+"'")
@@ -109,6 +112,7 @@ func TestFlowCreateSetupThenSwitch(t *testing.T) {
 
 // ctrl+c in the setup panel stops the running step; the worktree stays and the picker runs on.
 func TestFlowCreateSetupCtrlC(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	started := filepath.Join(t.TempDir(), "started")
 	r.Git(r.Root, "config", "copse.setup", "touch '"+started+"'; echo waiting; sleep 30")
@@ -136,6 +140,7 @@ func TestFlowCreateSetupCtrlC(t *testing.T) {
 // From inside another worktree the form names the main checkout's branch and commit (core
 // decides it), a typed base gets its commit from core too, and the create starts there.
 func TestFlowCreateFromAnotherWorktreeNamesTheBase(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	a := r.AddWorktree("feat/a", filepath.Join(r.Base, "trees", "a"))
 	r.Git(a, "commit", "-q", "--allow-empty", "-m", "unreviewed")

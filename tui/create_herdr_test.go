@@ -15,6 +15,7 @@ import (
 // Under Herdr, create and go: the create opens a workspace, and the switch that follows
 // gives it focus (the double records the focused workspace).
 func TestFlowCreateSwitchFocusesHerdrWorkspace(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")

@@ -16,6 +16,7 @@ func checked(m Model, raw string, k core.CreateKind) branchCheckedMsg {
 }
 
 func TestFormSaysWhatCreateWillDo(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		raw, base string
 		kind      core.CreateKind
@@ -50,6 +51,7 @@ func TestFormSaysWhatCreateWillDo(t *testing.T) {
 
 // Filling the base turns "from a remote" into "new branch": the branch is asked about again.
 func TestFormRechecksWhenBaseFilled(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "feat/x")
@@ -67,6 +69,7 @@ func TestFormRechecksWhenBaseFilled(t *testing.T) {
 }
 
 func TestFormCompletesRemoteBranches(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"), branchesMsg{names: []string{"main", "origin/feat/remote-only"}})
 	m = typeText(t, m, "orig")
@@ -86,6 +89,7 @@ func TestFormCompletesRemoteBranches(t *testing.T) {
 }
 
 func TestGoldenFormFromRemote(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "origin/feat/search")
@@ -95,6 +99,7 @@ func TestGoldenFormFromRemote(t *testing.T) {
 }
 
 func TestGoldenFormAmbiguousRemote(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "feat/search")
@@ -116,11 +121,13 @@ func fxRebasing() *core.Listing {
 }
 
 func TestGoldenListRebasing(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxRebasing(), fxMixedStatus())
 	goldenPlain(t, m)
 }
 
 func TestRebasingRowHeldForCreate(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxRebasing(), fxMixedStatus())
 	// The row reads as its branch, tagged rebasing, without a second "rebase" badge.
 	out := plain(m)
@@ -138,6 +145,7 @@ func TestRebasingRowHeldForCreate(t *testing.T) {
 // The default base core reports (not this worktree's HEAD) is what the form names, with
 // its commit, before the create is confirmed; a typed base replaces it.
 func TestFormNamesCoreDefaultBase(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	m, _ = send(t, m, formInfoMsg{base: core.CreateBase{Ref: "develop", Commit: oid('d'), Branch: "develop", From: core.BaseFromConfig},
@@ -160,6 +168,7 @@ func TestFormNamesCoreDefaultBase(t *testing.T) {
 
 // A broken copse.base shows on the base field as soon as the form opens.
 func TestFormShowsBadConfigBase(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	m, _ = send(t, m, formInfoMsg{baseErr: &core.Error{Kind: core.KindUsage, Code: core.CodeBadBaseConfig, Field: "copse.base",

@@ -26,6 +26,7 @@ func TestGoldenCreateForm80x24(t *testing.T)  { goldenPlain(t, formWithInfo(t, 8
 func TestGoldenCreateForm120x35(t *testing.T) { goldenPlain(t, formWithInfo(t, 120, 35)) }
 
 func TestFormToggles(t *testing.T) {
+	t.Parallel()
 	m := formWithInfo(t, 100, 30)
 	if !m.form.switchTo || !m.form.runSetup {
 		t.Fatal("switch and setup must be on by default")
@@ -47,6 +48,7 @@ func TestFormToggles(t *testing.T) {
 // A broken setup configuration stops the create before anything runs, as in the CLI;
 // turning "run setup" off lets it through.
 func TestFormBrokenSetupConfigBlocksSubmit(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 30)
 	m, _ = send(t, m, press("n"))
 	m, _ = send(t, m, formInfoMsg{setupErr: &core.Error{Kind: core.KindUsage, Code: "bad_config", Field: "copse.setupTimeout",
@@ -89,6 +91,7 @@ func TestGoldenSetupRunning80x24(t *testing.T) { goldenPlain(t, setupPanel(t, 80
 func TestGoldenSetupFailed120x35(t *testing.T) { goldenPlain(t, setupPanel(t, 120, 35, true)) }
 
 func TestSetupLogIsMadeSafe(t *testing.T) {
+	t.Parallel()
 	s := &setupState{}
 	s.add("a\x1b]0;title\x07b\tc\n")
 	s.add("half")

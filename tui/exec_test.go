@@ -31,6 +31,7 @@ func serviceWithEnv(t *testing.T, r *coretest.Repo, env map[string]string) *core
 // e runs $EDITOR in the selected worktree and ! runs $SHELL there, through tea.ExecProcess:
 // the picker is still running when they end.
 func TestFlowEditorAndShellRunInWorktree(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/edit", "app.worktrees/edit")
 	dir := t.TempDir()
@@ -60,6 +61,7 @@ func TestFlowEditorAndShellRunInWorktree(t *testing.T) {
 }
 
 func TestFlowNoEditorExplains(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	f := startFlow(t, serviceWithEnv(t, r, map[string]string{"EDITOR": "", "VISUAL": ""}), Options{})
 	f.keys("e")
@@ -73,6 +75,7 @@ func TestFlowNoEditorExplains(t *testing.T) {
 
 // y copies the selected path with OSC 52 and says so.
 func TestCopyPath(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("j")) // feat/login (current) → feat/rebase (sorted by name)
 	m, cmd := send(t, m, press("y"))

@@ -29,6 +29,7 @@ func branches(wts []core.Worktree) string {
 // Exact substrings of the branch rank above scattered matches; among substrings the
 // earlier match comes first.
 func TestFilterRanksSubstringsFirst(t *testing.T) {
+	t.Parallel()
 	got := branches(Filter(fxRanking(), "log"))
 	if !strings.HasPrefix(got, "log feat/login ") {
 		t.Fatalf("order = %q, want the substring matches (log, feat/login) first", got)
@@ -46,6 +47,7 @@ func TestFilterRanksSubstringsFirst(t *testing.T) {
 
 // The picker shows the same order Filter returns, and highlights the matched characters.
 func TestPickerFilterMatchesFilterAndHighlights(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 12, Options{Pick: true, Query: "log"}), fxRanking(), nil)
 	var order []core.Worktree
 	for _, i := range m.visible {
@@ -72,6 +74,7 @@ func TestPickerFilterMatchesFilterAndHighlights(t *testing.T) {
 // Pick mode types into the filter from the first key, esc clears then quits, and tab
 // leaves the typing so the list keys work.
 func TestPickTypesAsYouGo(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(80, 12, Options{Pick: true}), fxMixed(), fxMixedStatus())
 	m = typeText(t, m, "rel")
 	if m.mode != modeFilter || m.filter.Value() != "rel" {
@@ -100,16 +103,19 @@ func TestPickTypesAsYouGo(t *testing.T) {
 }
 
 func TestGoldenPickQuery80x24(t *testing.T) {
+	t.Parallel()
 	goldenPlain(t, loaded(t, newTestModel(80, 24, Options{Pick: true, Query: "log"}), fxMixed(), fxMixedStatus()))
 }
 
 func TestGoldenPickQuery120x35(t *testing.T) {
+	t.Parallel()
 	goldenPlain(t, loaded(t, newTestModel(120, 35, Options{Pick: true, Query: "log"}), fxRanking(), nil))
 }
 
 // The main picker types into the filter too, from a key the list does not bind, as fzf
 // does; a bound letter keeps its action.
 func TestPickerTypesAnUnboundKey(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(80, 12, Options{}), fxMixed(), fxMixedStatus())
 	m, _ = send(t, m, press("z"))
 	if m.mode != modeFilter || m.filter.Value() != "z" {

@@ -170,6 +170,7 @@ func contains(ss []string, s string) bool {
 }
 
 func TestFlowCreateShowsNewRow(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	f := startFlow(t, openService(t, r, r.Root), Options{})
 	f.keys("n")
@@ -198,6 +199,7 @@ func TestFlowCreateShowsNewRow(t *testing.T) {
 }
 
 func TestFlowRemoveWithY(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	gone := r.AddWorktree("feat/gone", "app.worktrees/gone")
 	f := startFlow(t, openService(t, r, r.Root), Options{})
@@ -230,6 +232,7 @@ func TestFlowRemoveWithY(t *testing.T) {
 }
 
 func TestFlowRemoveDirtyRefusedNothingChanges(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/dirty", "app.worktrees/dirty")
 	coretest.WriteFile(t, filepath.Join(wt, "notes.txt"), "unsaved work\n")
@@ -257,6 +260,7 @@ func TestFlowRemoveDirtyRefusedNothingChanges(t *testing.T) {
 }
 
 func TestFlowFilterEnterSwitches(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/alpha", "app.worktrees/alpha")
 	beta := r.AddWorktree("feat/beta", "app.worktrees/beta")
@@ -272,6 +276,7 @@ func TestFlowFilterEnterSwitches(t *testing.T) {
 }
 
 func TestFlowPickReturnsRow(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	alpha := r.AddWorktree("feat/alpha", "app.worktrees/alpha")
 	svc := openService(t, r, r.Root)
@@ -291,6 +296,7 @@ func TestFlowPickReturnsRow(t *testing.T) {
 // `-` returns to the worktree the session left: switch in one picker, go back in the next,
 // with the same Service (one session).
 func TestFlowBackReturnsToPrevious(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/away", "app.worktrees/away")
 	svc := openService(t, r, r.Root)
@@ -320,6 +326,7 @@ func TestFlowBackReturnsToPrevious(t *testing.T) {
 // With nothing to go back to, - is not in the help bar; pressing it says why and does
 // nothing else (no back request, no filter typed).
 func TestFlowBackWithoutHistoryExplains(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/a", "app.worktrees/a")
 	f := startFlow(t, openService(t, r, r.Root), Options{})
@@ -337,6 +344,7 @@ func TestFlowBackWithoutHistoryExplains(t *testing.T) {
 
 // A confirmation shown against one worktree list must not run against another.
 func TestFlowStaleConfirmationRunsNothing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	target := r.AddWorktree("feat/target", "app.worktrees/target")
 	f := startFlow(t, openService(t, r, r.Root), Options{})
@@ -361,6 +369,7 @@ func TestFlowStaleConfirmationRunsNothing(t *testing.T) {
 // ctrl+c while core works cancels the operation, not the picker, and the status line
 // says what state is left. A post-checkout hook that sleeps keeps git busy long enough.
 func TestFlowCtrlCCancelsOperation(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	hook := filepath.Join(r.Root, ".git", "hooks", "post-checkout")
 	started := filepath.Join(t.TempDir(), "hook-started")
@@ -395,6 +404,7 @@ func TestFlowCtrlCCancelsOperation(t *testing.T) {
 }
 
 func TestFlowForceRemoveDirtyAsksTwice(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/scratch", "app.worktrees/scratch")
 	coretest.WriteFile(t, filepath.Join(wt, "scratch.txt"), "throwaway\n")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestFormRequiresBranchAndDebouncesCheck(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	if m.mode != modeForm {
@@ -46,6 +47,7 @@ func TestFormRequiresBranchAndDebouncesCheck(t *testing.T) {
 }
 
 func TestFormSaysWhenBranchIsHeld(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "release/2.0")
@@ -56,6 +58,7 @@ func TestFormSaysWhenBranchIsHeld(t *testing.T) {
 }
 
 func TestFormBuildsRequestFromRawValues(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}).withWorkspaces(), fxHerdr(), nil)
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "feat/new")
@@ -75,6 +78,7 @@ func TestFormBuildsRequestFromRawValues(t *testing.T) {
 }
 
 func TestFormBaseCompletion(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"), branchesMsg{names: []string{"main", "feat/login"}}, press("tab"))
 	m = typeText(t, m, "fe")
@@ -92,6 +96,7 @@ func TestFormBaseCompletion(t *testing.T) {
 }
 
 func TestCreateFieldErrorStaysInForm(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "feat/login")
@@ -107,6 +112,7 @@ func TestCreateFieldErrorStaysInForm(t *testing.T) {
 }
 
 func TestCreateWithPathConfirmsThenReturnsToForm(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "feat/p")

@@ -20,6 +20,7 @@ func busyRemove(t *testing.T) Model {
 // The first ctrl+c cancels the operation and the picker stays; the second ends the picker
 // at once, handing the caller the operation and the channel its answer arrives on.
 func TestSecondCtrlCInterrupts(t *testing.T) {
+	t.Parallel()
 	m := busyRemove(t)
 	op := m.op
 	m, cmd := send(t, m, press("ctrl+c"))
@@ -44,6 +45,7 @@ func TestSecondCtrlCInterrupts(t *testing.T) {
 
 // A second ctrl+c while only the checks run reports that nothing was executing.
 func TestSecondCtrlCDuringPrepare(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("j"), press("d"))
 	m, _ = send(t, m, press("ctrl+c"), press("ctrl+c"))
@@ -54,6 +56,7 @@ func TestSecondCtrlCDuringPrepare(t *testing.T) {
 
 // core names the lock holder; the status line shows it, and only for the current operation.
 func TestLockWaitShown(t *testing.T) {
+	t.Parallel()
 	m := busyRemove(t)
 	h := core.LockHolder{PID: 4242, Command: "copse remove feat/x", Since: fxClock}
 	m, _ = send(t, m, lockWaitMsg{op: m.op.id + 1, holder: h})
@@ -67,12 +70,14 @@ func TestLockWaitShown(t *testing.T) {
 }
 
 func TestGoldenBusyLockWait(t *testing.T) {
+	t.Parallel()
 	m := busyRemove(t)
 	m, _ = send(t, m, lockWaitMsg{op: m.op.id, holder: core.LockHolder{PID: 4242, Command: "copse remove feat/x"}})
 	goldenPlain(t, m)
 }
 
 func TestGoldenBusyCancelling(t *testing.T) {
+	t.Parallel()
 	m := busyRemove(t)
 	m, _ = send(t, m, press("ctrl+c"))
 	goldenPlain(t, m)

@@ -12,6 +12,7 @@ import (
 // TestKeysDoc keeps tui/KEYS.md generated from DefaultKeyMap, so the documented keys are
 // the bound ones. Regenerate with: go test ./tui -run TestKeysDoc -update
 func TestKeysDoc(t *testing.T) {
+	t.Parallel()
 	k := DefaultKeyMap()
 	sections := []struct {
 		name  string

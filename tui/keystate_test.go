@@ -17,6 +17,7 @@ func shortHelpLine(m Model) string {
 // full help included, and pressing one says why without starting anything or typing into
 // the filter; on a linked row they are back.
 func TestKeysHiddenOnMainCheckout(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("g")) // main sorts first
 	if r, _ := m.selected(); !r.wt.Main {
@@ -58,6 +59,7 @@ func TestKeysHiddenOnMainCheckout(t *testing.T) {
 
 // C is offered only on a row that holds a claim or lock; L not on a detached row.
 func TestReleaseAndLandFollowTheRow(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxClaimed(), fxMixedStatus())
 	m = selectBranch(t, m, "agent/claude-1")
 	if !m.keys.Release.Enabled() {
@@ -86,6 +88,7 @@ func TestReleaseAndLandFollowTheRow(t *testing.T) {
 // F leads the help bar, and F sends the same request with force; any other key drops the
 // offer. A refusal force does not help offers nothing.
 func TestClaimRefusalOffersF(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxClaimed(), fxMixedStatus())
 	m = selectBranch(t, m, "agent/claude-1")
 	m, _ = send(t, m, press("c"))
@@ -127,6 +130,7 @@ func TestClaimRefusalOffersF(t *testing.T) {
 
 // esc does one thing per state, and the help line names that thing.
 func TestEscOneThingPerState(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	if h := shortHelpLine(m); !strings.Contains(h, "q/esc quit") {
 		t.Errorf("plain list help: %q", h)
@@ -165,6 +169,7 @@ func TestEscOneThingPerState(t *testing.T) {
 // F, which lands with force_claim and the typed target; a land hint that names --into
 // names the form's field instead.
 func TestLandRefusalsInPickerWords(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxClaimed(), fxMixedStatus())
 	m = selectBranch(t, m, "agent/claude-1")
 	m, _ = send(t, m, press("L"))
@@ -194,6 +199,7 @@ func TestLandRefusalsInPickerWords(t *testing.T) {
 
 // Create, prune and remove hints that name a CLI flag or command are phrased for the picker.
 func TestCreateAndPruneHintsInPickerWords(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("d"))
 	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: core.CodeCurrentWorktree,
@@ -219,6 +225,7 @@ func TestCreateAndPruneHintsInPickerWords(t *testing.T) {
 
 // The session prompt as drawn at 80x24, and the refused id shown in it.
 func TestGoldenSessionPrompt(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 80, 24)
 	m = selectBranch(t, m, "release/2.0")
 	m, _ = send(t, m, press("c"))
@@ -249,6 +256,7 @@ func TestGoldenSessionPrompt(t *testing.T) {
 // The F offer at 60 columns: the hint wraps whole, F leads the help line and q/esc quit
 // stays at its end.
 func TestGoldenForceOffer60(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(60, 20, Options{}), fxClaimed(), fxMixedStatus())
 	m = selectBranch(t, m, "agent/claude-1")
 	m, _ = send(t, m, press("c"))
@@ -264,6 +272,7 @@ func TestGoldenForceOffer60(t *testing.T) {
 // A blocked land job's hint on the detail line names L and F, not --force-claim or
 // --force-restart; a hint without a CLI flag is kept.
 func TestLandJobHintsInPickerWords(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ code, hint, want string }{
 		{core.CodeClaimedByOther, "land it from that session, or land again with --force-claim to take the claim over (asks first)", "land again (L) and press F"},
 		{core.CodeRebaseConflict, "resolve in /w, git add the files, git rebase --continue, then land again (or land with --force-restart to start over)", "(or land again with L and press F to start over)"},
@@ -279,6 +288,7 @@ func TestLandJobHintsInPickerWords(t *testing.T) {
 // A land refused for a rebase an earlier land left open offers F, which lands with
 // force_restart (core still refuses a rebase it did not start).
 func TestLandRebaseInProgressOffersRestart(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("L"), press("enter"))
 	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindRefused, Code: core.CodeRebaseInProgress,

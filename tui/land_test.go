@@ -24,10 +24,12 @@ func landFormOpen(t *testing.T) Model {
 }
 
 func TestGoldenLandForm(t *testing.T) {
+	t.Parallel()
 	goldenPlain(t, landFormOpen(t))
 }
 
 func TestLandFormBuildsTheRequest(t *testing.T) {
+	t.Parallel()
 	m := landFormOpen(t)
 	m, _ = send(t, m, press("tab"))
 	for range len("go test ./...") {
@@ -50,6 +52,7 @@ func TestLandFormBuildsTheRequest(t *testing.T) {
 }
 
 func TestLandFieldErrorStaysInForm(t *testing.T) {
+	t.Parallel()
 	m := landFormOpen(t)
 	m, _ = send(t, m, press("enter"))
 	if m.op == nil || m.op.kind != core.OpLand {
@@ -84,11 +87,13 @@ func progressModel(t *testing.T) (Model, *landStream) {
 }
 
 func TestGoldenLandProgress(t *testing.T) {
+	t.Parallel()
 	m, _ := progressModel(t)
 	goldenPlain(t, m)
 }
 
 func TestLandCtrlCCancelsAndReportsTheState(t *testing.T) {
+	t.Parallel()
 	m, _ := progressModel(t)
 	op := m.op
 	m, cmd := send(t, m, press("ctrl+c"))
@@ -104,6 +109,7 @@ func TestLandCtrlCCancelsAndReportsTheState(t *testing.T) {
 }
 
 func TestGoldenListLands(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, landJobsMsg{seq: m.loadSeq, jobs: []core.LandJob{
 		{Job: "land-1", State: core.LandLanded, Worktree: core.LandWorktree{Path: "/home/dev/src/app.worktrees/release-2.0"}},
@@ -127,6 +133,7 @@ func TestGoldenListLands(t *testing.T) {
 // The whole flow against real git: L on a worktree, enter, the land runs (with a gate),
 // the row disappears and main has the commit.
 func TestFlowLand(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := r.AddWorktree("feat/land", "app.worktrees/land")
 	coretest.WriteFile(t, filepath.Join(w, "land.txt"), "landed\n")
@@ -158,6 +165,7 @@ func TestFlowLand(t *testing.T) {
 // While a land job is unfinished the picker keeps reading the records (other processes
 // run lands too); when one ends, the list is read again (its worktree may be gone).
 func TestLandMarksFollowOtherProcesses(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	path := "/home/dev/src/app.worktrees/feat-login"
 	running := core.LandJob{Job: "land-1", State: core.LandRunning, Phase: core.PhaseTest, Worktree: core.LandWorktree{Path: path}}
@@ -187,6 +195,7 @@ func TestLandMarksFollowOtherProcesses(t *testing.T) {
 // The defaults core read for another worktree's form (closed and reopened on another row
 // meanwhile) do not fill this one: its target would be another worktree's base.
 func TestLandFormDropsDefaultsOfAnotherWorktree(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("L"))
 	m, _ = send(t, m, landDefaultsMsg{path: "/somewhere/else", into: "develop", test: "x"})
@@ -202,6 +211,7 @@ func TestLandFormDropsDefaultsOfAnotherWorktree(t *testing.T) {
 // A land that left its target ahead of its upstream says so, with the command that would
 // publish it, under the landed message.
 func TestLandedShowsNotices(t *testing.T) {
+	t.Parallel()
 	m, _ := progressModel(t)
 	op := m.op
 	job := core.LandJob{Job: "land-4", State: core.LandLanded, Phase: core.PhaseDone, Into: "main", Commit: "89abcdef0123",

@@ -26,6 +26,7 @@ func fxClaimed() *core.Listing {
 }
 
 func TestGoldenListClaimed(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxClaimed(), fxMixedStatus())
 	m = selectBranch(t, m, "agent/claude-1") // the claimed agent row
 	out := plain(m)
@@ -55,6 +56,7 @@ func prunePreview() *core.Plan {
 }
 
 func TestGoldenPrunePreview(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 24, Options{}), fxClaimed(), fxMixedStatus())
 	m, _ = send(t, m, press("P"))
 	if m.op == nil || m.op.kind != core.OpPrune {
@@ -68,6 +70,7 @@ func TestGoldenPrunePreview(t *testing.T) {
 }
 
 func TestGoldenClaimedStatus(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxMixed(), fxMixedStatus())
 	m, _ = send(t, m, press("c"))
 	if m.op == nil || m.op.kind != core.OpClaim {
@@ -85,6 +88,7 @@ func TestGoldenClaimedStatus(t *testing.T) {
 // Against real git: c claims the row for the picker's session and the row shows it, C
 // releases it, P previews the prune (what stays and why) and removes only after y.
 func TestFlowClaimReleasePrune(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/claim", "app.worktrees/claim")
 	idle := r.AddWorktree("feat/idle", "app.worktrees/idle")
@@ -148,6 +152,7 @@ func TestFlowClaimReleasePrune(t *testing.T) {
 // and nothing changes; an id core refuses brings the prompt back with the reason and nothing
 // changes; a good id claims the row in its name, and C then releases it without asking again.
 func TestFlowClaimWithoutSessionAsksForOne(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/x", "app.worktrees/x")
 	before := r.Snapshot()
@@ -205,6 +210,7 @@ func TestFlowClaimWithoutSessionAsksForOne(t *testing.T) {
 // A claim another session holds: the status line offers F (take it over) instead of
 // --force; nothing changes until F, and F asks before it takes the claim over.
 func TestFlowClaimHeldOffersForceKey(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/held", "app.worktrees/held")
 	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=other-1 since=2026-01-01T00:00:00Z", wt)

@@ -4,12 +4,14 @@ import (
 	"os"
 	"testing"
 
+	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/herdr/herdrtest"
 )
 
-// TestMain deletes the Herdr double the Herdr flow builds.
+// TestMain makes the process's git config unreadable (coretest.Main), so a git that missed
+// Options.Env fails; it deletes the Herdr double the Herdr flow builds afterwards.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := coretest.Main(m)
 	herdrtest.Cleanup()
 	os.Exit(code)
 }

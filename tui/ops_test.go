@@ -12,6 +12,7 @@ import (
 )
 
 func TestRemoveAsksAndOnlyYConfirms(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "d")
 	if !strings.Contains(plain(m), "n/esc/enter no (the default)") {
 		t.Error("the dialog does not say that enter answers no")
@@ -23,6 +24,7 @@ func TestRemoveAsksAndOnlyYConfirms(t *testing.T) {
 }
 
 func TestConfirmNoAndEscCancel(t *testing.T) {
+	t.Parallel()
 	// The default is No, so enter answers No.
 	for _, k := range []string{"n", "esc", "N", "enter"} {
 		m := confirmOpen(t, 100, 20, "d")
@@ -37,6 +39,7 @@ func TestConfirmNoAndEscCancel(t *testing.T) {
 }
 
 func TestForceRemoveAsksTwice(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "D")
 	m, _ = send(t, m, press("y"))
 	if m.op != nil || m.mode != modeConfirm {
@@ -49,6 +52,7 @@ func TestForceRemoveAsksTwice(t *testing.T) {
 }
 
 func TestStaleStateShowsMessageAndRefreshes(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "d")
 	m, _ = send(t, m, press("y"))
 	seq := m.loadSeq
@@ -63,6 +67,7 @@ func TestStaleStateShowsMessageAndRefreshes(t *testing.T) {
 }
 
 func TestCtrlCCancelsOperationNotPicker(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "d")
 	m, _ = send(t, m, press("y"))
 	op := m.op
@@ -89,6 +94,7 @@ func TestCtrlCCancelsOperationNotPicker(t *testing.T) {
 }
 
 func TestKeysIgnoredWhileBusyExceptMovement(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "d")
 	m, _ = send(t, m, press("y"))
 	before := m.cursor
@@ -103,6 +109,7 @@ func TestKeysIgnoredWhileBusyExceptMovement(t *testing.T) {
 }
 
 func TestErrorClearedOnNextKey(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("d"))
 	m, _ = send(t, m, preparedMsg{op: m.op.id, err: errors.New("boom")})
@@ -116,6 +123,7 @@ func TestErrorClearedOnNextKey(t *testing.T) {
 }
 
 func TestStaleOperationResultsDropped(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("d"))
 	id := m.op.id
@@ -126,6 +134,7 @@ func TestStaleOperationResultsDropped(t *testing.T) {
 }
 
 func TestSwitchRecordsOutcomeAndQuits(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("k")) // main
 	m, cmd := send(t, m, press("enter"))
@@ -144,6 +153,7 @@ func TestSwitchRecordsOutcomeAndQuits(t *testing.T) {
 }
 
 func TestPickEnterReturnsRowWithoutSwitch(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(80, 12, Options{Pick: true}), fxMixed(), nil)
 	m, _ = send(t, m, press("down")) // j would be typed: pick mode filters as you type
 	m, cmd := send(t, m, press("enter"))
@@ -160,6 +170,7 @@ func TestPickEnterReturnsRowWithoutSwitch(t *testing.T) {
 }
 
 func TestOpenOnlyWithWorkspaces(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("o"))
 	if m.op != nil {
@@ -176,6 +187,7 @@ func TestOpenOnlyWithWorkspaces(t *testing.T) {
 }
 
 func TestBackRunsBackRequest(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m.hasPrevious = true // as a listing whose session has history says (listingMsg)
 	m.applyKeyState()
@@ -192,6 +204,7 @@ func TestBackRunsBackRequest(t *testing.T) {
 }
 
 func TestSpinnerStopsWhenIdle(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	_, cmd := send(t, m, m.spinner.Tick())
 	if cmd != nil {
@@ -200,6 +213,7 @@ func TestSpinnerStopsWhenIdle(t *testing.T) {
 }
 
 func TestUnrelatedCoreFailureRefreshes(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "d")
 	m, _ = send(t, m, press("y"))
 	seq := m.loadSeq
@@ -213,6 +227,7 @@ func TestUnrelatedCoreFailureRefreshes(t *testing.T) {
 // message and the picker's own hint, ending in the key that does it here; core's CLI hint
 // (--force) never reaches the screen. D then starts the force removal of the same row.
 func TestForceHelpsRefusalSaysPressD(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		code, path, want string
 	}{
@@ -255,6 +270,7 @@ func TestForceHelpsRefusalSaysPressD(t *testing.T) {
 
 // The same refusal can come from Execute (work appeared after the confirmation).
 func TestForceHelpsRefusalAfterConfirm(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "d")
 	m, _ = send(t, m, press("y"))
 	m, _ = send(t, m, executedMsg{op: m.op.id, err: dirtyRefusal()})
@@ -266,6 +282,7 @@ func TestForceHelpsRefusalAfterConfirm(t *testing.T) {
 // Every other error shows core's message and hint unchanged: a refusal force would not get
 // past, a ForceHelps refusal of an operation that is not a plain remove, and a failure.
 func TestOtherErrorsKeepCoreHint(t *testing.T) {
+	t.Parallel()
 	cur := &core.Error{Kind: core.KindRefused, Code: "contains_worktree", Message: "/home/dev/src/app.worktrees/feat-login holds another worktree",
 		Hint: "remove or move the inner worktree first (git worktree move), then this one"}
 	m := mixed(t, 100, 20)
@@ -293,6 +310,7 @@ func TestOtherErrorsKeepCoreHint(t *testing.T) {
 // Listing warnings (Herdr could not be asked) show at warning level under whatever the
 // status line says, and go with the next key like errors do.
 func TestListingWarningsShownUntilNextKey(t *testing.T) {
+	t.Parallel()
 	warn := "workspace ids unavailable: herdr exited 1"
 	l := fxMixed()
 	l.Warnings = []string{warn}
@@ -325,6 +343,7 @@ func TestListingWarningsShownUntilNextKey(t *testing.T) {
 
 // An outcome's warnings (the branch kept unique commits) are shown with the outcome.
 func TestOutcomeWarningsShown(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "d")
 	m, _ = send(t, m, press("y"))
 	w := "branch feat/login keeps 2 commits found on no other branch or remote"
@@ -337,6 +356,7 @@ func TestOutcomeWarningsShown(t *testing.T) {
 // An outcome's notices (what copse did on the side) are shown as information, not with
 // the warning mark.
 func TestOutcomeNoticesShownAsInfo(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "feat")
@@ -353,6 +373,7 @@ func TestOutcomeNoticesShownAsInfo(t *testing.T) {
 
 // The dialog draws a confirmation's notices plainly ("·"), apart from its warnings ("!").
 func TestDialogShowsNoticesAsInfo(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("d"))
 	p := hostilePlan()
@@ -368,6 +389,7 @@ func TestDialogShowsNoticesAsInfo(t *testing.T) {
 // What the dialog showed is not repeated in the status line after the remove; what is new
 // in the outcome is.
 func TestConfirmedWarningsNotRepeated(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "d")
 	m, _ = send(t, m, press("y"))
 	shown := "the worktree is locked: on a USB drive"
@@ -382,6 +404,7 @@ func TestConfirmedWarningsNotRepeated(t *testing.T) {
 // core puts a removal's warnings in both the plan and its confirmation; the dialog shows
 // each once, and a plan warning the confirmation lacks still shows.
 func TestDialogShowsEachWarningOnce(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("d"))
 	p := hostilePlan()
@@ -400,6 +423,7 @@ func TestDialogShowsEachWarningOnce(t *testing.T) {
 // worktree at /src/x\y is shown as /src/x\\y, and the hint must still name /src/x\y
 // (quoting the escaped form named another path). A path under home keeps ~/ unquoted.
 func TestUnlockHintQuotesRawPath(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ path, home, want string }{
 		{`/src/x\y`, "/home/dev", `git worktree unlock '/src/x\y'`},
 		{"/home/dev/it's here", "/home/dev", `git worktree unlock ~/'it'\''s here'`},
@@ -426,6 +450,7 @@ func TestUnlockHintQuotesRawPath(t *testing.T) {
 // On the smallest terminal the second question of a force removal is still whole: the
 // title wraps instead of being cut, and a long path keeps its leaf.
 func TestForceSecondQuestionWholeAt40x12(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 40, 12)
 	m, _ = send(t, m, press("D"))
 	conf := &core.Confirmation{Title: "Remove this worktree?",

@@ -34,6 +34,7 @@ func TestGoldenPreview80x24(t *testing.T)  { goldenPlain(t, previewOpen(t, 80, 2
 func TestGoldenPreview120x35(t *testing.T) { goldenPlain(t, previewOpen(t, 120, 35)) }
 
 func TestPreviewScrollsAndCloses(t *testing.T) {
+	t.Parallel()
 	m := previewOpen(t, 80, 24)
 	if m.mode != modePreview {
 		t.Fatalf("mode %v", m.mode)
@@ -66,6 +67,7 @@ func TestPreviewScrollsAndCloses(t *testing.T) {
 // The detail line: author and age of the last commit, upstream with its ahead/behind,
 // and ahead/behind the main branch.
 func TestGoldenDetailLine120x35(t *testing.T) {
+	t.Parallel()
 	m := withCommits(t, mixed(t, 120, 35))
 	m, _ = send(t, m, divergenceMsg{seq: m.loadSeq, div: map[string]core.Divergence{
 		"/home/dev/src/app.worktrees/feat-login": {Ahead: 3, Behind: 1}}})
@@ -79,6 +81,7 @@ func TestGoldenDetailLine120x35(t *testing.T) {
 }
 
 func TestFlowPreviewShowsChanges(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/pv", "app.worktrees/pv")
 	coretest.WriteFile(t, filepath.Join(wt, "added.txt"), "1\n")
@@ -124,6 +127,7 @@ func blockedPreview(t *testing.T, w, h int) Model {
 }
 
 func TestGoldenPreviewBlockedLand80x24(t *testing.T) {
+	t.Parallel()
 	m := blockedPreview(t, 80, 24)
 	v := plain(m)
 	for _, want := range []string{"Land land-7 blocked in test (test_failed)", `exited 1`, "Last 6 lines of /home/dev/src/app/.git/copse/land/land-7.log",
@@ -137,6 +141,7 @@ func TestGoldenPreviewBlockedLand80x24(t *testing.T) {
 
 // The same in colour, pinned: lipgloss renders full-colour ANSI whatever the terminal.
 func TestGoldenPreviewBlockedLandColour80x24(t *testing.T) {
+	t.Parallel()
 	m := blockedPreview(t, 80, 24)
 	checkFrame(t, m)
 	golden.RequireEqual(t, m.View().Content)
@@ -144,6 +149,7 @@ func TestGoldenPreviewBlockedLandColour80x24(t *testing.T) {
 
 // A row whose land is running or landed has no land section.
 func TestPreviewWithoutBlockedLand(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 80, 24)
 	j := fxBlockedGate()
 	j.State, j.Phase = core.LandRunning, core.PhaseTest

@@ -36,6 +36,7 @@ func manyWorktrees(n int) (*core.Listing, []string) {
 // A jump to the end while statuses are computed puts the rows now on screen at the front
 // of the pool's queue, top down; moving within the screen changes nothing.
 func TestRowsScrolledIntoViewAreComputedNext(t *testing.T) {
+	t.Parallel()
 	l, paths := manyWorktrees(60)
 	m := loaded(t, newTestModel(100, 14, Options{}), l, nil)
 	q := core.NewStatusQueue(paths)
@@ -73,6 +74,7 @@ func TestRowsScrolledIntoViewAreComputedNext(t *testing.T) {
 // A listing handed in by the caller is on the very first frame: no "loading" frame, and
 // Init starts the statuses instead of listing again.
 func TestListingGivenIsOnTheFirstFrame(t *testing.T) {
+	t.Parallel()
 	l, _ := manyWorktrees(5)
 	m := New(nil, Options{Width: 100, Height: 14, Listing: l})
 	if got := plain(m); !strings.Contains(got, "w004") || strings.Contains(got, "loading") {

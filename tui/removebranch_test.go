@@ -14,6 +14,7 @@ import (
 // b in the remove dialog re-prepares with DeleteBranch: the dialog then shows core's
 // "delete branch" line, and y removes the worktree and the branch.
 func TestFlowRemoveDeleteBranchToggle(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	gone := r.AddWorktree("feat/gone", "app.worktrees/gone")
 	f := startFlow(t, openService(t, r, r.Root), Options{})
@@ -49,6 +50,7 @@ func TestFlowRemoveDeleteBranchToggle(t *testing.T) {
 // A branch with commits nowhere else cannot be deleted without force: the toggle is
 // refused, the dialog stays (without it) and says why; nothing changes.
 func TestFlowRemoveDeleteBranchRefusedKeepsDialog(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/work", "app.worktrees/work")
 	coretest.WriteFile(t, filepath.Join(wt, "f.txt"), "x\n")

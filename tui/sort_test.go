@@ -43,6 +43,7 @@ func visibleBranches(m Model) string {
 }
 
 func TestSortCyclesKeepsSelectionAndMainFirst(t *testing.T) {
+	t.Parallel()
 	m := withCommits(t, mixed(t, 120, 35))
 	if got := visibleBranches(m); !strings.HasPrefix(got, "main agent/claude-1 docs/site feat/login") || !strings.HasSuffix(got, "(detached abc1234)") {
 		t.Fatalf("by name: %s", got)
@@ -77,6 +78,7 @@ func TestSortCyclesKeepsSelectionAndMainFirst(t *testing.T) {
 }
 
 func TestAge(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		10 * time.Second: "now", 5 * time.Minute: "5m", 2 * time.Hour: "2h", 47 * time.Hour: "47h",
 		3 * 24 * time.Hour: "3d", 70 * 24 * time.Hour: "10w", 800 * 24 * time.Hour: "2y",
@@ -92,12 +94,14 @@ func TestGoldenCommits120x35(t *testing.T) { goldenPlain(t, withCommits(t, mixed
 func TestGoldenCommits80x24(t *testing.T)  { goldenPlain(t, withCommits(t, mixed(t, 80, 24))) }
 
 func TestGoldenSortRecent120x35(t *testing.T) {
+	t.Parallel()
 	m, _ := send(t, withCommits(t, mixed(t, 120, 35)), press("s"))
 	goldenPlain(t, m)
 }
 
 // s remembers the order in git config copse.sort, and the next picker starts with it.
 func TestFlowSortRemembered(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/b", "app.worktrees/b")
 	r.AddWorktree("feat/a", "app.worktrees/z")
@@ -127,6 +131,7 @@ func TestFlowSortRemembered(t *testing.T) {
 
 // A worktree added by another process appears without r, and the cursor stays put.
 func TestFlowWatchSeesNewWorktree(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	keep := r.AddWorktree("feat/keep", "app.worktrees/keep")
 	f := startFlow(t, openService(t, r, r.Root), Options{})
@@ -142,6 +147,7 @@ func TestFlowWatchSeesNewWorktree(t *testing.T) {
 
 // Focus regained: the list is read again.
 func TestFocusReloads(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	seq := m.loadSeq
 	m, _ = send(t, m, tea.FocusMsg{})
@@ -167,6 +173,7 @@ func selectBranch(t *testing.T, m Model, branch string) Model {
 }
 
 func TestGoldenSortRecent80x24(t *testing.T) {
+	t.Parallel()
 	m, _ := send(t, withCommits(t, mixed(t, 80, 24)), press("s"))
 	goldenPlain(t, m)
 }
@@ -174,6 +181,7 @@ func TestGoldenSortRecent80x24(t *testing.T) {
 // Numbers in names sort as numbers, as people count: task-2 before task-10, by name and
 // by path alike.
 func TestSortIsNatural(t *testing.T) {
+	t.Parallel()
 	l := &core.Listing{Worktrees: []core.Worktree{
 		{Branch: "main", Path: "/src/app", Main: true, Head: oid('m')},
 		{Branch: "task-10", Path: "/src/app.worktrees/task-10", Head: oid('a')},

@@ -11,6 +11,7 @@ import (
 // out styled text with lipgloss: the two must agree on everything a row can hold, or
 // columns drift.
 func TestWidthAgreesWithLipgloss(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"feat/login", "~/src/app.worktrees/feat-login", "(detached abc1234)",
 		"✚3", "✖1", "↑2", "↓5", "✓", "…", "?", "⚑ agent-1", "[wG]", "›", "●",

@@ -31,6 +31,7 @@ func rowByPath(t *testing.T, m Model, p string) row {
 }
 
 func TestFirstFrameFromListAlone(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxMixed(), nil)
 	if !m.loaded || len(m.rows) != 11 {
 		t.Fatalf("listing not shown: loaded=%v rows=%d", m.loaded, len(m.rows))
@@ -47,6 +48,7 @@ func TestFirstFrameFromListAlone(t *testing.T) {
 }
 
 func TestStatusBatchesApplyDropVanishedAndStale(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxMixed(), nil)
 	m, cmd := send(t, m, statusBatchMsg{seq: m.loadSeq, results: fxMixedStatus()})
 	if cmd == nil {
@@ -78,6 +80,7 @@ func TestStatusBatchesApplyDropVanishedAndStale(t *testing.T) {
 }
 
 func TestRefreshKeepsStatusAndCursor(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxMixed(), fxMixedStatus())
 	m, _ = send(t, m, press("j"), press("j"), press("j"))
 	want := m.selectedPath()
@@ -99,6 +102,7 @@ func TestRefreshKeepsStatusAndCursor(t *testing.T) {
 }
 
 func TestCursorStartsOnCurrent(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}), fxMixed(), nil)
 	if r, _ := m.selected(); !r.wt.Current {
 		t.Errorf("cursor on %s, want the current worktree", r.wt.Path)
@@ -106,6 +110,7 @@ func TestCursorStartsOnCurrent(t *testing.T) {
 }
 
 func TestDrainBatchesWithinWindow(t *testing.T) {
+	t.Parallel()
 	s := &statusStream{ch: make(chan core.StatusResult, 10), done: make(chan struct{})}
 	for i := range 3 {
 		s.ch <- core.StatusResult{Path: string(rune('a' + i))}
@@ -125,6 +130,7 @@ func TestDrainBatchesWithinWindow(t *testing.T) {
 // The emitter startStatusCmd gives core's workers must not block them when nobody drains
 // (the user quit): results beyond the buffer are dropped, the first ones are kept.
 func TestStatusStreamNeverBlocksWorkers(t *testing.T) {
+	t.Parallel()
 	s := &statusStream{ch: make(chan core.StatusResult, 1), done: make(chan struct{})}
 	done := make(chan struct{})
 	go func() {
@@ -144,6 +150,7 @@ func TestStatusStreamNeverBlocksWorkers(t *testing.T) {
 }
 
 func TestQuitKeysCancel(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{"q", "esc", "ctrl+c"} {
 		m := mixed(t, 100, 20)
 		m, cmd := send(t, m, press(k))
@@ -157,6 +164,7 @@ func TestQuitKeysCancel(t *testing.T) {
 }
 
 func TestFilterTypingEnterAndEsc(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("/"))
 	m = typeText(t, m, "rebase")
@@ -188,6 +196,7 @@ func TestFilterTypingEnterAndEsc(t *testing.T) {
 }
 
 func TestEscClearsAppliedFilterBeforeQuitting(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("/"))
 	m = typeText(t, m, "feat")
@@ -199,6 +208,7 @@ func TestEscClearsAppliedFilterBeforeQuitting(t *testing.T) {
 }
 
 func TestMouseWheelAndClick(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(40, 12, Options{}), fxMixed(), nil)
 	m, _ = send(t, m, tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	if m.offset == 0 {
@@ -216,6 +226,7 @@ func TestMouseWheelAndClick(t *testing.T) {
 }
 
 func TestCursorStaysVisible(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(40, 12, Options{}), fxMixed(), nil)
 	m, _ = send(t, m, press("G"))
 	if m.cursor != len(m.visible)-1 || m.cursor < m.offset || m.cursor >= m.offset+m.listHeight() {
@@ -231,6 +242,7 @@ func TestCursorStaysVisible(t *testing.T) {
 }
 
 func TestHelpToggle(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("?"))
 	if !strings.Contains(plain(m), "force remove") {
@@ -243,6 +255,7 @@ func TestHelpToggle(t *testing.T) {
 }
 
 func TestBackgroundColorRebuildsStyles(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	dark := m.View().Content
 	m, _ = send(t, m, tea.BackgroundColorMsg{Color: whiteColor{}})
@@ -257,6 +270,7 @@ func TestBackgroundColorRebuildsStyles(t *testing.T) {
 }
 
 func TestHostileGitValuesEscapedInRows(t *testing.T) {
+	t.Parallel()
 	l := &core.Listing{RepoRoot: "/r", Worktrees: []core.Worktree{
 		{Branch: "main", Path: "/r", Main: true, Current: true},
 		{Branch: "evil\u202egnp.exe", Path: "/r/wt\nfake row", Locked: ptr("x\x1b[31mred")},
@@ -275,6 +289,7 @@ func TestHostileGitValuesEscapedInRows(t *testing.T) {
 }
 
 func TestUnitHelpers(t *testing.T) {
+	t.Parallel()
 	if got := tildePath("/home/dev/src", "/home/dev"); got != "~/src" {
 		t.Error(got)
 	}
@@ -296,6 +311,7 @@ func TestUnitHelpers(t *testing.T) {
 }
 
 func TestListFailureSaysSoAndRetries(t *testing.T) {
+	t.Parallel()
 	m := newTestModel(80, 12, Options{})
 	m, _ = send(t, m, listingMsg{seq: m.loadSeq, err: &core.Error{Kind: core.KindFailed, Code: "list_failed", Message: "cannot list worktrees: git exited 128"}})
 	out := plain(m)
@@ -316,6 +332,7 @@ func TestListFailureSaysSoAndRetries(t *testing.T) {
 // session), core's SessionPath is where the session is, while git's Current still marks
 // where the process started. The ● row, its style and the starting cursor follow the session.
 func TestSessionPathMarksCurrentRow(t *testing.T) {
+	t.Parallel()
 	const session = "/home/dev/src/app.worktrees/release-2.0"
 	m := newTestModel(100, 20, Options{})
 	m, _ = send(t, m, listingMsg{seq: m.loadSeq, listing: fxMixed(), session: session})
@@ -357,6 +374,7 @@ func TestSessionPathMarksCurrentRow(t *testing.T) {
 // tab ends typing but keeps the filter, so the list keys act on the matches: filter to the
 // dirty worktree, then d. The help then offers esc to clear the filter, and esc does.
 func TestFilterTabKeepsMatchesForListKeys(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("/"))
 	m = typeText(t, m, "usb")

@@ -48,12 +48,14 @@ func mixed(t *testing.T, w, h int) Model {
 }
 
 func TestGoldenListMixed(t *testing.T) {
+	t.Parallel()
 	goldenPlain(t, mixed(t, 100, 20))
 }
 
 // The process counts arrive after the status (one scan for every row): a row where
 // processes work shows how many; a row with none shows nothing.
 func TestGoldenListProcesses(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, processesMsg{seq: m.loadSeq, counts: map[string]int{
 		"/home/dev/src/app.worktrees/feat-login": 2, "/home/dev/src/app.worktrees/release-2.0": 1, "/home/dev/src/app.worktrees/bisect": 0}})
@@ -71,29 +73,34 @@ func TestGoldenListProcesses(t *testing.T) {
 
 // The detail line explains the selected row: here the locked one, with its reason.
 func TestGoldenListLockedDetail(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("j"), press("j")) // current (feat/login) → bisect → fix/lock-file
 	goldenPlain(t, m)
 }
 
 func TestGoldenListHerdr(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}).withWorkspaces(), fxHerdr(), fxMixedStatus())
 	goldenPlain(t, m)
 }
 
 func TestGoldenListColorDark(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	checkFrame(t, m)
 	golden.RequireEqual(t, m.View().Content)
 }
 
 func TestGoldenListColorLight(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, tea.BackgroundColorMsg{Color: whiteColor{}})
 	golden.RequireEqual(t, m.View().Content)
 }
 
 func TestGoldenListNoColor(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{NoColor: true}), fxMixed(), fxMixedStatus())
 	out := m.View().Content
 	if strings.Contains(out, "\x1b[3") || strings.Contains(out, "\x1b[4") || strings.Contains(out, ";2;") {
@@ -103,6 +110,7 @@ func TestGoldenListNoColor(t *testing.T) {
 }
 
 func TestGoldenFilter(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("/"))
 	m = typeText(t, m, "feat")
@@ -110,6 +118,7 @@ func TestGoldenFilter(t *testing.T) {
 }
 
 func TestGoldenFormError(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "feat..x")
@@ -123,6 +132,7 @@ func TestGoldenFormError(t *testing.T) {
 }
 
 func TestGoldenFormHerdr(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(100, 20, Options{}).withWorkspaces(), fxHerdr(), fxMixedStatus())
 	m, _ = send(t, m, press("n"))
 	m = typeText(t, m, "@{-1}")
@@ -170,6 +180,7 @@ func confirmOpen(t *testing.T, w, h int, key string) Model {
 }
 
 func TestGoldenConfirmHostile(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "d")
 	out := plain(m)
 	if strings.Contains(out, "\u202e") || strings.Contains(out, "\nremoved: nothing") {
@@ -179,15 +190,18 @@ func TestGoldenConfirmHostile(t *testing.T) {
 }
 
 func TestGoldenConfirmHostileNarrow(t *testing.T) {
+	t.Parallel()
 	goldenPlain(t, confirmOpen(t, 40, 16, "d"))
 }
 
 // At the smallest supported size the dialog drops its spacing, not its content.
 func TestGoldenConfirm40x12(t *testing.T) {
+	t.Parallel()
 	goldenPlain(t, confirmOpen(t, 40, 12, "d"))
 }
 
 func TestGoldenConfirmForceSecond(t *testing.T) {
+	t.Parallel()
 	m := confirmOpen(t, 100, 20, "D")
 	m, _ = send(t, m, press("y"))
 	goldenPlain(t, m)
@@ -196,6 +210,7 @@ func TestGoldenConfirmForceSecond(t *testing.T) {
 // A removal refused for a reason force gets past: core's message, then the picker's own
 // hint (press D), not core's CLI hint (--force).
 func TestGoldenErrorStatus(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("d"))
 	m, _ = send(t, m, preparedMsg{op: m.op.id, err: dirtyRefusal()})
@@ -212,6 +227,7 @@ func dirtyRefusal() *core.Error {
 // Herdr's list failed: git's rows are shown without workspace ids, and the status line
 // says why, at warning level, until the next key.
 func TestGoldenListWarning(t *testing.T) {
+	t.Parallel()
 	l := fxHerdr()
 	for i := range l.Worktrees {
 		l.Worktrees[i].WorkspaceID = nil
@@ -223,6 +239,7 @@ func TestGoldenListWarning(t *testing.T) {
 
 // On a narrow terminal the error wraps, so what state remains is still readable.
 func TestGoldenErrorStatusNarrow(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 40, 12)
 	m, _ = send(t, m, press("d"))
 	m, _ = send(t, m, preparedMsg{op: m.op.id, err: &core.Error{Kind: core.KindCancelled, Code: "cancelled",
@@ -232,6 +249,7 @@ func TestGoldenErrorStatusNarrow(t *testing.T) {
 }
 
 func TestGoldenBusy(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("j"), press("d"))
 	m, _ = send(t, m, preparedMsg{op: m.op.id, plan: &core.Plan{Request: core.RemoveRequest{}, Confirm: &core.Confirmation{Title: "Remove worktree?"}}})
@@ -241,35 +259,42 @@ func TestGoldenBusy(t *testing.T) {
 }
 
 func TestGoldenFullHelp(t *testing.T) {
+	t.Parallel()
 	m := mixed(t, 100, 20)
 	m, _ = send(t, m, press("?"))
 	goldenPlain(t, m)
 }
 
 func TestGoldenFullHelpNarrow(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(40, 16, Options{Pick: true}), fxMixed(), fxMixedStatus())
 	m, _ = send(t, m, press("tab"), press("?")) // tab leaves the typing; ? is then the help
 	goldenPlain(t, m)
 }
 
 func TestGoldenNarrow40(t *testing.T) {
+	t.Parallel()
 	goldenPlain(t, mixed(t, 40, 12))
 }
 
 func TestGoldenWide200(t *testing.T) {
+	t.Parallel()
 	goldenPlain(t, mixed(t, 200, 60))
 }
 
 func TestGoldenEmpty(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(80, 12, Options{}), fxOnlyMain(), []core.StatusResult{{Path: "/home/dev/src/app"}})
 	goldenPlain(t, m)
 }
 
 func TestGoldenLoading(t *testing.T) {
+	t.Parallel()
 	goldenPlain(t, newTestModel(80, 12, Options{}))
 }
 
 func TestGoldenPick(t *testing.T) {
+	t.Parallel()
 	m := loaded(t, newTestModel(80, 12, Options{Pick: true}), fxMixed(), fxMixedStatus())
 	goldenPlain(t, m)
 }
@@ -277,6 +302,7 @@ func TestGoldenPick(t *testing.T) {
 // TestReadmeCapture writes the picker as the README shows it (tui/testdata/readme-capture.txt):
 // what a git-only user sees, no Herdr markers, with the last commits read.
 func TestReadmeCapture(t *testing.T) {
+	t.Parallel()
 	l, st := fxRealistic()
 	l.Backend = "git"
 	subjects := []string{"Release 4.2", "checkout: address form, step 2", "cart: round half to even",
@@ -321,6 +347,7 @@ func (whiteColor) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0x
 // How to leave stays on the help line at every width the picker supports: the list's
 // other keys give way first (? still lists them all).
 func TestHelpLineKeepsQuit(t *testing.T) {
+	t.Parallel()
 	for _, w := range []int{40, 50, 60, 70, 80, 100} {
 		m := loaded(t, newTestModel(w, 14, Options{}), fxMixed(), fxMixedStatus())
 		lines := strings.Split(m.View().Content, "\n")

@@ -4,6 +4,7 @@
 package coretest
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,13 +15,18 @@ import (
 	"testing"
 )
 
-// Env is the environment every test git process gets: no system or user config, a fixed
-// identity, no prompts.
+// Env is the environment every test git process gets on top of the process's: no system
+// config, a global config of the test's own, a fixed identity, no prompts. Tests pass it as
+// core.Options.Env (and gitx.Runner.Env) instead of changing the process environment, so
+// they can run in parallel.
 func Env(home string) []string {
 	return []string{
 		"HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"GIT_CONFIG_NOSYSTEM=1",
+		// Named outright: a GIT_CONFIG_GLOBAL in the process environment would otherwise
+		// win over HOME (and Main poisons it, to catch a git that missed this list).
+		"GIT_CONFIG_GLOBAL=" + filepath.Join(home, ".gitconfig"),
 		"GIT_AUTHOR_NAME=copse test", "GIT_AUTHOR_EMAIL=test@copse.invalid",
 		"GIT_COMMITTER_NAME=copse test", "GIT_COMMITTER_EMAIL=test@copse.invalid",
 		"GIT_TERMINAL_PROMPT=0",
@@ -36,7 +42,8 @@ type Repo struct {
 	Home string
 }
 
-// Getenv is an environment without HERDR_ENV for core.Options.Getenv.
+// Getenv is Env(r.Home) and nothing else, for core.Options.Getenv: what core reads comes
+// from the test, never from the process (no HERDR_ENV, COPSE_CD_FILE or COPSE_SESSION).
 func (r *Repo) Getenv(key string) string {
 	for _, kv := range Env(r.Home) {
 		if k, v, _ := strings.Cut(kv, "="); k == key {
@@ -46,8 +53,8 @@ func (r *Repo) Getenv(key string) string {
 	return ""
 }
 
-// New makes a repository with one commit on main. It sets HOME and GIT_CONFIG_NOSYSTEM for
-// the test process too (t.Setenv), so every git that copse runs sees the same clean config.
+// New makes a repository with one commit on main. It leaves the process environment alone:
+// a test hands Env(r.Home) to core as Options.Env and r.Getenv as Options.Getenv.
 func New(t testing.TB) *Repo {
 	t.Helper()
 	base := t.TempDir()
@@ -55,14 +62,6 @@ func New(t testing.TB) *Repo {
 	home := filepath.Join(base, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
-	}
-	if tt, ok := t.(interface{ Setenv(string, string) }); ok {
-		for _, kv := range Env(home) {
-			k, v, _ := strings.Cut(kv, "=")
-			tt.Setenv(k, v)
-		}
-		tt.Setenv("HERDR_ENV", "")
-		tt.Setenv("COPSE_CD_FILE", "")
 	}
 	r := &Repo{T: t, Base: base, Root: filepath.Join(base, "app"), Home: home}
 	r.Git(base, "init", "-q", "-b", "main", r.Root)
@@ -248,4 +247,27 @@ func (r *Repo) RacyEntries(dir string) []string {
 		}
 	}
 	return racy
+}
+
+// Main runs a package's tests (call it from TestMain: os.Exit(coretest.Main(m))) with a
+// process environment that git refuses: GIT_CONFIG_GLOBAL names a file git cannot parse.
+// The tests run in parallel and none changes the process environment, so every git a test
+// or copse under test starts must get Env(home) (core.Options.Env, gitx.Runner.Env); one
+// that inherits the process's instead fails, naming this file, rather than quietly reading
+// the user's own config.
+func Main(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "coretest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	poison := filepath.Join(dir, "process-environment-reached-git.gitconfig")
+	if err := os.WriteFile(poison, []byte("[not git config: pass coretest.Env as the child's environment\n"), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	// Before any test runs, so no goroutine reads the environment while it changes.
+	os.Setenv("GIT_CONFIG_GLOBAL", poison)
+	return m.Run()
 }

@@ -34,6 +34,7 @@ func logSeqs(t *testing.T, cd string) []int64 {
 // seq only grows: after the log is truncated in place, renamed away (with or without the
 // high-water mark) or loses its tail, the next event gets a seq never handed out before.
 func TestEventSeqOnlyGrows(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		damage func(t *testing.T, cd string)
@@ -87,6 +88,7 @@ func TestEventSeqOnlyGrows(t *testing.T) {
 // appended just before a rename land in the old file, those before a copytruncate in
 // the copy, and both are read before the new log.
 func TestFollowerAcrossRotation(t *testing.T) {
+	t.Parallel()
 	cd := t.TempDir()
 	var got []int64
 	collect := func(ev Event, _ []byte) error {

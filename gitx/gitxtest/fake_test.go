@@ -47,6 +47,7 @@ func run(t *testing.T, f *Fake, mk func(string) (gitx.Cmd, error)) (string, erro
 // The fake answers expected commands in order, lets allowed ones through to real git, and
 // fails the test on anything else and on an expected command that never came.
 func TestFake(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{}
 	f := New(rec).Allow("worktree", "list")
 	f.Expect(argsOf(t, gitx.RemoteList)...).Returns("canned", nil)

@@ -23,6 +23,7 @@ func (r *recTB) finish() {
 }
 
 func TestFakeChecksArgv(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	realRan := 0
 	real := func(context.Context) ([]byte, error) { realRan++; return []byte("real"), nil }

@@ -37,14 +37,16 @@ var goEnv = sync.OnceValues(func() (map[string]string, error) {
 	return m, nil
 })
 
-// Env is the current process environment with the Go settings the test binary started
-// with, for any `go` command a test runs.
+// Env is the environment the test binary started with, Go settings included, for any
+// `go` command a test runs. Not the current one: a TestMain may have changed it for the
+// tests' own children (coretest.Main makes the process's git config unreadable, and the
+// build's VCS stamping runs git).
 func Env() ([]string, error) {
 	m, err := goEnv()
 	if err != nil {
 		return nil, err
 	}
-	env := os.Environ()
+	env := append([]string(nil), startEnv...)
 	for _, k := range settings {
 		env = append(env, k+"="+m[k]) // later entries win in exec.Cmd.Env
 	}

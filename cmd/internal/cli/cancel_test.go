@@ -86,6 +86,7 @@ func gitProcessesIn(dir string) []string {
 // A create whose post-checkout hook hangs, interrupted with SIGINT: exit 130, the hook and
 // everything it started are gone, and stderr says what state was left.
 func TestInterruptedCreate(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	pids := t.TempDir()
 	installHook(t, r, `sleep 30 &
@@ -177,6 +178,7 @@ wait
 
 // A hook that prints more than the 2 MB cap is a size-limit error, not "not found".
 func TestHookOutputLimit(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	installHook(t, r, "head -c 3000000 /dev/zero | tr '\\0' x\n")
 	before := r.Snapshot()

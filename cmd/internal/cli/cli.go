@@ -83,6 +83,9 @@ type Factory struct {
 	Out    io.Writer
 	Err    io.Writer
 	Getenv func(string) string
+	// Env is extra environment for the programs core starts (core.Options.Env): tests that
+	// run commands in this process give git its HOME here, never in the process's.
+	Env []string
 
 	// StdinTerminal reports whether In is an interactive terminal (prompts need one).
 	StdinTerminal func() bool
@@ -335,7 +338,7 @@ func (f *Factory) openToList(ctx context.Context) (*core.Service, error) {
 
 func (f *Factory) openService(ctx context.Context, listFirst bool) (*core.Service, error) {
 	// COPSE_PREVIOUS comes from the shell integration: the directory this shell left.
-	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv,
+	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv, Env: f.Env,
 		Previous: f.Getenv("COPSE_PREVIOUS"), OnLockWait: f.lockWaitNotice, ListFirst: listFirst,
 		Refreshes: f.indexRefreshes()})
 }

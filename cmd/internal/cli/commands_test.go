@@ -76,6 +76,7 @@ func newRefusalRepo(t *testing.T) refusalRepo {
 // Every refusal of DESIGN "Safety core" 4, through the CLI: exit 1, a message that names
 // what was protected and how to proceed, nothing changed.
 func TestSafetyRefusals(t *testing.T) {
+	t.Parallel()
 	r := newRefusalRepo(t)
 	occupied := filepath.Join(r.Base, "occupied")
 	coretest.WriteFile(t, filepath.Join(occupied, "f"), "x")
@@ -128,6 +129,7 @@ func TestSafetyRefusals(t *testing.T) {
 }
 
 func TestForceAndDeleteBranch(t *testing.T) {
+	t.Parallel()
 	r := newRefusalRepo(t)
 	res := run(t, r.Repo, r.Root, "remove", "--yes", "--force", "dirty")
 	want(t, res, 0, "removed "+r.dirty+" (branch dirty)")
@@ -150,6 +152,7 @@ func TestForceAndDeleteBranch(t *testing.T) {
 }
 
 func TestDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
 	r := newRefusalRepo(t)
 	newPath := filepath.Join(r.Base, "explicit")
 	cases := []struct {
@@ -204,6 +207,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 
 // Without a terminal on stdin, remove and create --path need --yes.
 func TestYesNeededWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	r := newRefusalRepo(t)
 	newPath := filepath.Join(r.Base, "explicit")
 	for _, args := range [][]string{
@@ -232,6 +236,7 @@ func TestYesNeededWithoutTerminal(t *testing.T) {
 }
 
 func TestListJSONShape(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feat := r.AddWorktree("feat/x", "x")
 	det := filepath.Join(r.Base, "det")
@@ -349,6 +354,7 @@ func slicesWithout(s []string, drop string) []string {
 }
 
 func TestListHuman(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	login := r.AddWorktree("feat/login", filepath.Join(r.Base, "app.worktrees", "feat-login"))
 	r.Git(login, "branch", "--set-upstream-to=main")
@@ -383,6 +389,7 @@ func TestListHuman(t *testing.T) {
 }
 
 func TestSwitchPrintsOrWritesCDFile(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feat := r.AddWorktree("feat", "feat")
 	coretest.WriteFile(t, filepath.Join(r.Root, "wip.txt"), "wip")
@@ -434,6 +441,7 @@ func TestSwitchPrintsOrWritesCDFile(t *testing.T) {
 }
 
 func TestOpenIsSwitchWithoutWorkspaces(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feat := r.AddWorktree("feat", "feat")
 	res := run(t, r, r.Root, "open", "--path", feat, "--label", "x")
@@ -444,6 +452,7 @@ func TestOpenIsSwitchWithoutWorkspaces(t *testing.T) {
 }
 
 func TestBackUsesShellPrevious(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feat := r.AddWorktree("feat", "feat")
 	sub := filepath.Join(r.Root, "deep", "er")
@@ -469,6 +478,7 @@ func TestBackUsesShellPrevious(t *testing.T) {
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	res := run(t, r, r.Root, "version")
 	want(t, res, 0, "copse ", runtime.Version())
@@ -488,6 +498,7 @@ func TestVersionAndHelp(t *testing.T) {
 
 // The picker needs a terminal; without one it says so (exit 1) instead of hanging.
 func TestPickerWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	cmd := []string{"pick"}
 	res := runWithSetsid(t, r, r.Root, cmd...)
@@ -496,6 +507,7 @@ func TestPickerWithoutTerminal(t *testing.T) {
 
 // Start-up failures print to stderr and exit 1 without opening the picker.
 func TestPickerOutsideRepository(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	for _, cmd := range [][]string{{"-C", r.Home}, {"-C", r.Home, "pick"}} {
 		res := runWithSetsid(t, r, r.Root, cmd...)
@@ -509,6 +521,7 @@ func TestPickerOutsideRepository(t *testing.T) {
 // Piped output has no colour unless CLICOLOR_FORCE asks for it; NO_COLOR and --no-color
 // win over CLICOLOR_FORCE.
 func TestColourConventions(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/a", "feat-a")
 	cases := []struct {

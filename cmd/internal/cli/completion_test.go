@@ -71,6 +71,7 @@ printf 'reply:%s\n' "${COMPREPLY[@]}"`
 }
 
 func TestBashCompletion(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feat := r.AddWorktree("feat/login", "login")
 	r.AddWorktree("fix/typo", "typo")
@@ -127,6 +128,7 @@ func containsWord(reply []string, w string) bool {
 }
 
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	for shell, marker := range map[string]string{"bash": "__start_copse", "zsh": "#compdef copse", "fish": "complete -c copse"} {
 		res := run(t, r, r.Root, "completion", shell)

@@ -11,6 +11,7 @@ import (
 
 // A worktree mid-rebase is listed, switched to and refused for create under its branch.
 func TestCLIRebasingWorktree(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("topic", filepath.Join(r.Base, "app.worktrees", "topic"))
 	coretest.WriteFile(t, filepath.Join(wt, "README.md"), "topic\n")
@@ -41,6 +42,7 @@ func TestCLIRebasingWorktree(t *testing.T) {
 }
 
 func TestCLICreateFromRemote(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "branch", "feat")
 	for _, name := range []string{"origin", "upstream"} {
@@ -62,6 +64,7 @@ func TestCLICreateFromRemote(t *testing.T) {
 
 // git's fatal line reaches the user, not "Preparing worktree".
 func TestCLIFailedCreateShowsGitError(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Write(".gitattributes", "data.txt filter=bad\n")
 	r.Write("data.txt", "payload\n")
@@ -81,6 +84,7 @@ func TestCLIFailedCreateShowsGitError(t *testing.T) {
 // From inside another agent's worktree, a new branch starts at the main checkout's
 // branch, and every output says which ref and commit.
 func TestCLICreateNamesItsBase(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	a := r.AddWorktree("feat/a", filepath.Join(r.Base, "trees", "a"))
 	coretest.WriteFile(t, filepath.Join(a, "a.txt"), "unreviewed\n")
@@ -113,6 +117,7 @@ func TestCLICreateNamesItsBase(t *testing.T) {
 }
 
 func TestCLICreateRefusesBadConfigBase(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "config", "copse.base", "gone")
 	before := r.Snapshot()

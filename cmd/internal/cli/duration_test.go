@@ -13,6 +13,7 @@ import (
 // duration_too_long, naming the value and the largest allowed, and the worktree used two
 // hours ago stays.
 func TestPruneHugeOlderThanExits2(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("used", "app.worktrees/used")
 	past := time.Now().Add(-2 * time.Hour)

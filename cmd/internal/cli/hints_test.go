@@ -103,6 +103,7 @@ func shellWords(s string) ([]string, error) {
 var errUnterminated = &json.SyntaxError{}
 
 func TestHintCheckerCatchesBadHints(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		hint string
 		ok   bool
@@ -148,6 +149,7 @@ func hintedCommand(t *testing.T, res result, verb string) []string {
 // (without one, release is refused with session_required; with another, as another's
 // claim). The hinted command is run, from a shell with no COPSE_SESSION, and releases.
 func TestClaimHintsRunAsWritten(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/held", filepath.Join(r.Base, "app.worktrees", "two words"))
 	want(t, run(t, r, r.Root, "claim", wt, "--session", "agent-7"), 0, "claimed")
@@ -171,6 +173,7 @@ func TestClaimHintsRunAsWritten(t *testing.T) {
 // Removing the worktree copse runs in is refused with a switch to a real worktree (the
 // main checkout), not a TARGET to fill in; the hinted switch runs from there as written.
 func TestRemoveHereHintsASwitchThatRuns(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/here", filepath.Join(r.Base, "app.worktrees", "here"))
 	before := r.Snapshot()

@@ -54,6 +54,7 @@ func runHostile(t *testing.T, r *coretest.Repo, cases []hostileCase) {
 }
 
 func TestHostileControlCharacters(t *testing.T) {
+	t.Parallel()
 	r, wt := hostileRepo(t)
 	var cases []hostileCase
 	// NUL cannot travel in argv; it is tested through copse tool below.
@@ -78,6 +79,7 @@ func TestHostileControlCharacters(t *testing.T) {
 }
 
 func TestHostileBidiMarks(t *testing.T) {
+	t.Parallel()
 	r, _ := hostileRepo(t)
 	var cases []hostileCase
 	for _, m := range []rune{0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069} {
@@ -99,6 +101,7 @@ func hex4(r rune) string {
 }
 
 func TestHostileLeadingDash(t *testing.T) {
+	t.Parallel()
 	r, wt := hostileRepo(t)
 	dash := "starts with '-'"
 	runHostile(t, r, []hostileCase{
@@ -123,6 +126,7 @@ func TestHostileLeadingDash(t *testing.T) {
 }
 
 func TestHostilePathsAndNames(t *testing.T) {
+	t.Parallel()
 	r, wt := hostileRepo(t)
 	r.Git(r.Root, "branch", "other")
 	occupied := filepath.Join(r.Base, "occupied")
@@ -166,6 +170,7 @@ func TestHostilePathsAndNames(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	r, wt := hostileRepo(t)
 	runHostile(t, r, []hostileCase{
 		{"unknown flag", []string{"create", "ok", "--bogus"}, 2, []string{"unknown flag: --bogus", "copse create --help"}, ""},
@@ -189,6 +194,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestUsageErrorJSON(t *testing.T) {
+	t.Parallel()
 	r, _ := hostileRepo(t)
 	before := r.Snapshot()
 	for _, args := range [][]string{
@@ -210,6 +216,7 @@ func TestUsageErrorJSON(t *testing.T) {
 }
 
 func TestAtMinusOneNamesTheBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "checkout", "-q", "-b", "topic")
 	r.Git(r.Root, "checkout", "-q", "main")
@@ -222,6 +229,7 @@ func TestAtMinusOneNamesTheBranch(t *testing.T) {
 
 // NUL cannot be passed in argv; the same parser refuses it through copse tool's JSON.
 func TestNULThroughTool(t *testing.T) {
+	t.Parallel()
 	r, _ := hostileRepo(t)
 	before := r.Snapshot()
 	for _, req := range []string{

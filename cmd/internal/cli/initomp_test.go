@@ -15,6 +15,7 @@ import (
 // directory: the same protection of an edited copy as pi's, in omp's agent folder.
 
 func TestInitOmpPrintsTheExtension(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	res := run(t, r, r.Root, "init", "omp")
 	want(t, res, 0, "// copse omp extension sha256:", `pi.registerCommand("copse"`, "git_worktree_list", `name: "herdr_worktree"`)
@@ -32,6 +33,7 @@ func TestInitOmpPrintsTheExtension(t *testing.T) {
 }
 
 func TestInitOmpInstall(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	printed := run(t, r, r.Root, "init", "omp").stdout
 	ext := filepath.Join(r.Home, ".omp", "agent", "extensions", "copse-worktree.ts")
@@ -85,6 +87,7 @@ func TestInitOmpInstall(t *testing.T) {
 }
 
 func TestInitOmpInstallAgentDir(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	printed := run(t, r, r.Root, "init", "omp").stdout
 	res := runWith(t, r, r.Root, []string{"PI_CODING_AGENT_DIR=~/omp-home"}, nil, "init", "omp", "--install")

@@ -55,6 +55,7 @@ func readFile(t *testing.T, p string) string {
 }
 
 func TestInitPiPrintsTheExtension(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	res := run(t, r, r.Root, "init", "pi")
 	want(t, res, 0, "// copse pi extension sha256:", `pi.registerCommand("worktree"`, "git_worktree_list")
@@ -64,6 +65,7 @@ func TestInitPiPrintsTheExtension(t *testing.T) {
 }
 
 func TestInitPiInstall(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	printed := run(t, r, r.Root, "init", "pi").stdout
 	ext := filepath.Join(r.Home, ".pi", "agent", "extensions", "copse-worktree.ts")
@@ -123,6 +125,7 @@ func TestInitPiInstall(t *testing.T) {
 
 // pi's own override of its agent folder, PI_CODING_AGENT_DIR, is honoured as pi reads it.
 func TestInitPiInstallAgentDir(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	printed := run(t, r, r.Root, "init", "pi").stdout
 
@@ -146,6 +149,7 @@ func TestInitPiInstallAgentDir(t *testing.T) {
 }
 
 func TestInitPiFlagMisuse(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	before := tree(t, r.Home)
 	for _, args := range [][]string{

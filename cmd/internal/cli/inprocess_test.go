@@ -22,6 +22,7 @@ func testFactory(r *coretest.Repo, in io.Reader, terminal bool) (*cli.Factory, *
 	f := cli.NewFactory()
 	f.In, f.Out, f.Err = in, &out, &errb
 	f.Getenv = r.Getenv
+	f.Env = coretest.Env(r.Home)
 	f.StdinTerminal = func() bool { return terminal }
 	f.OutTerminal = func() bool { return false }
 	f.TermWidth = func() int { return 60 }
@@ -31,6 +32,7 @@ func testFactory(r *coretest.Repo, in io.Reader, terminal bool) (*cli.Factory, *
 // On a terminal, remove asks: the confirmation, one value a line, then [y/N]; only y/yes
 // goes ahead, the default (enter, EOF, anything else) is No and changes nothing.
 func TestConfirmationOnTerminal(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/x", "x")
 	for _, answer := range []string{"\n", "", "n\n", "no\n", "yess\n", "Y es\n"} {
@@ -63,6 +65,7 @@ func TestConfirmationOnTerminal(t *testing.T) {
 // A hostile value in the confirmation is shown escaped on its own line and cut to the
 // terminal's width; it cannot forge the lines around it.
 func TestConfirmationEscapesAndCuts(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	path := filepath.Join(r.Base, strings.Repeat("long-", 30))
 	f, _, errb := testFactory(r, strings.NewReader("n\n"), true)
@@ -82,6 +85,7 @@ func TestConfirmationEscapesAndCuts(t *testing.T) {
 
 // ^C at the prompt: exit 130, nothing changed.
 func TestConfirmationCancelled(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/x", "x")
 	before := r.Snapshot()
@@ -103,6 +107,7 @@ func TestConfirmationCancelled(t *testing.T) {
 // The confirmation is bound to the worktree list it was shown with: if the list changed
 // before the yes, nothing runs.
 func TestConfirmationStale(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/x", "x")
 	pr, pw := io.Pipe()
@@ -124,6 +129,7 @@ func TestConfirmationStale(t *testing.T) {
 
 // Flag parsing maps onto the request fields; runF sees the options and nothing else runs.
 func TestFlagParsing(t *testing.T) {
+	t.Parallel()
 	f := cli.NewFactory()
 	exec := func(cmd *cobra.Command, args ...string) error {
 		cmd.SetArgs(args)
@@ -180,6 +186,7 @@ func TestFlagParsing(t *testing.T) {
 
 // Any error that does not come from the core is a usage error: exit 2, code "usage".
 func TestRunMapsUsageErrors(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	f, out, _ := testFactory(r, strings.NewReader(""), false)
 	if code := cli.Run(context.Background(), f, []string{"--json", "list", "--nope"}); code != 2 {
@@ -227,6 +234,7 @@ func (s *syncBuffer) String() string {
 
 // --delete-branch is stated in the prompt, with what the branch holds.
 func TestConfirmationStatesDeleteBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/x", "x")
 	before := r.Snapshot()

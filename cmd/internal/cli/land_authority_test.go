@@ -33,6 +33,7 @@ func replyToken(t *testing.T, res result) string {
 }
 
 func TestLandClaimedByOtherCLIAndTool(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := landTree(t, r, "feat/c")
 	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-1 since=2026-01-01T00:00:00Z", w)
@@ -47,6 +48,7 @@ func TestLandClaimedByOtherCLIAndTool(t *testing.T) {
 }
 
 func TestToolLandTestCommandNeedsApproval(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/t")
 	ran := filepath.Join(r.Base, "trees", "gate-ran")
@@ -72,6 +74,7 @@ func TestToolLandTestCommandNeedsApproval(t *testing.T) {
 }
 
 func TestLandTestFromConfigOrCLINeedsNoApproval(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/g")
 	landTree(t, r, "feat/h")

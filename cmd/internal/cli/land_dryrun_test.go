@@ -11,6 +11,7 @@ import (
 // and changes nothing; a dry run that the land would refuse exits 1 with the same code;
 // through copse tool, a dry run with a test command needs no approval (nothing runs).
 func TestLandDryRunCLIAndTool(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := landTree(t, r, "feat/dry")
 	before := r.Snapshot()

@@ -47,6 +47,7 @@ func procsWhere(match func(pgrp int, env []byte) bool) []int {
 // shell, its background job and that job's children. Nothing carrying the gate's marker
 // survives, and the record the next copse writes is true.
 func TestLandSIGKILLEndsTheGateGroup(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/k")
 	pidFile := filepath.Join(t.TempDir(), "gate.pid")

@@ -20,6 +20,7 @@ const noisyGate = `for i in $(seq 1 30); do echo "line$i"; done; printf '\033]0;
 // A failed test gate shows the end of its log (bounded, escaped) and where the log is, in
 // text and in --json; land status shows the tail, and --log the whole log.
 func TestLandFailedGateShowsLogTail(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/g")
 	main := r.Git(r.Root, "rev-parse", "main")
@@ -103,6 +104,7 @@ func TestLandFailedGateShowsLogTail(t *testing.T) {
 
 // --log needs a job, and a job whose gate never ran has no log: both say so and change nothing.
 func TestLandStatusLogRefusals(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/n")
 	want(t, run(t, r, r.Root, "land", "feat/n", "--no-wait"), 0)

@@ -122,6 +122,7 @@ func jobPhase(r *coretest.Repo, job string) (core.LandState, core.LandPhase) {
 var positionRE = regexp.MustCompile(`(land-\d+) queued: position (\d+)`)
 
 func TestLandFIFOAcrossSixProcesses(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	const n = 7
 	var branches []string
@@ -218,6 +219,7 @@ func gateBlock(dir string) (gate, pidFile, release string) {
 }
 
 func TestLandKillRunningJobIsAbandoned(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	a := landTree(t, r, "feat/a")
 	landTree(t, r, "feat/b")
@@ -260,6 +262,7 @@ func TestLandKillRunningJobIsAbandoned(t *testing.T) {
 }
 
 func TestLandKillQueuedJobIsAbandoned(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/a")
 	b := landTree(t, r, "feat/b")
@@ -295,6 +298,7 @@ func TestLandKillQueuedJobIsAbandoned(t *testing.T) {
 }
 
 func TestLandNoWaitThenDrain(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/x")
 	landTree(t, r, "feat/y")
@@ -329,6 +333,7 @@ func TestLandNoWaitThenDrain(t *testing.T) {
 }
 
 func TestLandCtrlCDuringGate(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	w := landTree(t, r, "feat/i")
 	mainBefore := r.Git(r.Root, "rev-parse", "main")
@@ -359,6 +364,7 @@ func TestLandCtrlCDuringGate(t *testing.T) {
 }
 
 func TestLandCLIUsageAndJSON(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/j")
 	before := r.Snapshot()

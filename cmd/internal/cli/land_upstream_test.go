@@ -23,6 +23,7 @@ func withOrigin(t *testing.T, r *coretest.Repo) string {
 // pushes nothing: the rebased branch's upstream (diverged: force-with-lease; deleted with
 // the branch: delete it there) and the target ahead of its upstream (git push origin main).
 func TestLandUpstreamNotices(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	origin := withOrigin(t, r)
 	kept := landTree(t, r, "feat/kept")
@@ -76,6 +77,7 @@ func TestLandUpstreamNotices(t *testing.T) {
 // A land whose progress said "advance main to X" and that then stops short of it says one
 // thing about main, whichever check stopped it: it is unchanged by this land.
 func TestLandStoppedAtAdvanceSaysTargetUnchanged(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/o")
 	coretest.WriteFile(t, filepath.Join(r.Root, "feat-o.txt"), "in the way\n") // the path the land adds

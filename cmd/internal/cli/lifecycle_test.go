@@ -86,6 +86,7 @@ func readEventsFile(t *testing.T, r *coretest.Repo) []core.Event {
 // Six sessions claim one worktree at once: exactly one wins; the others are refused
 // naming the winner, and one event is written.
 func TestConcurrentClaims(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feat := r.AddWorktree("feat", "app.worktrees/feat")
 	var env, argv [][]string
@@ -132,6 +133,7 @@ func TestConcurrentClaims(t *testing.T) {
 // Many processes mutate at once (creates, claims, releases): every event line is whole,
 // seqs are dense, and each mutation that succeeded has its event.
 func TestEventsConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	var env, argv [][]string
 	for i := range 8 {
@@ -188,6 +190,7 @@ func TestEventsConcurrentWriters(t *testing.T) {
 
 // --follow prints events as they come and ends cleanly (exit 0) on SIGINT and SIGTERM.
 func TestEventsFollowEndsOnSignal(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			r := coretest.New(t)
@@ -244,6 +247,7 @@ func TestEventsFollowEndsOnSignal(t *testing.T) {
 }
 
 func TestClaimCommands(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	odd := filepath.Join(r.Base, "app.worktrees", "two words\nand a line")
 	r.AddWorktree("odd", odd)
@@ -315,6 +319,7 @@ func TestClaimCommands(t *testing.T) {
 }
 
 func TestPruneCommand(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	old := r.AddWorktree("old", "app.worktrees/old")
 	dirty := r.AddWorktree("dirty", "app.worktrees/dirty")
@@ -368,6 +373,7 @@ func TestPruneCommand(t *testing.T) {
 
 // copse setup names its target by id too.
 func TestSetupByID(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	want(t, run(t, r, r.Root, "create", "feat", "--no-setup"), 0)
 	r.Git(r.Root, "config", "--add", "copse.setup", "touch made-by-setup")

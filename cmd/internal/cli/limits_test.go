@@ -13,6 +13,7 @@ import (
 // Worktrees locked with very long reasons (3 MB in all, past the 2 MB default output cap)
 // still list: the cap of `git worktree list` is larger.
 func TestListWithHugeLockReasons(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	reason := strings.Repeat("r", 1<<20)
 	for _, name := range []string{"a", "b", "c"} {
@@ -47,6 +48,7 @@ func TestListWithHugeLockReasons(t *testing.T) {
 
 // The output cap's message names the git command that passed it.
 func TestOutputLimitNamesCommand(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	installHook(t, r, "head -c 3000000 /dev/zero | tr '\\0' x\n")
 	before := r.Snapshot()

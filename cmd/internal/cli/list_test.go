@@ -12,6 +12,7 @@ import (
 // Piped, copse list prints every value whole: a claim's session as long as it is, so what
 // a person (or a script) copies from the row is what `copse release --session` takes.
 func TestListPipedPrintsTheWholeSession(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/long", filepath.Join(r.Base, "long"))
 	session := "pi:workspace-0123456789abcdef"
@@ -28,6 +29,7 @@ func TestListPipedPrintsTheWholeSession(t *testing.T) {
 // copse list, with --status or without, marks a blocked land as the picker does, word
 // for word (TestPickerShowsABlockedLandWithoutRefresh sees the same words there).
 func TestListShowsABlockedLandAsThePickerDoes(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/gate")
 	want(t, run(t, r, r.Root, "land", "feat/gate", "--test", "false"), 1, "test_failed")
@@ -55,6 +57,7 @@ func TestListShowsABlockedLandAsThePickerDoes(t *testing.T) {
 // copse list orders its rows as the picker does by name: main first, then numbers as
 // numbers (task-2 before task-10, which git's and a byte order put first).
 func TestListSortsNumbersNaturally(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	for _, b := range []string{"task-10", "task-2", "task-1"} {
 		r.AddWorktree(b, filepath.Join(r.Base, "app.worktrees", b))

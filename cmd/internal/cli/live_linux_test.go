@@ -17,6 +17,7 @@ import (
 // list --json --status counts the processes working in each worktree, from one scan; copse
 // itself (run inside feat) is not one of them. Plain list --json does not scan.
 func TestListJSONCountsProcesses(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	busy := r.AddWorktree("busy", "busy")
 	feat := r.AddWorktree("feat", "feat")
@@ -56,6 +57,7 @@ func TestListJSONCountsProcesses(t *testing.T) {
 // copse remove refuses, with its code, while a process works in the worktree, and changes
 // nothing.
 func TestRemoveRefusesWhileAProcessWorksInIt(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	busy := r.AddWorktree("busy", "busy")
 	pid := coretest.StartLive(t, busy, "sleep", "300")
@@ -68,6 +70,7 @@ func TestRemoveRefusesWhileAProcessWorksInIt(t *testing.T) {
 // The shell that runs copse from elsewhere is not a process working in the worktree, even
 // holding a file of it open (as copse itself then does): the remove goes through.
 func TestRemoveDoesNotCountTheShellThatRanCopse(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	held := filepath.Join(wt, ".git") // a file of the worktree that no status counts

@@ -20,6 +20,7 @@ import (
 // after copse.lockTimeout with lock_timeout, exit 1, having changed nothing. The holder is
 // a real copse: a create whose post-checkout hook hangs, holding the lock meanwhile.
 func TestLockWaitNamesHolderAndTimesOut(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "config", "copse.lockTimeout", "2s")
 	pids := sleepyHook(t, r)
@@ -52,6 +53,7 @@ func TestLockWaitNamesHolderAndTimesOut(t *testing.T) {
 // A bad copse.lockTimeout is reported (exit 2) when the lock is contended; it is not read,
 // and so cannot fail anything, when the lock is free.
 func TestLockTimeoutConfigReadOnlyWhenContended(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "config", "copse.lockTimeout", "soon")
 	want(t, run(t, r, r.Root, "create", "feat/a"), 0)
@@ -67,6 +69,7 @@ func TestLockTimeoutConfigReadOnlyWhenContended(t *testing.T) {
 // The lock file gets the permissions core.sharedRepository asks for, as git gives its own
 // files (umask 022 here, so group write comes only from the setting).
 func TestLockFileHonoursSharedRepository(t *testing.T) {
+	t.Parallel()
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	for _, tc := range []struct {
@@ -98,6 +101,7 @@ func TestLockFileHonoursSharedRepository(t *testing.T) {
 
 // Read-only commands and dry runs never create the lock file.
 func TestReadOnlyCommandsDoNotCreateLockFile(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/x", "x")
 	lock := filepath.Join(r.Root, ".git", "copse.lock")

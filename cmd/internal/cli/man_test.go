@@ -46,6 +46,7 @@ func writeManPages(dir string) error {
 // docs/man is what the command tree makes today: a flag or command added, renamed or
 // re-described without regenerating the pages fails here.
 func TestManPages(t *testing.T) {
+	t.Parallel()
 	const committed = "../../../docs/man"
 	if *updateMan {
 		if err := os.RemoveAll(committed); err != nil {

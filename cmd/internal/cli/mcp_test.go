@@ -13,6 +13,7 @@ import (
 // without it) it fails plainly, names the program and how to install it, writes nothing
 // on stdout (an MCP client reads it) and changes nothing.
 func TestMCPWithoutCopseMCP(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	git, err := exec.LookPath("git")
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 // Creating from a remote branch says once, as information, that the branch tracks it:
 // "copse: …", never "copse: warning: …"; --json carries it under "notices".
 func TestCLICreateFromRemoteIsANotice(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "branch", "feat")
 	r.Git(r.Root, "remote", "add", "origin", r.Root)
@@ -51,6 +52,7 @@ func TestCLICreateFromRemoteIsANotice(t *testing.T) {
 // A remove that keeps the branch does not speak of its unique commits as lost: they stay
 // on the branch, and the output says so as a notice, not as a warning.
 func TestCLIRemoveKeepingBranchLosesNothing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	r.Git(wt, "commit", "-q", "--allow-empty", "-m", "only on feat")
@@ -73,6 +75,7 @@ func TestCLIRemoveKeepingBranchLosesNothing(t *testing.T) {
 // What the confirmation showed on a terminal is not said again after the remove: the
 // notice appears once, in the prompt.
 func TestCLIConfirmedNoticeShownOnce(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat")
 	r.Git(wt, "commit", "-q", "--allow-empty", "-m", "only on feat")
@@ -95,6 +98,7 @@ func TestCLIConfirmedNoticeShownOnce(t *testing.T) {
 // Without a terminal and without --yes, prune lists what it would do one worktree a line,
 // then the command that goes ahead; nothing changes. --json keeps the one-line hint.
 func TestCLIPruneWithoutTerminalListsThePlan(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("idle-1", "app.worktrees/idle-1")
 	r.AddWorktree("idle-2", "app.worktrees/idle-2")
@@ -131,6 +135,7 @@ func TestCLIPruneWithoutTerminalListsThePlan(t *testing.T) {
 // Text events show the time as people read it, in the local zone to the second; --json
 // keeps the recorded RFC 3339 time.
 func TestCLIEventsTimeForPeople(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	want(t, run(t, r, r.Root, "create", "feat"), 0)
 	js := run(t, r, r.Root, "events", "--json")
@@ -163,6 +168,7 @@ func TestCLIEventsTimeForPeople(t *testing.T) {
 // Text results and error messages show the home directory as ~; --json keeps the path
 // whole.
 func TestCLIPathsForPeopleUseTilde(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	home := []string{"HOME=" + r.Base}
 	res := runWith(t, r, r.Root, home, nil, "create", "feat")
@@ -182,6 +188,7 @@ func TestCLIPathsForPeopleUseTilde(t *testing.T) {
 // setup's report keeps the order things happened: the copies, then the steps and their
 // output.
 func TestCLISetupReportInOrder(t *testing.T) {
+	t.Parallel()
 	r := setupRepo(t)
 	r.Git(r.Root, "config", "--add", "copse.copy", ".env")
 	r.Git(r.Root, "config", "--add", "copse.setup", "echo step-output")

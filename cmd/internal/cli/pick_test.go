@@ -17,6 +17,7 @@ import (
 // --select-1 with exactly one match answers without a terminal (runWithSetsid has none):
 // the picker is never drawn. With more matches the picker is needed, and says so.
 func TestPickSelectOneWithoutDrawing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	beta := r.AddWorktree("feat/beta", "app.worktrees/beta")
 	r.AddWorktree("feat/alpha", "app.worktrees/alpha")
@@ -36,6 +37,7 @@ func TestPickSelectOneWithoutDrawing(t *testing.T) {
 
 // Typing filters at once: --query starts it, more typing narrows it, enter picks the best.
 func TestPickQueryAndTyping(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/beta", "app.worktrees/beta")
 	alpha := r.AddWorktree("feat/alpha", "app.worktrees/alpha")
@@ -53,6 +55,7 @@ func TestPickQueryAndTyping(t *testing.T) {
 // /worktree needs. The form has no "switch to it" toggle there (pick never switches);
 // with a setup configured, the pick comes once the setup has run.
 func TestPickCreatesAndPicksTheNewWorktree(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	p := startInPTY(t, r, nil, "pick")
 	p.waitScreen(t, "main")
@@ -97,6 +100,7 @@ func TestPickCreatesAndPicksTheNewWorktree(t *testing.T) {
 // A blocked land shows on its row from the start, as after `r`: the picker reads the
 // list before it starts (core.Open), and that path must bring the land jobs too.
 func TestPickerShowsABlockedLandWithoutRefresh(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	landTree(t, r, "feat/gate")
 	want(t, run(t, r, r.Root, "land", "feat/gate", "--test", "false"), 1, "test_failed")
@@ -111,6 +115,7 @@ func TestPickerShowsABlockedLandWithoutRefresh(t *testing.T) {
 // The picker counts as people do: task-2 comes before task-10 (git and a byte order put
 // task-10 first), so two steps down from main is task-2.
 func TestPickerSortsNumbersNaturally(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("task-10", "app.worktrees/task-10")
 	two := r.AddWorktree("task-2", "app.worktrees/task-2")
@@ -127,6 +132,7 @@ func TestPickerSortsNumbersNaturally(t *testing.T) {
 // pick; closing the log returns to the list with the new worktree selected, and enter
 // picks it.
 func TestPickCreateWithAFailingSetup(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "config", "copse.setup", "false")
 	p := startInPTY(t, r, nil, "pick")

@@ -14,6 +14,7 @@ import (
 // asks for the session in the picker (no "--session" in sight), and the id typed there
 // claims it, as git's worktree list then shows.
 func TestPickerClaimAsksForSessionOnATerminal(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/pty", "pty")
 	master, slave := openPTY(t)
@@ -54,10 +55,17 @@ func TestPickerClaimAsksForSessionOnATerminal(t *testing.T) {
 			t.Fatalf("%s was never claimed for agent-7; terminal: %q", wt, screen.String())
 		}
 	}
-	master.Write([]byte("q"))
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the picker did not quit")
+	// git shows the claim before the picker has its answer, and while the claim runs the
+	// picker drops every key but ctrl+c and movement: q is sent again until it quits.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		master.Write([]byte("q"))
+		select {
+		case <-done:
+			return
+		case <-time.After(time.Second):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the picker did not quit; terminal: %q", screen.String())
+		}
 	}
 }

@@ -26,6 +26,7 @@ func answerInPTY(t *testing.T, r *coretest.Repo, answer string, args ...string) 
 // without asking (no terminal needed), and a changed command text asks again. "no" at the
 // question approves nothing and creates nothing.
 func TestProjectSetupRunsOnceApproved(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	marker := filepath.Join(r.Base, "project-setup-ran")
 	projectRepo(t, r, marker)
@@ -80,6 +81,7 @@ func TestProjectSetupRunsOnceApproved(t *testing.T) {
 // land is refused before anything changes and the test did not run (an agent's land too);
 // approved with copse approve, the next land runs it.
 func TestProjectTestGatesALandOnlyOnceApproved(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	marker := filepath.Join(r.Base, "project-test-ran")
 	r.Git(r.Root, "config", "-f", filepath.Join(r.Root, ".copse.conf"), "copse.test", "touch '"+marker+"'")

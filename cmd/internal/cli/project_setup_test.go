@@ -47,6 +47,7 @@ func exists(p string) bool {
 // untracked notes.txt, a named directory's files, less a negated one); a tracked file is
 // never copied over the branch's version, and nothing else comes along.
 func TestWorktreeIncludeCopiesWhatGitDoesNotTrack(t *testing.T) {
+	t.Parallel()
 	r := includeRepo(t)
 	res := run(t, r, r.Root, "create", "feat")
 	want(t, res, 0, "copied 3 files")
@@ -70,6 +71,7 @@ func TestWorktreeIncludeCopiesWhatGitDoesNotTrack(t *testing.T) {
 // the main checkout's secrets/ written through it: the .worktreeinclude copy keeps
 // copse.copy's refusal.
 func TestWorktreeIncludeDoesNotWriteThroughALink(t *testing.T) {
+	t.Parallel()
 	r := includeRepo(t)
 	outside := filepath.Join(r.Base, "outside")
 	if err := os.Mkdir(outside, 0o755); err != nil {
@@ -96,6 +98,7 @@ func TestWorktreeIncludeDoesNotWriteThroughALink(t *testing.T) {
 // an existing worktree refuses the same way, and copse approve will not approve without a
 // terminal.
 func TestProjectSetupRefusedWithoutApproval(t *testing.T) {
+	t.Parallel()
 	r := includeRepo(t)
 	marker := filepath.Join(r.Base, "project-setup-ran")
 	projectRepo(t, r, marker)
@@ -130,6 +133,7 @@ func TestProjectSetupRefusedWithoutApproval(t *testing.T) {
 // An agent's create (copse tool) never runs the project's setup commands, says so in the
 // reply's warnings, and no listing or open runs them either.
 func TestAgentsAndListingsNeverRunProjectSetup(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	marker := filepath.Join(r.Base, "project-setup-ran")
 	projectRepo(t, r, marker)

@@ -155,6 +155,7 @@ func (p *ptyRun) wait(t *testing.T) int {
 }
 
 func TestPickPrintsTheChosenPath(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/pick", "pick")
 	p := startInPTY(t, r, nil, "pick")
@@ -166,6 +167,7 @@ func TestPickPrintsTheChosenPath(t *testing.T) {
 }
 
 func TestPickJSONAndCancel(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	p := startInPTY(t, r, nil, "pick", "--json")
 	p.waitScreen(t, "main")
@@ -184,6 +186,7 @@ func TestPickJSONAndCancel(t *testing.T) {
 
 // Plain `copse`: switching in the picker hands the path to the shell integration.
 func TestPickerSwitchWritesCDFile(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	feat := r.AddWorktree("feat/go", "go")
 	cd := filepath.Join(r.Home, "cd")
@@ -204,6 +207,7 @@ func TestPickerSwitchWritesCDFile(t *testing.T) {
 // asks the terminal about itself) takes over and redraws it in place. Quitting leaves the
 // alternate screen as Bubble Tea does. NO_COLOR keeps colour out of that first frame too.
 func TestPickerDrawsTheRowsFirst(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/first", "first")
 	for _, env := range [][]string{nil, {"NO_COLOR=1"}} {
@@ -269,6 +273,7 @@ func firstNonSGR(s string) int {
 
 // Outside a repository the picker says so on stderr and never touches the terminal.
 func TestPickerOutsideARepositoryDrawsNothing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	outside := filepath.Join(r.Base, "outside")
 	if err := os.Mkdir(outside, 0o755); err != nil {

@@ -18,6 +18,7 @@ import (
 // shared branch. Exactly one create per branch succeeds; the others are clean refusals;
 // git's list is consistent and no stray directory is left.
 func TestConcurrentCreates(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	var branches []string
 	for i := range 8 {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRenderListEscapesAndColours(t *testing.T) {
+	t.Parallel()
 	reason := "agent\x1b[2J"
 	ws := "wG"
 	l := &core.Listing{Worktrees: []core.Worktree{
@@ -36,6 +37,7 @@ func TestRenderListEscapesAndColours(t *testing.T) {
 // On a terminal every row fits its width: paths are cut in the middle (start and leaf
 // kept), and what is still too long ends in "…"; piped (width 0) values stay whole.
 func TestRenderListFitsWidth(t *testing.T) {
+	t.Parallel()
 	long := "/srv/projects/customer-portal.worktrees/feature-very-long-branch-name-for-checkout"
 	l := &core.Listing{Worktrees: []core.Worktree{
 		{Branch: "main", Path: "/srv/projects/customer-portal", Main: true, Head: "0123456789abcdef"},
@@ -66,6 +68,7 @@ func TestRenderListFitsWidth(t *testing.T) {
 // conflicts as ✖N beside the other changes, a merge as "merge", and a prunable worktree as
 // prunable with git's reason, never as a status error.
 func TestRenderListSharesPickerVocabulary(t *testing.T) {
+	t.Parallel()
 	gone := "gitdir file points to non-existent location"
 	l := &core.Listing{Worktrees: []core.Worktree{
 		{Branch: "merge-up", Path: "/src/m", Head: "0123456789abcdef", Status: &core.Status{Unstaged: 1, Conflicted: 1, Merging: true}},
@@ -83,6 +86,7 @@ func TestRenderListSharesPickerVocabulary(t *testing.T) {
 }
 
 func TestSplitTarget(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in     string
 		isPath bool
@@ -100,6 +104,7 @@ func TestSplitTarget(t *testing.T) {
 // Home is ~ where it starts a path in a sentence, never inside a longer path or a
 // backquoted command (which must run as written).
 func TestTildeInSentences(t *testing.T) {
+	t.Parallel()
 	const home = "/home/me"
 	for in, want := range map[string]string{
 		"branch feat is already checked out at /home/me/src/app.worktrees/feat": "branch feat is already checked out at ~/src/app.worktrees/feat",

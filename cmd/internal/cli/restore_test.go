@@ -17,6 +17,7 @@ var undoLine = regexp.MustCompile(`undo with: copse restore ([0-9a-f]{12})\n`)
 // --list shows it, restore brings it back; a taken path is refused with a hint that
 // itself runs.
 func TestRestoreCommand(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/cli", "cli")
 	coretest.WriteFile(t, filepath.Join(wt, "notes.txt"), "unsaved thoughts\n")
@@ -71,6 +72,7 @@ func TestRestoreCommand(t *testing.T) {
 }
 
 func TestRestoreCommandUsage(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	res := run(t, r, r.Root, "restore", "a", "b")
 	want(t, res, 2, "at most one ID")
@@ -101,6 +103,7 @@ func toolApproved(t *testing.T, r *coretest.Repo, req string) result {
 // copse tool reaches restore through core.Decode: list is a plain request, a restore to
 // a chosen path needs approval.
 func TestRestoreThroughTool(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/tool", "tool")
 	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
@@ -130,6 +133,7 @@ func TestRestoreThroughTool(t *testing.T) {
 }
 
 func TestRestoreCompletesIDs(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/comp", "comp")
 	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")

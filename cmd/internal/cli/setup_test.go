@@ -28,6 +28,7 @@ func setupRepo(t *testing.T) *coretest.Repo {
 // create copies what copse.copy names from the main checkout (symlinks as links, nothing
 // else), then runs the copse.setup steps in the new worktree, in order.
 func TestCreateCopiesAndRunsSetup(t *testing.T) {
+	t.Parallel()
 	r := setupRepo(t)
 	r.Git(r.Root, "config", "--add", "copse.copy", ".env*")
 	r.Git(r.Root, "config", "--add", "copse.copy", ".vscode/")
@@ -70,6 +71,7 @@ func TestCreateCopiesAndRunsSetup(t *testing.T) {
 // A failing step stops the setup: the worktree stays, and the error names the step and a
 // rerun command that parses.
 func TestSetupFailureKeepsWorktree(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.Git(r.Root, "config", "--add", "copse.setup", "true")
 	r.Git(r.Root, "config", "--add", "copse.setup", "echo broken >&2; exit 7")
@@ -87,6 +89,7 @@ func TestSetupFailureKeepsWorktree(t *testing.T) {
 
 // A step that outlives copse.setupTimeout is stopped with its whole process group.
 func TestSetupTimeout(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	pidFile := filepath.Join(r.Base, "sleep.pid")
 	r.Git(r.Root, "config", "copse.setupTimeout", "1s")
@@ -101,6 +104,7 @@ func TestSetupTimeout(t *testing.T) {
 // create --switch lands the shell in the new worktree (through the shell integration's
 // cd file), after the setup.
 func TestCreateSwitch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	cd := filepath.Join(r.Base, "cd")
 	res := runWith(t, r, r.Root, []string{"COPSE_CD_FILE=" + cd}, nil, "create", "-s", "feat")
@@ -115,6 +119,7 @@ func TestCreateSwitch(t *testing.T) {
 // the main checkout's conf/secret written through it: the copy skips it with a warning
 // naming the path and why, copies the rest, and the setup succeeds.
 func TestSetupCopyDoesNotWriteThroughALink(t *testing.T) {
+	t.Parallel()
 	r := setupRepo(t)
 	outside := filepath.Join(r.Base, "outside")
 	if err := os.Mkdir(outside, 0o755); err != nil {

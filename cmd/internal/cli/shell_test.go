@@ -26,6 +26,7 @@ var shells = []shellCase{
 }
 
 func TestShellIntegration(t *testing.T) {
+	t.Parallel()
 	for _, sh := range shells {
 		t.Run(sh.shell, func(t *testing.T) {
 			if _, err := exec.LookPath(sh.shell); err != nil {

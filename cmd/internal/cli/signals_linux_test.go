@@ -97,6 +97,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // the hook and its sleep are killed, the state left is reported, exit 130, and SIGQUIT
 // prints no goroutine dump.
 func TestStopSignalsActAsInterrupt(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			r := coretest.New(t)
@@ -153,6 +154,7 @@ func TestStopSignalsActAsInterrupt(t *testing.T) {
 // A second signal ends copse at once, exit 130, and says so. The first is sent while the
 // hook hangs; the second while copse is held in its read-back.
 func TestSecondSignalEndsAtOnce(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	pids := sleepyHook(t, r)
 	// Hold copse in its read-back after the first signal: a git wrapper whose `worktree
@@ -189,6 +191,7 @@ exec "` + realGit + `" "$@"
 // SIGKILL cannot be handled, but on Linux the git copse started dies with it (parent-death
 // signal). The hook git ran may outlive git; the issue is about copse's own children.
 func TestGitDiesWithKilledCopse(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	pids := sleepyHook(t, r)
 	p := startCopse(t, r, nil, "create", "feat/slow")
@@ -215,6 +218,7 @@ func TestGitDiesWithKilledCopse(t *testing.T) {
 // A COPSE_CD_FILE that is a FIFO nobody reads blocks open(2); SIGTERM still ends copse,
 // exit 130, naming the path it could not hand over.
 func TestCDFileFIFODoesNotBlockSignals(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/x", "x")
 	fifo := filepath.Join(t.TempDir(), "cd")
@@ -252,6 +256,7 @@ func blockedIn(pid int, fns ...string) bool {
 // exit 130, with the state the operation left on stderr. A git wrapper holds copse's
 // read-back (after the hook ran) until the second ctrl+c has ended the picker.
 func TestPickerSecondCtrlCExits130(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	pids := sleepyHook(t, r)
 	bin := t.TempDir()
@@ -316,6 +321,7 @@ exec "` + realGit + `" "$@"
 // SIGTERM while the picker runs an operation: the picker ends, the terminal is restored,
 // and copse reports the state the operation left, exit 130.
 func TestPickerSignalReportsState(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	pids := sleepyHook(t, r)
 	p := startInPTY(t, r, nil)

@@ -96,6 +96,7 @@ func readAll(master *os.File) *lockedBuffer {
 // tmux: no tmux call. (Without the guard in internal/quiet, lipgloss's package init runs
 // `tmux info` here.)
 func TestCommandsThatDoNotDrawNeverRunTmux(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/a", "a")
 	env, log := fakeTmux(t, r)
@@ -126,6 +127,7 @@ func TestCommandsThatDoNotDrawNeverRunTmux(t *testing.T) {
 // The picker needs the colour profile, which inside tmux asks tmux once (plain copse,
 // every stream on the terminal, as a person starts it).
 func TestPickerAsksTmuxAtMostOnce(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/tmux", "tmux")
 	env, log := fakeTmux(t, r)

@@ -12,6 +12,7 @@ import (
 // you mean" does, and still offers the create; a name near nothing only offers the create.
 // Either way nothing changes.
 func TestSwitchSuggestsTheClosestBranch(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("feat/login", filepath.Join(r.Base, "app.worktrees", "login"))
 	before := r.Snapshot()

@@ -7,6 +7,7 @@ import (
 )
 
 // A release build's linker stamps win over what Go recorded, and the line names all three.
+// Not parallel (nor the next one): the stamps are package variables the test sets.
 func TestVersionFromLinkerStamps(t *testing.T) {
 	defer func(v, c, d string) { ldflagsVersion, ldflagsCommit, ldflagsDate = v, c, d }(ldflagsVersion, ldflagsCommit, ldflagsDate)
 	ldflagsVersion, ldflagsCommit, ldflagsDate = "v1.2.3", "0123456789abcdef0123456789abcdef01234567", "2026-01-02T03:04:05Z"

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/copse-dev/copse/cmd/internal/agent/agenttest"
+	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/internal/gobuild"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -66,6 +68,7 @@ func TestCopseMCPSubprocess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = fixtureEnv(f)
 	cmd.Stderr = os.Stderr
 	c := &mcpClient{}
 	client := mcp.NewClient(&mcp.Implementation{Name: "subprocess", Version: "1"}, &mcp.ClientOptions{
@@ -104,6 +107,13 @@ func TestCopseMCPSubprocess(t *testing.T) {
 	}
 }
 
+// fixtureEnv is the environment of a copse process the test starts: the process's, with
+// git's HOME and identity the fixture's (coretest.Env) and no Herdr pane or shell
+// integration inherited from whoever runs the tests.
+func fixtureEnv(f *agenttest.Fixture) []string {
+	return append(append(os.Environ(), coretest.Env(f.Home)...), "HERDR_ENV=", "COPSE_CD_FILE=")
+}
+
 // buildCopse builds cmd/copse and cmd/copse-mcp of this module into one temporary
 // directory, as go install ./cmd/... puts them, and returns copse's path.
 func buildCopse(t *testing.T) string {
@@ -127,7 +137,7 @@ func TestCopseMCPRefusesAnotherVersion(t *testing.T) {
 	f := newFixture(t)
 	before := f.Snapshot()
 	cmd := exec.Command(bin, "-C", f.Root, "--backend", "git", "mcp")
-	cmd.Env = append(os.Environ(), "COPSE_MCP_VERSION=v0.0.1-another-build")
+	cmd.Env = append(fixtureEnv(f), "COPSE_MCP_VERSION=v0.0.1-another-build")
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}` + "\n")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

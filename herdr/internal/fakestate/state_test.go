@@ -4,6 +4,7 @@ import "testing"
 
 // The examples of the protocol reference §4.3.
 func TestEncode(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int]string{1: "1", 9: "9", 10: "A", 16: "G", 31: "Z", 32: "0", 33: "11", 64: "10", 65: "21", 1056: "00", 1057: "111"} {
 		if got := Encode(n); got != want {
 			t.Errorf("Encode(%d) = %q, want %q", n, got, want)
@@ -12,6 +13,7 @@ func TestEncode(t *testing.T) {
 }
 
 func TestUpdateRoundTrip(t *testing.T) {
+	t.Parallel()
 	path := t.TempDir() + "/state.json"
 	for i := 0; i < 3; i++ {
 		if err := Update(path, func(s *State) error {

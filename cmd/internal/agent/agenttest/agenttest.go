@@ -37,7 +37,7 @@ func New(t *testing.T) *Fixture {
 
 // Open is the fixture's agent.Opener: the main checkout, the git backend.
 func (f *Fixture) Open(ctx context.Context) (*core.Service, error) {
-	return core.Open(ctx, core.Options{Dir: f.Root, Backend: "git", Getenv: f.Getenv})
+	return core.Open(ctx, core.Options{Dir: f.Root, Backend: "git", Getenv: f.Getenv, Env: coretest.Env(f.Home)})
 }
 
 // NoOpen is an Opener for requests that must be refused before the repository is opened.
