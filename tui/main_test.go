@@ -4,12 +4,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // TestMain deletes the Herdr double the Herdr flow builds.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	herdrtest.Cleanup()
+	herdrdouble.Cleanup()
 	os.Exit(code)
 }

@@ -2,7 +2,7 @@
 // testdata/omp, run by the Bun from npm) offline, in print mode, with copse's omp extension
 // installed the way a user installs it (copse init omp --install) and a fake model provider
 // (testdata/omp/fake-model.ts) that turns "call TOOL JSON" into a tool call. The Herdr path
-// runs inside the Herdr test double (herdr/herdrtest). It holds tests only.
+// runs inside the Herdr test double (herdr/herdrdouble). It holds tests only.
 //
 // Without node or npm the tests are skipped with a message, except in CI (CI=true), where
 // they fail.

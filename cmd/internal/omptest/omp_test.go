@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 	"github.com/copse-dev/copse/internal/gobuild"
 )
 
@@ -22,7 +22,7 @@ var ompDir, _ = filepath.Abs(filepath.Join("..", "..", "..", "testdata", "omp"))
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	herdrtest.Cleanup()
+	herdrdouble.Cleanup()
 	os.Exit(code)
 }
 
@@ -109,7 +109,7 @@ func buildCopse(t *testing.T) string {
 // Herdr double's state, and a log of every `copse tool` request the extension sent.
 type world struct {
 	t        *testing.T
-	s        *herdrtest.Sandbox
+	s        *herdrdouble.Sandbox
 	bin      string // node_modules/.bin: omp and bun
 	copse    string // a wrapper that logs `copse tool` runs, then runs copse
 	toolLog  string
@@ -121,7 +121,7 @@ type world struct {
 func newWorld(t *testing.T, inHerdr bool) *world {
 	t.Helper()
 	bin := installOmp(t)
-	s := herdrtest.NewSandbox(t)
+	s := herdrdouble.NewSandbox(t)
 	w := &world{t: t, s: s, bin: bin, inHerdr: inHerdr,
 		toolLog: filepath.Join(t.TempDir(), "copse-tool.log"), herdrLog: filepath.Join(t.TempDir(), "herdr.log")}
 	real := buildCopse(t)
@@ -148,7 +148,7 @@ func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'
 func (w *world) env() []string {
 	var env []string
 	if w.inHerdr {
-		env = w.s.Env(herdrtest.Knobs{Log: w.herdrLog})
+		env = w.s.Env(herdrdouble.Knobs{Log: w.herdrLog})
 	} else {
 		for _, kv := range w.s.GitEnv() {
 			if !strings.HasPrefix(kv, "HERDR_") && !strings.HasPrefix(kv, "FAKE_HERDR_") {
@@ -278,9 +278,9 @@ func TestHerdrWorktreeListCreateOpen(t *testing.T) {
 
 // linked is the double's workspaces holding linked worktrees (Herdr keeps one for the main
 // checkout too, the pane the test runs in).
-func linked(t *testing.T, w *world) []herdrtest.Workspace {
-	var ws []herdrtest.Workspace
-	for _, x := range herdrtest.ReadState(t, w.s.State).Workspaces {
+func linked(t *testing.T, w *world) []herdrdouble.Workspace {
+	var ws []herdrdouble.Workspace
+	for _, x := range herdrdouble.ReadState(t, w.s.State).Workspaces {
 		if x.Linked {
 			ws = append(ws, x)
 		}
