@@ -10,8 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/rowmarks"
 	"github.com/copse-dev/copse/internal/textsafe"
+	"github.com/copse-dev/copse/tui/rowmarks"
 )
 
 // After the create form: what the form learns in the background (which commit HEAD is,

@@ -7,8 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/rowmarks"
 	"github.com/copse-dev/copse/internal/textsafe"
+	"github.com/copse-dev/copse/tui/rowmarks"
 )
 
 // The life of an operation: startOp asks core to Prepare the request (parse, check

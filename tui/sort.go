@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/rowmarks"
+	"github.com/copse-dev/copse/tui/rowmarks"
 )
 
 // Sorting: the main checkout first, then by branch name (the default), by most recent
