@@ -203,7 +203,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 			m.status = infoStatus("landed")
 		}
 	case core.OpClaim, core.OpRelease, core.OpPrune:
-		m.status = lifecycleStatus(op.kind, out, m.home)
+		m.status = claimPruneStatus(op.kind, out, m.home)
 	case core.OpOpen:
 		ws := ""
 		if out != nil && out.WorkspaceID != "" {
