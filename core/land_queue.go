@@ -291,8 +291,8 @@ func readJob(path string) (LandJob, error) {
 
 // ---- liveness locks ----
 
-// held keeps every liveness lock this process holds, by lock path, with the runner that
-// holds it: one process may run several land loops at once (an MCP server, the picker),
+// held keeps every liveness lock this process holds, by lock path, with the lockHolder
+// that holds it: one process may run several land loops at once (an MCP server, the picker),
 // and a job is run only by the loop that holds it. The *os.File must stay referenced: a
 // collected file is closed by its finalizer, which drops the flock and would make a live
 // job look abandoned.
@@ -303,17 +303,19 @@ var (
 
 type heldLock struct {
 	f     *os.File
-	owner *runner
+	owner *lockHolder
 }
 
-// runner identifies one land loop of this process.
-type runner struct{ _ byte }
+// lockHolder is who in this process holds a liveness lock: one land loop, or readQueue's
+// probe for abandoned jobs. Only its address matters; it has a field so that two holders
+// never share one (distinct zero-size values may have equal addresses).
+type lockHolder struct{ _ byte }
 
 func lockPath(dir, job string) string { return filepath.Join(dir, job+".lock") }
 
 // takeLiveness tries to flock the job's liveness file without waiting. ok is false when
-// another open file (another process, or another job runner in this one) holds it.
-func takeLiveness(dir, job string, owner *runner) (ok bool, err error) {
+// another open file (another process, or another land loop in this one) holds it.
+func takeLiveness(dir, job string, owner *lockHolder) (ok bool, err error) {
 	p := lockPath(dir, job)
 	heldMu.Lock()
 	defer heldMu.Unlock()
@@ -341,8 +343,8 @@ func takeLiveness(dir, job string, owner *runner) (ok bool, err error) {
 	return true, nil
 }
 
-// holds reports whether the runner holds the job's liveness lock.
-func holds(dir, job string, owner *runner) bool {
+// holds reports whether owner holds the job's liveness lock.
+func holds(dir, job string, owner *lockHolder) bool {
 	heldMu.Lock()
 	defer heldMu.Unlock()
 	h, ok := held[lockPath(dir, job)]

@@ -44,7 +44,7 @@ func (s *Service) LandDrain(ctx context.Context, progress func(LandProgress)) ([
 		return nil, err
 	}
 	var ran []LandJob
-	_, err = s.impl.landLoop(ctx, landDir(cd), "", &runner{}, progress, func(j LandJob) { ran = append(ran, j) })
+	_, err = s.impl.landLoop(ctx, landDir(cd), "", &lockHolder{}, progress, func(j LandJob) { ran = append(ran, j) })
 	return ran, err
 }
 
@@ -67,7 +67,7 @@ func (s *service) readQueue(ctx context.Context, dir string, locked bool) ([]Lan
 		return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}
 	swept := false
-	probe := &runner{}
+	probe := &lockHolder{}
 	for _, j := range jobs {
 		if j.State.Finished() || !j.Owned {
 			continue
@@ -194,7 +194,7 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 	}
 	j.Session = c.session // who asked for the land, when known (events carry it)
 	j.TakeOver = c.takeOver
-	me := &runner{}
+	me := &lockHolder{}
 	if c.wait {
 		// The liveness lock is taken before the record exists, so a record that says
 		// owned always has a lock that a live owner holds.
@@ -250,7 +250,7 @@ func (s *service) emitLand(cd, event string, j *LandJob, reason string) []string
 // landLoop runs the queue from this process. With mine set it returns when that job has
 // ended; with mine empty (drain) it returns when no queued job is left that nobody owns.
 // Only the head of the queue (lowest unfinished ticket) ever runs.
-func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
+func (s *service) landLoop(ctx context.Context, dir, mine string, owner *lockHolder, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
 	lastPos, lastHead := -1, ""
 	for {
 		jobs, err := readJobs(dir)
@@ -335,7 +335,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner,
 }
 
 // adopt takes over a queued job that nobody waits for (queued with --no-wait).
-func (s *service) adopt(dir, job string, me *runner) bool {
+func (s *service) adopt(dir, job string, me *lockHolder) bool {
 	ok, err := takeLiveness(dir, job, me)
 	if err != nil || !ok {
 		return false
