@@ -52,7 +52,7 @@ func TestClientLifecycle(t *testing.T) {
 	if want := []string{"worktree", "create", "--cwd", w.Repo, "--branch", "feat/login", "--no-focus"}; !slices.Equal(logged.Argv, want) || logged.Dir != w.Repo {
 		t.Fatalf("herdr ran %q in %s", logged.Argv, logged.Dir)
 	}
-	// #4032: the parent workspace was opened too, unreported.
+	// Herdr #4032: the parent workspace was opened too, unreported.
 	st := w.state(t)
 	if len(st.Workspaces) != 2 || st.Workspaces[1].Checkout != w.Repo || st.Workspaces[1].Linked || st.Workspaces[1].ID != "w2" {
 		t.Fatalf("state = %+v", st)

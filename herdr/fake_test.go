@@ -182,7 +182,7 @@ func TestFakeWorkspaceScoping(t *testing.T) {
 	}{
 		{[]string{"worktree", "list"}, 0, `"type":"worktree_list"`},                                           // focused/first workspace
 		{[]string{"worktree", "list", "--workspace", "w1"}, 0, `"repo_root":"` + w.Repo},                      // linked is fine for list
-		{[]string{"worktree", "create", "--workspace", "w1", "--branch", "b"}, 1, `"linked_worktree_source"`}, // #1739
+		{[]string{"worktree", "create", "--workspace", "w1", "--branch", "b"}, 1, `"linked_worktree_source"`}, // Herdr #1739
 		{[]string{"worktree", "create", "--workspace", "2", "--branch", "b"}, 0, `"worktree_created"`},        // position 2 = w2
 		{[]string{"worktree", "list", "--workspace", "wX"}, 1, `"workspace_not_found"`},
 		{[]string{"worktree", "remove", "--workspace", "99"}, 1, `"not_linked_worktree"`}, // upstream quirk

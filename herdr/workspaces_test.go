@@ -58,7 +58,7 @@ func TestClientWorkspaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(w.Worktrees, "app", "feat-login")
-	// The created workspace and the parent workspace create opened too (#4032).
+	// The created workspace and the parent workspace create opened too (Herdr #4032).
 	if len(got) != 2 || got[0].WorkspaceID != ws || got[0].AgentStatus != AgentBlocked || got[0].Number != 1 ||
 		got[0].Worktree == nil || got[0].Worktree.CheckoutPath != path || !got[0].Worktree.IsLinkedWorktree ||
 		got[1].AgentStatus != AgentUnknown || got[1].Worktree == nil || got[1].Worktree.CheckoutPath != w.Repo {

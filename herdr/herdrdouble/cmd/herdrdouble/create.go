@@ -41,7 +41,7 @@ func (s *server) create(req request) (map[string]any, *apiError) {
 	}
 	w := statefile.Workspace{ID: s.st.NewID(), Checkout: path, RepoRoot: r.root, RepoKey: r.key, Linked: true, Label: label}
 	s.st.Workspaces = append(s.st.Workspaces, w)
-	// #4032: creating from a repo whose parent workspace is not open opens that too,
+	// Herdr #4032: creating from a repo whose parent workspace is not open opens that too,
 	// without mentioning it in the reply.
 	if s.st.FindCheckout(r.root) < 0 {
 		s.st.Workspaces = append(s.st.Workspaces, statefile.Workspace{
