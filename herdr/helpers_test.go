@@ -56,8 +56,8 @@ func (w *world) invocations(t *testing.T) []string {
 	return strings.Split(strings.TrimSpace(string(b)), "\n")
 }
 
-// runFake runs the double directly (bypassing the builder) in dir.
-func (w *world) runFake(t *testing.T, k herdrdouble.Knobs, dir string, args ...string) (stdout, stderr string, code int) {
+// runDouble runs the double directly (bypassing the builder) in dir.
+func (w *world) runDouble(t *testing.T, k herdrdouble.Knobs, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(w.Bin, args...)
 	cmd.Dir = dir

@@ -122,7 +122,7 @@ func TestFakeWorkspaceList(t *testing.T) {
 		{ID: "w1", Checkout: w.Repo, RepoRoot: w.Repo, RepoKey: filepath.Join(w.Repo, ".git"), Label: "app", AgentStatus: "working"},
 		{ID: "w2", Checkout: w.Home, Label: "home"},
 	}})
-	out, stderr, code := w.runFake(t, herdrdouble.Knobs{}, w.Repo, "workspace", "list")
+	out, stderr, code := w.runDouble(t, herdrdouble.Knobs{}, w.Repo, "workspace", "list")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -136,15 +136,15 @@ func TestFakeWorkspaceList(t *testing.T) {
 		t.Fatalf("stdout\n%s\nwant\n%s", out, want)
 	}
 	for _, args := range [][]string{{"workspace", "list", "--json"}, {"workspace", "list", "--cwd", w.Repo}} {
-		out, stderr, code := w.runFake(t, herdrdouble.Knobs{}, w.Repo, args...)
+		out, stderr, code := w.runDouble(t, herdrdouble.Knobs{}, w.Repo, args...)
 		if code != 2 || out != "" || stderr != "usage: herdr workspace list\n" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, stderr)
 		}
 	}
-	if _, stderr, code := w.runFake(t, herdrdouble.Knobs{}, w.Repo, "workspace"); code != 2 || !strings.Contains(stderr, "herdr workspace list") {
+	if _, stderr, code := w.runDouble(t, herdrdouble.Knobs{}, w.Repo, "workspace"); code != 2 || !strings.Contains(stderr, "herdr workspace list") {
 		t.Errorf("bare workspace: exit %d, stderr %q", code, stderr)
 	}
-	_, stderr, code = w.runFake(t, herdrdouble.Knobs{ServerDown: true}, w.Repo, "workspace", "list")
+	_, stderr, code = w.runDouble(t, herdrdouble.Knobs{ServerDown: true}, w.Repo, "workspace", "list")
 	if code != 1 || !strings.HasPrefix(stderr, `{"error":{"code":"server_not_running",`) || !strings.Contains(stderr, `"id":"cli:workspace:list"`) {
 		t.Errorf("server down: exit %d, stderr %q", code, stderr)
 	}

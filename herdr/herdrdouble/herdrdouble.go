@@ -18,7 +18,7 @@ import (
 )
 
 // The double's package; `go build` resolves it from the test's module.
-const fakePkg = "github.com/copse-dev/copse/herdr/herdrdouble/cmd/herdrdouble"
+const programPkg = "github.com/copse-dev/copse/herdr/herdrdouble/cmd/herdrdouble"
 
 var build struct {
 	once sync.Once
@@ -41,7 +41,7 @@ func Build(t testing.TB) string {
 		build.bin = filepath.Join(build.dir, "herdr")
 		// With the Go caches the test binary started with: the caller may have pointed
 		// HOME at a temporary directory already.
-		build.err = gobuild.Build(build.bin, fakePkg)
+		build.err = gobuild.Build(build.bin, programPkg)
 	})
 	if build.err != nil {
 		t.Fatal(build.err)

@@ -20,12 +20,12 @@ func TestFakeVersion(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	for _, arg := range []string{"--version", "-V"} {
-		out, _, code := w.runFake(t, herdrdouble.Knobs{}, w.Repo, arg)
+		out, _, code := w.runDouble(t, herdrdouble.Knobs{}, w.Repo, arg)
 		if out != "herdr 0.8.2\n" || code != 0 {
 			t.Fatalf("%s: %q exit %d", arg, out, code)
 		}
 	}
-	out, _, _ := w.runFake(t, herdrdouble.Knobs{Version: "0.9.3-preview.4"}, w.Repo, "--version")
+	out, _, _ := w.runDouble(t, herdrdouble.Knobs{Version: "0.9.3-preview.4"}, w.Repo, "--version")
 	if out != "herdr 0.9.3-preview.4\n" {
 		t.Fatalf("--version = %q", out)
 	}
@@ -60,7 +60,7 @@ func TestFakeGrammar(t *testing.T) {
 	}
 	for _, c := range cases {
 		// ServerDown proves local errors come first.
-		out, stderr, code := w.runFake(t, herdrdouble.Knobs{ServerDown: true}, w.Repo, c.args...)
+		out, stderr, code := w.runDouble(t, herdrdouble.Knobs{ServerDown: true}, w.Repo, c.args...)
 		if code != c.code || out != "" || !strings.Contains(stderr, c.stderr) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", c.args, code, out, stderr)
 		}
@@ -75,7 +75,7 @@ func TestFakeOutputFormat(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	// --json is a silent no-op; a relative --cwd is resolved against the process directory.
-	out, stderr, code := w.runFake(t, herdrdouble.Knobs{}, w.Repo, "worktree", "list", "--json", "--cwd", ".")
+	out, stderr, code := w.runDouble(t, herdrdouble.Knobs{}, w.Repo, "worktree", "list", "--json", "--cwd", ".")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -83,7 +83,7 @@ func TestFakeOutputFormat(t *testing.T) {
 	if !strings.HasPrefix(out, `{"id":"cli:worktree:list","result":{"source":{"repo_key":`) {
 		t.Fatalf("stdout = %s", out)
 	}
-	out, stderr, code = w.runFake(t, herdrdouble.Knobs{}, w.Repo, "worktree", "open", "--cwd", w.Repo, "--branch", "nope", "--no-focus")
+	out, stderr, code = w.runDouble(t, herdrdouble.Knobs{}, w.Repo, "worktree", "open", "--cwd", w.Repo, "--branch", "nope", "--no-focus")
 	if code != 1 || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
@@ -92,7 +92,7 @@ func TestFakeOutputFormat(t *testing.T) {
 		t.Fatalf("stderr = %s", stderr)
 	}
 	// A created reply: sorted, and what a client relies on is there.
-	out, _, code = w.runFake(t, herdrdouble.Knobs{}, w.Repo, "worktree", "create", "--cwd", w.Repo, "--branch", "feat/<&>", "--no-focus")
+	out, _, code = w.runDouble(t, herdrdouble.Knobs{}, w.Repo, "worktree", "create", "--cwd", w.Repo, "--branch", "feat/<&>", "--no-focus")
 	if code != 0 {
 		t.Fatalf("create exit %d", code)
 	}
@@ -168,11 +168,11 @@ func TestFakeWorkspaceScoping(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	k := herdrdouble.Knobs{}
-	_, stderr, code := w.runFake(t, k, w.Repo, "worktree", "list")
+	_, stderr, code := w.runDouble(t, k, w.Repo, "worktree", "list")
 	if code != 1 || !strings.Contains(stderr, `"invalid_request"`) {
 		t.Fatalf("unscoped list on an empty server: %d %s", code, stderr)
 	}
-	if _, _, code := w.runFake(t, k, w.Repo, "worktree", "create", "--cwd", w.Repo, "--branch", "a"); code != 0 {
+	if _, _, code := w.runDouble(t, k, w.Repo, "worktree", "create", "--cwd", w.Repo, "--branch", "a"); code != 0 {
 		t.Fatal("create failed")
 	} // w1 = linked a, w2 = parent
 	for _, c := range []struct {
@@ -188,7 +188,7 @@ func TestFakeWorkspaceScoping(t *testing.T) {
 		{[]string{"worktree", "remove", "--workspace", "99"}, 1, `"not_linked_worktree"`}, // upstream quirk
 		{[]string{"worktree", "remove", "--workspace", "w9"}, 1, `"workspace_not_found"`},
 	} {
-		out, stderr, code := w.runFake(t, k, w.Repo, c.args...)
+		out, stderr, code := w.runDouble(t, k, w.Repo, c.args...)
 		if code != c.code || !strings.Contains(out+stderr, c.want) {
 			t.Errorf("%q: exit %d, %s%s", c.args, code, out, stderr)
 		}
