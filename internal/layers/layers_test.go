@@ -15,27 +15,48 @@ import (
 const module = "github.com/copse-dev/copse"
 
 // above lists, for each floor (a folder of the module), the floors it must not import:
-// every floor above it. Folders not listed (cmd, scripts) are the top.
+// every floor above it, and the packages beside it that run other programs (gitx, herdr,
+// tmux: each is the only one that runs its program). Folders not listed (cmd, scripts) are
+// the top.
 var above = map[string][]string{
 	"tui":      {"cmd"},
 	"core":     {"cmd", "tui"},
-	"gitx":     {"cmd", "tui", "core", "herdr"},
-	"herdr":    {"cmd", "tui", "core", "gitx"},
-	"internal": {"cmd", "tui", "core", "gitx", "herdr"},
-	"assets":   {"cmd", "tui", "core", "gitx", "herdr"},
+	"gitx":     {"cmd", "tui", "core", "herdr", "tmux"},
+	"herdr":    {"cmd", "tui", "core", "gitx", "tmux"},
+	"tmux":     {"cmd", "tui", "core", "gitx", "herdr"},
+	"internal": {"cmd", "tui", "core", "gitx", "herdr", "tmux"},
+	"assets":   {"cmd", "tui", "core", "gitx", "herdr", "tmux"},
 }
 
-// upward returns every import of a non-test Go file under root that points at a floor
-// above the file's own, as "file imports path".
-func upward(t *testing.T, root string) []string {
+// testOnly are the packages (with the packages under them) that exist for tests: doubles,
+// fakes and fixtures. copse itself must never import one; only test files and other
+// test-only packages do.
+var testOnly = []string{
+	"core/coretest",
+	"gitx/gitxtest",
+	"herdr/herdrdouble",
+	"herdr/herdrtest",
+	"internal/gobuild",
+	"cmd/internal/agent/agenttest",
+}
+
+// imp is one import of a non-test Go file, by paths relative to the module.
+type imp struct {
+	file string // the importing file, slash-separated
+	path string // the imported package inside the module ("" for one outside it)
+}
+
+// imports lists the imports of every non-test Go file under root. Test files are not
+// read: the rules are about the code that ships.
+func imports(t *testing.T, root string) []imp {
 	t.Helper()
-	var bad []string
+	var out []imp
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && p != root {
+		if d.IsDir() && p != root && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
@@ -45,31 +66,73 @@ func upward(t *testing.T, root string) []string {
 		if err != nil {
 			return err
 		}
-		floor, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
 		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
 		}
-		for _, imp := range f.Imports {
-			ip, err := strconv.Unquote(imp.Path.Value)
+		for _, is := range f.Imports {
+			ip, err := strconv.Unquote(is.Path.Value)
 			if err != nil {
 				return err
 			}
-			for _, up := range above[floor] {
-				if ip == path.Join(module, up) || strings.HasPrefix(ip, path.Join(module, up)+"/") {
-					bad = append(bad, filepath.ToSlash(rel)+" imports "+ip)
-				}
+			inside := ""
+			if strings.HasPrefix(ip, module+"/") {
+				inside = strings.TrimPrefix(ip, module+"/")
 			}
+			out = append(out, imp{file: filepath.ToSlash(rel), path: inside})
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// under reports whether the package (or file) at p is pkg or lies below it.
+func under(p, pkg string) bool { return p == pkg || strings.HasPrefix(p, pkg+"/") }
+
+// upward returns, as "file imports path", every import that points at a floor above the
+// importing file's own.
+func upward(list []imp) []string {
+	var bad []string
+	for _, i := range list {
+		floor, _, _ := strings.Cut(i.file, "/")
+		for _, up := range above[floor] {
+			if i.path != "" && under(i.path, up) {
+				bad = append(bad, i.file+" imports "+path.Join(module, i.path))
+			}
+		}
+	}
 	return bad
 }
 
-func TestNoArrowPointsUp(t *testing.T) {
+// intoTests returns, as "file imports path", every import of a test-only package from a
+// file that is not itself part of one.
+func intoTests(list []imp) []string {
+	var bad []string
+	for _, i := range list {
+		if i.path == "" || isTestOnly(i.file) {
+			continue
+		}
+		if isTestOnly(i.path) {
+			bad = append(bad, i.file+" imports "+path.Join(module, i.path))
+		}
+	}
+	return bad
+}
+
+func isTestOnly(p string) bool {
+	for _, pkg := range testOnly {
+		if under(p, pkg) {
+			return true
+		}
+	}
+	return false
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -77,28 +140,62 @@ func TestNoArrowPointsUp(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Fatalf("module root not found from %s: %v", root, err)
 	}
-	for _, b := range upward(t, root) {
+	return root
+}
+
+func TestNoArrowPointsUp(t *testing.T) {
+	for _, b := range upward(imports(t, moduleRoot(t))) {
 		t.Errorf("%s: an arrow up; move the code to the floor it reads, or pass it plain values", b)
 	}
 }
 
-// The check itself sees an upward import: a package on the ground floor importing core.
-func TestUpwardImportIsFound(t *testing.T) {
+func TestTestHelpersStayInTests(t *testing.T) {
+	root := moduleRoot(t)
+	for _, pkg := range testOnly {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(pkg))); err != nil {
+			t.Errorf("test-only package %s is listed but gone: %v", pkg, err)
+		}
+	}
+	for _, b := range intoTests(imports(t, root)) {
+		t.Errorf("%s: copse itself would carry a test double; import it from a _test.go file only", b)
+	}
+}
+
+// writeModule writes files (slash-separated path → source) under a new root.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
 	root := t.TempDir()
-	dir := filepath.Join(root, "internal", "marks")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+	for p, src := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	src := "package marks\n\nimport _ \"" + module + "/core\"\n"
-	if err := os.WriteFile(filepath.Join(dir, "marks.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
+	return root
+}
+
+// The checks themselves see what they forbid, and only in the code that ships.
+func TestChecksFindWhatTheyForbid(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		// A ground-floor package reading core: an arrow up.
+		"internal/marks/marks.go": "package marks\n\nimport _ \"" + module + "/core\"\n",
+		// Test files may import anything.
+		"internal/marks/marks_test.go": "package marks\n\nimport _ \"" + module + "/tui\"\n",
+		// copse importing the Herdr double.
+		"core/herdr.go": "package core\n\nimport _ \"" + module + "/herdr/herdrdouble\"\n",
+		// A test-only package importing another one is how they are built.
+		"herdr/herdrdouble/build.go": "package herdrdouble\n\nimport _ \"" + module + "/internal/gobuild\"\n",
+		// core importing gitx points down.
+		"core/git.go": "package core\n\nimport _ \"" + module + "/gitx\"\n",
+	})
+	list := imports(t, root)
+	if got := upward(list); len(got) != 1 || got[0] != "internal/marks/marks.go imports "+module+"/core" {
+		t.Errorf("upward = %q, want only internal/marks/marks.go importing core", got)
 	}
-	// Test files are not checked: the arrows are about the code that ships.
-	if err := os.WriteFile(filepath.Join(dir, "marks_test.go"), []byte("package marks\n\nimport _ \""+module+"/tui\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got := upward(t, root)
-	if len(got) != 1 || got[0] != "internal/marks/marks.go imports "+module+"/core" {
-		t.Fatalf("upward = %q, want the one import of core from internal/marks/marks.go", got)
+	if got := intoTests(list); len(got) != 1 || got[0] != "core/herdr.go imports "+module+"/herdr/herdrdouble" {
+		t.Errorf("intoTests = %q, want only core/herdr.go importing herdrdouble", got)
 	}
 }
