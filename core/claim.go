@@ -115,19 +115,43 @@ func (s *service) prepareClaim(ctx context.Context, req Request, snap snapshot) 
 	} else if c.session, err = requireSession(session, s.opts.Getenv, verb); err != nil {
 		return nil, err
 	}
-	if t.Locked != nil {
-		if cl, ok := ParseClaim(*t.Locked); ok {
-			c.held = &cl
-		} else {
-			r := *t.Locked
-			c.human = &r
-		}
+	c.held, c.human = lockHolder(t.Locked)
+	warnings, e := claimVerdict(c, verb)
+	if e != nil {
+		return nil, e
 	}
+	cmds, err := claimCommands(c)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Request: req, cmd: c, Commands: cmds, Warnings: warnings}
+	if force {
+		p.Confirm = claimConfirmation(c)
+	}
+	return p, nil
+}
+
+// lockHolder is who holds a lock: a session's claim copse wrote, or the reason of a lock
+// it did not write (both nil when unlocked).
+func lockHolder(locked *string) (*Claim, *string) {
+	if locked == nil {
+		return nil, nil
+	}
+	if cl, ok := ParseClaim(*locked); ok {
+		return &cl, nil
+	}
+	r := *locked
+	return nil, &r
+}
+
+// claimVerdict decides a claim or release (verb): nothing to do when this session holds
+// the claim already (a warning says so), else the first rule that refuses it.
+func claimVerdict(c *claimCmd, verb string) ([]string, *Error) {
 	var warnings []string
-	if !release && c.held != nil && c.held.Session == c.session.s {
+	if !c.release && c.held != nil && c.held.Session == c.session.s {
 		c.already = true
 		warnings = append(warnings, fmt.Sprintf("%s is already claimed by session %s (since %s); nothing changed",
-			Escape(t.Path), c.session.s, c.held.Since.Format(time.RFC3339)))
+			Escape(c.target.Path), c.session.s, c.held.Since.Format(time.RFC3339)))
 	} else {
 		for _, rule := range []func() *Error{
 			func() *Error { return ruleNotClaimedByOther(c) },
@@ -140,88 +164,75 @@ func (s *service) prepareClaim(ctx context.Context, req Request, snap snapshot) 
 			}
 		}
 	}
-	if !release {
-		if e := ruleNotPrunable(t); e != nil {
+	if !c.release {
+		if e := ruleNotPrunable(c.target); e != nil {
 			return nil, e
 		}
 	}
-	var cmds []string
-	if !c.already {
-		if t.Locked != nil {
-			un, err := gitx.WorktreeUnlock(c.cwd, t.Path)
-			if err != nil {
-				return nil, builderErr(err)
-			}
-			cmds = append(cmds, un.String())
-		}
-		if !release {
-			lk, err := gitx.WorktreeLock(c.cwd, t.Path, FormatClaim(Claim{Session: c.session.s, Since: time.Now()}))
-			if err != nil {
-				return nil, builderErr(err)
-			}
-			cmds = append(cmds, lk.String())
-		}
-	}
-	p := &Plan{Request: req, cmd: c, Commands: cmds, Warnings: warnings}
-	if force {
-		title := "Claim this worktree (forced)?"
-		if release {
-			title = "Release this worktree (forced)?"
-		}
-		conf := &Confirmation{Title: title}
-		conf.add("path", t.Path)
-		if t.Branch != "" {
-			conf.add("branch", t.Branch)
-		}
-		if !c.session.IsZero() {
-			conf.add("session", c.session.s)
-		}
-		switch {
-		case c.held != nil && c.held.Session != c.session.s:
-			conf.Losses = append(conf.Losses, fmt.Sprintf("session %s holds it since %s and loses its claim",
-				c.held.Session, c.held.Since.Format(time.RFC3339)))
-		case c.human != nil:
-			conf.Losses = append(conf.Losses, "a lock copse did not write is removed: "+Escape(lockedReason(*c.human)))
-		}
-		p.Confirm = conf
-	}
-	return p, nil
+	return warnings, nil
 }
 
-// runClaim locks or unlocks under the repository lock and reads git back: the claim is
-// what `git worktree list` shows afterwards, nothing else.
-func (s *service) runClaim(ctx context.Context, c *claimCmd, warnings []string) (*Outcome, error) {
-	op := c.op()
+// claimCommands are the git commands a claim or release runs, for the plan.
+func claimCommands(c *claimCmd) ([]string, error) {
 	if c.already {
-		return &Outcome{Operation: op, Worktree: s.row(c.target, ""), Path: c.target.Path, Claim: c.held, Warnings: warnings}, nil
+		return nil, nil
 	}
-	want := Claim{Session: c.session.s, Since: time.Now().UTC().Truncate(time.Second)}
-	reason := FormatClaim(want)
-	var runErr error
-	unlocked := false
+	var cmds []string
 	if c.target.Locked != nil {
 		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
 		if err != nil {
 			return nil, builderErr(err)
 		}
-		if _, runErr = s.git.Run(ctx, un); runErr == nil {
-			unlocked = true
-		}
+		cmds = append(cmds, un.String())
 	}
-	if runErr == nil && !c.release {
-		lk, err := gitx.WorktreeLock(c.cwd, c.target.Path, reason)
+	if !c.release {
+		lk, err := gitx.WorktreeLock(c.cwd, c.target.Path, FormatClaim(Claim{Session: c.session.s, Since: time.Now()}))
 		if err != nil {
 			return nil, builderErr(err)
 		}
-		// Once the old lock is gone, the new one is written even if the caller gave up
-		// meanwhile: a takeover must not end with the worktree unclaimed.
-		lctx := ctx
-		if unlocked {
-			var cancel context.CancelFunc
-			lctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
-			defer cancel()
-		}
-		_, runErr = s.git.Run(lctx, lk)
+		cmds = append(cmds, lk.String())
+	}
+	return cmds, nil
+}
+
+// claimConfirmation is what a forced claim or release asks: whose claim, or which lock a
+// person wrote, goes.
+func claimConfirmation(c *claimCmd) *Confirmation {
+	title := "Claim this worktree (forced)?"
+	if c.release {
+		title = "Release this worktree (forced)?"
+	}
+	conf := &Confirmation{Title: title}
+	conf.add("path", c.target.Path)
+	if c.target.Branch != "" {
+		conf.add("branch", c.target.Branch)
+	}
+	if !c.session.IsZero() {
+		conf.add("session", c.session.s)
+	}
+	switch {
+	case c.held != nil && c.held.Session != c.session.s:
+		conf.Losses = append(conf.Losses, fmt.Sprintf("session %s holds it since %s and loses its claim",
+			c.held.Session, c.held.Since.Format(time.RFC3339)))
+	case c.human != nil:
+		conf.Losses = append(conf.Losses, "a lock copse did not write is removed: "+Escape(lockedReason(*c.human)))
+	}
+	return conf
+}
+
+// runClaim locks or unlocks under the repository lock and reads git back: the claim is
+// what `git worktree list` shows afterwards, nothing else.
+func (s *service) runClaim(ctx context.Context, c *claimCmd, x *execution) (*Outcome, error) {
+	op := c.op()
+	warnings := x.warnings()
+	if c.already {
+		return &Outcome{Operation: op, Worktree: s.row(c.target, ""), Path: c.target.Path, Claim: c.held, Warnings: warnings}, nil
+	}
+	want := Claim{Session: c.session.s, Since: time.Now().UTC().Truncate(time.Second)}
+	reason := FormatClaim(want)
+	runErr, err := s.relock(ctx, c, reason)
+	if err != nil {
+		return nil, err
 	}
 	after, err := s.readBack(ctx)
 	if err != nil {
@@ -250,28 +261,72 @@ func (s *service) runClaim(ctx context.Context, c *claimCmd, warnings []string) 
 			"%s of %s did not end as asked; the worktree is now %s", op, Escape(c.target.Path), state)
 	}
 	out := &Outcome{Operation: op, Worktree: s.row(t, ""), Path: t.Path, Warnings: warnings}
+	ev, previous := claimEvent(c)
+	out.Previous = previous
+	if !c.release {
+		out.Claim = &want
+	}
+	x.emit(ev, out.Worktree)
+	return out, nil
+}
+
+// relock unlocks (when locked) and, for a claim, locks with reason. runErr is git's
+// answer, judged once the list is read back; err is a command that could not be built.
+func (s *service) relock(ctx context.Context, c *claimCmd, reason string) (runErr, err error) {
+	unlocked := false
+	if c.target.Locked != nil {
+		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		if _, runErr = s.git.Run(ctx, un); runErr == nil {
+			unlocked = true
+		}
+	}
+	if runErr != nil || c.release {
+		return runErr, nil
+	}
+	lk, err := gitx.WorktreeLock(c.cwd, c.target.Path, reason)
+	if err != nil {
+		return nil, builderErr(err)
+	}
+	// Once the old lock is gone, the new one is written even if the caller gave up
+	// meanwhile: a takeover must not end with the worktree unclaimed.
+	lctx := ctx
+	if unlocked {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+		defer cancel()
+	}
+	_, runErr = s.git.Run(lctx, lk)
+	return runErr, nil
+}
+
+// claimEvent is the event a claim or release that happened records, and the session
+// that lost its claim to it ("" when none did).
+func claimEvent(c *claimCmd) (Event, string) {
 	ev := Event{Event: EventClaimed, Session: c.session.s}
 	if c.release {
 		ev.Event = EventReleased
-		if c.held != nil {
-			ev.Session = c.held.Session
-			if c.held.Session != c.session.s {
-				ev.Reason = "forced"
-				out.Previous = c.held.Session
-			}
-		} else {
+		if c.held == nil {
 			ev.Reason = "forced: a lock copse did not write"
+			return ev, ""
 		}
-	} else {
-		out.Claim = &want
-		if c.held != nil {
-			ev.Previous, out.Previous = c.held.Session, c.held.Session
-		} else if c.human != nil {
-			ev.Reason = "took over a lock copse did not write"
+		ev.Session = c.held.Session
+		if c.held.Session != c.session.s {
+			ev.Reason = "forced"
+			return ev, c.held.Session
 		}
+		return ev, ""
 	}
-	s.emit(out, ev, out.Worktree)
-	return out, nil
+	if c.held != nil {
+		ev.Previous = c.held.Session
+		return ev, c.held.Session
+	}
+	if c.human != nil {
+		ev.Reason = "took over a lock copse did not write"
+	}
+	return ev, ""
 }
 
 func lockUnchanged(a, b *string) bool {
@@ -308,10 +363,14 @@ func (s *service) prepareCreateClaim(r CreateRequest, c *createCmd, cmds []strin
 
 // runCreateClaim is create, then, still under the same lock, the claim: no other copse
 // can see the new worktree unclaimed.
-func (s *service) runCreateClaim(ctx context.Context, c *createCmd, before snapshot, warnings []string) (*Outcome, error) {
-	out, err := s.runCreate(ctx, c, before, warnings)
-	if err != nil || !c.claim {
+func (s *service) runCreateClaim(ctx context.Context, c *createCmd, x *execution) (*Outcome, error) {
+	out, err := s.runCreate(ctx, c, x.before, x.warnings())
+	if err != nil {
 		return out, err
+	}
+	if !c.claim {
+		createdEvents(x, out)
+		return out, nil
 	}
 	want := Claim{Session: c.session.s, Since: time.Now().UTC().Truncate(time.Second)}
 	reason := FormatClaim(want)
@@ -329,11 +388,12 @@ func (s *service) runCreateClaim(ctx context.Context, c *createCmd, before snaps
 		if t, ok := find(after, out.Path); ok && t.Locked != nil && *t.Locked == reason {
 			out.Worktree = s.row(t, out.WorkspaceID)
 			out.Claim = &want
+			createdEvents(x, out)
 			return out, nil
 		}
 	}
 	// Created but not claimed: say so, and still log the create that happened.
-	s.emitted(out, nil)
+	createdEvents(x, out)
 	id := quoteDisplay(out.Path)
 	if out.Worktree != nil && out.Worktree.ID != "" {
 		id = "id:" + out.Worktree.ID

@@ -5,8 +5,6 @@ import "github.com/copse-dev/copse/gitx"
 // The typed commands Prepare makes from a Request. Every field is a parsed value or git's
 // own record; nothing here is a raw caller string.
 
-type listCmd struct{ withStatus bool }
-
 type createCmd struct {
 	branch   BranchName
 	existing bool               // check out an existing local branch instead of creating one
@@ -47,7 +45,6 @@ type removeCmd struct {
 	cwd          string
 }
 
-func (listCmd) op() Operation   { return OpList }
 func (createCmd) op() Operation { return OpCreate }
 func (removeCmd) op() Operation { return OpRemove }
 

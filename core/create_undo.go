@@ -112,6 +112,12 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snapshot, pre createPre, listed, madeBranch bool) (taken, remains []string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
+	taken = s.undoCreate(rctx, c, pre, listed, madeBranch)
+	return taken, s.createRemains(rctx, c, before, pre, madeBranch)
+}
+
+// undoCreate takes back each piece of the create it can, and says which it took back.
+func (s *service) undoCreate(rctx context.Context, c *createCmd, pre createPre, listed, madeBranch bool) (taken []string) {
 	run := func(cmd gitx.Cmd, err error) error {
 		if err != nil {
 			return err
@@ -148,8 +154,12 @@ func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snaps
 	if pre.adminDir != "" {
 		_ = os.Remove(pre.adminDir) // only if empty: git made it for this worktree's admin entry
 	}
+	return taken
+}
 
-	// Prove it: every piece compared with before.
+// createRemains proves the take-back: every piece compared with before, each one still
+// different named.
+func (s *service) createRemains(rctx context.Context, c *createCmd, before snapshot, pre createPre, madeBranch bool) (remains []string) {
 	after, err := s.read(rctx)
 	switch {
 	case err != nil:
@@ -190,7 +200,7 @@ func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snaps
 			remains = append(remains, "the settings branch."+Escape(c.branch.s)+".*")
 		}
 	}
-	return taken, remains
+	return remains
 }
 
 // errText is an error's first line, for a message that goes on.

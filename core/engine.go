@@ -2,459 +2,238 @@ package core
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/copse-dev/copse/gitx"
 )
 
-// service holds one repository's state. Everything that reads git goes through s.git.
-type service struct {
-	opts     Options
-	git      *gitx.Runner
-	dir      string // where copse was started (-C)
-	repo     repoState
-	backend  backend
-	history  *History
-	session  string
-	mu       sync.Mutex        // guards repo, sessAt and returnTo
-	returnTo map[string]string // canonical worktree → the exact directory back returns to
-	sessAt   string            // where this session is after a switch ("" = where copse started)
+// The engine: the one place that sequences a request's steps. Every operation (see
+// operation.go) goes through it, so none re-implements a step:
+//
+//	Prepare:  (wait for a mutation under way) → read git → resolve an id → parse → plan
+//	Execute:  lock → read git again → prepare again → compare state tokens → run
+//	          (the operation reads back and verifies what it did) → emit its events
+//	          → unlock → settle (land waits in its queue here)
+//
+// A request that changes nothing runs on its plan as made, without a lock.
 
-	// first is the snapshot Open read; the first List uses it instead of running git
-	// again, so `copse list` costs exactly one git process.
-	firstMu sync.Mutex
-	first   *snapshot
-	firstAt time.Time
-}
-
-// repoState is what copse knows of the repository from the last worktree list.
-type repoState struct {
-	root      string // main checkout
-	current   string // worktree holding dir ("" when none)
-	commonDir string // filled lazily (mutations need it for the lock)
-}
-
-// snapshot is one reading of `git worktree list --porcelain -z`.
-type snapshot struct {
-	trees []gitx.Worktree
-	token StateToken
-	ids   *idPrefetch // Open's snapshot only: the ids read while git listed
-}
-
-func openService(ctx context.Context, opts Options) (*Service, error) {
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
-	}
-	dir := opts.Dir
-	if dir == "" {
-		wd, err := os.Getwd()
+func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
+	if req != nil && !changesNothing(req) {
+		// Checks of a mutation wait for any mutation under way (in this process or
+		// another copse), so they never see a half-made worktree and refuse it for the
+		// wrong reason. Execute checks again under the lock before it runs anything.
+		unlock, err := s.lockExisting(ctx)
 		if err != nil {
-			return nil, failed(CodeNoCWD, err, "run copse from an existing directory or pass -C DIR", "cannot read the current directory")
+			return nil, err
 		}
-		dir = wd
+		defer unlock()
 	}
-	abs, err := filepath.Abs(dir)
+	snap, err := s.readAndLearn(ctx)
 	if err != nil {
-		return nil, usage(CodeBadDir, "dir", "pass -C with an existing directory", "cannot use %s: %v", quote(dir), err)
+		return nil, err
 	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return nil, usage(CodeBadDir, "dir", "pass -C with an existing directory", "%s is not a directory", Escape(abs))
-	}
-	s := &service{
-		opts:    opts,
-		git:     &gitx.Runner{Bin: opts.GitBin, Timeout: opts.Timeout, Env: opts.Env},
-		dir:     abs,
-		history: NewHistory(),
-	}
-	var ids *idPrefetch
-	if opts.ListFirst {
-		ids = prefetchIDs(abs)
-	}
+	return s.prepareWith(ctx, req, snap)
+}
+
+// readAndLearn lists the worktrees and updates what the service knows of the repository.
+func (s *service) readAndLearn(ctx context.Context) (snapshot, error) {
 	snap, err := s.read(ctx)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		s.learn(snap)
 	}
-	snap.ids = ids
-	s.learn(snap)
-	s.first, s.firstAt = &snap, time.Now()
-	be, err := pickBackend(ctx, s, opts.Backend)
-	if err != nil {
-		return nil, err
-	}
-	s.backend = be
-	s.session = opts.Session
-	if s.session == "" {
-		s.session = be.session()
-	}
-	s.seedPrevious(snap, opts.Previous)
-	return &Service{impl: s}, nil
+	return snap, err
 }
 
-// read lists the worktrees. Failure to list from dir means dir is not in a repository.
-func (s *service) read(ctx context.Context) (snapshot, error) {
-	s.firstMu.Lock()
-	s.first = nil // any newer reading supersedes Open's
-	s.firstMu.Unlock()
-	trees, raw, err := s.git.Worktrees(ctx, s.dir)
-	// git fails to list while another git is half-way through `worktree add` (the new
-	// admin directory is there, its commondir or gitdir file not yet): that passes within
-	// milliseconds, so such a list is read again a few times before it counts as failed.
-	for try := 0; err != nil && try < 8 && halfAdded(err); try++ {
-		select {
-		case <-ctx.Done():
-			try = 8
-			continue
-		case <-time.After(time.Duration(5<<try) * time.Millisecond):
-		}
-		trees, raw, err = s.git.Worktrees(ctx, s.dir)
+// prepareWith parses req against one snapshot of git's worktree list. It changes nothing.
+func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (*Plan, error) {
+	if req == nil {
+		return nil, usage(CodeMissingOperation, "operation", "name one of: "+operationNames(), "no request")
 	}
-	if err != nil {
-		var ge *gitx.Error
-		if errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "not a git repository") {
-			return snapshot{}, &Error{Kind: KindUsage, Code: CodeNotARepository, Err: err,
-				Message: Escape(s.dir) + " is not inside a git repository",
-				Hint:    "cd into a repository or pass -C DIR"}
-		}
-		return snapshot{}, gitFailure(CodeListFailed, err, "cannot list worktrees")
+	op, ok := lookup(req.Op())
+	if !ok {
+		return nil, usage(CodeUnknownOperation, "operation", "name one of: "+operationNames(), "unknown request %T", req)
 	}
-	sum := sha256.Sum256(raw)
-	return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
-}
-
-// halfAdded reports git's complaint about a worktree admin directory another git is
-// still writing ("failed to read .git/worktrees/x/commondir").
-func halfAdded(err error) bool {
-	var ge *gitx.Error
-	return errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "failed to read") &&
-		(strings.Contains(ge.Stderr, "/commondir") || strings.Contains(ge.Stderr, "/gitdir"))
-}
-
-// firstTTL bounds how old Open's snapshot may be for the first List to reuse it.
-const firstTTL = 2 * time.Second
-
-// learn updates the main checkout and current worktree from a snapshot. Several
-// requests may run at once on one Service (the picker checks a branch name while an
-// operation runs), so the fields are guarded by s.mu.
-func (s *service) learn(snap snapshot) {
-	root := s.root()
-	if len(snap.trees) > 0 {
-		root = snap.trees[0].Path
-	}
-	current := ""
-	// Fast path: git records worktree paths as given, usually already canonical; resolve
-	// symlinks (a syscall per path component) only when the plain comparison finds nothing.
-	for _, resolve := range []bool{false, true} {
-		here := s.dir
-		if resolve {
-			here = canonical(s.dir)
-		}
-		best := -1
-		for _, t := range snap.trees {
-			if t.Bare {
-				continue
-			}
-			p := t.Path
-			if resolve {
-				p = canonical(p)
-			}
-			if within(here, p) && len(p) > best {
-				best = len(p)
-				current = t.Path
-			}
-		}
-		if current != "" {
-			break
-		}
-	}
-	s.mu.Lock()
-	s.repo.root, s.repo.current = root, current
-	s.mu.Unlock()
-}
-
-func (s *service) root() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.repo.root
-}
-
-func (s *service) current() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.repo.current
-}
-
-// commonDir asks git once for the common git directory (the lock lives there).
-func (s *service) commonDir(ctx context.Context) (string, error) {
-	s.mu.Lock()
-	cd := s.repo.commonDir
-	s.mu.Unlock()
-	if cd != "" {
-		return cd, nil
-	}
-	cd, err := s.git.CommonDir(ctx, s.dir)
-	if err != nil {
-		return "", gitFailure(CodeRepoInfoFailed, err, "cannot find the git directory")
-	}
-	s.mu.Lock()
-	s.repo.commonDir = cd
-	s.mu.Unlock()
-	return cd, nil
-}
-
-func (s *service) rows(snap snapshot) []Worktree {
-	out := make([]Worktree, 0, len(snap.trees))
-	for i, t := range snap.trees {
-		out = append(out, Worktree{
-			Branch: t.Branch, Path: t.Path, Head: t.Head,
-			Main: i == 0 && !t.Bare, Current: t.Path == s.current(),
-			Detached: t.Detached, Bare: t.Bare, Locked: t.Locked, Prunable: t.Prunable,
-			Rebasing: t.Rebasing, Bisecting: t.Bisecting,
-		})
-	}
-	return out
-}
-
-func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
-	s.firstMu.Lock()
-	first := s.first
-	if time.Since(s.firstAt) > firstTTL {
-		first = nil
-	}
-	s.first = nil
-	s.firstMu.Unlock()
-	var snap snapshot
-	if first != nil {
-		snap = *first
-	} else {
-		var err error
-		if snap, err = s.read(ctx); err != nil {
+	// Bad input first: a malformed token is refused before any check of the state.
+	exp := expectedToken(req)
+	if exp != nil {
+		if err := checkToken(*exp); err != nil {
 			return nil, err
 		}
 	}
-	s.learn(snap)
-	rows := s.rows(snap)
-	s.decorateRows(ctx, snap, rows)
-	var warnings []string
-	// git's list is the truth; the backend's annotations are extra. If Herdr cannot be
-	// asked, show git's rows and say plainly that workspace ids are missing.
-	if err := s.backend.annotate(ctx, rows); err != nil {
-		if ctx.Err() != nil {
-			return nil, AsError(err)
-		}
-		warnings = append(warnings, "workspace ids unavailable: "+AsError(err).Error())
-	}
-	if withStatus {
-		idx := make(map[string]int, len(rows))
-		var paths []string
-		for i, r := range rows {
-			if r.Bare {
-				continue
-			}
-			idx[r.Path] = i
-			paths = append(paths, r.Path)
-		}
-		var mu sync.Mutex
-		s.statuses(ctx, NewStatusQueue(paths), 0, func(r StatusResult) {
-			st := r.Status
-			mu.Lock()
-			rows[idx[r.Path]].Status = &st
-			mu.Unlock()
-		})
-		// A row the pool never reached (cancelled) is an error for that row, never clean.
-		for i := range rows {
-			if !rows[i].Bare && rows[i].Status == nil {
-				rows[i].Status = &Status{Error: "status not computed: cancelled"}
-			}
-		}
-		setProcesses(rows)
-	}
-	return &Listing{RepoRoot: s.root(), Backend: s.backend.name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
-}
-
-// defaultWorkers bounds the status pool: git status is part CPU, part I/O wait.
-func defaultWorkers() int { return min(max(2*runtime.NumCPU(), 4), 16) }
-
-func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emit func(StatusResult)) {
-	if workers <= 0 {
-		workers = defaultWorkers()
-	}
-	var wg sync.WaitGroup
-	for range min(workers, q.Len()) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Each worker takes the queue's first path when it is free, so a path moved to
-			// the front runs next. Once ctx is cancelled no new path is taken.
-			for ctx.Err() == nil {
-				p, ok := q.next()
-				if !ok {
-					return
-				}
-				emit(StatusResult{Path: p, Status: s.status(ctx, p)})
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// status reads one worktree's status; a failure becomes Status.Error for that row.
-func (s *service) status(ctx context.Context, path string) Status {
-	if ctx.Err() != nil {
-		return Status{Error: "status not computed: cancelled"}
-	}
-	st, err := s.git.Status(ctx, path)
+	orig := req // the plan keeps the request as asked (an id stays an id for Execute's re-check)
+	req, ctx, err := s.resolveID(ctx, req, snap)
 	if err != nil {
-		msg := err.Error()
-		var ge *gitx.Error
-		if errors.As(err, &ge) && ge.Stderr != "" {
-			msg = gitMessage(ge.Stderr)
-		}
-		return Status{Error: Escape(msg)}
+		return nil, err
 	}
-	return fromGitStatus(st)
-}
-
-func fromGitStatus(st gitx.Status) Status {
-	return Status{
-		Staged: st.Staged, Unstaged: st.Unstaged, Untracked: st.Untracked, Conflicted: st.Conflicted,
-		Upstream: st.Upstream, Ahead: st.Ahead, Behind: st.Behind, Rebasing: st.Rebasing, Merging: st.Merging,
-	}
-}
-
-func (s *service) branches(ctx context.Context) ([]string, error) {
-	b, err := s.git.Branches(ctx, s.dir)
+	p, err := op.prepare(s, ctx, req, snap)
 	if err != nil {
-		return nil, gitFailure(CodeBranchesFailed, err, "cannot list branches")
+		return nil, err
 	}
-	return b, nil
+	p.Request = orig
+	p.ListToken, p.Token = snap.token, snap.token
+	if p.Confirm != nil {
+		p.Token = p.Confirm.digest(snap.token)
+		p.Confirm.Token = p.Token
+	}
+	if exp != nil && *exp != string(p.Token) && *exp != string(snap.token) {
+		return nil, staleToken(*exp)
+	}
+	return p, nil
 }
 
-// gitFailure wraps a git error; cancellation stays cancellation.
-func gitFailure(code string, err error, what string) *Error {
-	var ge *gitx.Error
-	if errors.As(err, &ge) {
-		switch ge.Kind {
-		case gitx.ErrCanceled:
-			return &Error{Kind: KindCancelled, Code: CodeCancelled, Message: what + ": cancelled", Err: err}
-		case gitx.ErrOutputLimit:
-			name := ge.Command()
-			hint := "check hooks (e.g. post-checkout) that print a lot of output"
-			if name == "git worktree list" {
-				hint = "a worktree may be locked with a huge reason: see `git worktree list`, then `git worktree unlock PATH`"
-			}
-			return &Error{Kind: KindFailed, Code: CodeOutputLimit, Err: err, Hint: hint,
-				Message: what + ": " + name + " printed more than the " + byteSize(ge.Limit) + " limit"}
-		case gitx.ErrTimeout:
-			return &Error{Kind: KindFailed, Code: CodeTimeout, Err: err, Message: what + ": git timed out", Hint: "check hooks that hang"}
-		case gitx.ErrNotFound:
-			return &Error{Kind: KindFailed, Code: CodeGitNotFound, Err: err, Message: what + ": git is not installed", Hint: "install git"}
-		case gitx.ErrExit:
-			msg := strings.TrimSpace(ge.Stderr)
-			if msg == "" {
-				msg = "git exited with status " + strconv.Itoa(ge.ExitCode) + " and no error output"
-			}
-			return &Error{Kind: KindFailed, Code: code, Err: err, Message: what + ": " + Escape(gitMessage(msg))}
+// execution is one run of a plan: what the caller prepared, what was prepared again under
+// the lock, the worktree list read there, and the events the run produced.
+type execution struct {
+	asked  *Plan    // as the caller prepared it (and a person may have confirmed)
+	plan   *Plan    // prepared again under the lock; asked itself when nothing changes
+	before snapshot // the worktree list read under the lock (empty when nothing changes)
+	events []pendingEvent
+}
+
+// pendingEvent is an event a run produced; the engine writes it while the lock is held.
+type pendingEvent struct {
+	ev Event
+	wt *Worktree
+}
+
+// emit records ev (about wt) for the engine to write once the run returns, whatever it
+// returns: what happened before a failure is logged too.
+func (x *execution) emit(ev Event, wt *Worktree) {
+	x.events = append(x.events, pendingEvent{ev, wt})
+}
+
+// warnings are the plan's warnings, carried onto the outcome.
+func (x *execution) warnings() []string { return x.plan.Warnings }
+
+func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
+	if p == nil || p.cmd == nil || p.Request == nil {
+		return nil, usage(CodeNoPlan, "", "call Prepare first", "nothing to execute: the plan is empty")
+	}
+	op, ok := lookup(p.Request.Op())
+	if !ok || op.run == nil {
+		return nil, usage(CodeUnknownOperation, "operation", "name one of: "+operationNames(), "cannot execute %T", p.cmd)
+	}
+	x := &execution{asked: p, plan: p}
+	if changesNothing(p.Request) || op.lockOf(s, p.cmd) == lockQueue {
+		return op.run(s, ctx, x)
+	}
+	out, err := s.runLocked(ctx, op, x)
+	if err != nil || op.settle == nil {
+		return out, err
+	}
+	return op.settle(s, ctx, x, out)
+}
+
+// runLocked is the part of Execute under the lock: read, prepare again, compare, run, emit.
+func (s *service) runLocked(ctx context.Context, op *operation, x *execution) (*Outcome, error) {
+	unlock, err := s.lockOfKind(ctx, op.lockOf(s, x.asked.cmd))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	// Under the lock, read git again: a confirmed plan runs only against the list the
+	// person saw; any plan re-checks its preconditions against the state it will change.
+	snap, err := s.readAndLearn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := s.prepareWith(ctx, x.asked.Request, snap)
+	if err != nil {
+		return nil, err
+	}
+	// A confirmed plan runs only if, under the lock, it would show exactly what the person
+	// approved: the same worktree list and the same confirmation.
+	if x.asked.Confirm != nil && fresh.Token != x.asked.Token {
+		return nil, refused(CodeStaleState, "look again and confirm again; nothing ran",
+			"the worktree list or what the %s would change changed after the confirmation was shown; nothing ran", op.name)
+	}
+	if op.recheck != nil {
+		if err := op.recheck(x.asked.cmd, fresh.cmd); err != nil {
+			return nil, err
 		}
 	}
-	return failed(code, err, "", "%s: %s", what, Escape(err.Error()))
+	x.plan, x.before = fresh, snap
+	out, err := op.run(s, ctx, x)
+	s.writeEvents(out, x.events)
+	return out, err
 }
 
-// byteSize shows an output cap: "2 MB" (MiB, as people say it), or bytes when uneven.
-func byteSize(n int64) string {
-	if n > 0 && n%(1<<20) == 0 {
-		return strconv.FormatInt(n>>20, 10) + " MB"
+// lockOf is the lock kind o declares for c.
+func (o *operation) lockOf(s *service, c command) lockKind {
+	if o.lock == nil {
+		return lockRepo
 	}
-	return strconv.FormatInt(n, 10) + "-byte"
+	return o.lock(s, c)
 }
 
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+// lockOfKind takes the lock of kind k.
+func (s *service) lockOfKind(ctx context.Context, k lockKind) (func(), error) {
+	if k == lockWaitOnly {
+		return s.lockExisting(ctx)
 	}
-	return s
+	return s.lock(ctx)
 }
 
-// canonical resolves symlinks of the longest existing prefix of p, so that two spellings
-// of one place compare equal and a path reached through a symlink is seen for what it is.
-func canonical(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	cur := p
-	for {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			if rest == "" {
-				return r
-			}
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
+// lock takes the repository lock (in-process mutex plus the file lock in the git common dir).
+func (s *service) lock(ctx context.Context) (func(), error) {
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
 	}
+	return s.lockRepo(ctx, cd, true)
 }
 
-// within reports whether p is dir or lies inside it (both canonical).
-func within(p, dir string) bool {
-	if p == dir {
-		return true
+// checkToken: a state token is what copse handed out, 24 lower-case hex digits.
+func checkToken(raw string) error {
+	const field = "expected_state_token"
+	if err := checkText(field, raw, 64); err != nil {
+		return err
 	}
-	if !strings.HasSuffix(dir, string(filepath.Separator)) {
-		dir += string(filepath.Separator)
+	if len(raw) != 24 || strings.Trim(raw, "0123456789abcdef") != "" {
+		return usage(CodeBadStateToken, field, "send the state_token exactly as list or needs_approval returned it",
+			"%s %s is not a state token copse handed out", field, quote(raw))
 	}
-	return strings.HasPrefix(p, dir)
+	return nil
 }
 
-// seedPrevious takes the shell's previous directory (the shell integration hands it over as
-// COPSE_PREVIOUS; git backend only, where the session is the shell). The shell records
-// $PWD, which may be a subdirectory: history gets the worktree that holds it, and back
-// returns to that very directory while it exists. A relative path, or one in no live
-// worktree, is ignored.
-func (s *service) seedPrevious(snap snapshot, prev string) {
-	if prev == "" || !filepath.IsAbs(prev) || s.backend.hasWorkspaces() {
-		return
-	}
-	cp := canonical(prev)
-	best := ""
-	for _, t := range snap.trees {
-		if t.Bare || t.Prunable != nil {
-			continue
-		}
-		if within(cp, canonical(t.Path)) && len(t.Path) > len(best) {
-			best = t.Path
-		}
-	}
-	if best == "" {
-		return
-	}
-	s.history.Visit(s.session, best)
-	s.mu.Lock()
-	s.returnTo = map[string]string{canonical(best): filepath.Clean(prev)}
-	s.mu.Unlock()
+// staleToken refuses a request whose expected_state_token no longer describes the state.
+func staleToken(exp string) *Error {
+	return refused(CodeStaleState, "list again (or ask again) and send the new state_token; nothing ran",
+		"the state changed since state_token %s was read; nothing ran", quote(exp))
 }
 
-// backDir is where back should land in worktree root: the exact directory the shell
-// left, if it lies in that worktree and still exists, else the root.
-func (s *service) backDir(root string) string {
-	s.mu.Lock()
-	exact, ok := s.returnTo[canonical(root)]
-	s.mu.Unlock()
-	if ok {
-		if st, err := os.Stat(exact); err == nil && st.IsDir() {
-			return exact
+// resolveID turns a request that names its worktree by id into the same request naming it
+// by path, so each operation's own checks see one kind of target; the later check is the
+// one a path gets. The worktree itself travels in ctx (idTarget): its path is git's own
+// record and may hold characters (a newline) that copse refuses in a typed path; an id is
+// how such a worktree is named. An id together with another target is refused.
+func (s *service) resolveID(ctx context.Context, req Request, snap snapshot) (Request, context.Context, error) {
+	r, ok := req.(byID)
+	if !ok {
+		return req, ctx, nil
+	}
+	id, others := r.idTarget()
+	if id == nil {
+		return req, ctx, nil
+	}
+	for _, o := range others {
+		if o != nil {
+			return nil, ctx, usage(CodeExactlyOne, "target", "name the worktree by exactly one of path, branch or id",
+				"expected exactly one of path, branch or id, got several")
 		}
 	}
-	return root
+	t, err := s.worktreeOfID(ctx, snap, *id)
+	if err != nil {
+		return nil, ctx, err
+	}
+	return r.atPath(&t.Path), context.WithValue(ctx, idTargetKey{}, t), nil
+}
+
+type idTargetKey struct{}
+
+// idTarget is the worktree resolveID found, if the request named one by id.
+func idTarget(ctx context.Context) (gitx.Worktree, bool) {
+	t, ok := ctx.Value(idTargetKey{}).(gitx.Worktree)
+	return t, ok
 }

@@ -25,81 +25,6 @@ func (s *service) sessionAt() string {
 	return s.current()
 }
 
-func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
-	if p == nil || p.cmd == nil || p.Request == nil {
-		return nil, usage(CodeNoPlan, "", "call Prepare first", "nothing to execute: the plan is empty")
-	}
-	if c, ok := p.cmd.(listCmd); ok {
-		l, err := s.list(ctx, c.withStatus)
-		if err != nil {
-			return nil, err
-		}
-		return &Outcome{Operation: OpList, Listing: l}, nil
-	}
-	// land queues and waits on its own terms (land_run.go): it takes the repository lock
-	// only for its short critical steps, never while it waits in the queue.
-	switch c := p.cmd.(type) {
-	case *landCmd:
-		return s.land(ctx, p, c, nil)
-	case landStatusCmd:
-		return s.landStatus(ctx, c)
-	}
-	if _, ok := p.cmd.(restoreListCmd); ok {
-		return s.restoreList(ctx)
-	}
-	unlock, err := s.lockFor(ctx, p.cmd)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-
-	// Under the lock, read git again: a confirmed plan runs only against the list the
-	// human saw; any plan re-checks its preconditions against the state it will change.
-	snap, err := s.readAndLearn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	fresh, err := s.prepareWith(ctx, p.Request, snap)
-	if err != nil {
-		return nil, err
-	}
-	// A confirmed plan runs only if, under the lock, it would show exactly what the human
-	// approved: the same worktree list and the same losses.
-	if p.Confirm != nil && fresh.Token != p.Token {
-		return nil, refused(CodeStaleState, "look again and confirm again; nothing ran",
-			"the worktree list or what the remove would lose changed after the confirmation was shown; nothing ran")
-	}
-	switch c := fresh.cmd.(type) {
-	case *createCmd:
-		if old, ok := p.cmd.(*createCmd); ok && old.base.OID != c.base.OID {
-			return nil, refused(CodeBaseMoved, "run the create again to start from the new commit",
-				"%s moved from %s to %s after it was checked; nothing ran", Escape(c.base.Ref), short(old.base.OID), short(c.base.OID))
-		}
-		return s.emitted(s.runCreateClaim(ctx, c, snap, fresh.Warnings))
-	case *removeCmd:
-		out, err := s.runRemove(ctx, c, snap, fresh.Warnings)
-		if out != nil && fresh.Confirm != nil {
-			// What the confirmation told (the branch stays, with its commits); the plan's
-			// own notice about recording is answered by the outcome's restore id.
-			out.Notices = fresh.Confirm.Notices
-		}
-		return s.emitted(out, err)
-	case *claimCmd:
-		return s.runClaim(ctx, c, fresh.Warnings)
-	case *pruneCmd:
-		return s.runPrune(ctx, c, p, fresh)
-	case *targetCmd:
-		return s.runTarget(ctx, c, fresh.Warnings)
-	case *restoreCmd:
-		if old, ok := p.cmd.(*restoreCmd); ok && old.entry.ID != c.entry.ID {
-			return nil, refused(CodeStaleState, "look at `copse restore --list` and ask again",
-				"the most recent removed worktree changed after it was checked (%s, now %s); nothing ran", old.entry.ID, c.entry.ID)
-		}
-		return s.emitted(s.runRestore(ctx, c, snap, fresh.Warnings))
-	}
-	return nil, usage(CodeUnknownOperation, "operation", "", "cannot execute %T", fresh.cmd)
-}
-
 // readBack lists the worktrees after a mutation, even if ctx was cancelled.
 func (s *service) readBack(ctx context.Context) (snapshot, error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
@@ -139,13 +64,11 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 	if runErr != nil {
 		return nil, s.failedCreate(ctx, c, before, pre, runErr)
 	}
-	after, err := s.readBack(ctx)
+	t, listed, _, err := s.readBackAdded(ctx, c.path.s)
 	if err != nil {
 		return nil, uncertain(CodeCreateUnverified, err, "run `copse list` to see what exists",
 			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
-	s.learn(after)
-	t, listed := find(after, c.path.s)
 	switch {
 	case !listed:
 		return nil, uncertain(CodeCreateNotListed, nil, "run `copse list`; do not retry blindly",
@@ -182,53 +105,19 @@ func isGitKind(err error, k gitx.ErrKind) bool {
 
 func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, warnings []string) (*Outcome, error) {
 	gone := s.row(c.target, c.wsID)
-	// A forced remove (or one that deletes the branch) first records what it deletes.
-	saved, err := s.snapshotBeforeRemove(ctx, c) // contract: snapshotForRemoval
+	r, err := s.removeOne(ctx, removeStep{target: c.target, record: recordsRemove(c), deleteBranch: c.deleteBranch,
+		before: &before.token, run: func(ctx context.Context) error { return s.backend.remove(ctx, c) }})
+	if rerr, ok := isReadBack(err); ok {
+		return nil, uncertain(CodeRemoveUnverified, rerr, "run `copse list` to see what exists",
+			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))
+	}
 	if err != nil {
 		return nil, err
 	}
-	runErr := s.backend.remove(ctx, c)
-	after, err := s.readBack(ctx)
-	if err != nil {
-		return nil, uncertain(CodeRemoveUnverified, err, "run `copse list` to see what exists",
-			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))
+	if err := removeFailure(c.target.Path, r); err != nil {
+		return nil, err
 	}
-	s.learn(after)
-	_, listed := find(after, c.target.Path)
-	onDisk := exists(c.target.Path)
-	if runErr != nil {
-		if e := AsError(runErr); e.Kind == KindUncertain {
-			return nil, e
-		}
-		cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
-		if after.token == before.token && listed && (onDisk || c.target.Prunable != nil) {
-			s.dropSnapshot(ctx, saved) // nothing was removed: the record is not needed
-			if cancelled {
-				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr,
-					Message: "remove of " + Escape(c.target.Path) + " cancelled; nothing was removed"}
-			}
-			var e *Error
-			if errors.As(runErr, &e) {
-				return nil, e
-			}
-			var ge *gitx.Error
-			if errors.As(runErr, &ge) && strings.Contains(ge.Stderr, "contains modified or untracked files") {
-				return nil, forceHelps(refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
-					"%s has uncommitted changes", Escape(c.target.Path)))
-			}
-			return nil, gitFailure(CodeRemoveFailed, runErr, "git could not remove the worktree")
-		}
-		kind := KindUncertain
-		if cancelled {
-			kind = KindCancelled
-		}
-		return nil, &Error{Kind: kind, Code: CodeRemoveInterrupted, Err: runErr,
-			Message: removeState(c.target.Path, listed, onDisk), Hint: "run `copse list`; git worktree prune forgets a worktree whose directory is gone"}
-	}
-	if listed || onDisk {
-		return nil, uncertain(CodeRemoveIncomplete, nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
-			"%s", removeState(c.target.Path, listed, onDisk))
-	}
+	saved := r.saved
 	out := &Outcome{Operation: OpRemove, Worktree: gone, Path: c.target.Path, WorkspaceID: c.wsID, Warnings: warnings}
 	if saved != nil {
 		out.RestoreID = saved.ID
@@ -251,6 +140,46 @@ func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, 
 	return out, nil
 }
 
+// removeFailure is remove's error for a removal that did not simply succeed (nil when it
+// did): a refusal when nothing was removed, else what is left, uncertain.
+func removeFailure(path string, r removal) error {
+	runErr := r.runErr
+	switch r.verdict {
+	case removalDone:
+		return nil
+	case removalIncomplete:
+		return uncertain(CodeRemoveIncomplete, nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
+			"%s", removeState(path, r.listed, r.onDisk))
+	case removalNothing:
+		if e := AsError(runErr); e.Kind == KindUncertain {
+			return e
+		}
+		if cancelledRun(runErr) {
+			return &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr,
+				Message: "remove of " + Escape(path) + " cancelled; nothing was removed"}
+		}
+		var e *Error
+		if errors.As(runErr, &e) {
+			return e
+		}
+		var ge *gitx.Error
+		if errors.As(runErr, &ge) && strings.Contains(ge.Stderr, "contains modified or untracked files") {
+			return forceHelps(refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
+				"%s has uncommitted changes", Escape(path)))
+		}
+		return gitFailure(CodeRemoveFailed, runErr, "git could not remove the worktree")
+	}
+	if e := AsError(runErr); e.Kind == KindUncertain {
+		return e
+	}
+	kind := KindUncertain
+	if cancelledRun(runErr) {
+		kind = KindCancelled
+	}
+	return &Error{Kind: kind, Code: CodeRemoveInterrupted, Err: runErr,
+		Message: removeState(path, r.listed, r.onDisk), Hint: "run `copse list`; git worktree prune forgets a worktree whose directory is gone"}
+}
+
 func removeState(path string, listed, onDisk bool) string {
 	switch {
 	case listed && onDisk:
@@ -261,39 +190,6 @@ func removeState(path string, listed, onDisk bool) string {
 		return "git no longer lists " + Escape(path) + " but its directory is still on disk"
 	}
 	return Escape(path) + " was removed"
-}
-
-func (s *service) runTarget(ctx context.Context, c *targetCmd, warnings []string) (*Outcome, error) {
-	var (
-		ws  string
-		err error
-	)
-	if c.operation == OpOpen {
-		ws, err = s.backend.open(ctx, c)
-	} else {
-		ws, err = s.backend.switchTo(ctx, c)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if ws == "" {
-		ws = c.wsID
-	}
-	if c.operation == OpBack {
-		s.history.Previous(s.session, func(p string) bool { return canonical(p) == canonical(c.target.Path) || false })
-	} else if c.operation == OpSwitch || !s.backend.hasWorkspaces() {
-		s.history.Visit(s.session, c.from)
-	}
-	if c.operation != OpOpen || !s.backend.hasWorkspaces() {
-		s.mu.Lock()
-		s.sessAt = c.target.Path
-		s.mu.Unlock()
-	}
-	dest := c.target.Path
-	if c.operation == OpBack {
-		dest = s.backDir(c.target.Path)
-	}
-	return &Outcome{Operation: c.operation, Worktree: s.row(c.target, ws), Path: dest, WorkspaceID: ws, Warnings: warnings}, nil
 }
 
 // missingParents lists the parent folders of path that do not exist yet, deepest first.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
 	"golang.org/x/sys/unix"
 )
@@ -168,7 +169,7 @@ func (s *service) decorateRows(ctx context.Context, snap snapshot, rows []Worktr
 		}
 		// Plain file reads (no git, no lock): a record an owner left behind is marked
 		// abandoned by the readers that run the queue (land status, the picker).
-		jobs, _ = readJobs(landDir(cd))
+		jobs, _ = readJobs(landjobs.Dir(cd))
 	}
 	for i := range rows {
 		decorate(&rows[i], ids)
@@ -199,74 +200,6 @@ func (s *service) decorateOne(w *Worktree) {
 		ids = worktreeIDs(cd)
 	}
 	decorate(w, ids)
-}
-
-// resolveIDs turns a target named by id into the same request named by path, so every
-// later check is the one a path gets. The worktree itself travels in ctx (idTarget):
-// its path is git's own record and may hold characters (a newline) that copse refuses
-// in a typed path; an id is how such a worktree is named. An id together with another
-// target is refused.
-func (s *service) resolveIDs(ctx context.Context, req Request, snap snapshot) (Request, context.Context, error) {
-	var target gitx.Worktree
-	resolve := func(id *string, others ...*string) (*string, error) {
-		for _, o := range others {
-			if o != nil {
-				return nil, usage(CodeExactlyOne, "target", "name the worktree by exactly one of path, branch or id",
-					"expected exactly one of path, branch or id, got several")
-			}
-		}
-		t, err := s.worktreeOfID(ctx, snap, *id)
-		target = t
-		return &t.Path, err
-	}
-	var err error
-	switch r := req.(type) {
-	case OpenRequest:
-		if r.ID != nil {
-			r.Path, err = resolve(r.ID, r.Path, r.Branch)
-			r.ID = nil
-		}
-		req = r
-	case SwitchRequest:
-		if r.ID != nil {
-			r.Path, err = resolve(r.ID, r.Path, r.Branch)
-			r.ID = nil
-		}
-		req = r
-	case RemoveRequest:
-		if r.ID != nil {
-			r.Path, err = resolve(r.ID, r.Path, r.Branch, r.WorkspaceID)
-			r.ID = nil
-		}
-		req = r
-	case ClaimRequest:
-		if r.ID != nil {
-			r.Path, err = resolve(r.ID, r.Path, r.Branch)
-			r.ID = nil
-		}
-		req = r
-	case ReleaseRequest:
-		if r.ID != nil {
-			r.Path, err = resolve(r.ID, r.Path, r.Branch)
-			r.ID = nil
-		}
-		req = r
-	}
-	if err != nil {
-		return nil, ctx, err
-	}
-	if target.Path != "" {
-		ctx = context.WithValue(ctx, idTargetKey{}, target)
-	}
-	return req, ctx, nil
-}
-
-type idTargetKey struct{}
-
-// idTarget is the worktree resolveIDs found, if the request named one by id.
-func idTarget(ctx context.Context) (gitx.Worktree, bool) {
-	t, ok := ctx.Value(idTargetKey{}).(gitx.Worktree)
-	return t, ok
 }
 
 // worktreeOfID finds the listed worktree whose admin directory is id.

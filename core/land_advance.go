@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copse-dev/copse/core/eventlog"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -38,42 +39,13 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 		return false, false
 	}
 	r.snap = &snap // the clean-up, under the same lock, starts from this list
-	var holders []gitx.Worktree
-	for _, t := range snap.trees {
-		if t.Bare {
-			continue
-		}
-		if t.Branch == into {
-			holders = append(holders, t)
-		}
-		if t.Prunable != nil {
-			continue
-		}
-		gd, err := gitx.WorktreeGitDir(t.Path)
-		if err != nil {
-			continue
-		}
-		if gitx.BusyBranch(gd) == "refs/heads/"+into {
-			r.blocked(CodeTargetBusy, "let that finish (or abort it) first, then land again",
-				"%s is being rebased or bisected in %s; a later abort there would move it back and erase the land", Escape(into), Escape(t.Path))
-			return false, false
-		}
-	}
-	if len(holders) > 1 {
-		var paths []string
-		for _, h := range holders {
-			paths = append(paths, h.Path)
-		}
-		r.blocked(CodeTargetCheckedOutTwice, "switch all but one of them to another branch, then land again",
-			"%s is checked out in %d worktrees (%s); copse cannot keep them all in step", Escape(into), len(holders), listPaths(paths))
+	holder, refusal := targetHolder(snap.trees, into, busyBranchOf)
+	if refusal != nil {
+		r.blocked(refusal.Code, refusal.Hint, "%s", refusal.Message)
 		return false, false
 	}
-	var holder *gitx.Worktree
-	if len(holders) == 1 && holders[0].Prunable == nil {
-		holder = &holders[0]
-		if !r.checkHolder(ctx, *holder, old) {
-			return false, false
-		}
+	if holder != nil && !r.checkHolder(ctx, *holder, old) {
+		return false, false
 	}
 	upd, err := gitx.UpdateRefCAS(root, into, j.Commit, old, "copse land "+j.Job+": "+j.Worktree.Branch)
 	if err != nil {
@@ -104,6 +76,48 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 		return false, false
 	}
 	return false, true
+}
+
+// targetHolder is the one checkout of the target branch into that the advance keeps in
+// step (nil when none is on disk), or the refusal: into is being rebased or bisected in a
+// worktree (busy gives the branch a worktree's operation holds, "" when none), or it is
+// checked out in more than one.
+func targetHolder(trees []gitx.Worktree, into string, busy func(gitx.Worktree) string) (*gitx.Worktree, *Error) {
+	var holders []gitx.Worktree
+	for _, t := range trees {
+		if t.Bare {
+			continue
+		}
+		if t.Branch == into {
+			holders = append(holders, t)
+		}
+		if t.Prunable == nil && busy(t) == "refs/heads/"+into {
+			return nil, refused(CodeTargetBusy, "let that finish (or abort it) first, then land again",
+				"%s is being rebased or bisected in %s; a later abort there would move it back and erase the land", Escape(into), Escape(t.Path))
+		}
+	}
+	if len(holders) > 1 {
+		var paths []string
+		for _, h := range holders {
+			paths = append(paths, h.Path)
+		}
+		return nil, refused(CodeTargetCheckedOutTwice, "switch all but one of them to another branch, then land again",
+			"%s is checked out in %d worktrees (%s); copse cannot keep them all in step", Escape(into), len(holders), listPaths(paths))
+	}
+	if len(holders) == 1 && holders[0].Prunable == nil {
+		return &holders[0], nil
+	}
+	return nil, nil
+}
+
+// busyBranchOf is the branch an operation in t holds (a rebase or bisect), "" when none
+// or when its git directory cannot be found.
+func busyBranchOf(t gitx.Worktree) string {
+	gd, err := gitx.WorktreeGitDir(t.Path)
+	if err != nil {
+		return ""
+	}
+	return gitx.BusyBranch(gd)
 }
 
 // testHookAfterSwap runs between the swap and the sync (tests inject failures there).
@@ -283,29 +297,38 @@ func (r *landRun) cleanup(ctx context.Context) {
 			return
 		}
 		j.Released = true
-		s.emitWorktree(r.cd, "worktree.released", j)
+		s.emitWorktree(r.cd, EventReleased, j)
 	}
 	l, kept := s.worktreeKeeps(ctx, t, false)
 	if kept != "" {
 		warn("%s", kept)
 		return
 	}
-	saved, err := s.snapshotForRemoval(ctx, t, false)
+	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
+	if err != nil {
+		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, err, "git worktree remove refused").Message)
+		return
+	}
+	long := *s.git
+	long.Timeout = landGitTimeout
+	// Recorded first (no record, no remove), read back and verified as remove does. The
+	// list is not compared: the land's run is long and other worktrees move meanwhile.
+	rr, err := s.removeOne(ctx, removeStep{target: t, record: true,
+		run: func(ctx context.Context) error { _, err := long.Run(ctx, rm); return err }})
+	if rerr, ok := isReadBack(err); ok {
+		warn("removing %s ran, but the worktree list could not be read back (%s); run `copse list`", Escape(t.Path), Escape(firstLine(rerr.Error())))
+		return
+	}
 	if err != nil {
 		warn("kept %s: %s", Escape(t.Path), AsError(err).Message)
 		return
 	}
-	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
-	if err == nil {
-		long := *s.git
-		long.Timeout = landGitTimeout
-		_, err = long.Run(ctx, rm)
-	}
-	if err != nil {
-		if exists(t.Path) {
-			s.dropSnapshot(ctx, &saved) // git refused before deleting: the record is not needed
-		}
-		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, err, "git worktree remove refused").Message)
+	switch rr.verdict {
+	case removalNothing:
+		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, rr.runErr, "git worktree remove refused").Message)
+		return
+	case removalPartial, removalIncomplete:
+		warn("%s; run `copse list` (git worktree prune forgets a worktree whose directory is gone)", removeState(t.Path, rr.listed, rr.onDisk))
 		return
 	}
 	j.Removed = true
@@ -313,7 +336,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		// Deleted as by remove, and like remove's confirmation the land says which.
 		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), plural(l.Ignored, "ignored file")+": "+sample(l.IgnoredSample, l.Ignored))
 	}
-	s.emitWorktree(r.cd, "worktree.removed", j)
+	s.emitWorktree(r.cd, EventRemoved, j)
 	del, err := gitx.DeleteRefCAS(s.root(), j.Worktree.Branch, j.Commit)
 	if err == nil {
 		_, err = s.git.Run(ctx, del)
@@ -372,10 +395,10 @@ func (s *service) worktreeKeeps(ctx context.Context, t gitx.Worktree, beforeLand
 func (s *service) emitWorktree(cd, event string, j *LandJob) {
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Session: j.Session,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
-	if event == "worktree.removed" {
+	if event == EventRemoved {
 		ev.Commit = j.Commit
 	}
-	if _, err := AppendEvent(cd, ev); err != nil {
+	if _, err := eventlog.Append(cd, ev); err != nil {
 		j.Warnings = append(j.Warnings, "could not record the "+event+" event: "+Escape(err.Error()))
 	}
 }

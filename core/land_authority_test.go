@@ -104,15 +104,16 @@ func TestLandQueuedThenClaimedByOtherIsBlocked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Land(context.Background(), p, nil); err != nil { // queued, not run
+	if _, err := s.Execute(context.Background(), p); err != nil { // queued, not run
 		t.Fatal(err)
 	}
 	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-2 since=2026-01-01T00:00:00Z", w)
 	mainBefore := r.Git(r.Root, "rev-parse", "main")
-	ran, err := s.LandDrain(context.Background(), nil)
+	drained, err := s.Do(context.Background(), core.LandDrainRequest{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ran := drained.LandJobs
 	if len(ran) != 1 || ran[0].State != core.LandBlocked || ran[0].Code != core.CodeClaimedByOther || !strings.Contains(ran[0].Message, "agent-2") {
 		t.Fatalf("ran %+v", ran)
 	}
@@ -211,7 +212,7 @@ func TestLandTestFromConfigOrTypedNeedsNoApproval(t *testing.T) {
 	if p.Confirm != nil {
 		t.Fatalf("a test a person typed asked again: %s", p.Confirm.Line())
 	}
-	out, err := s.Land(context.Background(), p, nil)
+	out, err := s.Execute(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestLandCancelledGateRecordSaysWhatRunsOn(t *testing.T) {
 			}
 		}
 	}()
-	out, err := s.Land(ctx, p, nil)
+	out, err := s.Execute(ctx, p)
 	wantCode(t, err, core.KindCancelled, core.CodeCancelled)
 	if pid == 0 {
 		t.Fatal("the gate never started its escapee")
@@ -342,7 +343,7 @@ func TestLandConfirmedThenClaimChangedIsStale(t *testing.T) {
 	r.Git(r.Root, "worktree", "unlock", w)
 	r.Git(r.Root, "worktree", "lock", "--reason", "copse claim: session=agent-3 since=2026-01-01T00:00:00Z", w)
 	before := r.Snapshot()
-	_, err = s.Land(context.Background(), p, nil)
+	_, err = s.Execute(context.Background(), p)
 	wantCode(t, err, core.KindRefused, core.CodeStaleState)
 	r.Unchanged(before)
 }

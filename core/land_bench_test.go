@@ -54,7 +54,7 @@ func BenchmarkLandOverhead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.Land(context.Background(), p, nil); err != nil {
+		if _, err := s.Execute(context.Background(), p); err != nil {
 			b.Fatal(err)
 		}
 		copseTime += time.Since(t0)

@@ -22,7 +22,7 @@ func dryLand(t *testing.T, s *core.Service, req core.LandRequest) (*core.Outcome
 	if p.Confirm != nil {
 		t.Fatalf("a dry run asks for confirmation: %s", p.Confirm.Line())
 	}
-	return s.Land(context.Background(), p, nil)
+	return s.Execute(context.Background(), p)
 }
 
 // A dry run of a land that would go through lists its steps and what the clean-up would

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/copse-dev/copse/core/landjobs"
 )
 
 // LandGate is what a land's record keeps of its test gate's processes: the process group
@@ -75,7 +77,7 @@ func procPIDs(procs []gateProc) string {
 // noGateLeft refuses a land of a worktree while processes of an earlier land's test gate
 // still run there: they may still change the tree this land would test and land.
 func (s *service) noGateLeft(cd, path string) error {
-	jobs, err := readJobs(landDir(cd))
+	jobs, err := readJobs(landjobs.Dir(cd))
 	if err != nil {
 		return failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}

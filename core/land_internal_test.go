@@ -35,7 +35,7 @@ func TestLandSyncFailureRollsBackOrIsUncertain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := svc.Land(context.Background(), p, nil)
+		out, err := svc.Execute(context.Background(), p)
 		testHookAfterSwap = nil
 		os.Remove(filepath.Join(r.Root, ".git", "index.lock"))
 		os.Remove(lockMain)
@@ -79,7 +79,7 @@ func TestLandAdvanceUnverified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := svc.Land(context.Background(), p, nil)
+	out, err := svc.Execute(context.Background(), p)
 	e := AsError(err)
 	if e == nil || e.Code != "advance_unverified" || ExitCode(err) != 3 || out == nil || out.Land == nil || out.Land.State != LandUncertain {
 		t.Fatalf("want an uncertain advance_unverified (exit 3), got %v (%+v)", err, out)

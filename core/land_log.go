@@ -6,9 +6,9 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
@@ -105,7 +105,7 @@ func (s *Service) LandLog(ctx context.Context, job string) (*LandLogText, error)
 		return nil, err
 	}
 	j := out.Land
-	l := &LandLogText{Job: j.Job, Path: filepath.Join(landDir(cd), jobName(ticket)+".log")}
+	l := &LandLogText{Job: j.Job, Path: landjobs.LogPath(landjobs.Dir(cd), landjobs.Name(ticket))}
 	l.Data, l.Cut, err = readEnd(l.Path, maxLandLog)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

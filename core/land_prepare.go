@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -28,62 +29,19 @@ type landCmd struct {
 	keep         bool
 	forceRestart bool
 	wait         bool
-	dryRun       bool    // check and describe only: nothing queued, nothing run
-	expected     *string // expected_state_token
-	session      string  // the landing session ("" when none is known)
-	takeOver     *Claim  // another session's claim the request was approved to take over
+	dryRun       bool           // check and describe only: nothing queued, nothing run
+	expected     *string        // expected_state_token
+	session      string         // the landing session ("" when none is known)
+	takeOver     *Claim         // another session's claim the request was approved to take over
+	owner        *livenessOwner // set when queued: the liveness token of a job this process waits for
 }
 
-type landStatusCmd struct{ ticket int64 } // 0 = every job
-
-func (*landCmd) op() Operation      { return OpLand }
-func (landStatusCmd) op() Operation { return OpLandStatus }
-
-func (s *service) prepareLandStatus(r LandStatusRequest) (*Plan, error) {
-	c := landStatusCmd{}
-	if r.Job != nil {
-		t, err := ParseJobID(*r.Job)
-		if err != nil {
-			return nil, err
-		}
-		c.ticket = t
-	}
-	return &Plan{Request: r, cmd: c}, nil
-}
+func (*landCmd) op() Operation { return OpLand }
 
 func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot) (*Plan, error) {
-	n := 0
-	for _, v := range []*string{r.Path, r.Branch, r.ID} {
-		if v != nil {
-			n++
-		}
-	}
-	if n != 1 {
-		return nil, usage(CodeExactlyOne, "target", "name the worktree by exactly one of path, branch or id",
-			"land needs exactly one of path, branch or id, got %d", n)
-	}
-	var (
-		t   gitx.Worktree
-		err error
-	)
-	if r.ID != nil {
-		t, err = s.worktreeOfID(ctx, snap, *r.ID)
-	} else {
-		t, _, err = s.resolveTarget(ctx, snap, r.Path, r.Branch, nil)
-		if e := AsError(err); r.Branch != nil && e != nil && e.Code == CodeNoSuchWorktree {
-			// A worktree in the middle of rebasing the branch is listed as detached.
-			for _, cand := range snap.trees {
-				if !cand.Bare && cand.Detached && rebasingBranch(cand) == *r.Branch {
-					t, err = cand, nil
-				}
-			}
-		}
-	}
+	t, err := s.landTarget(ctx, r, snap)
 	if err != nil {
 		return nil, err
-	}
-	if t.Branch == "" && !t.Bare {
-		t.Branch = rebasingBranch(t)
 	}
 	if err := checkEnterable(t); err != nil {
 		return nil, err
@@ -97,13 +55,8 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		return nil, err
 	}
 	c.session = sess.s
-	if held := claimOf(t.Locked); held != nil && held.Session != c.session {
-		if !r.ForceClaim {
-			return nil, forceHelps(refused(CodeClaimedByOther,
-				"land it from that session (or after it releases the claim), or pass --force-claim (request field force_claim) to take the claim over (asks first)",
-				"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), held.Session, held.Since.Format(time.RFC3339)))
-		}
-		c.takeOver = held
+	if c.takeOver, err = landClaimVerdict(t, c.session, r.ForceClaim); err != nil {
+		return nil, err
 	}
 	cd, err := s.commonDir(ctx)
 	if err != nil {
@@ -114,16 +67,8 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		if c.into, err = s.parseBranch(ctx, "into", *r.Into); err != nil {
 			return nil, err
 		}
-	} else if b := recordedInto(cd, c.id); b != "" {
-		// The branch the worktree was created from (its metadata), as DESIGN says.
-		c.into = BranchName{b}
-	} else {
-		main := snap.trees[0]
-		if main.Bare || main.Branch == "" {
-			return nil, usage(CodeNoDefaultTarget, "into", "pass --into BRANCH",
-				"the main checkout has no branch checked out, so there is no default target")
-		}
-		c.into = BranchName{main.Branch}
+	} else if c.into, err = defaultInto(recordedInto(cd, c.id), snap.trees[0]); err != nil {
+		return nil, err
 	}
 	if e := ruleIntoOtherBranch(t, c.into); e != nil {
 		return nil, e
@@ -147,6 +92,74 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		return nil, err
 	}
 	return &Plan{Request: r, cmd: c, Confirm: landConfirmation(ctx, r, c)}, nil
+}
+
+// landTarget is the worktree a land names by exactly one of path, branch or id; a
+// worktree mid-rebase is found by the branch it is rebasing, and lands as that branch.
+func (s *service) landTarget(ctx context.Context, r LandRequest, snap snapshot) (gitx.Worktree, error) {
+	n := 0
+	for _, v := range []*string{r.Path, r.Branch, r.ID} {
+		if v != nil {
+			n++
+		}
+	}
+	if n != 1 {
+		return gitx.Worktree{}, usage(CodeExactlyOne, "target", "name the worktree by exactly one of path, branch or id",
+			"land needs exactly one of path, branch or id, got %d", n)
+	}
+	var (
+		t   gitx.Worktree
+		err error
+	)
+	if r.ID != nil {
+		t, err = s.worktreeOfID(ctx, snap, *r.ID)
+	} else {
+		t, _, err = s.resolveTarget(ctx, snap, r.Path, r.Branch, nil)
+		if e := AsError(err); r.Branch != nil && e != nil && e.Code == CodeNoSuchWorktree {
+			// A worktree in the middle of rebasing the branch is listed as detached.
+			for _, cand := range snap.trees {
+				if !cand.Bare && cand.Detached && rebasingBranch(cand) == *r.Branch {
+					t, err = cand, nil
+				}
+			}
+		}
+	}
+	if err != nil {
+		return gitx.Worktree{}, err
+	}
+	if t.Branch == "" && !t.Bare {
+		t.Branch = rebasingBranch(t)
+	}
+	return t, nil
+}
+
+// landClaimVerdict decides on another session's claim on t: a land from session refuses
+// it unless force, and then takes it over (the claim returned; nil when there is none to
+// take over).
+func landClaimVerdict(t gitx.Worktree, session string, force bool) (*Claim, error) {
+	held := claimOf(t.Locked)
+	if held == nil || held.Session == session {
+		return nil, nil
+	}
+	if !force {
+		return nil, forceHelps(refused(CodeClaimedByOther,
+			"land it from that session (or after it releases the claim), or pass --force-claim (request field force_claim) to take the claim over (asks first)",
+			"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), held.Session, held.Since.Format(time.RFC3339)))
+	}
+	return held, nil
+}
+
+// defaultInto is the branch a land goes into when none is named: the one the worktree was
+// created from (recorded, as DESIGN says), else the main checkout's.
+func defaultInto(recorded string, main gitx.Worktree) (BranchName, error) {
+	if recorded != "" {
+		return BranchName{recorded}, nil
+	}
+	if main.Bare || main.Branch == "" {
+		return BranchName{}, usage(CodeNoDefaultTarget, "into", "pass --into BRANCH",
+			"the main checkout has no branch checked out, so there is no default target")
+	}
+	return BranchName{main.Branch}, nil
 }
 
 type typedByPersonKey struct{}
@@ -197,7 +210,7 @@ func landConfirmation(ctx context.Context, r LandRequest, c *landCmd) *Confirmat
 
 // notQueued refuses a second land of a worktree that already has one queued or running.
 func (s *service) notQueued(ctx context.Context, cd, path string) error {
-	jobs, err := s.readQueue(ctx, landDir(cd), true) // prepare holds the repository lock
+	jobs, err := s.readQueue(ctx, landjobs.Dir(cd), true) // prepare holds the repository lock
 	if err != nil {
 		return err
 	}
@@ -354,7 +367,7 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 // rebaseIsOurs reports whether a land job record of this worktree describes exactly the
 // rebase in progress: same head-name, orig-head and onto.
 func (s *service) rebaseIsOurs(cd, w string, rb *gitx.RebaseState) (bool, error) {
-	jobs, err := readJobs(landDir(cd))
+	jobs, err := readJobs(landjobs.Dir(cd))
 	if err != nil {
 		return false, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}

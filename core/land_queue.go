@@ -2,32 +2,20 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/copse-dev/copse/internal/textsafe"
+	"github.com/copse-dev/copse/core/landjobs"
 )
 
-// The land queue lives in files under <common>/copse/land/, so every copse process of the
-// repository sees the same queue without a daemon (reference/land.md, "A FIFO across
-// processes"):
-//
-//	ticket          the last ticket handed out (a decimal number; write + rename)
-//	land-N.json     job N's record (write + rename, so a reader never sees half of one)
-//	land-N.lock     job N's liveness lock: flocked by the process running (or waiting to
-//	                run) the job for the job's whole life; the kernel drops it when that
-//	                process dies, which is how the others learn the job was abandoned
-//	land-N.log      the test gate's output
+// The land queue's files under <common>/copse/land/ are core/landjobs' (reference/land.md,
+// "A FIFO across processes"); here are the records' contents and the liveness locks. A
+// job's liveness lock (land-N.lock) is flocked by the process running (or waiting to run)
+// the job for the job's whole life; the kernel drops it when that process dies, which is
+// how the others learn the job was abandoned.
 //
 // Tickets are handed out under the repository lock. The head of the queue is the lowest
 // unfinished ticket; only the head runs. A job's record is written only by the holder of
@@ -125,18 +113,13 @@ type LandJob struct {
 
 const landRecordVersion = 1
 
-func landDir(commonDir string) string { return filepath.Join(commonDir, "copse", "land") }
-
-func jobName(ticket int64) string { return "land-" + strconv.FormatInt(ticket, 10) }
-
 // ParseJobID accepts "land-N" or "N" and returns the ticket.
 func ParseJobID(raw string) (int64, error) {
 	if err := checkText("job", raw, 32); err != nil {
 		return 0, err
 	}
-	digits := strings.TrimPrefix(raw, "land-")
-	n, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil || n <= 0 || strconv.FormatInt(n, 10) != digits {
+	n, ok := landjobs.ParseName(raw)
+	if !ok {
 		return 0, usage(CodeBadJob, "job", "use a job id as `copse land queue` shows it, e.g. land-7",
 			"job %s is not a land job id", quote(raw))
 	}
@@ -145,89 +128,23 @@ func ParseJobID(raw string) (int64, error) {
 
 func nowStamp() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
-// writeFileAtomic writes data to path through a temporary file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
-// nextTicket bumps the ticket counter. The caller holds the repository lock.
-func nextTicket(dir string) (int64, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
-	}
-	var last int64
-	b, err := os.ReadFile(filepath.Join(dir, "ticket"))
-	switch {
-	case err == nil:
-		if last, err = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err != nil || last < 0 {
-			return 0, fmt.Errorf("the land ticket counter %s is corrupt (%q)", filepath.Join(dir, "ticket"), clipText(string(b)))
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return 0, err
-	}
-	// Never hand out a ticket below an existing record, even if the counter was lost.
-	jobs, err := readJobs(dir)
-	if err != nil {
-		return 0, err
-	}
-	for _, j := range jobs {
-		last = max(last, j.Ticket)
-	}
-	next := last + 1
-	if err := writeFileAtomic(filepath.Join(dir, "ticket"), []byte(strconv.FormatInt(next, 10)+"\n")); err != nil {
-		return 0, err
-	}
-	return next, nil
-}
-
-func clipText(s string) string { return textsafe.Cut(Escape(s), 40) }
-
+// writeJob stamps j (record version, time of the write) and stores it.
 func writeJob(dir string, j *LandJob) error {
 	j.V = landRecordVersion
 	j.Updated = nowStamp()
 	saved := j.Position
 	j.Position = 0 // positions are computed when read, never stored
-	b, err := json.MarshalIndent(j, "", "  ")
+	err := landjobs.Write(dir, j.Job, j)
 	j.Position = saved
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(filepath.Join(dir, j.Job+".json"), append(b, '\n'))
+	return err
 }
 
 // readJobs reads every record, ordered by ticket, and fills Position for unfinished jobs.
 func readJobs(dir string) ([]LandJob, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	jobs, err := landjobs.ReadAll[LandJob](dir)
 	if err != nil {
 		return nil, err
 	}
-	var jobs []LandJob
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasPrefix(name, "land-") || !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		j, err := readJob(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, j)
-	}
-	sort.Slice(jobs, func(a, b int) bool { return jobs[a].Ticket < jobs[b].Ticket })
 	pos := 0
 	for i := range jobs {
 		if !jobs[i].State.Finished() {
@@ -250,7 +167,7 @@ func (s *service) dropLandsBefore(ctx context.Context, cd string, now time.Time,
 	if err != nil {
 		return nil, err
 	}
-	dir := landDir(cd)
+	dir := landjobs.Dir(cd)
 	jobs, err := readJobs(dir)
 	if err != nil {
 		return nil, failed(CodeDropLandFailed, err, "look at the records in "+Escape(dir), "cannot read the land records")
@@ -265,7 +182,7 @@ func (s *service) dropLandsBefore(ctx context.Context, cd string, now time.Time,
 			continue
 		}
 		if !dry {
-			if err := os.Remove(filepath.Join(dir, j.Job+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := landjobs.Remove(dir, j.Job); err != nil {
 				return dropped, failed(CodeDropLandFailed, err, "look at the records in "+Escape(dir), "cannot drop the land record %s", j.Job)
 			}
 		}
@@ -274,28 +191,13 @@ func (s *service) dropLandsBefore(ctx context.Context, cd string, now time.Time,
 	return dropped, nil
 }
 
-func readJob(path string) (LandJob, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return LandJob{}, err
-	}
-	var j LandJob
-	if err := json.Unmarshal(b, &j); err != nil {
-		return LandJob{}, fmt.Errorf("land record %s is corrupt: %w", path, err)
-	}
-	if j.Job != strings.TrimSuffix(filepath.Base(path), ".json") || j.Ticket <= 0 {
-		return LandJob{}, fmt.Errorf("land record %s does not match its name", path)
-	}
-	return j, nil
-}
-
 // ---- liveness locks ----
 
-// held keeps every liveness lock this process holds, by lock path, with the lockHolder
-// that holds it: one process may run several land loops at once (an MCP server, the picker),
-// and a job is run only by the loop that holds it. The *os.File must stay referenced: a
-// collected file is closed by its finalizer, which drops the flock and would make a live
-// job look abandoned.
+// held keeps every liveness lock this process holds, by lock path, with the livenessOwner
+// that holds it: one process may run several land loops at once (an MCP server, the
+// picker), and a job is run only by the loop that holds it. The *os.File must stay
+// referenced: a collected file is closed by its finalizer, which drops the flock and would
+// make a live job look abandoned.
 var (
 	heldMu sync.Mutex
 	held   = map[string]heldLock{}
@@ -303,20 +205,18 @@ var (
 
 type heldLock struct {
 	f     *os.File
-	owner *lockHolder
+	owner *livenessOwner
 }
 
-// lockHolder is who in this process holds a liveness lock: one land loop, or readQueue's
+// livenessOwner is who in this process holds a liveness lock: one land loop, or readQueue's
 // probe for abandoned jobs. Only its address matters; it has a field so that two holders
 // never share one (distinct zero-size values may have equal addresses).
-type lockHolder struct{ _ byte }
-
-func lockPath(dir, job string) string { return filepath.Join(dir, job+".lock") }
+type livenessOwner struct{ _ byte }
 
 // takeLiveness tries to flock the job's liveness file without waiting. ok is false when
 // another open file (another process, or another land loop in this one) holds it.
-func takeLiveness(dir, job string, owner *lockHolder) (ok bool, err error) {
-	p := lockPath(dir, job)
+func takeLiveness(dir, job string, owner *livenessOwner) (ok bool, err error) {
+	p := landjobs.LockPath(dir, job)
 	heldMu.Lock()
 	defer heldMu.Unlock()
 	if _, mine := held[p]; mine {
@@ -344,16 +244,16 @@ func takeLiveness(dir, job string, owner *lockHolder) (ok bool, err error) {
 }
 
 // holds reports whether owner holds the job's liveness lock.
-func holds(dir, job string, owner *lockHolder) bool {
+func holds(dir, job string, owner *livenessOwner) bool {
 	heldMu.Lock()
 	defer heldMu.Unlock()
-	h, ok := held[lockPath(dir, job)]
+	h, ok := held[landjobs.LockPath(dir, job)]
 	return ok && h.owner == owner
 }
 
 // dropLiveness releases the job's liveness lock (after its final record is written).
 func dropLiveness(dir, job string) {
-	p := lockPath(dir, job)
+	p := landjobs.LockPath(dir, job)
 	heldMu.Lock()
 	h, ok := held[p]
 	delete(held, p)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copse-dev/copse/core/eventlog"
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/core/usercmd"
 	"github.com/copse-dev/copse/gitx"
 )
@@ -25,29 +27,6 @@ const landPoll = 50 * time.Millisecond
 // landGitTimeout bounds one rebase or worktree removal (large trees take a while).
 const landGitTimeout = 10 * time.Minute
 
-// Land runs a prepared land plan: it queues the job and, when the request asks to wait,
-// runs the queue until its job ends, reporting progress. Without wait it returns the
-// queued job; the next `copse land` process or `copse land --drain` runs it.
-func (s *Service) Land(ctx context.Context, p *Plan, progress func(LandProgress)) (*Outcome, error) {
-	c, ok := p.cmd.(*landCmd)
-	if !ok {
-		return nil, usage(CodeNoPlan, "", "prepare a land request first", "the plan is not a land")
-	}
-	return s.impl.land(ctx, p, c, progress)
-}
-
-// LandDrain runs every queued job nobody is waiting for, in queue order, waiting behind
-// jobs that other live processes run. It returns the jobs it ran.
-func (s *Service) LandDrain(ctx context.Context, progress func(LandProgress)) ([]LandJob, error) {
-	cd, err := s.impl.commonDir(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var ran []LandJob
-	_, err = s.impl.landLoop(ctx, landDir(cd), "", &lockHolder{}, progress, func(j LandJob) { ran = append(ran, j) })
-	return ran, err
-}
-
 // LandJobs reads every job record of the repository, oldest first (Position set on the
 // unfinished ones).
 func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
@@ -55,7 +34,7 @@ func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.impl.readQueue(ctx, landDir(cd), false)
+	return s.impl.readQueue(ctx, landjobs.Dir(cd), false)
 }
 
 // readQueue reads every record, first marking abandoned the unfinished jobs whose owner
@@ -67,7 +46,7 @@ func (s *service) readQueue(ctx context.Context, dir string, locked bool) ([]Lan
 		return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}
 	swept := false
-	probe := &lockHolder{}
+	probe := &livenessOwner{}
 	for _, j := range jobs {
 		if j.State.Finished() || !j.Owned {
 			continue
@@ -122,7 +101,7 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := s.readQueue(ctx, landDir(cd), false)
+	jobs, err := s.readQueue(ctx, landjobs.Dir(cd), false)
 	if err != nil {
 		return nil, err
 	}
@@ -137,81 +116,60 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 			return &Outcome{Operation: OpLandStatus, Land: &jobs[i]}, nil
 		}
 	}
-	return nil, refused(CodeNoSuchJob, "`copse land status` lists the jobs", "there is no land job %s", jobName(c.ticket))
+	return nil, refused(CodeNoSuchJob, "`copse land status` lists the jobs", "there is no land job %s", landjobs.Name(c.ticket))
 }
 
-func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(LandProgress)) (*Outcome, error) {
-	if c.dryRun {
-		return s.landDryRun(ctx, c)
-	}
+// enqueueLand writes the job record: the engine holds the repository lock and has checked,
+// on a worktree list read under it, that the land is still the one asked for.
+func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error) {
 	cd, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
-	dir := landDir(cd)
-	unlock, err := s.lock(ctx)
+	dir := landjobs.Dir(cd)
+	ticket, err := landjobs.NextTicket(dir)
 	if err != nil {
-		return nil, err
-	}
-	if c.expected != nil || p.Confirm != nil {
-		// Prepare checked the token; under this lock it must still hold.
-		snap, err := s.readAndLearn(ctx)
-		if err != nil {
-			unlock()
-			return nil, err
-		}
-		// A confirmed land runs only against the worktree list the person saw (a claim
-		// taken or released since is part of that list).
-		if p.Confirm != nil && p.Confirm.digest(snap.token) != p.Token {
-			unlock()
-			return nil, refused(CodeStaleState, "look again and confirm again; nothing ran",
-				"the worktree list changed after the land's confirmation was shown; nothing ran")
-		}
-		// An approved land carries the token of the confirmation the person saw, which
-		// covers the worktree list too (prepareWith accepts either).
-		if c.expected != nil {
-			exp := StateToken(*c.expected)
-			if exp != snap.token && (p.Confirm == nil || exp != p.Confirm.digest(snap.token)) {
-				unlock()
-				return nil, staleToken(*c.expected)
-			}
-		}
-	}
-	ticket, err := nextTicket(dir)
-	if err != nil {
-		unlock()
 		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot queue the land")
 	}
 	now := nowStamp()
 	j := &LandJob{
-		Job: jobName(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
+		Job: landjobs.Name(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
 		Worktree: LandWorktree{ID: c.id, Path: c.target.Path, Branch: c.target.Branch},
 		Into:     c.into.s, Test: c.test, Retries: c.retries, Keep: c.keep, ForceRestart: c.forceRestart,
-		Created: now, Log: filepath.Join(dir, jobName(ticket)+".log"),
+		Created: now, Log: landjobs.LogPath(dir, landjobs.Name(ticket)),
 	}
 	if c.test != "" {
 		j.TestTimeout = c.timeout.String()
 	}
 	j.Session = c.session // who asked for the land, when known (events carry it)
 	j.TakeOver = c.takeOver
-	me := &lockHolder{}
+	c.owner = &livenessOwner{}
 	if c.wait {
 		// The liveness lock is taken before the record exists, so a record that says
 		// owned always has a lock that a live owner holds.
-		ok, lerr := takeLiveness(dir, j.Job, me)
+		ok, lerr := takeLiveness(dir, j.Job, c.owner)
 		if lerr != nil || !ok {
-			unlock()
 			return nil, failed(CodeLandQueueFailed, lerr, "", "cannot take the liveness lock of %s", j.Job)
 		}
 		j.Owned, j.PID = true, os.Getpid()
 	}
 	if err := writeJob(dir, j); err != nil {
-		unlock()
 		dropLiveness(dir, j.Job)
 		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot write the land record")
 	}
-	warnings := s.emitLand(cd, "land.queued", j, "")
-	unlock()
+	warnings := s.emitLand(cd, EventLandQueued, j, "")
+	return &Outcome{Operation: OpLand, Land: j, Warnings: warnings}, nil
+}
+
+// awaitLand runs after the lock is released: without wait it says where the job stands
+// in the queue; with wait it runs the queue until the job ends, reporting progress.
+func (s *service) awaitLand(ctx context.Context, c *landCmd, out *Outcome) (*Outcome, error) {
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dir := landjobs.Dir(cd)
+	j := out.Land
 	if !c.wait {
 		if jobs, err := readJobs(dir); err == nil {
 			for _, q := range jobs {
@@ -220,17 +178,45 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 				}
 			}
 		}
-		return &Outcome{Operation: OpLand, Land: j, Warnings: warnings}, nil
+		return out, nil
 	}
-	final, err := s.landLoop(ctx, dir, j.Job, me, progress, nil)
+	final, err := s.landLoop(ctx, dir, j.Job, c.owner, landProgressOf(ctx), nil)
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Operation: OpLand, Land: final, Warnings: append(warnings, final.Warnings...)}
+	out = &Outcome{Operation: OpLand, Land: final, Warnings: append(out.Warnings, final.Warnings...)}
 	if e := LandError(final); e != nil {
 		return out, e
 	}
 	return out, nil
+}
+
+// drainLand runs every queued job nobody is waiting for, in queue order, waiting behind
+// jobs that other live processes run.
+func (s *service) drainLand(ctx context.Context) (*Outcome, error) {
+	cd, err := s.commonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ran := []LandJob{}
+	_, err = s.landLoop(ctx, landjobs.Dir(cd), "", &livenessOwner{}, landProgressOf(ctx), func(j LandJob) { ran = append(ran, j) })
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Operation: OpLandDrain, LandJobs: ran}, nil
+}
+
+type landProgressKey struct{}
+
+// WithLandProgress returns ctx carrying fn: a land executed with it reports each phase
+// change of its job (and a drain, of every job it runs) to fn, on the running goroutine.
+func WithLandProgress(ctx context.Context, fn func(LandProgress)) context.Context {
+	return context.WithValue(ctx, landProgressKey{}, fn)
+}
+
+func landProgressOf(ctx context.Context) func(LandProgress) {
+	fn, _ := ctx.Value(landProgressKey{}).(func(LandProgress))
+	return fn
 }
 
 // emit appends a lifecycle event for job j; a failure becomes a warning (the land itself
@@ -238,10 +224,10 @@ func (s *service) land(ctx context.Context, p *Plan, c *landCmd, progress func(L
 func (s *service) emitLand(cd, event string, j *LandJob, reason string) []string {
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
-	if event == "land.landed" {
+	if event == EventLandLanded {
 		ev.Commit = j.Commit
 	}
-	if _, err := AppendEvent(cd, ev); err != nil {
+	if _, err := eventlog.Append(cd, ev); err != nil {
 		return []string{"could not record the " + event + " event: " + Escape(err.Error())}
 	}
 	return nil
@@ -250,29 +236,14 @@ func (s *service) emitLand(cd, event string, j *LandJob, reason string) []string
 // landLoop runs the queue from this process. With mine set it returns when that job has
 // ended; with mine empty (drain) it returns when no queued job is left that nobody owns.
 // Only the head of the queue (lowest unfinished ticket) ever runs.
-func (s *service) landLoop(ctx context.Context, dir, mine string, owner *lockHolder, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
+func (s *service) landLoop(ctx context.Context, dir, mine string, owner *livenessOwner, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
 	lastPos, lastHead := -1, ""
 	for {
 		jobs, err := readJobs(dir)
 		if err != nil {
 			return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 		}
-		var me, head *LandJob
-		unowned := false
-		for i := range jobs {
-			j := &jobs[i]
-			if j.Job == mine {
-				me = j
-			}
-			if !j.State.Finished() {
-				if head == nil {
-					head = j
-				}
-				if !j.Owned {
-					unowned = true
-				}
-			}
-		}
+		me, head, unowned := queueView(jobs, mine)
 		if mine != "" && me == nil {
 			dropLiveness(dir, mine)
 			return nil, failed(CodeLandRecordMissing, nil, "`copse land status` lists the jobs", "the record of %s disappeared", mine)
@@ -283,32 +254,10 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *lockHol
 		if head == nil {
 			return nil, nil
 		}
-		switch {
-		case holds(dir, head.Job, owner):
-			if head.Job != mine {
-				head.Position = 0
-			}
-			done := s.runJob(ctx, dir, head, progress)
-			if ran != nil && done != nil {
-				ran(*done)
-			}
-			if mine == "" && ctx.Err() != nil {
-				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "drain cancelled"}
-			}
+		if again, err := s.takeTurn(ctx, dir, mine, head, owner, progress, ran); err != nil {
+			return nil, err
+		} else if again {
 			continue
-		case head.Owned:
-			ok, err := takeLiveness(dir, head.Job, owner)
-			if err != nil {
-				return nil, failed(CodeLandQueueFailed, err, "", "cannot check the liveness of %s", head.Job)
-			}
-			if ok {
-				s.abandon(ctx, dir, head.Job, false)
-				continue
-			}
-		default:
-			if s.adopt(dir, head.Job, owner) {
-				continue
-			}
 		}
 		if mine == "" && !unowned {
 			return nil, nil
@@ -323,24 +272,81 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *lockHol
 			if me == nil {
 				return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "drain cancelled while waiting; no job was running here"}
 			}
-			me.State, me.Interrupted, me.Finished = LandCancelled, PhaseQueued, nowStamp()
-			me.Position = 0
-			me.Remaining = "it was still queued; nothing changed"
-			_ = writeJob(dir, me)
-			dropLiveness(dir, me.Job)
+			cancelQueued(dir, me)
 			return me, nil
 		case <-time.After(landPoll):
 		}
 	}
 }
 
+// takeTurn acts on the head of the queue for this process: runs it when this process
+// holds it, abandons it when its owner died, adopts it when nobody owns it. again: the
+// queue changed, read it again now (false: wait for it).
+func (s *service) takeTurn(ctx context.Context, dir, mine string, head *LandJob, owner *livenessOwner, progress func(LandProgress), ran func(LandJob)) (again bool, err error) {
+	switch {
+	case holds(dir, head.Job, owner):
+		if head.Job != mine {
+			head.Position = 0
+		}
+		done := s.runJob(ctx, dir, head, progress)
+		if ran != nil && done != nil {
+			ran(*done)
+		}
+		if mine == "" && ctx.Err() != nil {
+			return false, &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "drain cancelled"}
+		}
+		return true, nil
+	case head.Owned:
+		ok, err := takeLiveness(dir, head.Job, owner)
+		if err != nil {
+			return false, failed(CodeLandQueueFailed, err, "", "cannot check the liveness of %s", head.Job)
+		}
+		if ok {
+			s.abandon(ctx, dir, head.Job, false)
+		}
+		return ok, nil
+	}
+	return s.adopt(dir, head.Job, owner), nil
+}
+
+// queueView finds, in the queue's jobs (by ticket), the job mine (nil when mine is not
+// there), the head (the lowest unfinished ticket, the only one that may run; nil when all
+// finished), and whether an unfinished job has no owner.
+func queueView(jobs []LandJob, mine string) (me, head *LandJob, unowned bool) {
+	for i := range jobs {
+		j := &jobs[i]
+		if j.Job == mine {
+			me = j
+		}
+		if j.State.Finished() {
+			continue
+		}
+		if head == nil {
+			head = j
+		}
+		if !j.Owned {
+			unowned = true
+		}
+	}
+	return me, head, unowned
+}
+
+// cancelQueued ends a job cancelled while it still waited in the queue: nothing changed.
+func cancelQueued(dir string, me *LandJob) {
+	me.State, me.Interrupted, me.Finished = LandCancelled, PhaseQueued, nowStamp()
+	me.Position = 0
+	me.Remaining = "it was still queued; nothing changed"
+	_ = writeJob(dir, me)
+	dropLiveness(dir, me.Job)
+}
+
 // adopt takes over a queued job that nobody waits for (queued with --no-wait).
-func (s *service) adopt(dir, job string, me *lockHolder) bool {
+func (s *service) adopt(dir, job string, me *livenessOwner) bool {
 	ok, err := takeLiveness(dir, job, me)
 	if err != nil || !ok {
 		return false
 	}
-	j, err := readJob(filepath.Join(dir, job+".json"))
+	j, err := landjobs.Read[LandJob](dir, job)
 	if err != nil || j.State.Finished() || j.Owned {
 		dropLiveness(dir, job)
 		return false
@@ -358,7 +364,7 @@ func (s *service) adopt(dir, job string, me *lockHolder) bool {
 // state before it let go of the lock.
 func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
 	defer dropLiveness(dir, job)
-	j, err := readJob(filepath.Join(dir, job+".json"))
+	j, err := landjobs.Read[LandJob](dir, job)
 	if err != nil || j.State.Finished() {
 		return
 	}
@@ -376,7 +382,7 @@ func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
 	j.Remaining = abandonedState(j)
 	j.Hint = "check " + quoteDisplay(j.Worktree.Path) + " and branch " + Escape(j.Into) + " by hand, then land again; copse never resumes an abandoned job"
 	if writeJob(dir, &j) == nil {
-		s.emitLand(filepath.Dir(filepath.Dir(dir)), "land.abandoned", &j, string(j.Interrupted))
+		s.emitLand(filepath.Dir(filepath.Dir(dir)), EventLandAbandoned, &j, string(j.Interrupted))
 	}
 }
 
@@ -447,9 +453,9 @@ func (r *landRun) finish(state LandState, code, msg, hint string) {
 	_ = writeJob(r.dir, j)
 	// Every job ends with one event. land.blocked stands for every end other than
 	// landed: blocked, failed, cancelled and uncertain (reason says which).
-	event := "land.blocked"
+	event := EventLandBlocked
 	if state == LandLanded {
-		event = "land.landed"
+		event = EventLandLanded
 	}
 	if event != "" {
 		ok := r.locked

@@ -42,7 +42,7 @@ func land(t *testing.T, s *core.Service, req core.LandRequest) (*core.Outcome, e
 	if err != nil {
 		return nil, err
 	}
-	return s.Land(context.Background(), p, nil)
+	return s.Execute(context.Background(), p)
 }
 
 func TestLandCleanTargetCheckedOutIsSynced(t *testing.T) {
@@ -527,11 +527,11 @@ func TestLandCancelledWhileQueuedChangesNothing(t *testing.T) {
 	testing1 := make(chan struct{})
 	var once sync.Once
 	go func() {
-		_, err := s.Land(context.Background(), p1, func(p core.LandProgress) {
+		_, err := s.Execute(core.WithLandProgress(context.Background(), func(p core.LandProgress) {
 			if p.Job.Phase == core.PhaseTest {
 				once.Do(func() { close(testing1) })
 			}
-		})
+		}), p1)
 		done1 <- err
 	}()
 	<-testing1
@@ -541,12 +541,12 @@ func TestLandCancelledWhileQueuedChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sawQueued bool
-	out, err := s.Land(ctx, p2, func(p core.LandProgress) {
+	out, err := s.Execute(core.WithLandProgress(ctx, func(p core.LandProgress) {
 		if p.Job.State == core.LandQueued && p.Head != nil && p.Job.Position == 2 && !sawQueued {
 			sawQueued = true
 			cancel()
 		}
-	})
+	}), p2)
 	wantCode(t, err, core.KindCancelled, "cancelled")
 	if !sawQueued || out.Land.Interrupted != core.PhaseQueued || out.Land.Remaining != "it was still queued; nothing changed" {
 		t.Fatalf("%+v", out.Land)

@@ -99,16 +99,6 @@ func (s *service) lockExisting(ctx context.Context) (func(), error) {
 	return s.lockRepo(ctx, cd, false)
 }
 
-// lockFor is the lock Execute takes for cmd. A switch, back or open without workspaces
-// changes nothing in git: it waits for a holder like any request, but never creates the
-// lock file (read-only commands leave no trace in the repository).
-func (s *service) lockFor(ctx context.Context, cmd command) (func(), error) {
-	if _, ok := cmd.(*targetCmd); ok && !s.backend.hasWorkspaces() {
-		return s.lockExisting(ctx)
-	}
-	return s.lock(ctx)
-}
-
 // lockRepo takes both locks, waiting until ctx is done or copse.lockTimeout passes. With
 // create false a missing lock file is not made (and the flock half is skipped). The
 // returned func releases what was taken.

@@ -281,67 +281,94 @@ func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) e
 	if t.Head != "" && !allZero(t.Head) {
 		head = t.Head
 	}
-	// The HEAD reflog: commits no branch, tag or remote reaches, and whose change is not
-	// in HEAD either (a rebase or a message-only amend leaves equivalent commits behind).
-	tips, err := gitx.ReflogCommits(filepath.Join(gitDir, "logs", "HEAD"))
-	if err != nil {
+	if err := s.heldByReflog(ctx, t, gitDir, head, l); err != nil {
 		return err
-	}
-	if len(tips) > 0 {
-		unkept, err := s.git.UnkeptCommits(ctx, t.Path, tips)
-		if err != nil {
-			return err
-		}
-		lost := map[string]bool{}
-		for _, c := range unkept {
-			lost[c] = true
-		}
-		if head != "" {
-			// Commits of a detached HEAD are counted as Detached, not twice.
-			if l.Detached > 0 {
-				if mine, err := s.git.UnkeptCommits(ctx, t.Path, []string{head}); err == nil {
-					for _, c := range mine {
-						delete(lost, c)
-					}
-				} else {
-					return err
-				}
-			}
-			lost = s.newPatches(ctx, t.Path, head, tips, lost)
-		}
-		for _, tip := range tips {
-			if lost[tip] {
-				l.keep = append(l.keep, KeptCommit{What: "HEAD reflog", Commit: tip})
-			}
-		}
-		l.Reflog = len(lost)
 	}
 	if l.Detached > 0 {
 		l.keep = append(l.keep, KeptCommit{What: "detached HEAD", Commit: head})
 	}
-	// Per-worktree refs.
-	refs, err := s.git.WorktreeRefs(ctx, t.Path)
+	if err := s.heldByWorktreeRefs(ctx, t, l); err != nil {
+		return err
+	}
+	if err := s.heldBySubmodules(ctx, t, gitDir, l); err != nil {
+		return err
+	}
+	for _, p := range l.Nested {
+		r := s.heldRepo(ctx, strings.TrimSuffix(p, "/")+"/", filepath.Join(t.Path, filepath.FromSlash(strings.TrimSuffix(p, "/"))))
+		l.NestedHeld = append(l.NestedHeld, r)
+		if r.Changes > 0 || r.Unknown != "" {
+			l.unrecordable = append(l.unrecordable, "nested repository "+r.Path+" ("+r.describe()+")")
+		}
+		l.keepRepo("nested repository", r)
+	}
+	return nil
+}
+
+// heldByReflog counts the HEAD reflog's commits no branch, tag or remote reaches, and
+// whose change is not in HEAD either (a rebase or a message-only amend leaves equivalent
+// commits behind).
+func (s *service) heldByReflog(ctx context.Context, t gitx.Worktree, gitDir, head string, l *Losses) error {
+	tips, err := gitx.ReflogCommits(filepath.Join(gitDir, "logs", "HEAD"))
+	if err != nil || len(tips) == 0 {
+		return err
+	}
+	unkept, err := s.git.UnkeptCommits(ctx, t.Path, tips)
 	if err != nil {
 		return err
 	}
-	if len(refs) > 0 {
-		var oids []string
-		for _, r := range refs {
-			oids = append(oids, r.Commit)
-		}
-		unkept, err := s.git.UnkeptCommits(ctx, t.Path, oids)
-		if err != nil {
-			return err
-		}
-		if len(unkept) > 0 {
-			l.RefCommits = len(unkept)
-			for _, r := range refs {
-				l.WorktreeRefs = append(l.WorktreeRefs, r.Name)
-				l.keep = append(l.keep, KeptCommit{What: r.Name, Commit: r.Commit})
+	lost := map[string]bool{}
+	for _, c := range unkept {
+		lost[c] = true
+	}
+	if head != "" {
+		// Commits of a detached HEAD are counted as Detached, not twice.
+		if l.Detached > 0 {
+			mine, err := s.git.UnkeptCommits(ctx, t.Path, []string{head})
+			if err != nil {
+				return err
+			}
+			for _, c := range mine {
+				delete(lost, c)
 			}
 		}
+		lost = s.newPatches(ctx, t.Path, head, tips, lost)
 	}
-	// Submodules whose repository is deleted with the worktree.
+	for _, tip := range tips {
+		if lost[tip] {
+			l.keep = append(l.keep, KeptCommit{What: "HEAD reflog", Commit: tip})
+		}
+	}
+	l.Reflog = len(lost)
+	return nil
+}
+
+// heldByWorktreeRefs counts the commits only the worktree's own refs (refs/worktree/*) reach.
+func (s *service) heldByWorktreeRefs(ctx context.Context, t gitx.Worktree, l *Losses) error {
+	refs, err := s.git.WorktreeRefs(ctx, t.Path)
+	if err != nil || len(refs) == 0 {
+		return err
+	}
+	var oids []string
+	for _, r := range refs {
+		oids = append(oids, r.Commit)
+	}
+	unkept, err := s.git.UnkeptCommits(ctx, t.Path, oids)
+	if err != nil {
+		return err
+	}
+	if len(unkept) > 0 {
+		l.RefCommits = len(unkept)
+		for _, r := range refs {
+			l.WorktreeRefs = append(l.WorktreeRefs, r.Name)
+			l.keep = append(l.keep, KeptCommit{What: r.Name, Commit: r.Commit})
+		}
+	}
+	return nil
+}
+
+// heldBySubmodules reads the submodules whose repository is deleted with the worktree: its
+// git directory lies in the worktree's own git directory, or inside the worktree.
+func (s *service) heldBySubmodules(ctx context.Context, t gitx.Worktree, gitDir string, l *Losses) error {
 	subs, err := s.git.Gitlinks(ctx, t.Path)
 	if err != nil {
 		return err
@@ -364,14 +391,6 @@ func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) e
 		}
 		// Its uncommitted changes show in the worktree's own status (--ignore-submodules=none).
 		l.keepRepo("submodule", r)
-	}
-	for _, p := range l.Nested {
-		r := s.heldRepo(ctx, strings.TrimSuffix(p, "/")+"/", filepath.Join(t.Path, filepath.FromSlash(strings.TrimSuffix(p, "/"))))
-		l.NestedHeld = append(l.NestedHeld, r)
-		if r.Changes > 0 || r.Unknown != "" {
-			l.unrecordable = append(l.unrecordable, "nested repository "+r.Path+" ("+r.describe()+")")
-		}
-		l.keepRepo("nested repository", r)
 	}
 	return nil
 }

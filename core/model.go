@@ -118,5 +118,16 @@ func (o *Outcome) Result() any {
 			LandJobs  []LandJob `json:"land_jobs"`
 		}{o.Operation, jobs}
 	}
+	if o.Operation == OpLandDrain {
+		// The jobs it ran, as a list that is [] rather than absent when there were none.
+		ran := o.LandJobs
+		if ran == nil {
+			ran = []LandJob{}
+		}
+		return struct {
+			Operation Operation `json:"operation"`
+			Ran       []LandJob `json:"ran"`
+		}{o.Operation, ran}
+	}
 	return o
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -66,8 +67,6 @@ const (
 	KeepRemoveRefused = "remove_refused"
 	defaultPruneAfter = 72 * time.Hour
 	pruneAfterConfig  = "copse.pruneAfter"
-	landDirName       = "land"
-	copseStateDirName = "copse"
 )
 
 type pruneCand struct {
@@ -143,102 +142,166 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 	if err != nil {
 		return nil, err
 	}
-	ids := worktreeIDs(cd)
-	jobs := landJobs(cd)
 	c := &pruneCmd{deleteBranch: r.DeleteBranch, dryRun: r.DryRun, cwd: s.root()}
 	c.report = PruneReport{OlderThan: FormatSpan(older), Removed: []PruneEntry{}, Forgotten: []PruneEntry{}, Kept: []PruneEntry{}}
-	now := time.Now()
-	live := &liveScan{}
+	sc := &pruneScan{cd: cd, ids: worktreeIDs(cd), jobs: landJobs(cd), now: time.Now(), older: older, live: &liveScan{}}
 	for _, t := range snap.trees {
 		if !t.Bare && t.Prunable == nil {
-			live.paths = append(live.paths, t.Path)
+			sc.live.paths = append(sc.live.paths, t.Path)
 		}
 	}
-	liveUnknownWarned := false
-	var warnings []string
 	for i, t := range snap.trees {
-		e := PruneEntry{Path: t.Path, Branch: t.Branch}
-		if !t.Bare && i > 0 {
-			e.ID = idOf(ids, t.Path)
-		}
-		keep := func(reason, format string, args ...any) {
-			e.Reason, e.Detail = reason, fmt.Sprintf(format, args...)
+		e, cand, fate := s.judgeForPrune(ctx, sc, i, t)
+		switch fate {
+		case pruneKept:
 			c.report.Kept = append(c.report.Kept, e)
-		}
-		switch {
-		case i == 0 || t.Bare:
-			keep(KeepMain, "the main checkout")
-			continue
-		case s.current() != "" && canonical(s.current()) == canonical(t.Path):
-			keep(KeepCurrent, "copse is running in it")
-			continue
-		case t.Locked != nil:
-			if cl, ok := ParseClaim(*t.Locked); ok {
-				keep(KeepClaimed, "claimed by session %s since %s", cl.Session, cl.Since.Format(time.RFC3339))
-			} else {
-				keep(KeepLocked, "locked by a human: %s", Escape(lockedReason(*t.Locked)))
-			}
-			continue
-		case t.Prunable != nil:
-			e.Reason, e.Detail = PruneGone, "directory gone: "+Escape(*t.Prunable)
+		case pruneForgotten:
 			c.report.Forgotten = append(c.report.Forgotten, e)
 			c.forget = append(c.forget, t)
-			continue
+		case pruneRemoved:
+			c.report.Removed = append(c.report.Removed, e)
+			c.remove = append(c.remove, cand)
 		}
-		if j, ok := jobs.find(e.ID, t.Path); ok {
-			if j.blocked {
-				keep(KeepBlocked, "its land is blocked%s", j.detail)
-			} else {
-				keep(KeepLanding, "a land job is queued or running%s", j.detail)
-			}
-			continue
-		}
-		// One answer to "what would be lost", the one remove refuses on.
-		l := s.losses(ctx, t)
-		if reason, detail := pruneKeep(t, l); reason != "" {
-			keep(reason, "%s", detail)
-			continue
-		}
-		// A process working in it is activity: the idle test below reads only git's files.
-		procs, unknown := live.in(t.Path)
-		if len(procs) > 0 {
-			keep(KeepProcesses, "%s working in it: %s", plural(len(procs), "process"), describeProcs(procs))
-			continue
-		}
-		if unknown != "" && !liveUnknownWarned {
-			liveUnknownWarned = true
-			warnings = append(warnings, "idle means no git activity only: "+unknown)
-		}
-		idle, known := idleFor(cd, e.ID, now)
-		e.Idle = idle.Round(time.Second).String()
-		if !known {
-			e.Idle = ""
-			keep(KeepNotIdle, "cannot tell how long it has been idle")
-			continue
-		}
-		if older == Never {
-			keep(KeepNotIdle, "idle %s; the idle threshold is never", e.Idle)
-			continue
-		}
-		if idle < older {
-			keep(KeepNotIdle, "idle %s, less than %s", e.Idle, FormatSpan(older))
-			continue
-		}
-		e.Reason, e.Detail = PruneIdle, "idle "+e.Idle+", clean, nothing unique"
-		cand := pruneCand{t: t, id: e.ID, head: t.Head}
-		if l.Ignored > 0 {
-			// Deleted with it, as by remove: named, refusing nothing.
-			e.Detail += "; " + plural(l.Ignored, "ignored file") + " deleted with it: " + sample(l.IgnoredSample, l.Ignored)
-			// Raw: the confirmation escapes its fields itself.
-			names := l.IgnoredSample[:min(len(l.IgnoredSample), 3)]
-			cand.ignored = plural(l.Ignored, "ignored file") + " deleted with it: " + strings.Join(names, ", ")
-			if more := l.Ignored - len(names); more > 0 {
-				cand.ignored += fmt.Sprintf(" and %d more", more)
-			}
-		}
-		c.report.Removed = append(c.report.Removed, e)
-		c.remove = append(c.remove, cand)
 	}
+	cmds, err := pruneCommands(c)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: sc.warnings}
+	if !r.DryRun && (len(c.remove) > 0 || len(c.forget) > 0) {
+		p.Confirm = pruneConfirmation(c, older, sc.warnings)
+		p.Warnings = p.Confirm.Warnings
+	}
+	return p, nil
+}
+
+// pruneScan is what prune reads once for all worktrees, and the warnings judging them gave.
+type pruneScan struct {
+	cd         string
+	ids        map[string]string
+	jobs       landIndex
+	now        time.Time
+	older      time.Duration
+	live       *liveScan
+	liveWarned bool
+	warnings   []string
+}
+
+// pruneFate is where a worktree goes in prune's report.
+type pruneFate int
+
+const (
+	pruneKept pruneFate = iota
+	pruneForgotten
+	pruneRemoved
+)
+
+// judgeForPrune reads what prune needs about the worktree t (the i-th git lists), cheapest
+// first, and gives its report entry and fate; a candidate to remove comes with what the
+// confirmation says about it.
+func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Worktree) (PruneEntry, pruneCand, pruneFate) {
+	e := PruneEntry{Path: t.Path, Branch: t.Branch}
+	if !t.Bare && i > 0 {
+		e.ID = idOf(sc.ids, t.Path)
+	}
+	kept := func(reason, detail string) (PruneEntry, pruneCand, pruneFate) {
+		e.Reason, e.Detail = reason, detail
+		return e, pruneCand{}, pruneKept
+	}
+	if reason, detail := pruneStays(i == 0, s.current() != "" && canonical(s.current()) == canonical(t.Path), t); reason == PruneGone {
+		e.Reason, e.Detail = reason, detail
+		return e, pruneCand{}, pruneForgotten
+	} else if reason != "" {
+		return kept(reason, detail)
+	}
+	if j, ok := sc.jobs.find(e.ID, t.Path); ok {
+		return kept(landKeep(j))
+	}
+	// One answer to "what would be lost", the one remove refuses on.
+	l := s.losses(ctx, t)
+	if reason, detail := pruneKeep(t, l); reason != "" {
+		return kept(reason, detail)
+	}
+	// A process working in it is activity: the idle test below reads only git's files.
+	procs, unknown := sc.live.in(t.Path)
+	if len(procs) > 0 {
+		return kept(KeepProcesses, fmt.Sprintf("%s working in it: %s", plural(len(procs), "process"), describeProcs(procs)))
+	}
+	if unknown != "" && !sc.liveWarned {
+		sc.liveWarned = true
+		sc.warnings = append(sc.warnings, "idle means no git activity only: "+unknown)
+	}
+	idle, known := idleFor(sc.cd, e.ID, sc.now)
+	if known {
+		e.Idle = idle.Round(time.Second).String()
+	}
+	if reason, detail := idleKeep(idle, known, sc.older); reason != "" {
+		return kept(reason, detail)
+	}
+	e.Reason, e.Detail = PruneIdle, "idle "+e.Idle+", clean, nothing unique"
+	cand := pruneCand{t: t, id: e.ID, head: t.Head}
+	if l.Ignored > 0 {
+		// Deleted with it, as by remove: named, refusing nothing.
+		e.Detail += "; " + plural(l.Ignored, "ignored file") + " deleted with it: " + sample(l.IgnoredSample, l.Ignored)
+		cand.ignored = ignoredRaw(l)
+	}
+	return e, cand, pruneRemoved
+}
+
+// pruneStays is why prune keeps t before reading anything about it (reason "" when
+// nothing keeps it yet), or PruneGone when git already knows its directory is gone.
+func pruneStays(first, current bool, t gitx.Worktree) (string, string) {
+	switch {
+	case first || t.Bare:
+		return KeepMain, "the main checkout"
+	case current:
+		return KeepCurrent, "copse is running in it"
+	case t.Locked != nil:
+		if cl, ok := ParseClaim(*t.Locked); ok {
+			return KeepClaimed, fmt.Sprintf("claimed by session %s since %s", cl.Session, cl.Since.Format(time.RFC3339))
+		}
+		return KeepLocked, "locked by a human: " + Escape(lockedReason(*t.Locked))
+	case t.Prunable != nil:
+		return PruneGone, "directory gone: " + Escape(*t.Prunable)
+	}
+	return "", ""
+}
+
+// landKeep is why prune keeps a worktree a land job still holds.
+func landKeep(j landJob) (string, string) {
+	if j.blocked {
+		return KeepBlocked, "its land is blocked" + j.detail
+	}
+	return KeepLanding, "a land job is queued or running" + j.detail
+}
+
+// idleKeep is why prune keeps a worktree idle for idle (known: that can be told) against
+// the threshold older ("" when it is idle long enough).
+func idleKeep(idle time.Duration, known bool, older time.Duration) (string, string) {
+	switch {
+	case !known:
+		return KeepNotIdle, "cannot tell how long it has been idle"
+	case older == Never:
+		return KeepNotIdle, "idle " + idle.Round(time.Second).String() + "; the idle threshold is never"
+	case idle < older:
+		return KeepNotIdle, "idle " + idle.Round(time.Second).String() + ", less than " + FormatSpan(older)
+	}
+	return "", ""
+}
+
+// ignoredRaw names the ignored files removing it deletes, unescaped: the confirmation
+// escapes its fields itself.
+func ignoredRaw(l Losses) string {
+	names := l.IgnoredSample[:min(len(l.IgnoredSample), 3)]
+	out := plural(l.Ignored, "ignored file") + " deleted with it: " + strings.Join(names, ", ")
+	if more := l.Ignored - len(names); more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out
+}
+
+// pruneCommands are the git commands prune would run, for the plan.
+func pruneCommands(c *pruneCmd) ([]string, error) {
 	var cmds []string
 	for _, cand := range c.remove {
 		rm, err := gitx.WorktreeRemove(c.cwd, cand.t.Path, false, false)
@@ -261,57 +324,61 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 		}
 		cmds = append(cmds, pr.String())
 	}
-	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
-	if !r.DryRun && (len(c.remove) > 0 || len(c.forget) > 0) {
-		var what []string
-		if n := len(c.remove); n > 0 {
-			what = append(what, "remove "+plural(n, "idle worktree"))
-		}
-		if n := len(c.forget); n > 0 {
-			what = append(what, "forget "+plural(n, "worktree")+" whose directory is gone")
-		}
-		conf := &Confirmation{Title: "Prune: " + strings.Join(what, " and ") + "?", Warnings: warnings}
-		for i, e := range c.report.Removed {
-			v := e.Path
-			if e.Branch != "" {
-				v += " (" + e.Branch + ")"
-			}
-			if ig := c.remove[i].ignored; ig != "" {
-				v += "; " + ig
-			}
-			conf.add("remove", v)
-		}
-		for _, e := range c.report.Forgotten {
-			conf.add("forget", e.Path)
-		}
-		if c.deleteBranch {
-			conf.Warnings = append(conf.Warnings, "their branches are deleted too (they hold no unique commits)")
-		}
-		if len(c.remove) > 0 {
-			conf.Notices = append(conf.Notices, "each is recorded first: `copse restore ID` brings it back (ignored files are not kept)")
-		}
-		// What stays, and why, in words that do not change while the dialog is open
-		// (the confirmation's digest covers them): no idle times.
-		for _, e := range c.report.Kept {
-			why := e.Detail
-			switch e.Reason {
-			case KeepNotIdle:
-				why = "not idle for " + FormatSpan(older) + " yet"
-				if older == Never {
-					why = "the idle threshold is never"
-				}
-			case KeepLanding:
-				why = "a land job is queued or running" // its phase moves on while the dialog is open
-			case KeepProcesses:
-				why = "processes work in it" // which ones may change while the dialog is open
-			}
-			// What stays is information (the report lists it again), not a warning.
-			conf.Notices = append(conf.Notices, "keeps "+Escape(e.Path)+": "+why)
-		}
-		p.Confirm = conf
-		p.Warnings = conf.Warnings
+	return cmds, nil
+}
+
+// pruneConfirmation asks before prune removes or forgets anything: what goes, what stays
+// and why.
+func pruneConfirmation(c *pruneCmd, older time.Duration, warnings []string) *Confirmation {
+	var what []string
+	if n := len(c.remove); n > 0 {
+		what = append(what, "remove "+plural(n, "idle worktree"))
 	}
-	return p, nil
+	if n := len(c.forget); n > 0 {
+		what = append(what, "forget "+plural(n, "worktree")+" whose directory is gone")
+	}
+	conf := &Confirmation{Title: "Prune: " + strings.Join(what, " and ") + "?", Warnings: warnings}
+	for i, e := range c.report.Removed {
+		v := e.Path
+		if e.Branch != "" {
+			v += " (" + e.Branch + ")"
+		}
+		if ig := c.remove[i].ignored; ig != "" {
+			v += "; " + ig
+		}
+		conf.add("remove", v)
+	}
+	for _, e := range c.report.Forgotten {
+		conf.add("forget", e.Path)
+	}
+	if c.deleteBranch {
+		conf.Warnings = append(conf.Warnings, "their branches are deleted too (they hold no unique commits)")
+	}
+	if len(c.remove) > 0 {
+		conf.Notices = append(conf.Notices, "each is recorded first: `copse restore ID` brings it back (ignored files are not kept)")
+	}
+	for _, e := range c.report.Kept {
+		// What stays is information (the report lists it again), not a warning.
+		conf.Notices = append(conf.Notices, "keeps "+Escape(e.Path)+": "+keptWhy(e, older))
+	}
+	return conf
+}
+
+// keptWhy is why a worktree stays, in words that do not change while the confirmation is
+// open (its digest covers them): no idle times, no land phases, no process names.
+func keptWhy(e PruneEntry, older time.Duration) string {
+	switch e.Reason {
+	case KeepNotIdle:
+		if older == Never {
+			return "the idle threshold is never"
+		}
+		return "not idle for " + FormatSpan(older) + " yet"
+	case KeepLanding:
+		return "a land job is queued or running"
+	case KeepProcesses:
+		return "processes work in it"
+	}
+	return e.Detail
 }
 
 // pruneKeep is why prune keeps a worktree given what removing it would lose ("" when
@@ -365,7 +432,8 @@ func idleFor(cd, id string, now time.Time) (time.Duration, bool) {
 
 // runPrune removes, under the lock, the worktrees that are prunable now AND were shown
 // in the confirmation; a worktree that changed since is kept with its new reason.
-func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshPlan *Plan) (*Outcome, error) {
+func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (*Outcome, error) {
+	p, freshPlan := x.asked, x.plan
 	out := &Outcome{Operation: OpPrune, DryRun: fresh.dryRun, Prune: &fresh.report, Warnings: freshPlan.Warnings}
 	if fresh.dryRun {
 		out.Commands = freshPlan.Commands
@@ -394,43 +462,31 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 			continue
 		}
 		// Recorded first, like a forced remove: `copse restore ID` brings it back.
-		saved, err := s.snapshotForRemoval(ctx, cand.t, fresh.deleteBranch)
-		if err != nil {
-			if AsError(err).Kind == KindCancelled {
-				e.Reason, e.Detail = KeepNotConfirmed, "not removed: cancelled"
-			} else {
-				e.Reason, e.Detail = KeepRemoveRefused, "could not record it for restore first: "+AsError(err).Message
-			}
-			rep.Kept = append(rep.Kept, e)
-			continue
-		}
 		rm, err := gitx.WorktreeRemove(fresh.cwd, cand.t.Path, false, false)
 		if err != nil {
 			return nil, builderErr(err)
 		}
-		_, runErr := s.git.Run(ctx, rm)
-		after, err := s.readBack(ctx)
-		if err != nil {
-			return nil, uncertain(CodePruneUnverified, err, "run `copse list` to see what exists",
+		r, err := s.removeOne(ctx, removeStep{target: cand.t, record: true, deleteBranch: fresh.deleteBranch,
+			run: func(ctx context.Context) error { _, err := s.git.Run(ctx, rm); return err }})
+		if rerr, ok := isReadBack(err); ok {
+			return nil, uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
 				"prune removed %s, but the worktree list could not be read back", Escape(cand.t.Path))
 		}
-		s.learn(after)
-		_, listed := find(after, cand.t.Path)
-		onDisk := exists(cand.t.Path)
-		switch {
-		case listed && onDisk:
-			s.dropSnapshot(ctx, &saved) // nothing was removed: the record is not needed
-			msg := "git refused to remove it"
-			if runErr != nil {
-				msg += ": " + Escape(firstLine(gitErrText(runErr)))
-			}
-			e.Reason, e.Detail = KeepRemoveRefused, msg
+		if err != nil {
+			e.Reason, e.Detail = pruneNotRecorded(err)
 			rep.Kept = append(rep.Kept, e)
 			continue
-		case listed || onDisk:
-			return nil, uncertain(CodePruneIncomplete, runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
-				"%s", removeState(cand.t.Path, listed, onDisk))
 		}
+		switch r.verdict {
+		case removalNothing:
+			e.Reason, e.Detail = KeepRemoveRefused, pruneRefusedDetail(r.runErr)
+			rep.Kept = append(rep.Kept, e)
+			continue
+		case removalPartial, removalIncomplete:
+			return nil, uncertain(CodePruneIncomplete, r.runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
+				"%s", removeState(cand.t.Path, r.listed, r.onDisk))
+		}
+		saved := r.saved
 		if fresh.deleteBranch && cand.t.Branch != "" {
 			if s.pruneDeleteBranch(ctx, fresh.cwd, cand.t.Branch) {
 				e.BranchDeleted = true
@@ -440,7 +496,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 		}
 		e.RestoreID = saved.ID
 		rep.Removed = append(rep.Removed, e)
-		s.emit(out, Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head},
+		x.emit(Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head},
 			&Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
 	}
 	if len(fresh.forget) > 0 {
@@ -467,7 +523,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 				continue
 			}
 			rep.Forgotten = append(rep.Forgotten, e)
-			s.emit(out, Event{Event: EventPruned, Reason: PruneGone}, &Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
+			x.emit(Event{Event: EventPruned, Reason: PruneGone}, &Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
 		}
 	}
 	if ctx.Err() != nil {
@@ -476,6 +532,23 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, p *Plan, freshP
 	}
 	s.dropExpiredRecords(ctx, out, false)
 	return out, nil
+}
+
+// pruneNotRecorded is why prune keeps a worktree it could not record for restore first.
+func pruneNotRecorded(err error) (string, string) {
+	if AsError(err).Kind == KindCancelled {
+		return KeepNotConfirmed, "not removed: cancelled"
+	}
+	return KeepRemoveRefused, "could not record it for restore first: " + AsError(err).Message
+}
+
+// pruneRefusedDetail says why a worktree git refused to remove stays.
+func pruneRefusedDetail(runErr error) string {
+	msg := "git refused to remove it"
+	if runErr != nil {
+		msg += ": " + Escape(firstLine(gitErrText(runErr)))
+	}
+	return msg
 }
 
 // dropExpiredRecords drops (dry: names) the restore and land records past their keep
@@ -526,7 +599,7 @@ func (s *service) pruneDeleteBranch(ctx context.Context, cwd, branch string) boo
 	return err == nil && err2 == nil && !still
 }
 
-// ---- land jobs (issue 9 part B writes them; prune only reads) ----
+// ---- land jobs (land writes them, core/landjobs stores them; prune only reads) ----
 
 type landJob struct {
 	blocked bool
@@ -555,18 +628,13 @@ func (l landIndex) find(id, path string) (landJob, bool) {
 // the worktree on its own. A record that does not parse is skipped.
 func landJobs(cd string) landIndex {
 	idx := landIndex{byID: map[string]landJob{}, byPath: map[string]landJob{}}
-	files, _ := filepath.Glob(filepath.Join(cd, copseStateDirName, landDirName, "*.json"))
 	type latest struct {
 		ticket int64
 		job    landJob
 		skip   bool
 	}
 	byKey := map[string]*latest{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil || len(b) > 1<<20 {
-			continue
-		}
+	landjobs.Scan(landjobs.Dir(cd), func(name string, b []byte) {
 		var rec struct {
 			Worktree struct {
 				ID   string `json:"id"`
@@ -579,10 +647,10 @@ func landJobs(cd string) landIndex {
 			Code   string `json:"code"`
 		}
 		if json.Unmarshal(b, &rec) != nil || (rec.Worktree.ID == "" && rec.Worktree.Path == "") {
-			continue
+			return
 		}
 		if rec.Ticket == 0 {
-			rec.Ticket, _ = strconv.ParseInt(strings.TrimPrefix(strings.TrimSuffix(filepath.Base(f), ".json"), "land-"), 10, 64)
+			rec.Ticket, _ = strconv.ParseInt(strings.TrimPrefix(name, "land-"), 10, 64)
 		}
 		j := landJob{}
 		skip := false
@@ -593,7 +661,7 @@ func landJobs(cd string) landIndex {
 		default:
 			skip = true
 		}
-		job := firstNonEmpty(rec.Job, strings.TrimSuffix(filepath.Base(f), ".json"))
+		job := firstNonEmpty(rec.Job, name)
 		j.detail = " (job " + Escape(job)
 		switch {
 		case j.blocked && rec.Code != "":
@@ -609,11 +677,11 @@ func landJobs(cd string) landIndex {
 				continue
 			}
 			if l, ok := byKey[key]; ok && l.ticket > rec.Ticket {
-				continue
+				continue // a later job of the worktree counts
 			}
 			byKey[key] = &latest{ticket: rec.Ticket, job: j, skip: skip}
 		}
-	}
+	})
 	for key, l := range byKey {
 		if l.skip {
 			continue

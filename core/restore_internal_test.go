@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -172,7 +173,7 @@ func TestParseEntryRejectsForgedRecords(t *testing.T) {
 func TestPruneDropsExpiredRecords(t *testing.T) {
 	r, svc, removed := forceRemoved(t)
 	ctx := context.Background()
-	dir := landDir(filepath.Join(r.Root, ".git"))
+	dir := landjobs.Dir(filepath.Join(r.Root, ".git"))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestPruneDropsExpiredRecords(t *testing.T) {
 		{State: LandQueued},                    // stays: unfinished
 	} {
 		j.Ticket = int64(i + 1)
-		j.Job = jobName(j.Ticket)
+		j.Job = landjobs.Name(j.Ticket)
 		if err := writeJob(dir, &j); err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +230,7 @@ func TestPruneDropsExpiredRecords(t *testing.T) {
 		t.Fatalf("after prune: records %q, lands %v", records(), lands())
 	}
 	// The ticket counter still counts past the dropped jobs.
-	if n, err := nextTicket(dir); err != nil || n != 7 {
+	if n, err := landjobs.NextTicket(dir); err != nil || n != 7 {
 		t.Fatalf("next ticket %d, %v; want 7", n, err)
 	}
 

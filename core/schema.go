@@ -64,25 +64,9 @@ func SchemaJSON() ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-var opDocs = map[Operation]string{
-	OpList:    "list every worktree, branch first",
-	OpCreate:  "create a worktree (and its branch unless it exists)",
-	OpOpen:    "open an existing worktree (a Herdr workspace; without Herdr, same as switch)",
-	OpSwitch:  "switch to an existing worktree",
-	OpRemove:  "remove a worktree (always needs a human's confirmation)",
-	OpBack:    "return to the previous worktree of this session",
-	OpRestore: "bring back a worktree that a forced remove recorded (list: show what can be restored)",
-	OpClaim:   "claim a worktree for a session (a git worktree lock copse writes); force takes over and needs confirmation",
-	OpRelease: "release a session's claim; force releases another session's claim or a human's lock and needs confirmation",
-	OpPrune:   "remove idle, clean, unclaimed worktrees with nothing unique, and forget those whose directory is gone; asks unless dry_run",
-	OpLand: "land a worktree's branch onto a target through the repository's FIFO queue: rebase, test gate, " +
-		"fast-forward with compare-and-swap, then remove the worktree and branch (unless keep)",
-	OpLandStatus: "read land jobs: one by id, or all of the repository's jobs",
-}
-
 func variantSchema(s *variantSpec) map[string]any {
 	props := map[string]any{
-		"operation": map[string]any{"type": "string", "const": string(s.op), "description": opDocs[s.op]},
+		"operation": map[string]any{"type": "string", "const": string(s.op), "description": OperationDoc(s.op)},
 	}
 	required := []any{"operation"}
 	for _, f := range s.fields {
@@ -100,7 +84,7 @@ func variantSchema(s *variantSpec) map[string]any {
 	}
 	v := map[string]any{
 		"title":                string(s.op),
-		"description":          opDocs[s.op],
+		"description":          OperationDoc(s.op),
 		"type":                 "object",
 		"properties":           props,
 		"required":             required,

@@ -182,12 +182,12 @@ type landProgressMsg struct {
 func landRunCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan, s *landStream, settled chan<- Settled) tea.Cmd {
 	return func() tea.Msg {
 		defer close(s.done)
-		out, err := svc.Land(ctx, plan, func(p core.LandProgress) {
+		out, err := svc.Execute(core.WithLandProgress(ctx, func(p core.LandProgress) {
 			select {
 			case s.ch <- p:
 			default: // the UI is behind; a later report supersedes this one
 			}
-		})
+		}), plan)
 		select {
 		case settled <- Settled{Outcome: out, Err: err}:
 		default:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/eventlog"
 	"github.com/spf13/cobra"
 )
 
@@ -69,11 +70,11 @@ func eventsRun(ctx context.Context, f *Factory, opts *EventsOptions) error {
 		return err
 	}
 	if !opts.Follow {
-		_, err = core.ReadEvents(commonDir, since, print)
+		_, err = eventlog.Read(commonDir, since, print)
 		return err
 	}
 	// The root context ends on SIGINT/SIGTERM: following stops there, and that is success.
-	return core.FollowEvents(ctx, commonDir, since, opts.Poll, print)
+	return eventlog.Follow(ctx, commonDir, since, opts.Poll, print)
 }
 
 // eventLine is one event for people: seq, local time, name, worktree, and the details it has.

@@ -132,7 +132,10 @@ func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
 			return err
 		}
 	}
-	out, err := svc.Land(ctx, plan, progress)
+	if progress != nil {
+		ctx = core.WithLandProgress(ctx, progress)
+	}
+	out, err := svc.Execute(ctx, plan)
 	if err == nil && out.DryRun {
 		return f.printLandDryRun(out)
 	}
@@ -193,18 +196,16 @@ func printLanded(f *Factory, j *core.LandJob) {
 
 // drainRun runs the queue; its exit code is the worst outcome among the jobs it ran.
 func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(core.LandProgress)) error {
-	ran, err := svc.LandDrain(ctx, progress)
+	if progress != nil {
+		ctx = core.WithLandProgress(ctx, progress)
+	}
+	out, err := svc.Do(ctx, core.LandDrainRequest{}, false)
 	if err != nil {
 		return err
 	}
+	ran := out.LandJobs
 	if f.Global.JSON {
-		if ran == nil {
-			ran = []core.LandJob{}
-		}
-		if err := f.writeJSON(struct {
-			Operation string         `json:"operation"`
-			Ran       []core.LandJob `json:"ran"`
-		}{"land_drain", ran}); err != nil {
+		if err := f.writeJSON(out.Result()); err != nil {
 			return err
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // say what the command line does not do, and the renderer is not linked into copse:
 //
 //	go test ./cmd/internal/cli -run TestManPages -update
-var updateMan = flag.Bool("update", false, "rewrite docs/man from the command tree")
+var updateMan = flag.Bool("update", false, "rewrite docs/man and the operation table of docs/agents.md from the command tree and core's registry")
 
 // manDate is the date in every page's header. It is fixed, not the day of the run, so the
 // pages change only when the command line does; move it when they do.

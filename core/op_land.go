@@ -1,12 +1,9 @@
 package core
 
-// The land variants of the request union (issue 9). They live apart from request.go so
-// the union's other variants can change without touching land.
+import "context"
 
-const (
-	OpLand       Operation = "land"
-	OpLandStatus Operation = "land_status"
-)
+// OpLand lands a worktree's branch onto a target branch through the land queue.
+const OpLand Operation = "land"
 
 // LandRequest lands a worktree's branch onto a target branch through the repository's
 // FIFO land queue: preflight, rebase, test gate, compare-and-swap advance, clean-up.
@@ -26,15 +23,33 @@ type LandRequest struct {
 	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list; when the worktree list changed since, nothing runs (stale_state)"`
 }
 
-// LandStatusRequest reads land job records: one job, or every job of the repository.
-type LandStatusRequest struct {
-	Job *string `json:"job,omitempty" doc:"job id (e.g. land-7); all jobs when absent"`
-}
-
-func (LandRequest) Op() Operation       { return OpLand }
-func (LandStatusRequest) Op() Operation { return OpLandStatus }
-func (LandRequest) isRequest()          {}
-func (LandStatusRequest) isRequest()    {}
-
-// expectedStateToken lets prepare check the token like every other mutation's.
+func (LandRequest) Op() Operation                 { return OpLand }
+func (LandRequest) isRequest()                    {}
 func (r LandRequest) expectedStateToken() *string { return r.ExpectedStateToken }
+
+var landOp = &operation{
+	name: OpLand,
+	doc: "land a worktree's branch onto a target through the repository's FIFO queue: rebase, test gate, " +
+		"fast-forward with compare-and-swap, then remove the worktree and branch (unless keep)",
+	approval: ApprovalExecute,
+	request:  LandRequest{},
+	// A test command in a request is a shell command an agent chose: a person sees it
+	// first (a command typed at the CLI or in the picker is not asked again; see
+	// WithTypedByPerson). Taking over another session's claim is a person's call too. A
+	// dry run runs neither.
+	confirms: ruleOf(func(r LandRequest) bool { return !r.DryRun && (r.ForceClaim || r.Test != nil) }),
+	changes:  ruleOf(func(r LandRequest) bool { return !r.DryRun }),
+	prepare:  prepareAs((*service).prepareLand),
+	// Under the lock the job is only queued; the land itself runs in queue order after
+	// it, taking the lock for its short critical steps, never while it waits.
+	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
+		c := x.plan.cmd.(*landCmd)
+		if c.dryRun {
+			return s.landDryRun(ctx, c)
+		}
+		return s.enqueueLand(ctx, c)
+	},
+	settle: func(s *service, ctx context.Context, x *execution, out *Outcome) (*Outcome, error) {
+		return s.awaitLand(ctx, x.plan.cmd.(*landCmd), out)
+	},
+}

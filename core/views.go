@@ -12,7 +12,7 @@ import (
 	"github.com/copse-dev/copse/gitx"
 )
 
-// Reads and small writes behind the picker's everyday views (create form, sorting, last
+// Reads and small writes behind the picker's views (create form, sorting, last
 // commits, refresh) and the commands it hands to the terminal (editor, shell).
 
 // DefaultPath is where `create` would put a worktree for the branch raw names (the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/eventlog"
 )
 
 // openAs opens a Service whose environment names a session (COPSE_SESSION).
@@ -33,7 +34,7 @@ func openAs(t *testing.T, r *coretest.Repo, dir, session string) *core.Service {
 func events(t *testing.T, r *coretest.Repo) []core.Event {
 	t.Helper()
 	var evs []core.Event
-	if _, err := core.ReadEvents(filepath.Join(r.Root, ".git"), 0, func(e core.Event, _ []byte) error {
+	if _, err := eventlog.Read(filepath.Join(r.Root, ".git"), 0, func(e core.Event, _ []byte) error {
 		evs = append(evs, e)
 		return nil
 	}); err != nil {
@@ -396,7 +397,7 @@ func TestPruneReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Unchanged(before)
-	if _, err := os.Stat(core.EventsPath(filepath.Join(r.Root, ".git"))); !os.IsNotExist(err) {
+	if _, err := os.Stat(eventlog.Path(filepath.Join(r.Root, ".git"))); !os.IsNotExist(err) {
 		t.Fatalf("dry run wrote events: %v", err)
 	}
 	got := reasons(out.Prune)
@@ -527,50 +528,6 @@ func TestSessionFromHerdrWorkspace(t *testing.T) {
 	wantCode(t, err, core.KindUsage, "bad_session")
 	if !strings.Contains(err.Error(), "COPSE_SESSION") {
 		t.Fatalf("error does not name COPSE_SESSION: %v", err)
-	}
-}
-
-func TestAppendEventSeq(t *testing.T) {
-	cd := t.TempDir()
-	for i := 1; i <= 3; i++ {
-		ev, err := core.AppendEvent(cd, core.Event{Event: core.EventCreated, Repo: "/r"})
-		if err != nil || ev.Seq != int64(i) || ev.V != 1 || ev.Time == "" {
-			t.Fatalf("append %d: %+v %v", i, ev, err)
-		}
-	}
-	// A torn last line (a writer killed mid-line, not copse) is skipped: seq continues
-	// from the last whole event, on a fresh line.
-	f, err := os.OpenFile(core.EventsPath(cd), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(`{"v":1,"seq":99,"ti`)
-	f.Close()
-	ev, err := core.AppendEvent(cd, core.Event{Event: core.EventRemoved, Repo: "/r"})
-	if err != nil || ev.Seq != 4 {
-		t.Fatalf("after a torn line: %+v %v", ev, err)
-	}
-	var got []int64
-	if _, err := core.ReadEvents(cd, 0, func(e core.Event, _ []byte) error { got = append(got, e.Seq); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(got) != "[1 2 3 4]" {
-		t.Fatalf("read after a torn line: %v", got)
-	}
-	// A long log: the last seq is found from the tail.
-	big := strings.Repeat(`{"v":1,"seq":0,"time":"x","event":"pad","repo":"/r"}`+"\n", 5000)
-	cd2 := t.TempDir()
-	os.MkdirAll(filepath.Dir(core.EventsPath(cd2)), 0o755)
-	os.WriteFile(core.EventsPath(cd2), []byte(big+`{"v":1,"seq":41,"time":"x","event":"e","repo":"/r"}`+"\n"), 0o644)
-	if ev, err := core.AppendEvent(cd2, core.Event{Event: "e", Repo: "/r"}); err != nil || ev.Seq != 42 {
-		t.Fatalf("long log: %+v %v", ev, err)
-	}
-	var seqs []int64
-	if _, err := core.ReadEvents(cd2, 40, func(e core.Event, _ []byte) error { seqs = append(seqs, e.Seq); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if len(seqs) != 2 || seqs[0] != 41 || seqs[1] != 42 {
-		t.Fatalf("since 40: %v", seqs)
 	}
 }
 

@@ -1,4 +1,4 @@
-package core
+package eventlog
 
 import (
 	"os"
@@ -10,7 +10,7 @@ func appendN(t *testing.T, cd string, n int) []int64 {
 	t.Helper()
 	var seqs []int64
 	for range n {
-		ev, err := AppendEvent(cd, Event{Event: EventCreated, Repo: "/r"})
+		ev, err := Append(cd, Event{Event: "worktree.created", Repo: "/r"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -22,7 +22,7 @@ func appendN(t *testing.T, cd string, n int) []int64 {
 func logSeqs(t *testing.T, cd string) []int64 {
 	t.Helper()
 	var seqs []int64
-	if _, err := ReadEvents(cd, 0, func(ev Event, _ []byte) error {
+	if _, err := Read(cd, 0, func(ev Event, _ []byte) error {
 		seqs = append(seqs, ev.Seq)
 		return nil
 	}); err != nil {
@@ -39,30 +39,30 @@ func TestEventSeqOnlyGrows(t *testing.T) {
 		damage func(t *testing.T, cd string)
 	}{
 		{"truncated in place", func(t *testing.T, cd string) {
-			if err := os.Truncate(EventsPath(cd), 0); err != nil {
+			if err := os.Truncate(Path(cd), 0); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"renamed away", func(t *testing.T, cd string) {
-			if err := os.Rename(EventsPath(cd), rotatedEventsPath(cd)); err != nil {
+			if err := os.Rename(Path(cd), rotatedPath(cd)); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"renamed away with the mark lost", func(t *testing.T, cd string) {
-			if err := os.Rename(EventsPath(cd), rotatedEventsPath(cd)); err != nil {
+			if err := os.Rename(Path(cd), rotatedPath(cd)); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Remove(eventsSeqPath(cd)); err != nil {
+			if err := os.Remove(seqPath(cd)); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"torn tail", func(t *testing.T, cd string) {
-			st, err := os.Stat(EventsPath(cd))
+			st, err := os.Stat(Path(cd))
 			if err != nil {
 				t.Fatal(err)
 			}
 			// Cut the last line in half: its seq (3) is gone from the log.
-			if err := os.Truncate(EventsPath(cd), st.Size()-20); err != nil {
+			if err := os.Truncate(Path(cd), st.Size()-20); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -93,7 +93,7 @@ func TestFollowerAcrossRotation(t *testing.T) {
 		got = append(got, ev.Seq)
 		return nil
 	}
-	w := &follower{path: EventsPath(cd)}
+	w := &follower{path: Path(cd)}
 	defer w.close()
 	step := func(want ...int64) {
 		t.Helper()
@@ -111,7 +111,7 @@ func TestFollowerAcrossRotation(t *testing.T) {
 
 	// Rename rotation between two polls: 3 went to the old file, 4 to the new one.
 	appendN(t, cd, 1)
-	if err := os.Rename(EventsPath(cd), rotatedEventsPath(cd)); err != nil {
+	if err := os.Rename(Path(cd), rotatedPath(cd)); err != nil {
 		t.Fatal(err)
 	}
 	step(3) // the new log is not there yet: the rest of the old one is read
@@ -120,14 +120,14 @@ func TestFollowerAcrossRotation(t *testing.T) {
 
 	copytruncate := func() {
 		t.Helper()
-		b, err := os.ReadFile(EventsPath(cd))
+		b, err := os.ReadFile(Path(cd))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(rotatedEventsPath(cd), b, 0o644); err != nil {
+		if err := os.WriteFile(rotatedPath(cd), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Truncate(EventsPath(cd), 0); err != nil {
+		if err := os.Truncate(Path(cd), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,7 +145,7 @@ func TestFollowerAcrossRotation(t *testing.T) {
 
 	// A rename with the successor already written: 11 in the old file, 12 in the new.
 	appendN(t, cd, 1)
-	if err := os.Rename(EventsPath(cd), rotatedEventsPath(cd)); err != nil {
+	if err := os.Rename(Path(cd), rotatedPath(cd)); err != nil {
 		t.Fatal(err)
 	}
 	appendN(t, cd, 1)

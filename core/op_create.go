@@ -1,0 +1,153 @@
+package core
+
+import "context"
+
+// OpCreate makes a worktree, and its branch unless it exists.
+const OpCreate Operation = "create"
+
+type CreateRequest struct {
+	Branch             string  `json:"branch" copse:"required" doc:"branch to create, or an existing local branch no worktree holds"`
+	Base               *string `json:"base,omitempty" doc:"commit-ish to start a new branch from (default: git config copse.base, else the main checkout's branch)"`
+	Path               *string `json:"path,omitempty" doc:"absolute checkout path (default <parent>/<repo>.worktrees/<branch-slug>); needs confirmation"`
+	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
+	Focus              bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr only)"`
+	Claim              bool    `json:"claim,omitempty" doc:"claim the new worktree for the session in the same locked step"`
+	Session            *string `json:"session,omitempty" doc:"session for claim (default COPSE_SESSION, else the Herdr workspace)"`
+	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
+}
+
+func (CreateRequest) Op() Operation                 { return OpCreate }
+func (CreateRequest) isRequest()                    {}
+func (r CreateRequest) expectedStateToken() *string { return r.ExpectedStateToken }
+
+var createOp = &operation{
+	name:     OpCreate,
+	doc:      "create a worktree (and its branch unless it exists)",
+	approval: ApprovalExecute,
+	request:  CreateRequest{},
+	// A path the caller chose is a place on disk a person should see first.
+	confirms: ruleOf(func(r CreateRequest) bool { return r.Path != nil }),
+	prepare:  prepareAs((*service).prepareCreate),
+	// The base is resolved to a commit when prepared; a branch that moved since is a
+	// different create than the one asked for.
+	recheck: func(asked, fresh command) error {
+		old, okOld := asked.(*createCmd)
+		c, ok := fresh.(*createCmd)
+		if okOld && ok && old.base.OID != c.base.OID {
+			return refused(CodeBaseMoved, "run the create again to start from the new commit",
+				"%s moved from %s to %s after it was checked; nothing ran", Escape(c.base.Ref), short(old.base.OID), short(c.base.OID))
+		}
+		return nil
+	},
+	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
+		return s.runCreateClaim(ctx, x.plan.cmd.(*createCmd), x)
+	},
+}
+
+// createdEvents are the events of a create that happened (and of its claim, if taken).
+func createdEvents(x *execution, out *Outcome) {
+	ev := Event{Event: EventCreated, Commit: out.Worktree.Head}
+	if out.Claim != nil {
+		ev.Session = out.Claim.Session
+	}
+	x.emit(ev, out.Worktree)
+	if out.Claim != nil {
+		x.emit(Event{Event: EventClaimed, Session: out.Claim.Session}, out.Worktree)
+	}
+}
+
+func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snapshot) (*Plan, error) {
+	if err := checkText("branch", r.Branch, maxBranch); err != nil {
+		return nil, err
+	}
+	src, err := s.resolveCreateBranch(ctx, r.Branch, r.Base != nil)
+	if err != nil {
+		return nil, err
+	}
+	branch := src.branch
+	c := &createCmd{branch: branch, cwd: s.root(), focus: r.Focus}
+	var warnings []string
+	if r.Label != nil {
+		if c.label, err = ParseLabel(*r.Label); err != nil {
+			return nil, err
+		}
+	}
+	if !s.backend.hasWorkspaces() && (r.Label != nil || r.Focus) {
+		warnings = append(warnings, "label and focus apply only inside Herdr; ignored")
+	}
+	if e := ruleBranchFree(branch, snap); e != nil {
+		return nil, e
+	}
+	if src.source == CreateAmbiguous {
+		return nil, ambiguousRemote(src)
+	}
+	baseShown := "(existing branch)"
+	switch src.source {
+	case CreateExisting:
+		if e := ruleNoBaseForExisting(branch, r.Base != nil); e != nil {
+			return nil, e
+		}
+		c.existing = true
+		// Record the tip now so the postcondition can tell the checkout is that commit.
+		tip, err := s.parseBase(ctx, "refs/heads/"+branch.s)
+		if err != nil {
+			return nil, err
+		}
+		c.base = tip
+	case CreateFromRemote:
+		// The commit is the remote branch's as checked now; Execute compares it under the
+		// lock and the postcondition checks the checkout is exactly it.
+		c.remote = src.remote
+		c.base = BaseCommit{Ref: src.remote.String(), OID: src.remote.OID}
+		c.baseFrom = BaseFromRemote
+		baseShown = src.remote.String() + " (tracking it)"
+	default:
+		// Without --base: copse.base, else the main checkout's branch, never this
+		// worktree's HEAD (see defaultBase).
+		var ch baseChoice
+		if r.Base != nil {
+			ch, err = s.requestedBase(ctx, *r.Base)
+		} else {
+			ch, err = s.defaultBase(ctx, snap)
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.base, c.baseBranch, c.baseFrom = ch.base, ch.branch, ch.from
+		if ch.warning != "" {
+			warnings = append(warnings, ch.warning)
+		}
+		baseShown = c.startBase().Describe()
+	}
+	if r.Path != nil {
+		if c.path, err = ParseAbsPath("path", *r.Path); err != nil {
+			return nil, err
+		}
+		c.explicit = true
+	} else if c.path, err = s.defaultPath(ctx, branch); err != nil {
+		return nil, err
+	}
+	if err := s.checkNewPath(ctx, snap, c.path); err != nil {
+		return nil, err
+	}
+	cmds, err := s.createCommands(c)
+	if err != nil {
+		return nil, err
+	}
+	if cmds, err = s.prepareCreateClaim(r, c, cmds); err != nil {
+		return nil, err
+	}
+	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
+	if c.explicit {
+		conf := &Confirmation{Title: "Create a worktree at this path?"}
+		conf.add("branch", r.Branch)
+		conf.add("base", baseShown)
+		conf.add("path", *r.Path)
+		if c.claim {
+			conf.add("claim for", c.session.String())
+		}
+		conf.Warnings = warnings
+		p.Confirm = conf
+	}
+	return p, nil
+}

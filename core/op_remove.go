@@ -1,0 +1,190 @@
+package core
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// OpRemove removes a worktree; a person always confirms it.
+const OpRemove Operation = "remove"
+
+type RemoveRequest struct {
+	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of the worktree to remove"`
+	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of the worktree to remove"`
+	WorkspaceID        *string `json:"workspace_id,omitempty" copse:"oneof=target" doc:"Herdr workspace id of the worktree to remove"`
+	ID                 *string `json:"id,omitempty" copse:"oneof=target" doc:"id of the worktree to remove (copse list --json)"`
+	Force              bool    `json:"force,omitempty" doc:"remove even if dirty or locked; delete an unmerged branch"`
+	DeleteBranch       bool    `json:"delete_branch,omitempty" doc:"also delete the worktree's branch"`
+	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
+}
+
+func (RemoveRequest) Op() Operation                 { return OpRemove }
+func (RemoveRequest) isRequest()                    {}
+func (r RemoveRequest) expectedStateToken() *string { return r.ExpectedStateToken }
+func (r RemoveRequest) idTarget() (*string, []*string) {
+	return r.ID, []*string{r.Path, r.Branch, r.WorkspaceID}
+}
+func (r RemoveRequest) atPath(p *string) Request { r.Path, r.ID = p, nil; return r }
+
+var removeOp = &operation{
+	name:     OpRemove,
+	doc:      "remove a worktree (always needs a human's confirmation)",
+	approval: ApprovalDestructive,
+	request:  RemoveRequest{},
+	confirms: always,
+	prepare:  prepareAs((*service).prepareRemove),
+	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
+		out, err := s.runRemove(ctx, x.plan.cmd.(*removeCmd), x.before, x.warnings())
+		if err != nil {
+			return out, err
+		}
+		if x.plan.Confirm != nil {
+			// What the confirmation told (the branch stays, with its commits); the plan's
+			// own notice about recording is answered by the outcome's restore id.
+			out.Notices = x.plan.Confirm.Notices
+		}
+		x.emit(Event{Event: EventRemoved, Commit: out.Worktree.Head}, out.Worktree)
+		return out, nil
+	},
+}
+
+func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snapshot) (*Plan, error) {
+	t, ws, err := s.resolveTarget(ctx, snap, r.Path, r.Branch, r.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	c := &removeCmd{target: t, wsID: ws, force: r.Force, deleteBranch: r.DeleteBranch, cwd: s.root()}
+	// Rules that nothing gets past, then the ones --force gets past; each names what it
+	// protects and how to proceed.
+	for _, rule := range []func() *Error{
+		func() *Error { return ruleNotMain(t, snap) },
+		func() *Error { return s.ruleNotHere(t) },
+		func() *Error { return ruleHoldsNoWorktree(t, snap) },
+		func() *Error { return ruleDeleteHasBranch(t, r.DeleteBranch) },
+	} {
+		if e := rule(); e != nil {
+			return nil, e
+		}
+	}
+	c.losses = s.losses(ctx, t)
+	if t.Prunable == nil {
+		c.live = liveIn(t.Path, ws)
+		if ws != "" && (len(c.live.procs) > 0 || c.live.unknown != "") {
+			// One Herdr call, and only when the refusal or the confirmation speaks of
+			// processes: a remove with nothing working in it is not slowed down.
+			c.live.agent = s.backend.agentStatus(ctx, ws, t.Path)
+		}
+	}
+	if !r.Force {
+		for _, rule := range []func() *Error{
+			func() *Error { return ruleNotLocked(t) },
+			func() *Error { return ruleStatusKnown(t, c.losses) },
+			func() *Error { return ruleNoOperation(t, c.losses) },
+			func() *Error { return ruleClean(t, c.losses) },
+			func() *Error { return ruleNoNested(t, c.losses) },
+			func() *Error { return ruleDetachedReachable(t, c.losses) },
+			func() *Error { return ruleNoWorktreeOnlyCommits(t, c.losses) },
+			func() *Error { return ruleSubmodulesPushed(t, c.losses) },
+			func() *Error { return ruleBranchMerged(t, c.losses, r.DeleteBranch) },
+			func() *Error { return ruleNoProcesses(t.Path, describe(t), c.live) },
+		} {
+			if e := rule(); e != nil {
+				return nil, forceHelps(e)
+			}
+		}
+	}
+	if r.Force && t.Prunable == nil {
+		if e := ruleRecordable(t, c.losses); e != nil {
+			return nil, e
+		}
+	}
+	// Herdr's rules, which not even --force gets past (the backend's builder checks them
+	// again before it runs anything).
+	for _, e := range []*Error{ruleNotOwnWorkspace(c, s.backend.session()), ruleHerdrNotLocked(c)} {
+		if e != nil {
+			return nil, e
+		}
+	}
+	cmds, err := s.backend.removeCommands(c)
+	if err != nil {
+		return nil, err
+	}
+	if r.DeleteBranch {
+		bd, err := gitx.BranchDelete(s.root(), t.Branch, true)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		cmds = append(cmds, bd.String())
+	}
+	conf := removeConfirmation(r, t, ws, c.losses, c.live)
+	notices := conf.Notices
+	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
+		// Said in the plan (the dry run shows it), not in the confirmation's token: it is
+		// how the remove is undone, not something lost, so a notice. The outcome says the
+		// record's id instead.
+		notices = append(append([]string(nil), notices...),
+			"before removing, copse records the worktree (HEAD, index, files, and the commits only it holds) under "+gitx.RemovedRefPrefix+"<id>; `copse restore` brings it back")
+	}
+	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings, Notices: notices}, nil
+}
+
+// removeConfirmation shows the target as it was named, what else identifies it, what
+// would be lost and what else happens. --delete-branch is always stated, with what the
+// branch holds.
+func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, live liveSet) *Confirmation {
+	conf := &Confirmation{Title: "Remove this worktree?"}
+	switch {
+	case r.Path != nil:
+		conf.add("path", *r.Path)
+	case r.Branch != nil:
+		conf.add("branch", *r.Branch)
+	case r.WorkspaceID != nil:
+		conf.add("workspace", *r.WorkspaceID)
+	}
+	if r.Branch == nil {
+		if t.Branch != "" {
+			conf.add("branch", t.Branch)
+		} else {
+			conf.add("head", "detached at "+short(t.Head))
+		}
+	}
+	if r.Path == nil {
+		conf.add("path", t.Path)
+	}
+	if ws != "" && r.WorkspaceID == nil {
+		conf.add("workspace", ws)
+	}
+	if r.DeleteBranch {
+		// What the branch holds that nothing else does; the loss line below spells it out.
+		holds := "no commits only on it"
+		if l.Unique > 0 {
+			holds = plural(l.Unique, "commit") + " only on it"
+		}
+		conf.Fields = append(conf.Fields, ConfirmField{Name: "delete branch", Value: Escape(t.Branch) + " at " + short(t.Head) + ": " + holds})
+	}
+	if r.Force {
+		conf.Fields = append(conf.Fields, ConfirmField{Name: "force", Value: "yes"})
+	}
+	conf.Losses = append(l.lines(t, r.DeleteBranch), live.lines()...)
+	if t.Locked != nil {
+		conf.Losses = append(conf.Losses, "the worktree is locked: "+Escape(lockReason(t)))
+	}
+	if !r.DeleteBranch && l.Unique > 0 {
+		// The branch stays, so its commits are not lost: information, not a warning.
+		conf.Notices = append(conf.Notices, fmt.Sprintf("branch %s stays, with its %s found on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit")))
+	}
+	if ws != "" {
+		// Herdr closes the workspace on every remove: an agent running there is ended too.
+		w := "Herdr closes workspace " + ws + " and ends the processes running in it"
+		if len(live.idle) > 0 {
+			w += ", among them " + plural(len(live.idle), "idle shell") + " of its panes (pid " + pidList(live.idle) + ")"
+		}
+		if r.Force {
+			w = "forced: " + w + ", even with uncommitted work"
+		}
+		conf.Warnings = append(conf.Warnings, w)
+	}
+	return conf
+}

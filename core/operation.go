@@ -1,0 +1,182 @@
+package core
+
+import (
+	"context"
+	"strings"
+)
+
+// An operation is everything copse knows about one kind of request, declared once, next
+// to its request type: how it is parsed into a plan, whether a person must say yes, what
+// lock it runs under and how it runs. The engine (engine.go) reads these declarations and
+// is the only code that sequences the steps; the schema, the decoder, `copse tool`, MCP
+// and the operation list in docs/agents.md come from the registry below.
+//
+// Adding an operation is one file (request type, command, operation value; see
+// docs/dev/operations.md) plus one line in registry.
+type operation struct {
+	name Operation
+	// doc is one line: the schema's description, the tool's list, the docs' table.
+	doc      string
+	approval Approval
+	// request is the zero value of the variant (decoder and schema read its fields).
+	request Request
+	// confirms reports whether a person must say yes before req runs; nil: never.
+	confirms func(req Request) bool
+	// changes reports whether req changes anything; nil: always. A request that changes
+	// nothing takes no lock and is not prepared twice: it runs on the plan as made.
+	changes func(req Request) bool
+	// lock is the lock the run takes; nil: the repository lock.
+	lock func(s *service, c command) lockKind
+	// prepare parses req against one snapshot of git's worktree list; it changes nothing.
+	prepare func(s *service, ctx context.Context, req Request, snap snapshot) (*Plan, error)
+	// recheck compares the command the caller saw with the one prepared again under the
+	// lock, for what the state token does not cover (a base that moved); nil: nothing more.
+	recheck func(asked, fresh command) error
+	// run does the work. For a request that changes something it runs under the lock on
+	// the plan prepared again there, and reads back and verifies what it did.
+	run func(s *service, ctx context.Context, x *execution) (*Outcome, error)
+	// settle runs after the lock is released, on run's outcome (land waits in its queue
+	// there); nil: nothing.
+	settle func(s *service, ctx context.Context, x *execution, out *Outcome) (*Outcome, error)
+}
+
+// lockKind is what a run holds while it changes something.
+type lockKind int
+
+const (
+	// lockRepo: the repository lock (in-process mutex plus the file in the common dir).
+	lockRepo lockKind = iota
+	// lockWaitOnly: wait for a holder, never create the lock file. For runs that change
+	// nothing in git (switch without workspaces) and so leave no trace in the repository.
+	lockWaitOnly
+	// lockQueue: the land queue's own locks order the run (each job takes the repository
+	// lock for its short critical steps); the engine takes none and prepares nothing again.
+	lockQueue
+)
+
+// registry lists every operation in a stable order: the schema's, the tool's and the docs'.
+var registry = []*operation{
+	listOp,
+	createOp,
+	openOp,
+	switchOp,
+	removeOp,
+	backOp,
+	restoreOp,
+	claimOp,
+	releaseOp,
+	pruneOp,
+	landOp,
+	landStatusOp,
+	landDrainOp,
+}
+
+// lookup is the operation named op.
+func lookup(op Operation) (*operation, bool) {
+	for _, o := range registry {
+		if o.name == op {
+			return o, true
+		}
+	}
+	return nil, false
+}
+
+// Operations lists every variant in a stable order (schema generation, docs, tests); each
+// call returns a new slice, so no caller can change another's.
+func Operations() []Operation {
+	out := make([]Operation, len(registry))
+	for i, o := range registry {
+		out[i] = o.name
+	}
+	return out
+}
+
+// OperationDoc is the operation's one-line description ("" for an unknown one).
+func OperationDoc(op Operation) string {
+	if o, ok := lookup(op); ok {
+		return o.doc
+	}
+	return ""
+}
+
+// operationNames is the list a hint names: "list, create, open, …".
+func operationNames() string {
+	names := make([]string, len(registry))
+	for i, o := range registry {
+		names[i] = string(o.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ApprovalOf is the operation's approval class for agent hosts.
+func ApprovalOf(op Operation) Approval {
+	if o, ok := lookup(op); ok {
+		return o.approval
+	}
+	return ApprovalExecute
+}
+
+// NeedsConfirmation reports whether a person must say yes before req runs (each
+// operation declares its rule next to its request type).
+func NeedsConfirmation(req Request) bool {
+	if req == nil {
+		return false
+	}
+	o, ok := lookup(req.Op())
+	return ok && o.confirms != nil && o.confirms(req)
+}
+
+// NewRequest returns a zero value of the variant named op (decoder and schema use it).
+func NewRequest(op Operation) (Request, bool) {
+	if o, ok := lookup(op); ok {
+		return o.request, true
+	}
+	return nil, false
+}
+
+// changesNothing reports requests that change nothing: they take no repository lock.
+func changesNothing(req Request) bool {
+	o, ok := lookup(req.Op())
+	return ok && o.changes != nil && !o.changes(req)
+}
+
+// stateBound is a request that may carry the state_token it was sent against.
+type stateBound interface {
+	expectedStateToken() *string
+}
+
+// expectedToken is the state_token a mutation was sent with, if any.
+func expectedToken(req Request) *string {
+	if t, ok := req.(stateBound); ok {
+		return t.expectedStateToken()
+	}
+	return nil
+}
+
+// byID is a request that may name its worktree by id instead of path or branch. The
+// engine resolves the id once, for every such request, before the operation's prepare.
+type byID interface {
+	Request
+	// idTarget is the id, if given, and the other target fields (which must be absent).
+	idTarget() (id *string, others []*string)
+	// atPath is the same request naming its worktree by path instead of id.
+	atPath(path *string) Request
+}
+
+// prepareAs adapts an operation's typed prepare to the registry's shape.
+func prepareAs[R Request](f func(s *service, ctx context.Context, r R, snap snapshot) (*Plan, error)) func(*service, context.Context, Request, snapshot) (*Plan, error) {
+	return func(s *service, ctx context.Context, req Request, snap snapshot) (*Plan, error) {
+		return f(s, ctx, req.(R), snap)
+	}
+}
+
+// ruleOf adapts a typed confirmation rule to the registry's shape.
+func ruleOf[R Request](f func(r R) bool) func(Request) bool {
+	return func(req Request) bool { return f(req.(R)) }
+}
+
+// always is the confirmation (or change) rule that holds for every request.
+func always(Request) bool { return true }
+
+// never is the rule that holds for none.
+func never(Request) bool { return false }

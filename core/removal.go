@@ -1,0 +1,123 @@
+package core
+
+import (
+	"context"
+	"errors"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// One worktree removal, the way remove, prune and land's clean-up all do it: record it
+// first when asked, run the removal, read the worktree list back (even when cancelled),
+// look at git's list and at the disk, and drop the record again when nothing was removed.
+// What the outcome is called (which code, which reason) stays with each operation; what
+// happened is judged here, once.
+
+// removeStep is one removal to make.
+type removeStep struct {
+	target gitx.Worktree
+	// record: record it for `copse restore` first (deleteBranch: with its branch tip); an
+	// error recording it means nothing is removed.
+	record, deleteBranch bool
+	// before is the worktree list's token the removal started from; nil when the list may
+	// move for other reasons meanwhile (prune's run is long, and agents commit elsewhere).
+	before *StateToken
+	run    func(context.Context) error
+}
+
+// removal is what one removal did, as read back.
+type removal struct {
+	saved          *RemovedEntry // the record made first; nil when none, or dropped again
+	runErr         error         // what the removal itself returned
+	after          snapshot
+	listed, onDisk bool
+	verdict        removalVerdict
+}
+
+// removalVerdict is what happened to the worktree, judged from git's list and the disk.
+type removalVerdict int
+
+const (
+	removalDone       removalVerdict = iota // gone from git's list and from disk
+	removalGoneAnyway                       // gone, though the removal reported a failure
+	removalNothing                          // still listed, still there, the list unchanged: nothing was removed
+	removalPartial                          // the removal failed and something changed
+	removalIncomplete                       // the removal reported success but it is still listed or on disk
+)
+
+// judgeRemoval is the verdict on one removal. prunable: git already knew the directory
+// was gone, so "still there" means still listed. sameList: the worktree list is the one
+// the removal started from.
+func judgeRemoval(failed, listed, onDisk, prunable, sameList bool) removalVerdict {
+	switch {
+	case listed && (onDisk || prunable) && sameList:
+		if failed {
+			return removalNothing
+		}
+		return removalIncomplete
+	case !listed && !onDisk && failed:
+		return removalGoneAnyway
+	case !listed && !onDisk:
+		return removalDone
+	case failed:
+		return removalPartial
+	}
+	return removalIncomplete
+}
+
+// removeOne makes one removal. Its error is the record's (nothing was removed) or the
+// read back's (the removal ran; what it did is unknown): each caller names them in its
+// own words.
+func (s *service) removeOne(ctx context.Context, st removeStep) (removal, error) {
+	var r removal
+	if st.record {
+		saved, err := s.snapshotForRemoval(ctx, st.target, st.deleteBranch)
+		if err != nil {
+			return r, err
+		}
+		r.saved = &saved
+	}
+	r.runErr = st.run(ctx)
+	after, err := s.readBack(ctx)
+	if err != nil {
+		return r, errReadBack{err}
+	}
+	s.learn(after)
+	r.after = after
+	_, r.listed = find(after, st.target.Path)
+	r.onDisk = exists(st.target.Path)
+	same := st.before == nil || after.token == *st.before
+	r.verdict = judgeRemoval(r.runErr != nil, r.listed, r.onDisk, st.target.Prunable != nil, same)
+	// An uncertain failure may still act (a backend that lost its answer): its record stays.
+	if r.verdict == removalNothing && AsError(r.runErr).Kind != KindUncertain {
+		s.dropSnapshot(ctx, r.saved) // nothing was removed: the record is not needed
+		r.saved = nil
+	}
+	return r, nil
+}
+
+// recordsRemove: a remove records what it deletes when it deletes anything git does not
+// hold: a forced remove of a worktree on disk, or any remove that deletes the branch.
+func recordsRemove(c *removeCmd) bool {
+	onDisk := c.target.Prunable == nil && exists(c.target.Path)
+	return c.deleteBranch || (c.force && onDisk)
+}
+
+// errReadBack is removeOne's read back that failed after the removal ran.
+type errReadBack struct{ err error }
+
+func (e errReadBack) Error() string { return e.err.Error() }
+func (e errReadBack) Unwrap() error { return e.err }
+
+func isReadBack(err error) (error, bool) {
+	var rb errReadBack
+	if errors.As(err, &rb) {
+		return rb.err, true
+	}
+	return nil, false
+}
+
+// cancelledRun: the removal (or any git run) ended because it was cancelled.
+func cancelledRun(err error) bool {
+	return errors.Is(err, context.Canceled) || isGitKind(err, gitx.ErrCanceled)
+}

@@ -1,0 +1,302 @@
+package core
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// Pure verdicts of claim, land and restore: each decides from values alone, and each case
+// below fails when the rule it names is dropped.
+
+func claimLock(session string) *string {
+	r := FormatClaim(Claim{Session: session, Since: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	return &r
+}
+
+func TestLockHolder(t *testing.T) {
+	if held, human := lockHolder(nil); held != nil || human != nil {
+		t.Errorf("unlocked: %v %v", held, human)
+	}
+	if held, human := lockHolder(claimLock("s1")); held == nil || held.Session != "s1" || human != nil {
+		t.Errorf("claim: %v %v", held, human)
+	}
+	reason := "hands off"
+	if held, human := lockHolder(&reason); held != nil || human == nil || *human != reason {
+		t.Errorf("human: %v %v", held, human)
+	}
+}
+
+func TestClaimVerdict(t *testing.T) {
+	human := "hands off"
+	gone := "gitdir gone"
+	cases := []struct {
+		name    string
+		release bool
+		locked  *string
+		prune   *string
+		session string
+		force   bool
+		code    string // "" = allowed
+		already bool
+	}{
+		{"claim a free worktree", false, nil, nil, "me", false, "", false},
+		{"claim again: nothing to do", false, claimLock("me"), nil, "me", false, "", true},
+		{"claim another's", false, claimLock("them"), nil, "me", false, CodeClaimed, false},
+		{"claim another's, forced", false, claimLock("them"), nil, "me", true, "", false},
+		{"claim a human's lock", false, &human, nil, "me", false, CodeLockedByHuman, false},
+		{"claim a human's lock, forced", false, &human, nil, "me", true, "", false},
+		{"claim a worktree gone from disk", false, nil, &gone, "me", false, CodePrunableWorktree, false},
+		{"release own", true, claimLock("me"), nil, "me", false, "", false},
+		{"release own, gone from disk", true, claimLock("me"), &gone, "me", false, "", false},
+		{"release unclaimed", true, nil, nil, "me", false, CodeNotClaimed, false},
+		{"release another's", true, claimLock("them"), nil, "me", false, CodeClaimedByOther, false},
+		{"release another's, forced", true, claimLock("them"), nil, "me", true, "", false},
+		{"release a human's lock", true, &human, nil, "me", false, CodeLockedByHuman, false},
+	}
+	for _, c := range cases {
+		cmd := &claimCmd{release: c.release, target: gitx.Worktree{Path: "/w", Branch: "b", Locked: c.locked, Prunable: c.prune},
+			session: SessionID{c.session}, force: c.force}
+		cmd.held, cmd.human = lockHolder(c.locked)
+		verb := "claim"
+		if c.release {
+			verb = "release"
+		}
+		warnings, e := claimVerdict(cmd, verb)
+		switch {
+		case c.code == "" && e != nil:
+			t.Errorf("%s: refused %s: %s", c.name, e.Code, e.Message)
+		case c.code != "" && (e == nil || e.Code != c.code):
+			t.Errorf("%s: got %v, want code %s", c.name, e, c.code)
+		case cmd.already != c.already || (len(warnings) > 0) != c.already:
+			t.Errorf("%s: already %v, warnings %q, want already %v", c.name, cmd.already, warnings, c.already)
+		}
+	}
+}
+
+func TestClaimEvent(t *testing.T) {
+	human := "hands off"
+	cases := []struct {
+		name                       string
+		release                    bool
+		locked                     *string
+		session                    string
+		event, evSession, previous string
+		evPrevious, reason         string
+	}{
+		{"claim free", false, nil, "me", EventClaimed, "me", "", "", ""},
+		{"claim taken over", false, claimLock("them"), "me", EventClaimed, "me", "them", "them", ""},
+		{"claim over a human's lock", false, &human, "me", EventClaimed, "me", "", "", "took over a lock copse did not write"},
+		{"release own", true, claimLock("me"), "me", EventReleased, "me", "", "", ""},
+		{"release another's (forced)", true, claimLock("them"), "me", EventReleased, "them", "them", "", "forced"},
+		{"release a human's lock (forced)", true, &human, "me", EventReleased, "me", "", "", "forced: a lock copse did not write"},
+	}
+	for _, c := range cases {
+		cmd := &claimCmd{release: c.release, target: gitx.Worktree{Path: "/w", Locked: c.locked}, session: SessionID{c.session}}
+		cmd.held, cmd.human = lockHolder(c.locked)
+		ev, previous := claimEvent(cmd)
+		if ev.Event != c.event || ev.Session != c.evSession || previous != c.previous || ev.Previous != c.evPrevious || ev.Reason != c.reason {
+			t.Errorf("%s: event %s session %q previous %q (event's %q) reason %q", c.name, ev.Event, ev.Session, previous, ev.Previous, ev.Reason)
+		}
+	}
+}
+
+func TestClaimConfirmationLosses(t *testing.T) {
+	human := "hands off"
+	cmd := &claimCmd{target: gitx.Worktree{Path: "/w", Locked: claimLock("them")}, session: SessionID{"me"}, force: true}
+	cmd.held, cmd.human = lockHolder(cmd.target.Locked)
+	if conf := claimConfirmation(cmd); len(conf.Losses) != 1 || !strings.Contains(conf.Losses[0], "session them holds it") {
+		t.Errorf("taking over: losses %q", conf.Losses)
+	}
+	cmd = &claimCmd{release: true, target: gitx.Worktree{Path: "/w", Locked: &human}, force: true}
+	cmd.held, cmd.human = lockHolder(cmd.target.Locked)
+	conf := claimConfirmation(cmd)
+	if conf.Title != "Release this worktree (forced)?" || len(conf.Losses) != 1 || !strings.Contains(conf.Losses[0], "hands off") {
+		t.Errorf("human lock: %q losses %q", conf.Title, conf.Losses)
+	}
+}
+
+func TestLandClaimVerdict(t *testing.T) {
+	human := "hands off"
+	cases := []struct {
+		name     string
+		locked   *string
+		force    bool
+		takeOver string
+		code     string
+	}{
+		{"unclaimed", nil, false, "", ""},
+		{"a human's lock is not a claim", &human, false, "", ""},
+		{"own claim", claimLock("me"), false, "", ""},
+		{"another's claim", claimLock("them"), false, "", CodeClaimedByOther},
+		{"another's claim, forced", claimLock("them"), true, "them", ""},
+	}
+	for _, c := range cases {
+		held, err := landClaimVerdict(gitx.Worktree{Path: "/w", Branch: "b", Locked: c.locked}, "me", c.force)
+		got := ""
+		if held != nil {
+			got = held.Session
+		}
+		if code := codeOf(err); code != c.code || got != c.takeOver {
+			t.Errorf("%s: take over %q code %q, want %q %q", c.name, got, code, c.takeOver, c.code)
+		}
+	}
+}
+
+func codeOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	return AsError(err).Code
+}
+
+func TestDefaultInto(t *testing.T) {
+	cases := []struct {
+		name     string
+		recorded string
+		main     gitx.Worktree
+		want     string
+		code     string
+	}{
+		{"recorded base wins", "dev", gitx.Worktree{Branch: "main"}, "dev", ""},
+		{"the main checkout's branch", "", gitx.Worktree{Branch: "main"}, "main", ""},
+		{"detached main checkout", "", gitx.Worktree{Detached: true}, "", CodeNoDefaultTarget},
+		{"bare main", "", gitx.Worktree{Bare: true, Branch: "main"}, "", CodeNoDefaultTarget},
+	}
+	for _, c := range cases {
+		b, err := defaultInto(c.recorded, c.main)
+		if b.s != c.want || codeOf(err) != c.code {
+			t.Errorf("%s: %q %q, want %q %q", c.name, b.s, codeOf(err), c.want, c.code)
+		}
+	}
+}
+
+func TestTargetHolder(t *testing.T) {
+	gone := "gone"
+	busy := func(path string) func(gitx.Worktree) string {
+		return func(t gitx.Worktree) string {
+			if t.Path == path {
+				return "refs/heads/main"
+			}
+			return ""
+		}
+	}
+	none := busy("")
+	main := gitx.Worktree{Path: "/r", Branch: "main"}
+	feat := gitx.Worktree{Path: "/f", Branch: "feat"}
+	cases := []struct {
+		name   string
+		trees  []gitx.Worktree
+		busy   func(gitx.Worktree) string
+		holder string
+		code   string
+	}{
+		{"one checkout", []gitx.Worktree{main, feat}, none, "/r", ""},
+		{"no checkout", []gitx.Worktree{{Path: "/r", Branch: "dev"}, feat}, none, "", ""},
+		{"bare main is no checkout", []gitx.Worktree{{Path: "/r", Bare: true, Branch: "main"}, feat}, none, "", ""},
+		{"checkout gone from disk", []gitx.Worktree{{Path: "/g", Branch: "main", Prunable: &gone}, feat}, none, "", ""},
+		{"checked out twice", []gitx.Worktree{main, {Path: "/m2", Branch: "main"}}, none, "", CodeTargetCheckedOutTwice},
+		{"rebased elsewhere", []gitx.Worktree{main, feat}, busy("/f"), "", CodeTargetBusy},
+		{"busy but gone from disk", []gitx.Worktree{main, {Path: "/f", Prunable: &gone}}, busy("/f"), "/r", ""},
+	}
+	for _, c := range cases {
+		h, e := targetHolder(c.trees, "main", c.busy)
+		got := ""
+		if h != nil {
+			got = h.Path
+		}
+		code := ""
+		if e != nil {
+			code = e.Code
+		}
+		if got != c.holder || code != c.code {
+			t.Errorf("%s: holder %q code %q, want %q %q", c.name, got, code, c.holder, c.code)
+		}
+	}
+}
+
+func TestQueueView(t *testing.T) {
+	jobs := []LandJob{
+		{Job: "land-1", State: LandLanded, Owned: true},
+		{Job: "land-2", State: LandQueued, Owned: true},
+		{Job: "land-3", State: LandQueued},
+	}
+	me, head, unowned := queueView(jobs, "land-3")
+	if me == nil || me.Job != "land-3" || head == nil || head.Job != "land-2" || !unowned {
+		t.Errorf("queue: me %v head %v unowned %v", me, head, unowned)
+	}
+	me, head, unowned = queueView(jobs[:2], "land-9")
+	if me != nil || head == nil || head.Job != "land-2" || unowned {
+		t.Errorf("mine missing: me %v head %v unowned %v", me, head, unowned)
+	}
+	if _, head, _ := queueView(jobs[:1], ""); head != nil {
+		t.Errorf("all finished: head %v", head)
+	}
+}
+
+func TestWorktreeOn(t *testing.T) {
+	trees := []gitx.Worktree{{Path: "/r", Branch: "main"}, {Path: "/a", Branch: "feature"}, {Path: "/b", Branch: "twice"}, {Path: "/c", Branch: "twice"}}
+	if w, err := worktreeOn(trees, BranchName{"feature"}); err != nil || w.Path != "/a" {
+		t.Errorf("feature: %v %v", w, err)
+	}
+	if _, err := worktreeOn(trees, BranchName{"twice"}); codeOf(err) != CodeBranchCheckedOutTwice {
+		t.Errorf("twice: %v", err)
+	}
+	_, err := worktreeOn(trees, BranchName{"featur"})
+	if codeOf(err) != CodeNoSuchWorktree || !strings.Contains(AsError(err).Hint, "feature") {
+		t.Errorf("typo: %v", err)
+	}
+	if w, err := worktreeAt(trees, AbsPath{"/a/"}); err != nil || w.Branch != "feature" {
+		t.Errorf("path: %v %v", w, err)
+	}
+	if _, err := worktreeAt(trees, AbsPath{"/nope"}); codeOf(err) != CodeNoSuchWorktree {
+		t.Errorf("no path: %v", err)
+	}
+}
+
+func TestRestoreMismatch(t *testing.T) {
+	e := RemovedEntry{ID: "abcd1234", Head: strings.Repeat("a", 40), Branch: "feat"}
+	cases := []struct {
+		name   string
+		mode   int
+		t      gitx.Worktree
+		listed bool
+		code   string
+	}{
+		{"as asked, on the branch", gitx.AddExistingRef, gitx.Worktree{Head: e.Head, Branch: "feat"}, true, ""},
+		{"as asked, detached", gitx.AddDetached, gitx.Worktree{Head: e.Head, Detached: true}, true, ""},
+		{"not listed", gitx.AddExistingRef, gitx.Worktree{}, false, CodeRestoreNotListed},
+		{"another commit", gitx.AddExistingRef, gitx.Worktree{Head: strings.Repeat("b", 40), Branch: "feat"}, true, CodeRestoreWrongCommit},
+		{"another branch", gitx.AddNewBranch, gitx.Worktree{Head: e.Head, Branch: "other"}, true, CodeRestoreWrongBranch},
+		{"not detached as asked", gitx.AddDetached, gitx.Worktree{Head: e.Head, Branch: "feat"}, true, CodeRestoreWrongBranch},
+	}
+	for _, c := range cases {
+		cmd := &restoreCmd{entry: e, path: AbsPath{"/w"}, mode: c.mode, branch: "feat"}
+		if code := codeOf(restoreMismatch(cmd, c.t, c.listed)); code != c.code {
+			t.Errorf("%s: code %q, want %q", c.name, code, c.code)
+		}
+	}
+}
+
+func TestRestoreAddFailure(t *testing.T) {
+	other := &gitx.Error{Kind: gitx.ErrExit, Stderr: "fatal: no"}
+	cases := []struct {
+		name    string
+		err     error
+		nothing bool
+		code    string
+		kind    Kind
+	}{
+		{"failed, nothing changed", other, true, CodeRestoreFailed, KindFailed},
+		{"cancelled, nothing changed", &gitx.Error{Kind: gitx.ErrCanceled}, true, CodeCancelled, KindCancelled},
+		{"failed, list changed", other, false, CodeRestoreUncertain, KindUncertain},
+	}
+	for _, c := range cases {
+		e := AsError(restoreAddFailure("abcd", "/w", c.err, c.nothing))
+		if e.Code != c.code || e.Kind != c.kind {
+			t.Errorf("%s: %s %d, want %s %d", c.name, e.Code, e.Kind, c.code, c.kind)
+		}
+	}
+}

@@ -1,0 +1,460 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// service holds one repository's state. Everything that reads git goes through s.git.
+type service struct {
+	opts     Options
+	git      *gitx.Runner
+	dir      string // where copse was started (-C)
+	repo     repoState
+	backend  backend
+	history  *History
+	session  string
+	mu       sync.Mutex        // guards repo, sessAt and returnTo
+	returnTo map[string]string // canonical worktree → the exact directory back returns to
+	sessAt   string            // where this session is after a switch ("" = where copse started)
+
+	// first is the snapshot Open read; the first List uses it instead of running git
+	// again, so `copse list` costs exactly one git process.
+	firstMu sync.Mutex
+	first   *snapshot
+	firstAt time.Time
+}
+
+// repoState is what copse knows of the repository from the last worktree list.
+type repoState struct {
+	root      string // main checkout
+	current   string // worktree holding dir ("" when none)
+	commonDir string // filled lazily (mutations need it for the lock)
+}
+
+// snapshot is one reading of `git worktree list --porcelain -z`.
+type snapshot struct {
+	trees []gitx.Worktree
+	token StateToken
+	ids   *idPrefetch // Open's snapshot only: the ids read while git listed
+}
+
+func openService(ctx context.Context, opts Options) (*Service, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	dir := opts.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, failed(CodeNoCWD, err, "run copse from an existing directory or pass -C DIR", "cannot read the current directory")
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, usage(CodeBadDir, "dir", "pass -C with an existing directory", "cannot use %s: %v", quote(dir), err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, usage(CodeBadDir, "dir", "pass -C with an existing directory", "%s is not a directory", Escape(abs))
+	}
+	s := &service{
+		opts:    opts,
+		git:     &gitx.Runner{Bin: opts.GitBin, Timeout: opts.Timeout, Env: opts.Env},
+		dir:     abs,
+		history: NewHistory(),
+	}
+	var ids *idPrefetch
+	if opts.ListFirst {
+		ids = prefetchIDs(abs)
+	}
+	snap, err := s.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap.ids = ids
+	s.learn(snap)
+	s.first, s.firstAt = &snap, time.Now()
+	be, err := pickBackend(ctx, s, opts.Backend)
+	if err != nil {
+		return nil, err
+	}
+	s.backend = be
+	s.session = opts.Session
+	if s.session == "" {
+		s.session = be.session()
+	}
+	s.seedPrevious(snap, opts.Previous)
+	return &Service{impl: s}, nil
+}
+
+// read lists the worktrees. Failure to list from dir means dir is not in a repository.
+func (s *service) read(ctx context.Context) (snapshot, error) {
+	s.firstMu.Lock()
+	s.first = nil // any newer reading supersedes Open's
+	s.firstMu.Unlock()
+	trees, raw, err := s.git.Worktrees(ctx, s.dir)
+	// git fails to list while another git is half-way through `worktree add` (the new
+	// admin directory is there, its commondir or gitdir file not yet): that passes within
+	// milliseconds, so such a list is read again a few times before it counts as failed.
+	for try := 0; err != nil && try < 8 && halfAdded(err); try++ {
+		select {
+		case <-ctx.Done():
+			try = 8
+			continue
+		case <-time.After(time.Duration(5<<try) * time.Millisecond):
+		}
+		trees, raw, err = s.git.Worktrees(ctx, s.dir)
+	}
+	if err != nil {
+		var ge *gitx.Error
+		if errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "not a git repository") {
+			return snapshot{}, &Error{Kind: KindUsage, Code: CodeNotARepository, Err: err,
+				Message: Escape(s.dir) + " is not inside a git repository",
+				Hint:    "cd into a repository or pass -C DIR"}
+		}
+		return snapshot{}, gitFailure(CodeListFailed, err, "cannot list worktrees")
+	}
+	sum := sha256.Sum256(raw)
+	return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
+}
+
+// halfAdded reports git's complaint about a worktree admin directory another git is
+// still writing ("failed to read .git/worktrees/x/commondir").
+func halfAdded(err error) bool {
+	var ge *gitx.Error
+	return errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "failed to read") &&
+		(strings.Contains(ge.Stderr, "/commondir") || strings.Contains(ge.Stderr, "/gitdir"))
+}
+
+// firstTTL bounds how old Open's snapshot may be for the first List to reuse it.
+const firstTTL = 2 * time.Second
+
+// learn updates the main checkout and current worktree from a snapshot. Several
+// requests may run at once on one Service (the picker checks a branch name while an
+// operation runs), so the fields are guarded by s.mu.
+func (s *service) learn(snap snapshot) {
+	root := s.root()
+	if len(snap.trees) > 0 {
+		root = snap.trees[0].Path
+	}
+	current := ""
+	// Fast path: git records worktree paths as given, usually already canonical; resolve
+	// symlinks (a syscall per path component) only when the plain comparison finds nothing.
+	for _, resolve := range []bool{false, true} {
+		here := s.dir
+		if resolve {
+			here = canonical(s.dir)
+		}
+		best := -1
+		for _, t := range snap.trees {
+			if t.Bare {
+				continue
+			}
+			p := t.Path
+			if resolve {
+				p = canonical(p)
+			}
+			if within(here, p) && len(p) > best {
+				best = len(p)
+				current = t.Path
+			}
+		}
+		if current != "" {
+			break
+		}
+	}
+	s.mu.Lock()
+	s.repo.root, s.repo.current = root, current
+	s.mu.Unlock()
+}
+
+func (s *service) root() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.repo.root
+}
+
+func (s *service) current() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.repo.current
+}
+
+// commonDir asks git once for the common git directory (the lock lives there).
+func (s *service) commonDir(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	cd := s.repo.commonDir
+	s.mu.Unlock()
+	if cd != "" {
+		return cd, nil
+	}
+	cd, err := s.git.CommonDir(ctx, s.dir)
+	if err != nil {
+		return "", gitFailure(CodeRepoInfoFailed, err, "cannot find the git directory")
+	}
+	s.mu.Lock()
+	s.repo.commonDir = cd
+	s.mu.Unlock()
+	return cd, nil
+}
+
+func (s *service) rows(snap snapshot) []Worktree {
+	out := make([]Worktree, 0, len(snap.trees))
+	for i, t := range snap.trees {
+		out = append(out, Worktree{
+			Branch: t.Branch, Path: t.Path, Head: t.Head,
+			Main: i == 0 && !t.Bare, Current: t.Path == s.current(),
+			Detached: t.Detached, Bare: t.Bare, Locked: t.Locked, Prunable: t.Prunable,
+			Rebasing: t.Rebasing, Bisecting: t.Bisecting,
+		})
+	}
+	return out
+}
+
+func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
+	s.firstMu.Lock()
+	first := s.first
+	if time.Since(s.firstAt) > firstTTL {
+		first = nil
+	}
+	s.first = nil
+	s.firstMu.Unlock()
+	var snap snapshot
+	if first != nil {
+		snap = *first
+	} else {
+		var err error
+		if snap, err = s.read(ctx); err != nil {
+			return nil, err
+		}
+	}
+	s.learn(snap)
+	rows := s.rows(snap)
+	s.decorateRows(ctx, snap, rows)
+	var warnings []string
+	// git's list is the truth; the backend's annotations are extra. If Herdr cannot be
+	// asked, show git's rows and say plainly that workspace ids are missing.
+	if err := s.backend.annotate(ctx, rows); err != nil {
+		if ctx.Err() != nil {
+			return nil, AsError(err)
+		}
+		warnings = append(warnings, "workspace ids unavailable: "+AsError(err).Error())
+	}
+	if withStatus {
+		idx := make(map[string]int, len(rows))
+		var paths []string
+		for i, r := range rows {
+			if r.Bare {
+				continue
+			}
+			idx[r.Path] = i
+			paths = append(paths, r.Path)
+		}
+		var mu sync.Mutex
+		s.statuses(ctx, NewStatusQueue(paths), 0, func(r StatusResult) {
+			st := r.Status
+			mu.Lock()
+			rows[idx[r.Path]].Status = &st
+			mu.Unlock()
+		})
+		// A row the pool never reached (cancelled) is an error for that row, never clean.
+		for i := range rows {
+			if !rows[i].Bare && rows[i].Status == nil {
+				rows[i].Status = &Status{Error: "status not computed: cancelled"}
+			}
+		}
+		setProcesses(rows)
+	}
+	return &Listing{RepoRoot: s.root(), Backend: s.backend.name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
+}
+
+// defaultWorkers bounds the status pool: git status is part CPU, part I/O wait.
+func defaultWorkers() int { return min(max(2*runtime.NumCPU(), 4), 16) }
+
+func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emit func(StatusResult)) {
+	if workers <= 0 {
+		workers = defaultWorkers()
+	}
+	var wg sync.WaitGroup
+	for range min(workers, q.Len()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Each worker takes the queue's first path when it is free, so a path moved to
+			// the front runs next. Once ctx is cancelled no new path is taken.
+			for ctx.Err() == nil {
+				p, ok := q.next()
+				if !ok {
+					return
+				}
+				emit(StatusResult{Path: p, Status: s.status(ctx, p)})
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// status reads one worktree's status; a failure becomes Status.Error for that row.
+func (s *service) status(ctx context.Context, path string) Status {
+	if ctx.Err() != nil {
+		return Status{Error: "status not computed: cancelled"}
+	}
+	st, err := s.git.Status(ctx, path)
+	if err != nil {
+		msg := err.Error()
+		var ge *gitx.Error
+		if errors.As(err, &ge) && ge.Stderr != "" {
+			msg = gitMessage(ge.Stderr)
+		}
+		return Status{Error: Escape(msg)}
+	}
+	return fromGitStatus(st)
+}
+
+func fromGitStatus(st gitx.Status) Status {
+	return Status{
+		Staged: st.Staged, Unstaged: st.Unstaged, Untracked: st.Untracked, Conflicted: st.Conflicted,
+		Upstream: st.Upstream, Ahead: st.Ahead, Behind: st.Behind, Rebasing: st.Rebasing, Merging: st.Merging,
+	}
+}
+
+func (s *service) branches(ctx context.Context) ([]string, error) {
+	b, err := s.git.Branches(ctx, s.dir)
+	if err != nil {
+		return nil, gitFailure(CodeBranchesFailed, err, "cannot list branches")
+	}
+	return b, nil
+}
+
+// gitFailure wraps a git error; cancellation stays cancellation.
+func gitFailure(code string, err error, what string) *Error {
+	var ge *gitx.Error
+	if errors.As(err, &ge) {
+		switch ge.Kind {
+		case gitx.ErrCanceled:
+			return &Error{Kind: KindCancelled, Code: CodeCancelled, Message: what + ": cancelled", Err: err}
+		case gitx.ErrOutputLimit:
+			name := ge.Command()
+			hint := "check hooks (e.g. post-checkout) that print a lot of output"
+			if name == "git worktree list" {
+				hint = "a worktree may be locked with a huge reason: see `git worktree list`, then `git worktree unlock PATH`"
+			}
+			return &Error{Kind: KindFailed, Code: CodeOutputLimit, Err: err, Hint: hint,
+				Message: what + ": " + name + " printed more than the " + byteSize(ge.Limit) + " limit"}
+		case gitx.ErrTimeout:
+			return &Error{Kind: KindFailed, Code: CodeTimeout, Err: err, Message: what + ": git timed out", Hint: "check hooks that hang"}
+		case gitx.ErrNotFound:
+			return &Error{Kind: KindFailed, Code: CodeGitNotFound, Err: err, Message: what + ": git is not installed", Hint: "install git"}
+		case gitx.ErrExit:
+			msg := strings.TrimSpace(ge.Stderr)
+			if msg == "" {
+				msg = "git exited with status " + strconv.Itoa(ge.ExitCode) + " and no error output"
+			}
+			return &Error{Kind: KindFailed, Code: code, Err: err, Message: what + ": " + Escape(gitMessage(msg))}
+		}
+	}
+	return failed(code, err, "", "%s: %s", what, Escape(err.Error()))
+}
+
+// byteSize shows an output cap: "2 MB" (MiB, as people say it), or bytes when uneven.
+func byteSize(n int64) string {
+	if n > 0 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MB"
+	}
+	return strconv.FormatInt(n, 10) + "-byte"
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// canonical resolves symlinks of the longest existing prefix of p, so that two spellings
+// of one place compare equal and a path reached through a symlink is seen for what it is.
+func canonical(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	cur := p
+	for {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			if rest == "" {
+				return r
+			}
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// within reports whether p is dir or lies inside it (both canonical).
+func within(p, dir string) bool {
+	if p == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, dir)
+}
+
+// seedPrevious takes the shell's previous directory (the shell integration hands it over as
+// COPSE_PREVIOUS; git backend only, where the session is the shell). The shell records
+// $PWD, which may be a subdirectory: history gets the worktree that holds it, and back
+// returns to that very directory while it exists. A relative path, or one in no live
+// worktree, is ignored.
+func (s *service) seedPrevious(snap snapshot, prev string) {
+	if prev == "" || !filepath.IsAbs(prev) || s.backend.hasWorkspaces() {
+		return
+	}
+	cp := canonical(prev)
+	best := ""
+	for _, t := range snap.trees {
+		if t.Bare || t.Prunable != nil {
+			continue
+		}
+		if within(cp, canonical(t.Path)) && len(t.Path) > len(best) {
+			best = t.Path
+		}
+	}
+	if best == "" {
+		return
+	}
+	s.history.Visit(s.session, best)
+	s.mu.Lock()
+	s.returnTo = map[string]string{canonical(best): filepath.Clean(prev)}
+	s.mu.Unlock()
+}
+
+// backDir is where back should land in worktree root: the exact directory the shell
+// left, if it lies in that worktree and still exists, else the root.
+func (s *service) backDir(root string) string {
+	s.mu.Lock()
+	exact, ok := s.returnTo[canonical(root)]
+	s.mu.Unlock()
+	if ok {
+		if st, err := os.Stat(exact); err == nil && st.IsDir() {
+			return exact
+		}
+	}
+	return root
+}
