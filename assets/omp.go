@@ -2,9 +2,7 @@ package assets
 
 import (
 	"bytes"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"regexp"
 	"sync"
 )
@@ -57,31 +55,12 @@ var ompBody = sync.OnceValue(func() []byte {
 	return append(body, ompAdapter...)
 })
 
-var ompMarker = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^// copse omp extension sha256:([0-9a-f]{64})\b[^\n]*\n`)
-})
+var ompMarker = sync.OnceValue(func() *regexp.Regexp { return markerPattern("omp") })
 
 // OmpExtension returns the omp extension as copse writes it: a marker line with the sha256
 // of the body (as PiExtension's), then the body.
-func OmpExtension() []byte {
-	body := ompBody()
-	sum := sha256.Sum256(body)
-	header := "// copse omp extension sha256:" + hex.EncodeToString(sum[:]) +
-		" (written by copse init omp; edit it and copse init omp --install keeps your copy unless --force)\n"
-	return append([]byte(header), body...)
-}
+func OmpExtension() []byte { return withMarker("omp", ompBody()) }
 
 // OmpExtensionUnchanged reports whether content is an omp extension copse wrote and nobody
 // edited since (see PiExtensionUnchanged).
-func OmpExtensionUnchanged(content []byte) bool {
-	m := ompMarker().FindSubmatchIndex(content)
-	if m == nil {
-		return false
-	}
-	want, err := hex.DecodeString(string(content[m[2]:m[3]]))
-	if err != nil {
-		return false
-	}
-	sum := sha256.Sum256(content[m[1]:])
-	return bytes.Equal(sum[:], want)
-}
+func OmpExtensionUnchanged(content []byte) bool { return markerIntact(ompMarker(), content) }

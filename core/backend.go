@@ -19,6 +19,14 @@ type backend interface {
 	// a message about the processes working there ("" when the backend has no
 	// workspaces). It never fails: what it cannot tell it says.
 	agentStatus(ctx context.Context, ws, path string) string
+	// workspaceLive scans for the processes a remove of the worktree at path, open in
+	// workspace ws ("" when none), would take the floor from or end.
+	workspaceLive(ctx context.Context, path, ws string) liveSet
+	// closesWorkspace is the remove confirmation's line about closing workspace ws.
+	closesWorkspace(ws string) string
+	// agents adds to rows (annotated) what runs in their workspaces. It never fails: a
+	// backend that cannot tell adds an AgentUnknown entry for the workspace.
+	agents(ctx context.Context, rows []Worktree)
 
 	// The exact commands each mutation would run (dry run and plans).
 	createCommands(c *createCmd) ([]string, error)
@@ -39,9 +47,11 @@ type backend interface {
 var errNotInHerdr = errors.New("not running inside Herdr")
 
 func pickBackend(ctx context.Context, s *service, want string) (backend, error) {
-	if want == "" && s.opts.Getenv("HERDR_ENV") == "1" {
-		// git config copse.backend matters only where there is a choice, inside Herdr;
-		// elsewhere it costs a git process on every command for nothing.
+	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
+	inTmux := s.opts.Getenv("TMUX") != ""
+	if want == "" && (inHerdr || inTmux) {
+		// git config copse.backend matters only where there is a choice, inside Herdr or
+		// tmux; elsewhere it costs a git process on every command for nothing.
 		v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.backend")
 		if err != nil {
 			return nil, gitFailure(CodeConfigFailed, err, "cannot read git config copse.backend")
@@ -52,7 +62,7 @@ func pickBackend(ctx context.Context, s *service, want string) (backend, error) 
 	}
 	switch want {
 	case "", "auto":
-		if s.opts.Getenv("HERDR_ENV") == "1" {
+		if inHerdr {
 			b, err := newHerdrBackend(ctx, s)
 			if err == nil {
 				return b, nil
@@ -63,7 +73,19 @@ func pickBackend(ctx context.Context, s *service, want string) (backend, error) 
 				return nil, err
 			}
 		}
+		if inTmux && !inHerdr {
+			// Inside tmux but not Herdr (whose panes may run under a tmux of their own):
+			// a tmux that does not answer is said, not silently replaced by git.
+			return newTmuxBackend(ctx, s)
+		}
 		return &gitBackend{s: s}, nil
+	case "tmux":
+		b, err := newTmuxBackend(ctx, s)
+		if errors.Is(err, errNotInTmux) {
+			return nil, usage(CodeTmuxNotDetected, "backend", "run copse inside a tmux pane (TMUX set), or use --backend git",
+				"--backend tmux was asked for, but TMUX is not set: copse is not running inside tmux")
+		}
+		return b, err
 	case "git":
 		return &gitBackend{s: s}, nil
 	case "herdr":
@@ -77,5 +99,5 @@ func pickBackend(ctx context.Context, s *service, want string) (backend, error) 
 		}
 		return b, nil
 	}
-	return nil, usage(CodeBadBackend, "backend", "use auto, git or herdr", "unknown backend %s", quote(want))
+	return nil, usage(CodeBadBackend, "backend", "use auto, git, herdr or tmux", "unknown backend %s", quote(want))
 }

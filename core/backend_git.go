@@ -54,6 +54,14 @@ func (b *gitBackend) open(context.Context, *targetCmd) (string, error)     { ret
 // agentStatus: git opens no workspaces, so there is no agent to describe.
 func (b *gitBackend) agentStatus(context.Context, string, string) string { return "" }
 
+func (b *gitBackend) workspaceLive(_ context.Context, path, _ string) liveSet {
+	return liveIn(path, "")
+}
+
+func (b *gitBackend) closesWorkspace(string) string { return "" }
+
+func (b *gitBackend) agents(context.Context, []Worktree) {}
+
 func (b *gitBackend) removeCmd(c *removeCmd) (gitx.Cmd, error) {
 	return gitx.WorktreeRemove(c.cwd, c.target.Path, c.force, c.target.Locked != nil)
 }

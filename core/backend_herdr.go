@@ -146,6 +146,49 @@ func (b *herdrBackend) agentStatus(ctx context.Context, ws, path string) string 
 	return head + "agent status unknown (herdr workspace list does not list it)"
 }
 
+// workspaceLive: the idle shells of the workspace's panes carry its id in their
+// environment (HERDR_WORKSPACE_ID).
+func (b *herdrBackend) workspaceLive(_ context.Context, path, ws string) liveSet {
+	return liveIn(path, ws)
+}
+
+func (b *herdrBackend) closesWorkspace(ws string) string {
+	return "Herdr closes workspace " + ws + " and ends the processes running in it"
+}
+
+// agents gives each row with a workspace its agent_status, from one `herdr workspace list`.
+func (b *herdrBackend) agents(ctx context.Context, rows []Worktree) {
+	var list []herdr.WorkspaceInfo
+	var err error
+	for i := range rows {
+		ws := rows[i].WorkspaceID
+		if ws == nil || *ws == "" {
+			continue
+		}
+		if list == nil && err == nil {
+			if list, err = b.client.Workspaces(ctx); err == nil && list == nil {
+				list = []herdr.WorkspaceInfo{}
+			}
+		}
+		state := AgentUnknown
+		for _, w := range list {
+			if w.WorkspaceID == *ws && (w.Worktree == nil || canonical(w.Worktree.CheckoutPath) == canonical(rows[i].Path)) {
+				state = herdrAgentState(w.AgentStatus)
+			}
+		}
+		rows[i].Agents = append(rows[i].Agents, Agent{State: state, Workspace: *ws})
+	}
+}
+
+// herdrAgentState keeps Herdr's five states; anything else is unknown.
+func herdrAgentState(s string) string {
+	switch s {
+	case herdr.AgentWorking, herdr.AgentBlocked, herdr.AgentIdle, herdr.AgentDone:
+		return s
+	}
+	return AgentUnknown
+}
+
 // agentPhrase says one agent_status in words; Herdr's own "unknown" is a workspace whose
 // panes run no agent it recognises, not a failure to ask.
 func agentPhrase(status string) string {

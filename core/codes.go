@@ -22,7 +22,7 @@ const (
 	CodeApprovalsUnreadable = "approvals_unreadable"
 	// CodeBadArgument means: a command-line argument or flag value is not one copse accepts.
 	CodeBadArgument = "bad_argument"
-	// CodeBadBackend means: the backend asked for is not auto, git or herdr.
+	// CodeBadBackend means: the backend asked for is not auto, git, herdr or tmux.
 	CodeBadBackend = "bad_backend"
 	// CodeBadBaseConfig means: git config copse.base does not name a commit (or is not a plain ref).
 	CodeBadBaseConfig = "bad_base_config"
@@ -264,7 +264,7 @@ const (
 	CodeNoTarget = "no_target"
 	// CodeNoTerminal means: the picker needs a terminal, and /dev/tty cannot be opened.
 	CodeNoTerminal = "no_terminal"
-	// CodeNoWorkspaces means: workspace ids exist only inside Herdr; this is the … backend.
+	// CodeNoWorkspaces means: workspace ids exist only inside Herdr or tmux; this is the … backend.
 	CodeNoWorkspaces = "no_workspaces"
 	// CodeNotARepository means: the directory is not inside a git repository.
 	CodeNotARepository = "not_a_repository"
@@ -376,6 +376,10 @@ const (
 	CodeRestoreWrongCommit = "restore_wrong_commit"
 	// CodeRollbackFailed means: land: syncing the target checkout failed and moving the target back failed too.
 	CodeRollbackFailed = "rollback_failed"
+	// CodeRunBadCommand means: create --run or --prompt: the command or prompt cannot be passed safely (empty, control characters, prompt without run).
+	CodeRunBadCommand = "run_bad_command"
+	// CodeRunNeedsWorkspace means: create --run: this backend has no window to start the command in; it is not run in the foreground.
+	CodeRunNeedsWorkspace = "run_needs_workspace"
 	// CodeSessionRequired means: the operation needs a session id and none was given.
 	CodeSessionRequired = "session_required"
 	// CodeSetupCopyFailed means: cannot list the files copse.copy names.
@@ -426,6 +430,14 @@ const (
 	CodeTestTimeout = "test_timeout"
 	// CodeTimeout means: git did not finish within the timeout and was stopped.
 	CodeTimeout = "timeout"
+	// CodeTmuxFailed means: a tmux command failed (the server did not answer, a window vanished).
+	CodeTmuxFailed = "tmux_failed"
+	// CodeTmuxNotDetected means: --backend tmux was asked for, but TMUX is not set.
+	CodeTmuxNotDetected = "tmux_not_detected"
+	// CodeTmuxUnusable means: TMUX is set but tmux cannot be used (no pane id, no answer).
+	CodeTmuxUnusable = "tmux_unusable"
+	// CodeTmuxWindowFailed means: the worktree was created or removed, but its tmux window could not be opened or closed.
+	CodeTmuxWindowFailed = "tmux_window_failed"
 	// CodeTooDeep means: request nests deeper than … levels.
 	CodeTooDeep = "too_deep"
 	// CodeTooLarge means: request is larger than 1 MiB.

@@ -21,6 +21,7 @@ type createCmd struct {
 	cwd        string    // main checkout: where git and Herdr run
 	claim      bool      // create --claim: lock it for session in the same locked step
 	session    SessionID // the session named by the request (claim, events)
+	run        *runSpec  // create --run: the command to start in the new worktree's window
 }
 
 // targetCmd names an existing worktree for open, switch and back.

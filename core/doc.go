@@ -7,7 +7,7 @@
 // and the removal snapshots that restore brings back.
 //
 // core never imports Bubble Tea or a front end, never prints to a terminal, and never runs
-// a program itself: git only through gitx, Herdr only through herdr, the user's commands
-// only through core/usercmd. Every raw value it puts into a message is escaped once, here
+// a program itself: git only through gitx, Herdr only through herdr, tmux only through
+// tmux, the user's commands only through core/usercmd. Every raw value it puts into a message is escaped once, here
 // (see internal/textsafe for who escapes what).
 package core

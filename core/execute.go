@@ -83,6 +83,7 @@ func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, 
 		return nil, uncertain(CodeCreateNoDirectory, nil, "run git worktree prune if the directory is really gone",
 			"git lists %s but the directory does not exist", Escape(c.path.s))
 	}
+	s.refreshAfterCheckout(t.Path)
 	var notices []string
 	if c.remote != nil {
 		if err := s.trackRemote(ctx, c); err != nil {

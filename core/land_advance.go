@@ -229,6 +229,8 @@ func overlap(dirty, incoming []string) []string {
 // is swapped back, and if that fails too the outcome is uncertain.
 func (r *landRun) sync(ctx context.Context, h gitx.Worktree, old string) bool {
 	s, j := r.s, r.j
+	release := s.holdRefreshes()
+	defer release()
 	if refresh, err := gitx.RefreshIndex(h.Path); err == nil {
 		_, _ = s.git.Run(ctx, refresh) // only refreshes stat data; read-tree judges the result
 	}
@@ -239,6 +241,7 @@ func (r *landRun) sync(ctx context.Context, h gitx.Worktree, old string) bool {
 	}
 	_, syncErr := s.git.Run(ctx, rt)
 	if syncErr == nil {
+		s.refreshAfterCheckout(h.Path)
 		return true
 	}
 	back, err := gitx.UpdateRefCAS(s.root(), j.Into, old, j.Commit, "copse land "+j.Job+": roll back")

@@ -154,8 +154,8 @@ func (l *liveScan) in(path string) ([]liveproc.Proc, string) {
 }
 
 // setProcesses fills each row's Processes from one scan of /proc for all of them (not one
-// per row); left nil when copse cannot tell.
-func setProcesses(rows []Worktree) {
+// per row); left nil when copse cannot tell. It returns what it found, by row.
+func setProcesses(rows []Worktree) map[int][]liveproc.Proc {
 	var paths []string
 	var at []int
 	for i, r := range rows {
@@ -164,12 +164,42 @@ func setProcesses(rows []Worktree) {
 			at = append(at, i)
 		}
 	}
-	counts := liveCounts(paths)
-	if counts == nil {
-		return
+	sc, err := liveproc.Read(paths)
+	if err != nil {
+		return nil
 	}
+	found := make(map[int][]liveproc.Proc, len(at))
 	for j, i := range at {
-		n := counts[j]
+		n := len(sc.Roots[j])
 		rows[i].Processes = &n
+		found[i] = sc.Roots[j]
+	}
+	return found
+}
+
+// maxRunning bounds the processes a row lists as agents; Processes keeps the count.
+const maxRunning = 5
+
+// setRunning adds to each row's agents the programs working inside it that its workspace
+// did not already name (shells do not count: they are where programs start).
+func setRunning(rows []Worktree, found map[int][]liveproc.Proc) {
+	for i, ps := range found {
+		named := map[string]bool{}
+		for _, a := range rows[i].Agents {
+			named[a.Command] = true
+		}
+		n := 0
+		for _, p := range ps {
+			if p.Shell || len(p.Cmdline) == 0 || n == maxRunning {
+				continue
+			}
+			name := baseName(p.Cmdline[0])
+			if named[name] {
+				continue
+			}
+			named[name] = true
+			rows[i].Agents = append(rows[i].Agents, Agent{PID: p.PID, Command: name, State: AgentRunning})
+			n++
+		}
 	}
 }

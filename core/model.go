@@ -1,5 +1,7 @@
 package core
 
+import "time"
+
 // Worktree is one row of `copse list --json`, the picker and every mutation's reply.
 type Worktree struct {
 	Branch      string  `json:"branch,omitempty"` // absent when detached or bare
@@ -21,9 +23,47 @@ type Worktree struct {
 	// inside; copse and its ancestors sitting elsewhere do not count). Read with the status
 	// (list --status, the picker); absent when not asked, or when copse cannot tell.
 	Processes *int `json:"processes,omitempty"`
+	// Agents is what copse sees working there, read with the status: the workspace's
+	// agent (Herdr's agent_status), the commands in the panes of its tmux window, and the
+	// other programs working inside it. Absent when nothing runs or nothing was asked.
+	Agents []Agent `json:"agents,omitempty"`
 	// Land is the newest land job of this worktree (queued, running, blocked, landed…),
 	// read from the job records under <common>/copse/land; nil when it has none.
 	Land *LandJob `json:"land"`
+}
+
+// Agent is one thing working in a worktree, as copse can see it (docs/agents.md).
+type Agent struct {
+	PID       int    `json:"pid,omitempty"`       // absent for a Herdr workspace (Herdr names no process)
+	Command   string `json:"command,omitempty"`   // its command name (untrusted text: escape to show)
+	State     string `json:"state"`               // one of the Agent* states
+	Workspace string `json:"workspace,omitempty"` // the Herdr workspace or tmux window it runs in
+}
+
+// The states of an Agent. Herdr reports the first five for its workspaces; under tmux copse
+// tells working (printed in the last AgentQuietAfter), blocked (a process of the pane is
+// waiting to read its terminal), idle (quiet) and done (the pane's command ended);
+// elsewhere a process is only known to be running.
+const (
+	AgentWorking = "working"
+	AgentBlocked = "blocked" // needs you: waiting for input
+	AgentIdle    = "idle"
+	AgentDone    = "done"
+	AgentUnknown = "unknown"
+	AgentRunning = "running"
+)
+
+// AgentQuietAfter is how long a tmux window prints nothing before its agent counts as idle.
+const AgentQuietAfter = 10 * time.Second
+
+// NeedsYou reports whether an agent of the row waits for a person.
+func (w Worktree) NeedsYou() bool {
+	for _, a := range w.Agents {
+		if a.State == AgentBlocked {
+			return true
+		}
+	}
+	return false
 }
 
 // Status is a worktree's state as the picker badges and `list --status` show it.

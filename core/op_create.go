@@ -9,10 +9,12 @@ type CreateRequest struct {
 	Branch             string  `json:"branch" copse:"required" doc:"branch to create, or an existing local branch no worktree holds"`
 	Base               *string `json:"base,omitempty" doc:"commit-ish to start a new branch from (default: git config copse.base, else the main checkout's branch)"`
 	Path               *string `json:"path,omitempty" doc:"absolute checkout path (default <parent>/<repo>.worktrees/<branch-slug>); needs confirmation"`
-	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
-	Focus              bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr only)"`
+	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr; tmux: the window name)"`
+	Focus              bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr workspace or tmux window)"`
 	Claim              bool    `json:"claim,omitempty" doc:"claim the new worktree for the session in the same locked step"`
 	Session            *string `json:"session,omitempty" doc:"session for claim (default COPSE_SESSION, else the Herdr workspace)"`
+	Run                *string `json:"run,omitempty" doc:"shell command to start in the new worktree's tmux window ({branch}, {path}, {prompt} are passed as quoted variables); needs approval; implies claim"`
+	Prompt             *string `json:"prompt,omitempty" doc:"text for run's {prompt} (appended as its last argument when the command has no {prompt})"`
 	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 
@@ -25,8 +27,10 @@ var createOp = &operation{
 	doc:      "create a worktree (and its branch unless it exists)",
 	approval: ApprovalExecute,
 	request:  CreateRequest{},
-	// A path the caller chose is a place on disk a person should see first.
-	confirms: ruleOf(func(r CreateRequest) bool { return r.Path != nil }),
+	// A path the caller chose is a place on disk a person should see first; a command to
+	// run is a shell command an agent may have chosen, as land's test (one a person typed,
+	// or git config copse.run, is not asked again).
+	confirms: ruleOf(func(r CreateRequest) bool { return r.Path != nil || r.Run != nil }),
 	prepare:  prepareAs((*service).prepareCreate),
 	// The base is resolved to a commit when prepared; a branch that moved since is a
 	// different create than the one asked for.
@@ -73,7 +77,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 		}
 	}
 	if !s.backend.hasWorkspaces() && (r.Label != nil || r.Focus) {
-		warnings = append(warnings, "label and focus apply only inside Herdr; ignored")
+		warnings = append(warnings, "label and focus apply only inside Herdr or tmux; ignored")
 	}
 	if e := ruleBranchFree(branch, snap); e != nil {
 		return nil, e
@@ -81,17 +85,66 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	if src.source == CreateAmbiguous {
 		return nil, ambiguousRemote(src)
 	}
+	baseShown, baseWarnings, err := s.createBase(ctx, r, src, c, snap)
+	if err != nil {
+		return nil, err
+	}
+	warnings = append(warnings, baseWarnings...)
+	if r.Path != nil {
+		if c.path, err = ParseAbsPath("path", *r.Path); err != nil {
+			return nil, err
+		}
+		c.explicit = true
+	} else if c.path, err = s.defaultPath(ctx, branch); err != nil {
+		return nil, err
+	}
+	if err := s.checkNewPath(ctx, snap, c.path); err != nil {
+		return nil, err
+	}
+	runFromRequest, runWarnings, err := s.prepareRun(ctx, r, c)
+	if err != nil {
+		return nil, err
+	}
+	warnings = append(warnings, runWarnings...)
+	if c.run != nil {
+		// The session started there claims the worktree (see create_run.go).
+		r.Claim = true
+		if r.Session == nil {
+			sess := runSession(branch)
+			r.Session = &sess
+		}
+	}
+	cmds, err := s.createCommands(c)
+	if err != nil {
+		return nil, err
+	}
+	if cmds, err = s.prepareCreateClaim(r, c, cmds); err != nil {
+		return nil, err
+	}
+	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
+	if askRun := runFromRequest && !typedByPerson(ctx); c.explicit || askRun {
+		p.Confirm = createConfirmation(r, c, baseShown, askRun, warnings)
+	}
+	return p, nil
+}
+
+// createBase decides where the new checkout starts: the existing branch's tip, the
+// remote-tracking branch, or a base (requested, copse.base, else the main checkout's
+// branch). It returns how the confirmation shows it.
+func (s *service) createBase(ctx context.Context, r CreateRequest, src branchSource, c *createCmd, snap snapshot) (string, []string, error) {
+	branch := c.branch
+	var warnings []string
 	baseShown := "(existing branch)"
 	switch src.source {
 	case CreateExisting:
 		if e := ruleNoBaseForExisting(branch, r.Base != nil); e != nil {
-			return nil, e
+			return "", nil, e
 		}
 		c.existing = true
 		// Record the tip now so the postcondition can tell the checkout is that commit.
 		tip, err := s.parseBase(ctx, "refs/heads/"+branch.s)
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		c.base = tip
 	case CreateFromRemote:
@@ -104,14 +157,17 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	default:
 		// Without --base: copse.base, else the main checkout's branch, never this
 		// worktree's HEAD (see defaultBase).
-		var ch baseChoice
+		var (
+			ch  baseChoice
+			err error
+		)
 		if r.Base != nil {
 			ch, err = s.requestedBase(ctx, *r.Base)
 		} else {
 			ch, err = s.defaultBase(ctx, snap)
 		}
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		c.base, c.baseBranch, c.baseFrom = ch.base, ch.branch, ch.from
 		if ch.warning != "" {
@@ -119,35 +175,32 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 		}
 		baseShown = c.startBase().Describe()
 	}
-	if r.Path != nil {
-		if c.path, err = ParseAbsPath("path", *r.Path); err != nil {
-			return nil, err
-		}
-		c.explicit = true
-	} else if c.path, err = s.defaultPath(ctx, branch); err != nil {
-		return nil, err
+	return baseShown, warnings, nil
+}
+
+// createConfirmation is what a person sees before a create with its own path, or one
+// that runs a command an agent sent.
+func createConfirmation(r CreateRequest, c *createCmd, baseShown string, askRun bool, warnings []string) *Confirmation {
+	conf := &Confirmation{Title: "Create a worktree at this path?"}
+	if !c.explicit {
+		conf.Title = "Create a worktree and run this command in it?"
 	}
-	if err := s.checkNewPath(ctx, snap, c.path); err != nil {
-		return nil, err
-	}
-	cmds, err := s.createCommands(c)
-	if err != nil {
-		return nil, err
-	}
-	if cmds, err = s.prepareCreateClaim(r, c, cmds); err != nil {
-		return nil, err
-	}
-	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
+	conf.add("branch", r.Branch)
+	conf.add("base", baseShown)
 	if c.explicit {
-		conf := &Confirmation{Title: "Create a worktree at this path?"}
-		conf.add("branch", r.Branch)
-		conf.add("base", baseShown)
 		conf.add("path", *r.Path)
-		if c.claim {
-			conf.add("claim for", c.session.String())
-		}
-		conf.Warnings = warnings
-		p.Confirm = conf
+	} else {
+		conf.add("path", c.path.s)
 	}
-	return p, nil
+	if askRun {
+		conf.add("run (sh -c)", c.run.display)
+		if r.Prompt != nil {
+			conf.add("prompt", *r.Prompt)
+		}
+	}
+	if c.claim {
+		conf.add("claim for", c.session.String())
+	}
+	conf.Warnings = warnings
+	return conf
 }

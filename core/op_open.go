@@ -10,8 +10,8 @@ type OpenRequest struct {
 	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
 	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
 	ID                 *string `json:"id,omitempty" copse:"oneof=target" doc:"id of an existing worktree (copse list --json)"`
-	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr only)"`
-	Focus              bool    `json:"focus,omitempty" doc:"focus the workspace (Herdr only)"`
+	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr; tmux: the window name)"`
+	Focus              bool    `json:"focus,omitempty" doc:"focus the workspace (Herdr workspace or tmux window)"`
 	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
 }
 

@@ -70,7 +70,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	}
 	c.losses = s.losses(ctx, t)
 	if t.Prunable == nil {
-		c.live = liveIn(t.Path, ws)
+		c.live = s.backend.workspaceLive(ctx, t.Path, ws)
 		if ws != "" && (len(c.live.procs) > 0 || c.live.unknown != "") {
 			// One Herdr call, and only when the refusal or the confirmation speaks of
 			// processes: a remove with nothing working in it is not slowed down.
@@ -102,7 +102,11 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	}
 	// Herdr's rules, which not even --force gets past (the backend's builder checks them
 	// again before it runs anything).
-	for _, e := range []*Error{ruleNotOwnWorkspace(c, s.backend.session()), ruleHerdrNotLocked(c)} {
+	herdrOnly := ruleHerdrNotLocked(c)
+	if s.backend.name() != "herdr" {
+		herdrOnly = nil // git removes a locked worktree in one step (tmux closes the window after)
+	}
+	for _, e := range []*Error{ruleNotOwnWorkspace(c, s.backend.session()), herdrOnly} {
 		if e != nil {
 			return nil, e
 		}
@@ -118,7 +122,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		}
 		cmds = append(cmds, bd.String())
 	}
-	conf := removeConfirmation(r, t, ws, c.losses, c.live)
+	conf := removeConfirmation(r, t, ws, c.losses, c.live, s.backend.closesWorkspace(ws))
 	notices := conf.Notices
 	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
 		// Said in the plan (the dry run shows it), not in the confirmation's token: it is
@@ -133,7 +137,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 // removeConfirmation shows the target as it was named, what else identifies it, what
 // would be lost and what else happens. --delete-branch is always stated, with what the
 // branch holds.
-func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, live liveSet) *Confirmation {
+func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, live liveSet, closes string) *Confirmation {
 	conf := &Confirmation{Title: "Remove this worktree?"}
 	switch {
 	case r.Path != nil:
@@ -175,9 +179,9 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 		// The branch stays, so its commits are not lost: information, not a warning.
 		conf.Notices = append(conf.Notices, fmt.Sprintf("branch %s stays, with its %s found on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit")))
 	}
-	if ws != "" {
-		// Herdr closes the workspace on every remove: an agent running there is ended too.
-		w := "Herdr closes workspace " + ws + " and ends the processes running in it"
+	if ws != "" && closes != "" {
+		// The backend closes the workspace on every remove: an agent running there is ended too.
+		w := closes
 		if len(live.idle) > 0 {
 			w += ", among them " + plural(len(live.idle), "idle shell") + " of its panes (pid " + pidList(live.idle) + ")"
 		}

@@ -60,7 +60,7 @@ func (s *service) prepareTarget(ctx context.Context, req Request, op Operation, 
 		}
 	}
 	if !s.backend.hasWorkspaces() && op == OpOpen && (rawLabel != nil || focus) {
-		warnings = append(warnings, "label and focus apply only inside Herdr; ignored")
+		warnings = append(warnings, "label and focus apply only inside Herdr or tmux; ignored")
 	}
 	if err := checkEnterable(t); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/gitx"
+	"github.com/copse-dev/copse/tmux"
 )
 
 // parseBranch checks raw, then lets git say whether it is a branch name and what it names
@@ -161,13 +162,16 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 		t, err := worktreeOn(snap.trees, b)
 		return t, wsOf[t.Path], err
 	default:
-		id, err := ParseWorkspaceID(*ws)
+		id, err := WorkspaceID{*ws}, error(nil)
+		if s.backend.name() != "tmux" || !tmux.IsWindowID(*ws) { // under tmux: a window id, @N
+			id, err = ParseWorkspaceID(*ws)
+		}
 		if err != nil {
 			return gitx.Worktree{}, "", err
 		}
 		if !s.backend.hasWorkspaces() {
 			return gitx.Worktree{}, "", usage(CodeNoWorkspaces, "workspace_id", "name the worktree by path or branch",
-				"workspace ids exist only inside Herdr; this is the %s backend", s.backend.name())
+				"workspace ids exist only inside Herdr or tmux; this is the %s backend", s.backend.name())
 		}
 		for _, t := range snap.trees {
 			if wsOf[t.Path] == id.s {

@@ -503,6 +503,7 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 		return nil, uncertain(CodeRestoreDiffers, err, keep,
 			"the worktree %s was restored but does not match the record: %s", Escape(c.path.s), Escape(firstLine(err.Error())))
 	}
+	s.refreshAfterCheckout(c.path.s)
 	warnings = s.restoreRest(ctx, wctx, c, t, warnings)
 	return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
 }

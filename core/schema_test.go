@@ -220,7 +220,8 @@ func TestSchemaConfirmNotes(t *testing.T) {
 		t.Errorf("remove x-confirm-if = %v, want true", got)
 	}
 	got, _ := json.Marshal(vs[core.OpCreate].raw["x-confirm-if"])
-	if string(got) != `{"required":["path"]}` {
+	// An explicit path, and a command to run (an agent may have chosen it), ask a person.
+	if string(got) != `{"anyOf":[{"required":["path"]},{"required":["run"]}]}` {
 		t.Errorf("create x-confirm-if = %s", got)
 	}
 	for _, op := range []core.Operation{core.OpList, core.OpOpen, core.OpSwitch, core.OpBack} {

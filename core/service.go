@@ -24,6 +24,10 @@ type Options struct {
 	// worktree ids list needs are then read on another CPU while git lists. Other callers
 	// would read them for nothing.
 	ListFirst bool
+	// Refreshes, when set, makes copse refresh the index of each worktree it checks out
+	// (create, restore, a land's sync) in the background, and tracks those refreshes so
+	// the caller can wait for them before it exits (refresh.go).
+	Refreshes *Refreshes
 }
 
 // Plan is a prepared request: parsed into typed values, preconditions checked, the exact
@@ -98,6 +102,27 @@ func (s *Service) Processes(paths []string) map[string]int {
 	out := make(map[string]int, len(paths))
 	for i, p := range paths {
 		out[p] = counts[i]
+	}
+	return out
+}
+
+// Agents says what works in each of rows (listed rows, with their workspaces): the
+// picker's counterpart of list --status's agents, from one scan of /proc and at most one
+// call to the backend. Keyed by path; rows with nothing working are absent.
+func (s *Service) Agents(ctx context.Context, rows []Worktree) map[string][]Agent {
+	cp := make([]Worktree, len(rows))
+	for i, r := range rows {
+		r.Agents = nil
+		cp[i] = r
+	}
+	found := setProcesses(cp)
+	s.impl.backend.agents(ctx, cp)
+	setRunning(cp, found)
+	out := map[string][]Agent{}
+	for _, r := range cp {
+		if len(r.Agents) > 0 {
+			out[r.Path] = r.Agents
+		}
 	}
 	return out
 }

@@ -77,10 +77,13 @@ const (
 	SortName   = "name"   // main checkout first, then by branch name
 	SortRecent = "recent" // main checkout first, then the most recent commit first
 	SortPath   = "path"   // main checkout first, then by path
+	// SortNeedsYou: main checkout first, then the worktrees whose agent waits for a person
+	// (Agent.State blocked), then by branch name.
+	SortNeedsYou = "needs-you"
 )
 
 // SortOrders is the cycle `s` steps through.
-var SortOrders = []string{SortName, SortRecent, SortPath}
+var SortOrders = []string{SortName, SortRecent, SortPath, SortNeedsYou}
 
 // SortOrder reads git config copse.sort; unset or unknown values are SortName.
 func (s *Service) SortOrder(ctx context.Context) string {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/gitx"
+	"github.com/copse-dev/copse/gitx/statuscache"
 )
 
 // service holds one repository's state. Everything that reads git goes through s.git.
@@ -28,6 +29,10 @@ type service struct {
 	mu       sync.Mutex        // guards repo, sessAt and returnTo
 	returnTo map[string]string // canonical worktree → the exact directory back returns to
 	sessAt   string            // where this session is after a switch ("" = where copse started)
+
+	// statusCache serves listings a worktree's last status when stat data proves nothing
+	// it depends on changed; display only (statuses), never a decision.
+	statusCache statuscache.Cache
 
 	// first is the snapshot Open read; the first List uses it instead of running git
 	// again, so `copse list` costs exactly one git process.
@@ -75,6 +80,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		dir:     abs,
 		history: NewHistory(),
 	}
+	s.statusCache.Env = opts.Env
 	var ids *idPrefetch
 	if opts.ListFirst {
 		ids = prefetchIDs(abs)
@@ -96,6 +102,11 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		s.session = be.session()
 	}
 	s.seedPrevious(snap, opts.Previous)
+	if tb, ok := be.(*tmuxBackend); ok {
+		// The tmux session remembers the worktree its last switch left: back works
+		// across copse processes as it does with the shell's COPSE_PREVIOUS.
+		tb.seedHistory(ctx, snap)
+	}
 	return &Service{impl: s}, nil
 }
 
@@ -275,7 +286,9 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 				rows[i].Status = &Status{Error: "status not computed: cancelled"}
 			}
 		}
-		setProcesses(rows)
+		found := setProcesses(rows)
+		s.backend.agents(ctx, rows)
+		setRunning(rows, found)
 	}
 	return &Listing{RepoRoot: s.root(), Backend: s.backend.name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
 }
@@ -299,28 +312,57 @@ func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emi
 				if !ok {
 					return
 				}
-				emit(StatusResult{Path: p, Status: s.status(ctx, p)})
+				emit(StatusResult{Path: p, Status: s.displayStatus(ctx, p)})
 			}
 		}()
 	}
 	wg.Wait()
+	// One write of the cache file for the whole pool. A cancelled pool (the picker quit,
+	// a new load replaced it) writes nothing: its process may be on its way out.
+	if ctx.Err() == nil {
+		s.statusCache.Flush()
+	}
 }
 
-// status reads one worktree's status; a failure becomes Status.Error for that row.
+// displayStatus is a worktree's status for a listing (list --status, the picker, pick):
+// the cached one when the status cache proves nothing it depends on has changed, else
+// git's, which is then cached. Nothing that decides anything calls it; they call status.
+func (s *service) displayStatus(ctx context.Context, path string) Status {
+	if ctx.Err() != nil {
+		return Status{Error: "status not computed: cancelled"}
+	}
+	st, proof, hit := s.statusCache.Lookup(path)
+	if hit {
+		return fromGitStatus(st)
+	}
+	st, err := s.git.Status(ctx, path)
+	if err != nil {
+		return statusFailure(err)
+	}
+	s.statusCache.Store(proof, st)
+	return fromGitStatus(st)
+}
+
+// status reads one worktree's status from git; a failure becomes Status.Error for that row.
 func (s *service) status(ctx context.Context, path string) Status {
 	if ctx.Err() != nil {
 		return Status{Error: "status not computed: cancelled"}
 	}
 	st, err := s.git.Status(ctx, path)
 	if err != nil {
-		msg := err.Error()
-		var ge *gitx.Error
-		if errors.As(err, &ge) && ge.Stderr != "" {
-			msg = gitMessage(ge.Stderr)
-		}
-		return Status{Error: Escape(msg)}
+		return statusFailure(err)
 	}
 	return fromGitStatus(st)
+}
+
+// statusFailure is a status git could not read, as the row's error.
+func statusFailure(err error) Status {
+	msg := err.Error()
+	var ge *gitx.Error
+	if errors.As(err, &ge) && ge.Stderr != "" {
+		msg = gitMessage(ge.Stderr)
+	}
+	return Status{Error: Escape(msg)}
 }
 
 func fromGitStatus(st gitx.Status) Status {

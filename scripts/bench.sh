@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark copse against git alone and against the least a program could do, in one run.
 #
-#   scripts/bench.sh [WORKTREES] [ROUNDS]     (defaults: 300 linked worktrees; 30 rounds of
+#   scripts/bench.sh [WORKTREES] [ROUNDS] [FILES]
+#                                             (defaults: 300 linked worktrees; 30 rounds of
 #                                              the quick groups, a quarter as many of the
-#                                              status group, a third of the picker group)
+#                                              status group, a third of the picker group;
+#                                              20 files in the repository)
 #
 # Needs git, go and bash; tmux for the in-tmux and picker groups (skipped without it).
 # copse is built as the README installs it (CGO_ENABLED=0); the default cgo build is timed
@@ -18,7 +20,10 @@
 #            floor list (a static Go program that runs the same git list, the least copse
 #            could cost)                  / git                                  (the floor)
 #   status   copse list --json --status   / floor status: a Go pool running the same
-#                                           git commands (same workers, same env) target ≤ 1.05
+#                                           git commands (same workers, same env):
+#            with no status cache (cold)                               CPU target ≤ 1.05
+#            with nothing changed since the last read (warm)           CPU target ≤ 0.35
+#            with one file edited in each of 10 worktrees              CPU target ≤ 0.45
 #   tmux     copse version and copse list on a tmux pane, TMUX set / unset    target ≤ 1.05
 #            copse version on the pane    / to /dev/null                       target ≤ 1.05
 #   picker   copse (the picker) in a new tmux window until its first rows show
@@ -35,6 +40,7 @@ set -euo pipefail
 
 n=${1:-300}
 rounds=${2:-30}
+files=${3:-20}
 status_rounds=$((rounds / 4 > 3 ? rounds / 4 : 3))
 picker_rounds=$((rounds / 3 > 3 ? rounds / 3 : 3))
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,10 +61,10 @@ export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@copse.invalid
 unset HERDR_ENV COPSE_CD_FILE COPSE_PREVIOUS GIT_DIR GIT_WORK_TREE TMUX TMUX_PANE NO_COLOR
 mkdir -p "$HOME"
 
-echo "making a repository with $n linked worktrees…"
+echo "making a repository of $files files with $n linked worktrees…"
 repo="$work/app"
 git init -q -b main "$repo"
-for i in $(seq 1 20); do printf 'file %d\n' "$i" >"$repo/f$i.txt"; done
+for i in $(seq 1 "$files"); do printf 'file %d\n' "$i" >"$repo/f$i.txt"; done
 git -C "$repo" add .
 git -C "$repo" commit -q -m initial
 for i in $(seq 1 "$n"); do

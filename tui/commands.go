@@ -80,6 +80,20 @@ func startStatusCmd(ctx context.Context, svc *core.Service, q *core.StatusQueue,
 	}
 }
 
+// cachedStatusesMsg is the statuses of the rows on screen that the status cache proves
+// fresh, read at once (no git) so they are drawn together in one frame.
+type cachedStatusesMsg struct {
+	seq     int
+	results []core.StatusResult
+}
+
+func cachedStatusesCmd(svc *core.Service, seq int, paths []string) tea.Cmd {
+	if len(paths) == 0 {
+		return nil
+	}
+	return func() tea.Msg { return cachedStatusesMsg{seq: seq, results: svc.CachedStatuses(paths)} }
+}
+
 // processesMsg is how many processes work in each listed worktree (one scan of /proc
 // for all rows); nil counts when copse cannot tell on this system.
 type processesMsg struct {
@@ -89,6 +103,17 @@ type processesMsg struct {
 
 func processesCmd(svc *core.Service, seq int, paths []string) tea.Cmd {
 	return func() tea.Msg { return processesMsg{seq: seq, counts: svc.Processes(paths)} }
+}
+
+// agentsMsg is what works in each listed worktree (its agents), read off the first frame
+// with the process counts.
+type agentsMsg struct {
+	seq    int
+	agents map[string][]core.Agent
+}
+
+func agentsCmd(ctx context.Context, svc *core.Service, seq int, rows []core.Worktree) tea.Cmd {
+	return func() tea.Msg { return agentsMsg{seq: seq, agents: svc.Agents(ctx, rows)} }
 }
 
 // prioritizeCmd moves the rows that came on screen to the front of the running pool's

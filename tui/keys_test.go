@@ -22,7 +22,7 @@ func TestKeysDoc(t *testing.T) {
 		{"List", []key.Binding{k.Switch, k.Open, k.New, k.Remove, k.ForceRemove, k.Claim, k.Release, k.Force, k.Prune, k.Land, k.Back, k.Filter, k.Refresh, k.Help, k.Quit, k.ForceQuit},
 			map[string]string{
 				"enter": "in `copse pick`: select the row and print its path",
-				"o":     "only inside Herdr (hidden with the git backend)",
+				"o":     "only inside Herdr or tmux (hidden with the git backend)",
 				"d":     "hidden on the main checkout",
 				"D":     "asks twice; hidden on the main checkout",
 				"c":     "for the picker's session: $COPSE_SESSION, else the Herdr workspace, else asks for one (kept until the picker ends); hidden on the main checkout",
@@ -35,7 +35,7 @@ func TestKeysDoc(t *testing.T) {
 			}},
 		{"List", []key.Binding{k.Sort, k.Preview, k.Edit, k.Shell, k.Copy},
 			map[string]string{
-				"s": "name (main first), recent activity, path; remembered in git config copse.sort",
+				"s": "name (main first), recent activity, path, needs you first (an agent waiting for input); remembered in git config copse.sort",
 				"p": "changed files, last commits, diffstat against the merge-base with the main branch",
 				"e": "$VISUAL, else $EDITOR, in the worktree; the picker comes back when it ends",
 				"!": "$SHELL in the worktree; exit it to come back",

@@ -123,6 +123,24 @@ func (m *Model) applyStatuses(rs []core.StatusResult) {
 	m.measure()
 }
 
+// applyPendingStatuses fills, from the status cache's answer, only rows still waiting: a
+// row the pool has already read keeps git's newer answer.
+func (m *Model) applyPendingStatuses(rs []core.StatusResult) {
+	pending := make(map[string]bool, len(m.rows))
+	for _, r := range m.rows {
+		if r.pending {
+			pending[r.wt.Path] = true
+		}
+	}
+	var keep []core.StatusResult
+	for _, r := range rs {
+		if pending[r.Path] {
+			keep = append(keep, r)
+		}
+	}
+	m.applyStatuses(keep)
+}
+
 // applyProcesses sets each row's process count (its "N proc" marker). Unknown counts
 // (nil) leave the rows without one.
 func (m *Model) applyProcesses(counts map[string]int) {
@@ -133,6 +151,18 @@ func (m *Model) applyProcesses(counts map[string]int) {
 		if n, ok := counts[m.rows[i].wt.Path]; ok {
 			m.rows[i].wt.Processes = &n
 		}
+	}
+	m.measure()
+}
+
+// applyAgents sets what works in each row (a "needs you" marker when an agent waits for
+// a person); sorted by needs-you, the order follows.
+func (m *Model) applyAgents(agents map[string][]core.Agent) {
+	for i := range m.rows {
+		m.rows[i].wt.Agents = agents[m.rows[i].wt.Path]
+	}
+	if m.sortOrder() == core.SortNeedsYou {
+		m.resort()
 	}
 	m.measure()
 }

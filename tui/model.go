@@ -291,9 +291,28 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, drainStatusCmd(msg.seq, msg.stream, statusWindow)
+	case cachedStatusesMsg:
+		if msg.seq != m.loadSeq {
+			return m, nil // a newer load asked again
+		}
+		m.applyPendingStatuses(msg.results)
+		if m.svc == nil {
+			return m, nil // tests feed status batches themselves
+		}
+		paths := m.pendingPaths()
+		if len(paths) == 0 {
+			m.finishStatuses()
+			return m, processesCmd(m.svc, m.loadSeq, m.statusPaths())
+		}
+		return m, m.startPool(paths)
 	case processesMsg:
 		if msg.seq == m.loadSeq {
 			m.applyProcesses(msg.counts)
+		}
+		return m, nil
+	case agentsMsg:
+		if msg.seq == m.loadSeq {
+			m.applyAgents(msg.agents)
 		}
 		return m, nil
 	case preparedMsg:
@@ -396,12 +415,16 @@ func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmds...)
 }
 
-// startStatuses cancels the previous status pool and starts one for the current rows.
+// startStatuses cancels the previous status pool and starts one for the current rows. The
+// rows on screen are first asked of the status cache alone (no git, all in one message,
+// so they are drawn together); the pool starts once that answer is in, for the rows still
+// pending, so the cache's answer does not share the CPUs with the pool's git processes.
 func (m *Model) startStatuses() tea.Cmd {
 	if m.statusCancel != nil {
 		m.statusCancel()
 		m.statusCancel = nil
 	}
+	m.statusQueue = nil
 	if m.svc == nil {
 		return nil // tests feed status batches themselves
 	}
@@ -410,14 +433,38 @@ func (m *Model) startStatuses() tea.Cmd {
 		m.finishStatuses()
 		return nil
 	}
+	if onScreen := m.onScreenPending(); len(onScreen) > 0 {
+		return cachedStatusesCmd(m.svc, m.loadSeq, onScreen)
+	}
+	return m.startPool(paths)
+}
+
+// startPool runs the status pool over paths, the rows on screen first.
+func (m *Model) startPool(paths []string) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.statusCancel = cancel
 	m.statusQueue = core.NewStatusQueue(paths)
 	m.statusQueue.Prioritize(m.onScreenPending())
 	s := &statusStream{ch: make(chan core.StatusResult, len(paths)), done: make(chan struct{})}
 	// The process counts come with the status, from one scan, off the first frame.
+	wts := make([]core.Worktree, len(m.rows))
+	for i, r := range m.rows {
+		wts[i] = r.wt
+	}
 	return tea.Batch(startStatusCmd(ctx, m.svc, m.statusQueue, s), drainStatusCmd(m.loadSeq, s, statusWindow),
-		processesCmd(m.svc, m.loadSeq, paths))
+		processesCmd(m.svc, m.loadSeq, m.statusPaths()), agentsCmd(ctx, m.svc, m.loadSeq, wts))
+}
+
+// pendingPaths are the rows still waiting for a status (what the pool has left to do once
+// the cache has answered for the rows on screen).
+func (m *Model) pendingPaths() []string {
+	var ps []string
+	for _, r := range m.rows {
+		if r.pending {
+			ps = append(ps, r.wt.Path)
+		}
+	}
+	return ps
 }
 
 // reload re-reads the worktree list (after a mutation, a stale confirmation, or `r`).

@@ -107,7 +107,7 @@ func (st *Styles) kindInk(k rowmarks.Kind) Ink {
 		return st.TagWS
 	case rowmarks.Changes:
 		return st.Changes
-	case rowmarks.Conflicts, rowmarks.Blocked:
+	case rowmarks.Conflicts, rowmarks.Blocked, rowmarks.NeedsYou:
 		return st.Conflict
 	case rowmarks.Ahead:
 		return st.Ahead

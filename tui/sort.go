@@ -10,7 +10,8 @@ import (
 )
 
 // Sorting: the main checkout first, then by branch name (the default), by most recent
-// activity (the last commit's time) or by path. s cycles; the header shows the choice,
+// activity (the last commit's time), by path, or the worktrees whose agent needs you
+// first (then by name). s cycles; the header shows the choice,
 // and git config copse.sort remembers it (read and written by core, in tea.Cmds).
 
 // sortOrder is the effective order ("" before git config has been read: by name).
@@ -37,6 +38,8 @@ func sortLabel(s string) string {
 		return "by recent"
 	case core.SortPath:
 		return "by path"
+	case core.SortNeedsYou:
+		return "needs you first"
 	}
 	return "by name"
 }
@@ -63,6 +66,10 @@ func (m Model) sortedOrder() []int {
 			return false
 		case core.SortPath:
 			return rowmarks.NaturalCompare(a.wt.Path, b.wt.Path) < 0
+		case core.SortNeedsYou:
+			if na, nb := a.wt.NeedsYou(), b.wt.NeedsYou(); na != nb {
+				return na
+			}
 		}
 		// A branch being rebased or bisected is listed detached but still shows its name.
 		na, nb := a.wt.Branch != "" && !a.wt.Bare, b.wt.Branch != "" && !b.wt.Bare

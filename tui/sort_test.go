@@ -67,6 +67,10 @@ func TestSortCyclesKeepsSelectionAndMainFirst(t *testing.T) {
 		t.Errorf("by path: %s", got)
 	}
 	m, _ = send(t, m, press("s"))
+	if m.sortOrder() != core.SortNeedsYou {
+		t.Errorf("after path comes needs-you: %s", m.sortOrder())
+	}
+	m, _ = send(t, m, press("s"))
 	if m.sortOrder() != core.SortName {
 		t.Errorf("the cycle does not come back to name: %s", m.sortOrder())
 	}

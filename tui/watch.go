@@ -12,7 +12,8 @@ import (
 // back from another window), and when git's worktree admin directory changes while the
 // picker is open (another shell or an agent added, removed or locked a worktree). The
 // check is core.WorktreesStamp, a few stat calls every watchInterval, run in a tea.Cmd.
-// A reload keeps the cursor on the same worktree (setListing).
+// A reload keeps the cursor on the same worktree (setListing). With workspaces, each tick
+// also re-reads what the agents do (onWatchTick).
 
 // watchInterval is how often the stamp is compared; git is not run for it.
 const watchInterval = 2 * time.Second
@@ -61,6 +62,16 @@ func (m Model) onStamp(msg stampMsg) (Model, tea.Cmd) {
 func (m Model) onWatchTick() (Model, tea.Cmd) {
 	if m.svc == nil || m.quitting {
 		return m, nil
+	}
+	if m.loaded && m.svc.HasWorkspaces() {
+		// Agents change state without anything in git changing: with workspaces (Herdr,
+		// tmux), what runs there is read again on every tick, so "needs you" appears
+		// without a keypress.
+		wts := make([]core.Worktree, len(m.rows))
+		for i, r := range m.rows {
+			wts[i] = r.wt
+		}
+		return m, tea.Batch(stampCmd(m.ctx, m.svc), agentsCmd(m.ctx, m.svc, m.loadSeq, wts))
 	}
 	return m, stampCmd(m.ctx, m.svc)
 }

@@ -2,7 +2,8 @@
 // Oh My Pi (omp): everything above is the pi extension, loaded by omp through its pi
 // compatibility layer (the @mariozechner/* and typebox imports). What omp adds, and pi has
 // no API for, is below: the herdr_worktree tool, whose approval and concurrency omp
-// resolves from the operation. copse's generator (assets/omp.go) appends this file to the
+// resolves from the operation, and how /copse moves omp between worktrees (omp's sessions
+// differ from pi's there). copse's generator (assets/omp.go) appends this file to the
 // pi extension, so the two hosts share one source; `copse init omp` prints the result.
 
 /**
@@ -337,15 +338,83 @@ async function firstToken(
 	return reply.error.state_token;
 }
 
+// ---------------------------------------------------------------------------------------
+// Moving omp between worktrees.
+
+import { existsSync } from "node:fs";
+
 /**
- * omp keeps a session's directory itself: switching to a session file made for another
- * directory leaves omp where it was. Its /move relocates the session (the conversation comes
- * along), so /copse puts that command in the editor for the person to run with enter.
+ * omp's difference from pi here: an extension's switchSession refuses a session recorded in
+ * another directory (omp keeps the session's directory itself), while omp's own /resume
+ * switches to it and moves omp's directory along. So /copse does what the pi command does —
+ * a new session or a copy of this conversation the first time omp enters a worktree, the
+ * session last active there when it comes back — and hands the switch itself to /resume,
+ * put in the editor for the person to run with enter. Arriving (omp's session_switch) is
+ * where the claim moves and /copse - learns where omp came from.
  */
-async function ompMove(wt: Worktree, ctx: ExtensionCommandContext): Promise<void> {
-	const where = /\s/.test(wt.path) ? JSON.stringify(wt.path) : wt.path;
-	ctx.ui.setEditorText(`/move ${where}`);
-	ctx.ui.notify(`Press enter to move omp to ${label(wt)} with omp's /move (this conversation comes along).`, "info");
+interface OmpMoves {
+	/** the move /copse prepared and /resume has not made yet */
+	pending?: { to: Worktree; from: string; file: string; how: string };
+}
+
+const OMP_MOVES_KEY = Symbol.for("copse.omp.moves.state.v1");
+const ompMoves: OmpMoves = ((globalThis as Record<symbol, unknown>)[OMP_MOVES_KEY] ??= {}) as OmpMoves;
+
+/** omp's SessionManager statics this uses (pi's types do not have them, or not async). */
+interface OmpSessionManager {
+	createEmptySessionFile(cwd: string): string;
+	forkFrom(source: string, cwd: string): Promise<{ getSessionFile(): string | undefined }>;
+}
+
+async function ompMove(wt: Worktree, from: string, ctx: ExtensionCommandContext): Promise<void> {
+	const sessions = SessionManager as unknown as OmpSessionManager;
+	const currentFile = ctx.sessionManager.getSessionFile();
+	let file = state.lastSession.get(wt.path);
+	let how = "back in its last session";
+	if (file && !existsSync(file)) file = undefined; // deleted since: as if omp had never been there
+	if (!file) {
+		const choice = await ctx.ui.select(`First time in ${label(wt)} in this omp: which session?`, [
+			NEW_SESSION,
+			CARRY_SESSION,
+		]);
+		if (choice === undefined) {
+			ctx.ui.notify(`Stayed in ${from}`, "info");
+			return;
+		}
+		if (choice === CARRY_SESSION && currentFile && existsSync(currentFile)) {
+			try {
+				file = (await sessions.forkFrom(currentFile, wt.path)).getSessionFile();
+				how = "carrying this conversation";
+			} catch {
+				// Could not copy it: start fresh, and say so below.
+			}
+		}
+		if (!file) {
+			file = sessions.createEmptySessionFile(wt.path);
+			how = choice === CARRY_SESSION ? "new session (nothing to carry yet)" : "new session";
+		}
+	}
+	ompMoves.pending = { to: wt, from, file, how };
+	// /resume takes a session id or the start of its file name; the file name is unique.
+	ctx.ui.setEditorText(`/resume ${path.basename(file, ".jsonl")}`);
+	ctx.ui.notify(`Press enter to move omp to ${label(wt)} (${how}) with omp's /resume.`, "info");
+}
+
+/** omp switched sessions: if it is the move /copse prepared, omp has arrived there. */
+async function ompArrived(ctx: ExtensionContext, previousSessionFile: string | undefined): Promise<void> {
+	const move = ompMoves.pending;
+	const file = ctx.sessionManager.getSessionFile();
+	if (!move || !file || !samePath(file, move.file)) return;
+	ompMoves.pending = undefined;
+	if (previousSessionFile) state.lastSession.set(move.from, previousSessionFile);
+	state.lastSession.set(move.to.path, file);
+	state.previous = move.from;
+	await release(move.from, ctx);
+	const notClaimed = await claim(move.to, ctx);
+	// In the footer, not (only) a notice: omp redraws the chat of the session it switched to
+	// after this returns, which wipes a notice.
+	const claimNote = notClaimed ? `, not claimed: ${oneLine(notClaimed)}` : "";
+	ctx.ui.setStatus("copse", `copse: ${oneLine(label(move.to))} (${move.how})${claimNote}, /copse - goes back`);
 }
 
 export default async function (pi: ExtensionAPI) {
@@ -353,6 +422,12 @@ export default async function (pi: ExtensionAPI) {
 	// The seed's cap: 2 MB of output per command.
 	outputCap = 2 * 1024 * 1024;
 	await registerPiExtension(pi);
+	pi.on("session_switch", async (event, ctx) =>
+		ompArrived(ctx, (event as { previousSessionFile?: string }).previousSessionFile),
+	);
+	// omp sends session_shutdown only when it exits, and without pi's reason ("quit"), which
+	// the pi part waits for: so the claims omp holds are released here.
+	pi.on("session_shutdown", async () => releaseClaims());
 	const p = await probe();
 	if (!p.ok) return; // the pi part has told the person why
 	const variants = herdrVariants(p.operations);

@@ -340,20 +340,22 @@ function sessionDirFor(ctx: ExtensionContext): string | undefined {
 const NEW_SESSION = "New session in this worktree";
 const CARRY_SESSION = "Carry this conversation over";
 
-async function claim(wt: Worktree, ctx: ExtensionContext): Promise<void> {
+/** Claims wt for this session; says so when copse refuses, and returns copse's reason then. */
+async function claim(wt: Worktree, ctx: ExtensionContext): Promise<string | undefined> {
 	const p = await probe();
-	if (!p.ok || !p.operations.has("claim") || wt.main) return;
+	if (!p.ok || !p.operations.has("claim") || wt.main) return undefined;
 	const sid = ctx.sessionManager.getSessionId();
-	if (state.claims.get(wt.path) === sid) return;
+	if (state.claims.get(wt.path) === sid) return undefined;
 	const reply = await toolRequest({ operation: "claim", ...targetFields(p.operations.get("claim")!, wt) }, {
 		cwd: wt.path,
 		session: `pi:${sid}`,
 	}).catch((e: Error) => ({ ok: false as const, error: { code: "failed", message: e.message } }));
 	if (reply.ok) {
 		state.claims.set(wt.path, sid);
-	} else {
-		ctx.ui.notify(`Not claimed: ${reply.error.message}`, "warning");
+		return undefined;
 	}
+	ctx.ui.notify(`Not claimed: ${reply.error.message}`, "warning");
+	return reply.error.message;
 }
 
 async function release(worktreePath: string, ctx: ExtensionContext): Promise<void> {
@@ -378,10 +380,11 @@ function targetFields(v: Variant, wt: Worktree): Record<string, string> {
 }
 
 /**
- * How a host that cannot switch to a session in another directory moves instead (omp: its
- * own /move, see assets/omp/herdr.ts). pi leaves it unset and switches sessions.
+ * How a host whose extensions cannot switch to a session in another directory moves
+ * instead (omp: through its own /resume, see assets/omp/herdr.ts); from is the worktree
+ * the host leaves. pi leaves it unset and switches sessions here.
  */
-let hostMove: ((wt: Worktree, ctx: ExtensionCommandContext) => Promise<void>) | undefined;
+let hostMove: ((wt: Worktree, from: string, ctx: ExtensionCommandContext) => Promise<void>) | undefined;
 
 /** Moves pi into wt: a session switch, with the first-entry choice and back-history. */
 async function moveTo(wt: Worktree, worktrees: Worktree[], ctx: ExtensionCommandContext): Promise<void> {
@@ -391,8 +394,7 @@ async function moveTo(wt: Worktree, worktrees: Worktree[], ctx: ExtensionCommand
 		return;
 	}
 	if (hostMove) {
-		state.previous = here?.path ?? ctx.cwd;
-		await hostMove(wt, ctx);
+		await hostMove(wt, here?.path ?? ctx.cwd, ctx);
 		return;
 	}
 	const from = here?.path ?? ctx.cwd;
@@ -674,6 +676,25 @@ function registerTools(pi: ExtensionAPI, p: Extract<Probe, { ok: true }>): void 
 	}
 }
 
+/** Releases every claim this pi holds, synchronously: the host exits right after its shutdown handlers. */
+function releaseClaims(): void {
+	const p = state.probes.get(copseBin());
+	const variant = p?.ok ? p.operations.get("release") : undefined;
+	for (const [worktreePath, sid] of state.claims) {
+		if (!variant) break;
+		try {
+			execFileSync(copseBin(), ["tool"], {
+				cwd: worktreePath,
+				input: JSON.stringify({ operation: "release", ...targetFields(variant, { path: worktreePath }) }),
+				env: { ...process.env, COPSE_SESSION: `pi:${sid}` },
+				stdio: ["pipe", "ignore", "ignore"],
+				timeout: 10_000,
+			});
+		} catch {}
+	}
+	state.claims.clear();
+}
+
 // ---------------------------------------------------------------------------------------
 
 export default async function (pi: ExtensionAPI) {
@@ -694,22 +715,6 @@ export default async function (pi: ExtensionAPI) {
 
 	// A claim this pi took is released when pi quits (leaving a worktree releases it too).
 	pi.on("session_shutdown", async (event) => {
-		if (event.reason !== "quit") return;
-		const p = state.probes.get(copseBin());
-		const variant = p?.ok ? p.operations.get("release") : undefined;
-		for (const [worktreePath, sid] of state.claims) {
-			if (!variant) break;
-			try {
-				// Synchronous: pi exits right after this handler.
-				execFileSync(copseBin(), ["tool"], {
-					cwd: worktreePath,
-					input: JSON.stringify({ operation: "release", ...targetFields(variant, { path: worktreePath }) }),
-					env: { ...process.env, COPSE_SESSION: `pi:${sid}` },
-					stdio: ["pipe", "ignore", "ignore"],
-					timeout: 10_000,
-				});
-			} catch {}
-		}
-		state.claims.clear();
+		if (event.reason === "quit") releaseClaims();
 	});
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -140,6 +141,9 @@ func (r *Repo) Snapshot() Snapshot {
 			return nil
 		}
 		name := d.Name()
+		if d.IsDir() && name == "copse-status" {
+			return fs.SkipDir // copse's status cache: display only, not the repository's state
+		}
 		if name == "index" || name == "copse.lock" || name == "ORIG_HEAD" || name == "packed-refs" || name == "FETCH_HEAD" || name == "logs" && d.IsDir() {
 			if d.IsDir() {
 				return fs.SkipDir
@@ -211,4 +215,37 @@ func truncate(s string) string {
 		return s[:200] + "…"
 	}
 	return s
+}
+
+// RacyEntries lists the index entries of the worktree at dir that git must treat as racily
+// clean: their recorded mtime is not older than the index file's own (by the second, as git
+// compares without nanosecond support), so every status re-reads those files. It reads the
+// entries with git's own `ls-files --debug`.
+func (r *Repo) RacyEntries(dir string) []string {
+	r.T.Helper()
+	index := r.Git(dir, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	st, err := os.Stat(index)
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	indexSec := st.ModTime().Unix()
+	var racy []string
+	path := ""
+	for _, line := range strings.Split(r.Git(dir, "ls-files", "--debug"), "\n") {
+		if !strings.HasPrefix(line, " ") {
+			path = line
+			continue
+		}
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "mtime: "); ok {
+			sec, _, _ := strings.Cut(v, ":")
+			n, err := strconv.ParseInt(sec, 10, 64)
+			if err != nil {
+				r.T.Fatalf("ls-files --debug: %q", line)
+			}
+			if n >= indexSec {
+				racy = append(racy, path)
+			}
+		}
+	}
+	return racy
 }

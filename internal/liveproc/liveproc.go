@@ -101,6 +101,25 @@ func isShell(argv []string) bool {
 	return shells[filepath.Base(strings.TrimPrefix(argv[0], "-"))]
 }
 
+// ReadingTerminal reports whether pid, or a process it started, is blocked reading its
+// terminal: waiting for a person to type (Linux only; false where copse cannot tell, and
+// for programs that wait in poll rather than in read).
+func ReadingTerminal(pid int) bool { return readingTerminal(pid) }
+
+// Foreground is what runs from one process: a tmux pane's first process, typically.
+type Foreground struct {
+	Name     string // its command name, or that of the first program below it that is not a shell
+	Children int    // how many processes it started (-1 where copse cannot tell)
+	Reading  bool   // ReadingTerminal
+}
+
+// ForegroundOf describes what runs from pid (Linux only).
+func ForegroundOf(pid int) Foreground { return foreground(pid) }
+
+// IsShell reports whether a command name (argv[0], or tmux's pane_current_command) names
+// an interactive shell.
+func IsShell(name string) bool { return isShell([]string{name}) }
+
 // Describe is a process on one line for people: its command line (each argument quoted
 // only if needed, then cut) and where it is inside. esc escapes one value for display.
 func (p Proc) Describe(esc func(string) string, maxCmd int) string {

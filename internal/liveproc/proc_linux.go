@@ -203,3 +203,66 @@ func marked(key, value string) ([]Proc, error) {
 	}
 	return out, nil
 }
+
+// readingTerminal: pid, or a process below it (a few levels: a wrapper shell, then the
+// agent), is blocked reading a terminal on its standard input — waiting for a person. The
+// kernel names that wait "n_tty_read" (older) or "wait_woken" (newer) in wchan; a program
+// that waits in poll or epoll is not seen.
+func readingTerminal(pid int) bool {
+	return readingBelow(pid, 4)
+}
+
+func readingBelow(pid, depth int) bool {
+	if waitsOnTTY(pid) {
+		return true
+	}
+	if depth == 0 {
+		return false
+	}
+	for _, c := range childrenOf(pid) {
+		if readingBelow(c, depth-1) {
+			return true
+		}
+	}
+	return false
+}
+
+func waitsOnTTY(pid int) bool {
+	w, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/wchan")
+	if err != nil || (string(w) != "n_tty_read" && string(w) != "wait_woken") {
+		return false
+	}
+	in, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/0")
+	return err == nil && (strings.HasPrefix(in, "/dev/pts/") || strings.HasPrefix(in, "/dev/tty"))
+}
+
+func childrenOf(pid int) []int {
+	var out []int
+	tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	for _, t := range tasks {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/children")
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+func comm(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return strings.TrimSuffix(string(b), "\n")
+}
+
+func foreground(pid int) Foreground {
+	kids := childrenOf(pid)
+	f := Foreground{Name: comm(pid), Children: len(kids), Reading: readingTerminal(pid)}
+	// Below a wrapper shell (sh -c 'agent …'), the agent is the first program that is
+	// not a shell.
+	for depth, cur := 0, kids; depth < 3 && isShell([]string{f.Name}) && len(cur) > 0; depth++ {
+		f.Name = comm(cur[0])
+		cur = childrenOf(cur[0])
+	}
+	return f
+}

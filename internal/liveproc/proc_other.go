@@ -16,3 +16,7 @@ func (e *unknownOS) Error() string { return ErrUnknown.Error() + " on " + e.goos
 func (e *unknownOS) Unwrap() error { return ErrUnknown }
 
 func marked(key, value string) ([]Proc, error) { return nil, &unknownOS{runtime.GOOS} }
+
+func readingTerminal(int) bool { return false }
+
+func foreground(int) Foreground { return Foreground{Children: -1} }

@@ -1,5 +1,5 @@
 // Package rowmarks is the one vocabulary for what a worktree row says about its state: the
-// markers (main, rebasing, ⚑ claimed, locked, prunable, [workspace], N proc, a land job) and the badges
+// markers (main, rebasing, ⚑ claimed, locked, prunable, [workspace], needs you, N proc, a land job) and the badges
 // (✚ changes, ✖ conflicts, ↑ ahead, ↓ behind, rebase, merge, ✓ clean, ? unknown). Both
 // `copse list` and the picker build their rows from it, so the same state reads the same
 // in both. It returns plain, already escaped text with a semantic Kind per piece; it must
@@ -33,6 +33,7 @@ const (
 	Unknown               // status could not be computed
 	Blocked               // a land that stopped and needs its owner
 	Live                  // processes work in it (remove, prune and land's clean-up keep it)
+	NeedsYou              // an agent there waits for a person (core.AgentBlocked)
 )
 
 // Piece is one marker or badge. Text is what every row shows, escaped and short; Detail is
@@ -96,6 +97,9 @@ func markers(wt core.Worktree, session int) []Piece {
 	}
 	if ws := wt.WorkspaceID; ws != nil && *ws != "" {
 		out = append(out, Piece{Text: "[" + textsafe.Escape(*ws) + "]", Kind: Workspace})
+	}
+	if wt.NeedsYou() {
+		out = append(out, Piece{Text: "needs you", Kind: NeedsYou})
 	}
 	if n := wt.Processes; n != nil && *n > 0 {
 		out = append(out, Piece{Text: strconv.Itoa(*n) + " proc", Kind: Live})

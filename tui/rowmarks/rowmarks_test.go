@@ -99,3 +99,13 @@ func TestLand(t *testing.T) {
 		}
 	}
 }
+
+func TestNeedsYouMarker(t *testing.T) {
+	blocked := core.Worktree{Agents: []core.Agent{{State: core.AgentWorking}, {State: core.AgentBlocked}}}
+	if got := texts(Markers(blocked)); got != "needs you" {
+		t.Errorf("a blocked agent: markers %q", got)
+	}
+	if got := texts(Markers(core.Worktree{Agents: []core.Agent{{State: core.AgentWorking}, {State: core.AgentIdle}}})); got != "" {
+		t.Errorf("no agent waits: markers %q", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -100,6 +101,11 @@ type Factory struct {
 	// mcp command hands over to copse-mcp.
 	ServeMCP MCPServer
 
+	// refreshes tracks the index refreshes the services this factory opened started after
+	// a checkout; Run waits for them after the reply is written (core.Refreshes).
+	refreshesOnce sync.Once
+	refreshes     *core.Refreshes
+
 	// inPicker is set while the picker owns the terminal: it shows lock waits in its status
 	// line, and a line on stderr would tear its screen.
 	inPicker atomic.Bool
@@ -108,7 +114,7 @@ type Factory struct {
 // GlobalOptions are the flags every command takes.
 type GlobalOptions struct {
 	Dir     string // -C
-	Backend string // --backend auto|git|herdr ("" = not given: auto)
+	Backend string // --backend auto|git|herdr|tmux ("" = not given: auto)
 	JSON    bool   // --json
 	NoColor bool   // --no-color
 }
@@ -149,6 +155,9 @@ func usagef(hint, format string, args ...any) error {
 
 // Run executes one command line and returns the exit code.
 func Run(ctx context.Context, f *Factory, args []string) int {
+	// The reply is written first; a checkout's index refresh (at most until the next
+	// second) finishes before the process exits, so it never races the caller's next git.
+	defer f.indexRefreshes().Wait()
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(f.In)
@@ -327,7 +336,13 @@ func (f *Factory) openToList(ctx context.Context) (*core.Service, error) {
 func (f *Factory) openService(ctx context.Context, listFirst bool) (*core.Service, error) {
 	// COPSE_PREVIOUS comes from the shell integration: the directory this shell left.
 	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv,
-		Previous: f.Getenv("COPSE_PREVIOUS"), OnLockWait: f.lockWaitNotice, ListFirst: listFirst})
+		Previous: f.Getenv("COPSE_PREVIOUS"), OnLockWait: f.lockWaitNotice, ListFirst: listFirst,
+		Refreshes: f.indexRefreshes()})
+}
+
+func (f *Factory) indexRefreshes() *core.Refreshes {
+	f.refreshesOnce.Do(func() { f.refreshes = core.NewRefreshes() })
+	return f.refreshes
 }
 
 // lockWaitNotice says on stderr who holds the repository lock copse waits for.
@@ -376,7 +391,7 @@ retry blindly); 130 cancelled.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.Global.Dir, "dir", "C", "", "run as if copse was started in `DIR`")
-	pf.StringVar(&f.Global.Backend, "backend", "", "backend: auto, git or herdr (default auto)")
+	pf.StringVar(&f.Global.Backend, "backend", "", "backend: auto, git, herdr or tmux (default auto)")
 	pf.BoolVar(&f.Global.JSON, "json", false, "print the result (or the error) as JSON on stdout")
 	pf.BoolVar(&f.Global.NoColor, "no-color", false, "no colour (also NO_COLOR; CLICOLOR_FORCE=1 forces it)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {

@@ -437,7 +437,7 @@ func TestOpenIsSwitchWithoutWorkspaces(t *testing.T) {
 	r := coretest.New(t)
 	feat := r.AddWorktree("feat", "feat")
 	res := run(t, r, r.Root, "open", "--path", feat, "--label", "x")
-	want(t, res, 0, "label and focus apply only inside Herdr")
+	want(t, res, 0, "label and focus apply only inside Herdr or tmux")
 	if res.stdout != feat+"\n" {
 		t.Fatalf("open prints the path:\n%s", res)
 	}

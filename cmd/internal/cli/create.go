@@ -21,9 +21,9 @@ type CreateOptions struct {
 // NewCmdCreate builds `copse create BRANCH [--base REF] [--path ABS] [--label TEXT] [--focus] [--yes]`.
 func NewCmdCreate(f *Factory, runF func(context.Context, *CreateOptions) error) *cobra.Command {
 	opts := &CreateOptions{}
-	var base, path, label, session string
+	var base, path, label, session, run, prompt string
 	cmd := &cobra.Command{
-		Use:   "create BRANCH [--base REF] [--path ABS] [--label TEXT] [--focus] [--claim [--session ID]] [--switch] [--no-setup] [--yes]",
+		Use:   "create BRANCH [--base REF] [--path ABS] [--label TEXT] [--focus] [--claim [--session ID]] [--run CMD [--prompt TEXT]] [--switch] [--no-setup] [--yes]",
 		Short: "Create a worktree for BRANCH (a new branch from --base, or an existing one no worktree holds)",
 		Long: `Create a worktree for BRANCH. A new branch starts at --base, else at git config
 copse.base, else at the main checkout's branch (never at the HEAD of the worktree copse
@@ -43,7 +43,15 @@ runs only once a person approved its exact text (asked here on a terminal, else 
 before anything changes; see copse approve). --switch (-s) then goes there, as copse switch does.
 
 --claim claims the new worktree for the session (see copse claim) before any other copse
-can see it unclaimed.`,
+can see it unclaimed.
+
+--run CMD (or git config copse.run) starts CMD, a shell command such as claude or
+'codex {prompt}', in the new worktree's tmux window (tmux backend only; elsewhere --run is
+refused, never run in the foreground). {branch}, {path} and {prompt} in CMD stand for the
+values, passed as the variables COPSE_BRANCH, COPSE_PATH and COPSE_PROMPT and never
+spliced into the command text; a --prompt with no {prompt} in CMD becomes its last
+argument. The started agent claims the worktree (session agent:<branch-slug>, or
+--session), and COPSE_SESSION tells its own copse calls so. See docs/tmux.md.`,
 		Args: exactArgs(1, "a BRANCH"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			opts.Request.Branch = args[0]
@@ -51,6 +59,8 @@ can see it unclaimed.`,
 			opts.Request.Path = optional(cmd, "path", path)
 			opts.Request.Label = optional(cmd, "label", label)
 			opts.Request.Session = optional(cmd, "session", session)
+			opts.Request.Run = optional(cmd, "run", run)
+			opts.Request.Prompt = optional(cmd, "prompt", prompt)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -60,10 +70,12 @@ can see it unclaimed.`,
 	fl := cmd.Flags()
 	fl.StringVar(&base, "base", "", "start a new branch at `REF` (default: copse.base, else the main checkout's branch)")
 	fl.StringVar(&path, "path", "", "absolute checkout `PATH` (asks for confirmation)")
-	fl.StringVar(&label, "label", "", "workspace label `TEXT` (Herdr only)")
-	fl.BoolVar(&opts.Request.Focus, "focus", false, "focus the new workspace (Herdr only)")
+	fl.StringVar(&label, "label", "", "workspace label `TEXT` (Herdr; tmux: the window name)")
+	fl.BoolVar(&opts.Request.Focus, "focus", false, "focus the new workspace (Herdr workspace or tmux window)")
 	fl.BoolVar(&opts.Request.Claim, "claim", false, "claim the new worktree for the session in the same locked step")
 	fl.StringVar(&session, "session", "", "session `ID` for --claim (default $COPSE_SESSION, else the Herdr workspace)")
+	fl.StringVar(&run, "run", "", "start shell command `CMD` in the new worktree's tmux window (claims it)")
+	fl.StringVar(&prompt, "prompt", "", "`TEXT` for --run's {prompt} (else its last argument)")
 	fl.BoolVarP(&opts.Switch, "switch", "s", false, "switch to the new worktree afterwards (Herdr: focus its workspace)")
 	fl.BoolVar(&opts.NoSetup, "no-setup", false, "skip the copse.copy files and copse.setup steps")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
@@ -72,6 +84,9 @@ can see it unclaimed.`,
 }
 
 func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
+	// A --run typed here is the person's own command: it needs no approval (one that
+	// arrives in an agent's request does).
+	ctx = core.WithTypedByPerson(ctx)
 	var cfg core.SetupConfig
 	readSetup := func(svc *core.Service) (err error) {
 		if !opts.NoSetup && !opts.DryRun {

@@ -252,7 +252,7 @@ func kindColour(k rowmarks.Kind) string {
 		return ansiCyan
 	case rowmarks.Progress, rowmarks.Claimed, rowmarks.Locked, rowmarks.Changes, rowmarks.Live:
 		return ansiYellow
-	case rowmarks.Prunable, rowmarks.Conflicts, rowmarks.Unknown, rowmarks.Blocked:
+	case rowmarks.Prunable, rowmarks.Conflicts, rowmarks.Unknown, rowmarks.Blocked, rowmarks.NeedsYou:
 		return ansiRed
 	case rowmarks.Clean:
 		return ansiGreen

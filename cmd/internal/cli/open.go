@@ -37,8 +37,8 @@ func NewCmdOpen(f *Factory, runF func(context.Context, *OpenOptions) error) *cob
 	fl.StringVar(&path, "path", "", "the worktree at absolute `PATH`")
 	fl.StringVar(&branch, "branch", "", "the worktree that has `NAME` checked out")
 	fl.StringVar(&id, "id", "", "the worktree with `ID` (copse list --json)")
-	fl.StringVar(&label, "label", "", "workspace label `TEXT` (Herdr only)")
-	fl.BoolVar(&opts.Request.Focus, "focus", false, "focus the workspace (Herdr only)")
+	fl.StringVar(&label, "label", "", "workspace label `TEXT` (Herdr; tmux: the window name)")
+	fl.BoolVar(&opts.Request.Focus, "focus", false, "focus the workspace (Herdr workspace or tmux window)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "check and print the exact commands; change nothing")
 	return cmd
 }

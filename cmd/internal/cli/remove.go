@@ -25,7 +25,7 @@ func NewCmdRemove(f *Factory, runF func(context.Context, *RemoveOptions) error) 
 		Use:   "remove (TARGET | --workspace ID) [--force] [--delete-branch] [--yes]",
 		Short: "Remove a worktree (TARGET: its branch, or its absolute path); always asks",
 		Long: `Remove a linked worktree. TARGET is an absolute path, a branch or id:ID; inside Herdr a worktree
-can also be named by --workspace ID. copse never removes the main checkout or the worktree
+can also be named by --workspace ID (under tmux: its window, @N). copse never removes the main checkout or the worktree
 it runs in, and refuses a dirty or locked worktree without --force. --delete-branch also
 deletes the branch, refusing one with commits on no other branch or remote without --force.
 
@@ -55,7 +55,7 @@ It always asks for confirmation on a terminal (default No); without one, pass --
 		}),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&ws, "workspace", "", "the worktree open in Herdr workspace `ID`")
+	fl.StringVar(&ws, "workspace", "", "the worktree open in Herdr workspace `ID` (tmux: window @N)")
 	fl.BoolVar(&opts.Force, "force", false, "remove even if dirty or locked; delete an unmerged branch")
 	fl.BoolVar(&opts.DeleteBr, "delete-branch", false, "also delete the worktree's branch")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")

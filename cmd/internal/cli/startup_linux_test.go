@@ -24,6 +24,10 @@ import (
 // environment for a process "inside tmux" and the log's path.
 func fakeTmux(t *testing.T, r *coretest.Repo) (env []string, log string) {
 	t.Helper()
+	// These tests are about the styling libraries' terminal probes. Inside tmux copse's
+	// backend runs tmux by design (docs/tmux.md); the repository chooses the git backend,
+	// so every call the fake records is a probe.
+	r.Git(r.Root, "config", "copse.backend", "git")
 	bin := t.TempDir()
 	log = filepath.Join(bin, "calls")
 	script := "#!/bin/sh\necho \"tmux $*\" >>" + strconv.Quote(log) + "\n"

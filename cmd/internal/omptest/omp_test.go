@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/copse-dev/copse/cmd/internal/hosttest"
 	"github.com/copse-dev/copse/herdr/herdrdouble"
 	"github.com/copse-dev/copse/internal/gobuild"
 )
@@ -26,18 +27,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// need returns the path of a program the test cannot run without. Missing locally, the
-// test is skipped and says why; in CI (CI=true) it fails, so CI never passes by skipping.
 func need(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI for the omp end-to-end test: %v", name, err)
-		}
-		t.Skipf("%s is not installed: the omp end-to-end test needs node and npm (skipped, not passed)", name)
-	}
-	return p
+	return hosttest.Need(t, name, "the omp end-to-end test (node, npm and tmux)")
 }
 
 // installOmp runs npm install in testdata/omp unless the pinned omp is already there (.ci/run
@@ -71,16 +63,7 @@ func installOmp(t *testing.T) string {
 	return filepath.Join(ompDir, "node_modules", ".bin")
 }
 
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
+var readJSON = hosttest.ReadJSON
 
 // copseBin builds copse once per test binary. COPSE_TEST_BIN=/path/to/copse tests that binary.
 var copseBuilt struct {
@@ -116,6 +99,8 @@ type world struct {
 	herdrLog string
 	ext      string
 	inHerdr  bool
+	knobs    herdrdouble.Knobs // the Herdr double's knobs (Log is always herdrLog)
+	herdr    string            // when set, the herdr omp runs (HERDR_BIN_PATH) instead of the double
 }
 
 func newWorld(t *testing.T, inHerdr bool) *world {
@@ -127,10 +112,11 @@ func newWorld(t *testing.T, inHerdr bool) *world {
 	real := buildCopse(t)
 	w.copse = filepath.Join(t.TempDir(), "copse")
 	// Logs each request `copse tool` gets (its flags and stdin), so a test can prove that
-	// nothing reached copse; version and schema probes are not requests.
+	// nothing reached copse; version and schema probes are not requests. copse replaces the
+	// shell (exec, the request on its stdin), so the process omp signals is copse itself.
 	script := "#!/bin/sh\nif [ \"$1\" = tool ] && [ \"$2\" != --schema ]; then\n" +
 		"  in=$(cat); printf '%s %s\\n' \"$*\" \"$in\" >> " + shq(w.toolLog) + "\n" +
-		"  printf '%s' \"$in\" | " + shq(real) + " \"$@\"\n  exit $?\nfi\nexec " + shq(real) + " \"$@\"\n"
+		"  exec " + shq(real) + " \"$@\" <<COPSE_REQUEST\n$in\nCOPSE_REQUEST\nfi\nexec " + shq(real) + " \"$@\"\n"
 	if err := os.WriteFile(w.copse, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +134,12 @@ func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'
 func (w *world) env() []string {
 	var env []string
 	if w.inHerdr {
-		env = w.s.Env(herdrdouble.Knobs{Log: w.herdrLog})
+		k := w.knobs
+		k.Log = w.herdrLog
+		env = w.s.Env(k)
+		if w.herdr != "" {
+			env = append(env, "HERDR_BIN_PATH="+w.herdr) // the last of a name wins
+		}
 	} else {
 		for _, kv := range w.s.GitEnv() {
 			if !strings.HasPrefix(kv, "HERDR_") && !strings.HasPrefix(kv, "FAKE_HERDR_") {

@@ -5,116 +5,32 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/copse-dev/copse/cmd/internal/hosttest"
 )
 
 // omp's interactive screen in a tmux server of the test's own (tmux -S, a private socket),
 // for what print mode cannot show: the approval prompt, answered yes and no.
 
-type pane struct {
-	t    *testing.T
-	sock string
-	env  []string
-}
-
-func (p *pane) tmux(args ...string) (string, error) {
-	cmd := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...)
-	cmd.Env = p.env
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
-func (p *pane) screen() string {
-	out, err := p.tmux("capture-pane", "-p", "-t", "omp")
-	if err != nil {
-		p.t.Fatalf("tmux capture-pane: %v\n%s", err, out)
-	}
-	return out
-}
-
-func (p *pane) keys(keys ...string) {
-	p.t.Helper()
-	if out, err := p.tmux(append([]string{"send-keys", "-t", "omp"}, keys...)...); err != nil {
-		p.t.Fatalf("tmux send-keys %q: %v\n%s", keys, err, out)
-	}
-}
-
-func (p *pane) text(s string) {
-	p.t.Helper()
-	if out, err := p.tmux("send-keys", "-t", "omp", "-l", s); err != nil {
-		p.t.Fatalf("tmux send-keys -l %q: %v\n%s", s, err, out)
-	}
-}
-
-// waitFor polls until ok holds; it never sleeps a fixed time before looking.
-func (p *pane) waitFor(what string, ok func() bool) {
-	p.t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			p.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, p.screen())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func (p *pane) waitText(texts ...string) {
-	p.t.Helper()
-	p.waitFor(strings.Join(texts, ", "), func() bool {
-		s := p.screen()
-		for _, x := range texts {
-			if !strings.Contains(s, x) {
-				return false
-			}
-		}
-		return true
-	})
-}
+type pane struct{ *hosttest.Pane }
 
 // startOmp starts the interactive omp in the world's main checkout.
 func (w *world) startOmp() *pane {
 	w.t.Helper()
 	t := w.t
-	need(t, "tmux")
 	// No first-run wizard, update check or splash: omp starts at its editor.
 	cfg := filepath.Join(w.s.Home, ".omp", "agent", "config.yml")
 	if err := os.WriteFile(cfg, []byte("setupVersion: 2\nstartup:\n  setupWizard: false\n  checkUpdate: false\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	conf := filepath.Join(tmp, "tmux.conf")
-	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g status off\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	env := append(w.env(), "TERM=xterm-256color", "LANG=C.UTF-8")
-	p := &pane{t: t, sock: filepath.Join(tmp, "tmux.sock"), env: env}
-	if out, err := p.tmux("-f", conf, "new-session", "-d", "-s", "omp", "-x", "160", "-y", "50", "-c", w.s.Repo,
-		filepath.Join(w.bin, "omp"), "--no-extensions", "-e", filepath.Join(ompDir, "fake-model.ts"), "-e", w.ext,
-		"--model", "fake/echo"); err != nil {
-		t.Fatalf("starting omp in tmux: %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			if s, err := p.tmux("capture-pane", "-p", "-t", "omp"); err == nil {
-				t.Logf("omp's screen at the end:\n%s", s)
-			}
-		}
-		// omp writes its session files until it exits: wait for it, so the sandbox can go.
-		pid, _ := p.tmux("display-message", "-p", "-t", "omp", "#{pane_pid}")
-		p.tmux("kill-server")
-		if pid = strings.TrimSpace(pid); pid != "" {
-			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-				if _, err := os.Stat("/proc/" + pid); err != nil {
-					break
-				}
-			}
-		}
-	})
-	p.waitText("Fake echo model")
+	p := &pane{hosttest.Start(t, "omp", env, w.s.Repo, filepath.Join(w.bin, "omp"), "--no-extensions",
+		"-e", filepath.Join(ompDir, "fake-model.ts"), "-e", w.ext, "--model", "fake/echo")}
+	p.WaitText("Fake echo model")
 	return p
 }
 
@@ -161,10 +77,35 @@ func (w *world) results() []toolResult {
 
 // ask has the model call herdr_worktree and waits for omp's approval prompt.
 func (p *pane) ask(args string, reason ...string) {
-	p.t.Helper()
-	p.text("call herdr_worktree " + args)
-	p.keys("Enter")
-	p.waitText(append([]string{"Allow tool: herdr_worktree", "copse runs this only after you confirm:"}, reason...)...)
+	p.T.Helper()
+	p.send("call herdr_worktree " + args)
+	p.WaitText(append([]string{"Allow tool: herdr_worktree", "copse runs this only after you confirm:"}, reason...)...)
+}
+
+// send types text into omp's editor and submits it. Under load omp can read the text and
+// the enter in one go and take them for a paste, losing the enter, so enter is pressed
+// again while the editor still holds the text.
+func (p *pane) send(text string) {
+	p.T.Helper()
+	// The editor's first line: a long text wraps there.
+	first := text
+	if len(first) > 100 {
+		first = first[:100]
+	}
+	held := func(s string) bool { return strings.Contains(s, "╰─ "+first) }
+	p.Text(text)
+	p.WaitFor("the editor to hold "+text, held)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		p.Keys("Enter")
+		// A prompt on the screen means the text went through: another enter would answer it.
+		if p.within(5*time.Second, func() bool { s := p.Screen(); return !held(s) || strings.Contains(s, "Allow tool:") }) {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.T.Fatalf("enter never submitted %q; the screen:\n%s", text, p.Screen())
+		}
+	}
 }
 
 // within polls ok for up to d; it reports whether ok held.
@@ -182,24 +123,24 @@ func (p *pane) within(d time.Duration, ok func() bool) bool {
 // seen on the screen before the next, and enter is pressed again while the selector still
 // stands there with option chosen.
 func (p *pane) choose(title, option string) {
-	p.t.Helper()
-	p.waitText(title)
-	chosen := func() bool { s := p.screen(); return strings.Contains(s, title) && strings.Contains(s, "❯ "+option) }
+	p.T.Helper()
+	p.WaitText(title)
+	chosen := func() bool { s := p.Screen(); return strings.Contains(s, title) && strings.Contains(s, "❯ "+option) }
 	deadline := time.Now().Add(90 * time.Second)
 	for !chosen() {
 		if time.Now().After(deadline) {
-			p.t.Fatalf("%q never got the cursor in %q; the screen:\n%s", option, title, p.screen())
+			p.T.Fatalf("%q never got the cursor in %q; the screen:\n%s", option, title, p.Screen())
 		}
-		p.keys("Down")
+		p.Keys("Down")
 		p.within(2*time.Second, chosen)
 	}
 	for {
-		p.keys("Enter")
+		p.Keys("Enter")
 		if p.within(5*time.Second, func() bool { return !chosen() }) {
 			return
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("enter never closed %q; the screen:\n%s", title, p.screen())
+			p.T.Fatalf("enter never closed %q; the screen:\n%s", title, p.Screen())
 		}
 	}
 }
@@ -207,7 +148,7 @@ func (p *pane) choose(title, option string) {
 // approve answers omp's prompt with Approve, then copse's own question, whose first
 // choice is No: yes picks Yes there.
 func (p *pane) approve(yes bool) {
-	p.t.Helper()
+	p.T.Helper()
 	p.choose("Allow tool: herdr_worktree", "Approve")
 	answer := "No, change nothing"
 	if yes {
@@ -218,7 +159,7 @@ func (p *pane) approve(yes bool) {
 
 // deny answers omp's prompt with Deny.
 func (p *pane) deny() {
-	p.t.Helper()
+	p.T.Helper()
 	p.choose("Allow tool: herdr_worktree", "Deny")
 }
 
@@ -226,7 +167,7 @@ func (p *pane) deny() {
 func (w *world) answered(p *pane, n int) toolResult {
 	w.t.Helper()
 	var r []toolResult
-	p.waitFor("herdr_worktree result "+string(rune('0'+n)), func() bool { r = w.results(); return len(r) >= n })
+	p.WaitFor("herdr_worktree result "+string(rune('0'+n)), func(string) bool { r = w.results(); return len(r) >= n })
 	return r[n-1]
 }
 
@@ -238,8 +179,7 @@ func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
 	p := w.startOmp()
 	n := 0
 
-	p.text(`call herdr_worktree {"operation":"create","branch":"feat"}`)
-	p.keys("Enter")
+	p.send(`call herdr_worktree {"operation":"create","branch":"feat"}`)
 	n++
 	if r := w.answered(p, n); r.isError {
 		t.Fatalf("create: %s", r.text)
@@ -268,7 +208,7 @@ func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
 	// A long value is cut with … on its line of the prompt.
 	long := "w" + strings.Repeat("x", 120)
 	p.ask(`{"operation":"remove","workspace_id":"`+long+`"}`, "│ workspace_id: \"w"+strings.Repeat("x", 60))
-	for _, line := range strings.Split(p.screen(), "\n") {
+	for _, line := range strings.Split(p.Screen(), "\n") {
 		if strings.HasPrefix(line, "│ workspace_id: ") && (!strings.Contains(line, "…") || strings.Contains(line, strings.Repeat("x", 100))) {
 			t.Fatalf("the prompt's line for the value is not cut with …: %s", line)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/copse-dev/copse/cmd/internal/hosttest"
 	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/internal/gobuild"
 )
@@ -20,18 +21,9 @@ import (
 // piDir is testdata/pi: package.json and lockfile pinning pi, the fake model, tsconfig.
 var piDir, _ = filepath.Abs(filepath.Join("..", "..", "..", "testdata", "pi"))
 
-// need returns the path of a program the test cannot run without. Missing locally, the
-// test is skipped and says why; in CI (CI=true) it fails, so CI never passes by skipping.
 func need(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI for the pi end-to-end test: %v", name, err)
-		}
-		t.Skipf("%s is not installed: the pi end-to-end test needs node, npm and tmux (skipped, not passed)", name)
-	}
-	return p
+	return hosttest.Need(t, name, "the pi end-to-end test (node, npm and tmux)")
 }
 
 // installPi runs npm ci in testdata/pi unless the pinned pi is already there (.ci/run
@@ -62,16 +54,7 @@ func installPi(t *testing.T) string {
 	return filepath.Join(pkg, "dist", "cli.js")
 }
 
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}
+var readJSON = hosttest.ReadJSON
 
 // buildCopse builds copse into a fresh directory (with the Go caches of whoever runs go test) and
 // returns the directory. COPSE_TEST_BIN=/path/to/copse tests that binary instead.
@@ -104,92 +87,12 @@ func TestExtensionTypeChecks(t *testing.T) {
 }
 
 // pane is pi running in a tmux server of its own.
-type pane struct {
-	t    *testing.T
-	sock string
-	env  []string
-}
-
-func (p *pane) tmux(args ...string) (string, error) {
-	cmd := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...)
-	cmd.Env = p.env
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
-func (p *pane) screen() string {
-	out, err := p.tmux("capture-pane", "-p", "-t", "pi")
-	if err != nil {
-		p.t.Fatalf("tmux capture-pane: %v\n%s", err, out)
-	}
-	return out
-}
-
-// keys sends tmux key names (Enter, Down, Escape…); text types literally.
-func (p *pane) keys(keys ...string) {
-	p.t.Helper()
-	if out, err := p.tmux(append([]string{"send-keys", "-t", "pi"}, keys...)...); err != nil {
-		p.t.Fatalf("tmux send-keys %q: %v\n%s", keys, err, out)
-	}
-}
-
-func (p *pane) text(s string) {
-	p.t.Helper()
-	if out, err := p.tmux("send-keys", "-t", "pi", "-l", s); err != nil {
-		p.t.Fatalf("tmux send-keys -l %q: %v\n%s", s, err, out)
-	}
-}
-
-// waitFor polls the screen until ok holds; it never sleeps a fixed time before looking.
-func (p *pane) waitFor(what string, ok func(screen string) bool) string {
-	p.t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		s := p.screen()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, s)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func (p *pane) waitText(texts ...string) string {
-	p.t.Helper()
-	return p.waitFor(fmt.Sprintf("%q", texts), func(s string) bool {
-		for _, x := range texts {
-			if !strings.Contains(s, x) {
-				return false
-			}
-		}
-		return true
-	})
-}
+type pane struct{ *hosttest.Pane }
 
 // startPi starts pi (cli.js) in dir, in a tmux server of the test's own, with the fake model.
 func startPi(t *testing.T, env []string, dir, cli string) *pane {
 	t.Helper()
-	tmp := t.TempDir()
-	conf := filepath.Join(tmp, "tmux.conf")
-	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g status off\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := &pane{t: t, sock: filepath.Join(tmp, "tmux.sock"), env: env}
-	if out, err := p.tmux("-f", conf, "new-session", "-d", "-s", "pi", "-x", "160", "-y", "50", "-c", dir,
-		"node", cli, "-e", filepath.Join(piDir, "fake-model.ts"), "--model", "fake/echo"); err != nil {
-		t.Fatalf("starting pi in tmux: %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			if s, err := p.tmux("capture-pane", "-p", "-t", "pi"); err == nil {
-				t.Logf("pi's screen at the end:\n%s", s)
-			}
-		}
-		p.tmux("kill-server")
-	})
-	return p
+	return &pane{hosttest.Start(t, "pi", env, dir, "node", cli, "-e", filepath.Join(piDir, "fake-model.ts"), "--model", "fake/echo")}
 }
 
 // footer is pi's footer line with the session's directory and branch.
@@ -219,12 +122,12 @@ func completing(screen, item string) bool {
 // command types a slash command whose argument pi completes, and runs it: the first enter
 // takes the completion item (the argument itself), the second runs the command.
 func (p *pane) command(cmd, item string) {
-	p.t.Helper()
-	p.text(cmd)
-	p.waitFor("completion "+item, func(s string) bool { return completing(s, item) })
-	p.keys("Enter")
-	p.waitFor("the completion list to close", func(s string) bool { return !completing(s, item) && editorHolds(s, cmd) })
-	p.keys("Enter")
+	p.T.Helper()
+	p.Text(cmd)
+	p.WaitFor("completion "+item, func(s string) bool { return completing(s, item) })
+	p.Keys("Enter")
+	p.WaitFor("the completion list to close", func(s string) bool { return !completing(s, item) && editorHolds(s, cmd) })
+	p.Keys("Enter")
 }
 
 // toolResults reads every tool result pi saved in its session files under home.
@@ -286,48 +189,48 @@ func TestWorktreeInPi(t *testing.T) {
 	p := startPi(t, env, r.Root, cli)
 
 	// pi starts in the main checkout with the extension loaded from ~/.pi/agent/extensions.
-	p.waitText(footer(r.Root, "main"), "copse-worktree.ts")
-	p.text("hello from main")
-	p.keys("Enter")
-	p.waitText("ok: hello from main")
+	p.WaitText(footer(r.Root, "main"), "copse-worktree.ts")
+	p.Text("hello from main")
+	p.Keys("Enter")
+	p.WaitText("ok: hello from main")
 
 	// Short notices, not errors: already here; nothing picked.
 	p.command("/worktree main", "main")
-	p.waitText("Already in this worktree: main")
-	p.text("/worktree")
-	p.waitText("Move pi to another worktree")
-	p.keys("Enter")
-	p.waitText("enter select", "app.worktrees/other") // copse's picker has the terminal
-	p.keys("Escape")                                  // copse pick types q into its filter; esc with nothing typed quits
-	p.waitText("Nothing picked", footer(r.Root, "main"))
+	p.WaitText("Already in this worktree: main")
+	p.Text("/worktree")
+	p.WaitText("Move pi to another worktree")
+	p.Keys("Enter")
+	p.WaitText("enter select", "app.worktrees/other") // copse's picker has the terminal
+	p.Keys("Escape")                                  // copse pick types q into its filter; esc with nothing typed quits
+	p.WaitText("Nothing picked", footer(r.Root, "main"))
 
 	// /worktree: pick feat in copse's picker, choose a new session.
-	p.text("/worktree")
-	p.waitText("Move pi to another worktree")
-	p.keys("Enter")
-	p.waitText("enter select", "app.worktrees/feat")
-	p.text("feat") // copse pick filters as you type
-	p.waitFor("the picker's filter", func(s string) bool { return !strings.Contains(s, "app.worktrees/other") })
-	p.keys("Enter")
-	s := p.waitText("First time in feat in this pi", "New session in this worktree", "Carry this conversation over")
+	p.Text("/worktree")
+	p.WaitText("Move pi to another worktree")
+	p.Keys("Enter")
+	p.WaitText("enter select", "app.worktrees/feat")
+	p.Text("feat") // copse pick filters as you type
+	p.WaitFor("the picker's filter", func(s string) bool { return !strings.Contains(s, "app.worktrees/other") })
+	p.Keys("Enter")
+	s := p.WaitText("First time in feat in this pi", "New session in this worktree", "Carry this conversation over")
 	if strings.Index(s, "New session") > strings.Index(s, "Carry this") {
 		t.Fatalf("a new session must be the first (default) choice:\n%s", s)
 	}
-	p.keys("Enter")
-	s = p.waitText(footer(feat, "feat"), "pi is in feat now (new session)")
+	p.Keys("Enter")
+	s = p.WaitText(footer(feat, "feat"), "pi is in feat now (new session)")
 	if strings.Contains(s, "hello from main") {
 		t.Fatalf("the new session shows the main session's messages:\n%s", s)
 	}
 
 	// pi's own bash tool runs in the worktree.
-	p.text(`call bash {"command":"echo cwd=$(pwd) branch=$(git branch --show-current)"}`)
-	p.keys("Enter")
-	p.waitText("cwd="+feat+" branch=feat", "tool bash done")
+	p.Text(`call bash {"command":"echo cwd=$(pwd) branch=$(git branch --show-current)"}`)
+	p.Keys("Enter")
+	p.WaitText("cwd="+feat+" branch=feat", "tool bash done")
 
 	// git_worktree_list through the fake model: copse's list, feat current.
-	p.text(`call git_worktree_list {}`)
-	p.keys("Enter")
-	p.waitText("tool git_worktree_list done")
+	p.Text(`call git_worktree_list {}`)
+	p.Keys("Enter")
+	p.WaitText("tool git_worktree_list done")
 	lists := toolResults(t, r.Home, "git_worktree_list")
 	if len(lists) != 1 {
 		t.Fatalf("want one git_worktree_list result in pi's session files, got %d", len(lists))
@@ -353,13 +256,13 @@ func TestWorktreeInPi(t *testing.T) {
 
 	// git_worktree_remove asks the person with copse's confirmation; no changes nothing.
 	before := r.Snapshot()
-	p.text(`call git_worktree_remove {"branch":"other"}`)
-	p.keys("Enter")
-	p.waitText("copse asks", "Remove this worktree?", "branch: other", "path: "+other)
+	p.Text(`call git_worktree_remove {"branch":"other"}`)
+	p.Keys("Enter")
+	p.WaitText("copse asks", "Remove this worktree?", "branch: other", "path: "+other)
 	// No is the first choice: enter alone declines, as in copse's own prompts.
-	p.waitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No, change nothing") })
-	p.keys("Enter")
-	p.waitText("The person said no to: Remove this worktree?", "tool git_worktree_remove failed")
+	p.WaitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No, change nothing") })
+	p.Keys("Enter")
+	p.WaitText("The person said no to: Remove this worktree?", "tool git_worktree_remove failed")
 	r.Unchanged(before)
 	if _, err := os.Stat(other); err != nil {
 		t.Fatalf("the worktree is gone after a no: %v", err)
@@ -367,24 +270,24 @@ func TestWorktreeInPi(t *testing.T) {
 
 	// A yes only runs what was shown: the worktrees change while the question is open, so
 	// copse refuses the approved request (stale state) and nothing is removed.
-	p.text(`call git_worktree_remove {"branch":"gone"}`)
-	p.keys("Enter")
-	p.waitText("copse asks", "branch: gone")
+	p.Text(`call git_worktree_remove {"branch":"gone"}`)
+	p.Keys("Enter")
+	p.WaitText("copse asks", "branch: gone")
 	r.Git(r.Root, "worktree", "add", "-q", "-b", "late", filepath.Join(r.Base, "late"))
 	before = r.Snapshot()
-	p.keys("Down")
-	p.waitFor("Yes selected", func(s string) bool { return strings.Contains(s, "→ Yes") })
-	p.keys("Enter")
-	p.waitText("stale_state", "tool git_worktree_remove failed")
+	p.Keys("Down")
+	p.WaitFor("Yes selected", func(s string) bool { return strings.Contains(s, "→ Yes") })
+	p.Keys("Enter")
+	p.WaitText("stale_state", "tool git_worktree_remove failed")
 	r.Unchanged(before)
 	// Asked again, a yes removes it.
-	p.text(`call git_worktree_remove {"branch":"gone"}`)
-	p.keys("Enter")
-	p.waitText("copse asks", "branch: gone")
-	p.keys("Down")
-	p.waitFor("Yes selected", func(s string) bool { return strings.Contains(s, "→ Yes") })
-	p.keys("Enter")
-	p.waitText("tool git_worktree_remove done")
+	p.Text(`call git_worktree_remove {"branch":"gone"}`)
+	p.Keys("Enter")
+	p.WaitText("copse asks", "branch: gone")
+	p.Keys("Down")
+	p.WaitFor("Yes selected", func(s string) bool { return strings.Contains(s, "→ Yes") })
+	p.Keys("Enter")
+	p.WaitText("tool git_worktree_remove done")
 	if _, err := os.Stat(gone); !os.IsNotExist(err) {
 		t.Fatalf("the approved remove left %s (%v)", gone, err)
 	}
@@ -394,62 +297,62 @@ func TestWorktreeInPi(t *testing.T) {
 
 	// /worktree - goes back: the main session, its messages there again.
 	p.command("/worktree -", "-")
-	s = p.waitText(footer(r.Root, "main"), "pi is in main now (back in its last session)", "hello from main", "ok: hello from main")
+	s = p.WaitText(footer(r.Root, "main"), "pi is in main now (back in its last session)", "hello from main", "ok: hello from main")
 	if strings.Contains(s, "cwd="+feat) {
 		t.Fatalf("the main session shows the feat session's messages:\n%s", s)
 	}
 	// Going to feat again (by its path this time) returns to feat's session, without asking
 	// again (its last messages are the removes; the earlier ones scrolled off the screen).
-	p.text("/worktree " + feat + "/")
-	p.waitFor("the path in the editor", func(s string) bool { return editorHolds(s, "/worktree "+feat+"/") })
-	p.keys("Enter")
-	p.waitText(footer(feat, "feat"), "pi is in feat now (back in its last session)", "tool git_worktree_remove done")
+	p.Text("/worktree " + feat + "/")
+	p.WaitFor("the path in the editor", func(s string) bool { return editorHolds(s, "/worktree "+feat+"/") })
+	p.Keys("Enter")
+	p.WaitText(footer(feat, "feat"), "pi is in feat now (back in its last session)", "tool git_worktree_remove done")
 
 	// The model cannot move pi: git_worktree_switch puts the command in the editor, and the
 	// person runs it, here carrying the conversation into a worktree pi enters for the first time.
-	p.text(`call git_worktree_switch {"path":"` + other + `"}`)
-	p.keys("Enter")
-	p.waitFor("/worktree other in the editor", func(s string) bool {
+	p.Text(`call git_worktree_switch {"path":"` + other + `"}`)
+	p.Keys("Enter")
+	p.WaitFor("/worktree other in the editor", func(s string) bool {
 		return editorHolds(s, "/worktree other") && strings.Contains(s, `Put "/worktree other" in pi's editor`)
 	})
-	if strings.Contains(p.screen(), "tool git_worktree_switch done") {
+	if strings.Contains(p.Screen(), "tool git_worktree_switch done") {
 		t.Fatal("the model went on after git_worktree_switch; it should stop for the person")
 	}
-	p.keys("Enter")
-	p.waitText("First time in other in this pi", "Carry this conversation over")
-	p.keys("Down")
-	p.waitFor("Carry selected", func(s string) bool { return strings.Contains(s, "→ Carry this conversation over") })
-	p.keys("Enter")
-	s = p.waitText(footer(other, "other"), "pi is in other now (carrying this conversation)", "tool git_worktree_remove done",
+	p.Keys("Enter")
+	p.WaitText("First time in other in this pi", "Carry this conversation over")
+	p.Keys("Down")
+	p.WaitFor("Carry selected", func(s string) bool { return strings.Contains(s, "→ Carry this conversation over") })
+	p.Keys("Enter")
+	s = p.WaitText(footer(other, "other"), "pi is in other now (carrying this conversation)", "tool git_worktree_remove done",
 		`Put "/worktree other" in pi's editor`)
 	if strings.Contains(s, "tool git_worktree_switch done") {
 		t.Fatalf("the model went on after git_worktree_switch; it should stop for the person:\n%s", s)
 	}
-	p.text(`call bash {"command":"echo now cwd=$(pwd)"}`)
-	p.keys("Enter")
-	p.waitText("now cwd=" + other)
+	p.Text(`call bash {"command":"echo now cwd=$(pwd)"}`)
+	p.Keys("Enter")
+	p.WaitText("now cwd=" + other)
 
 	// /worktree with a branch no worktree has offers to create it; No is the first choice
 	// and changes nothing, a yes creates it through copse and moves pi there.
 	before = r.Snapshot()
-	p.text("/worktree task/new")
-	p.waitFor("the branch in the editor", func(s string) bool { return editorHolds(s, "/worktree task/new") })
-	p.keys("Enter")
-	p.waitText("No worktree has branch task/new. Create one?")
-	p.waitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No") })
-	p.keys("Enter")
-	p.waitText("No worktree was created")
+	p.Text("/worktree task/new")
+	p.WaitFor("the branch in the editor", func(s string) bool { return editorHolds(s, "/worktree task/new") })
+	p.Keys("Enter")
+	p.WaitText("No worktree has branch task/new. Create one?")
+	p.WaitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No") })
+	p.Keys("Enter")
+	p.WaitText("No worktree was created")
 	r.Unchanged(before)
-	p.text("/worktree task/new")
-	p.waitFor("the branch in the editor", func(s string) bool { return editorHolds(s, "/worktree task/new") })
-	p.keys("Enter")
-	p.waitText("No worktree has branch task/new. Create one?")
-	p.keys("Down")
-	p.waitFor("Create selected", func(s string) bool { return strings.Contains(s, "→ Create a worktree for task/new") })
-	p.keys("Enter")
-	p.waitText("First time in task/new in this pi")
-	p.keys("Enter")
-	p.waitText("pi is in task/new now")
+	p.Text("/worktree task/new")
+	p.WaitFor("the branch in the editor", func(s string) bool { return editorHolds(s, "/worktree task/new") })
+	p.Keys("Enter")
+	p.WaitText("No worktree has branch task/new. Create one?")
+	p.Keys("Down")
+	p.WaitFor("Create selected", func(s string) bool { return strings.Contains(s, "→ Create a worktree for task/new") })
+	p.Keys("Enter")
+	p.WaitText("First time in task/new in this pi")
+	p.Keys("Enter")
+	p.WaitText("pi is in task/new now")
 	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); !strings.Contains(wl, "branch refs/heads/task/new") {
 		t.Fatalf("git lists no worktree on task/new:\n%s", wl)
 	}
@@ -471,22 +374,22 @@ func TestCopseMissingOrOldInPi(t *testing.T) {
 		t.Fatalf("copse init pi --install: %v\n%s", err, out)
 	}
 	p := startPi(t, env, r.Root, cli)
-	p.waitText(footer(r.Root, "main"), "copse was not found ("+fake+")", "COPSE_BIN")
+	p.WaitText(footer(r.Root, "main"), "copse was not found ("+fake+")", "COPSE_BIN")
 
-	p.text("/worktree")
-	p.waitText("Move pi to another worktree")
-	p.keys("Enter")
-	p.waitFor("the error again", func(s string) bool { return strings.Count(s, "copse was not found") == 2 })
+	p.Text("/worktree")
+	p.WaitText("Move pi to another worktree")
+	p.Keys("Enter")
+	p.WaitFor("the error again", func(s string) bool { return strings.Count(s, "copse was not found") == 2 })
 
 	// A copse from before `copse tool --schema`.
 	script := "#!/bin/sh\nif [ \"$1\" = version ]; then echo '{\"version\":\"v0.0.1\"}'; exit 0; fi\necho \"copse: unknown command $1\" >&2\nexit 2\n"
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p.text("/worktree")
-	p.waitText("Move pi to another worktree")
-	p.keys("Enter")
-	p.waitText("copse v0.0.1 (" + fake + ") is too old for /worktree: it has no `copse tool --schema`")
+	p.Text("/worktree")
+	p.WaitText("Move pi to another worktree")
+	p.Keys("Enter")
+	p.WaitText("copse v0.0.1 (" + fake + ") is too old for /worktree: it has no `copse tool --schema`")
 }
 
 // copseJSON runs copse with args and decodes its JSON answer.
@@ -506,23 +409,7 @@ func copseJSON(t *testing.T, bin string, env []string, dir string, v any, args .
 // claims maps each worktree's branch to the session that claims it ("" for none).
 func claims(t *testing.T, bin string, env []string, dir string) map[string]string {
 	t.Helper()
-	var l struct {
-		Worktrees []struct {
-			Branch string `json:"branch"`
-			Claim  *struct {
-				Session string `json:"session"`
-			} `json:"claim"`
-		} `json:"worktrees"`
-	}
-	copseJSON(t, bin, env, dir, &l, "list", "--json")
-	m := map[string]string{}
-	for _, w := range l.Worktrees {
-		m[w.Branch] = ""
-		if w.Claim != nil {
-			m[w.Branch] = w.Claim.Session
-		}
-	}
-	return m
+	return hosttest.Claims(t, filepath.Join(bin, "copse"), env, dir)
 }
 
 // sessionID is the id in the header of the one session file pi wrote for dir.
@@ -588,15 +475,15 @@ func TestClaimsInPi(t *testing.T) {
 		t.Fatalf("copse init pi --install: %v\n%s", err, out)
 	}
 	p := startPi(t, env, r.Root, cli)
-	p.waitText(footer(r.Root, "main"))
+	p.WaitText(footer(r.Root, "main"))
 
 	p.command("/worktree feat", "feat")
-	p.waitText("First time in feat")
-	p.keys("Enter")
-	p.waitText(footer(feat, "feat"), "pi is in feat now")
-	p.text("hi")
-	p.keys("Enter")
-	p.waitText("ok: hi")
+	p.WaitText("First time in feat")
+	p.Keys("Enter")
+	p.WaitText(footer(feat, "feat"), "pi is in feat now")
+	p.Text("hi")
+	p.Keys("Enter")
+	p.WaitText("ok: hi")
 	sid := "pi:" + sessionID(t, r.Home, feat)
 	want := map[string]string{"main": "", "feat": sid, "taken": "agent-7"}
 	if got := claims(t, bin, env, r.Root); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -605,7 +492,7 @@ func TestClaimsInPi(t *testing.T) {
 
 	// Leaving releases pi's claim.
 	p.command("/worktree -", "-")
-	p.waitText(footer(r.Root, "main"), "pi is in main now")
+	p.WaitText(footer(r.Root, "main"), "pi is in main now")
 	want["feat"] = ""
 	if got := claims(t, bin, env, r.Root); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("claims after leaving feat: %v, want %v", got, want)
@@ -613,30 +500,30 @@ func TestClaimsInPi(t *testing.T) {
 
 	// Another session's claim: pi says so, and leaves it alone when it goes.
 	p.command("/worktree taken", "taken")
-	p.waitText("First time in taken")
-	p.keys("Enter")
-	p.waitText("Not claimed:", "agent-7")
+	p.WaitText("First time in taken")
+	p.Keys("Enter")
+	p.WaitText("Not claimed:", "agent-7")
 	p.command("/worktree feat", "feat")
-	p.waitText(footer(feat, "feat"), "pi is in feat now (back in its last session)")
+	p.WaitText(footer(feat, "feat"), "pi is in feat now (back in its last session)")
 	want["feat"] = sid
 	if got := claims(t, bin, env, r.Root); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("claims after taken and back to feat: %v, want %v", got, want)
 	}
 
 	// The model's claim tool is there, and acts for pi's session: taken stays agent-7's.
-	p.text(`call git_worktree_claim {"branch":"taken"}`)
-	p.keys("Enter")
-	p.waitText("is claimed by session agent-7", "[claimed]", "tool git_worktree_claim failed")
+	p.Text(`call git_worktree_claim {"branch":"taken"}`)
+	p.Keys("Enter")
+	p.WaitText("is claimed by session agent-7", "[claimed]", "tool git_worktree_claim failed")
 
 	// Quitting pi releases the claim it holds.
-	p.text("/quit")
-	p.waitFor("the quit command", func(s string) bool { return completing(s, "quit") || editorHolds(s, "/quit") })
-	p.keys("Enter")
+	p.Text("/quit")
+	p.WaitFor("the quit command", func(s string) bool { return completing(s, "quit") || editorHolds(s, "/quit") })
+	p.Keys("Enter")
 	want["feat"] = ""
 	deadline := time.Now().Add(60 * time.Second)
 	for fmt.Sprint(claims(t, bin, env, r.Root)) != fmt.Sprint(want) {
 		if time.Now().After(deadline) {
-			t.Fatalf("claims after pi quit: %v, want %v\n%s", claims(t, bin, env, r.Root), want, p.screen())
+			t.Fatalf("claims after pi quit: %v, want %v\n%s", claims(t, bin, env, r.Root), want, p.Screen())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -6,7 +6,9 @@
 // The groups:
 //
 //	list     copse list --json; git worktree list --porcelain -z; the static floor (floor list)
-//	status   copse list --json --status; floor status (a Go pool running the same git commands)
+//	status   copse list --json --status with no status cache (cold), with nothing changed
+//	         since the last read (warm), and with one file edited in each of 10 worktrees;
+//	         floor status (a Go pool running the same git commands as a cold read)
 //	tmux     inside a tmux pane: copse version and copse list with stdout on the pane, with
 //	         and without TMUX in the environment, and copse version to /dev/null
 //	picker   in a new tmux window: copse (the picker) until its first rows show and until the
@@ -27,6 +29,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -181,12 +184,53 @@ func listGroup(c config, rep *report) {
 }
 
 func statusGroup(c config, rep *report) {
+	cache := filepath.Join(c.repo, ".git", "copse-status")
+	trees := benchTrees(c.repo)
+	lastEdit := time.Time{}
+	edits := 0
+	// settle waits (untimed) until the clock has left the second of the last edit, and
+	// reads once, so the cache holds every worktree again: the warm run then measures
+	// a listing where nothing changed since the last read.
+	settle := func() {
+		time.Sleep(time.Until(lastEdit.Truncate(time.Second).Add(time.Second + 30*time.Millisecond)))
+		run(nil, nil, c.copse, "-C", c.repo, "list", "--json", "--status")
+	}
 	t, cpu := roundsCPU(c.statusRounds, map[string]func() time.Duration{
-		"copse": func() time.Duration { return run(nil, nil, c.copse, "-C", c.repo, "list", "--json", "--status") },
+		"cold": func() time.Duration {
+			must(os.RemoveAll(cache))
+			return run(nil, nil, c.copse, "-C", c.repo, "list", "--json", "--status")
+		},
+		"warm": func() time.Duration {
+			settle()
+			return run(nil, nil, c.copse, "-C", c.repo, "list", "--json", "--status")
+		},
+		// One file edited in each of 10 worktrees since the last read: those 10 run git.
+		"edited": func() time.Duration {
+			settle()
+			edits++
+			for i := 0; i < 10 && i < len(trees); i++ {
+				f := filepath.Join(trees[(i*len(trees)/10+edits)%len(trees)], "f2.txt")
+				must(os.WriteFile(f, []byte(fmt.Sprintf("edit %d\n", edits)), 0o644))
+			}
+			lastEdit = time.Now()
+			return run(nil, nil, c.copse, "-C", c.repo, "list", "--json", "--status")
+		},
 		"floor": func() time.Duration { return run(nil, nil, c.floor, "status", c.repo) },
 	})
-	rep.add("status", "copse list --json --status / Go pool running the same git commands", t["copse"], t["floor"], 1.05, 0)
-	rep.add("status-cpu", "the same in CPU time (user+system, git included)", cpu["copse"], cpu["floor"], 0, 0)
+	rep.add("status-cold", "copse list --json --status, no cache / Go pool running the same git commands", t["cold"], t["floor"], 1.05, 0)
+	rep.add("status-cold-cpu", "the same in CPU time (user+system, git included)", cpu["cold"], cpu["floor"], 1.05, 0)
+	rep.add("status-warm", "the same, nothing changed since the last read / the pool", t["warm"], t["floor"], 0, 0)
+	rep.add("status-warm-cpu", "the same in CPU time", cpu["warm"], cpu["floor"], 0.35, 0)
+	rep.add("status-edit", "the same, one file edited in each of 10 worktrees / the pool", t["edited"], t["floor"], 0, 0)
+	rep.add("status-edit-cpu", "the same in CPU time", cpu["edited"], cpu["floor"], 0.45, 0)
+}
+
+// benchTrees lists the linked worktrees bench.sh made (their directories).
+func benchTrees(repo string) []string {
+	trees, err := filepath.Glob(repo + ".worktrees/*")
+	must(err)
+	slices.Sort(trees)
+	return trees
 }
 
 // tmuxServer is a private tmux server with one session, 100x30.
@@ -322,6 +366,7 @@ func pickerGroup(c config, t *tmuxServer, rep *report) {
 	rep.add("picker-first", "picker's first rows / (git worktree list, then a static screen, in one tmux pane)", first, got["listscreen"], 1.2, 0)
 	rep.add("picker-parts", "picker's first rows / (git worktree list alone + a static screen in tmux)", first, floor, 0, 0)
 	rep.add("picker-status", "picker's statuses on screen / the one-pane floor", visible, got["listscreen"], 0, 0)
+	rep.add("picker-rows", "picker's statuses on screen / its first rows", visible, first, 1.5, 0)
 }
 
 // pendingOnScreen: a list row still shows "…" (status being computed).

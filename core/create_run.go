@@ -1,0 +1,128 @@
+package core
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/copse-dev/copse/internal/textsafe"
+)
+
+// create --run: the new worktree's window starts a command (an agent: claude, pi, omp,
+// codex…). The command is the person's (or the agent's, approved) shell text; the values
+// copse adds — branch, path, prompt — never become shell text: they are environment
+// variables of the window, and a {branch}, {path} or {prompt} in the command is replaced
+// by a double-quoted reference to its variable. So a branch named `a b'; rm -rf ~` is one
+// word with exactly those characters, whatever the command does with it.
+
+// runSpec is a command to start in a new window.
+type runSpec struct {
+	display string   // the command as given (confirmations, messages)
+	argv    []string // what the window runs: /bin/sh -c SCRIPT copse-run
+	env     []string // COPSE_BRANCH, COPSE_PATH, COPSE_PROMPT, COPSE_SESSION
+}
+
+const maxRun = 4096
+
+// runPlaceholders are replaced in the command by quoted variable references.
+var runPlaceholders = strings.NewReplacer(
+	"{branch}", `"$COPSE_BRANCH"`,
+	"{path}", `"$COPSE_PATH"`,
+	"{prompt}", `"$COPSE_PROMPT"`,
+)
+
+// prepareRun reads --run (else git config copse.run, set by the repository's owner) and
+// --prompt. It returns nil when there is nothing to run, and whether the command came in
+// the request (then an agent may have chosen it: it needs a person's approval unless a
+// person typed it, see WithTypedByPerson).
+func (s *service) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fromRequest bool, warnings []string, err error) {
+	raw, fromRequest := "", r.Run != nil
+	if fromRequest {
+		// Bad input first, whatever the backend: an empty or hostile command is exit 2.
+		if err := checkText("run", *r.Run, maxRun); err != nil {
+			return false, nil, err
+		}
+		raw = *r.Run
+	} else if s.backend.name() == "tmux" {
+		v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.run")
+		if err != nil {
+			return false, nil, gitFailure(CodeConfigFailed, err, "cannot read git config copse.run")
+		}
+		if ok && strings.TrimSpace(v) != "" {
+			raw = strings.TrimSpace(v)
+		}
+	}
+	if raw == "" {
+		if r.Prompt != nil {
+			return false, nil, usage(CodeRunBadCommand, "prompt", "pass --run CMD (or set git config copse.run) to start an agent with the prompt",
+				"--prompt was given but there is no command to run")
+		}
+		return false, nil, nil
+	}
+	if !s.backend.hasWorkspaces() || s.backend.name() != "tmux" {
+		if !fromRequest {
+			// The owner's default for windows; this backend opens none.
+			return false, []string{"git config copse.run is set, but the " + s.backend.name() + " backend has no tmux window to start it in; not started"}, nil
+		}
+		return false, nil, refused(CodeRunNeedsWorkspace,
+			"run copse inside tmux (or with --backend tmux), or create the worktree without --run and start the command yourself",
+			"--run starts %s in the new worktree's tmux window, but this is the %s backend: copse does not run it in the foreground",
+			quote(raw), s.backend.name())
+	}
+	if err := checkText("run", raw, maxRun); err != nil {
+		return false, nil, err
+	}
+	script := runPlaceholders.Replace(raw)
+	env := []string{"COPSE_BRANCH=" + c.branch.s, "COPSE_PATH=" + c.path.s}
+	if r.Prompt != nil {
+		p := *r.Prompt
+		if why := promptProblem(p); why != "" {
+			return false, nil, usage(CodeRunBadCommand, "prompt", "pass the prompt as plain text (new lines and tabs are fine)",
+				"--prompt %s", why)
+		}
+		env = append(env, "COPSE_PROMPT="+p)
+		if !strings.Contains(raw, "{prompt}") {
+			script += ` "$COPSE_PROMPT"`
+		}
+	}
+	// The started agent claims the worktree (claim implied), and its own copse calls act as
+	// that session.
+	sess := runSession(c.branch)
+	if r.Session != nil {
+		sess = *r.Session
+	}
+	id, err := ParseSession("session", sess)
+	if err != nil {
+		return false, nil, err
+	}
+	env = append(env, "COPSE_SESSION="+id.s)
+	// When the command ends, the window keeps a shell in the worktree, as a tmux user
+	// expects of a window they can go back to (an idle shell does not keep the worktree).
+	script += `; exec "${SHELL:-/bin/sh}"`
+	c.run = &runSpec{display: raw, argv: []string{"/bin/sh", "-c", script, "copse-run"}, env: env}
+	return fromRequest, nil, nil
+}
+
+// promptProblem says why text cannot be a prompt ("" when it can): it must be valid UTF-8
+// without NUL, control characters other than new line and tab, or bidirectional marks.
+func promptProblem(p string) string {
+	if p == "" {
+		return "is empty"
+	}
+	if !utf8.ValidString(p) {
+		return "is not valid UTF-8"
+	}
+	for _, r := range p {
+		if r == '\n' || r == '\t' {
+			continue
+		}
+		if textsafe.IsControl(r) || textsafe.IsBidi(r) {
+			return "contains " + Escape(string(r)) + ", which a prompt may not"
+		}
+	}
+	return ""
+}
+
+// runSession is the session that claims a worktree created with --run when the request
+// names none: derived from the worktree, so each started agent has its own.
+func runSession(branch BranchName) string { return "agent:" + BranchSlug(branch.s) }

@@ -1,0 +1,60 @@
+package core_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/coretest"
+)
+
+// A worktree copse creates is left with no racily clean index entry: once the second of
+// the checkout has passed, its index is refreshed, so git status need not re-read every
+// file of it forever. Without the refresh git's checkout leaves them all racy (the files
+// and the index are written in the same second), which the first check shows.
+func TestCreateLeavesNoRacyIndex(t *testing.T) {
+	r := coretest.New(t)
+	for _, f := range []string{"a.txt", "b.txt", "sub/c.txt"} {
+		r.Write(f, f+"\n")
+	}
+	r.Git(r.Root, "add", ".")
+	r.Git(r.Root, "commit", "-q", "-m", "files")
+	refreshes := core.NewRefreshes()
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Refreshes: refreshes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := do(t, s, core.CreateRequest{Branch: "feat/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refreshes.Wait()
+	if racy := r.RacyEntries(out.Path); len(racy) > 0 {
+		t.Fatalf("racily clean entries left in %s: %v", out.Path, racy)
+	}
+	if st := r.Git(out.Path, "status", "--porcelain"); st != "" {
+		t.Fatalf("the refresh changed the worktree's status: %q", st)
+	}
+}
+
+// A land's sync of the checked-out target (read-tree writes the landed files and the
+// index in one second) is followed by the same refresh: the target's checkout is left
+// with no racily clean entry.
+func TestLandSyncLeavesNoRacyIndex(t *testing.T) {
+	r := coretest.New(t)
+	feature(t, r, "feat/a", "a.txt", "a\n")
+	commitOn(t, r, r.Root, "m.txt", "m\n")
+	refreshes := core.NewRefreshes()
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Refreshes: refreshes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/a")})
+	if err != nil || out.Land.State != core.LandLanded {
+		t.Fatalf("land: %v %+v", err, out)
+	}
+	refreshes.Wait()
+	if racy := r.RacyEntries(r.Root); len(racy) > 0 {
+		t.Fatalf("racily clean entries left in the synced checkout: %v", racy)
+	}
+}

@@ -1,0 +1,57 @@
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A held index.lock is another git at work: RefreshStat skips without waiting, and leaves
+// the lock, the index and its time exactly as they were.
+func TestRefreshStatSkipsHeldIndexLock(t *testing.T) {
+	s := newSandbox(t)
+	repo := s.initRepo("app")
+	wt := s.path("wt")
+	s.git(repo, "worktree", "add", "-q", "-b", "feat/x", "--", wt, "main")
+	gitDir := filepath.Join(repo, ".git", "worktrees", "wt")
+	index := filepath.Join(gitDir, "index")
+	lock := filepath.Join(gitDir, "index.lock")
+	s.write(lock, "another git\n")
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stBefore, _ := os.Stat(index)
+	// Past the checkout's second, a refresh would rewrite the index if it ran.
+	time.Sleep(time.Until(stBefore.ModTime().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
+
+	ran, err := s.runner().RefreshStat(context.Background(), wt)
+	if err != nil || ran {
+		t.Fatalf("RefreshStat with index.lock held = %v, %v; want a skip", ran, err)
+	}
+	after, _ := os.ReadFile(index)
+	stAfter, _ := os.Stat(index)
+	if !bytes.Equal(before, after) || !stAfter.ModTime().Equal(stBefore.ModTime()) {
+		t.Fatal("the index changed while another git held its lock")
+	}
+	if b, err := os.ReadFile(lock); err != nil || string(b) != "another git\n" {
+		t.Fatalf("the lock was touched: %q, %v", b, err)
+	}
+
+	// Once the lock is gone the same call refreshes: the index is rewritten newer.
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if ran, err := s.runner().RefreshStat(context.Background(), wt); err != nil || !ran {
+		t.Fatalf("RefreshStat = %v, %v; want a refresh", ran, err)
+	}
+	if st, _ := os.Stat(index); !st.ModTime().After(stBefore.ModTime()) {
+		t.Fatal("the index was not rewritten by the refresh")
+	}
+	if out := s.git(wt, "status", "--porcelain"); out != "" {
+		t.Fatalf("the refresh changed the status: %q", out)
+	}
+}

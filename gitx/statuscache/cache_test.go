@@ -1,0 +1,451 @@
+package statuscache
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// fixture is a real repository with one linked worktree, a cache and a git runner.
+type fixture struct {
+	t        *testing.T
+	repo, wt string
+	env      []string
+	c        *Cache
+	git      *gitx.Runner
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(root, "home")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@copse.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@copse.invalid",
+	}
+	f := &fixture{t: t, repo: filepath.Join(root, "app"), wt: filepath.Join(root, "wt"), env: env,
+		c: &Cache{Env: env}, git: &gitx.Runner{Env: env}}
+	f.run(root, "init", "-q", "-b", "main", f.repo)
+	f.write(filepath.Join(f.repo, "a.txt"), "a\n")
+	f.write(filepath.Join(f.repo, "sub", "b.txt"), "b\n")
+	f.run(f.repo, "add", ".")
+	f.run(f.repo, "commit", "-q", "-m", "initial")
+	f.run(f.repo, "worktree", "add", "-q", "-b", "feat", f.wt, "main")
+	return f
+}
+
+func (f *fixture) run(dir string, args ...string) string {
+	f.t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), f.env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		f.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (f *fixture) write(path, content string) {
+	f.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// truth is git's status now.
+func (f *fixture) truth() gitx.Status {
+	f.t.Helper()
+	st, err := f.git.Status(context.Background(), f.wt)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return st
+}
+
+// read is what a display shows: the cached status when the cache proves it fresh, else
+// git's, which is then stored.
+func (f *fixture) read() (gitx.Status, bool) {
+	f.t.Helper()
+	st, proof, hit := f.c.Lookup(f.wt)
+	if hit {
+		return st, true
+	}
+	st = f.truth()
+	f.c.Store(proof, st)
+	f.c.Flush()
+	return st, false
+}
+
+// prime reads until the cache serves the status (the upstream's name takes one extra
+// read to be covered) and checks it is git's.
+func (f *fixture) prime() gitx.Status {
+	f.t.Helper()
+	for range 3 {
+		if st, hit := f.read(); hit {
+			if want := f.truth(); !reflect.DeepEqual(st, want) {
+				f.t.Fatalf("primed cache serves %+v, git says %+v", st, want)
+			}
+			return st
+		}
+	}
+	f.t.Fatal("the cache never served an unchanged worktree's status")
+	return gitx.Status{}
+}
+
+// ahead is a clock past every file time the test makes, so nothing it touches counts
+// as racy and only the check under test can catch a change.
+func ahead() time.Time { return time.Now().Add(2 * time.Second) }
+
+// Each change below alters what git status reports; the cache must never serve the old
+// one. Run once more with the checks it names turned off, the cache does serve the stale
+// status: that is the proof the scenario is caught by those checks (and the test would
+// fail if they were removed).
+func TestCacheNeverServesAStaleStatus(t *testing.T) {
+	cases := []struct {
+		name   string
+		checks []string
+		setup  func(f *fixture)
+		change func(f *fixture)
+	}{
+		{"untracked file in a new directory", []string{"walk"}, nil, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "sub", "new", "deep", "n.txt"), "n\n")
+		}},
+		{"file deleted", []string{"entries", "walk"}, nil, func(f *fixture) {
+			if err := os.Remove(filepath.Join(f.wt, "sub", "b.txt")); err != nil {
+				f.t.Fatal(err)
+			}
+		}},
+		{"git add", []string{"index"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "a.txt"), "changed\n")
+		}, func(f *fixture) { f.run(f.wt, "add", "a.txt") }},
+		{"commit", []string{"ref", "index"}, nil, func(f *fixture) {
+			f.run(f.wt, "commit", "-q", "--allow-empty", "-m", "more")
+		}},
+		{"branch switch", []string{"head", "ref", "index"}, func(f *fixture) {
+			f.run(f.wt, "branch", "other")
+		}, func(f *fixture) { f.run(f.wt, "switch", "-q", "other") }},
+		{".gitignore changed", []string{"ignore"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "sub", ".gitignore"), "nothing\n")
+			f.write(filepath.Join(f.wt, "sub", "junk.log"), "j\n")
+		}, func(f *fixture) { f.write(filepath.Join(f.wt, "sub", ".gitignore"), "*.log\n") }},
+		{"index rewritten by another git command", []string{"index"}, nil, func(f *fixture) {
+			f.run(f.wt, "update-index", "--chmod=+x", "a.txt")
+		}},
+		{"info/exclude", []string{"exclude"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "junk.log"), "j\n")
+		}, func(f *fixture) {
+			f.write(filepath.Join(f.repo, ".git", "info", "exclude"), "junk.log\n")
+		}},
+		{"git stash", []string{"entries", "index", "walk"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "a.txt"), "changed\n")
+		}, func(f *fixture) { f.run(f.wt, "stash", "-q") }},
+		{"upstream moved", []string{"upstream"}, func(f *fixture) {
+			f.run(f.wt, "branch", "-q", "--set-upstream-to=main")
+		}, func(f *fixture) { f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "on main") }},
+	}
+	for _, tc := range cases {
+		for _, disabled := range []bool{false, true} {
+			name := tc.name
+			if disabled {
+				name += " without " + strings.Join(tc.checks, ", ")
+			}
+			t.Run(name, func(t *testing.T) {
+				f := newFixture(t)
+				f.c.Now = ahead
+				if disabled {
+					f.c.off = map[string]bool{}
+					for _, c := range tc.checks {
+						f.c.off[c] = true
+					}
+				}
+				if tc.setup != nil {
+					tc.setup(f)
+				}
+				before := f.prime()
+				tc.change(f)
+				want := f.truth()
+				if reflect.DeepEqual(want, before) {
+					t.Fatalf("the change did not change git's status (%+v): the case proves nothing", want)
+				}
+				got, hit := f.read()
+				switch {
+				case !disabled && (hit || !reflect.DeepEqual(got, want)):
+					t.Fatalf("after the change the cache served %+v (hit %v); git says %+v", got, hit, want)
+				case disabled && !hit:
+					t.Fatalf("with %v off the change was still caught: another check covers it, so the case does not show that these matter", tc.checks)
+				}
+			})
+		}
+	}
+}
+
+// sameSecond runs body at the start of a fresh second and reports whether it finished
+// within that second (under load it may not: the caller tries again).
+func sameSecond(body func()) bool {
+	now := time.Now()
+	time.Sleep(time.Until(now.Truncate(time.Second).Add(time.Second + 30*time.Millisecond)))
+	start := time.Now().Unix()
+	body()
+	return time.Now().Unix() == start
+}
+
+// An edit in the same second as the read, of the same size, on a filesystem with
+// whole-second times (grain), leaves every stat field as the read saw it. git's racy rule
+// is all that catches it: a status read in the second of a change it depends on is not
+// stored as fresh. Without the rule the edit is missed.
+func TestCacheSameSecondEditSameSize(t *testing.T) {
+	for _, racyOff := range []bool{false, true} {
+		t.Run(map[bool]string{false: "racy rule on", true: "racy rule off"}[racyOff], func(t *testing.T) {
+			f := newFixture(t)
+			f.c.grain = time.Second
+			if racyOff {
+				f.c.off = map[string]bool{"racy": true}
+			}
+			path := filepath.Join(f.wt, "a.txt")
+			var got, want gitx.Status
+			var hit bool
+			for try := 0; ; try++ {
+				ok := sameSecond(func() {
+					f.write(path, "x\n") // same size as "a\n": modified
+					f.read()
+					f.write(path, "a\n") // back to the committed content: clean
+					got, hit = f.read()
+					want = f.truth()
+				})
+				if ok {
+					break
+				}
+				if try == 5 {
+					t.Fatal("could not make two edits within one second on this machine")
+				}
+			}
+			if want.Unstaged != 0 {
+				t.Fatalf("git still sees a change: %+v", want)
+			}
+			if !racyOff && (hit || !reflect.DeepEqual(got, want)) {
+				t.Fatalf("same-second edit: cache served %+v (hit %v), git says %+v", got, hit, want)
+			}
+			if racyOff && !hit {
+				t.Fatal("without the racy rule the edit was still caught: the case does not test the rule")
+			}
+		})
+	}
+}
+
+// A status stored while the clock read later than it does now is not trusted: files
+// written after the clock went back carry times the stored proof may already have seen.
+func TestCacheClockBackwards(t *testing.T) {
+	for _, clockOff := range []bool{false, true} {
+		t.Run(map[bool]string{false: "clock check on", true: "clock check off"}[clockOff], func(t *testing.T) {
+			f := newFixture(t)
+			f.c.grain = time.Second
+			if clockOff {
+				f.c.off = map[string]bool{"clock": true}
+			}
+			path := filepath.Join(f.wt, "a.txt")
+			var got, want gitx.Status
+			var hit bool
+			for try := 0; ; try++ {
+				ok := sameSecond(func() {
+					f.c.Now = func() time.Time { return time.Now().Add(time.Hour) }
+					f.write(path, "x\n")
+					f.prime()
+					f.c.Now = nil // the clock is back an hour
+					f.write(path, "a\n")
+					got, hit = f.read()
+					want = f.truth()
+				})
+				if ok {
+					break
+				}
+				if try == 5 {
+					t.Fatal("could not make two edits within one second on this machine")
+				}
+			}
+			if !clockOff && (hit || !reflect.DeepEqual(got, want)) {
+				t.Fatalf("after the clock went back the cache served %+v (hit %v), git says %+v", got, hit, want)
+			}
+			if clockOff && !hit {
+				t.Fatal("without the clock check the edit was still caught: the case does not test it")
+			}
+		})
+	}
+}
+
+// A cache file that is corrupt, of another version or holding another worktree's entry
+// is ignored and replaced; nothing but git's answer is served. A fresh Cache reads the
+// file, as another copse process would.
+func TestCacheIgnoresBadFiles(t *testing.T) {
+	f := newFixture(t)
+	f.c.Now = ahead
+	f.prime()
+	file := filepath.Join(f.repo, ".git", "copse-status", "statuses.json")
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := func() *Cache { return &Cache{Env: f.env, Now: ahead} }
+	if _, _, hit := fresh().Lookup(f.wt); !hit {
+		t.Fatal("another process does not find the stored status")
+	}
+	for _, bad := range []string{
+		"{not json",
+		strings.Replace(string(good), `"v":1`, `"v":99`, 1),
+		strings.Replace(string(good), `"worktree":"`, `"worktree":"/elsewhere`, 1),
+	} {
+		if bad == string(good) {
+			t.Fatal("the replacement did not apply")
+		}
+		f.write(file, bad)
+		if _, _, hit := fresh().Lookup(f.wt); hit {
+			t.Fatalf("served a status from %q", bad)
+		}
+	}
+	f.c = fresh()
+	f.read() // replaced by a good one
+	if _, _, hit := fresh().Lookup(f.wt); !hit {
+		t.Fatal("a bad file was not replaced")
+	}
+}
+
+// A split index keeps entries in another file, and a submodule's state lives in the
+// submodule: no proof, git runs.
+func TestCacheGivesUpWhereItCannotProve(t *testing.T) {
+	f := newFixture(t)
+	f.c.Now = ahead
+	f.prime()
+	f.run(f.wt, "update-index", "--split-index")
+	if _, p, hit := f.c.Lookup(f.wt); hit || p != nil {
+		t.Fatalf("split index: hit %v, proof %v; want no proof", hit, p != nil)
+	}
+	f.run(f.wt, "update-index", "--no-split-index")
+	f.run(f.wt, "update-index", "--add", "--cacheinfo", "160000,"+strings.TrimSpace(f.run(f.wt, "rev-parse", "HEAD"))+",mod")
+	if _, p, _ := f.c.Lookup(f.wt); p != nil {
+		t.Fatal("a submodule entry was proved by stat data")
+	}
+}
+
+// A worktree whose index is past maxIndexBytes (thousands of files) is not proved: the
+// proof's lstat of every file would cost about what git status does.
+func TestCacheLeavesLargeWorktreesToGit(t *testing.T) {
+	f := newFixture(t)
+	f.c.Now = ahead
+	f.prime()
+	var args []string
+	for i := 0; len(args) < 12000; i++ {
+		// the empty blob, under a path of about 30 bytes: about 100 bytes of index each
+		args = append(args, "--cacheinfo", "100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,many/file-"+strconv.Itoa(i)+"-"+strings.Repeat("n", 20))
+	}
+	f.run(f.wt, append([]string{"update-index", "--add"}, args...)...)
+	fi, err := os.Stat(filepath.Join(f.repo, ".git", "worktrees", "wt", "index"))
+	if err != nil || fi.Size() <= maxIndexBytes {
+		t.Fatalf("index of %d bytes (%v): the case needs one past %d", fi.Size(), err, maxIndexBytes)
+	}
+	if _, p, _ := f.c.Lookup(f.wt); p != nil {
+		t.Fatal("a worktree with a large index was proved")
+	}
+}
+
+// The index parser reads every version git writes: 2, 3 (extended flags, from an
+// intent-to-add entry) and 4 (prefix-compressed paths), and lists what git lists.
+func TestReadIndexVersions(t *testing.T) {
+	f := newFixture(t)
+	for i := range 30 {
+		f.write(filepath.Join(f.wt, "dir", "deeper", "file-"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+".txt"), "c\n")
+	}
+	f.run(f.wt, "add", "dir")
+	f.write(filepath.Join(f.wt, "intent.txt"), "i\n")
+	f.run(f.wt, "add", "-N", "intent.txt")
+	for _, v := range []string{"2", "3", "4"} {
+		if v == "2" {
+			f.run(f.wt, "rm", "-q", "--cached", "intent.txt") // version 2 has no extended flags
+		} else {
+			f.run(f.wt, "add", "-N", "intent.txt")
+		}
+		f.run(f.wt, "update-index", "--index-version", v)
+		b, err := os.ReadFile(filepath.Join(f.repo, ".git", "worktrees", "wt", "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := readIndex(b)
+		if err != nil {
+			t.Fatalf("version %s: %v", v, err)
+		}
+		var got []string
+		for _, e := range entries {
+			got = append(got, e.path)
+		}
+		want := strings.Split(strings.TrimRight(f.run(f.wt, "ls-files", "-z"), "\x00"), "\x00")
+		if !slices.Equal(got, want) {
+			t.Fatalf("version %s: parsed\n%q\ngit lists\n%q", v, got, want)
+		}
+	}
+}
+
+// The cache file is bounded: past maxEntries the entries read longest ago are dropped.
+func TestCacheBounded(t *testing.T) {
+	f := newFixture(t)
+	f.c.Now = ahead
+	f.prime()
+	common := filepath.Join(f.repo, ".git")
+	for i := range maxEntries {
+		f.c.put(common, entry{Worktree: "/gone/" + strconv.Itoa(i), At: int64(i)})
+	}
+	f.c.Flush()
+	got := readFile(filepath.Join(common, "copse-status", "statuses.json"))
+	if len(got) != maxEntries {
+		t.Fatalf("%d entries written, want %d", len(got), maxEntries)
+	}
+	if _, ok := got[f.wt]; !ok {
+		t.Fatal("the newest entry was dropped")
+	}
+	if _, ok := got["/gone/0"]; ok {
+		t.Fatal("the oldest entry was kept")
+	}
+}
+
+// A worktree with more directories than the walk may take is not proved, and is not
+// walked again for a while (the walk would cost git's status on top of it); after that it
+// is tried again.
+func TestCacheTooManyDirectories(t *testing.T) {
+	f := newFixture(t)
+	now := ahead()
+	f.c.Now = func() time.Time { return now }
+	for i := range maxDirs + 1 {
+		if err := os.MkdirAll(filepath.Join(f.wt, "build", strconv.Itoa(i/1000), strconv.Itoa(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, p, _ := f.c.Lookup(f.wt); p != nil {
+		t.Fatal("a tree past maxDirs was proved")
+	}
+	if err := os.RemoveAll(filepath.Join(f.wt, "build")); err != nil {
+		t.Fatal(err)
+	}
+	if _, p, _ := f.c.Lookup(f.wt); p != nil {
+		t.Fatal("walked again right after finding the tree too big")
+	}
+	now = now.Add(tooBigRetry + time.Second)
+	f.prime()
+}

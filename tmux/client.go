@@ -1,0 +1,154 @@
+package tmux
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Pane is one pane of a session's listing, with its window.
+type Pane struct {
+	Window         string    // @N
+	WindowIndex    int       // the number shown in the status line
+	WindowActive   bool      // the current window of the session
+	WindowActivity time.Time // last output in any pane of the window
+	WindowName     string    // untrusted text: shown escaped, never used as a target
+	Mark           string    // MarkOption of the window ("" when copse did not mark it)
+	ID             string    // %N
+	PID            int       // the pane's first process (its shell or the command it runs)
+	Dead           bool      // the process ended and the pane stays (remain-on-exit)
+	Command        string    // the pane's foreground command (untrusted text)
+}
+
+// SessionOf returns the session ($N) and window (@N) that hold pane.
+func (c *Client) SessionOf(ctx context.Context, pane string) (session, window string, err error) {
+	cmd, err := SessionOf(pane)
+	if err != nil {
+		return "", "", err
+	}
+	rows, err := c.listing(ctx, cmd)
+	if err != nil {
+		return "", "", err
+	}
+	if len(rows) != 1 || checkID("", "", rows[0][0], '$') != nil || !IsWindowID(rows[0][1]) {
+		return "", "", c.wrong(cmd, "display-message did not name one session and window")
+	}
+	return rows[0][0], rows[0][1], nil
+}
+
+// Panes lists every pane of session.
+func (c *Client) Panes(ctx context.Context, session string) ([]Pane, error) {
+	cmd, err := ListPanes(session)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.listing(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Pane, 0, len(rows))
+	for _, r := range rows {
+		p := Pane{Window: r[0], WindowActive: r[2] == "1", ID: r[4], Dead: r[6] == "1", Mark: r[7], Command: r[8], WindowName: r[9]}
+		var e1, e2, e3 error
+		p.WindowIndex, e1 = strconv.Atoi(r[1])
+		act, e2 := strconv.ParseInt(r[3], 10, 64)
+		p.PID, e3 = strconv.Atoi(r[5])
+		if e1 != nil || e2 != nil || (e3 != nil && !p.Dead) || !IsWindowID(p.Window) || !IsPaneID(p.ID) {
+			return nil, c.wrong(cmd, "a pane row has a field of the wrong shape")
+		}
+		p.WindowActivity = time.Unix(act, 0)
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// NewWindow makes the window, marks it for a.Dir and returns its id. When the mark cannot
+// be set the window is closed again: an unmarked window of copse's would never be found.
+func (c *Client) NewWindow(ctx context.Context, a NewWindowArgs) (string, error) {
+	cmd, err := NewWindow(a)
+	if err != nil {
+		return "", err
+	}
+	if _, err := SetWindowMark("@0", a.Dir); err != nil { // checked now, before anything runs
+		return "", err
+	}
+	out, err := c.Run(ctx, cmd)
+	if err != nil {
+		return "", err
+	}
+	id := strings.TrimSuffix(string(out), "\n")
+	if !IsWindowID(id) {
+		return "", c.wrong(cmd, "new-window did not print a window id")
+	}
+	mark, _ := SetWindowMark(id, a.Dir)
+	if _, err := c.Run(ctx, mark); err != nil {
+		if kill, kerr := KillWindow(id); kerr == nil {
+			c.Run(context.WithoutCancel(ctx), kill)
+		}
+		return "", err
+	}
+	return id, nil
+}
+
+// SelectWindow makes window current in its session.
+func (c *Client) SelectWindow(ctx context.Context, window string) error {
+	cmd, err := SelectWindow(window)
+	if err != nil {
+		return err
+	}
+	_, err = c.Run(ctx, cmd)
+	return err
+}
+
+// KillWindow closes window.
+func (c *Client) KillWindow(ctx context.Context, window string) error {
+	cmd, err := KillWindow(window)
+	if err != nil {
+		return err
+	}
+	_, err = c.Run(ctx, cmd)
+	return err
+}
+
+// SetPrevious records the worktree session left (see PreviousOption).
+func (c *Client) SetPrevious(ctx context.Context, session, path string) error {
+	cmd, err := SetPrevious(session, path)
+	if err != nil {
+		return err
+	}
+	_, err = c.Run(ctx, cmd)
+	return err
+}
+
+// Previous reads what SetPrevious recorded ("" when nothing).
+func (c *Client) Previous(ctx context.Context, session string) (string, error) {
+	cmd, err := ReadPrevious(session)
+	if err != nil {
+		return "", err
+	}
+	rows, err := c.listing(ctx, cmd)
+	if err != nil {
+		return "", err
+	}
+	if len(rows) != 1 || rows[0][0] != session {
+		return "", c.wrong(cmd, "display-message did not answer for the session asked")
+	}
+	return rows[0][1], nil
+}
+
+func (c *Client) listing(ctx context.Context, cmd Cmd) ([][]string, error) {
+	out, fr, err := c.run(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := fr.rows(out, len(cmd.fields))
+	if err != nil {
+		return nil, c.wrong(cmd, err.Error())
+	}
+	return rows, nil
+}
+
+func (c *Client) wrong(cmd Cmd, msg string) *Error {
+	return &Error{Kind: ErrWrongReply, Message: msg, ExitCode: 0, Argv: c.argv(cmd, ""), Started: true}
+}

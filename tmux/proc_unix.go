@@ -1,0 +1,18 @@
+//go:build unix
+
+package tmux
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// ownProcessGroup starts tmux as the leader of a new process group, and makes a cancel
+// kill the whole group, not just tmux. On Linux tmux also dies with copse.
+func ownProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeath(cmd.SysProcAttr)
+	cmd.Cancel = func() error {
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

@@ -1,0 +1,169 @@
+package tmux_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/copse-dev/copse/tmux"
+	"github.com/copse-dev/copse/tmux/tmuxtest"
+)
+
+func client(s *tmuxtest.Server) *tmux.Client { return &tmux.Client{Socket: s.Socket} }
+
+// Targets are ids only: a name (which a branch could forge) is refused before anything runs.
+func TestBuilderRefusesNamesAsTargets(t *testing.T) {
+	for _, bad := range []string{"main", "@", "@1x", "%1", "$1", "@1;kill-server", "", "@-1"} {
+		if _, err := tmux.SelectWindow(bad); err == nil {
+			t.Errorf("SelectWindow(%q) was accepted", bad)
+		}
+		if _, err := tmux.KillWindow(bad); err == nil {
+			t.Errorf("KillWindow(%q) was accepted", bad)
+		}
+	}
+	for _, bad := range []string{"copse", "@1", "%1", "$x"} {
+		if _, err := tmux.ListPanes(bad); err == nil {
+			t.Errorf("ListPanes(%q) was accepted", bad)
+		}
+	}
+	if _, err := tmux.SelectWindow("@12"); err != nil {
+		t.Errorf("SelectWindow(@12): %v", err)
+	}
+}
+
+func TestNewWindowRefusesUnsafeValues(t *testing.T) {
+	ok := tmux.NewWindowArgs{Session: "$0", Dir: "/tmp/x", Name: "feat"}
+	if _, err := tmux.NewWindow(ok); err != nil {
+		t.Fatalf("plain args refused: %v", err)
+	}
+	for name, a := range map[string]tmux.NewWindowArgs{
+		"relative dir":   {Session: "$0", Dir: "tmp/x", Name: "n"},
+		"unclean dir":    {Session: "$0", Dir: "/tmp/../x", Name: "n"},
+		"escape in name": {Session: "$0", Dir: "/tmp/x", Name: "a\x1b]0;x\a"},
+		"newline name":   {Session: "$0", Dir: "/tmp/x", Name: "a\nb"},
+		"session name":   {Session: "copse", Dir: "/tmp/x", Name: "n"},
+		"bad env name":   {Session: "$0", Dir: "/tmp/x", Name: "n", Env: []string{"A B=1"}},
+		"one-word argv":  {Session: "$0", Dir: "/tmp/x", Name: "n", Argv: []string{"echo hi; rm -rf /"}},
+	} {
+		var ae *tmux.ArgError
+		if _, err := tmux.NewWindow(a); !errors.As(err, &ae) {
+			t.Errorf("%s: want an ArgError, got %v", name, err)
+		}
+	}
+	// Values that need it are separate arguments after "--", and "#" is doubled where tmux
+	// would expand a format.
+	c, err := tmux.NewWindow(tmux.NewWindowArgs{Session: "$0", Dir: "/tmp/a#b", Name: "x#{pane_pid}", Argv: []string{"sh", "-c", "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := c.Args()
+	for _, want := range []string{"/tmp/a##b", "x##{pane_pid}"} {
+		if !slices.Contains(args, want) {
+			t.Errorf("args %q lack %q", args, want)
+		}
+	}
+	if i := slices.Index(args, "--"); i < 0 || !slices.Equal(args[i+1:], []string{"sh", "-c", "x"}) {
+		t.Errorf("the command is not after --: %q", args)
+	}
+}
+
+func TestWindowLifecycleOnPrivateServer(t *testing.T) {
+	s := tmuxtest.Start(t)
+	c := client(s)
+	ctx := context.Background()
+	sess, win, err := c.SessionOf(ctx, s.Pane)
+	if err != nil || sess != s.Session || win != s.Window {
+		t.Fatalf("SessionOf = %q %q %v; want %q %q", sess, win, err, s.Session, s.Window)
+	}
+	dir := filepath.Join(t.TempDir(), "wt #{session_id}")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := "feat #{pane_pid} 'x\""
+	id, err := c.NewWindow(ctx, tmux.NewWindowArgs{Session: sess, Dir: dir, Name: name,
+		Env: []string{"COPSE_BRANCH=" + name}, Argv: []string{"sh", "-c", `printf '%s|%s\n' "$COPSE_BRANCH" "$PWD"; exec sleep 600`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Active() != s.Window {
+		t.Errorf("a window opened without focus became current")
+	}
+	want := name + "|" + dir
+	s.WaitFor("the window's command to print", func() bool { return strings.Contains(s.Capture(id), want) })
+
+	panes, err := c.Panes(ctx, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine *tmux.Pane
+	for i := range panes {
+		if panes[i].Window == id {
+			mine = &panes[i]
+		}
+	}
+	if mine == nil || mine.Mark != dir || mine.WindowName != name || mine.PID <= 0 || mine.Command != "sleep" {
+		t.Fatalf("pane of %s = %+v; want mark %q, name %q, command sleep", id, mine, dir, name)
+	}
+
+	if err := c.SelectWindow(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Active(); got != id {
+		t.Errorf("after select the current window is %s, not %s", got, id)
+	}
+	if err := c.KillWindow(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range s.Windows() {
+		if strings.HasPrefix(w, id+"\t") {
+			t.Errorf("window %s still exists after kill", id)
+		}
+	}
+}
+
+// A window name built to look like rows and fields of the listing stays one field of one
+// row: the separator is made fresh for each run.
+func TestListingCannotBeForgedByNames(t *testing.T) {
+	s := tmuxtest.Start(t)
+	forged := "x\n\x1e\x1e@99\x1f\x1f1\x1f\x1f/etc\t%1\n"
+	// new-window -n keeps control characters as they are (rename-window would escape them).
+	id := s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "-n", forged)
+	panes, err := client(s).Panes(context.Background(), s.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(panes) != 2 || panes[1].Window != id || panes[1].WindowName != forged || panes[1].Mark != "" {
+		t.Fatalf("panes = %+v; want the two real panes, the name of %s read whole", panes, id)
+	}
+}
+
+func TestPreviousIsKeptPerSession(t *testing.T) {
+	s := tmuxtest.Start(t)
+	c := client(s)
+	ctx := context.Background()
+	if p, err := c.Previous(ctx, s.Session); err != nil || p != "" {
+		t.Fatalf("Previous before any = %q %v", p, err)
+	}
+	if err := c.SetPrevious(ctx, s.Session, "/tmp/wt a"); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := c.Previous(ctx, s.Session); err != nil || p != "/tmp/wt a" {
+		t.Fatalf("Previous = %q %v", p, err)
+	}
+}
+
+func TestNoServerIsAnExitError(t *testing.T) {
+	c := &tmux.Client{Socket: filepath.Join(t.TempDir(), "none")}
+	_, err := c.Panes(context.Background(), "$0")
+	var te *tmux.Error
+	if !errors.As(err, &te) || te.Kind != tmux.ErrExit {
+		t.Fatalf("err = %v; want ErrExit", err)
+	}
+	if _, err := (&tmux.Client{}).Panes(context.Background(), "$0"); err == nil {
+		t.Fatal("a client with no socket ran tmux")
+	}
+}

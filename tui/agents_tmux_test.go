@@ -1,0 +1,55 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/internal/textsafe"
+	"github.com/copse-dev/copse/tmux/tmuxtest"
+)
+
+// Under tmux (a private server), an agent that starts waiting for input while the picker
+// is open gets its "needs you" marker without a keypress.
+func TestFlowNeedsYouAppearsWithoutAKeypress(t *testing.T) {
+	r := coretest.New(t)
+	srv := tmuxtest.Start(t)
+	getenv := func(k string) string {
+		if v, ok := srv.Env()[k]; ok {
+			return v
+		}
+		return r.Getenv(k)
+	}
+	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "auto", Getenv: getenv})
+	if err != nil || svc.BackendName() != "tmux" {
+		t.Fatalf("open under tmux: %v", err)
+	}
+	// The fake agent works until the test lets it ask its question.
+	gate := filepath.Join(t.TempDir(), "ask")
+	run := "while [ ! -e " + textsafe.ShellQuote(gate) + " ]; do sleep 0.1; done; printf 'continue? '; head -n 1; exec sleep 600"
+	out, err := svc.Do(core.WithTypedByPerson(context.Background()), core.CreateRequest{Branch: "agent/one", Run: core.Str(run)}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := startFlow(t, svc, Options{})
+	fr := f.wait("the agent's row", func(fr frame) bool { return strings.Contains(fr.view, "agent/one") })
+	if strings.Contains(fr.view, "needs you") {
+		t.Fatalf("needs you before the agent asked:\n%s", fr.view)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.WaitFor("the agent's question", func() bool { return strings.Contains(srv.Capture(out.WorkspaceID), "continue?") })
+	f.wait("needs you on the agent's row", func(fr frame) bool {
+		for _, l := range strings.Split(fr.view, "\n") {
+			if strings.Contains(l, "agent/one") && strings.Contains(l, "needs you") {
+				return true
+			}
+		}
+		return false
+	})
+}
