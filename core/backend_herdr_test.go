@@ -13,16 +13,16 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
-// The Herdr backend, through the test double (herdr/fakeherdr) and real git in temp repos.
+// The Herdr backend, through the test double (herdr/herdrdouble/cmd/herdrdouble) and real git in temp repos.
 
 // TestMain makes the process's git config unreadable (coretest.Main), so a git that missed
 // Options.Env fails; it deletes the Herdr double afterwards.
 func TestMain(m *testing.M) {
 	code := coretest.Main(m)
-	herdrtest.Cleanup()
+	herdrdouble.Cleanup()
 	os.Exit(code)
 }
 
@@ -56,7 +56,7 @@ func newHW(t *testing.T) *hw {
 	t.Helper()
 	r := coretest.New(t)
 	dir := t.TempDir()
-	w := &hw{Repo: r, fake: herdrtest.Build(t), state: filepath.Join(dir, "state.json"), log: filepath.Join(dir, "invocations")}
+	w := &hw{Repo: r, fake: herdrdouble.Build(t), state: filepath.Join(dir, "state.json"), log: filepath.Join(dir, "invocations")}
 	// A binary path of its own per test: herdr.Detect caches per path for ten minutes.
 	w.bin = filepath.Join(dir, "herdr")
 	if err := os.WriteFile(w.bin, []byte(strings.Replace(wrapper, "@FAKE@", w.fake, 1)), 0o755); err != nil {
@@ -83,10 +83,10 @@ func (w *hw) getenv(over map[string]string) func(string) string {
 
 // knobs is the double's environment over the repository's (coretest.Env): its state file,
 // log and knobs, applied to action only when action is set.
-func (w *hw) knobs(k herdrtest.Knobs, action string) []string {
+func (w *hw) knobs(k herdrdouble.Knobs, action string) []string {
 	k.Log = w.log
 	env := coretest.Env(w.Home)
-	for _, kv := range herdrtest.Env(w.fake, w.state, k) {
+	for _, kv := range herdrdouble.Env(w.fake, w.state, k) {
 		if strings.HasPrefix(kv, "FAKE_HERDR_") {
 			env = append(env, kv)
 		}
@@ -100,7 +100,7 @@ func withTimeout(d time.Duration) hwOpt { return func(o *core.Options) { o.Timeo
 func withEnv(kv ...string) hwOpt        { return func(o *core.Options) { o.Env = append(o.Env, kv...) } }
 
 // open opens a Service in dir under backend auto with the double; knobs apply to action.
-func (w *hw) open(t *testing.T, dir string, k herdrtest.Knobs, action string, opts ...hwOpt) *core.Service {
+func (w *hw) open(t *testing.T, dir string, k herdrdouble.Knobs, action string, opts ...hwOpt) *core.Service {
 	t.Helper()
 	o := core.Options{Dir: dir, Backend: "auto", Getenv: w.getenv(nil), Env: w.knobs(k, action)}
 	for _, f := range opts {
@@ -116,7 +116,7 @@ func (w *hw) open(t *testing.T, dir string, k herdrtest.Knobs, action string, op
 	return s
 }
 
-func (w *hw) plain(t *testing.T) *core.Service { return w.open(t, w.Root, herdrtest.Knobs{}, "") }
+func (w *hw) plain(t *testing.T) *core.Service { return w.open(t, w.Root, herdrdouble.Knobs{}, "") }
 
 // create makes a worktree with an open workspace through the double.
 func (w *hw) create(t *testing.T, branch string) (path, ws string) {
@@ -128,9 +128,9 @@ func (w *hw) create(t *testing.T, branch string) (path, ws string) {
 	return out.Path, out.WorkspaceID
 }
 
-func (w *hw) readState(t *testing.T) herdrtest.State {
+func (w *hw) readState(t *testing.T) herdrdouble.State {
 	t.Helper()
-	return herdrtest.ReadState(t, w.state)
+	return herdrdouble.ReadState(t, w.state)
 }
 
 // wsOf is the workspace the double has open on path ("" when none).
@@ -193,7 +193,7 @@ func wantExit(t *testing.T, err error, code int) {
 func TestHerdrDetectionVersions(t *testing.T) {
 	t.Parallel()
 	r := coretest.New(t)
-	fake := herdrtest.Build(t)
+	fake := herdrdouble.Build(t)
 	// One binary path per version: detection is cached per path. The path is a script that
 	// sets the version knob: `herdr --version` runs with the process environment, before
 	// Options.Env is in play, and the tests beside this one must not see the knob.
@@ -291,7 +291,7 @@ func TestHerdrSession(t *testing.T) {
 	t.Parallel()
 	w := newHW(t)
 	for id, want := range map[string]string{"wG": "wG", "": "herdr", "w:bad": "herdr"} {
-		s, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: w.getenv(map[string]string{"HERDR_WORKSPACE_ID": id}), Env: w.knobs(herdrtest.Knobs{}, "")})
+		s, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: w.getenv(map[string]string{"HERDR_WORKSPACE_ID": id}), Env: w.knobs(herdrdouble.Knobs{}, "")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,7 +310,7 @@ func TestHerdrBareRepository(t *testing.T) {
 	w.Git(w.Base, "clone", "-q", "--bare", w.Root, bare)
 	wt := filepath.Join(w.Base, "bare-wt")
 	w.Git(bare, "worktree", "add", "-q", wt, "main")
-	s, err := core.Open(bg, core.Options{Dir: wt, Getenv: w.getenv(nil), Env: w.knobs(herdrtest.Knobs{}, "")})
+	s, err := core.Open(bg, core.Options{Dir: wt, Getenv: w.getenv(nil), Env: w.knobs(herdrdouble.Knobs{}, "")})
 	if err != nil || s.BackendName() != "git" {
 		t.Fatalf("auto in a bare repository: %v", err)
 	}
@@ -361,7 +361,7 @@ func TestHerdrListThroughSymlink(t *testing.T) {
 	if err := os.Symlink(w.Root, link); err != nil {
 		t.Fatal(err)
 	}
-	l, err := w.open(t, link, herdrtest.Knobs{}, "").List(bg, false)
+	l, err := w.open(t, link, herdrdouble.Knobs{}, "").List(bg, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,14 +379,14 @@ func TestHerdrListFailures(t *testing.T) {
 	w := newHW(t)
 	w.create(t, "feat/x")
 	cases := []struct {
-		knobs herdrtest.Knobs
+		knobs herdrdouble.Knobs
 		code  string
 		text  string
 	}{
-		{herdrtest.Knobs{ServerDown: true}, "herdr_not_running", "start herdr, or use --backend git"},
-		{herdrtest.Knobs{IOError: true}, "herdr_failed", "ConnectionReset"},
-		{herdrtest.Knobs{Error: "worktree_list_failed"}, "herdr_list_failed", "worktree_list_failed"},
-		{herdrtest.Knobs{Lie: herdrtest.LieWrongType}, "herdr_bad_reply", "workspace_list"},
+		{herdrdouble.Knobs{ServerDown: true}, "herdr_not_running", "start herdr, or use --backend git"},
+		{herdrdouble.Knobs{IOError: true}, "herdr_failed", "ConnectionReset"},
+		{herdrdouble.Knobs{Error: "worktree_list_failed"}, "herdr_list_failed", "worktree_list_failed"},
+		{herdrdouble.Knobs{Lie: herdrdouble.LieWrongType}, "herdr_bad_reply", "workspace_list"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.code, func(t *testing.T) {
@@ -505,7 +505,7 @@ func TestHerdrCreateForcedErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.code, func(t *testing.T) {
-			s := w.open(t, w.Root, herdrtest.Knobs{Error: tc.code}, "create")
+			s := w.open(t, w.Root, herdrdouble.Knobs{Error: tc.code}, "create")
 			before := w.Snapshot()
 			stBefore := w.readState(t)
 			_, err := do(t, s, core.CreateRequest{Branch: "feat/" + tc.code})
@@ -525,7 +525,7 @@ func TestHerdrCreateForcedErrors(t *testing.T) {
 	}
 	// Server down with a fresh state (nothing open yet).
 	t.Run("server down", func(t *testing.T) {
-		s := w.open(t, w.Root, herdrtest.Knobs{ServerDown: true}, "create")
+		s := w.open(t, w.Root, herdrdouble.Knobs{ServerDown: true}, "create")
 		before := w.Snapshot()
 		_, err := do(t, s, core.CreateRequest{Branch: "down"})
 		wantCode(t, err, core.KindFailed, "herdr_not_running")
@@ -538,13 +538,13 @@ func TestHerdrCreateLies(t *testing.T) {
 	w := newHW(t)
 	t.Run("no_git", func(t *testing.T) {
 		before := w.Snapshot()
-		_, err := do(t, w.open(t, w.Root, herdrtest.Knobs{Lie: herdrtest.LieNoGit}, "create"), core.CreateRequest{Branch: "nogit"})
+		_, err := do(t, w.open(t, w.Root, herdrdouble.Knobs{Lie: herdrdouble.LieNoGit}, "create"), core.CreateRequest{Branch: "nogit"})
 		wantCode(t, err, core.KindUncertain, "create_not_listed")
 		wantExit(t, err, 3)
 		w.Unchanged(before)
 	})
 	t.Run("wrong_type", func(t *testing.T) {
-		_, err := do(t, w.open(t, w.Root, herdrtest.Knobs{Lie: herdrtest.LieWrongType}, "create"), core.CreateRequest{Branch: "wrongtype"})
+		_, err := do(t, w.open(t, w.Root, herdrdouble.Knobs{Lie: herdrdouble.LieWrongType}, "create"), core.CreateRequest{Branch: "wrongtype"})
 		var e *core.Error
 		if !errors.As(err, &e) || e.Kind != core.KindUncertain {
 			t.Fatalf("want uncertain, got %v", err)
@@ -555,7 +555,7 @@ func TestHerdrCreateLies(t *testing.T) {
 		}
 	})
 	t.Run("other_path", func(t *testing.T) {
-		_, err := do(t, w.open(t, w.Root, herdrtest.Knobs{Lie: herdrtest.LieOtherPath}, "create"), core.CreateRequest{Branch: "otherpath"})
+		_, err := do(t, w.open(t, w.Root, herdrdouble.Knobs{Lie: herdrdouble.LieOtherPath}, "create"), core.CreateRequest{Branch: "otherpath"})
 		var e *core.Error
 		if !errors.As(err, &e) || e.Kind != core.KindUncertain || !strings.Contains(err.Error(), "elsewhere") {
 			t.Fatalf("want uncertain naming the other path, got %v", err)
@@ -568,7 +568,7 @@ func TestHerdrCreateLies(t *testing.T) {
 func TestHerdrCreateTimeoutBeforeActing(t *testing.T) {
 	t.Parallel()
 	w := newHW(t)
-	s := w.open(t, w.Root, herdrtest.Knobs{Delay: time.Minute}, "create", withTimeout(2*time.Second))
+	s := w.open(t, w.Root, herdrdouble.Knobs{Delay: time.Minute}, "create", withTimeout(2*time.Second))
 	before := w.Snapshot()
 	start := time.Now()
 	_, err := do(t, s, core.CreateRequest{Branch: "slow"})
@@ -587,7 +587,7 @@ func TestHerdrCreateTimeoutBeforeActing(t *testing.T) {
 func TestHerdrCreateTimeoutAfterActing(t *testing.T) {
 	t.Parallel()
 	w := newHW(t)
-	s := w.open(t, w.Root, herdrtest.Knobs{DelayAfter: time.Minute}, "create", withTimeout(5*time.Second))
+	s := w.open(t, w.Root, herdrdouble.Knobs{DelayAfter: time.Minute}, "create", withTimeout(5*time.Second))
 	_, err := do(t, s, core.CreateRequest{Branch: "late"})
 	wantCode(t, err, core.KindUncertain, "create_uncertain")
 	wantExit(t, err, 3)
@@ -599,7 +599,7 @@ func TestHerdrCreateTimeoutAfterActing(t *testing.T) {
 func TestHerdrUsageIsABug(t *testing.T) {
 	t.Parallel()
 	w := newHW(t)
-	s := w.open(t, w.Root, herdrtest.Knobs{}, "", withEnv("COPSE_TEST_USAGE=create"))
+	s := w.open(t, w.Root, herdrdouble.Knobs{}, "", withEnv("COPSE_TEST_USAGE=create"))
 	before := w.Snapshot()
 	_, err := do(t, s, core.CreateRequest{Branch: "x"})
 	wantCode(t, err, core.KindFailed, "herdr_usage_bug")
@@ -708,18 +708,18 @@ func TestHerdrOpenFailures(t *testing.T) {
 	b, wsB := w.create(t, "b")
 
 	t.Run("forced error", func(t *testing.T) {
-		_, err := do(t, w.open(t, w.Root, herdrtest.Knobs{Error: "worktree_open_failed"}, "open"), core.OpenRequest{Path: core.Str(a)})
+		_, err := do(t, w.open(t, w.Root, herdrdouble.Knobs{Error: "worktree_open_failed"}, "open"), core.OpenRequest{Path: core.Str(a)})
 		wantCode(t, err, core.KindFailed, "herdr_open_failed")
 		if w.wsOf(t, a) != "" {
 			t.Fatal("opened")
 		}
 	})
 	t.Run("server down", func(t *testing.T) {
-		_, err := do(t, w.open(t, w.Root, herdrtest.Knobs{ServerDown: true}, "open"), core.SwitchRequest{Path: core.Str(a)})
+		_, err := do(t, w.open(t, w.Root, herdrdouble.Knobs{ServerDown: true}, "open"), core.SwitchRequest{Path: core.Str(a)})
 		wantCode(t, err, core.KindFailed, "herdr_not_running")
 	})
 	t.Run("timeout, nothing opened", func(t *testing.T) {
-		s := w.open(t, w.Root, herdrtest.Knobs{Delay: time.Minute}, "open", withTimeout(2*time.Second))
+		s := w.open(t, w.Root, herdrdouble.Knobs{Delay: time.Minute}, "open", withTimeout(2*time.Second))
 		_, err := do(t, s, core.OpenRequest{Path: core.Str(a)})
 		wantCode(t, err, core.KindFailed, "herdr_timeout")
 		if !strings.Contains(err.Error(), "nothing was opened") {
@@ -727,7 +727,7 @@ func TestHerdrOpenFailures(t *testing.T) {
 		}
 	})
 	t.Run("timeout, already open", func(t *testing.T) {
-		s := w.open(t, w.Root, herdrtest.Knobs{Delay: time.Minute}, "open", withTimeout(2*time.Second))
+		s := w.open(t, w.Root, herdrdouble.Knobs{Delay: time.Minute}, "open", withTimeout(2*time.Second))
 		_, err := do(t, s, core.SwitchRequest{Path: core.Str(b)})
 		wantCode(t, err, core.KindFailed, "herdr_timeout")
 		if !strings.Contains(err.Error(), "still open in workspace "+wsB) {
@@ -735,14 +735,14 @@ func TestHerdrOpenFailures(t *testing.T) {
 		}
 	})
 	t.Run("other_path", func(t *testing.T) {
-		_, err := do(t, w.open(t, w.Root, herdrtest.Knobs{Lie: herdrtest.LieOtherPath}, "open"), core.SwitchRequest{Path: core.Str(b)})
+		_, err := do(t, w.open(t, w.Root, herdrdouble.Knobs{Lie: herdrdouble.LieOtherPath}, "open"), core.SwitchRequest{Path: core.Str(b)})
 		wantCode(t, err, core.KindUncertain, "herdr_reply_mismatch")
 		wantExit(t, err, 3)
 	})
 	t.Run("wrong_type", func(t *testing.T) {
 		// The double opens a workspace, then replies with another type: a workspace
 		// appeared, so the outcome is uncertain.
-		_, err := do(t, w.open(t, w.Root, herdrtest.Knobs{Lie: herdrtest.LieWrongType}, "open"), core.OpenRequest{Path: core.Str(a)})
+		_, err := do(t, w.open(t, w.Root, herdrdouble.Knobs{Lie: herdrdouble.LieWrongType}, "open"), core.OpenRequest{Path: core.Str(a)})
 		wantCode(t, err, core.KindUncertain, "open_uncertain")
 		if w.wsOf(t, a) == "" || !strings.Contains(err.Error(), w.wsOf(t, a)) {
 			t.Fatalf("%v", err)
@@ -889,20 +889,20 @@ func TestHerdrRemoveFailures(t *testing.T) {
 	path, ws := w.create(t, "victim")
 	cases := []struct {
 		name     string
-		knobs    herdrtest.Knobs
+		knobs    herdrdouble.Knobs
 		kind     core.Kind
 		code     string
 		timeout  time.Duration
 		changed  bool
 		exitCode int
 	}{
-		{"dirty", herdrtest.Knobs{Error: "dirty_worktree_requires_force"}, core.KindRefused, "dirty_worktree", 0, false, 1},
-		{"not linked", herdrtest.Knobs{Error: "not_linked_worktree"}, core.KindFailed, "herdr_not_linked", 0, false, 1},
-		{"remove failed", herdrtest.Knobs{Error: "worktree_remove_failed"}, core.KindFailed, "herdr_remove_failed", 0, false, 1},
-		{"server down", herdrtest.Knobs{ServerDown: true}, core.KindFailed, "herdr_not_running", 0, false, 1},
-		{"io error", herdrtest.Knobs{IOError: true}, core.KindFailed, "herdr_failed", 0, false, 1},
-		{"timeout before acting", herdrtest.Knobs{Delay: time.Minute}, core.KindFailed, "herdr_timeout", 2 * time.Second, false, 1},
-		{"no_git", herdrtest.Knobs{Lie: herdrtest.LieNoGit}, core.KindUncertain, "remove_incomplete", 0, false, 3},
+		{"dirty", herdrdouble.Knobs{Error: "dirty_worktree_requires_force"}, core.KindRefused, "dirty_worktree", 0, false, 1},
+		{"not linked", herdrdouble.Knobs{Error: "not_linked_worktree"}, core.KindFailed, "herdr_not_linked", 0, false, 1},
+		{"remove failed", herdrdouble.Knobs{Error: "worktree_remove_failed"}, core.KindFailed, "herdr_remove_failed", 0, false, 1},
+		{"server down", herdrdouble.Knobs{ServerDown: true}, core.KindFailed, "herdr_not_running", 0, false, 1},
+		{"io error", herdrdouble.Knobs{IOError: true}, core.KindFailed, "herdr_failed", 0, false, 1},
+		{"timeout before acting", herdrdouble.Knobs{Delay: time.Minute}, core.KindFailed, "herdr_timeout", 2 * time.Second, false, 1},
+		{"no_git", herdrdouble.Knobs{Lie: herdrdouble.LieNoGit}, core.KindUncertain, "remove_incomplete", 0, false, 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -920,12 +920,12 @@ func TestHerdrRemoveFailures(t *testing.T) {
 	// The rest change git: each needs a worktree of its own.
 	for _, tc := range []struct {
 		name    string
-		knobs   herdrtest.Knobs
+		knobs   herdrdouble.Knobs
 		timeout time.Duration
 	}{
-		{"timeout after acting", herdrtest.Knobs{DelayAfter: time.Minute}, 5 * time.Second},
-		{"wrong_type", herdrtest.Knobs{Lie: herdrtest.LieWrongType}, 0},
-		{"other_path", herdrtest.Knobs{Lie: herdrtest.LieOtherPath}, 0},
+		{"timeout after acting", herdrdouble.Knobs{DelayAfter: time.Minute}, 5 * time.Second},
+		{"wrong_type", herdrdouble.Knobs{Lie: herdrdouble.LieWrongType}, 0},
+		{"other_path", herdrdouble.Knobs{Lie: herdrdouble.LieOtherPath}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, _ := w.create(t, strings.ReplaceAll(tc.name, " ", "-"))
@@ -947,7 +947,7 @@ func TestHerdrRemoveOwnWorkspaceRefused(t *testing.T) {
 	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "mine")
-	s, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: w.getenv(map[string]string{"HERDR_WORKSPACE_ID": ws}), Env: w.knobs(herdrtest.Knobs{}, "")})
+	s, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: w.getenv(map[string]string{"HERDR_WORKSPACE_ID": ws}), Env: w.knobs(herdrdouble.Knobs{}, "")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -965,7 +965,7 @@ func TestHerdrListBadWorkspaceID(t *testing.T) {
 	t.Parallel()
 	w := newHW(t)
 	wt := w.AddWorktree("x", "x")
-	herdrtest.WriteState(t, w.state, herdrtest.State{Next: 1, Workspaces: []herdrtest.Workspace{
+	herdrdouble.WriteState(t, w.state, herdrdouble.State{Next: 1, Workspaces: []herdrdouble.Workspace{
 		{ID: "1:x", Checkout: wt, RepoRoot: w.Root, RepoKey: filepath.Join(w.Root, ".git"), Linked: true, Label: "x"},
 	}})
 	l, err := w.plain(t).List(bg, false)

@@ -245,16 +245,16 @@ func readWorktreeMeta(commonDir, id string) (worktreeMeta, bool) {
 // this does, so a failure is a warning that says what land will do instead.
 func (s *service) recordCreate(ctx context.Context, c *createCmd, w *Worktree) string {
 	base := c.startBase()
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	id := w.ID
 	if err == nil && id == "" {
-		id = idOf(worktreeIDs(cd), w.Path)
+		id = idOf(worktreeIDs(commonDir), w.Path)
 	}
 	if err == nil && id == "" {
 		err = os.ErrNotExist
 	}
 	if err == nil {
-		err = writeWorktreeMeta(cd, id, worktreeMeta{V: 1, Created: time.Now().UTC().Truncate(time.Second), Base: base})
+		err = writeWorktreeMeta(commonDir, id, worktreeMeta{V: 1, Created: time.Now().UTC().Truncate(time.Second), Base: base})
 	}
 	if err == nil || base == nil || base.Branch == "" {
 		return ""

@@ -26,8 +26,8 @@ func (s *service) createPreState(ctx context.Context, c *createCmd) createPre {
 	if fi, err := os.Lstat(c.path.s); err == nil && fi.IsDir() {
 		pre.dirExisted, pre.dirMode = true, fi.Mode().Perm()
 	}
-	if cd, err := s.commonDir(ctx); err == nil && !exists(filepath.Join(cd, "worktrees")) {
-		pre.adminDir = filepath.Join(cd, "worktrees")
+	if commonDir, err := s.commonDir(ctx); err == nil && !exists(filepath.Join(commonDir, "worktrees")) {
+		pre.adminDir = filepath.Join(commonDir, "worktrees")
 	}
 	if c.remote != nil {
 		had, err := s.git.BranchConfigured(ctx, c.cwd, c.branch.s)

@@ -177,11 +177,11 @@ func (s *service) lockOfKind(ctx context.Context, k lockKind) (func(), error) {
 
 // lock takes the repository lock (in-process mutex plus the file lock in the git common dir).
 func (s *service) lock(ctx context.Context) (func(), error) {
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.lockRepo(ctx, cd, true)
+	return s.lockRepo(ctx, commonDir, true)
 }
 
 // checkToken: a state token is what copse handed out, 24 lower-case hex digits.

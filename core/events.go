@@ -49,7 +49,7 @@ func (s *Service) CommonDir(ctx context.Context) (string, error) { return s.impl
 // failure of the mutation.
 func (s *service) emit(out *Outcome, ev Event, wt *Worktree) {
 	s.mu.Lock()
-	cd := s.repo.commonDir
+	commonDir := s.repo.commonDir
 	s.mu.Unlock()
 	ev.Repo = s.root()
 	if wt != nil {
@@ -60,12 +60,12 @@ func (s *service) emit(out *Outcome, ev Event, wt *Worktree) {
 			ev.Session = id.s
 		}
 	}
-	if cd == "" {
+	if commonDir == "" {
 		out.Warnings = append(out.Warnings, "event "+ev.Event+" not recorded: the git directory is unknown")
 		return
 	}
-	if _, err := eventlog.Append(cd, ev); err != nil {
-		out.Warnings = append(out.Warnings, "event "+ev.Event+" not recorded in "+Escape(eventlog.Path(cd))+": "+Escape(err.Error()))
+	if _, err := eventlog.Append(commonDir, ev); err != nil {
+		out.Warnings = append(out.Warnings, "event "+ev.Event+" not recorded in "+Escape(eventlog.Path(commonDir))+": "+Escape(err.Error()))
 	}
 }
 

@@ -8,11 +8,11 @@ import (
 
 	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/herdr"
-	"github.com/copse-dev/copse/herdr/herdrfake"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 	"github.com/copse-dev/copse/herdr/herdrtest"
 )
 
-// Herdr answers the double does not give on demand, through herdrfake in front of the
+// Herdr answers the double does not give on demand, through herdrtest in front of the
 // Herdr client: every other call goes to the double, and git stays real.
 
 // herdrService opens the repository under the Herdr backend (the double), with a worktree
@@ -20,7 +20,7 @@ import (
 func herdrService(t *testing.T) (*Service, *coretest.Repo, string, string) {
 	t.Helper()
 	r := coretest.New(t)
-	bin := herdrtest.Build(t)
+	bin := herdrdouble.Build(t)
 	state := filepath.Join(t.TempDir(), "state.json")
 	getenv := func(k string) string {
 		switch k {
@@ -32,7 +32,7 @@ func herdrService(t *testing.T) (*Service, *coretest.Repo, string, string) {
 		return r.Getenv(k)
 	}
 	env := coretest.Env(r.Home)
-	for _, kv := range herdrtest.Env(bin, state, herdrtest.Knobs{}) {
+	for _, kv := range herdrdouble.Env(bin, state, herdrdouble.Knobs{}) {
 		if strings.HasPrefix(kv, "FAKE_HERDR_") {
 			env = append(env, kv)
 		}
@@ -64,7 +64,7 @@ func herdrClient(t *testing.T, svc *Service) *herdr.Client {
 func TestHerdrOpenOutputLimit(t *testing.T) {
 	t.Parallel()
 	svc, r, path, ws := herdrService(t)
-	f := herdrfake.NewFake(t).Allow("worktree", "list")
+	f := herdrtest.New(t).Allow("worktree", "list")
 	f.ExpectPrefix("worktree", "open", "--cwd", r.Root, "--path", path).
 		Returns("", &herdr.Error{Kind: herdr.ErrOutputLimit, Started: true, ExitCode: -1, Message: "output passed the 2 MiB limit"})
 	herdrClient(t, svc).Exec = f
@@ -82,7 +82,7 @@ func TestHerdrOpenOutputLimit(t *testing.T) {
 func TestHerdrOpenUnverified(t *testing.T) {
 	t.Parallel()
 	svc, r, path, _ := herdrService(t)
-	f := herdrfake.NewFake(t).Allow("worktree", "list")
+	f := herdrtest.New(t).Allow("worktree", "list")
 	f.ExpectPrefix("worktree", "open", "--cwd", r.Root, "--path", path).
 		Returns("", &herdr.Error{Kind: herdr.ErrTimeout, Started: true, ExitCode: -1, Message: "did not finish within 2m0s"})
 	f.ExpectPrefix("worktree", "list").

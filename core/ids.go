@@ -118,10 +118,10 @@ func adminDir(commonDir, id string) string { return filepath.Join(commonDir, "wo
 // itself), checked by the admin layout git keeps there; else it asks git.
 func (s *service) listCommonDir(ctx context.Context, snap snapshot) (string, error) {
 	s.mu.Lock()
-	cd := s.repo.commonDir
+	commonDir := s.repo.commonDir
 	s.mu.Unlock()
-	if cd != "" {
-		return cd, nil
+	if commonDir != "" {
+		return commonDir, nil
 	}
 	if len(snap.trees) > 0 {
 		main := snap.trees[0]
@@ -162,14 +162,14 @@ func decorate(w *Worktree, ids map[string]string) {
 func (s *service) decorateRows(ctx context.Context, snap snapshot, rows []Worktree) {
 	var ids map[string]string
 	var jobs []LandJob
-	if cd, err := s.listCommonDir(ctx, snap); err == nil {
+	if commonDir, err := s.listCommonDir(ctx, snap); err == nil {
 		var ok bool
-		if ids, ok = snap.ids.idsFor(cd); !ok {
-			ids = worktreeIDs(cd)
+		if ids, ok = snap.ids.idsFor(commonDir); !ok {
+			ids = worktreeIDs(commonDir)
 		}
 		// Plain file reads (no git, no lock): a record an owner left behind is marked
 		// abandoned by the readers that run the queue (land status, the picker).
-		jobs, _ = readJobs(landjobs.Dir(cd))
+		jobs, _ = readJobs(landjobs.Dir(commonDir))
 	}
 	for i := range rows {
 		decorate(&rows[i], ids)
@@ -193,11 +193,11 @@ func newestLand(jobs []LandJob, w Worktree) *LandJob {
 // decorateOne fills one outcome row; mutations have read the common dir already.
 func (s *service) decorateOne(w *Worktree) {
 	s.mu.Lock()
-	cd := s.repo.commonDir
+	commonDir := s.repo.commonDir
 	s.mu.Unlock()
 	var ids map[string]string
-	if cd != "" {
-		ids = worktreeIDs(cd)
+	if commonDir != "" {
+		ids = worktreeIDs(commonDir)
 	}
 	decorate(w, ids)
 }
@@ -208,11 +208,11 @@ func (s *service) worktreeOfID(ctx context.Context, snap snapshot, raw string) (
 	if err != nil {
 		return gitx.Worktree{}, err
 	}
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return gitx.Worktree{}, err
 	}
-	for p, got := range worktreeIDs(cd) {
+	for p, got := range worktreeIDs(commonDir) {
 		if got != id {
 			continue
 		}

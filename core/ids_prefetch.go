@@ -24,8 +24,8 @@ func prefetchIDs(dir string) *idPrefetch {
 	p := &idPrefetch{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		if cd := guessCommonDir(dir); cd != "" {
-			p.commonDir, p.ids = cd, worktreeIDs(cd)
+		if commonDir := guessCommonDir(dir); commonDir != "" {
+			p.commonDir, p.ids = commonDir, worktreeIDs(commonDir)
 		}
 	}()
 	return p
@@ -103,12 +103,12 @@ func commonDirOfGitFile(worktree, dotgit string) string {
 		}
 		return ""
 	}
-	cd := strings.TrimRight(string(b), "\r\n")
-	if cd == "" {
+	commonDir := strings.TrimRight(string(b), "\r\n")
+	if commonDir == "" {
 		return ""
 	}
-	if !filepath.IsAbs(cd) {
-		cd = filepath.Join(gitDir, cd)
+	if !filepath.IsAbs(commonDir) {
+		commonDir = filepath.Join(gitDir, commonDir)
 	}
-	return filepath.Clean(cd)
+	return filepath.Clean(commonDir)
 }

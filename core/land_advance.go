@@ -300,7 +300,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 			return
 		}
 		j.Released = true
-		s.emitWorktree(r.cd, EventReleased, j)
+		s.emitWorktree(r.commonDir, EventReleased, j)
 	}
 	l, kept := s.worktreeKeeps(ctx, t, false)
 	if kept != "" {
@@ -339,7 +339,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		// Deleted as by remove, and like remove's confirmation the land says which.
 		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), plural(l.Ignored, "ignored file")+": "+sample(l.IgnoredSample, l.Ignored))
 	}
-	s.emitWorktree(r.cd, EventRemoved, j)
+	s.emitWorktree(r.commonDir, EventRemoved, j)
 	del, err := gitx.DeleteRefCAS(s.root(), j.Worktree.Branch, j.Commit)
 	if err == nil {
 		_, err = s.git.Run(ctx, del)
@@ -395,13 +395,13 @@ func (s *service) worktreeKeeps(ctx context.Context, t gitx.Worktree, beforeLand
 	return l, ""
 }
 
-func (s *service) emitWorktree(cd, event string, j *LandJob) {
+func (s *service) emitWorktree(commonDir, event string, j *LandJob) {
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Session: j.Session,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
 	if event == EventRemoved {
 		ev.Commit = j.Commit
 	}
-	if _, err := eventlog.Append(cd, ev); err != nil {
+	if _, err := eventlog.Append(commonDir, ev); err != nil {
 		j.Warnings = append(j.Warnings, "could not record the "+event+" event: "+Escape(err.Error()))
 	}
 }

@@ -100,12 +100,12 @@ func (s *Service) LandLog(ctx context.Context, job string) (*LandLogText, error)
 	if err != nil {
 		return nil, err
 	}
-	cd, err := s.impl.commonDir(ctx)
+	commonDir, err := s.impl.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
 	j := out.Land
-	l := &LandLogText{Job: j.Job, Path: landjobs.LogPath(landjobs.Dir(cd), landjobs.Name(ticket))}
+	l := &LandLogText{Job: j.Job, Path: landjobs.LogPath(landjobs.Dir(commonDir), landjobs.Name(ticket))}
 	l.Data, l.Cut, err = readEnd(l.Path, maxLandLog)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

@@ -29,11 +29,11 @@ type landCmd struct {
 	keep         bool
 	forceRestart bool
 	wait         bool
-	dryRun       bool    // check and describe only: nothing queued, nothing run
-	expected     *string // expected_state_token
-	session      string  // the landing session ("" when none is known)
-	takeOver     *Claim  // another session's claim the request was approved to take over
-	owner        *runner // set when queued: the liveness token of a job this process waits for
+	dryRun       bool           // check and describe only: nothing queued, nothing run
+	expected     *string        // expected_state_token
+	session      string         // the landing session ("" when none is known)
+	takeOver     *Claim         // another session's claim the request was approved to take over
+	owner        *livenessOwner // set when queued: the liveness token of a job this process waits for
 }
 
 func (*landCmd) op() Operation { return OpLand }
@@ -58,16 +58,16 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 	if c.takeOver, err = landClaimVerdict(t, c.session, r.ForceClaim); err != nil {
 		return nil, err
 	}
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c.id = idOf(worktreeIDs(cd), t.Path)
+	c.id = idOf(worktreeIDs(commonDir), t.Path)
 	if r.Into != nil {
 		if c.into, err = s.parseBranch(ctx, "into", *r.Into); err != nil {
 			return nil, err
 		}
-	} else if c.into, err = defaultInto(recordedInto(cd, c.id), snap.trees[0]); err != nil {
+	} else if c.into, err = defaultInto(recordedInto(commonDir, c.id), snap.trees[0]); err != nil {
 		return nil, err
 	}
 	if e := ruleIntoOtherBranch(t, c.into); e != nil {
@@ -79,16 +79,16 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		return nil, refused(CodeTargetMissing, "create it, or pass another --into",
 			"the target branch %s does not exist", Escape(c.into.s))
 	}
-	if err := s.notQueued(ctx, cd, t.Path); err != nil {
+	if err := s.notQueued(ctx, commonDir, t.Path); err != nil {
 		return nil, err
 	}
 	if err := s.landSettings(ctx, r, c); err != nil {
 		return nil, err
 	}
-	if err := s.preflight(ctx, c, cd, false); err != nil {
+	if err := s.preflight(ctx, c, commonDir, false); err != nil {
 		return nil, err
 	}
-	if err := s.noGateLeft(cd, t.Path); err != nil {
+	if err := s.noGateLeft(commonDir, t.Path); err != nil {
 		return nil, err
 	}
 	return &Plan{Request: r, cmd: c, Confirm: landConfirmation(ctx, r, c)}, nil
@@ -209,8 +209,8 @@ func landConfirmation(ctx context.Context, r LandRequest, c *landCmd) *Confirmat
 }
 
 // notQueued refuses a second land of a worktree that already has one queued or running.
-func (s *service) notQueued(ctx context.Context, cd, path string) error {
-	jobs, err := s.readQueue(ctx, landjobs.Dir(cd), true) // prepare holds the repository lock
+func (s *service) notQueued(ctx context.Context, commonDir, path string) error {
+	jobs, err := s.readQueue(ctx, landjobs.Dir(commonDir), true) // prepare holds the repository lock
 	if err != nil {
 		return err
 	}
@@ -284,7 +284,7 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 // record proves copse started it; with abort set (at the head of the queue, under the
 // repository lock) that rebase is then aborted. Prepare calls it with abort unset, so it
 // changes nothing.
-func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bool) error {
+func (s *service) preflight(ctx context.Context, c *landCmd, commonDir string, abort bool) error {
 	w := c.target.Path
 	gd, err := gitx.WorktreeGitDir(w)
 	if err != nil {
@@ -305,7 +305,7 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 				"resolve the conflicts, git add them and git rebase --continue, then land again; or land with --force-restart to abort a rebase an earlier land started",
 				"%s", msg)
 		}
-		ours, err := s.rebaseIsOurs(cd, w, rb)
+		ours, err := s.rebaseIsOurs(commonDir, w, rb)
 		if err != nil {
 			return err
 		}
@@ -366,8 +366,8 @@ func (s *service) preflight(ctx context.Context, c *landCmd, cd string, abort bo
 
 // rebaseIsOurs reports whether a land job record of this worktree describes exactly the
 // rebase in progress: same head-name, orig-head and onto.
-func (s *service) rebaseIsOurs(cd, w string, rb *gitx.RebaseState) (bool, error) {
-	jobs, err := readJobs(landjobs.Dir(cd))
+func (s *service) rebaseIsOurs(commonDir, w string, rb *gitx.RebaseState) (bool, error) {
+	jobs, err := readJobs(landjobs.Dir(commonDir))
 	if err != nil {
 		return false, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}

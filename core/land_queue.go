@@ -162,12 +162,12 @@ func readJobs(dir string) ([]LandJob, error) {
 // looked (they may have left a rebase open or a state to check), and so do unfinished
 // ones. Prune calls it under the repository lock; the ticket counter is kept, so a job id
 // is never handed out twice.
-func (s *service) dropLandsBefore(ctx context.Context, cd string, now time.Time, dry bool) ([]string, error) {
+func (s *service) dropLandsBefore(ctx context.Context, commonDir string, now time.Time, dry bool) ([]string, error) {
 	keep, err := s.keepFor(ctx, keepLandsKey)
 	if err != nil {
 		return nil, err
 	}
-	dir := landjobs.Dir(cd)
+	dir := landjobs.Dir(commonDir)
 	jobs, err := readJobs(dir)
 	if err != nil {
 		return nil, failed(CodeDropLandFailed, err, "look at the records in "+Escape(dir), "cannot read the land records")
@@ -193,11 +193,11 @@ func (s *service) dropLandsBefore(ctx context.Context, cd string, now time.Time,
 
 // ---- liveness locks ----
 
-// held keeps every liveness lock this process holds, by lock path, with the runner that
-// holds it: one process may run several land loops at once (an MCP server, the picker),
-// and a job is run only by the loop that holds it. The *os.File must stay referenced: a
-// collected file is closed by its finalizer, which drops the flock and would make a live
-// job look abandoned.
+// held keeps every liveness lock this process holds, by lock path, with the livenessOwner
+// that holds it: one process may run several land loops at once (an MCP server, the
+// picker), and a job is run only by the loop that holds it. The *os.File must stay
+// referenced: a collected file is closed by its finalizer, which drops the flock and would
+// make a live job look abandoned.
 var (
 	heldMu sync.Mutex
 	held   = map[string]heldLock{}
@@ -205,15 +205,17 @@ var (
 
 type heldLock struct {
 	f     *os.File
-	owner *runner
+	owner *livenessOwner
 }
 
-// runner identifies one land loop of this process.
-type runner struct{ _ byte }
+// livenessOwner is who in this process holds a liveness lock: one land loop, or readQueue's
+// probe for abandoned jobs. Only its address matters; it has a field so that two holders
+// never share one (distinct zero-size values may have equal addresses).
+type livenessOwner struct{ _ byte }
 
 // takeLiveness tries to flock the job's liveness file without waiting. ok is false when
-// another open file (another process, or another job runner in this one) holds it.
-func takeLiveness(dir, job string, owner *runner) (ok bool, err error) {
+// another open file (another process, or another land loop in this one) holds it.
+func takeLiveness(dir, job string, owner *livenessOwner) (ok bool, err error) {
 	p := landjobs.LockPath(dir, job)
 	heldMu.Lock()
 	defer heldMu.Unlock()
@@ -241,8 +243,8 @@ func takeLiveness(dir, job string, owner *runner) (ok bool, err error) {
 	return true, nil
 }
 
-// holds reports whether the runner holds the job's liveness lock.
-func holds(dir, job string, owner *runner) bool {
+// holds reports whether owner holds the job's liveness lock.
+func holds(dir, job string, owner *livenessOwner) bool {
 	heldMu.Lock()
 	defer heldMu.Unlock()
 	h, ok := held[landjobs.LockPath(dir, job)]

@@ -30,11 +30,11 @@ const landGitTimeout = 10 * time.Minute
 // LandJobs reads every job record of the repository, oldest first (Position set on the
 // unfinished ones).
 func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
-	cd, err := s.impl.commonDir(ctx)
+	commonDir, err := s.impl.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.impl.readQueue(ctx, landjobs.Dir(cd), false)
+	return s.impl.readQueue(ctx, landjobs.Dir(commonDir), false)
 }
 
 // readQueue reads every record, first marking abandoned the unfinished jobs whose owner
@@ -46,7 +46,7 @@ func (s *service) readQueue(ctx context.Context, dir string, locked bool) ([]Lan
 		return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}
 	swept := false
-	probe := &runner{}
+	probe := &livenessOwner{}
 	for _, j := range jobs {
 		if j.State.Finished() || !j.Owned {
 			continue
@@ -97,11 +97,11 @@ func LandError(j *LandJob) error {
 }
 
 func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, error) {
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := s.readQueue(ctx, landjobs.Dir(cd), false)
+	jobs, err := s.readQueue(ctx, landjobs.Dir(commonDir), false)
 	if err != nil {
 		return nil, err
 	}
@@ -122,11 +122,11 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 // enqueueLand writes the job record: the engine holds the repository lock and has checked,
 // on a worktree list read under it, that the land is still the one asked for.
 func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error) {
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
-	dir := landjobs.Dir(cd)
+	dir := landjobs.Dir(commonDir)
 	ticket, err := landjobs.NextTicket(dir)
 	if err != nil {
 		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot queue the land")
@@ -143,7 +143,7 @@ func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error)
 	}
 	j.Session = c.session // who asked for the land, when known (events carry it)
 	j.TakeOver = c.takeOver
-	c.owner = &runner{}
+	c.owner = &livenessOwner{}
 	if c.wait {
 		// The liveness lock is taken before the record exists, so a record that says
 		// owned always has a lock that a live owner holds.
@@ -157,18 +157,18 @@ func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error)
 		dropLiveness(dir, j.Job)
 		return nil, failed(CodeLandQueueFailed, err, "check that the git directory is writable", "cannot write the land record")
 	}
-	warnings := s.emitLand(cd, EventLandQueued, j, "")
+	warnings := s.emitLand(commonDir, EventLandQueued, j, "")
 	return &Outcome{Operation: OpLand, Land: j, Warnings: warnings}, nil
 }
 
 // awaitLand runs after the lock is released: without wait it says where the job stands
 // in the queue; with wait it runs the queue until the job ends, reporting progress.
 func (s *service) awaitLand(ctx context.Context, c *landCmd, out *Outcome) (*Outcome, error) {
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
-	dir := landjobs.Dir(cd)
+	dir := landjobs.Dir(commonDir)
 	j := out.Land
 	if !c.wait {
 		if jobs, err := readJobs(dir); err == nil {
@@ -194,12 +194,12 @@ func (s *service) awaitLand(ctx context.Context, c *landCmd, out *Outcome) (*Out
 // drainLand runs every queued job nobody is waiting for, in queue order, waiting behind
 // jobs that other live processes run.
 func (s *service) drainLand(ctx context.Context) (*Outcome, error) {
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
 	ran := []LandJob{}
-	_, err = s.landLoop(ctx, landjobs.Dir(cd), "", &runner{}, landProgressOf(ctx), func(j LandJob) { ran = append(ran, j) })
+	_, err = s.landLoop(ctx, landjobs.Dir(commonDir), "", &livenessOwner{}, landProgressOf(ctx), func(j LandJob) { ran = append(ran, j) })
 	if err != nil {
 		return nil, err
 	}
@@ -221,13 +221,13 @@ func landProgressOf(ctx context.Context) func(LandProgress) {
 
 // emit appends a lifecycle event for job j; a failure becomes a warning (the land itself
 // stands). The caller holds the repository lock.
-func (s *service) emitLand(cd, event string, j *LandJob, reason string) []string {
+func (s *service) emitLand(commonDir, event string, j *LandJob, reason string) []string {
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
 	if event == EventLandLanded {
 		ev.Commit = j.Commit
 	}
-	if _, err := eventlog.Append(cd, ev); err != nil {
+	if _, err := eventlog.Append(commonDir, ev); err != nil {
 		return []string{"could not record the " + event + " event: " + Escape(err.Error())}
 	}
 	return nil
@@ -236,7 +236,7 @@ func (s *service) emitLand(cd, event string, j *LandJob, reason string) []string
 // landLoop runs the queue from this process. With mine set it returns when that job has
 // ended; with mine empty (drain) it returns when no queued job is left that nobody owns.
 // Only the head of the queue (lowest unfinished ticket) ever runs.
-func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
+func (s *service) landLoop(ctx context.Context, dir, mine string, owner *livenessOwner, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
 	lastPos, lastHead := -1, ""
 	for {
 		jobs, err := readJobs(dir)
@@ -282,7 +282,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *runner,
 // takeTurn acts on the head of the queue for this process: runs it when this process
 // holds it, abandons it when its owner died, adopts it when nobody owns it. again: the
 // queue changed, read it again now (false: wait for it).
-func (s *service) takeTurn(ctx context.Context, dir, mine string, head *LandJob, owner *runner, progress func(LandProgress), ran func(LandJob)) (again bool, err error) {
+func (s *service) takeTurn(ctx context.Context, dir, mine string, head *LandJob, owner *livenessOwner, progress func(LandProgress), ran func(LandJob)) (again bool, err error) {
 	switch {
 	case holds(dir, head.Job, owner):
 		if head.Job != mine {
@@ -341,7 +341,7 @@ func cancelQueued(dir string, me *LandJob) {
 }
 
 // adopt takes over a queued job that nobody waits for (queued with --no-wait).
-func (s *service) adopt(dir, job string, me *runner) bool {
+func (s *service) adopt(dir, job string, me *livenessOwner) bool {
 	ok, err := takeLiveness(dir, job, me)
 	if err != nil || !ok {
 		return false
@@ -406,14 +406,14 @@ func abandonedState(j LandJob) string {
 
 // landRun is one job being run by this process.
 type landRun struct {
-	s        *service
-	dir, cd  string
-	j        *LandJob
-	progress func(LandProgress)
-	cmd      *landCmd
-	locked   bool      // this run holds the repository lock (events need it)
-	head     string    // the worktree's commit when the job reached the head of the queue
-	snap     *snapshot // the worktree list advance read (clean-up reuses it under the same lock)
+	s              *service
+	dir, commonDir string
+	j              *LandJob
+	progress       func(LandProgress)
+	cmd            *landCmd
+	locked         bool      // this run holds the repository lock (events need it)
+	head           string    // the worktree's commit when the job reached the head of the queue
+	snap           *snapshot // the worktree list advance read (clean-up reuses it under the same lock)
 }
 
 func (r *landRun) save(phase LandPhase) {
@@ -428,7 +428,7 @@ func (r *landRun) save(phase LandPhase) {
 // final record and releases the lock.
 func (s *service) runJob(ctx context.Context, dir string, j *LandJob, progress func(LandProgress)) *LandJob {
 	defer dropLiveness(dir, j.Job)
-	r := &landRun{s: s, dir: dir, cd: filepath.Dir(filepath.Dir(dir)), j: j, progress: progress}
+	r := &landRun{s: s, dir: dir, commonDir: filepath.Dir(filepath.Dir(dir)), j: j, progress: progress}
 	j.State, j.Started, j.PID, j.Position = LandRunning, nowStamp(), os.Getpid(), 0
 	r.run(ctx)
 	if !j.State.Finished() { // defensive: a path that forgot to finish
@@ -468,7 +468,7 @@ func (r *landRun) finish(state LandState, code, msg, hint string) {
 			}
 		}
 		if ok {
-			j.Warnings = append(j.Warnings, r.s.emitLand(r.cd, event, j, code)...)
+			j.Warnings = append(j.Warnings, r.s.emitLand(r.commonDir, event, j, code)...)
 			_ = writeJob(r.dir, j)
 		}
 	}
@@ -535,7 +535,7 @@ func (r *landRun) run(ctx context.Context) {
 	c, ok := r.recheck(ctx)
 	if ok {
 		r.cmd = c
-		if err := s.preflight(ctx, c, r.cd, true); err != nil {
+		if err := s.preflight(ctx, c, r.commonDir, true); err != nil {
 			r.refusal(PhasePreflight, err)
 			ok = false
 		}
@@ -826,8 +826,8 @@ func (s *Service) LandDefaults(ctx context.Context, path string) (into, test str
 	if err != nil {
 		return "", "", err
 	}
-	if cd, err := s.impl.commonDir(ctx); err == nil {
-		into = recordedInto(cd, idOf(worktreeIDs(cd), path))
+	if commonDir, err := s.impl.commonDir(ctx); err == nil {
+		into = recordedInto(commonDir, idOf(worktreeIDs(commonDir), path))
 	}
 	if into == "" && len(snap.trees) > 0 && !snap.trees[0].Bare {
 		into = snap.trees[0].Branch

@@ -15,7 +15,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // Inside Herdr: an agent (any process but an idle shell of the workspace's panes) working
@@ -102,7 +102,7 @@ func TestHerdrLiveRefusalNamesTheAgentStatus(t *testing.T) {
 	agent := coretest.StartLiveEnv(t, path, []string{"HERDR_WORKSPACE_ID=" + ws}, "sleep", "300")
 	s := w.plain(t)
 
-	herdrtest.SetAgentStatus(t, w.state, ws, "working")
+	herdrdouble.SetAgentStatus(t, w.state, ws, "working")
 	before, herdrBefore, lists := w.Snapshot(), w.readState(t), w.workspaceLists(t)
 	_, err := do(t, s, core.RemoveRequest{Path: core.Str(path)})
 	wantCode(t, err, core.KindRefused, "processes_running")
@@ -118,7 +118,7 @@ func TestHerdrLiveRefusalNamesTheAgentStatus(t *testing.T) {
 		t.Fatal("Herdr's workspaces changed, or herdr was asked to remove")
 	}
 
-	herdrtest.SetAgentStatus(t, w.state, ws, "blocked")
+	herdrdouble.SetAgentStatus(t, w.state, ws, "blocked")
 	_, err = do(t, s, core.RemoveRequest{Path: core.Str(path)})
 	wantCode(t, err, core.KindRefused, "processes_running")
 	if msg := core.AsError(err).Message; !strings.Contains(msg, "its Herdr workspace "+ws+": agent blocked (waiting for input)") {
@@ -142,7 +142,7 @@ func TestHerdrLiveRefusalNamesTheAgentStatus(t *testing.T) {
 		t.Fatalf("forced confirmation %q does not say %q", p.Confirm.Losses, want)
 	}
 	// The agent started working after the confirmation was shown: it is asked again.
-	herdrtest.SetAgentStatus(t, w.state, ws, "working")
+	herdrdouble.SetAgentStatus(t, w.state, ws, "working")
 	before = w.Snapshot()
 	_, err = s.Execute(bg, p)
 	wantCode(t, err, core.KindRefused, "stale_state")
@@ -166,7 +166,7 @@ func TestHerdrLiveRefusalWithoutAgentStatus(t *testing.T) {
 	path, ws := w.create(t, "agent")
 	agent := coretest.StartLiveEnv(t, path, nil, "sleep", "300")
 	// The wrapper leaves the knobs on every command that is not a worktree action.
-	s := w.open(t, w.Root, herdrtest.Knobs{ServerDown: true}, "workspace")
+	s := w.open(t, w.Root, herdrdouble.Knobs{ServerDown: true}, "workspace")
 
 	before := w.Snapshot()
 	_, err := do(t, s, core.RemoveRequest{Path: core.Str(path)})
@@ -194,9 +194,9 @@ func TestHerdrLiveRefusalDistrustsAWorkspaceOfAnotherCheckout(t *testing.T) {
 	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "agent")
-	herdrtest.SetAgentStatus(t, w.state, ws, "idle")
+	herdrdouble.SetAgentStatus(t, w.state, ws, "idle")
 	coretest.StartLive(t, path, "sleep", "300")
-	s := w.open(t, w.Root, herdrtest.Knobs{Lie: herdrtest.LieOtherPath}, "workspace")
+	s := w.open(t, w.Root, herdrdouble.Knobs{Lie: herdrdouble.LieOtherPath}, "workspace")
 
 	_, err := do(t, s, core.RemoveRequest{Path: core.Str(path)})
 	wantCode(t, err, core.KindRefused, "processes_running")

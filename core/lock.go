@@ -92,11 +92,11 @@ func processLock(commonDir string) *repoLock {
 // lockExisting is the lock for a mutation's checks (Prepare, dry runs): it waits for a
 // holder like lock does, but never creates the lock file. No file means no holder.
 func (s *service) lockExisting(ctx context.Context) (func(), error) {
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.lockRepo(ctx, cd, false)
+	return s.lockRepo(ctx, commonDir, false)
 }
 
 // lockRepo takes both locks, waiting until ctx is done or copse.lockTimeout passes. With

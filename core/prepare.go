@@ -89,11 +89,11 @@ func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error
 
 // checkNewPath runs the rules for the path of a new worktree (create, restore).
 func (s *service) checkNewPath(ctx context.Context, snap snapshot, p AbsPath) error {
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return err
 	}
-	if e := rulePathOutsideGitDir(p, cd); e != nil {
+	if e := rulePathOutsideGitDir(p, commonDir); e != nil {
 		return e
 	}
 	if e := rulePathOutsideWorktrees(p, snap); e != nil {

@@ -138,13 +138,13 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			return nil, err
 		}
 	}
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
 	c := &pruneCmd{deleteBranch: r.DeleteBranch, dryRun: r.DryRun, cwd: s.root()}
 	c.report = PruneReport{OlderThan: FormatSpan(older), Removed: []PruneEntry{}, Forgotten: []PruneEntry{}, Kept: []PruneEntry{}}
-	sc := &pruneScan{cd: cd, ids: worktreeIDs(cd), jobs: landJobs(cd), now: time.Now(), older: older, live: &liveScan{}}
+	sc := &pruneScan{commonDir: commonDir, ids: worktreeIDs(commonDir), jobs: landJobs(commonDir), now: time.Now(), older: older, live: &liveScan{}}
 	for _, t := range snap.trees {
 		if !t.Bare && t.Prunable == nil {
 			sc.live.paths = append(sc.live.paths, t.Path)
@@ -177,7 +177,7 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 
 // pruneScan is what prune reads once for all worktrees, and the warnings judging them gave.
 type pruneScan struct {
-	cd         string
+	commonDir  string
 	ids        map[string]string
 	jobs       landIndex
 	now        time.Time
@@ -231,7 +231,7 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 		sc.liveWarned = true
 		sc.warnings = append(sc.warnings, "idle means no git activity only: "+unknown)
 	}
-	idle, known := idleFor(sc.cd, e.ID, sc.now)
+	idle, known := idleFor(sc.commonDir, e.ID, sc.now)
 	if known {
 		e.Idle = idle.Round(time.Second).String()
 	}
@@ -413,11 +413,11 @@ func pruneKeep(t gitx.Worktree, l Losses) (string, string) {
 // idleFor is how long the worktree has been idle: since the newest of its index and
 // HEAD log (git touches these on every checkout, commit, add, reset), falling back to
 // HEAD itself when there is no reflog.
-func idleFor(cd, id string, now time.Time) (time.Duration, bool) {
+func idleFor(commonDir, id string, now time.Time) (time.Duration, bool) {
 	if id == "" {
 		return 0, false
 	}
-	admin := adminDir(cd, id)
+	admin := adminDir(commonDir, id)
 	var newest time.Time
 	for _, name := range []string{"index", filepath.Join("logs", "HEAD"), "HEAD"} {
 		if st, err := os.Stat(filepath.Join(admin, name)); err == nil && st.ModTime().After(newest) {
@@ -562,12 +562,12 @@ func (s *service) dropExpiredRecords(ctx context.Context, out *Outcome, dry bool
 	if err != nil {
 		out.Warnings = append(out.Warnings, "expired restore records kept: "+AsError(err).Error())
 	}
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		out.Warnings = append(out.Warnings, "expired land records kept: "+AsError(err).Error())
 		return
 	}
-	jobs, err := s.dropLandsBefore(ctx, cd, now, dry)
+	jobs, err := s.dropLandsBefore(ctx, commonDir, now, dry)
 	rep.DroppedLands = jobs
 	if err != nil {
 		out.Warnings = append(out.Warnings, "expired land records kept: "+AsError(err).Error())
@@ -626,7 +626,7 @@ func (l landIndex) find(id, path string) (landJob, bool) {
 // marks it landing; blocked or uncertain (a step ran but its result is unknown) marks it
 // blocked; any other final state (landed, abandoned, cancelled, failed) lets prune judge
 // the worktree on its own. A record that does not parse is skipped.
-func landJobs(cd string) landIndex {
+func landJobs(commonDir string) landIndex {
 	idx := landIndex{byID: map[string]landJob{}, byPath: map[string]landJob{}}
 	type latest struct {
 		ticket int64
@@ -634,7 +634,7 @@ func landJobs(cd string) landIndex {
 		skip   bool
 	}
 	byKey := map[string]*latest{}
-	landjobs.Scan(landjobs.Dir(cd), func(name string, b []byte) {
+	landjobs.Scan(landjobs.Dir(commonDir), func(name string, b []byte) {
 		var rec struct {
 			Worktree struct {
 				ID   string `json:"id"`

@@ -119,8 +119,8 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 	root := s.root()
 	now := time.Now().UTC() // full precision: the newest record must sort first
 	meta := removedMeta{V: 1, Path: t.Path, Branch: t.Branch, DeleteBranch: deleteBranch, Time: now}
-	if cd, err := s.commonDir(ctx); err == nil {
-		if m, ok := readWorktreeMeta(cd, idOf(worktreeIDs(cd), t.Path)); ok {
+	if commonDir, err := s.commonDir(ctx); err == nil {
+		if m, ok := readWorktreeMeta(commonDir, idOf(worktreeIDs(commonDir), t.Path)); ok {
 			meta.Meta = &m
 		}
 	}
@@ -594,15 +594,15 @@ func (s *service) restoreRest(ctx, wctx context.Context, c *restoreCmd, t gitx.W
 // restoreMeta records again the base the worktree was created from (land's default
 // --into); a warning when it could not.
 func (s *service) restoreMeta(ctx context.Context, e RemovedEntry, t gitx.Worktree) []string {
-	cd, err := s.commonDir(ctx)
+	commonDir, err := s.commonDir(ctx)
 	id := ""
 	if err == nil {
-		if id = idOf(worktreeIDs(cd), t.Path); id == "" {
+		if id = idOf(worktreeIDs(commonDir), t.Path); id == "" {
 			err = os.ErrNotExist
 		}
 	}
 	if err == nil {
-		err = writeWorktreeMeta(cd, id, *e.meta)
+		err = writeWorktreeMeta(commonDir, id, *e.meta)
 	}
 	if err != nil && e.meta.Base != nil && e.meta.Base.Branch != "" {
 		return []string{"restored, but the base " + Escape(e.meta.Base.Branch) + " it was created from could not be recorded again (" +

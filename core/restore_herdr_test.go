@@ -7,7 +7,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // Under Herdr a forced remove records the worktree first too. When Herdr then fails and
@@ -19,7 +19,7 @@ func TestHerdrForcedRemoveRecords(t *testing.T) {
 	path, _ := w.create(t, "rec")
 	coretest.WriteFile(t, filepath.Join(path, "wip.txt"), "wip\n")
 
-	s := w.open(t, w.Root, herdrtest.Knobs{Error: "worktree_remove_failed"}, "remove")
+	s := w.open(t, w.Root, herdrdouble.Knobs{Error: "worktree_remove_failed"}, "remove")
 	_, err := do(t, s, core.RemoveRequest{Path: core.Str(path), Force: true})
 	wantCode(t, err, core.KindFailed, "herdr_remove_failed")
 	if !gitLists(t, w.Repo, path) {

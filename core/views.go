@@ -121,13 +121,13 @@ func (s *Service) SetSortOrder(ctx context.Context, order string) error {
 // files through lock files, which touches the entry's directory). It reads only the file
 // system, so the picker can poll it every few seconds.
 func (s *Service) WorktreesStamp(ctx context.Context) (string, error) {
-	cd, err := s.impl.commonDir(ctx)
+	commonDir, err := s.impl.commonDir(ctx)
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(cd, "worktrees")
+	dir := filepath.Join(commonDir, "worktrees")
 	var b strings.Builder
-	if hi, err := os.Stat(filepath.Join(cd, "HEAD")); err == nil {
+	if hi, err := os.Stat(filepath.Join(commonDir, "HEAD")); err == nil {
 		b.WriteString("HEAD:" + strconv.FormatInt(hi.ModTime().UnixNano(), 36) + " ")
 	}
 	fi, err := os.Stat(dir)

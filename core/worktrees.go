@@ -206,19 +206,19 @@ func (s *service) current() string {
 // commonDir asks git once for the common git directory (the lock lives there).
 func (s *service) commonDir(ctx context.Context) (string, error) {
 	s.mu.Lock()
-	cd := s.repo.commonDir
+	commonDir := s.repo.commonDir
 	s.mu.Unlock()
-	if cd != "" {
-		return cd, nil
+	if commonDir != "" {
+		return commonDir, nil
 	}
-	cd, err := s.git.CommonDir(ctx, s.dir)
+	commonDir, err := s.git.CommonDir(ctx, s.dir)
 	if err != nil {
 		return "", gitFailure(CodeRepoInfoFailed, err, "cannot find the git directory")
 	}
 	s.mu.Lock()
-	s.repo.commonDir = cd
+	s.repo.commonDir = commonDir
 	s.mu.Unlock()
-	return cd, nil
+	return commonDir, nil
 }
 
 func (s *service) rows(snap snapshot) []Worktree {

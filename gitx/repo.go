@@ -19,11 +19,11 @@ func (r *Runner) CommonDir(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cd := strings.TrimSuffix(string(out), "\n")
-	if !filepath.IsAbs(cd) {
-		return "", fmt.Errorf("gitx: rev-parse printed %q, not an absolute path", clip(cd))
+	commonDir := strings.TrimSuffix(string(out), "\n")
+	if !filepath.IsAbs(commonDir) {
+		return "", fmt.Errorf("gitx: rev-parse printed %q, not an absolute path", clip(commonDir))
 	}
-	return cd, nil
+	return commonDir, nil
 }
 
 // ConfigValue reads one config value; ok is false when the key is unset.

@@ -95,7 +95,7 @@ var grammar = map[string][]optSpec{
 // exactly one of --path/--branch, remove without --workspace, and any value that fails
 // its re-check. copse's own policy adds: list, create and open always carry --cwd (an
 // unscoped call acts on the focused workspace, and --workspace has resolved to the wrong
-// repository, #3214), and create/open always say --focus or --no-focus.
+// repository, Herdr #3214), and create/open always say --focus or --no-focus.
 func Build(action string, opts ...Option) (Cmd, error) {
 	spec, ok := grammar[action]
 	if !ok {

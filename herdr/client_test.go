@@ -9,14 +9,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // The client against the double, through the whole life of a worktree.
 func TestClientLifecycle(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{})
+	c := w.client(herdrdouble.Knobs{})
 
 	l, err := c.List(bg, w.Repo)
 	if err != nil {
@@ -52,7 +52,7 @@ func TestClientLifecycle(t *testing.T) {
 	if want := []string{"worktree", "create", "--cwd", w.Repo, "--branch", "feat/login", "--no-focus"}; !slices.Equal(logged.Argv, want) || logged.Dir != w.Repo {
 		t.Fatalf("herdr ran %q in %s", logged.Argv, logged.Dir)
 	}
-	// #4032: the parent workspace was opened too, unreported.
+	// Herdr #4032: the parent workspace was opened too, unreported.
 	st := w.state(t)
 	if len(st.Workspaces) != 2 || st.Workspaces[1].Checkout != w.Repo || st.Workspaces[1].Linked || st.Workspaces[1].ID != "w2" {
 		t.Fatalf("state = %+v", st)
@@ -104,7 +104,7 @@ func TestClientLifecycle(t *testing.T) {
 func TestClientCreateOptions(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{})
+	c := w.client(herdrdouble.Knobs{})
 	base := w.Git(t, w.Repo, "rev-parse", "HEAD")
 	w.Git(t, w.Repo, "commit", "-q", "--allow-empty", "-m", "second")
 	path := filepath.Join(filepath.Dir(w.Repo), "app.worktrees", "feat-x")
@@ -132,7 +132,7 @@ func TestClientCreateOptions(t *testing.T) {
 func TestClientRefusals(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{})
+	c := w.client(herdrdouble.Knobs{})
 	created, err := c.Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/a"})
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestClientRefusals(t *testing.T) {
 func TestClientRemoveDirty(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{})
+	c := w.client(herdrdouble.Knobs{})
 	r, err := c.Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/dirty"})
 	if err != nil {
 		t.Fatal(err)
@@ -205,8 +205,8 @@ func TestClientRemoveDirty(t *testing.T) {
 func TestClientRemovePlainWorkspace(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	herdrtest.WriteState(t, w.State, herdrtest.State{Next: 1, Workspaces: []herdrtest.Workspace{{ID: "w1", Checkout: w.Repo, Label: "app"}}})
-	_, err := w.client(herdrtest.Knobs{}).Remove(bg, "w1", true)
+	herdrdouble.WriteState(t, w.State, herdrdouble.State{Next: 1, Workspaces: []herdrdouble.Workspace{{ID: "w1", Checkout: w.Repo, Label: "app"}}})
+	_, err := w.client(herdrdouble.Knobs{}).Remove(bg, "w1", true)
 	replyErr(t, err, "not_linked_worktree")
 }
 
@@ -214,7 +214,7 @@ func TestClientRemovePlainWorkspace(t *testing.T) {
 func TestClientConcurrentCreates(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{})
+	c := w.client(herdrdouble.Knobs{})
 	const n = 6
 	ids := make([]string, n)
 	var wg sync.WaitGroup
@@ -244,7 +244,7 @@ func TestClientConcurrentCreates(t *testing.T) {
 func TestClientRefusesBeforeRunning(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{})
+	c := w.client(herdrdouble.Knobs{})
 	calls := map[string]func() error{
 		"list relative":      func() error { _, err := c.List(bg, "app"); return err },
 		"create no branch":   func() error { _, err := c.Create(bg, CreateArgs{Cwd: w.Repo}); return err },

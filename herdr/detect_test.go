@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // These tests set process environment (the --version child inherits it) and the package
@@ -43,7 +43,7 @@ func invocations(t *testing.T, log string) int {
 
 func TestDetectNotInHerdr(t *testing.T) {
 	fakeClock(t)
-	bin := herdrtest.Build(t)
+	bin := herdrdouble.Build(t)
 	for _, v := range []string{"", "0", "true", " 1", "yes"} {
 		_, err := Detect(context.Background(), envOf(map[string]string{"HERDR_ENV": v, "HERDR_BIN_PATH": bin}))
 		if !errors.Is(err, ErrNotInHerdr) {
@@ -56,7 +56,7 @@ func TestDetectNotInHerdr(t *testing.T) {
 }
 
 func TestDetectVersionGate(t *testing.T) {
-	bin := herdrtest.Build(t)
+	bin := herdrdouble.Build(t)
 	for _, c := range []struct {
 		version string
 		ok      bool
@@ -91,7 +91,7 @@ func TestDetectVersionGate(t *testing.T) {
 
 func TestDetectCacheTenMinutes(t *testing.T) {
 	advance := fakeClock(t)
-	bin := herdrtest.Build(t)
+	bin := herdrdouble.Build(t)
 	log := filepath.Join(t.TempDir(), "invocations")
 	t.Setenv("FAKE_HERDR_LOG", log)
 	t.Setenv("FAKE_HERDR_VERSION", "0.9.3")
@@ -125,7 +125,7 @@ func TestDetectCacheTenMinutes(t *testing.T) {
 // A refusal is an answer too: it is cached like an acceptance.
 func TestDetectCachesRefusal(t *testing.T) {
 	fakeClock(t)
-	bin := herdrtest.Build(t)
+	bin := herdrdouble.Build(t)
 	log := filepath.Join(t.TempDir(), "invocations")
 	t.Setenv("FAKE_HERDR_LOG", log)
 	t.Setenv("FAKE_HERDR_VERSION", "0.7.0")
@@ -148,7 +148,7 @@ func TestDetectFailureNotCached(t *testing.T) {
 	if _, err := Detect(context.Background(), env); err == nil {
 		t.Fatal("Detect of a missing binary succeeded")
 	}
-	if err := os.Symlink(herdrtest.Build(t), missing); err != nil {
+	if err := os.Symlink(herdrdouble.Build(t), missing); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Detect(context.Background(), env); err != nil {
@@ -158,7 +158,7 @@ func TestDetectFailureNotCached(t *testing.T) {
 
 func TestDetectFindsHerdrOnPath(t *testing.T) {
 	fakeClock(t)
-	bin := herdrtest.Build(t)
+	bin := herdrdouble.Build(t)
 	t.Setenv("PATH", filepath.Dir(bin))
 	det, err := Detect(context.Background(), envOf(map[string]string{"HERDR_ENV": "1"}))
 	if err != nil {
@@ -185,7 +185,7 @@ func TestDetectRejectsRelativeBinPath(t *testing.T) {
 func TestDetectBadVersionOutput(t *testing.T) {
 	fakeClock(t)
 	t.Setenv("FAKE_HERDR_VERSION", "unknown")
-	_, err := Detect(context.Background(), envOf(map[string]string{"HERDR_ENV": "1", "HERDR_BIN_PATH": herdrtest.Build(t)}))
+	_, err := Detect(context.Background(), envOf(map[string]string{"HERDR_ENV": "1", "HERDR_BIN_PATH": herdrdouble.Build(t)}))
 	if err == nil || !strings.Contains(err.Error(), "herdr X.Y.Z") {
 		t.Fatalf("err = %v", err)
 	}
@@ -198,7 +198,7 @@ func TestDetectTimeout(t *testing.T) {
 	t.Cleanup(func() { versionTimeout = old })
 	t.Setenv("FAKE_HERDR_DELAY", "5s")
 	start := time.Now()
-	_, err := Detect(context.Background(), envOf(map[string]string{"HERDR_ENV": "1", "HERDR_BIN_PATH": herdrtest.Build(t)}))
+	_, err := Detect(context.Background(), envOf(map[string]string{"HERDR_ENV": "1", "HERDR_BIN_PATH": herdrdouble.Build(t)}))
 	if err == nil || !strings.Contains(err.Error(), "did not answer") {
 		t.Fatalf("err = %v", err)
 	}

@@ -1,9 +1,10 @@
 // Package herdr is the only code in copse that runs `herdr`: it detects whether copse runs
 // inside a Herdr pane with a recent enough Herdr, builds every `herdr worktree …` command
-// (and `herdr workspace list`, for agent status) through one checked argument builder, runs it as a bounded child process and decodes the
-// reply. It imports only the standard library and internal/textsafe, so the test double
-// (herdr/fakeherdr) can share its values without a cycle. It never runs git and never
-// decides policy: whether a workspace may be opened or removed is core's business.
+// (and `herdr workspace list`, for agent status) through one checked argument builder, runs
+// it as a bounded child process and decodes the reply. It imports only the standard library
+// and internal/textsafe, so the test double (herdr/herdrdouble/cmd/herdrdouble) can share
+// its values without a cycle. It never runs git and never decides policy: whether a
+// workspace may be opened or removed is core's business.
 //
 // The contract followed is Herdr v0.8.2's CLI as written down in the protocol reference
 // (shared/reference/herdr-protocol.md; workspace list: PROTOCOL-workspaces.md). What Herdr says is never taken as proof: core

@@ -10,31 +10,31 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // world is a sandbox (temp HOME, git repo "app", state file) with a client on the double.
 type world struct {
-	*herdrtest.Sandbox
+	*herdrdouble.Sandbox
 	log string // FAKE_HERDR_LOG of the client
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	sb := herdrtest.NewSandbox(t)
+	sb := herdrdouble.NewSandbox(t)
 	return &world{Sandbox: sb, log: filepath.Join(t.TempDir(), "invocations")}
 }
 
 // client runs the double with knobs (logging to w.log).
-func (w *world) client(k herdrtest.Knobs) *Client {
+func (w *world) client(k herdrdouble.Knobs) *Client {
 	k.Log = w.log
 	return &Client{Bin: w.Bin, Env: w.Env(k)}
 }
 
 // state reads the double's workspaces.
-func (w *world) state(t *testing.T) herdrtest.State {
+func (w *world) state(t *testing.T) herdrdouble.State {
 	t.Helper()
-	return herdrtest.ReadState(t, w.State)
+	return herdrdouble.ReadState(t, w.State)
 }
 
 // gitHas reports whether git lists path as a worktree of the sandbox repository.
@@ -56,8 +56,8 @@ func (w *world) invocations(t *testing.T) []string {
 	return strings.Split(strings.TrimSpace(string(b)), "\n")
 }
 
-// runFake runs the double directly (bypassing the builder) in dir.
-func (w *world) runFake(t *testing.T, k herdrtest.Knobs, dir string, args ...string) (stdout, stderr string, code int) {
+// runDouble runs the double directly (bypassing the builder) in dir.
+func (w *world) runDouble(t *testing.T, k herdrdouble.Knobs, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(w.Bin, args...)
 	cmd.Dir = dir

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
@@ -19,7 +19,7 @@ func TestKnobForcedError(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	for _, code := range []string{"worktree_operation_in_progress", "protocol_mismatch", "some_future_code"} {
-		_, err := w.client(herdrtest.Knobs{Error: code}).Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
+		_, err := w.client(herdrdouble.Knobs{Error: code}).Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
 		he := replyErr(t, err, code)
 		if he.Message == "" {
 			t.Fatal("no message")
@@ -33,7 +33,7 @@ func TestKnobForcedError(t *testing.T) {
 func TestKnobServerDown(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	_, err := w.client(herdrtest.Knobs{ServerDown: true}).List(bg, w.Repo)
+	_, err := w.client(herdrdouble.Knobs{ServerDown: true}).List(bg, w.Repo)
 	he := replyErr(t, err, "server_not_running")
 	if !strings.Contains(he.Message, "no herdr server is running at") {
 		t.Fatalf("message = %q", he.Message)
@@ -44,7 +44,7 @@ func TestKnobServerDown(t *testing.T) {
 func TestKnobIOError(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	_, err := w.client(herdrtest.Knobs{IOError: true}).Remove(bg, "w1", false)
+	_, err := w.client(herdrdouble.Knobs{IOError: true}).Remove(bg, "w1", false)
 	he := herdrErr(t, err, ErrExec)
 	if he.ExitCode != 1 || !strings.Contains(he.Stderr, "ConnectionReset") || !strings.Contains(err.Error(), "ConnectionReset") {
 		t.Fatalf("err = %#v", he)
@@ -54,7 +54,7 @@ func TestKnobIOError(t *testing.T) {
 func TestKnobLieNoGit(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	r, err := w.client(herdrtest.Knobs{Lie: herdrtest.LieNoGit}).Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
+	r, err := w.client(herdrdouble.Knobs{Lie: herdrdouble.LieNoGit}).Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
 	if err != nil {
 		t.Fatalf("the lie should look like success: %v", err)
 	}
@@ -71,7 +71,7 @@ func TestKnobLieNoGit(t *testing.T) {
 func TestKnobLieWrongType(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{Lie: herdrtest.LieWrongType})
+	c := w.client(herdrdouble.Knobs{Lie: herdrdouble.LieWrongType})
 	_, err := c.Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
 	he := herdrErr(t, err, ErrWrongReply)
 	if !he.Uncertain() || !strings.Contains(err.Error(), "worktree_opened") {
@@ -96,7 +96,7 @@ func TestKnobLieOtherPath(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	want := filepath.Join(w.Worktrees, "app", "feat-x")
-	r, err := w.client(herdrtest.Knobs{Lie: herdrtest.LieOtherPath}).Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
+	r, err := w.client(herdrdouble.Knobs{Lie: herdrdouble.LieOtherPath}).Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestKnobLieOtherPath(t *testing.T) {
 func TestKnobDelayBeforeTimeout(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{Delay: 30 * time.Second})
+	c := w.client(herdrdouble.Knobs{Delay: 30 * time.Second})
 	c.Timeout = 500 * time.Millisecond
 	start := time.Now()
 	_, err := c.Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
@@ -131,14 +131,14 @@ func TestKnobDelayBeforeTimeout(t *testing.T) {
 func TestKnobDelayAfterTimeout(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{DelayAfter: 60 * time.Second})
+	c := w.client(herdrdouble.Knobs{DelayAfter: 60 * time.Second})
 	c.Timeout = 8 * time.Second // ample for git to finish first, even on a loaded machine
 	_, err := c.Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
 	if he := herdrErr(t, err, ErrTimeout); !he.Uncertain() {
 		t.Fatal("a timeout must be uncertain")
 	}
 	path := filepath.Join(w.Worktrees, "app", "feat-x")
-	l, err := w.client(herdrtest.Knobs{}).List(bg, w.Repo)
+	l, err := w.client(herdrdouble.Knobs{}).List(bg, w.Repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,13 +162,13 @@ func TestCancelWhileRunning(t *testing.T) {
 		}
 		cancel()
 	}()
-	_, err := w.client(herdrtest.Knobs{Delay: 30 * time.Second}).Create(ctx, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
+	_, err := w.client(herdrdouble.Knobs{Delay: 30 * time.Second}).Create(ctx, CreateArgs{Cwd: w.Repo, Branch: "feat/x"})
 	he := herdrErr(t, err, ErrCanceled)
 	if !he.Started || !he.Uncertain() || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %#v", he)
 	}
 	// Cancelled before it starts: certain that nothing ran.
-	_, err = w.client(herdrtest.Knobs{}).List(ctx, w.Repo)
+	_, err = w.client(herdrdouble.Knobs{}).List(ctx, w.Repo)
 	if he := herdrErr(t, err, ErrCanceled); he.Started || he.Uncertain() {
 		t.Fatalf("err = %#v", he)
 	}
@@ -184,13 +184,13 @@ func TestExitTwoIsUsage(t *testing.T) {
 		{"herdr", "worktree", "create", "--cwd=" + w.Repo, "--no-focus"},
 		{"herdr", "worktree", "open", "--cwd", w.Repo, "--no-focus"},
 	} {
-		_, err := w.client(herdrtest.Knobs{}).Run(bg, Cmd{action: bad[2], argv: bad, dir: w.Repo})
+		_, err := w.client(herdrdouble.Knobs{}).Run(bg, Cmd{action: bad[2], argv: bad, dir: w.Repo})
 		he := herdrErr(t, err, ErrUsage)
 		if he.ExitCode != 2 || he.Uncertain() || !strings.Contains(err.Error(), "bug in copse") {
 			t.Fatalf("err = %v", err)
 		}
 	}
-	_, err := w.client(herdrtest.Knobs{}).Run(bg, Cmd{action: "list", argv: []string{"herdr", "worktree", "list", "--branch=x"}, dir: w.Repo})
+	_, err := w.client(herdrdouble.Knobs{}).Run(bg, Cmd{action: "list", argv: []string{"herdr", "worktree", "list", "--branch=x"}, dir: w.Repo})
 	if !strings.Contains(err.Error(), "unknown option: --branch=x") {
 		t.Fatalf("err = %v", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 func TestMain(m *testing.M) {
@@ -12,6 +12,6 @@ func TestMain(m *testing.M) {
 		os.Exit(pdeathHelper())
 	}
 	code := m.Run()
-	herdrtest.Cleanup()
+	herdrdouble.Cleanup()
 	os.Exit(code)
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // pdeathHelperEnv makes the test binary a helper process that runs one slow herdr command
@@ -34,7 +34,7 @@ func TestHerdrDiesWithKilledParent(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	helper := exec.Command(os.Args[0], "-test.run=^$")
-	helper.Env = append(w.Env(herdrtest.Knobs{Delay: 30 * time.Second}), pdeathHelperEnv+"="+w.Repo)
+	helper.Env = append(w.Env(herdrdouble.Knobs{Delay: 30 * time.Second}), pdeathHelperEnv+"="+w.Repo)
 	helper.Stderr = os.Stderr
 	if err := helper.Start(); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // TestRealHerdr checks the client against an installed Herdr, read-only: a list and an
@@ -24,7 +24,7 @@ func TestRealHerdr(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("detected herdr %s at %s", det.Version, det.Bin)
-	sb := herdrtest.NewSandbox(t) // only its git repository is used
+	sb := herdrdouble.NewSandbox(t) // only its git repository is used
 	// The process environment, not the sandbox's: HOME decides which server herdr talks to.
 	c := &Client{Bin: det.Bin}
 	l, err := c.List(ctx, sb.Repo)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // `workspace list` has no options in Herdr 0.8.2: the builder makes the bare command and
@@ -46,20 +46,20 @@ func TestBuildWorkspaceList(t *testing.T) {
 func TestClientWorkspaces(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{})
+	c := w.client(herdrdouble.Knobs{})
 	created, err := c.Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/login"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ws := created.Workspace.WorkspaceID
-	herdrtest.SetAgentStatus(t, w.State, ws, AgentBlocked)
+	herdrdouble.SetAgentStatus(t, w.State, ws, AgentBlocked)
 
 	got, err := c.Workspaces(bg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(w.Worktrees, "app", "feat-login")
-	// The created workspace and the parent workspace create opened too (#4032).
+	// The created workspace and the parent workspace create opened too (Herdr #4032).
 	if len(got) != 2 || got[0].WorkspaceID != ws || got[0].AgentStatus != AgentBlocked || got[0].Number != 1 ||
 		got[0].Worktree == nil || got[0].Worktree.CheckoutPath != path || !got[0].Worktree.IsLinkedWorktree ||
 		got[1].AgentStatus != AgentUnknown || got[1].Worktree == nil || got[1].Worktree.CheckoutPath != w.Repo {
@@ -77,11 +77,11 @@ func TestClientWorkspaces(t *testing.T) {
 		t.Fatalf("herdr ran %q in %s", logged.Argv, logged.Dir)
 	}
 
-	_, err = w.client(herdrtest.Knobs{Lie: herdrtest.LieWrongType}).Workspaces(bg)
+	_, err = w.client(herdrdouble.Knobs{Lie: herdrdouble.LieWrongType}).Workspaces(bg)
 	if he := herdrErr(t, err, ErrWrongReply); !strings.Contains(he.Error(), "herdr workspace list: unexpected reply: the result type is \"worktree_list\", want workspace_list") {
 		t.Fatalf("wrong type: %v", he)
 	}
-	_, err = w.client(herdrtest.Knobs{ServerDown: true}).Workspaces(bg)
+	_, err = w.client(herdrdouble.Knobs{ServerDown: true}).Workspaces(bg)
 	replyErr(t, err, "server_not_running")
 }
 
@@ -120,11 +120,11 @@ func (o cannedExec) Exec(_ context.Context, _ []string, _ func(context.Context) 
 func TestFakeWorkspaceList(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	herdrtest.WriteState(t, w.State, herdrtest.State{Next: 2, Focused: "w2", Workspaces: []herdrtest.Workspace{
+	herdrdouble.WriteState(t, w.State, herdrdouble.State{Next: 2, Focused: "w2", Workspaces: []herdrdouble.Workspace{
 		{ID: "w1", Checkout: w.Repo, RepoRoot: w.Repo, RepoKey: filepath.Join(w.Repo, ".git"), Label: "app", AgentStatus: "working"},
 		{ID: "w2", Checkout: w.Home, Label: "home"},
 	}})
-	out, stderr, code := w.runFake(t, herdrtest.Knobs{}, w.Repo, "workspace", "list")
+	out, stderr, code := w.runDouble(t, herdrdouble.Knobs{}, w.Repo, "workspace", "list")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -138,15 +138,15 @@ func TestFakeWorkspaceList(t *testing.T) {
 		t.Fatalf("stdout\n%s\nwant\n%s", out, want)
 	}
 	for _, args := range [][]string{{"workspace", "list", "--json"}, {"workspace", "list", "--cwd", w.Repo}} {
-		out, stderr, code := w.runFake(t, herdrtest.Knobs{}, w.Repo, args...)
+		out, stderr, code := w.runDouble(t, herdrdouble.Knobs{}, w.Repo, args...)
 		if code != 2 || out != "" || stderr != "usage: herdr workspace list\n" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, stderr)
 		}
 	}
-	if _, stderr, code := w.runFake(t, herdrtest.Knobs{}, w.Repo, "workspace"); code != 2 || !strings.Contains(stderr, "herdr workspace list") {
+	if _, stderr, code := w.runDouble(t, herdrdouble.Knobs{}, w.Repo, "workspace"); code != 2 || !strings.Contains(stderr, "herdr workspace list") {
 		t.Errorf("bare workspace: exit %d, stderr %q", code, stderr)
 	}
-	_, stderr, code = w.runFake(t, herdrtest.Knobs{ServerDown: true}, w.Repo, "workspace", "list")
+	_, stderr, code = w.runDouble(t, herdrdouble.Knobs{ServerDown: true}, w.Repo, "workspace", "list")
 	if code != 1 || !strings.HasPrefix(stderr, `{"error":{"code":"server_not_running",`) || !strings.Contains(stderr, `"id":"cli:workspace:list"`) {
 		t.Errorf("server down: exit %d, stderr %q", code, stderr)
 	}

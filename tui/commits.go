@@ -42,8 +42,8 @@ func (m *Model) afterListing() tea.Cmd {
 		}
 	}
 	cmds := []tea.Cmd{commitsCmd(m.ctx, m.svc, m.loadSeq, oids), m.startWatch(), m.divergenceOf()}
-	if !m.ev.sortRead {
-		m.ev.sortRead = true
+	if !m.views.sortRead {
+		m.views.sortRead = true
 		cmds = append(cmds, readSortCmd(m.ctx, m.svc))
 	}
 	return tea.Batch(cmds...)
@@ -52,7 +52,7 @@ func (m *Model) afterListing() tea.Cmd {
 // fillCommits gives each row its commit from what is known.
 func (m *Model) fillCommits() {
 	for i := range m.rows {
-		if c, ok := m.ev.commits[m.rows[i].wt.Head]; ok {
+		if c, ok := m.views.commits[m.rows[i].wt.Head]; ok {
 			m.rows[i].last = &c
 			m.rows[i].lastAge = age(m.now(), c.When)
 		} else {
@@ -65,11 +65,11 @@ func (m Model) onCommits(msg commitsMsg) Model {
 	if msg.seq != m.loadSeq || msg.err != nil {
 		return m // a later load asks again; without commits rows simply show none
 	}
-	if m.ev.commits == nil {
-		m.ev.commits = map[string]core.Commit{}
+	if m.views.commits == nil {
+		m.views.commits = map[string]core.Commit{}
 	}
 	for o, c := range msg.commits {
-		m.ev.commits[o] = c
+		m.views.commits[o] = c
 	}
 	m.fillCommits()
 	if m.sortOrder() == core.SortRecent {

@@ -10,8 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/rowmarks"
 	"github.com/copse-dev/copse/internal/textsafe"
+	"github.com/copse-dev/copse/tui/rowmarks"
 )
 
 // After the create form: what the form learns in the background (which commit HEAD is,
@@ -187,7 +187,7 @@ func (m Model) afterCreate(out *core.Outcome) (Model, tea.Cmd, bool) {
 			s.pickAfter = &wt
 		}
 		s.vp = viewport.New()
-		m.ev.setup = s
+		m.views.setup = s
 		m.mode = modeSetup
 		return m, tea.Batch(setupCmd(ctx, m.svc, path, m.form.info.setup, s.stream), drainLogCmd(s.stream)), true
 	}
@@ -345,7 +345,7 @@ func (s *setupState) content() string {
 }
 
 func (m Model) onSetupLog(msg setupLogMsg) (Model, tea.Cmd) {
-	s := m.ev.setup
+	s := m.views.setup
 	if s == nil || s.stream != msg.stream {
 		return m, nil // a setup the user already left
 	}
@@ -372,7 +372,7 @@ func (m Model) onSetupLog(msg setupLogMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.status = infoStatus("set up " + s.label + setupSummary(s.stream.rep))
-	m.ev.setup = nil
+	m.views.setup = nil
 	m.mode = modeList
 	if s.pickAfter != nil {
 		return m.pickCreated(*s.pickAfter)
@@ -408,7 +408,7 @@ func setupSummary(rep *core.SetupReport) string {
 }
 
 func (m Model) setupKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
-	s := m.ev.setup
+	s := m.views.setup
 	ks := m.keys
 	if s == nil {
 		m.mode = modeList
@@ -435,11 +435,11 @@ func (m Model) setupKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			s.vp.ScrollDown(1)
 		}
 	case key.Matches(k, ks.ClosePanel) && !s.running:
-		m.ev.setup = nil
+		m.views.setup = nil
 		m.mode = modeList
 		m.clampCursor()
 	}
-	if s.failed && m.ev.setup != nil && m.status.kind == statusNone {
+	if s.failed && m.views.setup != nil && m.status.kind == statusNone {
 		m.status = errorStatus(s.stream.err) // keep saying what failed while the log is open
 	}
 	return m, nil

@@ -9,7 +9,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // Under Herdr, create and go: the create opens a workspace, and the switch that follows
@@ -19,14 +19,14 @@ func TestFlowCreateSwitchFocusesHerdrWorkspace(t *testing.T) {
 	r := coretest.New(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
-	fake := herdrtest.Build(t)
+	fake := herdrdouble.Build(t)
 	// A binary path of its own: herdr.Detect caches per path.
 	bin := filepath.Join(dir, "herdr")
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexec '"+fake+"' \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	var knobs []string
-	for _, kv := range herdrtest.Env(fake, state, herdrtest.Knobs{}) {
+	for _, kv := range herdrdouble.Env(fake, state, herdrdouble.Knobs{}) {
 		if strings.HasPrefix(kv, "FAKE_HERDR_") {
 			knobs = append(knobs, kv)
 		}
@@ -57,7 +57,7 @@ func TestFlowCreateSwitchFocusesHerdrWorkspace(t *testing.T) {
 	if res.Outcome == nil || res.Outcome.Operation != core.OpSwitch || res.Outcome.WorkspaceID == "" {
 		t.Fatalf("result = %+v outcome = %+v", res, res.Outcome)
 	}
-	if got := herdrtest.ReadState(t, state); got.Focused != res.Outcome.WorkspaceID {
+	if got := herdrdouble.ReadState(t, state); got.Focused != res.Outcome.WorkspaceID {
 		t.Errorf("focused workspace %q, want the new one %q", got.Focused, res.Outcome.WorkspaceID)
 	}
 }

@@ -69,7 +69,7 @@ func setupPanel(t *testing.T, w, h int, failed bool) Model {
 	m := mixed(t, w, h)
 	s := &setupState{path: "/home/dev/src/app.worktrees/feat-search", label: "feat/search", running: !failed,
 		cancel: func() {}, stream: newLogStream(m.ctx)}
-	m.ev.setup = s
+	m.views.setup = s
 	m.mode = modeSetup
 	var chunks []string
 	chunks = append(chunks, "copse: setup 1/1: npm ci\n", "\x1b[32madded 812 packages\x1b[0m in 14s\n", "progress 10%\rprogress 100%\n")

@@ -44,7 +44,7 @@ func (m Model) onDivergence(msg divergenceMsg) Model {
 	if msg.seq != m.loadSeq {
 		return m
 	}
-	m.ev.div = msg.div
+	m.views.div = msg.div
 	m.fillDivergence()
 	return m
 }
@@ -52,7 +52,7 @@ func (m Model) onDivergence(msg divergenceMsg) Model {
 func (m *Model) fillDivergence() {
 	mb := m.mainBranch()
 	for i := range m.rows {
-		if d, ok := m.ev.div[m.rows[i].wt.Path]; ok && mb != "" {
+		if d, ok := m.views.div[m.rows[i].wt.Path]; ok && mb != "" {
 			m.rows[i].vsMain = &mainDivergence{branch: mb, Divergence: d}
 		} else {
 			m.rows[i].vsMain = nil

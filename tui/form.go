@@ -8,8 +8,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/rowmarks"
 	"github.com/copse-dev/copse/internal/textsafe"
+	"github.com/copse-dev/copse/tui/rowmarks"
 )
 
 // Form fields, in tab order. Label and the focus toggle exist only under Herdr.

@@ -28,7 +28,7 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	if mm, cmd, ok := m.everydayKey(k); ok {
+	if mm, cmd, ok := m.panelKey(k); ok {
 		return mm, cmd
 	}
 	switch m.mode {
@@ -124,7 +124,7 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.Prune):
 		return m.startOp(core.OpPrune, "checking what to prune", core.PruneRequest{}, opOptions{})
 	}
-	if mm, cmd, ok := m.listKeyEveryday(k); ok {
+	if mm, cmd, ok := m.listKeyView(k); ok {
 		return mm, cmd
 	}
 	r, ok := m.selected()

@@ -57,7 +57,21 @@ type KeyMap struct {
 	// While an operation runs: ctrl+c cancels the operation, not the picker.
 	CancelOp key.Binding
 
-	EverydayKeys // sort, preview, editor, shell, copy, branch toggle, panels
+	// The views beyond the bare list (views.go): sorting, preview, editor, shell, copying
+	// the path.
+	Sort    key.Binding
+	Preview key.Binding
+	Edit    key.Binding
+	Shell   key.Binding
+	Copy    key.Binding
+
+	// Remove dialog: delete the branch too.
+	DeleteBranch key.Binding
+
+	// Panels (setup log, preview).
+	ScrollUp   key.Binding
+	ScrollDown key.Binding
+	ClosePanel key.Binding
 }
 
 // DefaultKeyMap returns the picker's bindings. It is a function, not a package variable, so
@@ -106,7 +120,17 @@ func DefaultKeyMap() KeyMap {
 
 		CancelOp: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel operation")),
 
-		EverydayKeys: defaultEverydayKeys(),
+		Sort:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Preview: key.NewBinding(key.WithKeys("p", "tab"), key.WithHelp("p/tab", "preview")),
+		Edit:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "editor")),
+		Shell:   key.NewBinding(key.WithKeys("!"), key.WithHelp("!", "shell")),
+		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy path")),
+
+		DeleteBranch: key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "delete branch too")),
+
+		ScrollUp:   key.NewBinding(key.WithKeys("up", "k", "pgup"), key.WithHelp("↑/k/pgup", "scroll up")),
+		ScrollDown: key.NewBinding(key.WithKeys("down", "j", "pgdown"), key.WithHelp("↓/j/pgdn", "scroll down")),
+		ClosePanel: key.NewBinding(key.WithKeys("esc", "enter", "q"), key.WithHelp("esc/enter", "close")),
 	}
 }
 
@@ -123,7 +147,7 @@ func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 // drives both matching and help, so a disabled key vanishes from both.
 func (m Model) helpFor() helpKeys {
 	k := m.keys
-	if h, ok := m.everydayHelp(); ok {
+	if h, ok := m.panelHelp(); ok {
 		return h
 	}
 	switch m.mode {

@@ -78,7 +78,7 @@ type Model struct {
 	spinner spinner.Model
 	status  statusLine
 
-	ev everyday // issue 11's additions (everyday.go)
+	views views // panels, sorting, last commits, divergence, the watch (views.go)
 
 	// Landing (land.go): the form after L, and the newest land job per worktree path.
 	landForm landForm
@@ -247,7 +247,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // update routes a message. Results of core calls carry the id of what asked for them and
 // are dropped when stale; keys are routed by mode.
 func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if mm, cmd, ok := m.onEveryday(msg); ok {
+	if mm, cmd, ok := m.onViewMsg(msg); ok {
 		return mm, cmd
 	}
 	switch msg := msg.(type) {

@@ -7,8 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/rowmarks"
 	"github.com/copse-dev/copse/internal/textsafe"
+	"github.com/copse-dev/copse/tui/rowmarks"
 )
 
 // The life of an operation: startOp asks core to Prepare the request (parse, check
@@ -203,7 +203,7 @@ func (m Model) onExecuted(msg executedMsg) (tea.Model, tea.Cmd) {
 			m.status = infoStatus("landed")
 		}
 	case core.OpClaim, core.OpRelease, core.OpPrune:
-		m.status = lifecycleStatus(op.kind, out, m.home)
+		m.status = claimPruneStatus(op.kind, out, m.home)
 	case core.OpOpen:
 		ws := ""
 		if out != nil && out.WorkspaceID != "" {

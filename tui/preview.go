@@ -56,13 +56,13 @@ func (m Model) openPreview(r row) (Model, tea.Cmd) {
 		m.status = statusLine{kind: statusError, msg: "nothing to preview in " + r.path, hint: "it has no working directory"}
 		return m, nil
 	}
-	m.ev.previewSeq++
-	p := &previewState{path: r.wt.Path, label: r.label, seq: m.ev.previewSeq, loading: true, vp: viewport.New()}
+	m.views.previewSeq++
+	p := &previewState{path: r.wt.Path, label: r.label, seq: m.views.previewSeq, loading: true, vp: viewport.New()}
 	if r.land != nil && r.land.State.Finished() {
 		j := *r.land
 		p.land = &j
 	}
-	m.ev.preview = p
+	m.views.preview = p
 	m.mode = modePreview
 	if m.svc == nil {
 		return m, nil
@@ -71,7 +71,7 @@ func (m Model) openPreview(r row) (Model, tea.Cmd) {
 }
 
 func (m Model) onPreview(msg previewMsg) Model {
-	p := m.ev.preview
+	p := m.views.preview
 	if p == nil || msg.seq != p.seq {
 		return m
 	}
@@ -137,7 +137,7 @@ func landLines(j *core.LandJob, st *Styles) []string {
 }
 
 func (m Model) previewKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
-	p := m.ev.preview
+	p := m.views.preview
 	ks := m.keys
 	if p == nil {
 		m.mode = modeList
@@ -161,7 +161,7 @@ func (m Model) previewKey(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			p.vp.ScrollDown(1)
 		}
 	case key.Matches(k, ks.ClosePanel), key.Matches(k, ks.Preview):
-		m.ev.preview = nil
+		m.views.preview = nil
 		m.mode = modeList
 		m.clampCursor()
 	}

@@ -26,7 +26,7 @@ func fxPreview() *core.Preview {
 func previewOpen(t *testing.T, w, h int) Model {
 	m := mixed(t, w, h)
 	m, _ = send(t, m, press("p"))
-	m, _ = send(t, m, previewMsg{seq: m.ev.previewSeq, preview: fxPreview()})
+	m, _ = send(t, m, previewMsg{seq: m.views.previewSeq, preview: fxPreview()})
 	return m
 }
 
@@ -41,12 +41,12 @@ func TestPreviewScrollsAndCloses(t *testing.T) {
 	}
 	top := plain(m)
 	m, _ = send(t, m, press("j"), press("j"))
-	if plain(m) == top || m.ev.preview.vp.YOffset() != 2 {
-		t.Errorf("j does not scroll (offset %d)", m.ev.preview.vp.YOffset())
+	if plain(m) == top || m.views.preview.vp.YOffset() != 2 {
+		t.Errorf("j does not scroll (offset %d)", m.views.preview.vp.YOffset())
 	}
 	// tab in the list opens it too, and closes it again.
 	m, _ = send(t, m, press("esc"))
-	if m.mode != modeList || m.ev.preview != nil {
+	if m.mode != modeList || m.views.preview != nil {
 		t.Fatalf("esc: mode %v", m.mode)
 	}
 	m, _ = send(t, m, press("tab"))
@@ -54,8 +54,8 @@ func TestPreviewScrollsAndCloses(t *testing.T) {
 		t.Fatal("tab does not open the preview")
 	}
 	// A stale answer (for an earlier preview) is dropped.
-	m, _ = send(t, m, previewMsg{seq: m.ev.previewSeq - 1, preview: fxPreview()})
-	if !m.ev.preview.loading {
+	m, _ = send(t, m, previewMsg{seq: m.views.previewSeq - 1, preview: fxPreview()})
+	if !m.views.preview.loading {
 		t.Error("a stale preview was shown")
 	}
 	m, _ = send(t, m, press("tab"))
@@ -122,7 +122,7 @@ func blockedPreview(t *testing.T, w, h int) Model {
 	m := mixed(t, w, h)
 	m, _ = send(t, m, landJobsMsg{seq: m.loadSeq, jobs: []core.LandJob{fxBlockedGate()}})
 	m, _ = send(t, m, press("p"))
-	m, _ = send(t, m, previewMsg{seq: m.ev.previewSeq, preview: fxPreview()})
+	m, _ = send(t, m, previewMsg{seq: m.views.previewSeq, preview: fxPreview()})
 	return m
 }
 
@@ -155,7 +155,7 @@ func TestPreviewWithoutBlockedLand(t *testing.T) {
 	j.State, j.Phase = core.LandRunning, core.PhaseTest
 	m, _ = send(t, m, landJobsMsg{seq: m.loadSeq, jobs: []core.LandJob{j}})
 	m, _ = send(t, m, press("p"))
-	m, _ = send(t, m, previewMsg{seq: m.ev.previewSeq, preview: fxPreview()})
+	m, _ = send(t, m, previewMsg{seq: m.views.previewSeq, preview: fxPreview()})
 	if v := plain(m); strings.Contains(v, "Land land-7") || !strings.Contains(v, "Changes") {
 		t.Fatalf("a running land got a land section:\n%s", v)
 	}

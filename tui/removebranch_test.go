@@ -8,7 +8,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
-	"github.com/copse-dev/copse/internal/rowmarks"
+	"github.com/copse-dev/copse/tui/rowmarks"
 )
 
 // b in the remove dialog re-prepares with DeleteBranch: the dialog then shows core's

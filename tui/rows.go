@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/rowmarks"
 	"github.com/copse-dev/copse/internal/textsafe"
+	"github.com/copse-dev/copse/tui/rowmarks"
 )
 
 // row is one worktree as the picker shows it. The display strings are computed once when

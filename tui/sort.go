@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/rowmarks"
+	"github.com/copse-dev/copse/tui/rowmarks"
 )
 
 // Sorting: the main checkout first, then by branch name (the default), by most recent
@@ -16,10 +16,10 @@ import (
 
 // sortOrder is the effective order ("" before git config has been read: by name).
 func (m Model) sortOrder() string {
-	if m.ev.sort == "" {
+	if m.views.sort == "" {
 		return core.SortName
 	}
-	return m.ev.sort
+	return m.views.sort
 }
 
 func nextSort(s string) string {
@@ -111,10 +111,10 @@ func saveSortCmd(ctx context.Context, svc *core.Service, order string) tea.Cmd {
 
 // cycleSort is s: the next order, applied at once and remembered in the background.
 func (m Model) cycleSort() (Model, tea.Cmd) {
-	m.ev.sort = nextSort(m.sortOrder())
+	m.views.sort = nextSort(m.sortOrder())
 	m.resort()
-	m.status = infoStatus("sorted " + sortLabel(m.ev.sort))
-	if m.ev.sort == core.SortRecent && m.ev.commits == nil {
+	m.status = infoStatus("sorted " + sortLabel(m.views.sort))
+	if m.views.sort == core.SortRecent && m.views.commits == nil {
 		m.status.msg += " (reading the last commits…)"
 	}
 	return m, m.saveSort()
@@ -123,21 +123,21 @@ func (m Model) cycleSort() (Model, tea.Cmd) {
 // saveSort writes the order unless a write is under way: two git config writes at once
 // would fight over .git/config.lock. onSortSaved writes again if s was pressed meanwhile.
 func (m *Model) saveSort() tea.Cmd {
-	if m.svc == nil || m.ev.sortSaving != "" {
+	if m.svc == nil || m.views.sortSaving != "" {
 		return nil
 	}
-	m.ev.sortSaving = m.ev.sort
-	return saveSortCmd(m.ctx, m.svc, m.ev.sort)
+	m.views.sortSaving = m.views.sort
+	return saveSortCmd(m.ctx, m.svc, m.views.sort)
 }
 
 func (m Model) onSortSaved(msg sortSavedMsg) (Model, tea.Cmd) {
-	saved := m.ev.sortSaving
-	m.ev.sortSaving = ""
+	saved := m.views.sortSaving
+	m.views.sortSaving = ""
 	if msg.err != nil {
 		m.status.addWarnings([]string{"could not remember the sort order: " + core.AsError(msg.err).Message})
 		return m, nil
 	}
-	if saved != m.ev.sort {
+	if saved != m.views.sort {
 		return m, m.saveSort()
 	}
 	return m, nil

@@ -42,7 +42,7 @@ func (m Model) render() string {
 	footer := m.footer()
 	bodyH := max(0, h-len(lines)-len(footer))
 
-	body, panel := m.everydayBody(w, bodyH)
+	body, panel := m.panelBody(w, bodyH)
 	switch {
 	case panel:
 	case m.mode == modeForm:

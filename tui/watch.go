@@ -40,10 +40,10 @@ func watchTickCmd() tea.Cmd {
 
 // startWatch reads the baseline stamp once; each answer schedules the next check.
 func (m *Model) startWatch() tea.Cmd {
-	if m.ev.watching || m.svc == nil {
+	if m.views.watching || m.svc == nil {
 		return nil
 	}
-	m.ev.watching = true
+	m.views.watching = true
 	return stampCmd(m.ctx, m.svc)
 }
 
@@ -51,8 +51,8 @@ func (m Model) onStamp(msg stampMsg) (Model, tea.Cmd) {
 	if msg.err != nil {
 		return m, watchTickCmd() // try again later; r still works
 	}
-	changed := m.ev.stamp != "" && msg.stamp != m.ev.stamp
-	m.ev.stamp = msg.stamp
+	changed := m.views.stamp != "" && msg.stamp != m.views.stamp
+	m.views.stamp = msg.stamp
 	if changed && m.op == nil {
 		return m, tea.Batch(m.reload(), watchTickCmd())
 	}

@@ -11,27 +11,27 @@ import (
 )
 
 func TestAppendEventSeq(t *testing.T) {
-	cd := t.TempDir()
+	commonDir := t.TempDir()
 	for i := 1; i <= 3; i++ {
-		ev, err := eventlog.Append(cd, eventlog.Event{Event: "worktree.created", Repo: "/r"})
+		ev, err := eventlog.Append(commonDir, eventlog.Event{Event: "worktree.created", Repo: "/r"})
 		if err != nil || ev.Seq != int64(i) || ev.V != 1 || ev.Time == "" {
 			t.Fatalf("append %d: %+v %v", i, ev, err)
 		}
 	}
 	// A torn last line (a writer killed mid-line, not copse) is skipped: seq continues
 	// from the last whole event, on a fresh line.
-	f, err := os.OpenFile(eventlog.Path(cd), os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(eventlog.Path(commonDir), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.WriteString(`{"v":1,"seq":99,"ti`)
 	f.Close()
-	ev, err := eventlog.Append(cd, eventlog.Event{Event: "worktree.removed", Repo: "/r"})
+	ev, err := eventlog.Append(commonDir, eventlog.Event{Event: "worktree.removed", Repo: "/r"})
 	if err != nil || ev.Seq != 4 {
 		t.Fatalf("after a torn line: %+v %v", ev, err)
 	}
 	var got []int64
-	if _, err := eventlog.Read(cd, 0, func(e eventlog.Event, _ []byte) error { got = append(got, e.Seq); return nil }); err != nil {
+	if _, err := eventlog.Read(commonDir, 0, func(e eventlog.Event, _ []byte) error { got = append(got, e.Seq); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got) != "[1 2 3 4]" {

@@ -321,11 +321,11 @@ func locate(worktree string) (location, error) {
 	}
 	loc.common = loc.gitDir
 	if b, err := readSmall(filepath.Join(loc.gitDir, "commondir")); err == nil {
-		cd := strings.TrimRight(string(b), "\r\n")
-		if !filepath.IsAbs(cd) {
-			cd = filepath.Join(loc.gitDir, cd)
+		commonDir := strings.TrimRight(string(b), "\r\n")
+		if !filepath.IsAbs(commonDir) {
+			commonDir = filepath.Join(loc.gitDir, commonDir)
 		}
-		loc.common = filepath.Clean(cd)
+		loc.common = filepath.Clean(commonDir)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return loc, err
 	}

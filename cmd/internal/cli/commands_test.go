@@ -176,9 +176,9 @@ func TestDryRunChangesNothing(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // dry runs: none changes anything
-			cd := filepath.Join(t.TempDir(), "cd")
-			env := []string{"COPSE_PREVIOUS=" + r.Root, "COPSE_CD_FILE=" + cd}
-			os.WriteFile(cd, nil, 0o600)
+			cdFile := filepath.Join(t.TempDir(), "cd")
+			env := []string{"COPSE_PREVIOUS=" + r.Root, "COPSE_CD_FILE=" + cdFile}
+			os.WriteFile(cdFile, nil, 0o600)
 			before := r.Snapshot()
 			res := runWith(t, r.Repo, tc.dir, env, nil, tc.args...)
 			want(t, res, 0, "checks passed")
@@ -198,7 +198,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 				t.Fatalf("dry run --json: %+v %v\n%s", out, err, res)
 			}
 			r.Unchanged(before)
-			if b, _ := os.ReadFile(cd); len(b) != 0 {
+			if b, _ := os.ReadFile(cdFile); len(b) != 0 {
 				t.Fatalf("a dry run wrote the cd file: %q", b)
 			}
 		})
@@ -403,28 +403,28 @@ func TestSwitchPrintsOrWritesCDFile(t *testing.T) {
 		t.Fatalf("leaving uncommitted work is a warning on stderr:\n%s", res)
 	}
 
-	cd := filepath.Join(r.Home, "cdfile")
-	os.WriteFile(cd, []byte("old content that is longer than the path, to be truncated entirely"), 0o644)
-	res = runWith(t, r, r.Root, []string{"COPSE_CD_FILE=" + cd}, nil, "switch", feat)
+	cdFile := filepath.Join(r.Home, "cdfile")
+	os.WriteFile(cdFile, []byte("old content that is longer than the path, to be truncated entirely"), 0o644)
+	res = runWith(t, r, r.Root, []string{"COPSE_CD_FILE=" + cdFile}, nil, "switch", feat)
 	want(t, res, 0)
 	if res.stdout != "" {
 		t.Fatalf("with COPSE_CD_FILE nothing goes to stdout:\n%s", res)
 	}
-	b, _ := os.ReadFile(cd)
-	st, _ := os.Stat(cd)
+	b, _ := os.ReadFile(cdFile)
+	st, _ := os.Stat(cdFile)
 	if string(b) != feat || st.Mode().Perm() != 0o600 {
 		t.Fatalf("cd file %q mode %v", b, st.Mode())
 	}
 
 	// --json prints the outcome and still hands the path to the shell.
-	os.WriteFile(cd, nil, 0o600)
-	res = runWith(t, r, r.Root, []string{"COPSE_CD_FILE=" + cd}, nil, "--json", "switch", "feat")
+	os.WriteFile(cdFile, nil, 0o600)
+	res = runWith(t, r, r.Root, []string{"COPSE_CD_FILE=" + cdFile}, nil, "--json", "switch", "feat")
 	want(t, res, 0)
 	var out map[string]any
 	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || out["operation"] != "switch" || out["path"] != feat {
 		t.Fatalf("switch --json %v:\n%s", err, res)
 	}
-	if b, _ := os.ReadFile(cd); string(b) != feat {
+	if b, _ := os.ReadFile(cdFile); string(b) != feat {
 		t.Fatalf("cd file %q", b)
 	}
 

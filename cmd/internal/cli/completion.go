@@ -16,8 +16,8 @@ func NewCmdCompletion(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish",
 		Short: "Print a shell completion script",
-		Long: `Print the completion script for a shell. Commands, flags, and for switch, remove, open,
-setup (and the lifecycle verbs) the branches and paths of existing worktrees complete;
+		Long: `Print the completion script for a shell. Commands, flags, and for switch, remove, setup,
+claim, release and land the branches and paths of existing worktrees complete;
 create completes local and remote branches.
 
   bash (~/.bashrc):                   source <(copse completion bash)

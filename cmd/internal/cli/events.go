@@ -57,7 +57,7 @@ func eventsRun(ctx context.Context, f *Factory, opts *EventsOptions) error {
 	if err != nil {
 		return err
 	}
-	cd, err := svc.CommonDir(ctx)
+	commonDir, err := svc.CommonDir(ctx)
 	if err != nil {
 		return err
 	}
@@ -70,11 +70,11 @@ func eventsRun(ctx context.Context, f *Factory, opts *EventsOptions) error {
 		return err
 	}
 	if !opts.Follow {
-		_, err = eventlog.Read(cd, since, print)
+		_, err = eventlog.Read(commonDir, since, print)
 		return err
 	}
 	// The root context ends on SIGINT/SIGTERM: following stops there, and that is success.
-	return eventlog.Follow(ctx, cd, since, opts.Poll, print)
+	return eventlog.Follow(ctx, commonDir, since, opts.Poll, print)
 }
 
 // eventLine is one event for people: seq, local time, name, worktree, and the details it has.

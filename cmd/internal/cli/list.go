@@ -9,8 +9,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
-	"github.com/copse-dev/copse/internal/rowmarks"
 	"github.com/copse-dev/copse/internal/textsafe"
+	"github.com/copse-dev/copse/tui/rowmarks"
 	"github.com/spf13/cobra"
 )
 

@@ -189,14 +189,14 @@ func TestPickerSwitchWritesCDFile(t *testing.T) {
 	t.Parallel()
 	r := coretest.New(t)
 	feat := r.AddWorktree("feat/go", "go")
-	cd := filepath.Join(r.Home, "cd")
-	os.WriteFile(cd, nil, 0o600)
-	p := startInPTY(t, r, []string{"COPSE_CD_FILE=" + cd})
+	cdFile := filepath.Join(r.Home, "cd")
+	os.WriteFile(cdFile, nil, 0o600)
+	p := startInPTY(t, r, []string{"COPSE_CD_FILE=" + cdFile})
 	p.waitScreen(t, "feat/go")
 	// One write: the picker reads keys in order, so enter acts on the filtered list.
 	p.keys(t, "/feat/go\r")
 	code := p.wait(t)
-	b, _ := os.ReadFile(cd)
+	b, _ := os.ReadFile(cdFile)
 	if code != 0 || string(b) != feat || p.stdout.String() != "" {
 		t.Fatalf("picker switch: exit %d, cd file %q, stdout %q, stderr %s", code, b, p.stdout.String(), p.stderr.String())
 	}

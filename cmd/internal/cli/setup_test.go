@@ -106,10 +106,10 @@ func TestSetupTimeout(t *testing.T) {
 func TestCreateSwitch(t *testing.T) {
 	t.Parallel()
 	r := coretest.New(t)
-	cd := filepath.Join(r.Base, "cd")
-	res := runWith(t, r, r.Root, []string{"COPSE_CD_FILE=" + cd}, nil, "create", "-s", "feat")
+	cdFile := filepath.Join(r.Base, "cd")
+	res := runWith(t, r, r.Root, []string{"COPSE_CD_FILE=" + cdFile}, nil, "create", "-s", "feat")
 	want(t, res, 0, "created feat")
-	b, err := os.ReadFile(cd)
+	b, err := os.ReadFile(cdFile)
 	if wt := filepath.Join(r.Base, "app.worktrees", "feat"); err != nil || string(b) != wt {
 		t.Fatalf("cd file: %q, %v; want %s", b, err, wt)
 	}

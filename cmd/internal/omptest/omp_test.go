@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/cmd/internal/hosttest"
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 	"github.com/copse-dev/copse/internal/gobuild"
 )
 
@@ -23,7 +23,7 @@ var ompDir, _ = filepath.Abs(filepath.Join("..", "..", "..", "testdata", "omp"))
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	herdrtest.Cleanup()
+	herdrdouble.Cleanup()
 	os.Exit(code)
 }
 
@@ -92,21 +92,21 @@ func buildCopse(t *testing.T) string {
 // Herdr double's state, and a log of every `copse tool` request the extension sent.
 type world struct {
 	t        *testing.T
-	s        *herdrtest.Sandbox
+	s        *herdrdouble.Sandbox
 	bin      string // node_modules/.bin: omp and bun
 	copse    string // a wrapper that logs `copse tool` runs, then runs copse
 	toolLog  string
 	herdrLog string
 	ext      string
 	inHerdr  bool
-	knobs    herdrtest.Knobs // the Herdr double's knobs (Log is always herdrLog)
-	herdr    string          // when set, the herdr omp runs (HERDR_BIN_PATH) instead of the double
+	knobs    herdrdouble.Knobs // the Herdr double's knobs (Log is always herdrLog)
+	herdr    string            // when set, the herdr omp runs (HERDR_BIN_PATH) instead of the double
 }
 
 func newWorld(t *testing.T, inHerdr bool) *world {
 	t.Helper()
 	bin := installOmp(t)
-	s := herdrtest.NewSandbox(t)
+	s := herdrdouble.NewSandbox(t)
 	w := &world{t: t, s: s, bin: bin, inHerdr: inHerdr,
 		toolLog: filepath.Join(t.TempDir(), "copse-tool.log"), herdrLog: filepath.Join(t.TempDir(), "herdr.log")}
 	real := buildCopse(t)
@@ -269,9 +269,9 @@ func TestHerdrWorktreeListCreateOpen(t *testing.T) {
 
 // linked is the double's workspaces holding linked worktrees (Herdr keeps one for the main
 // checkout too, the pane the test runs in).
-func linked(t *testing.T, w *world) []herdrtest.Workspace {
-	var ws []herdrtest.Workspace
-	for _, x := range herdrtest.ReadState(t, w.s.State).Workspaces {
+func linked(t *testing.T, w *world) []herdrdouble.Workspace {
+	var ws []herdrdouble.Workspace
+	for _, x := range herdrdouble.ReadState(t, w.s.State).Workspaces {
 		if x.Linked {
 			ws = append(ws, x)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/copse-dev/copse/herdr/internal/fakestate"
+	"github.com/copse-dev/copse/herdr/herdrdouble/internal/statefile"
 )
 
 const workspaceHelp = `herdr workspace commands:
@@ -55,7 +55,7 @@ func workspace(k knobs, args []string) int {
 		return exitMisconfigured
 	}
 	// Read-only, so no lock: Save replaces the file by a rename, a reader never sees half.
-	st, err := fakestate.Load(k.state)
+	st, err := statefile.Load(k.state)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "fake herdr: %v\n", err)
 		return exitMisconfigured

@@ -9,13 +9,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/copse-dev/copse/herdr/internal/fakestate"
+	"github.com/copse-dev/copse/herdr/herdrdouble/internal/statefile"
 )
 
 // server is the pretend Herdr server for one request.
 type server struct {
 	k     knobs
-	st    *fakestate.State
+	st    *statefile.State
 	noGit bool // FAKE_HERDR_LIE=no_git: reply as if done, touch neither git nor state
 }
 
@@ -26,7 +26,7 @@ var errDiscard = errors.New("discard state changes")
 func serve(k knobs, req request) (map[string]any, *apiError, error) {
 	var result map[string]any
 	var apiErr *apiError
-	err := fakestate.Update(k.state, func(st *fakestate.State) error {
+	err := statefile.Update(k.state, func(st *statefile.State) error {
 		s := &server{k: k, st: st, noGit: k.lie == lieNoGit}
 		if s.noGit {
 			cp := *st

@@ -3,7 +3,7 @@ package main
 import (
 	"path/filepath"
 
-	"github.com/copse-dev/copse/herdr/internal/fakestate"
+	"github.com/copse-dev/copse/herdr/herdrdouble/internal/statefile"
 )
 
 // open is `worktree open` (§3): only checkouts git already lists; a checkout that a
@@ -27,7 +27,7 @@ func (s *server) open(req request) (map[string]any, *apiError) {
 	i := s.st.FindCheckout(e.path)
 	already := i >= 0
 	if !already {
-		s.st.Workspaces = append(s.st.Workspaces, fakestate.Workspace{ID: s.st.NewID(), Checkout: e.path, Label: filepath.Base(e.path)})
+		s.st.Workspaces = append(s.st.Workspaces, statefile.Workspace{ID: s.st.NewID(), Checkout: e.path, Label: filepath.Base(e.path)})
 		i = len(s.st.Workspaces) - 1
 	}
 	w := &s.st.Workspaces[i]

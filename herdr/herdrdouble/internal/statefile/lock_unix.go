@@ -1,6 +1,6 @@
 //go:build unix
 
-package fakestate
+package statefile
 
 import (
 	"os"

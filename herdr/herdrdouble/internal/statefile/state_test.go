@@ -1,4 +1,4 @@
-package fakestate
+package statefile
 
 import "testing"
 

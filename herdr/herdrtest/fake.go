@@ -1,6 +1,6 @@
-// Package herdrfake holds Fake, a herdr.Executor that checks the argv of every herdr command
+// Package herdrtest holds Fake, a herdr.Executor that checks the argv of every herdr command
 // a core test is about and answers it (see Fake). Only tests import it.
-package herdrfake
+package herdrtest
 
 import (
 	"context"
@@ -22,28 +22,28 @@ import (
 type Fake struct {
 	t       testing.TB
 	mu      sync.Mutex
-	calls   []*FakeCall
+	calls   []*Call
 	next    int
 	allowed [][]string
 }
 
-// FakeCall is one expected command and its answer.
-type FakeCall struct {
+// Call is one expected command and its answer.
+type Call struct {
 	args   []string
 	prefix bool
 	out    []byte
 	err    error
 }
 
-// NewFake returns a Fake that fails t on an unexpected command and, at the end of the
+// New returns a Fake that fails t on an unexpected command and, at the end of the
 // test, on an expected one that never ran.
-func NewFake(t testing.TB) *Fake {
+func New(t testing.TB) *Fake {
 	f := &Fake{t: t}
 	t.Cleanup(func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if f.next < len(f.calls) {
-			t.Errorf("herdrfake: expected herdr %s, which never ran", strings.Join(f.calls[f.next].args, " "))
+			t.Errorf("herdrtest: expected herdr %s, which never ran", strings.Join(f.calls[f.next].args, " "))
 		}
 	})
 	return f
@@ -58,16 +58,16 @@ func (f *Fake) Allow(prefix ...string) *Fake {
 }
 
 // ExpectPrefix expects, next, a command whose arguments start with args.
-func (f *Fake) ExpectPrefix(args ...string) *FakeCall {
+func (f *Fake) ExpectPrefix(args ...string) *Call {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	c := &FakeCall{args: args, prefix: true}
+	c := &Call{args: args, prefix: true}
 	f.calls = append(f.calls, c)
 	return c
 }
 
 // Returns sets the answer: stdout, or the error the client reports.
-func (c *FakeCall) Returns(out string, err *herdr.Error) *FakeCall {
+func (c *Call) Returns(out string, err *herdr.Error) *Call {
 	c.out = []byte(out)
 	if err != nil {
 		c.err = err
@@ -80,7 +80,7 @@ func (f *Fake) Exec(ctx context.Context, argv []string, real func(context.Contex
 	f.t.Helper()
 	args := argv[1:]
 	f.mu.Lock()
-	var c *FakeCall
+	var c *Call
 	if f.next < len(f.calls) {
 		c = f.calls[f.next]
 	}
@@ -96,8 +96,8 @@ func (f *Fake) Exec(ctx context.Context, argv []string, real func(context.Contex
 		if c != nil {
 			want = "herdr " + strings.Join(c.args, " ")
 		}
-		f.t.Errorf("herdrfake: unexpected command herdr %s; want %s", strings.Join(args, " "), want)
-		return nil, &herdr.Error{Kind: herdr.ErrExec, ExitCode: -1, Argv: argv, Err: errors.New("herdrfake: unexpected herdr command")}
+		f.t.Errorf("herdrtest: unexpected command herdr %s; want %s", strings.Join(args, " "), want)
+		return nil, &herdr.Error{Kind: herdr.ErrExec, ExitCode: -1, Argv: argv, Err: errors.New("herdrtest: unexpected herdr command")}
 	}
 	f.next++
 	f.mu.Unlock()

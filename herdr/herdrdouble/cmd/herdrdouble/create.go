@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/copse-dev/copse/herdr/internal/fakestate"
+	"github.com/copse-dev/copse/herdr/herdrdouble/internal/statefile"
 )
 
 // create is `worktree create` (§3): from the main checkout only; an existing local
@@ -39,12 +39,12 @@ func (s *server) create(req request) (map[string]any, *apiError) {
 	if req.label != nil {
 		label = *req.label
 	}
-	w := fakestate.Workspace{ID: s.st.NewID(), Checkout: path, RepoRoot: r.root, RepoKey: r.key, Linked: true, Label: label}
+	w := statefile.Workspace{ID: s.st.NewID(), Checkout: path, RepoRoot: r.root, RepoKey: r.key, Linked: true, Label: label}
 	s.st.Workspaces = append(s.st.Workspaces, w)
-	// #4032: creating from a repo whose parent workspace is not open opens that too,
+	// Herdr #4032: creating from a repo whose parent workspace is not open opens that too,
 	// without mentioning it in the reply.
 	if s.st.FindCheckout(r.root) < 0 {
-		s.st.Workspaces = append(s.st.Workspaces, fakestate.Workspace{
+		s.st.Workspaces = append(s.st.Workspaces, statefile.Workspace{
 			ID: s.st.NewID(), Checkout: r.root, RepoRoot: r.root, RepoKey: r.key, Label: r.name()})
 	}
 	if req.focus {

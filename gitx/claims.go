@@ -9,7 +9,8 @@ import (
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
-// Builders for copse's lifecycle commands (claims are worktree locks; prune sweeps).
+// Builders for claims (a claim is a worktree lock with a reason copse writes), and the
+// count of the commits only a detached HEAD holds.
 
 // WorktreeLock locks the worktree at path with reason. The reason must be one line with
 // no control characters: git stores it verbatim in the worktree's admin "locked" file and

@@ -10,8 +10,10 @@ import (
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
-// Reads and one write behind the picker's everyday views: the sort order it remembers
-// (git config copse.sort) and the last commit of each worktree.
+// Commits and how they relate, as the picker's views and land read them: the last commit
+// of each worktree, the recent log, merge bases, diffstats, divergence and upstreams; also
+// `git status --short` for the preview and the one config write (the sort order the picker
+// remembers in copse.sort).
 
 // ConfigSet writes one value to the repository's local config (.git/config).
 func ConfigSet(dir, key, value string) (Cmd, error) {

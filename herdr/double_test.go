@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/copse-dev/copse/herdr/herdrtest"
+	"github.com/copse-dev/copse/herdr/herdrdouble"
 )
 
 // Tests of the double itself, run directly, against the protocol reference.
@@ -20,12 +20,12 @@ func TestFakeVersion(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	for _, arg := range []string{"--version", "-V"} {
-		out, _, code := w.runFake(t, herdrtest.Knobs{}, w.Repo, arg)
+		out, _, code := w.runDouble(t, herdrdouble.Knobs{}, w.Repo, arg)
 		if out != "herdr 0.8.2\n" || code != 0 {
 			t.Fatalf("%s: %q exit %d", arg, out, code)
 		}
 	}
-	out, _, _ := w.runFake(t, herdrtest.Knobs{Version: "0.9.3-preview.4"}, w.Repo, "--version")
+	out, _, _ := w.runDouble(t, herdrdouble.Knobs{Version: "0.9.3-preview.4"}, w.Repo, "--version")
 	if out != "herdr 0.9.3-preview.4\n" {
 		t.Fatalf("--version = %q", out)
 	}
@@ -60,7 +60,7 @@ func TestFakeGrammar(t *testing.T) {
 	}
 	for _, c := range cases {
 		// ServerDown proves local errors come first.
-		out, stderr, code := w.runFake(t, herdrtest.Knobs{ServerDown: true}, w.Repo, c.args...)
+		out, stderr, code := w.runDouble(t, herdrdouble.Knobs{ServerDown: true}, w.Repo, c.args...)
 		if code != c.code || out != "" || !strings.Contains(stderr, c.stderr) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", c.args, code, out, stderr)
 		}
@@ -75,7 +75,7 @@ func TestFakeOutputFormat(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	// --json is a silent no-op; a relative --cwd is resolved against the process directory.
-	out, stderr, code := w.runFake(t, herdrtest.Knobs{}, w.Repo, "worktree", "list", "--json", "--cwd", ".")
+	out, stderr, code := w.runDouble(t, herdrdouble.Knobs{}, w.Repo, "worktree", "list", "--json", "--cwd", ".")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -83,7 +83,7 @@ func TestFakeOutputFormat(t *testing.T) {
 	if !strings.HasPrefix(out, `{"id":"cli:worktree:list","result":{"source":{"repo_key":`) {
 		t.Fatalf("stdout = %s", out)
 	}
-	out, stderr, code = w.runFake(t, herdrtest.Knobs{}, w.Repo, "worktree", "open", "--cwd", w.Repo, "--branch", "nope", "--no-focus")
+	out, stderr, code = w.runDouble(t, herdrdouble.Knobs{}, w.Repo, "worktree", "open", "--cwd", w.Repo, "--branch", "nope", "--no-focus")
 	if code != 1 || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
@@ -92,7 +92,7 @@ func TestFakeOutputFormat(t *testing.T) {
 		t.Fatalf("stderr = %s", stderr)
 	}
 	// A created reply: sorted, and what a client relies on is there.
-	out, _, code = w.runFake(t, herdrtest.Knobs{}, w.Repo, "worktree", "create", "--cwd", w.Repo, "--branch", "feat/<&>", "--no-focus")
+	out, _, code = w.runDouble(t, herdrdouble.Knobs{}, w.Repo, "worktree", "create", "--cwd", w.Repo, "--branch", "feat/<&>", "--no-focus")
 	if code != 0 {
 		t.Fatalf("create exit %d", code)
 	}
@@ -134,7 +134,7 @@ func TestFakeCreateDefaults(t *testing.T) {
 		Result OpenResult `json:"result"`
 	}
 	// FAKE_HERDR_WORKTREES_DIR unset: the default root under HOME.
-	env := slices.DeleteFunc(w.Env(herdrtest.Knobs{}), func(kv string) bool { return strings.HasPrefix(kv, "FAKE_HERDR_WORKTREES_DIR=") })
+	env := slices.DeleteFunc(w.Env(herdrdouble.Knobs{}), func(kv string) bool { return strings.HasPrefix(kv, "FAKE_HERDR_WORKTREES_DIR=") })
 	out := runWithEnv(t, w.Bin, env, w.Repo, cmd...)
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err, out)
@@ -167,12 +167,12 @@ func runWithEnv(t *testing.T, bin string, env []string, dir string, args ...stri
 func TestFakeWorkspaceScoping(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	k := herdrtest.Knobs{}
-	_, stderr, code := w.runFake(t, k, w.Repo, "worktree", "list")
+	k := herdrdouble.Knobs{}
+	_, stderr, code := w.runDouble(t, k, w.Repo, "worktree", "list")
 	if code != 1 || !strings.Contains(stderr, `"invalid_request"`) {
 		t.Fatalf("unscoped list on an empty server: %d %s", code, stderr)
 	}
-	if _, _, code := w.runFake(t, k, w.Repo, "worktree", "create", "--cwd", w.Repo, "--branch", "a"); code != 0 {
+	if _, _, code := w.runDouble(t, k, w.Repo, "worktree", "create", "--cwd", w.Repo, "--branch", "a"); code != 0 {
 		t.Fatal("create failed")
 	} // w1 = linked a, w2 = parent
 	for _, c := range []struct {
@@ -182,13 +182,13 @@ func TestFakeWorkspaceScoping(t *testing.T) {
 	}{
 		{[]string{"worktree", "list"}, 0, `"type":"worktree_list"`},                                           // focused/first workspace
 		{[]string{"worktree", "list", "--workspace", "w1"}, 0, `"repo_root":"` + w.Repo},                      // linked is fine for list
-		{[]string{"worktree", "create", "--workspace", "w1", "--branch", "b"}, 1, `"linked_worktree_source"`}, // #1739
+		{[]string{"worktree", "create", "--workspace", "w1", "--branch", "b"}, 1, `"linked_worktree_source"`}, // Herdr #1739
 		{[]string{"worktree", "create", "--workspace", "2", "--branch", "b"}, 0, `"worktree_created"`},        // position 2 = w2
 		{[]string{"worktree", "list", "--workspace", "wX"}, 1, `"workspace_not_found"`},
 		{[]string{"worktree", "remove", "--workspace", "99"}, 1, `"not_linked_worktree"`}, // upstream quirk
 		{[]string{"worktree", "remove", "--workspace", "w9"}, 1, `"workspace_not_found"`},
 	} {
-		out, stderr, code := w.runFake(t, k, w.Repo, c.args...)
+		out, stderr, code := w.runDouble(t, k, w.Repo, c.args...)
 		if code != c.code || !strings.Contains(out+stderr, c.want) {
 			t.Errorf("%q: exit %d, %s%s", c.args, code, out, stderr)
 		}
@@ -199,7 +199,7 @@ func TestFakeWorkspaceScoping(t *testing.T) {
 func TestFakeOpenEdgeCases(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	c := w.client(herdrtest.Knobs{})
+	c := w.client(herdrdouble.Knobs{})
 	a, err := c.Create(bg, CreateArgs{Cwd: w.Repo, Branch: "feat/a"})
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,8 @@
-// Package fakestate is the on-disk state of the Herdr test double: the workspaces its
+// Package statefile is the on-disk state of the Herdr test double: the workspaces its
 // pretend server has open and the id counter. It is shared by the double (which mutates it)
-// and by herdrtest (which lets tests seed and inspect it), so both agree on one schema.
+// and by herdrdouble (which lets tests seed and inspect it), so both agree on one schema.
 // copse itself never reads it.
-package fakestate
+package statefile
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package herdrfake
+package herdrtest
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func TestFakeChecksArgv(t *testing.T) {
 	real := func(context.Context) ([]byte, error) { realRan++; return []byte("real"), nil }
 
 	tb := &recTB{TB: t}
-	f := NewFake(tb).Allow("worktree", "list")
+	f := New(tb).Allow("worktree", "list")
 	f.ExpectPrefix("worktree", "open", "--cwd", "/r").Returns("", &herdr.Error{Kind: herdr.ErrTimeout})
 	if out, err := f.Exec(ctx, []string{"herdr", "worktree", "list", "--cwd", "/r"}, real); err != nil || string(out) != "real" {
 		t.Fatalf("allowed command: %q %v", out, err)
@@ -45,7 +45,7 @@ func TestFakeChecksArgv(t *testing.T) {
 	}
 
 	tb2 := &recTB{TB: t}
-	NewFake(tb2).ExpectPrefix("worktree", "create")
+	New(tb2).ExpectPrefix("worktree", "create")
 	tb2.finish()
 	if tb2.errors != 1 {
 		t.Fatal("an expected command that never ran must fail the test")

@@ -1,6 +1,8 @@
-// Package herdrtest builds and configures the Herdr test double (herdr/fakeherdr) for
-// tests in any package. It does not import herdr, so herdr's own tests can use it.
-package herdrtest
+// Package herdrdouble builds and configures the Herdr test double (the fake `herdr` program
+// in cmd/herdrdouble, its state file in internal/statefile) for tests in any package:
+// knobs, the state file and a sandbox. It does not import herdr, so herdr's own tests can
+// use it.
+package herdrdouble
 
 import (
 	"fmt"
@@ -11,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/copse-dev/copse/herdr/internal/fakestate"
+	"github.com/copse-dev/copse/herdr/herdrdouble/internal/statefile"
 	"github.com/copse-dev/copse/internal/gobuild"
 )
 
 // The double's package; `go build` resolves it from the test's module.
-const fakePkg = "github.com/copse-dev/copse/herdr/fakeherdr"
+const programPkg = "github.com/copse-dev/copse/herdr/herdrdouble/cmd/herdrdouble"
 
 var build struct {
 	once sync.Once
@@ -32,14 +34,14 @@ var build struct {
 func Build(t testing.TB) string {
 	t.Helper()
 	build.once.Do(func() {
-		build.dir, build.err = os.MkdirTemp("", "fakeherdr-")
+		build.dir, build.err = os.MkdirTemp("", "herdrdouble-")
 		if build.err != nil {
 			return
 		}
 		build.bin = filepath.Join(build.dir, "herdr")
 		// With the Go caches the test binary started with: the caller may have pointed
 		// HOME at a temporary directory already.
-		build.err = gobuild.Build(build.bin, fakePkg)
+		build.err = gobuild.Build(build.bin, programPkg)
 	})
 	if build.err != nil {
 		t.Fatal(build.err)
@@ -126,14 +128,14 @@ next:
 
 // State and Workspace are the double's state file schema, for seeding and inspecting it.
 type (
-	State     = fakestate.State
-	Workspace = fakestate.Workspace
+	State     = statefile.State
+	Workspace = statefile.Workspace
 )
 
 // ReadState reads the double's state file.
 func ReadState(t testing.TB, path string) State {
 	t.Helper()
-	s, err := fakestate.Load(path)
+	s, err := statefile.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func ReadState(t testing.TB, path string) State {
 // WriteState replaces the double's state file (e.g. to seed a workspace opened by hand).
 func WriteState(t testing.TB, path string, s State) {
 	t.Helper()
-	if err := fakestate.Save(path, s); err != nil {
+	if err := statefile.Save(path, s); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -153,7 +155,7 @@ func WriteState(t testing.TB, path string, s State) {
 // workspace.
 func SetAgentStatus(t testing.TB, path, id, status string) {
 	t.Helper()
-	err := fakestate.Update(path, func(s *fakestate.State) error {
+	err := statefile.Update(path, func(s *statefile.State) error {
 		i := s.Find(id)
 		if i < 0 {
 			return fmt.Errorf("fake herdr state %s: no workspace %s", path, id)

@@ -18,6 +18,9 @@ import (
 	"github.com/copse-dev/copse/core/coretest"
 )
 
+// The commands parallel agents share a repository with: claim and release, prune, events,
+// ids (docs/lifecycle.md).
+
 // startTogether starts one copse process per argument list, all released at once through
 // a shared pipe, and waits for them.
 func startTogether(t *testing.T, r *coretest.Repo, env [][]string, argv [][]string) []result {

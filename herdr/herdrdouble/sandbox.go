@@ -1,4 +1,4 @@
-package herdrtest
+package herdrdouble
 
 import (
 	"os"

@@ -6,9 +6,11 @@ import (
 	"github.com/copse-dev/copse/core"
 )
 
-// The everyday additions of issue 11 (setup panel, preview, sorting, last commits, editor
-// and shell, refresh on focus and on change) keep their state here, in one field of the
-// model, and route their messages, keys and screens through the hooks below, so the root
+// The picker's views beyond the bare list: the panels over the body (the setup log, the
+// preview), the order of the rows (sorting), what rows show beside git's status (last
+// commits, divergence from the main branch), opening a worktree in an editor or shell, and
+// refreshing on focus and on change. They keep their state in one field of the model
+// (views) and route their messages, keys and screens through the hooks below, so the root
 // model's own switch statements stay small.
 
 // Screens that are not one of the root modes: a panel over the body.
@@ -17,8 +19,8 @@ const (
 	modePreview                   // the selected worktree's changes, commits and diffstat
 )
 
-// everyday is the state of those additions.
-type everyday struct {
+// views is the state of those views.
+type views struct {
 	setup      *setupState
 	sort       string                 // core.SortName, SortRecent or SortPath
 	commits    map[string]core.Commit // last commit by head object id
@@ -31,8 +33,8 @@ type everyday struct {
 	div        map[string]core.Divergence // ahead/behind the main branch, by path
 }
 
-// onEveryday handles the messages of these additions; ok is false for any other message.
-func (m Model) onEveryday(msg tea.Msg) (Model, tea.Cmd, bool) {
+// onViewMsg handles the messages of these views; ok is false for any other message.
+func (m Model) onViewMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case formInfoMsg:
 		if m.mode == modeForm {
@@ -50,8 +52,8 @@ func (m Model) onEveryday(msg tea.Msg) (Model, tea.Cmd, bool) {
 	case commitsMsg:
 		return m.onCommits(msg), nil, true
 	case sortReadMsg:
-		if m.ev.sort == "" { // s pressed before the read came back: the key wins
-			m.ev.sort = msg.order
+		if m.views.sort == "" { // s pressed before the read came back: the key wins
+			m.views.sort = msg.order
 			m.resort()
 		}
 		return m, nil, true
@@ -78,8 +80,8 @@ func (m Model) onEveryday(msg tea.Msg) (Model, tea.Cmd, bool) {
 	return m, nil, false
 }
 
-// everydayKey handles keys of the panels; ok is false when the key is not theirs.
-func (m Model) everydayKey(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
+// panelKey handles keys of the panels; ok is false when the key is not theirs.
+func (m Model) panelKey(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 	switch m.mode {
 	case modeSetup:
 		mm, cmd := m.setupKey(k)
@@ -91,28 +93,28 @@ func (m Model) everydayKey(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 	return m, nil, false
 }
 
-// everydayBody draws a panel's body; ok is false in the root modes.
-func (m Model) everydayBody(w, h int) ([]string, bool) {
+// panelBody draws a panel's body; ok is false in the root modes.
+func (m Model) panelBody(w, h int) ([]string, bool) {
 	switch m.mode {
 	case modeSetup:
-		if m.ev.setup != nil {
-			return m.ev.setup.view(&m.styles, w, h), true
+		if m.views.setup != nil {
+			return m.views.setup.view(&m.styles, w, h), true
 		}
 	case modePreview:
-		if m.ev.preview != nil {
-			return m.ev.preview.view(&m.styles, w, h), true
+		if m.views.preview != nil {
+			return m.views.preview.view(&m.styles, w, h), true
 		}
 	}
 	return nil, false
 }
 
-// everydayHelp is the help of a panel; ok is false in the root modes.
-func (m Model) everydayHelp() (helpKeys, bool) {
+// panelHelp is the help of a panel; ok is false in the root modes.
+func (m Model) panelHelp() (helpKeys, bool) {
 	k := m.keys
 	switch m.mode {
 	case modeSetup:
 		b := []key.Binding{k.ClosePanel, k.ScrollUp, k.ScrollDown}
-		if m.ev.setup != nil && m.ev.setup.running {
+		if m.views.setup != nil && m.views.setup.running {
 			b = []key.Binding{k.CancelOp, k.ScrollUp, k.ScrollDown}
 		}
 		return helpKeys{short: b, full: [][]key.Binding{b}}, true
@@ -123,9 +125,9 @@ func (m Model) everydayHelp() (helpKeys, bool) {
 	return helpKeys{}, false
 }
 
-// listKeyEveryday handles the list keys these additions bind (s, p, e, !, y). ok is false
+// listKeyView handles the list keys these views bind (s, p, e, !, y). ok is false
 // for any other key.
-func (m Model) listKeyEveryday(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
+func (m Model) listKeyView(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 	ks := m.keys
 	if key.Matches(k, ks.Sort) {
 		mm, cmd := m.cycleSort()

@@ -1,8 +1,8 @@
-// Command fakeherdr is a test double of the Herdr CLI (`herdr --version` and
+// Command herdrdouble is a test double of the Herdr CLI (`herdr --version` and
 // `herdr worktree list|create|open|remove`, `herdr workspace list`), written from the protocol reference
 // (/work/shared/reference/herdr-protocol.md, §10; herdr/PROTOCOL-workspaces.md). It drives real git the way the Herdr
 // server would, keeps the server's workspaces in a JSON state file, and has knobs that
-// make it misbehave on purpose. Tests build it with herdrtest.Build; copse itself must
+// make it misbehave on purpose. Tests build it with herdrdouble.Build; copse itself must
 // never run it or import it.
 //
 // Environment:

@@ -9,9 +9,9 @@ import (
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
-// lifecycleStatus says what a claim, release or prune did. Prune names what it removed and
+// claimPruneStatus says what a claim, release or prune did. Prune names what it removed and
 // sums up what it kept by reason (the confirmation listed each kept worktree).
-func lifecycleStatus(op core.Operation, out *core.Outcome, home string) statusLine {
+func claimPruneStatus(op core.Operation, out *core.Outcome, home string) statusLine {
 	if out == nil {
 		return infoStatus(string(op) + " done")
 	}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/copse-dev/copse/herdr/internal/fakestate"
+	"github.com/copse-dev/copse/herdr/herdrdouble/internal/statefile"
 )
 
 // apiError is a server-side error: code and message of the JSON envelope.
@@ -64,7 +64,7 @@ func forcedMessage(code string) string {
 }
 
 // workspaceRecord is WorkspaceInfo (§4.2) for the workspace at index i.
-func workspaceRecord(st *fakestate.State, i int) map[string]any {
+func workspaceRecord(st *statefile.State, i int) map[string]any {
 	w := st.Workspaces[i]
 	rec := map[string]any{
 		"workspace_id":  w.ID,
@@ -91,21 +91,21 @@ func workspaceRecord(st *fakestate.State, i int) map[string]any {
 // agentStatus is the workspace's agent_status: what a test set in the state file, else
 // "unknown", which is what Herdr reports for panes running no agent it recognises (the
 // double's workspaces start with a shell only).
-func agentStatus(w fakestate.Workspace) string {
+func agentStatus(w statefile.Workspace) string {
 	if w.AgentStatus != "" {
 		return w.AgentStatus
 	}
 	return "unknown"
 }
 
-func tabRecord(st *fakestate.State, w fakestate.Workspace) map[string]any {
+func tabRecord(st *statefile.State, w statefile.Workspace) map[string]any {
 	return map[string]any{
 		"tab_id": w.ID + ":t1", "workspace_id": w.ID, "number": 1, "label": "1",
 		"focused": st.Focused == w.ID, "pane_count": 1, "agent_status": "unknown",
 	}
 }
 
-func paneRecord(st *fakestate.State, w fakestate.Workspace, terminal string) map[string]any {
+func paneRecord(st *statefile.State, w statefile.Workspace, terminal string) map[string]any {
 	return map[string]any{
 		"pane_id": w.ID + ":p1", "terminal_id": terminal, "workspace_id": w.ID, "tab_id": w.ID + ":t1",
 		"focused": st.Focused == w.ID, "cwd": w.Checkout, "agent_status": "unknown", "revision": 0,
