@@ -39,7 +39,7 @@ func (w *tw) getenv(k string) string {
 // open opens a Service under backend auto, as a copse started in the server's first pane.
 func (w *tw) open(t *testing.T) *core.Service {
 	t.Helper()
-	s, err := core.Open(bg, core.Options{Dir: w.Root, Backend: "auto", Getenv: w.getenv})
+	s, err := core.Open(bg, core.Options{Dir: w.Root, Backend: "auto", Getenv: w.getenv, Env: coretest.Env(w.Home)})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -275,7 +275,7 @@ func TestRunIsRefusedWithoutATmuxWindow(t *testing.T) {
 
 func TestBackendTmuxOutsideTmuxIsAUsageError(t *testing.T) {
 	r := coretest.New(t)
-	_, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "tmux", Getenv: r.Getenv})
+	_, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "tmux", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	var e *core.Error
 	if !errors.As(err, &e) || e.Code != core.CodeTmuxNotDetected || e.Kind != core.KindUsage {
 		t.Fatalf("err = %v; want %s", err, core.CodeTmuxNotDetected)

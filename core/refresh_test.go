@@ -20,7 +20,7 @@ func TestCreateLeavesNoRacyIndex(t *testing.T) {
 	r.Git(r.Root, "add", ".")
 	r.Git(r.Root, "commit", "-q", "-m", "files")
 	refreshes := core.NewRefreshes()
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Refreshes: refreshes})
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Refreshes: refreshes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestLandSyncLeavesNoRacyIndex(t *testing.T) {
 	feature(t, r, "feat/a", "a.txt", "a\n")
 	commitOn(t, r, r.Root, "m.txt", "m\n")
 	refreshes := core.NewRefreshes()
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Refreshes: refreshes})
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Refreshes: refreshes})
 	if err != nil {
 		t.Fatal(err)
 	}

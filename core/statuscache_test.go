@@ -30,7 +30,7 @@ func TestListStatusReusesProvedStatuses(t *testing.T) {
 	// clock has passed the second the files were written in.
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 30*time.Millisecond)))
 
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, GitBin: wrapper})
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), GitBin: wrapper})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestFlowNeedsYouAppearsWithoutAKeypress(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "auto", Getenv: getenv})
+	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "auto", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil || svc.BackendName() != "tmux" {
 		t.Fatalf("open under tmux: %v", err)
 	}
