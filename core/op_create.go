@@ -204,3 +204,44 @@ func createConfirmation(r CreateRequest, c *createCmd, baseShown string, askRun 
 	conf.Warnings = warnings
 	return conf
 }
+
+func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, warnings []string) (*Outcome, error) {
+	pre := s.createPreState(ctx, c)
+	ws, runErr := s.backend.create(ctx, c)
+	if runErr != nil {
+		return nil, s.failedCreate(ctx, c, before, pre, runErr)
+	}
+	t, listed, _, err := s.readBackAdded(ctx, c.path.s)
+	if err != nil {
+		return nil, uncertain(CodeCreateUnverified, err, "run `copse list` to see what exists",
+			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
+	}
+	switch {
+	case !listed:
+		return nil, uncertain(CodeCreateNotListed, nil, "run `copse list`; do not retry blindly",
+			"create reported success but git does not list %s", Escape(c.path.s))
+	case t.Branch != c.branch.s:
+		return nil, uncertain(CodeCreateWrongBranch, nil, "inspect the worktree before using it",
+			"git lists %s on %s, not on branch %s", Escape(c.path.s), describe(t), Escape(c.branch.s))
+	case t.Head != c.base.OID:
+		return nil, uncertain(CodeCreateWrongCommit, nil, "inspect the worktree before using it",
+			"git lists %s at %s, not at %s (%s)", Escape(c.path.s), short(t.Head), short(c.base.OID), Escape(c.base.Ref))
+	case !exists(c.path.s):
+		return nil, uncertain(CodeCreateNoDirectory, nil, "run git worktree prune if the directory is really gone",
+			"git lists %s but the directory does not exist", Escape(c.path.s))
+	}
+	s.refreshAfterCheckout(t.Path)
+	var notices []string
+	if c.remote != nil {
+		if err := s.trackRemote(ctx, c); err != nil {
+			return nil, err
+		}
+		// What copse did, as asked: information, not a warning.
+		notices = append(notices, "created branch "+Escape(c.branch.s)+" from "+Escape(c.remote.String())+" (tracking it)")
+	}
+	row := s.row(t, ws)
+	if w := s.recordCreate(ctx, c, row); w != "" {
+		warnings = append(warnings, w)
+	}
+	return &Outcome{Operation: OpCreate, Worktree: row, Path: t.Path, WorkspaceID: ws, Base: c.startBase(), Warnings: warnings, Notices: notices}, nil
+}

@@ -2,7 +2,9 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/copse-dev/copse/gitx"
 )
@@ -191,4 +193,81 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 		conf.Warnings = append(conf.Warnings, w)
 	}
 	return conf
+}
+
+func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, warnings []string) (*Outcome, error) {
+	gone := s.row(c.target, c.wsID)
+	r, err := s.removeOne(ctx, removeStep{target: c.target, record: recordsRemove(c), deleteBranch: c.deleteBranch,
+		before: &before.token, run: func(ctx context.Context) error { return s.backend.remove(ctx, c) }})
+	if rerr, ok := isReadBack(err); ok {
+		return nil, uncertain(CodeRemoveUnverified, rerr, "run `copse list` to see what exists",
+			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := removeFailure(c.target.Path, r); err != nil {
+		return nil, err
+	}
+	saved := r.saved
+	out := &Outcome{Operation: OpRemove, Worktree: gone, Path: c.target.Path, WorkspaceID: c.wsID, Warnings: warnings}
+	if saved != nil {
+		out.RestoreID = saved.ID
+	}
+	if c.deleteBranch {
+		cmd, err := gitx.BranchDelete(c.cwd, c.target.Branch, true)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+		defer cancel()
+		_, delErr := s.git.Run(rctx, cmd)
+		still, err := s.git.BranchExists(rctx, c.cwd, c.target.Branch)
+		if delErr != nil || err != nil || still {
+			return nil, uncertain(CodeBranchNotDeleted, delErr, "delete it by hand: git branch -D "+quoteDisplay(c.target.Branch),
+				"the worktree %s was removed, but branch %s could not be deleted", Escape(c.target.Path), Escape(c.target.Branch))
+		}
+		out.BranchDeleted = true
+	}
+	return out, nil
+}
+
+// removeFailure is remove's error for a removal that did not simply succeed (nil when it
+// did): a refusal when nothing was removed, else what is left, uncertain.
+func removeFailure(path string, r removal) error {
+	runErr := r.runErr
+	switch r.verdict {
+	case removalDone:
+		return nil
+	case removalIncomplete:
+		return uncertain(CodeRemoveIncomplete, nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
+			"%s", removeState(path, r.listed, r.onDisk))
+	case removalNothing:
+		if e := AsError(runErr); e.Kind == KindUncertain {
+			return e
+		}
+		if cancelledRun(runErr) {
+			return &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr,
+				Message: "remove of " + Escape(path) + " cancelled; nothing was removed"}
+		}
+		var e *Error
+		if errors.As(runErr, &e) {
+			return e
+		}
+		var ge *gitx.Error
+		if errors.As(runErr, &ge) && strings.Contains(ge.Stderr, "contains modified or untracked files") {
+			return forceHelps(refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
+				"%s has uncommitted changes", Escape(path)))
+		}
+		return gitFailure(CodeRemoveFailed, runErr, "git could not remove the worktree")
+	}
+	if e := AsError(runErr); e.Kind == KindUncertain {
+		return e
+	}
+	kind := KindUncertain
+	if cancelledRun(runErr) {
+		kind = KindCancelled
+	}
+	return &Error{Kind: kind, Code: CodeRemoveInterrupted, Err: runErr,
+		Message: removeState(path, r.listed, r.onDisk), Hint: "run `copse list`; git worktree prune forgets a worktree whose directory is gone"}
 }

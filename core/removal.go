@@ -121,3 +121,15 @@ func isReadBack(err error) (error, bool) {
 func cancelledRun(err error) bool {
 	return errors.Is(err, context.Canceled) || isGitKind(err, gitx.ErrCanceled)
 }
+
+func removeState(path string, listed, onDisk bool) string {
+	switch {
+	case listed && onDisk:
+		return Escape(path) + " is still listed by git and still on disk"
+	case listed:
+		return Escape(path) + " is gone from disk but still listed by git"
+	case onDisk:
+		return "git no longer lists " + Escape(path) + " but its directory is still on disk"
+	}
+	return Escape(path) + " was removed"
+}

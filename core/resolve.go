@@ -1,5 +1,9 @@
 package core
 
+// Turning what a caller typed into what git records: branch names and bases checked by
+// git, the default path of a new worktree, and a worktree named by path, branch or
+// workspace. Every operation's prepare uses these; none of them changes anything.
+
 import (
 	"context"
 	"errors"

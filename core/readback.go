@@ -1,0 +1,88 @@
+package core
+
+// Reading back what a run did: the worktree list after a change (even when the caller gave
+// up), finding a worktree in it, and the row a run reports.
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// readBackTimeout bounds the reads that check a mutation's result. They run even when the
+// caller's context was cancelled: after an interrupt the user must learn what state is left.
+const readBackTimeout = 30 * time.Second
+
+func (s *service) sessionAt() string {
+	s.mu.Lock()
+	at := s.sessAt
+	s.mu.Unlock()
+	if at != "" {
+		return at
+	}
+	return s.current()
+}
+
+// readBack lists the worktrees after a mutation, even if ctx was cancelled.
+func (s *service) readBack(ctx context.Context) (snapshot, error) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
+	return s.read(rctx)
+}
+
+func find(snap snapshot, path string) (gitx.Worktree, bool) {
+	cp := canonical(path)
+	for _, t := range snap.trees {
+		if canonical(t.Path) == cp {
+			return t, true
+		}
+	}
+	return gitx.Worktree{}, false
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+func (s *service) row(t gitx.Worktree, ws string) *Worktree {
+	w := &Worktree{Branch: t.Branch, Path: t.Path, Head: t.Head, Detached: t.Detached, Bare: t.Bare,
+		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.root(), Current: t.Path == s.current(),
+		Rebasing: t.Rebasing, Bisecting: t.Bisecting}
+	if ws != "" {
+		w.WorkspaceID = &ws
+	}
+	s.decorateOne(w)
+	return w
+}
+
+func isGitKind(err error, k gitx.ErrKind) bool {
+	var ge *gitx.Error
+	return errors.As(err, &ge) && ge.Kind == k
+}
+
+// missingParents lists the parent folders of path that do not exist yet, deepest first.
+func missingParents(path string) []string {
+	var out []string
+	for dir := filepath.Dir(path); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if exists(dir) {
+			break
+		}
+		out = append(out, dir)
+	}
+	return out
+}
+
+// removeIfEmpty removes folders a failed create made; os.Remove never removes a folder
+// with anything in it, so nothing else can be lost.
+func removeIfEmpty(dirs []string) {
+	for _, d := range dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
+}
