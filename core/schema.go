@@ -113,7 +113,7 @@ func variantSchema(s *variantSpec) map[string]any {
 }
 
 // confirmCondition probes NeedsConfirmation with each field present in turn, so the
-// schema's note follows the rule in request.go instead of restating it. The probe
+// schema's note follows each operation's declared rule (op_*.go) instead of restating it. The probe
 // values are placeholders: NeedsConfirmation looks at which fields are given, not at
 // their values.
 func confirmCondition(s *variantSpec) (any, bool) {
