@@ -14,6 +14,7 @@ import (
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/herdr/herdrdouble"
+	"github.com/copse-dev/copse/internal/testexec"
 )
 
 // The Herdr backend, through the test double (herdr/herdrdouble/cmd/herdrdouble) and real git in temp repos.
@@ -59,7 +60,7 @@ func newHW(t *testing.T) *hw {
 	w := &hw{Repo: r, fake: herdrdouble.Build(t), state: filepath.Join(dir, "state.json"), log: filepath.Join(dir, "invocations")}
 	// A binary path of its own per test: herdr.Detect caches per path for ten minutes.
 	w.bin = filepath.Join(dir, "herdr")
-	if err := os.WriteFile(w.bin, []byte(strings.Replace(wrapper, "@FAKE@", w.fake, 1)), 0o755); err != nil {
+	if err := testexec.WriteFile(w.bin, []byte(strings.Replace(wrapper, "@FAKE@", w.fake, 1)), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -200,7 +201,7 @@ func TestHerdrDetectionVersions(t *testing.T) {
 	link := func(v string) string {
 		p := filepath.Join(t.TempDir(), "herdr-"+v)
 		script := "#!/bin/sh\nFAKE_HERDR_VERSION='" + v + "' exec '" + fake + "' \"$@\"\n"
-		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		if err := testexec.WriteFile(p, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		return p

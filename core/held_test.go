@@ -10,6 +10,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/internal/testexec"
 )
 
 // heldCase is one kind of work a worktree holds that git deletes with it and that a plain
@@ -138,7 +139,7 @@ func heldCases() []heldCase {
 			setup: func(r *coretest.Repo, wt string) {
 				// A monitor that always answers "nothing changed": git status trusts it.
 				hook := filepath.Join(r.Base, "fsmonitor")
-				if err := os.WriteFile(hook, []byte("#!/bin/sh\nprintf 'token\\0'\n"), 0o755); err != nil {
+				if err := testexec.WriteFile(hook, []byte("#!/bin/sh\nprintf 'token\\0'\n"), 0o755); err != nil {
 					r.T.Fatal(err)
 				}
 				r.Git(r.Root, "config", "core.fsmonitor", hook)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/copse-dev/copse/gitx"
@@ -300,7 +301,21 @@ func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emi
 	if workers <= 0 {
 		workers = defaultWorkers()
 	}
-	var wg sync.WaitGroup
+	// One write of the cache file for the whole pool, made before the last status is
+	// reported: whoever waits for every status has waited for the write too (a caller that
+	// then quits, or removes the repository, never cuts it short). A cancelled pool (the
+	// picker quit, a new load replaced it) writes nothing: its process may be on its way out.
+	var (
+		wg      sync.WaitGroup
+		left    atomic.Int64
+		flushed atomic.Bool
+	)
+	left.Store(int64(q.Len()))
+	flush := func() {
+		if ctx.Err() == nil && flushed.CompareAndSwap(false, true) {
+			s.statusCache.Flush()
+		}
+	}
 	for range min(workers, q.Len()) {
 		wg.Add(1)
 		go func() {
@@ -312,16 +327,16 @@ func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emi
 				if !ok {
 					return
 				}
-				emit(StatusResult{Path: p, Status: s.displayStatus(ctx, p)})
+				r := StatusResult{Path: p, Status: s.displayStatus(ctx, p)}
+				if left.Add(-1) == 0 {
+					flush() // every status is computed (and stored) by now
+				}
+				emit(r)
 			}
 		}()
 	}
 	wg.Wait()
-	// One write of the cache file for the whole pool. A cancelled pool (the picker quit,
-	// a new load replaced it) writes nothing: its process may be on its way out.
-	if ctx.Err() == nil {
-		s.statusCache.Flush()
-	}
+	flush()
 }
 
 // displayStatus is a worktree's status for a listing (list --status, the picker, pick):

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/copse-dev/copse/internal/testexec"
 )
 
 func asError(t *testing.T, err error, kind ErrKind) *Error {
@@ -257,7 +259,7 @@ func TestRunCancelKillsProcessGroup(t *testing.T) {
 func TestRunEnvAndArgv(t *testing.T) {
 	fake := filepath.Join(t.TempDir(), "fake-git")
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf 'ARG=%s\\n' \"$a\"; done\nenv\n"
-	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+	if err := testexec.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("GIT_DIR", "/elsewhere/.git") // e.g. copse started from a git hook
@@ -391,7 +393,7 @@ func TestCapBufferReadFromLimit(t *testing.T) {
 func TestResolveBin(t *testing.T) {
 	dirA, dirB := t.TempDir(), t.TempDir()
 	for _, d := range []string{dirA, dirB} {
-		if err := os.WriteFile(filepath.Join(d, "copse-fake-git"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		if err := testexec.WriteFile(filepath.Join(d, "copse-fake-git"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/copse-dev/copse/internal/testexec"
 )
 
 func TestSnapshotBuildersArgv(t *testing.T) {
@@ -119,7 +121,7 @@ func second(_ Cmd, err error) error { return err }
 // parallel: the inherited variable is in the process environment (t.Setenv).
 func TestCmdEnvWinsOverInheritedRepoEnv(t *testing.T) {
 	fake := filepath.Join(t.TempDir(), "fake-git")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\nenv\n"), 0o755); err != nil {
+	if err := testexec.WriteFile(fake, []byte("#!/bin/sh\nenv\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("GIT_INDEX_FILE", "/elsewhere/index")

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/copse-dev/copse/internal/testexec"
 )
 
 // fixture reads a reply from testdata/herdr at the repository root.
@@ -38,7 +40,7 @@ func replay(t *testing.T, name string, exit int) *Client {
 func writeScript(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "herdr")
-	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+	if err := testexec.WriteFile(p, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/herdr/herdrdouble"
+	"github.com/copse-dev/copse/internal/testexec"
 )
 
 // Under Herdr, create and go: the create opens a workspace, and the switch that follows
@@ -22,7 +22,7 @@ func TestFlowCreateSwitchFocusesHerdrWorkspace(t *testing.T) {
 	fake := herdrdouble.Build(t)
 	// A binary path of its own: herdr.Detect caches per path.
 	bin := filepath.Join(dir, "herdr")
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexec '"+fake+"' \"$@\"\n"), 0o755); err != nil {
+	if err := testexec.WriteFile(bin, []byte("#!/bin/sh\nexec '"+fake+"' \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	var knobs []string

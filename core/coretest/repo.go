@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/copse-dev/copse/internal/testexec"
 )
 
 // Env is the environment every test git process gets on top of the process's: no system
@@ -95,13 +97,14 @@ func (r *Repo) Write(rel, content string) {
 	WriteFile(r.T, filepath.Join(r.Root, rel), content)
 }
 
-// WriteFile writes a file, making its directory.
+// WriteFile writes a file, making its directory; no fork of this process copies its
+// descriptor while it is open, so a script written here can be run at once (testexec).
 func WriteFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+	if err := testexec.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -36,6 +36,7 @@ var above = map[string][]string{
 var testOnly = []string{
 	"herdr/herdrdouble",
 	"internal/gobuild",
+	"internal/testexec",
 }
 
 // imp is one import of a non-test Go file, by paths relative to the module.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/internal/testexec"
 )
 
 // installHook makes dir the repository's hooks directory with an executable post-checkout.
@@ -22,7 +23,7 @@ func installHook(t *testing.T, r *coretest.Repo, body string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "post-checkout"), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+	if err := testexec.WriteFile(filepath.Join(dir, "post-checkout"), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	r.Git(r.Root, "config", "core.hooksPath", dir)

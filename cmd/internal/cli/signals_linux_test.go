@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/internal/testexec"
 )
 
 // running is a copse process started by startCopse.
@@ -170,7 +171,7 @@ case "$*" in
 esac
 exec "` + realGit + `" "$@"
 `
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
+	if err := testexec.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	p := startCopse(t, r, []string{"PATH=" + bin + ":" + os.Getenv("PATH")}, "create", "feat/slow")
@@ -273,7 +274,7 @@ fi;;
 esac
 exec "` + realGit + `" "$@"
 `
-	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
+	if err := testexec.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	release := func() { os.WriteFile(filepath.Join(pids, "release"), nil, 0o644) }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/internal/testexec"
 	"golang.org/x/sys/unix"
 )
 
@@ -31,7 +32,7 @@ func fakeTmux(t *testing.T, r *coretest.Repo) (env []string, log string) {
 	bin := t.TempDir()
 	log = filepath.Join(bin, "calls")
 	script := "#!/bin/sh\necho \"tmux $*\" >>" + strconv.Quote(log) + "\n"
-	if err := os.WriteFile(filepath.Join(bin, "tmux"), []byte(script), 0o755); err != nil {
+	if err := testexec.WriteFile(filepath.Join(bin, "tmux"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return cleanEnv(r.Home, "TERM=tmux-256color", "TMUX=/tmp/tmux-fake/default,1,0", "TMUX_PANE=%1",
