@@ -101,14 +101,14 @@ func probe(ctx context.Context, bin string) (det Detection, err error, definite 
 	defer cancel()
 	res := runProcess(ctx, bin, []string{"--version"}, neutralDir, childEnv(nil))
 	switch {
-	case res.startErr != nil:
-		return det, fmt.Errorf("cannot run %s --version: %w", bin, res.startErr), false
-	case res.waitErr != nil && ctx.Err() != nil:
+	case res.StartErr != nil:
+		return det, fmt.Errorf("cannot run %s --version: %w", bin, res.StartErr), false
+	case res.WaitErr != nil && ctx.Err() != nil:
 		return det, fmt.Errorf("%s --version did not answer within %s: %w", bin, versionTimeout, ctx.Err()), false
-	case res.waitErr != nil:
-		return det, fmt.Errorf("%s --version failed: %v: %s", bin, res.waitErr, quote(string(res.stderr), 200)), false
+	case res.WaitErr != nil:
+		return det, fmt.Errorf("%s --version failed: %v: %s", bin, res.WaitErr, quote(string(res.Stderr), 200)), false
 	}
-	v, err := ParseVersion(string(res.stdout))
+	v, err := ParseVersion(string(res.Stdout))
 	if err != nil {
 		return det, err, true
 	}

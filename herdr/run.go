@@ -59,8 +59,8 @@ func (c *Client) Run(ctx context.Context, cmd Cmd) ([]byte, error) {
 		runCtx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		res := runProcess(runCtx, c.Bin, argv[1:], cmd.dir, childEnv(c.Env))
-		if res.startErr == nil && res.waitErr == nil && !res.over {
-			return res.stdout, nil
+		if res.StartErr == nil && res.WaitErr == nil && !res.Over {
+			return res.Stdout, nil
 		}
 		return nil, classify(ctx, runCtx, timeout, argv, res)
 	}
@@ -78,29 +78,29 @@ func (c *Client) Run(ctx context.Context, cmd Cmd) ([]byte, error) {
 // classify turns a failed run into an *Error. The order matters: a process we killed is
 // reported as killed whatever it printed on the way out.
 func classify(ctx, runCtx context.Context, timeout time.Duration, argv []string, res procResult) *Error {
-	e := &Error{ExitCode: res.exitCode, Stderr: string(res.stderr), Argv: argv, Started: res.startErr == nil}
+	e := &Error{ExitCode: res.ExitCode, Stderr: string(res.Stderr), Argv: argv, Started: res.StartErr == nil}
 	switch {
 	case ctx.Err() != nil:
 		// The caller's context (cancel or its own deadline) beats our timeout.
 		e.Kind, e.Message, e.Err = ErrCanceled, "canceled", ctx.Err()
-	case res.startErr != nil:
-		e.Kind, e.Message, e.Err = ErrExec, "cannot start: "+res.startErr.Error(), res.startErr
+	case res.StartErr != nil:
+		e.Kind, e.Message, e.Err = ErrExec, "cannot start: "+res.StartErr.Error(), res.StartErr
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
 		e.Kind, e.Message, e.Err = ErrTimeout, "did not finish within "+timeout.String(), context.DeadlineExceeded
-	case res.over:
+	case res.Over:
 		e.Kind, e.Message = ErrOutputLimit, "output passed the 2 MiB limit"
-	case res.exitCode == 2:
+	case res.ExitCode == 2:
 		e.Kind, e.Message = ErrUsage, firstLine(e.Stderr)
 	default:
-		if code, msg, ok := parseErrorEnvelope(res.stderr); ok {
+		if code, msg, ok := parseErrorEnvelope(res.Stderr); ok {
 			e.Kind, e.Code, e.Message = ErrReply, code, msg
-		} else if code, msg, ok := parseErrorEnvelope(res.stdout); ok {
+		} else if code, msg, ok := parseErrorEnvelope(res.Stdout); ok {
 			e.Kind, e.Code, e.Message = ErrReply, code, msg
 		} else {
-			e.Kind, e.Err = ErrExec, res.waitErr
-			e.Message = res.waitErr.Error() + ": " + firstLine(e.Stderr)
+			e.Kind, e.Err = ErrExec, res.WaitErr
+			e.Message = res.WaitErr.Error() + ": " + firstLine(e.Stderr)
 			if firstLine(e.Stderr) == "" {
-				e.Message = res.waitErr.Error() + " with no error text"
+				e.Message = res.WaitErr.Error() + " with no error text"
 			}
 		}
 	}

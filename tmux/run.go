@@ -6,9 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/copse-dev/copse/internal/childproc"
 )
 
 // DefaultTimeout bounds a tmux run when Client.Timeout is zero. tmux answers in
@@ -89,25 +90,25 @@ func (c *Client) run(ctx context.Context, cmd Cmd) ([]byte, framing, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res := runProcess(runCtx, argv[0], argv[1:], childEnv(c.Env))
-	e := &Error{ExitCode: res.exitCode, Stderr: string(res.stderr), Argv: argv, Started: res.startErr == nil}
+	e := &Error{ExitCode: res.ExitCode, Stderr: string(res.Stderr), Argv: argv, Started: res.StartErr == nil}
 	switch {
-	case res.startErr == nil && res.waitErr == nil && !res.over:
-		return res.stdout, fr, nil
+	case res.StartErr == nil && res.WaitErr == nil && !res.Over:
+		return res.Stdout, fr, nil
 	case ctx.Err() != nil:
 		e.Kind, e.Message, e.Err = ErrCanceled, "canceled", ctx.Err()
-	case res.startErr != nil:
-		e.Kind, e.Message, e.Err = ErrExec, "cannot start: "+res.startErr.Error(), res.startErr
+	case res.StartErr != nil:
+		e.Kind, e.Message, e.Err = ErrExec, "cannot start: "+res.StartErr.Error(), res.StartErr
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
 		e.Kind, e.Message, e.Err = ErrTimeout, "did not finish within "+timeout.String(), context.DeadlineExceeded
-	case res.over:
+	case res.Over:
 		e.Kind, e.Message = ErrOutputLimit, "output passed the 2 MiB limit"
-	case res.exitCode > 0:
+	case res.ExitCode > 0:
 		e.Kind, e.Message = ErrExit, firstLine(e.Stderr)
 		if e.Message == "" {
-			e.Message = res.waitErr.Error() + " with no error text"
+			e.Message = res.WaitErr.Error() + " with no error text"
 		}
 	default:
-		e.Kind, e.Message, e.Err = ErrExec, res.waitErr.Error(), res.waitErr
+		e.Kind, e.Message, e.Err = ErrExec, res.WaitErr.Error(), res.WaitErr
 	}
 	return nil, fr, e
 }
@@ -117,50 +118,13 @@ func firstLine(s string) string {
 	return s
 }
 
-type capped struct {
-	buf  []byte
-	over bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := MaxOutput - len(c.buf); len(p) > room {
-		c.buf = append(c.buf, p[:max(room, 0)]...)
-		c.over = true
-	} else {
-		c.buf = append(c.buf, p...)
-	}
-	return len(p), nil
-}
-
-type procResult struct {
-	stdout, stderr []byte
-	over           bool
-	startErr       error
-	waitErr        error
-	exitCode       int
-}
+type procResult = childproc.Result
 
 // runProcess runs tmux (the client; the server is a separate daemon it talks to) in its
-// own process group, from "/", with no stdin: a cancel kills it and nothing it started.
+// own process group, from "/", with no stdin: a cancel kills it and nothing it started
+// (internal/childproc).
 func runProcess(ctx context.Context, bin string, args []string, env []string) procResult {
-	var stdout, stderr capped
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = "/"
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 2 * time.Second
-	ownProcessGroup(cmd)
-	res := procResult{exitCode: -1}
-	defer pinThread()()
-	if err := cmd.Start(); err != nil {
-		res.startErr = err
-		return res
-	}
-	res.waitErr = cmd.Wait()
-	res.exitCode = cmd.ProcessState.ExitCode()
-	res.stdout, res.stderr = stdout.buf, stderr.buf
-	res.over = stdout.over || stderr.over
-	return res
+	return childproc.Run(ctx, childproc.Spec{Bin: bin, Args: args, Dir: "/", Env: env, MaxOutput: MaxOutput})
 }
 
 func childEnv(env []string) []string {

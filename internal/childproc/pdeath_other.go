@@ -1,6 +1,6 @@
 //go:build !linux
 
-package tmux
+package childproc
 
 import "syscall"
 

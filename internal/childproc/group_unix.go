@@ -1,14 +1,14 @@
 //go:build unix
 
-package tmux
+package childproc
 
 import (
 	"os/exec"
 	"syscall"
 )
 
-// ownProcessGroup starts tmux as the leader of a new process group, and makes a cancel
-// kill the whole group, not just tmux. On Linux tmux also dies with copse.
+// ownProcessGroup starts the child as the leader of a new process group, and makes a
+// cancel kill the whole group, not just the child. On Linux the child also dies with copse.
 func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setParentDeath(cmd.SysProcAttr)
