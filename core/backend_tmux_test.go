@@ -39,7 +39,7 @@ func (w *tw) getenv(k string) string {
 // open opens a Service under backend auto, as a copse started in the server's first pane.
 func (w *tw) open(t *testing.T) *core.Service {
 	t.Helper()
-	s, err := core.Open(bg, core.Options{Dir: w.Root, Backend: "auto", Getenv: w.getenv})
+	s, err := core.Open(bg, core.Options{Dir: w.Root, Backend: "auto", Getenv: w.getenv, Env: coretest.Env(w.Home)})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
