@@ -194,3 +194,30 @@ func TestCLIListWatchFollowsAnAgentWithoutInput(t *testing.T) {
 		t.Fatalf("list --watch did not end on SIGINT")
 	}
 }
+
+// Piped text: list --watch prints the listing, and again (after a blank line) when a
+// worktree is created by another copse, without any input.
+func TestCLIListWatchPrintsANewWorktree(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	w := &watcher{out: &syncBuffer{}, errb: &syncBuffer{}, done: make(chan error, 1)}
+	w.cmd = exec.Command(copseBin, "list", "--watch")
+	w.cmd.Dir = r.Root
+	w.cmd.Env = cleanEnv(r.Home)
+	w.cmd.Stdout, w.cmd.Stderr = w.out, w.errb
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.done <- w.cmd.Wait() }()
+	t.Cleanup(func() { w.cmd.Process.Kill() })
+	w.waitFor(t, "the first listing", func() bool { return strings.Contains(w.out.String(), "main") })
+	if strings.Contains(w.out.String(), "feat/new") {
+		t.Fatalf("the first listing already has the worktree:\n%s", w.out)
+	}
+	want(t, run(t, r, r.Root, "create", "feat/new"), 0)
+	w.waitFor(t, "the listing with the new worktree", func() bool { return strings.Contains(w.out.String(), "feat/new") })
+	first, second, ok := strings.Cut(w.out.String(), "\n\n")
+	if !ok || strings.Contains(first, "feat/new") || !strings.Contains(second, "main") || !strings.Contains(second, "feat/new") {
+		t.Errorf("want the listing, a blank line, then the listing with feat/new; got:\n%s", w.out)
+	}
+}
