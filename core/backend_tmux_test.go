@@ -275,7 +275,7 @@ func TestRunIsRefusedWithoutATmuxWindow(t *testing.T) {
 
 func TestBackendTmuxOutsideTmuxIsAUsageError(t *testing.T) {
 	r := coretest.New(t)
-	_, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "tmux", Getenv: r.Getenv})
+	_, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "tmux", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	var e *core.Error
 	if !errors.As(err, &e) || e.Code != core.CodeTmuxNotDetected || e.Kind != core.KindUsage {
 		t.Fatalf("err = %v; want %s", err, core.CodeTmuxNotDetected)
