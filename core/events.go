@@ -29,6 +29,10 @@ const (
 	EventLandLanded    = "land.landed"
 	EventLandBlocked   = "land.blocked" // every end other than landed: blocked, failed, cancelled, uncertain
 	EventLandAbandoned = "land.abandoned"
+
+	// EventAgentState is an agent copse observed in a new state (list --watch, the
+	// picker): written by an observer, not by a mutation (RecordAgents).
+	EventAgentState = "agent.state"
 )
 
 // ParseSeq parses a --since value: a non-negative integer.

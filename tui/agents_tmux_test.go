@@ -9,6 +9,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/eventlog"
 	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/copse-dev/copse/tmux/tmuxtest"
 )
@@ -40,6 +41,12 @@ func TestFlowNeedsYouAppearsWithoutAKeypress(t *testing.T) {
 	if strings.Contains(fr.view, "needs you") {
 		t.Fatalf("needs you before the agent asked:\n%s", fr.view)
 	}
+	// The picker records what it sees: the agent at work, before it asks.
+	record := filepath.Join(r.Root, ".git", "copse", "agents.json")
+	srv.WaitFor("the working agent recorded", func() bool {
+		b, _ := os.ReadFile(record)
+		return strings.Contains(string(b), `"path":"`+out.Path+`"`) && !strings.Contains(string(b), `"state":"blocked"`)
+	})
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -52,4 +59,17 @@ func TestFlowNeedsYouAppearsWithoutAKeypress(t *testing.T) {
 		}
 		return false
 	})
+	// The change it saw is logged once, as agent.state.
+	var blocked []core.Event
+	if _, err := eventlog.Read(filepath.Join(r.Root, ".git"), 0, func(ev core.Event, _ []byte) error {
+		if ev.Event == core.EventAgentState && ev.Agent.State == core.AgentBlocked {
+			blocked = append(blocked, ev)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(blocked) != 1 || blocked[0].Worktree.Path != out.Path || blocked[0].Agent.Previous == "" {
+		t.Errorf("agent.state events %+v; want one for %s, to blocked", blocked, out.Path)
+	}
 }

@@ -113,7 +113,20 @@ type agentsMsg struct {
 }
 
 func agentsCmd(ctx context.Context, svc *core.Service, seq int, rows []core.Worktree) tea.Cmd {
-	return func() tea.Msg { return agentsMsg{seq: seq, agents: svc.Agents(ctx, rows)} }
+	return func() tea.Msg {
+		began := time.Now()
+		agents := svc.Agents(ctx, rows)
+		// The picker is an observer like list --watch: a change of an agent's state it
+		// sees is logged (agent.state), once however many observers saw it. Its warnings
+		// are dropped: the rows show what was seen either way.
+		seen := make([]core.Worktree, len(rows))
+		for i, r := range rows {
+			r.Agents = agents[r.Path]
+			seen[i] = r
+		}
+		svc.RecordAgents(ctx, began, seen)
+		return agentsMsg{seq: seq, agents: agents}
+	}
 }
 
 // prioritizeCmd moves the rows that came on screen to the front of the running pool's

@@ -41,7 +41,7 @@ type Event struct {
 	V        int       `json:"v"`     // 1
 	Seq      int64     `json:"seq"`   // assigned by Append
 	Time     string    `json:"time"`  // RFC3339Nano UTC, assigned by Append
-	Event    string    `json:"event"` // worktree.created|removed|claimed|released|pruned|restored, land.queued|landed|blocked|abandoned
+	Event    string    `json:"event"` // worktree.created|removed|claimed|released|pruned|restored, land.queued|landed|blocked|abandoned, agent.state
 	Repo     string    `json:"repo"`  // main checkout path (or common dir for bare)
 	Worktree *Worktree `json:"worktree,omitempty"`
 	Session  string    `json:"session,omitempty"`
@@ -50,6 +50,17 @@ type Event struct {
 	Commit   string    `json:"commit,omitempty"`   // landed/removed commit
 	Reason   string    `json:"reason,omitempty"`   // blocked code, prune reason…
 	Previous string    `json:"previous,omitempty"` // previous session on claim takeover
+	Agent    *Agent    `json:"agent,omitempty"`    // agent.state: the agent and its change
+}
+
+// Agent is the agent an agent.state event is about: what copse saw run in the worktree,
+// and the state it was last seen in before this one.
+type Agent struct {
+	PID       int    `json:"pid,omitempty"`
+	Command   string `json:"command,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
+	State     string `json:"state"`
+	Previous  string `json:"previous"`
 }
 
 // Path is where the log of the repository with commonDir lives.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/copse-dev/copse/core"
@@ -97,6 +98,19 @@ func eventLine(ev core.Event, home string) string {
 				v = short(v)
 			}
 			s += " " + kv[0] + "=" + core.Escape(v)
+		}
+	}
+	if a := ev.Agent; a != nil {
+		// agent.state: the change first, then which agent it is.
+		s += " " + core.Escape(a.Previous) + "->" + core.Escape(a.State)
+		if a.Command != "" {
+			s += " command=" + core.Escape(a.Command)
+		}
+		if a.PID != 0 {
+			s += " pid=" + strconv.Itoa(a.PID)
+		}
+		if a.Workspace != "" {
+			s += " workspace=" + core.Escape(a.Workspace)
 		}
 	}
 	return s

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
@@ -17,13 +19,17 @@ import (
 // ListOptions are `copse list`'s inputs.
 type ListOptions struct {
 	Status bool
+	Watch  bool
 }
+
+// watchInterval is how often list --watch reads the worktrees again (the picker's tick).
+const watchInterval = 2 * time.Second
 
 // NewCmdList builds `copse list [--json] [--status]`.
 func NewCmdList(f *Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
 	opts := &ListOptions{}
 	cmd := &cobra.Command{
-		Use:   "list [--json] [--status]",
+		Use:   "list [--json] [--status] [--watch]",
 		Short: "List every worktree, branch first",
 		Long: `List every worktree of the repository, branch first:
 
@@ -36,7 +42,12 @@ copse claim), locked: REASON, prunable: REASON, [wG] (its open Herdr workspace),
 job (land #N queued, landing: PHASE, blocked: CODE). Piped, every value is whole. With
 --status: ✚N uncommitted changes, ✖N conflicted files, ↑N/↓N commits ahead of/behind the
 upstream, rebase or merge in progress, ✓ clean, status unknown: WHY. --json prints git's
-view in full.`,
+view in full.
+
+With --watch (status included) copse keeps running and reads everything again every 2
+seconds, printing the listing again whenever it changed (a worktree, a status, an agent's
+state), until interrupted; with --json, one listing per line. A change of an agent's
+state it sees is logged as an agent.state event (copse events).`,
 		Args: noArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -46,6 +57,7 @@ view in full.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&opts.Status, "status", false, "compute every worktree's status (uncommitted changes, ahead/behind)")
+	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "keep printing the listing (with status) whenever it changes, until interrupted")
 	return cmd
 }
 
@@ -53,6 +65,9 @@ func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 	svc, err := f.openToList(ctx)
 	if err != nil {
 		return err
+	}
+	if opts.Watch {
+		return listWatch(ctx, f, svc)
 	}
 	// List, not Prepare+Execute: a list has no preconditions, and Prepare would read
 	// git's worktree list once more.
@@ -64,12 +79,76 @@ func listRun(ctx context.Context, f *Factory, opts *ListOptions) error {
 	if f.Global.JSON {
 		return f.writeJSON(l)
 	}
-	width := 0
-	if f.OutTerminal() {
-		// On a terminal each row fits its width; a program reading a pipe gets every value whole.
-		width = f.TermWidth()
+	var b strings.Builder
+	if err := renderList(&b, l, f.home(), f.color(), f.listWidth()); err != nil {
+		return err
 	}
-	return renderList(f.Out, l, f.home(), f.color(), width)
+	_, err = io.WriteString(f.Out, b.String())
+	return err
+}
+
+// listWidth is the width rows fit: a terminal's; 0 (every value whole) for a pipe.
+func (f *Factory) listWidth() int {
+	if f.OutTerminal() {
+		return f.TermWidth()
+	}
+	return 0
+}
+
+// listWatch is list --watch: read everything (status and agents included) every
+// watchInterval, print the listing when it differs from the last one printed, and log
+// the agents' changes of state, until ctx ends (exit 130, as any interrupted command).
+// It takes no lock: the agents' record has its own (core.RecordAgents).
+func listWatch(ctx context.Context, f *Factory, svc *core.Service) error {
+	last, lastWarn := "", ""
+	for first := true; ; first = false {
+		began := time.Now()
+		l, err := svc.List(ctx, true)
+		if err != nil {
+			return err
+		}
+		warnings := append(l.Warnings, svc.RecordAgents(ctx, began, l.Worktrees)...)
+		if w := strings.Join(warnings, "\n"); w != lastWarn {
+			f.warn(warnings) // once, not every round
+			lastWarn = w
+		}
+		var out string
+		if f.Global.JSON {
+			var b strings.Builder
+			enc := json.NewEncoder(&b) // as writeJSON: one line, HTML left as it is
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(l); err != nil {
+				return err
+			}
+			out = b.String()
+		} else {
+			var b strings.Builder
+			if err := renderList(&b, l, f.home(), f.color(), f.listWidth()); err != nil {
+				return err
+			}
+			out = b.String()
+		}
+		if out != last {
+			text := out
+			if !f.Global.JSON && !first {
+				// A listing per change: on a terminal the new one replaces the screen, piped
+				// a blank line parts them.
+				text = "\n" + out
+				if f.OutTerminal() {
+					text = "\x1b[H\x1b[2J" + out
+				}
+			}
+			if _, err := io.WriteString(f.Out, text); err != nil {
+				return err
+			}
+			last = out
+		}
+		select {
+		case <-ctx.Done():
+			return core.AsError(ctx.Err())
+		case <-time.After(watchInterval):
+		}
+	}
 }
 
 // home is $HOME without a trailing slash, or "" when unset.

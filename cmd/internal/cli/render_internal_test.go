@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/eventlog"
 )
 
 func TestRenderListEscapesAndColours(t *testing.T) {
@@ -119,5 +120,22 @@ func TestTildeInSentences(t *testing.T) {
 	}
 	if got := tildeIn("/home/me/x", ""); got != "/home/me/x" {
 		t.Errorf("no home: %q", got)
+	}
+}
+
+// copse events names an agent.state change as it happened, then the agent, escaped (a
+// command name is the program's own text).
+func TestEventLineOfAnAgentState(t *testing.T) {
+	ev := core.Event{Seq: 9, Time: "2026-01-02T03:04:09Z", Event: core.EventAgentState,
+		Worktree: &core.EventWorktree{Path: "/home/me/app.worktrees/feat", Branch: "feat"},
+		Agent:    &eventlog.Agent{PID: 4242, Command: "cl\x1b[2Jaude", Workspace: "@1", State: "blocked", Previous: "working"}}
+	got := eventLine(ev, "/home/me")
+	for _, w := range []string{" agent.state ~/app.worktrees/feat (feat) working->blocked command=", " pid=4242 workspace=@1"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("event line %q lacks %q", got, w)
+		}
+	}
+	if strings.Contains(got, "\x1b") {
+		t.Errorf("event line %q carries an escape sequence", got)
 	}
 }
