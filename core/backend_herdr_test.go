@@ -982,3 +982,24 @@ func TestHerdrListBadWorkspaceID(t *testing.T) {
 	wantCode(t, err, core.KindFailed, "herdr_bad_reply")
 	w.Unchanged(before)
 }
+
+// Inside Herdr a create --run is refused, saying why (Herdr starts nothing in a pane), and
+// nothing changes: not git, not Herdr's workspaces.
+func TestHerdrCreateRunIsRefused(t *testing.T) {
+	t.Parallel()
+	w := newHW(t)
+	s := w.plain(t)
+	before := w.Snapshot()
+	_, err := s.Do(core.WithTypedByPerson(context.Background()), core.CreateRequest{Branch: "feat", Run: core.Str("claude")}, true)
+	var e *core.Error
+	if !errors.As(err, &e) || e.Code != core.CodeRunNeedsWorkspace || e.Kind != core.KindRefused {
+		t.Fatalf("err = %v; want %s", err, core.CodeRunNeedsWorkspace)
+	}
+	if !strings.Contains(e.Message, "Herdr gives copse no way to start a program in a pane") || !strings.Contains(e.Message, "claude") {
+		t.Errorf("refusal %q does not say what was not run and why", e.Message)
+	}
+	w.Unchanged(before)
+	if calls := w.calls(t, "create"); len(calls) != 0 {
+		t.Errorf("herdr was asked to create: %v", calls)
+	}
+}

@@ -64,10 +64,15 @@ func (s *service) prepareRun(ctx context.Context, r CreateRequest, c *createCmd)
 			// The owner's default for windows; this backend opens none.
 			return false, []string{"git config copse.run is set, but the " + s.backend.name() + " backend has no tmux window to start it in; not started"}, nil
 		}
+		why := "copse does not run it in the foreground"
+		if s.backend.name() == "herdr" {
+			// Herdr's worktree commands open a workspace but start nothing in its pane.
+			why = "Herdr gives copse no way to start a program in a pane, and copse does not run it in the foreground"
+		}
 		return false, nil, refused(CodeRunNeedsWorkspace,
 			"run copse inside tmux (or with --backend tmux), or create the worktree without --run and start the command yourself",
-			"--run starts %s in the new worktree's tmux window, but this is the %s backend: copse does not run it in the foreground",
-			quote(raw), s.backend.name())
+			"--run starts %s in the new worktree's tmux window, but this is the %s backend: %s",
+			quote(raw), s.backend.name(), why)
 	}
 	if err := checkText("run", raw, maxRun); err != nil {
 		return false, nil, err
