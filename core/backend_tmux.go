@@ -28,6 +28,9 @@ type tmuxBackend struct {
 	client *tmux.Client
 	tsess  string // $N: the session of the pane copse runs in
 	window string // @N: the window of that pane
+	// previous is what the session's last switch recorded (@copse-previous), read with
+	// the session in one tmux run at start; seedHistory uses it.
+	previous string
 }
 
 // errNotInTmux is returned by newTmuxBackend when TMUX is not set.
@@ -53,7 +56,7 @@ func newTmuxBackend(ctx context.Context, s *service) (backend, error) {
 		env = append(env, s.opts.Env...)
 	}
 	c := &tmux.Client{Socket: sock, Timeout: s.opts.Timeout, Env: env}
-	sess, win, err := c.SessionOf(ctx, pane)
+	at, err := c.Locate(ctx, pane)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: err, Message: "cancelled while asking tmux for its session"}
@@ -62,7 +65,7 @@ func newTmuxBackend(ctx context.Context, s *service) (backend, error) {
 			Message: "TMUX is set but tmux does not answer for pane " + pane + ": " + tmuxText(err.Error(), 300),
 			Hint:    "check that the tmux server of " + Escape(sock) + " runs, or use --backend git"}
 	}
-	return &tmuxBackend{s: s, git: &gitBackend{s: s}, client: c, tsess: sess, window: win}, nil
+	return &tmuxBackend{s: s, git: &gitBackend{s: s}, client: c, tsess: at.Session, window: at.Window, previous: at.Previous}, nil
 }
 
 func (b *tmuxBackend) name() string        { return "tmux" }
@@ -383,9 +386,9 @@ func (b *tmuxBackend) openWindow(ctx context.Context, c *targetCmd, focus bool) 
 
 // seedHistory gives back, in a new process, the worktree the last switch in this tmux
 // session left (see switchTo).
-func (b *tmuxBackend) seedHistory(ctx context.Context, snap snapshot) {
-	prev, err := b.client.Previous(ctx, b.tsess)
-	if err != nil || prev == "" {
+func (b *tmuxBackend) seedHistory(_ context.Context, snap snapshot) {
+	prev := b.previous
+	if prev == "" {
 		return
 	}
 	if b.s.existsIn(snap)(prev) {

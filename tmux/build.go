@@ -86,6 +86,15 @@ func SessionOf(pane string) (Cmd, error) {
 	return listing("display-message", []string{"-p", "-t", pane}, "session_id", "window_id"), nil
 }
 
+// Locate asks, for pane, what SessionOf and ReadPrevious ask, in one run: its session and
+// window, and the session's PreviousOption (a session option, which a pane's format sees).
+func Locate(pane string) (Cmd, error) {
+	if err := checkID("display-message", "-t", pane, '%'); err != nil {
+		return Cmd{}, err
+	}
+	return listing("display-message", []string{"-p", "-t", pane}, "session_id", "window_id", PreviousOption), nil
+}
+
 // paneFields are what ListPanes reads of each pane; the untrusted texts come last only by
 // habit: the framing (parse.go) does not depend on it.
 var paneFields = []string{"window_id", "window_index", "window_active", "window_activity", "pane_id", "pane_pid",

@@ -37,6 +37,29 @@ func (c *Client) SessionOf(ctx context.Context, pane string) (session, window st
 	return rows[0][0], rows[0][1], nil
 }
 
+// Place is where a pane is: its session ($N) and window (@N), and what SetPrevious last
+// recorded for that session ("" when nothing).
+type Place struct {
+	Session, Window, Previous string
+}
+
+// Locate is SessionOf and Previous in one tmux run: copse asks it once at start, so a
+// command inside tmux pays for one tmux process, not two, before it can answer.
+func (c *Client) Locate(ctx context.Context, pane string) (Place, error) {
+	cmd, err := Locate(pane)
+	if err != nil {
+		return Place{}, err
+	}
+	rows, err := c.listing(ctx, cmd)
+	if err != nil {
+		return Place{}, err
+	}
+	if len(rows) != 1 || checkID("", "", rows[0][0], '$') != nil || !IsWindowID(rows[0][1]) {
+		return Place{}, c.wrong(cmd, "display-message did not name one session and window")
+	}
+	return Place{Session: rows[0][0], Window: rows[0][1], Previous: rows[0][2]}, nil
+}
+
 // Panes lists every pane of session.
 func (c *Client) Panes(ctx context.Context, session string) ([]Pane, error) {
 	cmd, err := ListPanes(session)

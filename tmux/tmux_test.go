@@ -156,6 +156,32 @@ func TestPreviousIsKeptPerSession(t *testing.T) {
 	}
 }
 
+// Locate answers from a pane what SessionOf and Previous answer, in one run: the pane's
+// session and window, and the session's recorded previous worktree (a path with a space
+// and the framing's own control characters nowhere in it, read whole).
+func TestLocateIsSessionOfAndPrevious(t *testing.T) {
+	s := tmuxtest.Start(t)
+	c := client(s)
+	ctx := context.Background()
+	sess, win, err := c.SessionOf(ctx, s.Pane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := c.Locate(ctx, s.Pane)
+	if err != nil || at != (tmux.Place{Session: sess, Window: win}) {
+		t.Fatalf("Locate before any previous = %+v %v; want session %s window %s", at, err, sess, win)
+	}
+	if err := c.SetPrevious(ctx, s.Session, "/tmp/wt a"); err != nil {
+		t.Fatal(err)
+	}
+	if at, err := c.Locate(ctx, s.Pane); err != nil || at.Previous != "/tmp/wt a" || at.Session != sess || at.Window != win {
+		t.Fatalf("Locate = %+v %v; want previous /tmp/wt a", at, err)
+	}
+	if _, err := tmux.Locate("@1"); err == nil {
+		t.Fatal("Locate took a window id for a pane")
+	}
+}
+
 func TestNoServerIsAnExitError(t *testing.T) {
 	c := &tmux.Client{Socket: filepath.Join(t.TempDir(), "none")}
 	_, err := c.Panes(context.Background(), "$0")
