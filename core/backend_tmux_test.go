@@ -259,6 +259,24 @@ func TestRunFromARequestNeedsApproval(t *testing.T) {
 	}
 }
 
+// A prompt an agent sends for the owner's copse.run is shown to a person first too: it is
+// what the started program is told to do.
+func TestPromptFromARequestNeedsApproval(t *testing.T) {
+	w := newTW(t)
+	w.Git(w.Root, "config", "copse.run", "claude {prompt}")
+	before := w.Snapshot()
+	n := len(w.srv.Windows())
+	_, err := w.open(t).Do(bg, core.CreateRequest{Branch: "feat", Prompt: core.Str("delete the tests")}, false)
+	wantCode(t, err, core.KindRefused, core.CodeNeedsApproval)
+	if !strings.Contains(err.Error(), "delete the tests") || !strings.Contains(err.Error(), "claude") {
+		t.Errorf("the approval %q does not show the prompt and the command", err)
+	}
+	w.Unchanged(before)
+	if len(w.srv.Windows()) != n {
+		t.Errorf("a window was opened before approval")
+	}
+}
+
 func TestRunIsRefusedWithoutATmuxWindow(t *testing.T) {
 	r := coretest.New(t)
 	before := r.Snapshot()

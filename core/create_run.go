@@ -32,9 +32,9 @@ var runPlaceholders = strings.NewReplacer(
 )
 
 // prepareRun reads --run (else git config copse.run, set by the repository's owner) and
-// --prompt. It returns nil when there is nothing to run, and whether the command came in
-// the request (then an agent may have chosen it: it needs a person's approval unless a
-// person typed it, see WithTypedByPerson).
+// --prompt. It returns nil when there is nothing to run, and whether the command or its
+// prompt came in the request (then an agent may have chosen it: it needs a person's
+// approval unless a person typed it, see WithTypedByPerson).
 func (s *service) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fromRequest bool, warnings []string, err error) {
 	raw, fromRequest := "", r.Run != nil
 	if fromRequest {
@@ -105,7 +105,9 @@ func (s *service) prepareRun(ctx context.Context, r CreateRequest, c *createCmd)
 	// expects of a window they can go back to (an idle shell does not keep the worktree).
 	script += `; exec "${SHELL:-/bin/sh}"`
 	c.run = &runSpec{display: raw, argv: []string{"/bin/sh", "-c", script, "copse-run"}, env: env}
-	return fromRequest, nil, nil
+	// A prompt in the request is what an agent tells the program it starts, even when the
+	// program is the owner's copse.run: a person sees it first, as a command in the request.
+	return fromRequest || r.Prompt != nil, nil, nil
 }
 
 // promptProblem says why text cannot be a prompt ("" when it can): it must be valid UTF-8

@@ -29,8 +29,8 @@ var createOp = &operation{
 	request:  CreateRequest{},
 	// A path the caller chose is a place on disk a person should see first; a command to
 	// run is a shell command an agent may have chosen, as land's test (one a person typed,
-	// or git config copse.run, is not asked again).
-	confirms: ruleOf(func(r CreateRequest) bool { return r.Path != nil || r.Run != nil }),
+	// or git config copse.run, is not asked again); so is a prompt for that command.
+	confirms: ruleOf(func(r CreateRequest) bool { return r.Path != nil || r.Run != nil || r.Prompt != nil }),
 	prepare:  prepareAs((*service).prepareCreate),
 	// The base is resolved to a commit when prepared; a branch that moved since is a
 	// different create than the one asked for.

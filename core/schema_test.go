@@ -222,8 +222,9 @@ func TestSchemaConfirmNotes(t *testing.T) {
 		t.Errorf("remove x-confirm-if = %v, want true", got)
 	}
 	got, _ := json.Marshal(vs[core.OpCreate].raw["x-confirm-if"])
-	// An explicit path, and a command to run (an agent may have chosen it), ask a person.
-	if string(got) != `{"anyOf":[{"required":["path"]},{"required":["run"]}]}` {
+	// An explicit path, a command to run and a prompt for it (an agent may have chosen
+	// them) ask a person.
+	if string(got) != `{"anyOf":[{"required":["path"]},{"required":["run"]},{"required":["prompt"]}]}` {
 		t.Errorf("create x-confirm-if = %s", got)
 	}
 	for _, op := range []core.Operation{core.OpList, core.OpOpen, core.OpSwitch, core.OpBack} {
