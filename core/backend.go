@@ -46,18 +46,74 @@ type backend interface {
 // other detection errors are returned to the caller of pickBackend.
 var errNotInHerdr = errors.New("not running inside Herdr")
 
-func pickBackend(ctx context.Context, s *service, want string) (backend, error) {
+// startup is what Open asks beside git's list, in parallel with it, because the choice of
+// backend needs it: git config copse.backend, then, when the backend is to be tmux, tmux's
+// survey of copse's session. A repository that chose another backend runs no tmux.
+type startup struct {
+	done   chan struct{} // nil: nothing asked
+	config configRead
+	asked  bool        // config was read
+	tmux   *tmuxSurvey // nil: not asked (or not inside a usable tmux)
+}
+
+type configRead struct {
+	value string
+	ok    bool
+	err   error
+}
+
+// wantsTmux says whether the backend chosen by want (after config) is tmux's.
+func wantsTmux(s *service, want string) bool {
 	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
 	inTmux := s.opts.Getenv("TMUX") != ""
-	if want == "" && (inHerdr || inTmux) {
-		// git config copse.backend matters only where there is a choice, inside Herdr or
-		// tmux; elsewhere it costs a git process on every command for nothing.
-		v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.backend")
-		if err != nil {
-			return nil, gitFailure(CodeConfigFailed, err, "cannot read git config copse.backend")
+	return want == "tmux" || (inTmux && !inHerdr && (want == "" || want == "auto"))
+}
+
+// startBackendReads begins the reads pickBackend will need for want, beside git's list.
+func startBackendReads(ctx context.Context, s *service, want string) *startup {
+	st := &startup{}
+	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
+	inTmux := s.opts.Getenv("TMUX") != ""
+	// git config copse.backend matters only where there is a choice, inside Herdr or tmux;
+	// elsewhere it costs a git process on every command for nothing.
+	st.asked = want == "" && (inHerdr || inTmux)
+	if !st.asked && !wantsTmux(s, want) {
+		return st
+	}
+	st.done = make(chan struct{})
+	go func() {
+		defer close(st.done)
+		w := want
+		if st.asked {
+			r := &st.config
+			r.value, r.ok, r.err = s.git.ConfigValue(ctx, s.dir, "copse.backend")
+			if r.err != nil {
+				return
+			}
+			if r.ok {
+				w = strings.TrimSpace(r.value)
+			}
 		}
-		if ok {
-			want = strings.TrimSpace(v)
+		if wantsTmux(s, w) {
+			if st.tmux = startTmuxSurvey(ctx, s); st.tmux != nil {
+				<-st.tmux.done
+			}
+		}
+	}()
+	return st
+}
+
+func pickBackend(ctx context.Context, s *service, want string, pre *startup) (backend, error) {
+	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
+	inTmux := s.opts.Getenv("TMUX") != ""
+	if pre.done != nil {
+		<-pre.done
+	}
+	if pre.asked {
+		if r := pre.config; r.err != nil {
+			return nil, gitFailure(CodeConfigFailed, r.err, "cannot read git config copse.backend")
+		} else if r.ok {
+			want = strings.TrimSpace(r.value)
 		}
 	}
 	switch want {
@@ -76,11 +132,11 @@ func pickBackend(ctx context.Context, s *service, want string) (backend, error) 
 		if inTmux && !inHerdr {
 			// Inside tmux but not Herdr (whose panes may run under a tmux of their own):
 			// a tmux that does not answer is said, not silently replaced by git.
-			return newTmuxBackend(ctx, s)
+			return newTmuxBackend(ctx, s, pre.tmux)
 		}
 		return &gitBackend{s: s}, nil
 	case "tmux":
-		b, err := newTmuxBackend(ctx, s)
+		b, err := newTmuxBackend(ctx, s, pre.tmux)
 		if errors.Is(err, errNotInTmux) {
 			return nil, usage(CodeTmuxNotDetected, "backend", "run copse inside a tmux pane (TMUX set), or use --backend git",
 				"--backend tmux was asked for, but TMUX is not set: copse is not running inside tmux")

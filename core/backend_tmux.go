@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/copse-dev/copse/internal/liveproc"
@@ -31,23 +32,25 @@ type tmuxBackend struct {
 	// previous is what the session's last switch recorded (@copse-previous), read with
 	// the session in one tmux run at start; seedHistory uses it.
 	previous string
+	// first holds the panes read by that run, for the first listing (takeFirst).
+	firstMu sync.Mutex
+	first   []tmux.Pane
+	firstAt time.Time
 }
 
 // errNotInTmux is returned by newTmuxBackend when TMUX is not set.
 var errNotInTmux = errors.New("not running inside tmux")
 
-func newTmuxBackend(ctx context.Context, s *service) (backend, error) {
-	getenv := s.opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	sock := tmux.SocketFromEnv(getenv("TMUX"))
+// tmuxClient is the client for the tmux server copse runs under and the pane it runs in,
+// or errNotInTmux, or an error saying why that tmux cannot be used.
+func tmuxClient(s *service) (*tmux.Client, string, error) {
+	sock := tmux.SocketFromEnv(s.opts.Getenv("TMUX"))
 	if sock == "" {
-		return nil, errNotInTmux
+		return nil, "", errNotInTmux
 	}
-	pane := getenv("TMUX_PANE")
+	pane := s.opts.Getenv("TMUX_PANE")
 	if !tmux.IsPaneID(pane) {
-		return nil, &Error{Kind: KindFailed, Code: CodeTmuxUnusable,
+		return nil, "", &Error{Kind: KindFailed, Code: CodeTmuxUnusable,
 			Message: "TMUX is set but TMUX_PANE is " + quote(pane) + ", not a tmux pane id: copse cannot tell which tmux session it runs in",
 			Hint:    "run copse from a shell inside a tmux pane, or use --backend git"}
 	}
@@ -55,17 +58,81 @@ func newTmuxBackend(ctx context.Context, s *service) (backend, error) {
 	if len(s.opts.Env) > 0 {
 		env = append(env, s.opts.Env...)
 	}
-	c := &tmux.Client{Socket: sock, Timeout: s.opts.Timeout, Env: env}
-	at, err := c.Locate(ctx, pane)
+	return &tmux.Client{Bin: s.opts.TmuxBin, Socket: sock, Timeout: s.opts.Timeout, Env: env}, pane, nil
+}
+
+// tmuxSurvey is the one tmux run copse makes at start (tmux.Client.Survey), begun beside
+// git's list when the backend may be tmux, so that inside tmux a command waits for the
+// slower of the two, not for both one after the other.
+type tmuxSurvey struct {
+	done   chan struct{}
+	client *tmux.Client
+	pane   string
+	at     tmux.Place
+	panes  []tmux.Pane
+	err    error
+	took   time.Time // when the panes were read
+}
+
+// startTmuxSurvey begins the survey, or returns nil when copse is not inside a usable tmux
+// (newTmuxBackend then says why, if tmux is the backend).
+func startTmuxSurvey(ctx context.Context, s *service) *tmuxSurvey {
+	c, pane, err := tmuxClient(s)
 	if err != nil {
+		return nil
+	}
+	sv := &tmuxSurvey{done: make(chan struct{}), client: c, pane: pane}
+	go func() {
+		defer close(sv.done)
+		sv.at, sv.panes, sv.err = c.Survey(ctx, pane)
+		sv.took = time.Now()
+	}()
+	return sv
+}
+
+func newTmuxBackend(ctx context.Context, s *service, sv *tmuxSurvey) (backend, error) {
+	if sv == nil {
+		c, pane, err := tmuxClient(s)
+		if err != nil {
+			return nil, err
+		}
+		sv = &tmuxSurvey{client: c, pane: pane}
+		sv.at, sv.panes, sv.err = c.Survey(ctx, pane)
+		sv.took = time.Now()
+	} else {
+		<-sv.done
+	}
+	if err := sv.err; err != nil {
 		if ctx.Err() != nil {
 			return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: err, Message: "cancelled while asking tmux for its session"}
 		}
 		return nil, &Error{Kind: KindFailed, Code: CodeTmuxUnusable, Err: err,
-			Message: "TMUX is set but tmux does not answer for pane " + pane + ": " + tmuxText(err.Error(), 300),
-			Hint:    "check that the tmux server of " + Escape(sock) + " runs, or use --backend git"}
+			Message: "TMUX is set but tmux does not answer for pane " + sv.pane + ": " + tmuxText(err.Error(), 300),
+			Hint:    "check that the tmux server of " + Escape(sv.client.Socket) + " runs, or use --backend git"}
 	}
-	return &tmuxBackend{s: s, git: &gitBackend{s: s}, client: c, tsess: at.Session, window: at.Window, previous: at.Previous}, nil
+	b := &tmuxBackend{s: s, git: &gitBackend{s: s}, client: sv.client, tsess: sv.at.Session, window: sv.at.Window, previous: sv.at.Previous}
+	b.first, b.firstAt = sv.panes, sv.took
+	return b, nil
+}
+
+// takeFirst returns the panes the start-up survey read, once, while they are as fresh as
+// Open's snapshot of git may be (firstTTL); later listings ask tmux again.
+func (b *tmuxBackend) takeFirst() []tmux.Pane {
+	b.firstMu.Lock()
+	defer b.firstMu.Unlock()
+	first := b.first
+	b.first = nil
+	if first == nil || time.Since(b.firstAt) > firstTTL {
+		return nil
+	}
+	return first
+}
+
+// dropFirst forgets the survey's panes: a newer reading of git supersedes them too.
+func (b *tmuxBackend) dropFirst() {
+	b.firstMu.Lock()
+	b.first = nil
+	b.firstMu.Unlock()
 }
 
 func (b *tmuxBackend) name() string        { return "tmux" }
@@ -77,9 +144,12 @@ func (b *tmuxBackend) session() string { return b.window }
 // windows lists the session's panes grouped by copse's windows: canonical worktree path →
 // the first window marked for it (the lowest index), with its panes.
 func (b *tmuxBackend) windows(ctx context.Context) (map[string][]tmux.Pane, error) {
-	panes, err := b.client.Panes(ctx, b.tsess)
-	if err != nil {
-		return nil, tmuxFailure("list-panes", err)
+	panes := b.takeFirst()
+	if panes == nil {
+		var err error
+		if panes, err = b.client.Panes(ctx, b.tsess); err != nil {
+			return nil, tmuxFailure("list-panes", err)
+		}
 	}
 	sort.SliceStable(panes, func(i, j int) bool { return panes[i].WindowIndex < panes[j].WindowIndex })
 	out := map[string][]tmux.Pane{}

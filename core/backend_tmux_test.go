@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/internal/testexec"
 	"github.com/copse-dev/copse/tmux/tmuxtest"
 )
 
@@ -378,4 +381,64 @@ func TestTmuxRemoveByWindowID(t *testing.T) {
 	}
 	_, err = do(t, w.open(t), core.RemoveRequest{WorkspaceID: core.Str("feat")})
 	wantCode(t, err, core.KindUsage, core.CodeBadWorkspaceID)
+}
+
+// Inside tmux, opening the repository and listing it asks tmux once, while git lists: the
+// session, copse's window, the session's previous worktree and every pane come from one
+// list-panes (tmux.Client.Survey). A later listing asks again, so a window made since is
+// seen; a repository whose config chose the git backend asks tmux nothing.
+func TestTmuxListAsksTmuxOnce(t *testing.T) {
+	w := newTW(t)
+	real, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux not found")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	bin := filepath.Join(dir, "tmux")
+	script := "#!/bin/sh\necho \"$3\" >>" + strconv.Quote(log) + "\nexec " + strconv.Quote(real) + " \"$@\"\n"
+	if err := testexec.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	calls := func() []string {
+		b, _ := os.ReadFile(log)
+		os.Remove(log)
+		return strings.Fields(string(b))
+	}
+	feat := w.AddWorktree("feat", "app.worktrees/feat")
+	opts := core.Options{Dir: w.Root, Getenv: w.getenv, Env: coretest.Env(w.Home), TmuxBin: bin, ListFirst: true}
+	s, err := core.Open(bg, opts)
+	if err != nil || s.BackendName() != "tmux" {
+		t.Fatalf("open: %v", err)
+	}
+	if _, err := s.List(bg, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := calls(); !slices.Equal(got, []string{"list-panes"}) {
+		t.Fatalf("open and list ran tmux %q; want one list-panes", got)
+	}
+	// A window made after the survey is seen by the next listing.
+	win := strings.TrimSpace(w.srv.Run("new-window", "-d", "-P", "-F", "#{window_id}", "-c", feat))
+	w.srv.Run("set-option", "-w", "-t", win, "@copse-worktree", feat)
+	l, err := s.List(bg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := calls(); !slices.Equal(got, []string{"list-panes"}) {
+		t.Fatalf("a second listing ran tmux %q; want one list-panes", got)
+	}
+	found := false
+	for _, r := range l.Worktrees {
+		found = found || (r.Path == feat && r.WorkspaceID != nil && *r.WorkspaceID == win)
+	}
+	if !found {
+		t.Fatalf("the second listing does not show window %s of %s: %+v", win, feat, l.Worktrees)
+	}
+	w.Git(w.Root, "config", "copse.backend", "git")
+	if s, err := core.Open(bg, opts); err != nil || s.BackendName() != "git" {
+		t.Fatalf("open with copse.backend git: %v", err)
+	}
+	if got := calls(); len(got) != 0 {
+		t.Fatalf("with copse.backend git, open ran tmux %q", got)
+	}
 }

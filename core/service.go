@@ -9,9 +9,10 @@ import (
 // os.Getenv, git on PATH.
 type Options struct {
 	Dir      string              // any directory inside the repository
-	Backend  string              // "auto" (default), "git" or "herdr"
+	Backend  string              // "auto" (default), "git", "herdr" or "tmux"
 	Getenv   func(string) string // environment (tests inject); os.Getenv when nil
 	GitBin   string              // git executable; "git" when empty
+	TmuxBin  string              // tmux executable; "tmux" when empty (tests count its runs)
 	Env      []string            // extra environment for child processes (tests)
 	Timeout  time.Duration       // per child process; 60s when zero
 	Session  string              // history session key; derived from the backend when empty

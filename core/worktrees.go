@@ -86,6 +86,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	if opts.ListFirst {
 		ids = prefetchIDs(abs)
 	}
+	pre := startBackendReads(ctx, s, opts.Backend)
 	snap, err := s.read(ctx)
 	if err != nil {
 		return nil, err
@@ -93,7 +94,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	snap.ids = ids
 	s.learn(snap)
 	s.first, s.firstAt = &snap, time.Now()
-	be, err := pickBackend(ctx, s, opts.Backend)
+	be, err := pickBackend(ctx, s, opts.Backend, pre)
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +117,9 @@ func (s *service) read(ctx context.Context) (snapshot, error) {
 	s.firstMu.Lock()
 	s.first = nil // any newer reading supersedes Open's
 	s.firstMu.Unlock()
+	if tb, ok := s.backend.(*tmuxBackend); ok {
+		tb.dropFirst() // and the panes tmux listed beside it
+	}
 	trees, raw, err := s.git.Worktrees(ctx, s.dir)
 	// git fails to list while another git is half-way through `worktree add` (the new
 	// admin directory is there, its commondir or gitdir file not yet): that passes within

@@ -86,13 +86,15 @@ func SessionOf(pane string) (Cmd, error) {
 	return listing("display-message", []string{"-p", "-t", pane}, "session_id", "window_id"), nil
 }
 
-// Locate asks, for pane, what SessionOf and ReadPrevious ask, in one run: its session and
-// window, and the session's PreviousOption (a session option, which a pane's format sees).
-func Locate(pane string) (Cmd, error) {
-	if err := checkID("display-message", "-t", pane, '%'); err != nil {
+// Survey asks, for pane, everything copse needs of tmux at start in one run: every pane of
+// the pane's session (a pane id names its session as a target), each row carrying the
+// session's id and its PreviousOption (a session option, which a pane's format sees). The
+// pane's own row gives its window.
+func Survey(pane string) (Cmd, error) {
+	if err := checkID("list-panes", "-t", pane, '%'); err != nil {
 		return Cmd{}, err
 	}
-	return listing("display-message", []string{"-p", "-t", pane}, "session_id", "window_id", PreviousOption), nil
+	return listing("list-panes", []string{"-s", "-t", pane}, append(slices.Clone(paneFields), "session_id", PreviousOption)...), nil
 }
 
 // paneFields are what ListPanes reads of each pane; the untrusted texts come last only by

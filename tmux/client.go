@@ -43,21 +43,39 @@ type Place struct {
 	Session, Window, Previous string
 }
 
-// Locate is SessionOf and Previous in one tmux run: copse asks it once at start, so a
-// command inside tmux pays for one tmux process, not two, before it can answer.
-func (c *Client) Locate(ctx context.Context, pane string) (Place, error) {
-	cmd, err := Locate(pane)
+// Survey is SessionOf, Previous and Panes in one tmux run: copse asks it once at start,
+// beside git's list, so a command inside tmux pays for one tmux process, run while git
+// runs, before it can answer.
+func (c *Client) Survey(ctx context.Context, pane string) (Place, []Pane, error) {
+	cmd, err := Survey(pane)
 	if err != nil {
-		return Place{}, err
+		return Place{}, nil, err
 	}
 	rows, err := c.listing(ctx, cmd)
 	if err != nil {
-		return Place{}, err
+		return Place{}, nil, err
 	}
-	if len(rows) != 1 || checkID("", "", rows[0][0], '$') != nil || !IsWindowID(rows[0][1]) {
-		return Place{}, c.wrong(cmd, "display-message did not name one session and window")
+	var at Place
+	panes := make([]Pane, 0, len(rows))
+	n := len(paneFields)
+	for _, r := range rows {
+		p, err := c.pane(cmd, r)
+		if err != nil {
+			return Place{}, nil, err
+		}
+		if checkID("", "", r[n], '$') != nil || (at.Session != "" && r[n] != at.Session) {
+			return Place{}, nil, c.wrong(cmd, "list-panes did not name one session")
+		}
+		at.Session, at.Previous = r[n], r[n+1]
+		if p.ID == pane {
+			at.Window = p.Window
+		}
+		panes = append(panes, p)
 	}
-	return Place{Session: rows[0][0], Window: rows[0][1], Previous: rows[0][2]}, nil
+	if at.Window == "" {
+		return Place{}, nil, c.wrong(cmd, "list-panes did not list pane "+pane)
+	}
+	return at, panes, nil
 }
 
 // Panes lists every pane of session.
@@ -72,18 +90,27 @@ func (c *Client) Panes(ctx context.Context, session string) ([]Pane, error) {
 	}
 	out := make([]Pane, 0, len(rows))
 	for _, r := range rows {
-		p := Pane{Window: r[0], WindowActive: r[2] == "1", ID: r[4], Dead: r[6] == "1", Mark: r[7], Command: r[8], WindowName: r[9]}
-		var e1, e2, e3 error
-		p.WindowIndex, e1 = strconv.Atoi(r[1])
-		act, e2 := strconv.ParseInt(r[3], 10, 64)
-		p.PID, e3 = strconv.Atoi(r[5])
-		if e1 != nil || e2 != nil || (e3 != nil && !p.Dead) || !IsWindowID(p.Window) || !IsPaneID(p.ID) {
-			return nil, c.wrong(cmd, "a pane row has a field of the wrong shape")
+		p, err := c.pane(cmd, r)
+		if err != nil {
+			return nil, err
 		}
-		p.WindowActivity = time.Unix(act, 0)
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// pane reads one row of paneFields (the row may carry more fields after them).
+func (c *Client) pane(cmd Cmd, r []string) (Pane, error) {
+	p := Pane{Window: r[0], WindowActive: r[2] == "1", ID: r[4], Dead: r[6] == "1", Mark: r[7], Command: r[8], WindowName: r[9]}
+	var e1, e2, e3 error
+	p.WindowIndex, e1 = strconv.Atoi(r[1])
+	act, e2 := strconv.ParseInt(r[3], 10, 64)
+	p.PID, e3 = strconv.Atoi(r[5])
+	if e1 != nil || e2 != nil || (e3 != nil && !p.Dead) || !IsWindowID(p.Window) || !IsPaneID(p.ID) {
+		return Pane{}, c.wrong(cmd, "a pane row has a field of the wrong shape")
+	}
+	p.WindowActivity = time.Unix(act, 0)
+	return p, nil
 }
 
 // NewWindow makes the window, marks it for a.Dir and returns its id. When the mark cannot

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -156,29 +157,38 @@ func TestPreviousIsKeptPerSession(t *testing.T) {
 	}
 }
 
-// Locate answers from a pane what SessionOf and Previous answer, in one run: the pane's
-// session and window, and the session's recorded previous worktree (a path with a space
-// and the framing's own control characters nowhere in it, read whole).
-func TestLocateIsSessionOfAndPrevious(t *testing.T) {
+// Survey answers from a pane what SessionOf, Previous and Panes answer, in one run: the
+// pane's session and window, the session's recorded previous worktree (a path with a
+// space, read whole) and every pane of the session, of another session none.
+func TestSurveyIsSessionOfPreviousAndPanes(t *testing.T) {
 	s := tmuxtest.Start(t)
 	c := client(s)
 	ctx := context.Background()
+	s.Run("new-window", "-d", "-t", s.Session)
+	s.Run("new-session", "-d", "-s", "other")
 	sess, win, err := c.SessionOf(ctx, s.Pane)
 	if err != nil {
 		t.Fatal(err)
 	}
-	at, err := c.Locate(ctx, s.Pane)
+	at, panes, err := c.Survey(ctx, s.Pane)
 	if err != nil || at != (tmux.Place{Session: sess, Window: win}) {
-		t.Fatalf("Locate before any previous = %+v %v; want session %s window %s", at, err, sess, win)
+		t.Fatalf("Survey before any previous = %+v %v; want session %s window %s", at, err, sess, win)
+	}
+	want, err := c.Panes(ctx, sess)
+	if err != nil || len(want) != 2 || !reflect.DeepEqual(panes, want) {
+		t.Fatalf("Survey's panes = %+v; Panes = %+v %v (want the session's two)", panes, want, err)
 	}
 	if err := c.SetPrevious(ctx, s.Session, "/tmp/wt a"); err != nil {
 		t.Fatal(err)
 	}
-	if at, err := c.Locate(ctx, s.Pane); err != nil || at.Previous != "/tmp/wt a" || at.Session != sess || at.Window != win {
-		t.Fatalf("Locate = %+v %v; want previous /tmp/wt a", at, err)
+	if at, _, err := c.Survey(ctx, s.Pane); err != nil || at.Previous != "/tmp/wt a" || at.Session != sess || at.Window != win {
+		t.Fatalf("Survey = %+v %v; want previous /tmp/wt a", at, err)
 	}
-	if _, err := tmux.Locate("@1"); err == nil {
-		t.Fatal("Locate took a window id for a pane")
+	if _, err := tmux.Survey("@1"); err == nil {
+		t.Fatal("Survey took a window id for a pane")
+	}
+	if _, _, err := c.Survey(ctx, "%999"); err == nil {
+		t.Fatal("Survey of a pane that does not exist answered")
 	}
 }
 
