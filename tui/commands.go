@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -72,8 +73,10 @@ const statusWindow = 50 * time.Millisecond
 
 // startStatusCmd runs core's bounded worker pool over q (rows on screen first); it returns
 // no message of its own, the results arrive through drainStatusCmd.
-func startStatusCmd(ctx context.Context, svc *core.Service, q *core.StatusQueue, s *statusStream) tea.Cmd {
+func startStatusCmd(ctx context.Context, svc *core.Service, q *core.StatusQueue, s *statusStream, pools *sync.WaitGroup) tea.Cmd {
+	pools.Add(1)
 	return func() tea.Msg {
+		defer pools.Done()
 		defer close(s.done)
 		svc.StatusesFrom(ctx, q, statusWorkers, s.emit)
 		return nil
@@ -85,6 +88,28 @@ func startStatusCmd(ctx context.Context, svc *core.Service, q *core.StatusQueue,
 type cachedStatusesMsg struct {
 	seq     int
 	results []core.StatusResult
+}
+
+// earlyLookup is a cachedStatusesCmd begun outside Bubble Tea: Run starts it as soon as
+// the first listing is in, so the lookups (stat calls on the second CPU) overlap the first
+// frame and Bubble Tea's start instead of following them.
+type earlyLookup struct {
+	seq    int
+	result chan []core.StatusResult
+}
+
+func (m *Model) startEarlyLookup() {
+	onScreen := m.onScreenPending()
+	if m.svc == nil || m.height <= 0 || len(onScreen) == 0 {
+		return
+	}
+	e := &earlyLookup{seq: m.loadSeq, result: make(chan []core.StatusResult, 1)}
+	go func(svc *core.Service) { e.result <- svc.CachedStatuses(onScreen) }(m.svc)
+	m.early = e
+}
+
+func (e *earlyLookup) cmd() tea.Cmd {
+	return func() tea.Msg { return cachedStatusesMsg{seq: e.seq, results: <-e.result} }
 }
 
 func cachedStatusesCmd(svc *core.Service, seq int, paths []string) tea.Cmd {

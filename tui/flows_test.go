@@ -157,7 +157,9 @@ func (f *flow) selectPath(path string) {
 
 func (f *flow) result() Result {
 	f.t.Helper()
-	return f.tm.FinalModel(f.t, teatest.WithFinalTimeout(flowTimeout)).(Model).Result()
+	m := f.tm.FinalModel(f.t, teatest.WithFinalTimeout(flowTimeout)).(Model)
+	m.waitPools() // as Run does: no pool still writing when the test removes the repository
+	return m.Result()
 }
 
 func contains(ss []string, s string) bool {

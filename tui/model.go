@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"os"
+	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -70,6 +71,16 @@ type Model struct {
 
 	statusCancel context.CancelFunc
 	statusQueue  *core.StatusQueue // the running pool's order; nil when none runs
+	// pools counts the status pools still running: Run waits for them after the program
+	// ends (they are cancelled by then), so a pool's write of the status cache is never cut
+	// short by the process exiting, nor left writing into a repository the caller removes.
+	pools *sync.WaitGroup
+	// early is the status cache's answer for the first frame's rows on screen, asked by Run
+	// before Bubble Tea starts (startEarlyLookup); nil once taken or when not asked.
+	early *earlyLookup
+	// afterCached is what a fresh listing starts once the status cache has answered for
+	// the rows on screen (statusesFirst); nil when nothing waits.
+	afterCached tea.Cmd
 
 	form    form
 	confirm *confirmState
@@ -116,6 +127,7 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 		width:   opts.Width,
 		height:  opts.Height,
 		loadSeq: 1,
+		pools:   new(sync.WaitGroup),
 		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
 	m.attach(svc)
@@ -179,9 +191,14 @@ type startStatusesMsg struct{ seq int }
 const firstFrameLead = 10 * time.Millisecond
 
 // afterFirstFrame starts the statuses and the caller's deferred work (startStatusesMsg)
-// once the first frame has had firstFrameLead to show.
+// once the first frame has had firstFrameLead to show. When the rows on screen are to be
+// asked of the status cache first (stat calls, no process) they are asked at once: the
+// git processes that need the lead come after that answer.
 func (m Model) afterFirstFrame() tea.Cmd {
 	seq := m.loadSeq
+	if m.svc != nil && len(m.onScreenPending()) > 0 {
+		return func() tea.Msg { return startStatusesMsg{seq: seq} }
+	}
 	return tea.Tick(firstFrameLead, func(time.Time) tea.Msg { return startStatusesMsg{seq: seq} })
 }
 
@@ -272,13 +289,10 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.seq != m.loadSeq {
 			return m, deferred // a refresh came first and started its own pool
 		}
-		cmds := []tea.Cmd{m.startStatuses(), m.afterListing(), deferred}
-		if m.svc != nil {
-			// As onListing does for a list the picker read itself: without it a land
-			// under way would never be followed, nor an abandoned one marked, until `r`.
-			cmds = append(cmds, landJobsCmd(m.ctx, m.svc, m.loadSeq))
-		}
-		return m, tea.Batch(cmds...)
+		// As onListing does for a list the picker read itself (the land jobs among the
+		// rest: without them a land under way would never be followed, nor an abandoned
+		// one marked, until `r`).
+		return m, m.statusesFirst(deferred)
 	case statusBatchMsg:
 		if msg.seq != m.loadSeq {
 			return m, nil // from a load that a refresh replaced; its pool is cancelled
@@ -299,12 +313,14 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.svc == nil {
 			return m, nil // tests feed status batches themselves
 		}
+		rest := m.afterCached // what statusesFirst held back for this answer
+		m.afterCached = nil
 		paths := m.pendingPaths()
 		if len(paths) == 0 {
 			m.finishStatuses()
-			return m, processesCmd(m.svc, m.loadSeq, m.statusPaths())
+			return m, tea.Batch(rest, processesCmd(m.svc, m.loadSeq, m.statusPaths()))
 		}
-		return m, m.startPool(paths)
+		return m, tea.Batch(rest, m.startPool(paths))
 	case processesMsg:
 		if msg.seq == m.loadSeq {
 			m.applyProcesses(msg.counts)
@@ -408,11 +424,32 @@ func (m Model) onListing(msg listingMsg) (tea.Model, tea.Cmd) {
 	m.status.addWarnings(msg.listing.Warnings)
 	m.applyLands()
 	m.clampCursor()
-	cmds := []tea.Cmd{m.startStatuses(), m.afterListing(), m.runAfterFirstFrame(firstFrameLead)}
-	if m.svc != nil {
-		cmds = append(cmds, landJobsCmd(m.ctx, m.svc, m.loadSeq))
+	return m, m.statusesFirst(m.runAfterFirstFrame(firstFrameLead))
+}
+
+// statusesFirst starts a fresh listing's statuses and the rest it needs: its commits, the
+// watch, the divergence, the land jobs, and what the caller passes (its deferred work).
+// When the rows on screen are asked of the status cache, the rest waits for that answer
+// (cachedStatusesMsg): on a small machine their git processes and reads would take the
+// CPUs from the lookups, and the rows on screen would show their statuses later.
+func (m *Model) statusesFirst(rest ...tea.Cmd) tea.Cmd {
+	if m.afterCached != nil {
+		// A new listing came before the last one's cache answer: what that answer held
+		// back runs now (its reads are of the same repository, and the sort is read once).
+		rest = append(rest, m.afterCached)
+		m.afterCached = nil
 	}
-	return m, tea.Batch(cmds...)
+	cached := m.svc != nil && len(m.onScreenPending()) > 0
+	st := m.startStatuses()
+	rest = append(rest, m.afterListing())
+	if m.svc != nil {
+		rest = append(rest, landJobsCmd(m.ctx, m.svc, m.loadSeq))
+	}
+	if cached {
+		m.afterCached = tea.Batch(rest...)
+		return st
+	}
+	return tea.Batch(append(rest, st)...)
 }
 
 // startStatuses cancels the previous status pool and starts one for the current rows. The
@@ -434,6 +471,12 @@ func (m *Model) startStatuses() tea.Cmd {
 		return nil
 	}
 	if onScreen := m.onScreenPending(); len(onScreen) > 0 {
+		if e := m.early; e != nil && e.seq == m.loadSeq {
+			// Run asked already, before Bubble Tea started; rows it did not ask for (the
+			// screen changed size meanwhile) stay pending for the pool.
+			m.early = nil
+			return e.cmd()
+		}
 		return cachedStatusesCmd(m.svc, m.loadSeq, onScreen)
 	}
 	return m.startPool(paths)
@@ -451,7 +494,7 @@ func (m *Model) startPool(paths []string) tea.Cmd {
 	for i, r := range m.rows {
 		wts[i] = r.wt
 	}
-	return tea.Batch(startStatusCmd(ctx, m.svc, m.statusQueue, s), drainStatusCmd(m.loadSeq, s, statusWindow),
+	return tea.Batch(startStatusCmd(ctx, m.svc, m.statusQueue, s, m.pools), drainStatusCmd(m.loadSeq, s, statusWindow),
 		processesCmd(m.svc, m.loadSeq, m.statusPaths()), agentsCmd(ctx, m.svc, m.loadSeq, wts))
 }
 

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -105,6 +106,7 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 			m.showListing(o.Listing)
 		}
 	}
+	m.startEarlyLookup()
 	prepainted := m.prepaint(opts)
 	// Signals are the caller's (copse's Main cancels ctx on SIGINT, SIGTERM, SIGHUP and
 	// SIGQUIT): Bubble Tea's own handler would turn SIGTERM into a quiet quit, exit 0,
@@ -151,6 +153,7 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 		fm = m
 	}
 	fm.cancel()
+	fm.waitPools()
 	if err != nil {
 		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 			// A signal: the operation under way (if any) was cancelled with ctx; the caller
@@ -200,3 +203,20 @@ const (
 	enterPrepaint = "\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J"
 	leavePrepaint = "\x1b[?25h\x1b[?1049l"
 )
+
+// poolsGrace bounds how long Run waits for its cancelled status pools: each has at most
+// its workers' git processes to see killed.
+const poolsGrace = 5 * time.Second
+
+// waitPools waits (a bounded time) for the status pools the picker started.
+func (m Model) waitPools() {
+	if m.pools == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() { m.pools.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(poolsGrace):
+	}
+}
