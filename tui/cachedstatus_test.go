@@ -1,9 +1,19 @@
 package tui
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/coretest"
 )
 
 // The rows on screen whose statuses the cache proves fresh come in one message and are
@@ -37,6 +47,89 @@ func TestCachedStatusesFillPendingRowsAtOnce(t *testing.T) {
 			t.Fatalf("%s: pending %v status %+v, want %+v", r.wt.Path, r.pending, r.wt.Status, st)
 		case !ok && r.pending != before[r.wt.Path]:
 			t.Fatalf("%s: filled though the cache had nothing for it", r.wt.Path)
+		}
+	}
+}
+
+// With the statuses of the rows on screen in the cache, the picker asks the cache first and
+// alone: the reads a fresh listing also starts (its commits, divergence, process counts,
+// land jobs, the sort) come only after the cache's answer, so on a small machine they do
+// not take the CPUs from it. The early lookup Run starts before Bubble Tea is the one the
+// picker then uses.
+func TestCachedStatusesAreAskedFirstAndAlone(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	for _, b := range []string{"a", "b", "c"} {
+		r.AddWorktree("feat/"+b, "app.worktrees/"+b)
+	}
+	svc := openService(t, r, r.Root)
+	// Two listings with statuses: the first stores them (once the clock is past the racy
+	// second of the checkouts), the second proves they are served from the cache.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(1100 * time.Millisecond)))
+	if _, err := svc.List(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	l, err := svc.List(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, w := range l.Worktrees {
+		paths = append(paths, w.Path)
+	}
+	if got := svc.CachedStatuses(paths); len(got) != len(paths) {
+		t.Fatalf("the cache answers for %d of %d rows; the test needs all", len(got), len(paths))
+	}
+
+	m := New(svc, Options{Listing: l, Width: 100, Height: 30})
+	m.startEarlyLookup()
+	if m.early == nil {
+		t.Fatal("no early lookup for the rows on screen")
+	}
+	// What the first listing starts besides the cache's answer is held back for it.
+	held, _ := send(t, m, startStatusesMsg{seq: m.loadSeq})
+	if held.afterCached == nil || held.early != nil {
+		t.Fatalf("after the first frame: held back %v, early lookup left %v; want the rest held and the early lookup taken", held.afterCached != nil, held.early != nil)
+	}
+	var mu sync.Mutex
+	var order []string
+	record := func(_ tea.Model, msg tea.Msg) tea.Msg {
+		switch msg.(type) {
+		case cachedStatusesMsg, commitsMsg, divergenceMsg, processesMsg, landJobsMsg, sortReadMsg, statusBatchMsg:
+			mu.Lock()
+			order = append(order, fmt.Sprintf("%T", msg))
+			mu.Unlock()
+		}
+		return msg
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii), tea.WithEnvironment([]string{"TERM=dumb"}), tea.WithFilter(record)))
+	seen := func(kind string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Contains(order, kind)
+	}
+	deadline := time.Now().Add(flowTimeout)
+	for !(seen("tui.cachedStatusesMsg") && seen("tui.commitsMsg") && seen("tui.processesMsg")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("messages so far: %v", order)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(flowTimeout)).(Model)
+	fm.waitPools()
+	mu.Lock()
+	defer mu.Unlock()
+	if order[0] != "tui.cachedStatusesMsg" {
+		t.Fatalf("the first of the listing's answers was %s, not the cache's: %v", order[0], order)
+	}
+	if n := strings.Count(strings.Join(order, " "), "tui.cachedStatusesMsg"); n != 1 {
+		t.Fatalf("the cache was asked %d times (the early lookup should be the one): %v", n, order)
+	}
+	for _, r := range fm.rows {
+		if r.pending || r.wt.Status == nil {
+			t.Fatalf("%s has no status after the cache's answer", r.wt.Path)
 		}
 	}
 }
