@@ -68,9 +68,23 @@ func liveCounts(paths []string) []int {
 	}
 	out := make([]int, len(paths))
 	for i, ps := range sc.Roots {
-		out[i] = len(ps)
+		out[i] = others(ps)
 	}
 	return out
+}
+
+// others counts the processes of ps that are not copse's ancestors: a listing shows what
+// else works in a worktree, and the shell a person ran copse from is not news to them
+// (on a fresh repository the main checkout showed its own shell and tmux as "2 proc").
+// The safety rules count every process.
+func others(ps []liveproc.Proc) int {
+	n := 0
+	for _, p := range ps {
+		if !p.Ancestor {
+			n++
+		}
+	}
+	return n
 }
 
 // describeProcs names the first few processes on one line each, escaped and cut.
@@ -170,7 +184,7 @@ func setProcesses(rows []Worktree) map[int][]liveproc.Proc {
 	}
 	found := make(map[int][]liveproc.Proc, len(at))
 	for j, i := range at {
-		n := len(sc.Roots[j])
+		n := others(sc.Roots[j])
 		rows[i].Processes = &n
 		found[i] = sc.Roots[j]
 	}

@@ -20,7 +20,8 @@ type Worktree struct {
 	ID          string  `json:"id,omitempty"` // admin directory name under <common>/worktrees (linked worktrees only)
 	Claim       *Claim  `json:"claim"`        // the session holding it (a lock copse wrote), or nil
 	// Processes is how many processes work in it (their directory or an open file is
-	// inside; copse and its ancestors sitting elsewhere do not count). Read with the status
+	// inside; copse and its ancestors, the shell it was started from among them, do not
+	// count: remove's live-process rule still does). Read with the status
 	// (list --status, the picker); absent when not asked, or when copse cannot tell.
 	Processes *int `json:"processes,omitempty"`
 	// Agents is what copse sees working there, read with the status: the workspace's

@@ -25,6 +25,10 @@ type Proc struct {
 	OpenFile bool
 	Shell    bool // argv[0] names an interactive shell (sh, bash, zsh, fish, …)
 	Children int  // how many processes name it as their parent
+	// Ancestor is set for copse's own ancestors (the shell it was started from, the
+	// terminal multiplexer above that shell): they count for every safety rule, and a
+	// display that counts "other" processes leaves them out.
+	Ancestor bool
 	// Env is the value of each variable asked for in Scan's envKeys ("" when unset or
 	// unreadable).
 	Env map[string]string

@@ -75,7 +75,7 @@ func read(roots []string, envKeys []string) (*Scan, error) {
 		}
 		argv := cmdline(r.pid)
 		p := Proc{PID: r.pid, Cmdline: argv, Dir: r.cwd, Inside: inside, OpenFile: open,
-			Shell: isShell(argv), Children: children[r.pid]}
+			Shell: isShell(argv), Children: children[r.pid], Ancestor: anc[r.pid]}
 		if len(envKeys) > 0 {
 			p.Env = environ(r.pid, envKeys)
 		}

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -543,5 +544,48 @@ func TestColourConventions(t *testing.T) {
 		if got := strings.Contains(res.stdout, "\x1b["); got != c.colour {
 			t.Errorf("%v %v: colour %v, want %v:\n%q", c.env, c.args, got, c.colour, res.stdout)
 		}
+	}
+}
+
+// The shell a person runs copse from is not counted among the processes working in its
+// worktree (it is not news to them), while remove's live-process rule still sees it: a
+// listing run from a shell sitting in a worktree shows 0 there, and removing that worktree
+// from the same shell is refused for that shell.
+func TestListLeavesOutTheShellCopseRunsFrom(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat/sh", "app.worktrees/sh")
+	script := `"$COPSE" -C "$ROOT" list --json --status; echo; (cd "$ROOT" && "$COPSE" remove --yes --dry-run feat/sh); echo "remove=$?"; :`
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = wt
+	cmd.Env = cleanEnv(r.Home, "COPSE="+copseBin, "ROOT="+r.Root)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	listing, rest, _ := strings.Cut(string(out), "\n")
+	var l struct {
+		Worktrees []struct {
+			Path      string `json:"path"`
+			Processes *int   `json:"processes"`
+		} `json:"worktrees"`
+	}
+	if err := json.Unmarshal([]byte(listing), &l); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	counted := false
+	for _, w := range l.Worktrees {
+		if w.Path == wt {
+			counted = true
+			if w.Processes == nil || *w.Processes != 0 {
+				t.Fatalf("the shell copse ran from counts as a process in %s: %v\n%s", wt, w.Processes, out)
+			}
+		}
+	}
+	if !counted {
+		t.Fatalf("%s not listed:\n%s", wt, out)
+	}
+	if !strings.Contains(rest, "has 1 process working in it") || !strings.Contains(rest, "remove=1") {
+		t.Fatalf("remove from the shell in the worktree was not refused for that shell:\n%s", rest)
 	}
 }
