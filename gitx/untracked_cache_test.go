@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -13,41 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// indexExtensions lists the signatures of the extensions of the index file at path (a
-// version 2 or 3 index, as git writes by default).
-func indexExtensions(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) < 32 || string(b[:4]) != "DIRC" {
-		t.Fatalf("%s is not an index file", path)
-	}
-	if v := binary.BigEndian.Uint32(b[4:8]); v != 2 && v != 3 {
-		t.Fatalf("%s: index version %d", path, v)
-	}
-	off := 12
-	for range binary.BigEndian.Uint32(b[8:12]) {
-		p := off + 62 // stat data, mode, oid, flags
-		if binary.BigEndian.Uint16(b[off+60:off+62])&0x4000 != 0 {
-			p += 2 // extended flags
-		}
-		end := bytes.IndexByte(b[p:], 0)
-		if end < 0 {
-			t.Fatalf("%s: truncated entry", path)
-		}
-		off += (p + end - off + 8) &^ 7 // padded with 1 to 8 NULs
-	}
-	var sigs []string
-	for off+8 <= len(b)-20 { // the file ends with a SHA-1 of the rest
-		sigs = append(sigs, string(b[off:off+4]))
-		off += 8 + int(binary.BigEndian.Uint32(b[off+4:off+8]))
-	}
-	return sigs
-}
+	"github.com/copse-dev/copse/core/coretest"
+)
 
 // A stale untracked cache (a directory whose mtime did not move when an untracked file
 // appeared, as on a filesystem whose directory times lie; core.trustctime=false as such a
@@ -72,7 +39,7 @@ func TestDecisionStatusesNeverReadTheUntrackedCache(t *testing.T) {
 			}
 			// The display status with optional locks on writes the cache into the index.
 			s.git(repo, "-c", "core.untrackedCache=true", "status", "--porcelain=v2", "--branch", "-z")
-			if ext := indexExtensions(t, filepath.Join(repo, ".git", "index")); !slices.Contains(ext, "UNTR") {
+			if ext := coretest.IndexExtensions(t, filepath.Join(repo, ".git", "index")); !slices.Contains(ext, "UNTR") {
 				t.Fatalf("no untracked cache written: extensions %q", ext)
 			}
 			// An untracked file appears, and the directory keeps its mtime (and its size:
@@ -113,7 +80,7 @@ func TestDecisionStatusesNeverReadTheUntrackedCache(t *testing.T) {
 				t.Errorf("ChangedAndIgnored = %q, %v; want notes.txt", changed, err)
 			}
 			// Read-only, the decisions left the cache where it was (they never strip it).
-			if ext := indexExtensions(t, filepath.Join(repo, ".git", "index")); !slices.Contains(ext, "UNTR") {
+			if ext := coretest.IndexExtensions(t, filepath.Join(repo, ".git", "index")); !slices.Contains(ext, "UNTR") {
 				t.Fatalf("a decision status rewrote the index: extensions %q", ext)
 			}
 		})
@@ -175,7 +142,7 @@ func TestRefreshWritesTheDisplayStatusUntrackedCache(t *testing.T) {
 			if got := s.gitReadOnly(wt, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignored"); got != status {
 				t.Fatalf("status changed:\n%q\n%q", status, got)
 			}
-			ext := indexExtensions(t, index)
+			ext := coretest.IndexExtensions(t, index)
 			if has := slices.Contains(ext, "UNTR"); has != (untracked == UntrackedCacheOn) {
 				t.Fatalf("extensions %q after a refresh with the untracked cache %s", ext, untracked)
 			}
@@ -265,7 +232,7 @@ func TestRefreshStatusLeavesAHeldIndexLock(t *testing.T) {
 	if _, err := s.runner().Run(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	if ext := indexExtensions(t, index); !slices.Contains(ext, "UNTR") {
+	if ext := coretest.IndexExtensions(t, index); !slices.Contains(ext, "UNTR") {
 		t.Fatalf("the refresh's status wrote no untracked cache: %q", ext)
 	}
 }
