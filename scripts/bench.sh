@@ -87,7 +87,11 @@ git init -q -b main "$made"
 for i in $(seq 1 "$files"); do printf 'file %d\n' "$i" >"$made/f$i.txt"; done
 git -C "$made" add .
 git -C "$made" commit -q -m initial
-seq 1 "$n" | xargs -P 4 -I{} "$copse" -C "$made" create "bench/b{}" >/dev/null
+# (Their waits for the repository lock are said on stderr: kept, and shown on a failure.)
+if ! seq 1 "$n" | xargs -P 4 -I{} "$copse" -C "$made" create "bench/b{}" >/dev/null 2>>"$work/create.log"; then
+	cat "$work/create.log" >&2
+	exit 1
+fi
 for i in $(seq 1 7 "$n"); do echo change >>"$work/made.worktrees/bench-b$i/f1.txt"; done
 untr=0
 for d in "$made"/.git/worktrees/*; do
