@@ -79,25 +79,6 @@ done
 # Some work in progress, so status has something to count.
 for i in $(seq 1 7 "$n"); do echo change >>"$work/app.worktrees/bench-b$i/f1.txt"; done
 
-# The made group: the same repository, its worktrees made by copse create (four at a time;
-# each waits for its own index refresh, as the CLI does), with the same work in progress.
-echo "making the same repository again, its $n linked worktrees made by copse create…"
-made="$work/made"
-git init -q -b main "$made"
-for i in $(seq 1 "$files"); do printf 'file %d\n' "$i" >"$made/f$i.txt"; done
-git -C "$made" add .
-git -C "$made" commit -q -m initial
-# (Their waits for the repository lock are said on stderr: kept, and shown on a failure.)
-if ! seq 1 "$n" | xargs -P 4 -I{} "$copse" -C "$made" create "bench/b{}" >/dev/null 2>>"$work/create.log"; then
-	cat "$work/create.log" >&2
-	exit 1
-fi
-for i in $(seq 1 7 "$n"); do echo change >>"$work/made.worktrees/bench-b$i/f1.txt"; done
-untr=0
-for d in "$made"/.git/worktrees/*; do
-	if grep -qa UNTR "$d/index"; then untr=$((untr + 1)); fi
-done
-echo "check: $(ls "$work/made.worktrees" | wc -l) copse-made worktrees, $untr of them with git's untracked cache in their index"
 
 # Check what copse --status reports before timing it: every worktree has a status, none an error.
 out=$("$copse" -C "$repo" list --json --status)
@@ -129,6 +110,28 @@ else
 	echo "tmux not found: skipping the in-tmux and picker groups"
 fi
 groups=${BENCH_GROUPS:-$groups} # e.g. BENCH_GROUPS=made: one group alone
+made=""
+if [[ ,$groups, == *,made,* ]]; then
+	# The made group: the same repository, its worktrees made by copse create (four at a time;
+	# each waits for its own index refresh, as the CLI does), with the same work in progress.
+	echo "making the same repository again, its $n linked worktrees made by copse create…"
+	made="$work/made"
+	git init -q -b main "$made"
+	for i in $(seq 1 "$files"); do printf 'file %d\n' "$i" >"$made/f$i.txt"; done
+	git -C "$made" add .
+	git -C "$made" commit -q -m initial
+	# (Their waits for the repository lock are said on stderr: kept, and shown on a failure.)
+	if ! seq 1 "$n" | xargs -P 4 -I{} "$copse" -C "$made" create "bench/b{}" >/dev/null 2>>"$work/create.log"; then
+		cat "$work/create.log" >&2
+		exit 1
+	fi
+	for i in $(seq 1 7 "$n"); do echo change >>"$work/made.worktrees/bench-b$i/f1.txt"; done
+	untr=0
+	for d in "$made"/.git/worktrees/*; do
+		if grep -qa UNTR "$d/index"; then untr=$((untr + 1)); fi
+	done
+	echo "check: $(ls "$work/made.worktrees" | wc -l) copse-made worktrees, $untr of them with git's untracked cache in their index"
+fi
 echo "timing ($rounds rounds of list and tmux, $status_rounds of made and of status, $picker_rounds of picker;" \
 	"$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))…"
 echo
