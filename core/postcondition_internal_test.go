@@ -19,7 +19,8 @@ import (
 // readOnlyGit is what prepare and the postconditions read, allowed through to real git.
 func readOnlyGit(f *gitxtest.Fake) *gitxtest.Fake {
 	for _, p := range [][]string{{"config"}, {"check-ref-format"}, {"remote"}, {"show-ref"}, {"rev-parse"},
-		{"status"}, {"-c", "core.fsmonitor=false", "status"}, {"ls-files"}, {"rev-list"}, {"diff-tree"}, {"for-each-ref"}} {
+		{"-c", "core.untrackedCache=false", "status"}, {"-c", "core.untrackedCache=false", "-c", "core.fsmonitor=false", "status"},
+		{"-c", "core.untrackedCache=true", "status"}, {"status"}, {"ls-files"}, {"rev-list"}, {"diff-tree"}, {"for-each-ref"}} {
 		f.Allow(p...)
 	}
 	return f

@@ -11,7 +11,10 @@ import (
 // index in the same second as the files, which leaves its entries racily clean: git cannot
 // trust their stat data and re-reads every such file on every status, for as long as the
 // index is not rewritten (copse's own status runs never write it). Once the clock has
-// passed that second, one `git update-index -q --refresh` fixes that for good.
+// passed that second, one refresh of the index's stat data fixes that for good. Where the
+// repository allows it (core.untrackedCache not set false) the refresh also writes the
+// untracked cache for the display status, so a listing's status skips its untracked scan
+// too (gitx.Runner.RefreshStat).
 //
 // The refresh runs in the background, so no reply waits for the clock: the outcome is
 // returned at once and the refresh follows within a second. A process that exits soon
@@ -60,9 +63,10 @@ func (s *service) refreshAfterCheckout(dir string) {
 		time.Sleep(time.Until(due))
 		ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
 		defer cancel()
+		_, untracked := s.untrackedCache(ctx)
 		r.running.Lock()
 		defer r.running.Unlock()
-		_, _ = s.git.RefreshStat(ctx, dir)
+		_, _ = s.git.RefreshStat(ctx, dir, untracked)
 	}()
 }
 

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/copse-dev/copse/core"
@@ -56,5 +57,47 @@ func TestLandSyncLeavesNoRacyIndex(t *testing.T) {
 	refreshes.Wait()
 	if racy := r.RacyEntries(r.Root); len(racy) > 0 {
 		t.Fatalf("racily clean entries left in the synced checkout: %v", racy)
+	}
+}
+
+// The refresh after a create also writes git's untracked cache where the repository
+// allows it, so a listing's status of the new worktree skips its untracked scan: unset, copse
+// turns it on; a setting is git's to follow (true writes it, "keep" adds none to a new
+// index, false gets a stat refresh only). Either way the worktree's status is what git's
+// checkout left, and no entry is left racily clean.
+func TestCreateWritesUntrackedCacheUnlessTurnedOff(t *testing.T) {
+	for _, tc := range []struct {
+		config string // "" = unset
+		cache  bool
+	}{{"", true}, {"true", true}, {"keep", false}, {"false", false}} {
+		t.Run("config="+tc.config, func(t *testing.T) {
+			r := coretest.New(t)
+			r.Write("sub/a.txt", "a\n")
+			r.Git(r.Root, "add", ".")
+			r.Git(r.Root, "commit", "-q", "-m", "files")
+			if tc.config != "" {
+				r.Git(r.Root, "config", "core.untrackedCache", tc.config)
+			}
+			refreshes := core.NewRefreshes()
+			s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Refreshes: refreshes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := do(t, s, core.CreateRequest{Branch: "feat/x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			refreshes.Wait()
+			index := r.Git(out.Path, "rev-parse", "--path-format=absolute", "--git-path", "index")
+			if ext := coretest.IndexExtensions(t, index); slices.Contains(ext, "UNTR") != tc.cache {
+				t.Fatalf("index extensions %q; want the untracked cache: %v", ext, tc.cache)
+			}
+			if racy := r.RacyEntries(out.Path); len(racy) > 0 {
+				t.Fatalf("racily clean entries left: %v", racy)
+			}
+			if st := r.Git(out.Path, "status", "--porcelain"); st != "" {
+				t.Fatalf("the refresh changed the worktree's status: %q", st)
+			}
+		})
 	}
 }

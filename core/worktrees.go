@@ -34,6 +34,8 @@ type service struct {
 	// statusCache serves listings a worktree's last status when stat data proves nothing
 	// it depends on changed; display only (statuses), never a decision.
 	statusCache statuscache.Cache
+	// untracked is the repository's core.untrackedCache, read when first needed.
+	untracked untrackedSetting
 
 	// first is the snapshot Open read; the first List uses it instead of running git
 	// again, so `copse list` costs exactly one git process.
@@ -354,7 +356,8 @@ func (s *service) displayStatus(ctx context.Context, path string) Status {
 	if hit {
 		return fromGitStatus(st)
 	}
-	st, err := s.git.Status(ctx, path)
+	display, _ := s.untrackedCache(ctx)
+	st, err := s.git.DisplayStatus(ctx, path, display)
 	if err != nil {
 		return statusFailure(err)
 	}
@@ -362,7 +365,8 @@ func (s *service) displayStatus(ctx context.Context, path string) Status {
 	return fromGitStatus(st)
 }
 
-// status reads one worktree's status from git; a failure becomes Status.Error for that row.
+// status reads one worktree's status from git, with the untracked cache off (it informs a
+// decision); a failure becomes Status.Error for that row.
 func (s *service) status(ctx context.Context, path string) Status {
 	if ctx.Err() != nil {
 		return Status{Error: "status not computed: cancelled"}

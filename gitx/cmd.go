@@ -33,6 +33,49 @@ type Cmd struct {
 	// cap applies, so a command whose full output is huge but whose interesting part is
 	// small (ls-files of a big index) never buffers the rest.
 	keep func(record []byte) bool
+	// untracked is the status's use of git's untracked cache (status builders only).
+	untracked UntrackedCache
+}
+
+// UntrackedCache is how a git status uses the untracked cache (core.untrackedCache): a
+// record in the index of every directory's untracked files, trusted for as long as the
+// directory's stat data is unchanged. It spares a status most of its untracked scan, but
+// where a filesystem does not move a directory's mtime when an entry is added, it hides
+// the new file; and git honours a cache found in the index even when the setting is unset.
+type UntrackedCache uint8
+
+const (
+	// UntrackedCacheAsConfigured passes no setting: git does what the repository's config
+	// (or its default, "keep") says.
+	UntrackedCacheAsConfigured UntrackedCache = iota
+	// UntrackedCacheOn runs git with -c core.untrackedCache=true: a display status, where
+	// the repository does not set it.
+	UntrackedCacheOn
+	// UntrackedCacheOff runs git with -c core.untrackedCache=false: the cache is not
+	// read, so no record in the index can hide an untracked file. Every status copse
+	// decides on runs so (and read-only, so it never writes the index without the cache).
+	UntrackedCacheOff
+)
+
+func (u UntrackedCache) String() string {
+	switch u {
+	case UntrackedCacheOn:
+		return "on"
+	case UntrackedCacheOff:
+		return "off"
+	}
+	return "as-configured"
+}
+
+// option is the -c setting for u, or nil.
+func (u UntrackedCache) option() []string {
+	switch u {
+	case UntrackedCacheOn:
+		return []string{"-c", "core.untrackedCache=true"}
+	case UntrackedCacheOff:
+		return []string{"-c", "core.untrackedCache=false"}
+	}
+	return nil
 }
 
 // Env returns the extra environment entries this command runs with (dry runs show them).
@@ -46,8 +89,10 @@ const worktreeListLimit = 64 << 20
 // Argv returns exactly what is executed, starting with "git" (Runner.Bin
 // replaces only the program that is started, not this display name).
 func (c Cmd) Argv() []string {
-	argv := make([]string, 0, 3+len(c.args))
+	opt := c.untracked.option()
+	argv := make([]string, 0, 3+len(opt)+len(c.args))
 	argv = append(argv, "git", "-C", c.dir)
+	argv = append(argv, opt...)
 	return append(argv, c.args...)
 }
 
@@ -75,6 +120,10 @@ func (c Cmd) Name() string { return commandName(c.Argv()) }
 // that have one ("git worktree add"). Operands are never included: they may be paths or
 // branch names a message would have to escape.
 func commandName(argv []string) string {
+	// Settings for this one run (-c key=value) come before the command.
+	for len(argv) >= 5 && argv[3] == "-c" {
+		argv = append(argv[:3:3], argv[5:]...)
+	}
 	if len(argv) < 4 {
 		return "git"
 	}
@@ -146,12 +195,20 @@ func WorktreePrune(dir string) (Cmd, error) {
 	return Cmd{dir: dir, args: []string{"worktree", "prune"}}, nil
 }
 
-// StatusCmd reads the status of the worktree at dir in a stable machine format.
+// StatusCmd reads the status of the worktree at dir in a stable machine format, for a
+// decision: the untracked cache is off.
 func StatusCmd(dir string) (Cmd, error) {
+	return DisplayStatusCmd(dir, UntrackedCacheOff)
+}
+
+// DisplayStatusCmd is StatusCmd for a listing, which may use the untracked cache as
+// untracked says. The arguments are the same, so the untracked cache a refresh writes
+// (RefreshStat, for the same untracked-files mode) is the one this status reads.
+func DisplayStatusCmd(dir string, untracked UntrackedCache) (Cmd, error) {
 	if err := check("status", checkDir(dir)); err != nil {
 		return Cmd{}, err
 	}
-	return Cmd{dir: dir, args: []string{"status", "--porcelain=v2", "--branch", "-z"}, read: true}, nil
+	return Cmd{dir: dir, args: []string{"status", "--porcelain=v2", "--branch", "-z"}, read: true, untracked: untracked}, nil
 }
 
 // CheckRefFormatBranch validates name as a branch and prints the name git

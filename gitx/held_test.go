@@ -27,7 +27,7 @@ func TestHeldBuildersArgv(t *testing.T) {
 		read bool
 	}{
 		{"SafetyStatusCmd pins the monitor off", must(SafetyStatusCmd("/wt")),
-			[]string{"git", "-C", "/wt", "-c", "core.fsmonitor=false", "status", "--porcelain=v2", "--branch", "-z",
+			[]string{"git", "-C", "/wt", "-c", "core.untrackedCache=false", "-c", "core.fsmonitor=false", "status", "--porcelain=v2", "--branch", "-z",
 				"--untracked-files=all", "--ignored=traditional", "--ignore-submodules=none"}, true},
 		{"UnkeptCommitsCmd", must(UnkeptCommitsCmd("/wt", []string{oid, o2})),
 			[]string{"git", "-C", "/wt", "rev-list", "--ignore-missing", oid, o2, "--not", "--branches", "--tags", "--remotes"}, true},

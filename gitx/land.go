@@ -95,12 +95,13 @@ func ConflictedNames(dir string) (Cmd, error) {
 
 // DirtyNames lists every path with a change at dir (staged, unstaged, untracked, each
 // untracked file on its own), in short porcelain -z form. It is read-only, so it runs
-// without optional locks and does not refresh the index (its mtime stays an idle mark).
+// without optional locks and does not refresh the index (its mtime stays an idle mark), and
+// with the untracked cache off, as every status copse decides on.
 func DirtyNames(dir string) (Cmd, error) {
 	if err := check("status", checkDir(dir)); err != nil {
 		return Cmd{}, err
 	}
-	return Cmd{dir: dir, args: []string{"status", "--porcelain", "-z", "-uall"}, read: true}, nil
+	return Cmd{dir: dir, args: []string{"status", "--porcelain", "-z", "-uall"}, read: true, untracked: UntrackedCacheOff}, nil
 }
 
 // checkReflogMessage keeps a reflog message to one plain line.
@@ -351,15 +352,16 @@ func ResetKeep(dir, oid string) (Cmd, error) {
 }
 
 // StatusWithIgnoredCmd lists every changed, untracked and ignored path of the worktree at
-// dir (porcelain v1, -z), whatever status.showUntrackedFiles says: land checks a checkout
-// it is about to rewrite (git overwrites ignored files) against it. --ignored=matching names an ignored directory once ("build/") rather than every file
+// dir (porcelain v1, -z), whatever status.showUntrackedFiles says and with the untracked
+// cache off: land checks a checkout it is about to rewrite (git overwrites ignored files)
+// against it. --ignored=matching names an ignored directory once ("build/") rather than every file
 // in it, so a large ignored tree stays one entry.
 func StatusWithIgnoredCmd(dir string) (Cmd, error) {
 	if err := check("status", checkDir(dir)); err != nil {
 		return Cmd{}, err
 	}
 	return Cmd{dir: dir, args: []string{"status", "--porcelain", "-z", "--untracked-files=all", "--ignored=matching",
-		"--ignore-submodules=none"}, read: true, limit: safetyOutputLimit}, nil
+		"--ignore-submodules=none"}, read: true, limit: safetyOutputLimit, untracked: UntrackedCacheOff}, nil
 }
 
 // TouchedNamesCmd lists every path that a commit reachable from tip but not from base

@@ -12,6 +12,12 @@ import (
 // A held index.lock is another git at work: RefreshStat skips without waiting, and leaves
 // the lock, the index and its time exactly as they were.
 func TestRefreshStatSkipsHeldIndexLock(t *testing.T) {
+	for _, untracked := range []UntrackedCache{UntrackedCacheOff, UntrackedCacheOn} {
+		t.Run(untracked.String(), func(t *testing.T) { refreshSkipsHeldIndexLock(t, untracked) })
+	}
+}
+
+func refreshSkipsHeldIndexLock(t *testing.T, untracked UntrackedCache) {
 	s := newSandbox(t)
 	repo := s.initRepo("app")
 	wt := s.path("wt")
@@ -28,7 +34,7 @@ func TestRefreshStatSkipsHeldIndexLock(t *testing.T) {
 	// Past the checkout's second, a refresh would rewrite the index if it ran.
 	time.Sleep(time.Until(stBefore.ModTime().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
 
-	ran, err := s.runner().RefreshStat(context.Background(), wt)
+	ran, err := s.runner().RefreshStat(context.Background(), wt, untracked)
 	if err != nil || ran {
 		t.Fatalf("RefreshStat with index.lock held = %v, %v; want a skip", ran, err)
 	}
@@ -45,7 +51,7 @@ func TestRefreshStatSkipsHeldIndexLock(t *testing.T) {
 	if err := os.Remove(lock); err != nil {
 		t.Fatal(err)
 	}
-	if ran, err := s.runner().RefreshStat(context.Background(), wt); err != nil || !ran {
+	if ran, err := s.runner().RefreshStat(context.Background(), wt, untracked); err != nil || !ran {
 		t.Fatalf("RefreshStat = %v, %v; want a refresh", ran, err)
 	}
 	if st, _ := os.Stat(index); !st.ModTime().After(stBefore.ModTime()) {

@@ -359,8 +359,9 @@ func TestCmdName(t *testing.T) {
 	add, _ := WorktreeAddNew("/r", "/r/x", "feat", strings.Repeat("a", 40))
 	list, _ := WorktreeList("/r")
 	st, _ := StatusCmd("/r")
+	safety, _ := SafetyStatusCmd("/r")
 	del, _ := BranchDelete("/r", "worktree", false)
-	for c, want := range map[*Cmd]string{&add: "git worktree add", &list: "git worktree list", &st: "git status", &del: "git branch"} {
+	for c, want := range map[*Cmd]string{&add: "git worktree add", &list: "git worktree list", &st: "git status", &safety: "git status", &del: "git branch"} {
 		if got := c.Name(); got != want {
 			t.Errorf("%s: Name() = %q, want %q", c, got, want)
 		}

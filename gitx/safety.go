@@ -35,9 +35,11 @@ func SafetyStatusCmd(dir string) (Cmd, error) {
 	}
 	// core.fsmonitor=false: a file-system monitor (or a hook posing as one) answers
 	// "nothing changed" from its own cache, and in a nested repository its command is
-	// that repository's config, not the user's; copse asks the disk.
+	// that repository's config, not the user's; copse asks the disk. The untracked cache
+	// is off for the same reason (a stale record in the index would hide a file).
 	return Cmd{dir: dir, args: []string{"-c", "core.fsmonitor=false", "status", "--porcelain=v2", "--branch", "-z",
-		"--untracked-files=all", "--ignored=traditional", "--ignore-submodules=none"}, read: true, limit: safetyOutputLimit}, nil
+		"--untracked-files=all", "--ignored=traditional", "--ignore-submodules=none"}, read: true, limit: safetyOutputLimit,
+		untracked: UntrackedCacheOff}, nil
 }
 
 // SafetyStatus runs SafetyStatusCmd and adds the operation in progress, if any.

@@ -215,11 +215,21 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// Status runs git status in the worktree at dir and adds whether a rebase or
-// merge is in progress, read from the worktree's own git directory (these
-// markers are per worktree) without starting another process.
+// Status runs git status in the worktree at dir (StatusCmd: the untracked cache off, for
+// a decision) and adds whether a rebase or merge is in progress, read from the worktree's
+// own git directory (these markers are per worktree) without starting another process.
 func (r *Runner) Status(ctx context.Context, dir string) (Status, error) {
 	c, err := StatusCmd(dir)
+	return r.status(ctx, dir, c, err)
+}
+
+// DisplayStatus is Status for a listing: git uses the untracked cache as untracked says.
+func (r *Runner) DisplayStatus(ctx context.Context, dir string, untracked UntrackedCache) (Status, error) {
+	c, err := DisplayStatusCmd(dir, untracked)
+	return r.status(ctx, dir, c, err)
+}
+
+func (r *Runner) status(ctx context.Context, dir string, c Cmd, err error) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}

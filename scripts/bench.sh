@@ -8,6 +8,7 @@
 #                                              20 files in the repository)
 #
 # Needs git, go and bash; tmux for the in-tmux and picker groups (skipped without it).
+# BENCH_GROUPS=made,status (say) runs only those groups.
 # copse is built as the README installs it (CGO_ENABLED=0); the default cgo build is timed
 # beside it. Every group interleaves its commands: each round runs each command once, in a
 # shuffled order, so load on the machine hits all of them alike. For each pair it prints
@@ -24,6 +25,11 @@
 #            with no status cache (cold)                               CPU target ≤ 1.05
 #            with nothing changed since the last read (warm)           CPU target ≤ 0.35
 #            with one file edited in each of 10 worktrees              CPU target ≤ 0.45
+#   made     the same repository made again, its worktrees made by copse create (which
+#            refreshes each index and writes git's untracked cache), CPU time:
+#            copse list --json --status, no cache, on those / floor status on the
+#                                           git worktree add ones (today's floor)  target ≤ 0.5
+#            floor status on the copse-made ones / on the git-made ones  (what the refresh buys)
 #   tmux     copse version and copse list on a tmux pane, TMUX set / unset    target ≤ 1.05
 #            copse version on the pane    / to /dev/null                       target ≤ 1.05
 #   picker   copse (the picker) in a new tmux window until its first rows show
@@ -73,6 +79,7 @@ done
 # Some work in progress, so status has something to count.
 for i in $(seq 1 7 "$n"); do echo change >>"$work/app.worktrees/bench-b$i/f1.txt"; done
 
+
 # Check what copse --status reports before timing it: every worktree has a status, none an error.
 out=$("$copse" -C "$repo" list --json --status)
 rows=$(grep -o '"path":' <<<"$out" | wc -l)
@@ -96,17 +103,40 @@ echo "git processes: copse list --json $(count_git "$copse" -C "$repo" list --js
 	"copse list --json --status $(count_git "$copse" -C "$repo" list --json --status)," \
 	"floor status $(count_git "$work/floor" status "$repo")"
 
-groups=list,status
+groups=list,made,status
 if command -v tmux >/dev/null 2>&1; then
 	groups=$groups,tmux,picker
 else
 	echo "tmux not found: skipping the in-tmux and picker groups"
 fi
-echo "timing ($rounds rounds of list and tmux, $status_rounds of status, $picker_rounds of picker;" \
+groups=${BENCH_GROUPS:-$groups} # e.g. BENCH_GROUPS=made: one group alone
+made=""
+if [[ ,$groups, == *,made,* ]]; then
+	# The made group: the same repository, its worktrees made by copse create (four at a time;
+	# each waits for its own index refresh, as the CLI does), with the same work in progress.
+	echo "making the same repository again, its $n linked worktrees made by copse create…"
+	made="$work/made"
+	git init -q -b main "$made"
+	for i in $(seq 1 "$files"); do printf 'file %d\n' "$i" >"$made/f$i.txt"; done
+	git -C "$made" add .
+	git -C "$made" commit -q -m initial
+	# (Their waits for the repository lock are said on stderr: kept, and shown on a failure.)
+	if ! seq 1 "$n" | xargs -P 4 -I{} "$copse" -C "$made" create "bench/b{}" >/dev/null 2>>"$work/create.log"; then
+		cat "$work/create.log" >&2
+		exit 1
+	fi
+	for i in $(seq 1 7 "$n"); do echo change >>"$work/made.worktrees/bench-b$i/f1.txt"; done
+	untr=0
+	for d in "$made"/.git/worktrees/*; do
+		if grep -qa UNTR "$d/index"; then untr=$((untr + 1)); fi
+	done
+	echo "check: $(ls "$work/made.worktrees" | wc -l) copse-made worktrees, $untr of them with git's untracked cache in their index"
+fi
+echo "timing ($rounds rounds of list and tmux, $status_rounds of made and of status, $picker_rounds of picker;" \
 	"$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))…"
 echo
 "$work/harness" -copse "$copse" -floor "$work/floor" -repo "$repo" -groups "$groups" \
-	-rounds "$rounds" -status-rounds "$status_rounds" -picker-rounds "$picker_rounds" \
+	-made "$made" -rounds "$rounds" -status-rounds "$status_rounds" -picker-rounds "$picker_rounds" \
 	-also "cgo=$work/copse-cgo"
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs); $(git --version), $(go version | cut -d' ' -f3), tmux $(tmux -V 2>/dev/null | cut -d' ' -f2 || echo none)"

@@ -9,6 +9,10 @@
 //	status   copse list --json --status with no status cache (cold), with nothing changed
 //	         since the last read (warm), and with one file edited in each of 10 worktrees;
 //	         floor status (a Go pool running the same git commands as a cold read)
+//	made     the same repository made again with its worktrees made by copse create (so
+//	         refreshed, with the untracked cache written): copse list --json --status on it
+//	         with no status cache, and floor status on it, each against floor status on the
+//	         repository whose worktrees git worktree add made (today's floor)
 //	tmux     inside a tmux pane: copse version and copse list with stdout on the pane, with
 //	         and without TMUX in the environment, and copse version to /dev/null
 //	picker   in a new tmux window: copse (the picker) until its first rows show and until the
@@ -37,6 +41,7 @@ import (
 
 type config struct {
 	copse, floor, repo, self string
+	made                     string // the repository whose worktrees copse create made
 	rounds, statusRounds     int
 	pickerRounds             int
 	groups                   string
@@ -56,6 +61,7 @@ func main() {
 	flag.StringVar(&c.copse, "copse", "", "copse binary")
 	flag.StringVar(&c.floor, "floor", "", "floor binary")
 	flag.StringVar(&c.repo, "repo", "", "repository with many worktrees")
+	flag.StringVar(&c.made, "made", "", "the same repository with its worktrees made by copse create (the made group)")
 	flag.IntVar(&c.rounds, "rounds", 30, "rounds of the list and tmux groups")
 	flag.IntVar(&c.statusRounds, "status-rounds", 8, "rounds of the status group")
 	flag.IntVar(&c.pickerRounds, "picker-rounds", 10, "rounds of the picker group")
@@ -66,7 +72,7 @@ func main() {
 		c.also = append(c.also, v)
 		return nil
 	})
-	flag.StringVar(&c.groups, "groups", "list,status,tmux,picker", "groups to run, comma-separated")
+	flag.StringVar(&c.groups, "groups", "list,made,status,tmux,picker", "groups to run, comma-separated")
 	flag.Parse()
 	self, err := os.Executable()
 	must(err)
@@ -77,6 +83,10 @@ func main() {
 	var rep report
 	if c.wants("list") {
 		listGroup(c, &rep)
+	}
+	// Before the status group, whose edits would make the two repositories differ.
+	if c.wants("made") && c.made != "" {
+		madeGroup(c, &rep)
 	}
 	if c.wants("status") {
 		statusGroup(c, &rep)
@@ -223,6 +233,25 @@ func statusGroup(c config, rep *report) {
 	rep.add("status-warm-cpu", "the same in CPU time", cpu["warm"], cpu["floor"], 0.35, 0)
 	rep.add("status-edit", "the same, one file edited in each of 10 worktrees / the pool", t["edited"], t["floor"], 0, 0)
 	rep.add("status-edit-cpu", "the same in CPU time", cpu["edited"], cpu["floor"], 0.45, 0)
+}
+
+// madeGroup compares worktrees as copse create leaves them (their index refreshed once the
+// checkout's second passed, and git's untracked cache written where the repository allows
+// it) with the same worktrees as git worktree add leaves them (racily clean, no untracked
+// cache): today's floor is the parallel pool of git status over the latter.
+func madeGroup(c config, rep *report) {
+	cache := filepath.Join(c.made, ".git", "copse-status")
+	_, cpu := roundsCPU(c.statusRounds, map[string]func() time.Duration{
+		"copse": func() time.Duration {
+			must(os.RemoveAll(cache))
+			return run(nil, nil, c.copse, "-C", c.made, "list", "--json", "--status")
+		},
+		"floor-made": func() time.Duration { return run(nil, nil, c.floor, "status", c.made) },
+		"floor-git":  func() time.Duration { return run(nil, nil, c.floor, "status", c.repo) },
+	})
+	rep.add("made-cpu", "list --json --status (no cache) on copse-made worktrees / the floor on git-made ones, CPU", cpu["copse"], cpu["floor-git"], 0.5, 0)
+	rep.add("made-floor-cpu", "the floor on copse-made worktrees / on git-made ones, CPU (what the refresh buys)", cpu["floor-made"], cpu["floor-git"], 0, 0)
+	rep.add("made-own-cpu", "list --json --status (no cache) / the floor, both on copse-made worktrees, CPU", cpu["copse"], cpu["floor-made"], 0, 0)
 }
 
 // benchTrees lists the linked worktrees bench.sh made (their directories).
