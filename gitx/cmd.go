@@ -35,6 +35,11 @@ type Cmd struct {
 	keep func(record []byte) bool
 	// untracked is the status's use of git's untracked cache (status builders only).
 	untracked UntrackedCache
+	// gentle stops git with SIGTERM, on a timeout or cancel and if copse dies, instead of
+	// SIGKILL: git removes its lock files on SIGTERM, and a command copse runs for its own
+	// benefit (the refresh of an index) must never leave index.lock behind for the user's
+	// next git command to trip over. SIGKILL follows after waitDelay if git lingers.
+	gentle bool
 }
 
 // UntrackedCache is how a git status uses the untracked cache (core.untrackedCache): a

@@ -13,6 +13,9 @@ func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
+// gentleDeath makes the parent-death signal SIGTERM (Cmd.gentle).
+func gentleDeath(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGTERM }
+
 // pinThread keeps the calling goroutine on its OS thread until the returned func runs.
 // The parent-death signal fires when the *thread* that started the child ends, not the
 // process (prctl(2); golang/go#27505), and Go ends a thread when a goroutine locked to it

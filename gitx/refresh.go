@@ -64,7 +64,7 @@ func (r *Runner) RefreshStat(ctx context.Context, dir string, untracked Untracke
 // refreshCmd is the one git command of RefreshStat.
 func refreshCmd(dir string, untracked UntrackedCache) (Cmd, error) {
 	if untracked == UntrackedCacheOff {
-		return Cmd{dir: dir, args: []string{"update-index", "-q", "--refresh"}}, nil
+		return Cmd{dir: dir, args: []string{"update-index", "-q", "--refresh"}, gentle: true}, nil
 	}
 	c, err := DisplayStatusCmd(dir, untracked)
 	if err != nil {
@@ -76,5 +76,6 @@ func refreshCmd(dir string, untracked UntrackedCache) (Cmd, error) {
 	// while it holds index.lock.
 	c.read = false
 	c.keep = func([]byte) bool { return false }
+	c.gentle = true
 	return c, nil
 }

@@ -3,6 +3,7 @@ package gitx
 import (
 	"bytes"
 	"context"
+	"github.com/copse-dev/copse/internal/testexec"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,5 +60,34 @@ func refreshSkipsHeldIndexLock(t *testing.T, untracked UntrackedCache) {
 	}
 	if out := s.git(wt, "status", "--porcelain"); out != "" {
 		t.Fatalf("the refresh changed the status: %q", out)
+	}
+}
+
+// A refresh stopped half way (its timeout, a cancel) leaves no index.lock behind: git is
+// stopped with SIGTERM, on which it removes its lock files, not SIGKILL, after which the
+// user's next git command would find the index locked. The stall is a core.fsmonitor hook
+// that sleeps while git holds the lock.
+func TestRefreshStoppedHalfWayLeavesNoIndexLock(t *testing.T) {
+	for _, untracked := range []UntrackedCache{UntrackedCacheOff, UntrackedCacheOn} {
+		t.Run(untracked.String(), func(t *testing.T) {
+			s := newSandbox(t)
+			repo := s.initRepo("app")
+			hook := s.path("fsmonitor-hook")
+			if err := testexec.WriteFile(hook, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			s.git(repo, "config", "core.fsmonitor", hook)
+			r := s.runner()
+			r.Timeout = 500 * time.Millisecond
+			lock := filepath.Join(repo, ".git", "index.lock")
+			ran, err := r.RefreshStat(context.Background(), repo, untracked)
+			if err == nil || ran {
+				t.Fatalf("RefreshStat under a stalled hook = %v, %v; want its timeout", ran, err)
+			}
+			// git is gone once RefreshStat returns; its lock must be too.
+			if _, err := os.Lstat(lock); !os.IsNotExist(err) {
+				t.Fatalf("a stopped refresh left %s behind (%v): the user's next git would fail", lock, err)
+			}
+		})
 	}
 }

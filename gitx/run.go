@@ -207,9 +207,14 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 		cmd.Stdout = filter
 	}
 	cmd.SysProcAttr = procAttr()
+	stopSig := syscall.SIGKILL
+	if c.gentle {
+		stopSig = syscall.SIGTERM
+		gentleDeath(cmd.SysProcAttr)
+	}
 	cmd.Cancel = func() error {
 		// Negative pid: the whole group. git is the group leader (Setpgid).
-		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err := syscall.Kill(-cmd.Process.Pid, stopSig)
 		if errors.Is(err, syscall.ESRCH) {
 			return os.ErrProcessDone
 		}
