@@ -354,6 +354,12 @@ func ttyChild(args []string) {
 }
 
 func pickerGroup(c config, t *tmuxServer, rep *report) {
+	// The figures are for a repository whose statuses the cache holds (the picker's rows on
+	// screen come from it in one frame): one read once the clock has left the second of
+	// whatever changed last stores every worktree's. Without it each round would start
+	// cold and be killed before its pool could store anything.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 30*time.Millisecond)))
+	run(nil, nil, c.copse, "-C", c.repo, "list", "--json", "--status")
 	var first, visible []time.Duration
 	jobs := map[string]func() time.Duration{
 		"git": func() time.Duration {
