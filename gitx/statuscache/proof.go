@@ -409,7 +409,13 @@ func (c *Cache) proveRepo(p *prover, common string) error {
 // config hashes one config file (relative to dir) and notes the excludes file it names.
 // Includes (which may depend on the directory) are not followed: no proof.
 func (c *Cache) config(p *prover, dir int, name string, excludes *string) error {
-	b, err := p.content(dir, name)
+	var b []byte
+	var err error
+	if c.off["config"] {
+		b, err = readSmallAt(dir, name)
+	} else {
+		b, err = p.content(dir, name)
+	}
 	if err != nil {
 		return err
 	}
