@@ -353,7 +353,11 @@ func (s *service) displayStatus(ctx context.Context, pass *statuscache.Pass, pat
 	if hit {
 		return fromGitStatus(st)
 	}
-	st, err := s.git.Status(ctx, path)
+	gitDir := "" // git's status looks for the git directory unless the proof just found it
+	if proof != nil {
+		gitDir = proof.GitDir()
+	}
+	st, err := s.git.StatusIn(ctx, path, gitDir)
 	if err != nil {
 		return statusFailure(err)
 	}

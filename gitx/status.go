@@ -219,6 +219,12 @@ func isDigits(s string) bool {
 // merge is in progress, read from the worktree's own git directory (these
 // markers are per worktree) without starting another process.
 func (r *Runner) Status(ctx context.Context, dir string) (Status, error) {
+	return r.StatusIn(ctx, dir, "")
+}
+
+// StatusIn is Status for a caller that has just read where the worktree's git directory
+// is (the status cache's proof): it is not looked for again. gitDir "" looks for it.
+func (r *Runner) StatusIn(ctx context.Context, dir, gitDir string) (Status, error) {
 	c, err := StatusCmd(dir)
 	if err != nil {
 		return Status{}, err
@@ -231,9 +237,10 @@ func (r *Runner) Status(ctx context.Context, dir string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	gitDir, err := worktreeGitDir(dir)
-	if err != nil {
-		return Status{}, err
+	if gitDir == "" {
+		if gitDir, err = worktreeGitDir(dir); err != nil {
+			return Status{}, err
+		}
 	}
 	if s.Rebasing, err = anyExists(gitDir, "rebase-merge", "rebase-apply"); err != nil {
 		return Status{}, err

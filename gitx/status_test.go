@@ -228,6 +228,20 @@ func TestRunnerStatusRebasing(t *testing.T) {
 	if st, err = r.Status(ctx, repo); err != nil || st.Rebasing || st.Merging || st.Dirty() {
 		t.Fatalf("main worktree: %+v, %v", st, err)
 	}
+	// StatusIn reads the markers from the git directory it is given, and looks for none.
+	wtGitDir := filepath.Join(repo, ".git", "worktrees", "wt")
+	for _, c := range []struct{ dir, gitDir string }{{wt, wtGitDir}, {repo, filepath.Join(repo, ".git")}} {
+		want, err := r.Status(ctx, c.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.StatusIn(ctx, c.dir, c.gitDir); err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("StatusIn(%s, %s) = %+v, %v; Status says %+v", c.dir, c.gitDir, got, err, want)
+		}
+	}
+	if st, err = r.StatusIn(ctx, repo, wtGitDir); err != nil || !st.Rebasing {
+		t.Fatalf("StatusIn with the linked worktree's git directory: %+v, %v (did it look for the main one?)", st, err)
+	}
 }
 
 func TestWorktreeGitDir(t *testing.T) {

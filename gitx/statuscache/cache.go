@@ -101,7 +101,11 @@ type Proof struct {
 	sum      [sha256.Size]byte
 	racy     bool   // something was modified in the proof's second or later
 	upstream string // the upstream whose ref the proof covers ("" = none)
+	gitDir   string
 }
+
+// GitDir is the worktree's git directory, as the proof found it.
+func (p *Proof) GitDir() string { return p.gitDir }
 
 // fileFormat is the cache file.
 type fileFormat struct {

@@ -207,3 +207,20 @@ func TestPassSharedPartFollowsTheRacyRule(t *testing.T) {
 		})
 	}
 }
+
+// A proof names the git directory it read, for git's status to use without looking again.
+func TestProofNamesTheGitDirectory(t *testing.T) {
+	f := newFixture(t)
+	for wt, want := range map[string]string{
+		f.repo: filepath.Join(f.repo, ".git"),
+		f.wt:   filepath.Join(f.repo, ".git", "worktrees", "wt"),
+	} {
+		_, p, _ := f.c.Lookup(wt)
+		if p == nil {
+			t.Fatalf("%s: no proof", wt)
+		}
+		if p.GitDir() != want {
+			t.Fatalf("%s: the proof names %q, want %q", wt, p.GitDir(), want)
+		}
+	}
+}

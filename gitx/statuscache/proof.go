@@ -511,7 +511,7 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 	if err := pr.walk(t.root, t.path, true, new(int)); err != nil {
 		return nil, err
 	}
-	p := &Proof{worktree: t.path, common: t.common, at: r.at, racy: pr.racy || r.racy, upstream: upstream}
+	p := &Proof{worktree: t.path, common: t.common, at: r.at, racy: pr.racy || r.racy, upstream: upstream, gitDir: t.gitDir}
 	pr.sum(p.sum[:0], r.sum[:])
 	return p, nil
 }
