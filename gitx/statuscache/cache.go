@@ -12,7 +12,8 @@
 // the proof was taken (or later), the status is not stored, so an edit in the same second
 // as the read is never missed. Where it cannot prove freshness (a split or sparse index,
 // submodules, reftable, config includes, a huge tree, a clock that went backwards) it
-// says so and the caller runs git.
+// says so and the caller runs git. A listing proves its worktrees in one Pass, which reads
+// what they all depend on alike (config, packed-refs, info/exclude) once.
 package statuscache
 
 import (
