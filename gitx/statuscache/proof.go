@@ -8,7 +8,6 @@ import (
 	"errors"
 	"hash"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -110,7 +109,7 @@ func (ps *Pass) repo(common string) *repoPart {
 // kernel walking the same long path for each of them.
 type tree struct {
 	path   string
-	root   *os.File // the worktree's directory
+	root   int // the worktree's directory, open
 	gitDir string
 	git    int // the git directory, open
 	common string
@@ -129,7 +128,7 @@ func openTree(path string) (*tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{path: path, root: os.NewFile(uintptr(fd), path), git: -1}
+	t := &tree{path: path, root: fd, git: -1}
 	ok := false
 	defer func() {
 		if !ok {
@@ -189,7 +188,7 @@ func (t *tree) close() {
 	if t.git >= 0 {
 		unix.Close(t.git)
 	}
-	t.root.Close()
+	unix.Close(t.root)
 }
 
 // missing: the file (or a directory on its path) does not exist.
@@ -250,6 +249,10 @@ type prover struct {
 	racy      bool
 	off       map[string]bool // tests: Cache.off
 }
+
+// dirBufs are the walk's buffers for reading directory entries, shared by the proofs
+// running at once.
+var dirBufs = sync.Pool{New: func() any { b := make([]byte, 8<<10); return &b }}
 
 func (c *Cache) newProver(at time.Time) *prover {
 	return &prover{h: sha256.New(), buf: make([]byte, 0, 8<<10), threshold: at.Add(-racyMargin).Unix(),
@@ -572,7 +575,6 @@ func (p *prover) index(t *tree) error {
 	if err != nil {
 		return err
 	}
-	root := int(t.root.Fd())
 	for _, e := range entries {
 		if e.gitlink {
 			return errUnprovable // a submodule's status is read from the submodule
@@ -580,34 +582,34 @@ func (p *prover) index(t *tree) error {
 		if p.off["entries"] {
 			continue
 		}
-		if err := p.stat(root, e.path); err != nil {
+		if err := p.stat(t.root, e.path); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// walk hashes the stat data of every directory under dir (open as f) and of every
+// walk hashes the stat data of every directory under dir (open as fd) and of every
 // .gitignore in them: adding or removing an entry moves its directory's mtime, so an
 // untracked file in a new directory shows in its parent's. A directory holding .git is
 // another repository (git shows it as one untracked entry): its own stat data is hashed,
-// not its contents. walk closes f unless it is the top (the tree's own), and before it
+// not its contents. walk closes fd unless it is the top (the tree's own), and before it
 // opens the subdirectories: a deep tree holds one descriptor at a time.
-func (p *prover) walk(f *os.File, dir string, top bool, dirs *int) error {
-	subdirs, err := p.dir(f, dir, top, dirs)
+func (p *prover) walk(fd int, dir string, top bool, dirs *int) error {
+	subdirs, err := p.dir(fd, dir, top, dirs)
 	if !top {
-		f.Close()
+		unix.Close(fd)
 	}
 	if err != nil {
 		return err
 	}
 	for _, name := range subdirs {
 		path := filepath.Join(dir, name)
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		sub, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return err
 		}
-		if err := p.walk(os.NewFile(uintptr(fd), path), path, false, dirs); err != nil {
+		if err := p.walk(sub, path, false, dirs); err != nil {
 			return err
 		}
 	}
@@ -615,12 +617,11 @@ func (p *prover) walk(f *os.File, dir string, top bool, dirs *int) error {
 }
 
 // dir hashes one directory of the walk and returns its subdirectories to walk.
-func (p *prover) dir(f *os.File, dir string, top bool, dirs *int) ([]string, error) {
+func (p *prover) dir(fd int, dir string, top bool, dirs *int) ([]string, error) {
 	*dirs++
 	if *dirs > maxDirs {
 		return nil, errTooBig
 	}
-	fd := int(f.Fd())
 	if !p.off["walk"] {
 		p.str(dir)
 		var st unix.Stat_t
@@ -631,28 +632,57 @@ func (p *prover) dir(f *os.File, dir string, top bool, dirs *int) ([]string, err
 			return nil, err
 		}
 	}
-	list, err := f.ReadDir(-1)
+	buf := dirBufs.Get().(*[]byte)
+	l, err := listDir(fd, *buf)
+	dirBufs.Put(buf)
 	if err != nil {
 		return nil, err
 	}
-	if !top {
-		for _, e := range list {
-			if e.Name() == ".git" {
-				return nil, nil
-			}
+	if !top && l.git {
+		return nil, nil
+	}
+	if l.gitignore && !p.off["ignore"] {
+		if err := p.stat(fd, ".gitignore"); err != nil {
+			return nil, err
 		}
 	}
-	var subdirs []string
-	for _, e := range list {
-		switch {
-		case e.Name() == ".git":
-		case e.IsDir():
-			subdirs = append(subdirs, e.Name())
-		case e.Name() == ".gitignore" && !p.off["ignore"]:
-			if err := p.stat(fd, ".gitignore"); err != nil {
-				return nil, err
+	return l.subdirs, nil
+}
+
+// dirList is what the walk needs of one directory: its subdirectories, and whether it
+// holds .git and .gitignore.
+type dirList struct {
+	subdirs        []string
+	git, gitignore bool
+}
+
+// add notes one entry of the directory open as fd. An entry whose type the directory does
+// not record is looked at; one gone meanwhile is skipped (its directory's mtime moved).
+func (l *dirList) add(fd int, name []byte, typ uint8) error {
+	switch string(name) {
+	case ".", "..":
+		return nil
+	case ".git":
+		l.git = true
+		return nil
+	}
+	if typ == unix.DT_UNKNOWN {
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if missing(err) {
+				return nil
 			}
+			return err
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			typ = unix.DT_DIR
 		}
 	}
-	return subdirs, nil
+	switch {
+	case typ == unix.DT_DIR:
+		l.subdirs = append(l.subdirs, string(name))
+	case string(name) == ".gitignore":
+		l.gitignore = true
+	}
+	return nil
 }
