@@ -353,11 +353,11 @@ func (s *service) displayStatus(ctx context.Context, pass *statuscache.Pass, pat
 	if hit {
 		return fromGitStatus(st)
 	}
-	gitDir := "" // git's status looks for the git directory unless the proof just found it
+	var known *gitx.GitDirState // what the proof just read of the git directory, not read again
 	if proof != nil {
-		gitDir = proof.GitDir()
+		known = proof.GitDir()
 	}
-	st, err := s.git.StatusIn(ctx, path, gitDir)
+	st, err := s.git.StatusIn(ctx, path, known)
 	if err != nil {
 		return statusFailure(err)
 	}

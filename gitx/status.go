@@ -23,7 +23,7 @@ type Status struct {
 	// prints no branch.ab line then).
 	Ahead, Behind                           int
 	Staged, Unstaged, Untracked, Conflicted int  // entry counts
-	Rebasing, Merging                       bool // set by Runner.Status only
+	Rebasing, Merging                       bool // set by Runner.Status and StatusIn only
 
 	// Ignored counts ignored entries ('!'), and IgnoredSample keeps the first few of them
 	// (only a status run with --ignored prints any).
@@ -219,12 +219,19 @@ func isDigits(s string) bool {
 // merge is in progress, read from the worktree's own git directory (these
 // markers are per worktree) without starting another process.
 func (r *Runner) Status(ctx context.Context, dir string) (Status, error) {
-	return r.StatusIn(ctx, dir, "")
+	return r.StatusIn(ctx, dir, nil)
 }
 
-// StatusIn is Status for a caller that has just read where the worktree's git directory
-// is (the status cache's proof): it is not looked for again. gitDir "" looks for it.
-func (r *Runner) StatusIn(ctx context.Context, dir, gitDir string) (Status, error) {
+// GitDirState is what Status reads from a worktree's git directory besides git's output.
+type GitDirState struct {
+	Dir               string // the worktree's git directory
+	Rebasing, Merging bool   // rebase-merge or rebase-apply, MERGE_HEAD exist
+}
+
+// StatusIn is Status for a caller that has just read the worktree's git directory (the
+// status cache's proof, taken right before git runs): known is not read again. nil reads it
+// after git, as Status does.
+func (r *Runner) StatusIn(ctx context.Context, dir string, known *GitDirState) (Status, error) {
 	c, err := StatusCmd(dir)
 	if err != nil {
 		return Status{}, err
@@ -237,10 +244,13 @@ func (r *Runner) StatusIn(ctx context.Context, dir, gitDir string) (Status, erro
 	if err != nil {
 		return Status{}, err
 	}
-	if gitDir == "" {
-		if gitDir, err = worktreeGitDir(dir); err != nil {
-			return Status{}, err
-		}
+	if known != nil {
+		s.Rebasing, s.Merging = known.Rebasing, known.Merging
+		return s, nil
+	}
+	gitDir, err := worktreeGitDir(dir)
+	if err != nil {
+		return Status{}, err
 	}
 	if s.Rebasing, err = anyExists(gitDir, "rebase-merge", "rebase-apply"); err != nil {
 		return Status{}, err

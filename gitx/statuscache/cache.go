@@ -102,11 +102,13 @@ type Proof struct {
 	sum      [sha256.Size]byte
 	racy     bool   // something was modified in the proof's second or later
 	upstream string // the upstream whose ref the proof covers ("" = none)
-	gitDir   string
+	gitDir   gitx.GitDirState
 }
 
-// GitDir is the worktree's git directory, as the proof found it.
-func (p *Proof) GitDir() string { return p.gitDir }
+// GitDir is the worktree's git directory and whether a rebase or merge is in progress in
+// it, as the proof read them just before git runs: git's status need not read them again
+// (gitx.Runner.StatusIn), and the status stored says what the proof covers.
+func (p *Proof) GitDir() *gitx.GitDirState { return &p.gitDir }
 
 // fileFormat is the cache file.
 type fileFormat struct {

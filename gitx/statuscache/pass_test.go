@@ -2,8 +2,10 @@ package statuscache
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,19 +210,31 @@ func TestPassSharedPartFollowsTheRacyRule(t *testing.T) {
 	}
 }
 
-// A proof names the git directory it read, for git's status to use without looking again.
+// A proof names the git directory it read, and whether a merge or rebase is in progress
+// there, for git's status to use without reading them again.
 func TestProofNamesTheGitDirectory(t *testing.T) {
 	f := newFixture(t)
-	for wt, want := range map[string]string{
-		f.repo: filepath.Join(f.repo, ".git"),
-		f.wt:   filepath.Join(f.repo, ".git", "worktrees", "wt"),
+	wtGit := filepath.Join(f.repo, ".git", "worktrees", "wt")
+	f.write(filepath.Join(wtGit, "MERGE_HEAD"), strings.TrimSpace(f.run(f.wt, "rev-parse", "HEAD"))+"\n")
+	for wt, want := range map[string]gitx.GitDirState{
+		f.repo: {Dir: filepath.Join(f.repo, ".git")},
+		f.wt:   {Dir: wtGit, Merging: true},
 	} {
 		_, p, _ := f.c.Lookup(wt)
 		if p == nil {
 			t.Fatalf("%s: no proof", wt)
 		}
-		if p.GitDir() != want {
-			t.Fatalf("%s: the proof names %q, want %q", wt, p.GitDir(), want)
+		if got := *p.GitDir(); got != want {
+			t.Fatalf("%s: the proof read %+v, want %+v", wt, got, want)
 		}
+		if st := f.truthOf(wt); st.Merging != want.Merging || st.Rebasing {
+			t.Fatalf("%s: git's status says merging %v, rebasing %v", wt, st.Merging, st.Rebasing)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(wtGit, "rebase-merge"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, p, _ := f.c.Lookup(f.wt); p == nil || !p.GitDir().Rebasing {
+		t.Fatal("the proof did not see the rebase")
 	}
 }

@@ -281,21 +281,22 @@ func (p *prover) sum(b []byte, extra ...[]byte) []byte {
 	return p.h.Sum(b)
 }
 
-// stat hashes the stat data of name (relative to dir, or absolute) or that it is missing.
+// stat hashes the stat data of name (relative to dir, or absolute) or that it is missing,
+// and says which.
 // A time in the racy window marks the proof racy. Any other error means the state cannot
 // be read: no proof.
-func (p *prover) stat(dir int, name string) error {
+func (p *prover) stat(dir int, name string) (exists bool, err error) {
 	p.str(name)
 	var st unix.Stat_t
-	err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	err = unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 	if missing(err) {
 		p.num(-1)
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
-	return p.info(&st)
+	return true, p.info(&st)
 }
 
 func (p *prover) info(st *unix.Stat_t) error {
@@ -366,7 +367,7 @@ func (c *Cache) proveRepo(p *prover, common string) error {
 		files = append(files, filepath.Join("info", "exclude"))
 	}
 	for _, f := range files {
-		if err := p.stat(unix.AT_FDCWD, filepath.Join(common, f)); err != nil {
+		if _, err := p.stat(unix.AT_FDCWD, filepath.Join(common, f)); err != nil {
 			return err
 		}
 	}
@@ -445,7 +446,8 @@ func (c *Cache) excludes(p *prover, file string) error {
 	if !filepath.IsAbs(file) {
 		return errUnprovable // relative to where git runs: guessing is not proving
 	}
-	return p.stat(unix.AT_FDCWD, file)
+	_, err := p.stat(unix.AT_FDCWD, file)
+	return err
 }
 
 // prove hashes what the worktree's status depends on beyond the repository-wide part r:
@@ -494,9 +496,15 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 			}
 		}
 	}
+	state := gitx.GitDirState{Dir: t.gitDir}
 	for _, f := range []string{"MERGE_HEAD", "rebase-merge", "rebase-apply"} {
-		if err := pr.stat(t.git, f); err != nil {
+		exists, err := pr.stat(t.git, f)
+		if err != nil {
 			return nil, err
+		}
+		if exists {
+			state.Merging = state.Merging || f == "MERGE_HEAD"
+			state.Rebasing = state.Rebasing || f != "MERGE_HEAD"
 		}
 	}
 	// The worktree's own config comes last in git's order: an excludes file it names wins
@@ -514,7 +522,7 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 	if err := pr.walk(t.root, t.path, true, new(int)); err != nil {
 		return nil, err
 	}
-	p := &Proof{worktree: t.path, common: t.common, at: r.at, racy: pr.racy || r.racy, upstream: upstream, gitDir: t.gitDir}
+	p := &Proof{worktree: t.path, common: t.common, at: r.at, racy: pr.racy || r.racy, upstream: upstream, gitDir: state}
 	pr.sum(p.sum[:0], r.sum[:])
 	return p, nil
 }
@@ -582,7 +590,7 @@ func (p *prover) index(t *tree) error {
 		if p.off["entries"] {
 			continue
 		}
-		if err := p.stat(t.root, e.path); err != nil {
+		if _, err := p.stat(t.root, e.path); err != nil {
 			return err
 		}
 	}
@@ -642,7 +650,7 @@ func (p *prover) dir(fd int, dir string, top bool, dirs *int) ([]string, error) 
 		return nil, nil
 	}
 	if l.gitignore && !p.off["ignore"] {
-		if err := p.stat(fd, ".gitignore"); err != nil {
+		if _, err := p.stat(fd, ".gitignore"); err != nil {
 			return nil, err
 		}
 	}
