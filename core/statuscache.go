@@ -17,13 +17,14 @@ func (s *Service) CachedStatuses(paths []string) []StatusResult {
 		out []StatusResult
 		wg  sync.WaitGroup
 	)
+	pass := si.statusCache.Pass() // one read of the repository-wide files for these rows
 	next := make(chan string)
 	for range min(cachedLookupWorkers, len(paths)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for p := range next {
-				if st, _, hit := si.statusCache.Lookup(p); hit {
+				if st, _, hit := pass.Lookup(p); hit {
 					mu.Lock()
 					out = append(out, StatusResult{Path: p, Status: fromGitStatus(st)})
 					mu.Unlock()

@@ -317,6 +317,9 @@ func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emi
 		flushed atomic.Bool
 	)
 	left.Store(int64(q.Len()))
+	// One cache pass for the pool: what every worktree of the repository depends on alike
+	// is read once for the listing, not once per worktree.
+	pass := s.statusCache.Pass()
 	flush := func() {
 		if ctx.Err() == nil && flushed.CompareAndSwap(false, true) {
 			s.statusCache.Flush()
@@ -333,7 +336,7 @@ func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emi
 				if !ok {
 					return
 				}
-				r := StatusResult{Path: p, Status: s.displayStatus(ctx, p)}
+				r := StatusResult{Path: p, Status: s.displayStatus(ctx, pass, p)}
 				if left.Add(-1) == 0 {
 					flush() // every status is computed (and stored) by now
 				}
@@ -348,16 +351,20 @@ func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emi
 // displayStatus is a worktree's status for a listing (list --status, the picker, pick):
 // the cached one when the status cache proves nothing it depends on has changed, else
 // git's, which is then cached. Nothing that decides anything calls it; they call status.
-func (s *service) displayStatus(ctx context.Context, path string) Status {
+func (s *service) displayStatus(ctx context.Context, pass *statuscache.Pass, path string) Status {
 	if ctx.Err() != nil {
 		return Status{Error: "status not computed: cancelled"}
 	}
-	st, proof, hit := s.statusCache.Lookup(path)
+	st, proof, hit := pass.Lookup(path)
 	if hit {
 		return fromGitStatus(st)
 	}
+	var known *gitx.GitDirState // what the proof just read of the git directory, not read again
+	if proof != nil {
+		known = proof.GitDir()
+	}
 	display, _ := s.untrackedCache(ctx)
-	st, err := s.git.DisplayStatus(ctx, path, display)
+	st, err := s.git.DisplayStatus(ctx, path, display, known)
 	if err != nil {
 		return statusFailure(err)
 	}

@@ -23,7 +23,7 @@ type Status struct {
 	// prints no branch.ab line then).
 	Ahead, Behind                           int
 	Staged, Unstaged, Untracked, Conflicted int  // entry counts
-	Rebasing, Merging                       bool // set by Runner.Status only
+	Rebasing, Merging                       bool // set by Runner.Status and StatusIn only
 
 	// Ignored counts ignored entries ('!'), and IgnoredSample keeps the first few of them
 	// (only a status run with --ignored prints any).
@@ -219,17 +219,30 @@ func isDigits(s string) bool {
 // a decision) and adds whether a rebase or merge is in progress, read from the worktree's
 // own git directory (these markers are per worktree) without starting another process.
 func (r *Runner) Status(ctx context.Context, dir string) (Status, error) {
+	return r.StatusIn(ctx, dir, nil)
+}
+
+// GitDirState is what Status reads from a worktree's git directory besides git's output.
+type GitDirState struct {
+	Dir               string // the worktree's git directory
+	Rebasing, Merging bool   // rebase-merge or rebase-apply, MERGE_HEAD exist
+}
+
+// StatusIn is Status for a caller that has just read the worktree's git directory (the
+// status cache's proof, taken right before git runs): known is not read again. nil reads it
+// after git, as Status does.
+func (r *Runner) StatusIn(ctx context.Context, dir string, known *GitDirState) (Status, error) {
 	c, err := StatusCmd(dir)
-	return r.status(ctx, dir, c, err)
+	return r.status(ctx, dir, c, err, known)
 }
 
-// DisplayStatus is Status for a listing: git uses the untracked cache as untracked says.
-func (r *Runner) DisplayStatus(ctx context.Context, dir string, untracked UntrackedCache) (Status, error) {
+// DisplayStatus is StatusIn for a listing: git uses the untracked cache as untracked says.
+func (r *Runner) DisplayStatus(ctx context.Context, dir string, untracked UntrackedCache, known *GitDirState) (Status, error) {
 	c, err := DisplayStatusCmd(dir, untracked)
-	return r.status(ctx, dir, c, err)
+	return r.status(ctx, dir, c, err, known)
 }
 
-func (r *Runner) status(ctx context.Context, dir string, c Cmd, err error) (Status, error) {
+func (r *Runner) status(ctx context.Context, dir string, c Cmd, err error, known *GitDirState) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
@@ -240,6 +253,10 @@ func (r *Runner) status(ctx context.Context, dir string, c Cmd, err error) (Stat
 	s, err := ParseStatus(out)
 	if err != nil {
 		return Status{}, err
+	}
+	if known != nil {
+		s.Rebasing, s.Merging = known.Rebasing, known.Merging
+		return s, nil
 	}
 	gitDir, err := worktreeGitDir(dir)
 	if err != nil {

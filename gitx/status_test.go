@@ -228,6 +228,21 @@ func TestRunnerStatusRebasing(t *testing.T) {
 	if st, err = r.Status(ctx, repo); err != nil || st.Rebasing || st.Merging || st.Dirty() {
 		t.Fatalf("main worktree: %+v, %v", st, err)
 	}
+	// StatusIn without a known state reads it as Status does; with one it takes it as given
+	// (the caller read it just before) and reads nothing of the git directory.
+	for _, dir := range []string{wt, repo} {
+		want, err := r.Status(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.StatusIn(ctx, dir, nil); err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("StatusIn(%s, nil) = %+v, %v; Status says %+v", dir, got, err, want)
+		}
+	}
+	known := &GitDirState{Dir: filepath.Join(repo, ".git"), Merging: true}
+	if st, err = r.StatusIn(ctx, wt, known); err != nil || st.Rebasing || !st.Merging {
+		t.Fatalf("StatusIn with a known state: %+v, %v (did it read the git directory again?)", st, err)
+	}
 }
 
 func TestWorktreeGitDir(t *testing.T) {

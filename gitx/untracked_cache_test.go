@@ -52,7 +52,7 @@ func TestDecisionStatusesNeverReadTheUntrackedCache(t *testing.T) {
 			}
 			ctx := context.Background()
 			r := s.runner()
-			display, err := r.DisplayStatus(ctx, repo, UntrackedCacheOn)
+			display, err := r.DisplayStatus(ctx, repo, UntrackedCacheOn, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +163,7 @@ func displayOpendirs(t *testing.T, s *sandbox, wt string) int {
 	r := s.runner()
 	// The statistics are nested deeper than the event target writes by default.
 	r.Env = append(r.Env, "GIT_TRACE2_EVENT="+trace, "GIT_TRACE2_EVENT_NESTING=5")
-	if _, err := r.DisplayStatus(context.Background(), wt, UntrackedCacheOn); err != nil {
+	if _, err := r.DisplayStatus(context.Background(), wt, UntrackedCacheOn, nil); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(trace)

@@ -12,25 +12,22 @@
 // the proof was taken (or later), the status is not stored, so an edit in the same second
 // as the read is never missed. Where it cannot prove freshness (a split or sparse index,
 // submodules, reftable, config includes, a huge tree, a clock that went backwards) it
-// says so and the caller runs git.
+// says so and the caller runs git. A listing proves its worktrees in one Pass, which reads
+// what they all depend on alike (config, packed-refs, info/exclude) once.
 package statuscache
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/copse-dev/copse/gitx"
@@ -105,7 +102,13 @@ type Proof struct {
 	sum      [sha256.Size]byte
 	racy     bool   // something was modified in the proof's second or later
 	upstream string // the upstream whose ref the proof covers ("" = none)
+	gitDir   gitx.GitDirState
 }
+
+// GitDir is the worktree's git directory and whether a rebase or merge is in progress in
+// it, as the proof read them just before git runs: git's status need not read them again
+// (gitx.Runner.StatusIn), and the status stored says what the proof covers.
+func (p *Proof) GitDir() *gitx.GitDirState { return &p.gitDir }
 
 // fileFormat is the cache file.
 type fileFormat struct {
@@ -142,33 +145,10 @@ func (c *Cache) getenv(key string) string {
 // Lookup proves the worktree's state now and returns its cached status when the proof
 // matches the stored one. The Proof (nil when freshness cannot be proved at all) is for
 // Store after git has run: it was taken before git, so a change while git runs makes the
-// stored proof stale rather than the status wrong.
+// stored proof stale rather than the status wrong. It is a Pass of one worktree: a
+// listing of many uses one Pass for all of them.
 func (c *Cache) Lookup(worktree string) (gitx.Status, *Proof, bool) {
-	loc, err := locate(worktree)
-	if err != nil {
-		return gitx.Status{}, nil, false
-	}
-	stored, haveStored := c.get(loc.common, worktree)
-	if haveStored && stored.TooBig {
-		if age := c.now().UnixNano() - stored.At; age >= 0 && age < int64(tooBigRetry) {
-			return gitx.Status{}, nil, false
-		}
-	}
-	p, err := c.prove(loc, stored.Upstream)
-	if errors.Is(err, errTooBig) {
-		c.put(loc.common, entry{Worktree: worktree, At: c.now().UnixNano(), TooBig: true})
-	}
-	if err != nil {
-		return gitx.Status{}, nil, false
-	}
-	if !haveStored || stored.Proof == "" || stored.Proof != hex.EncodeToString(p.sum[:]) {
-		return gitx.Status{}, p, false
-	}
-	// A clock that went backwards could stamp a new edit with times the proof already saw.
-	if p.at.UnixNano() < stored.At && !c.off["clock"] {
-		return gitx.Status{}, p, false
-	}
-	return stored.Status, p, true
+	return c.Pass().Lookup(worktree)
 }
 
 // Store records st, read by git after p was taken, for Flush to write. A racy proof, or
@@ -286,312 +266,6 @@ func write(file string, entries map[string]entry) {
 	}
 }
 
-// location is where a worktree's git state lives.
-type location struct {
-	worktree, dotgit, gitDir, common string
-}
-
-// locate finds the worktree's git directory and the common one the way git does for a
-// worktree root: .git is the directory (main worktree) or a "gitdir: PATH" file (linked),
-// whose commondir file names the common directory.
-func locate(worktree string) (location, error) {
-	loc := location{worktree: worktree, dotgit: filepath.Join(worktree, ".git")}
-	fi, err := os.Lstat(loc.dotgit)
-	if err != nil {
-		return loc, err
-	}
-	switch {
-	case fi.IsDir():
-		loc.gitDir = loc.dotgit
-	case fi.Mode().IsRegular():
-		b, err := readSmall(loc.dotgit)
-		if err != nil {
-			return loc, err
-		}
-		target, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
-		if !ok || target == "" {
-			return loc, errors.New("statuscache: bad .git file")
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(worktree, target)
-		}
-		loc.gitDir = target
-	default:
-		return loc, errors.New("statuscache: .git is neither a directory nor a file")
-	}
-	loc.common = loc.gitDir
-	if b, err := readSmall(filepath.Join(loc.gitDir, "commondir")); err == nil {
-		commonDir := strings.TrimRight(string(b), "\r\n")
-		if !filepath.IsAbs(commonDir) {
-			commonDir = filepath.Join(loc.gitDir, commonDir)
-		}
-		loc.common = filepath.Clean(commonDir)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return loc, err
-	}
-	return loc, nil
-}
-
-func readSmall(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err == nil && len(b) > 64<<10 {
-		return nil, errors.New("statuscache: file too large")
-	}
-	return b, err
-}
-
-// prover hashes what it reads and notes anything modified in the racy window.
-type prover struct {
-	h         hash.Hash
-	grain     int64 // nanoseconds; 0 = as the system reports
-	threshold int64 // Unix seconds: a time at or after this is racy
-	racy      bool
-	buf       [8]byte
-	off       map[string]bool // tests: Cache.off
-}
-
-func (p *prover) str(s string) {
-	p.num(int64(len(s)))
-	p.h.Write([]byte(s))
-}
-
-func (p *prover) num(n int64) {
-	binary.LittleEndian.PutUint64(p.buf[:], uint64(n))
-	p.h.Write(p.buf[:])
-}
-
-// stat hashes path's stat data (or that it is missing). A time in the racy window marks
-// the proof racy. Any other error means the state cannot be read: no proof.
-func (p *prover) stat(path string) (os.FileInfo, error) {
-	p.str(path)
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		p.num(-1)
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return fi, p.info(fi)
-}
-
-func (p *prover) info(fi os.FileInfo) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return errors.New("statuscache: no stat data")
-	}
-	csec, cnsec, ok := changeTime(st)
-	if !ok {
-		return errors.New("statuscache: no change time")
-	}
-	m := fi.ModTime()
-	msec, mnsec := m.Unix(), int64(m.Nanosecond())
-	if p.grain > 0 {
-		mnsec, cnsec = mnsec/p.grain*p.grain, cnsec/p.grain*p.grain
-	}
-	p.num(msec)
-	p.num(mnsec)
-	p.num(csec)
-	p.num(cnsec)
-	p.num(fi.Size())
-	p.num(int64(fi.Mode()))
-	p.num(int64(st.Ino))
-	p.num(int64(st.Dev))
-	p.num(int64(st.Uid))
-	p.num(int64(st.Gid))
-	if msec >= p.threshold || csec >= p.threshold {
-		p.racy = true
-	}
-	return nil
-}
-
-// content hashes a small file's stat data and bytes (or that it is missing). It opens
-// the file once and reads its stat data from the open file: a proof reads several such
-// files per worktree, and system calls are most of its cost.
-func (p *prover) content(path string) ([]byte, error) {
-	p.str(path)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		p.num(-1)
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > 64<<10 {
-		return nil, errUnprovable
-	}
-	if err := p.info(fi); err != nil {
-		return nil, err
-	}
-	b := make([]byte, fi.Size())
-	if _, err := readFull(f, b); err != nil {
-		return nil, err
-	}
-	p.str(string(b))
-	return b, nil
-}
-
-func (c *Cache) prove(loc location, upstream string) (*Proof, error) {
-	if fi, err := os.Stat(filepath.Join(loc.gitDir, "index")); err == nil && fi.Size() > maxIndexBytes {
-		return nil, errUnprovable
-	}
-	at := c.now()
-	pr := &prover{h: sha256.New(), threshold: at.Add(-racyMargin).Unix(), grain: int64(c.grain)}
-	on := func(check string) bool { return !c.off[check] }
-	pr.num(version)
-	pr.str(loc.worktree)
-	// A linked worktree's .git file names its git directory. The main worktree's .git
-	// directory is not stat'ed: its mtime moves with every lock file git (or this cache)
-	// creates in it, and what in it matters is read below.
-	if loc.dotgit != loc.gitDir {
-		if _, err := pr.content(loc.dotgit); err != nil {
-			return nil, err
-		}
-	}
-	// reftable keeps refs in binary tables this does not read.
-	if fi, _ := os.Lstat(filepath.Join(loc.common, "reftable")); fi != nil {
-		return nil, errUnprovable
-	}
-	headFile := filepath.Join(loc.gitDir, "HEAD")
-	var head []byte
-	var err error
-	if on("head") {
-		head, err = pr.content(headFile)
-	} else {
-		head, err = readSmall(headFile)
-	}
-	if err != nil || head == nil {
-		return nil, errors.Join(err, errUnprovable)
-	}
-	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok && on("ref") {
-		if err := pr.ref(loc, ref); err != nil {
-			return nil, err
-		}
-	}
-	if upstream != "" && on("upstream") {
-		// git names the upstream by its short name: a remote-tracking branch or a local one.
-		for _, ref := range []string{"refs/remotes/" + upstream, "refs/heads/" + upstream} {
-			if err := pr.ref(loc, ref); err != nil {
-				return nil, err
-			}
-		}
-	}
-	files := []string{
-		filepath.Join(loc.common, "packed-refs"),
-		filepath.Join(loc.common, "refs", "replace"),
-		filepath.Join(loc.common, "shallow"),
-		filepath.Join(loc.common, "info", "grafts"),
-		filepath.Join(loc.gitDir, "MERGE_HEAD"),
-		filepath.Join(loc.gitDir, "rebase-merge"),
-		filepath.Join(loc.gitDir, "rebase-apply"),
-	}
-	if on("exclude") {
-		files = append(files, filepath.Join(loc.common, "info", "exclude"))
-	}
-	for _, f := range files {
-		if _, err := pr.stat(f); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.config(pr, loc); err != nil {
-		return nil, err
-	}
-	pr.off = c.off
-	if err := pr.index(loc); err != nil {
-		return nil, err
-	}
-	if err := pr.walk(loc.worktree, true, new(int)); err != nil {
-		return nil, err
-	}
-	p := &Proof{worktree: loc.worktree, common: loc.common, at: at, racy: pr.racy, upstream: upstream}
-	pr.h.Sum(p.sum[:0])
-	return p, nil
-}
-
-// ref hashes a loose ref (refs under refs/heads and refs/remotes live in the common
-// directory; packed ones are covered by packed-refs' stat). A symbolic ref is not followed.
-func (p *prover) ref(loc location, ref string) error {
-	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
-		return errUnprovable
-	}
-	b, err := p.content(filepath.Join(loc.common, filepath.FromSlash(ref)))
-	if err != nil {
-		return err
-	}
-	if bytes.HasPrefix(b, []byte("ref:")) {
-		return errUnprovable
-	}
-	return nil
-}
-
-// config hashes the config files git reads for this worktree and the excludes file they
-// name. Includes (which may depend on the directory) and config given in the environment
-// are not followed: no proof.
-func (c *Cache) config(p *prover, loc location) error {
-	if c.getenv("GIT_CONFIG_PARAMETERS") != "" || c.getenv("GIT_CONFIG_COUNT") != "" {
-		return errUnprovable
-	}
-	home := c.getenv("HOME")
-	xdg := c.getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = filepath.Join(home, ".config")
-	}
-	var files []string
-	if c.getenv("GIT_CONFIG_NOSYSTEM") == "" {
-		if f := c.getenv("GIT_CONFIG_SYSTEM"); f != "" {
-			files = append(files, f)
-		} else {
-			files = append(files, "/etc/gitconfig")
-		}
-	}
-	if f := c.getenv("GIT_CONFIG_GLOBAL"); f != "" {
-		files = append(files, f)
-	} else {
-		if xdg != "" {
-			files = append(files, filepath.Join(xdg, "git", "config"))
-		}
-		if home != "" {
-			files = append(files, filepath.Join(home, ".gitconfig"))
-		}
-	}
-	files = append(files, filepath.Join(loc.common, "config"), filepath.Join(loc.gitDir, "config.worktree"))
-	excludes := ""
-	if xdg != "" {
-		excludes = filepath.Join(xdg, "git", "ignore")
-	}
-	for _, f := range files {
-		b, err := p.content(f)
-		if err != nil {
-			return err
-		}
-		v, ok, err := excludesFile(b)
-		if err != nil {
-			return err
-		}
-		if ok {
-			excludes = v
-		}
-	}
-	if rest, ok := strings.CutPrefix(excludes, "~/"); ok && home != "" {
-		excludes = filepath.Join(home, rest)
-	}
-	if excludes != "" {
-		if !filepath.IsAbs(excludes) {
-			return errUnprovable // relative to where git runs: guessing is not proving
-		}
-		if _, err := p.stat(excludes); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // excludesFile finds core.excludesFile in one config file's text (the last one wins). An
 // include, or a value written in a way this simple reading could get wrong (quotes,
 // escapes, continuation lines), is errUnprovable.
@@ -626,109 +300,4 @@ func excludesFile(b []byte) (string, bool, error) {
 		}
 	}
 	return value, found, nil
-}
-
-// index hashes the index file and the stat data of every file it lists.
-func (p *prover) index(loc location) error {
-	path := filepath.Join(loc.gitDir, "index")
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		p.num(-2) // no index yet (nothing added): every file is untracked, the walk covers it
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !p.off["index"] {
-		p.str(path)
-		if err := p.info(fi); err != nil {
-			return err
-		}
-	}
-	b := make([]byte, fi.Size())
-	if _, err := readFull(f, b); err != nil {
-		return err
-	}
-	entries, err := readIndex(b)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.gitlink {
-			return errUnprovable // a submodule's status is read from the submodule
-		}
-		if p.off["entries"] {
-			continue
-		}
-		if _, err := p.stat(filepath.Join(loc.worktree, filepath.FromSlash(e.path))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func readFull(f *os.File, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := f.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-// walk hashes the stat data of every directory under dir and of every .gitignore in
-// them: adding or removing an entry moves its directory's mtime, so an untracked file in
-// a new directory shows in its parent's. A directory holding .git is another repository
-// (git shows it as one untracked entry): its own stat data is hashed, not its contents.
-func (p *prover) walk(dir string, top bool, dirs *int) error {
-	*dirs++
-	if *dirs > maxDirs {
-		return errTooBig
-	}
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	fi, err := f.Stat()
-	if err == nil && !p.off["walk"] {
-		p.str(dir)
-		err = p.info(fi)
-	}
-	var list []os.DirEntry
-	if err == nil {
-		list, err = f.ReadDir(-1)
-	}
-	f.Close()
-	if err != nil {
-		return err
-	}
-	if !top {
-		for _, e := range list {
-			if e.Name() == ".git" {
-				return nil
-			}
-		}
-	}
-	for _, e := range list {
-		switch {
-		case e.Name() == ".git":
-		case e.IsDir():
-			if err := p.walk(filepath.Join(dir, e.Name()), false, dirs); err != nil {
-				return err
-			}
-		case e.Name() == ".gitignore" && !p.off["ignore"]:
-			if _, err := p.stat(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

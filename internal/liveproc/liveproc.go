@@ -6,6 +6,8 @@ package liveproc
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -50,33 +52,72 @@ type Scan struct {
 // remove would pull the floor from, the shell that ran `copse -C … remove` from elsewhere
 // is not. envKeys are read from the environment of each process found (Proc.Env).
 func Read(roots []string, envKeys ...string) (*Scan, error) {
-	clean := make([]string, len(roots))
-	for i, r := range roots {
-		clean[i] = canonical(r)
-	}
-	return read(clean, envKeys)
+	return read(canonicalAll(roots), envKeys)
 }
 
-// deepest is the index of the longest root holding p, or -1.
-func deepest(roots []string, p string) int {
-	best, bestLen := -1, -1
+// rootSet finds the deepest root holding a path by looking the path and the directories
+// above it up in a set, not by comparing it with every root: a listing passes hundreds of
+// roots, and a scan asks about every process's directory and open files.
+type rootSet map[string]int
+
+func newRootSet(roots []string) rootSet {
+	s := make(rootSet, len(roots))
 	for i, r := range roots {
-		if r != "" && within(r, p) && len(r) > bestLen {
-			best, bestLen = i, len(r)
+		if _, dup := s[r]; r != "" && !dup {
+			s[r] = i
 		}
 	}
-	return best
+	return s
 }
 
-// within: p is root or below it.
-func within(root, p string) bool {
-	if p == root {
-		return true
+// deepest is the index of the longest root holding p (p itself or a directory above it),
+// or -1. p is a path as the kernel reports it: absolute and clean.
+func (s rootSet) deepest(p string) int {
+	if len(s) == 0 || !strings.HasPrefix(p, "/") {
+		return -1
 	}
-	if root == "/" {
-		return strings.HasPrefix(p, "/")
+	for {
+		if i, ok := s[p]; ok {
+			return i
+		}
+		if p == "/" {
+			return -1
+		}
+		p = filepath.Dir(p)
 	}
-	return strings.HasPrefix(p, root+"/")
+}
+
+// canonicalAll is canonical of each root. The roots of one listing share their parent
+// directory (…/app.worktrees): it is resolved once, and then only each root's last element
+// is looked at (and the root resolved in full only when that is itself a symbolic link or
+// missing), where resolving each root in full would lstat every element of every path.
+func canonicalAll(roots []string) []string {
+	out := make([]string, len(roots))
+	parents := map[string]string{}
+	for i, r := range roots {
+		if r == "" || !filepath.IsAbs(r) {
+			out[i] = canonical(r)
+			continue
+		}
+		r = filepath.Clean(r)
+		dir := filepath.Dir(r)
+		if dir == r {
+			out[i] = r // the root directory
+			continue
+		}
+		resolved, ok := parents[dir]
+		if !ok {
+			resolved = canonical(dir)
+			parents[dir] = resolved
+		}
+		joined := filepath.Join(resolved, filepath.Base(r))
+		if fi, err := os.Lstat(joined); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			out[i] = joined
+			continue
+		}
+		out[i] = canonical(r)
+	}
+	return out
 }
 
 // canonical resolves symbolic links as the kernel reports paths in /proc (it always

@@ -28,6 +28,7 @@ func read(roots []string, envKeys []string) (*Scan, error) {
 		return nil, errors.Join(ErrUnknown, err) // not a procfs
 	}
 	self := os.Getpid()
+	set := newRootSet(roots)
 	var all []raw
 	parent := map[int]int{}
 	children := map[int]int{}
@@ -60,13 +61,13 @@ func read(roots []string, envKeys []string) (*Scan, error) {
 		}
 		i, inside, open := -1, "", false
 		if r.cwd != "" {
-			i, inside = deepest(roots, r.cwd), r.cwd
+			i, inside = set.deepest(r.cwd), r.cwd
 		}
 		if i < 0 {
 			if anc[r.pid] {
 				continue // the shell that ran copse, sitting elsewhere
 			}
-			if j, f := openInside(r.pid, roots); j >= 0 {
+			if j, f := openInside(r.pid, set); j >= 0 {
 				i, inside, open = j, f, true
 			}
 		}
@@ -119,7 +120,7 @@ func readRaw(pid int) (raw, bool) {
 
 // openInside is the first file pid holds open inside one of roots: the root's index and
 // the file. Files are read only for processes whose working directory is elsewhere.
-func openInside(pid int, roots []string) (int, string) {
+func openInside(pid int, roots rootSet) (int, string) {
 	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
 	fds, err := os.ReadDir(dir)
 	if err != nil {
@@ -130,7 +131,7 @@ func openInside(pid int, roots []string) (int, string) {
 		if err != nil || !strings.HasPrefix(t, "/") {
 			continue // socket:[…], pipe:[…], anon_inode:…, or closed meanwhile
 		}
-		if i := deepest(roots, clean(t)); i >= 0 {
+		if i := roots.deepest(clean(t)); i >= 0 {
 			return i, clean(t)
 		}
 	}
