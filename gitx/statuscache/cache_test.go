@@ -311,8 +311,8 @@ func TestCacheIgnoresBadFiles(t *testing.T) {
 	}
 	for _, bad := range []string{
 		"{not json",
-		strings.Replace(string(good), `"v":1`, `"v":99`, 1),
-		strings.Replace(string(good), `"worktree":"`, `"worktree":"/elsewhere`, 1),
+		strings.Replace(string(good), `"v":2`, `"v":99`, 1),
+		strings.Replace(string(good), `"w":"`, `"w":"/elsewhere`, 1),
 	} {
 		if bad == string(good) {
 			t.Fatal("the replacement did not apply")

@@ -79,7 +79,7 @@ func (ps *Pass) Lookup(worktree string) (gitx.Status, *Proof, bool) {
 	if p.at.UnixNano() < stored.At && !c.off["clock"] {
 		return gitx.Status{}, p, false
 	}
-	return stored.Status, p, true
+	return stored.Status.git(), p, true
 }
 
 func (ps *Pass) repo(common string) *repoPart {
