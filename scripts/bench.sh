@@ -6,6 +6,10 @@
 #                                              the quick groups, a quarter as many of the
 #                                              status group, a third of the picker group;
 #                                              20 files in the repository)
+#   scripts/bench.sh sizes                    every size the figures in docs/dev/performance.md
+#                                             quote, one after another: all groups at 300;
+#                                             list and status at 30, 1000 and 3000; made and
+#                                             status at 51 worktrees of 20,000 files
 #
 # Needs git, go and bash; tmux for the in-tmux and picker groups (skipped without it).
 # BENCH_GROUPS=made,status (say) runs only those groups.
@@ -43,6 +47,16 @@
 # Before timing it checks what copse reports (every worktree has a status, none an error)
 # and counts the git processes each copse command runs (GIT_TRACE).
 set -euo pipefail
+
+if [[ ${1:-} == sizes ]]; then
+	self=$0
+	"$self" 300 10
+	for size in 30 1000 3000; do
+		BENCH_GROUPS=list,status "$self" "$size" "$((size >= 1000 ? 4 : 10))"
+	done
+	BENCH_GROUPS=made,status "$self" 51 4 20000
+	exit
+fi
 
 n=${1:-300}
 rounds=${2:-30}
