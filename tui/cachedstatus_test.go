@@ -133,3 +133,33 @@ func TestCachedStatusesAreAskedFirstAndAlone(t *testing.T) {
 		}
 	}
 }
+
+// Run waits for the status pools that are running when the picker ends, and only for them:
+// a pool command Bubble Tea never ran (the picker quit first) does not hold it up, and no
+// pool starts once it waits.
+func TestPoolTrackerWaitsOnlyForRunningPools(t *testing.T) {
+	var p poolTracker
+	built := startStatusCmd(context.Background(), nil, nil, &statusStream{done: make(chan struct{})}, &p)
+	_ = built // never run, as when the picker quits before Bubble Tea runs it
+	start := time.Now()
+	p.wait(5 * time.Second)
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("a pool that never started kept the picker waiting %s", d)
+	}
+	if p.start() {
+		t.Fatal("a pool started after the picker stopped waiting")
+	}
+
+	var q poolTracker
+	if !q.start() {
+		t.Fatal("a pool could not start")
+	}
+	ended := make(chan time.Time, 1)
+	go func() { time.Sleep(100 * time.Millisecond); ended <- time.Now(); q.done() }()
+	q.wait(5 * time.Second)
+	select {
+	case <-ended:
+	default:
+		t.Fatal("wait returned before the running pool ended")
+	}
+}

@@ -73,10 +73,13 @@ const statusWindow = 50 * time.Millisecond
 
 // startStatusCmd runs core's bounded worker pool over q (rows on screen first); it returns
 // no message of its own, the results arrive through drainStatusCmd.
-func startStatusCmd(ctx context.Context, svc *core.Service, q *core.StatusQueue, s *statusStream, pools *sync.WaitGroup) tea.Cmd {
-	pools.Add(1)
+func startStatusCmd(ctx context.Context, svc *core.Service, q *core.StatusQueue, s *statusStream, pools *poolTracker) tea.Cmd {
 	return func() tea.Msg {
-		defer pools.Done()
+		if !pools.start() {
+			close(s.done)
+			return nil // the picker has ended: no pool starts after Run stopped waiting
+		}
+		defer pools.done()
 		defer close(s.done)
 		svc.StatusesFrom(ctx, q, statusWorkers, s.emit)
 		return nil
@@ -88,6 +91,53 @@ func startStatusCmd(ctx context.Context, svc *core.Service, q *core.StatusQueue,
 type cachedStatusesMsg struct {
 	seq     int
 	results []core.StatusResult
+}
+
+// poolTracker counts the status pools running. A pool counts from when its command runs,
+// not from when Update returned it: a command Bubble Tea never ran (the picker quit first)
+// must not keep Run waiting. Once Run waits, no new pool starts.
+type poolTracker struct {
+	mu      sync.Mutex
+	running int
+	closed  bool
+	idle    chan struct{} // closed when running drops to 0 after wait began
+}
+
+func (p *poolTracker) start() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.running++
+	return true
+}
+
+func (p *poolTracker) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running--
+	if p.running == 0 && p.idle != nil {
+		close(p.idle)
+		p.idle = nil
+	}
+}
+
+// wait stops new pools and waits, at most grace, for the running ones to end.
+func (p *poolTracker) wait(grace time.Duration) {
+	p.mu.Lock()
+	p.closed = true
+	if p.running == 0 {
+		p.mu.Unlock()
+		return
+	}
+	idle := make(chan struct{})
+	p.idle = idle
+	p.mu.Unlock()
+	select {
+	case <-idle:
+	case <-time.After(grace):
+	}
 }
 
 // earlyLookup is a cachedStatusesCmd begun outside Bubble Tea: Run starts it as soon as

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"os"
-	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -74,7 +73,7 @@ type Model struct {
 	// pools counts the status pools still running: Run waits for them after the program
 	// ends (they are cancelled by then), so a pool's write of the status cache is never cut
 	// short by the process exiting, nor left writing into a repository the caller removes.
-	pools *sync.WaitGroup
+	pools *poolTracker
 	// early is the status cache's answer for the first frame's rows on screen, asked by Run
 	// before Bubble Tea starts (startEarlyLookup); nil once taken or when not asked.
 	early *earlyLookup
@@ -127,7 +126,7 @@ func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 		width:   opts.Width,
 		height:  opts.Height,
 		loadSeq: 1,
-		pools:   new(sync.WaitGroup),
+		pools:   new(poolTracker),
 		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
 	m.attach(svc)

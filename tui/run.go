@@ -210,13 +210,7 @@ const poolsGrace = 5 * time.Second
 
 // waitPools waits (a bounded time) for the status pools the picker started.
 func (m Model) waitPools() {
-	if m.pools == nil {
-		return
-	}
-	done := make(chan struct{})
-	go func() { m.pools.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(poolsGrace):
+	if m.pools != nil {
+		m.pools.wait(poolsGrace)
 	}
 }
