@@ -31,6 +31,13 @@ func prefetchIDs(dir string) *idPrefetch {
 	return p
 }
 
+// readIDs is a prefetch already done: ids read with the worktree list itself.
+func readIDs(commonDir string, ids map[string]string) *idPrefetch {
+	p := &idPrefetch{done: make(chan struct{}), commonDir: commonDir, ids: ids}
+	close(p.done)
+	return p
+}
+
 // idsFor waits for the prefetch and gives its ids when they were read from commonDir.
 func (p *idPrefetch) idsFor(commonDir string) (map[string]string, bool) {
 	if p == nil {

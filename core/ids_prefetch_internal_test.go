@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,32 +68,46 @@ func TestListIDsWithPrefetch(t *testing.T) {
 	if err := os.Symlink(r.Root, link); err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{r.Root, filepath.Join(r.Base, "wt", "b"), link} {
-		s, err := Open(context.Background(), Options{Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), ListFirst: true})
-		if err != nil {
-			t.Fatal(err)
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With git's own path named, the list comes from git and the ids from the prefetch;
+	// with the default, both come from reading git's files, the ids with the list, usable
+	// from every dir.
+	for _, bin := range []string{gitBin, ""} {
+		for _, dir := range []string{r.Root, filepath.Join(r.Base, "wt", "b"), link} {
+			listIDsFrom(t, r, bin, dir, want, bin == "" || dir != link)
 		}
-		first := s.impl.first
-		if first == nil || first.ids == nil {
-			t.Fatalf("from %s: Open kept no prefetch", dir)
+	}
+}
+
+func listIDsFrom(t *testing.T, r *coretest.Repo, bin, dir string, want []string, wantUsed bool) {
+	t.Helper()
+	s, err := Open(context.Background(), Options{Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), ListFirst: true, GitBin: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s.impl.first
+	if first == nil || first.ids == nil {
+		t.Fatalf("from %s: Open kept no prefetch", dir)
+	}
+	l, err := s.List(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range l.Worktrees {
+		if !w.Main {
+			got = append(got, w.ID)
 		}
-		l, err := s.List(context.Background(), false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, w := range l.Worktrees {
-			if !w.Main {
-				got = append(got, w.ID)
-			}
-		}
-		if strings.Join(got, ",") != strings.Join(want, ",") {
-			t.Errorf("from %s: ids %v, want %v", dir, got, want)
-		}
-		_, used := first.ids.idsFor(filepath.Join(r.Root, ".git"))
-		if wantUsed := dir != link; used != wantUsed {
-			t.Errorf("from %s: prefetched ids usable = %v, want %v", dir, used, wantUsed)
-		}
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("from %s: ids %v, want %v", dir, got, want)
+	}
+	_, used := first.ids.idsFor(filepath.Join(r.Root, ".git"))
+	if used != wantUsed {
+		t.Errorf("from %s (git %q): prefetched ids usable = %v, want %v", dir, bin, used, wantUsed)
 	}
 }
 

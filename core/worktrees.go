@@ -84,16 +84,16 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		history: NewHistory(),
 	}
 	s.statusCache.Env = opts.Env
-	var ids *idPrefetch
-	if opts.ListFirst {
-		ids = prefetchIDs(abs)
-	}
 	pre := startBackendReads(ctx, s, opts.Backend)
-	snap, err := s.read(ctx)
+	var snap snapshot
+	if opts.ListFirst {
+		snap, err = s.readDisplay(ctx, func() *idPrefetch { return prefetchIDs(abs) })
+	} else {
+		snap, err = s.read(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
-	snap.ids = ids
 	s.learn(snap)
 	s.first, s.firstAt = &snap, time.Now()
 	be, err := pickBackend(ctx, s, opts.Backend, pre)
@@ -114,14 +114,40 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	return &Service{impl: s}, nil
 }
 
-// read lists the worktrees. Failure to list from dir means dir is not in a repository.
-func (s *service) read(ctx context.Context) (snapshot, error) {
+// supersedeFirst drops Open's reading: any newer one supersedes it.
+func (s *service) supersedeFirst() {
 	s.firstMu.Lock()
-	s.first = nil // any newer reading supersedes Open's
+	s.first = nil
 	s.firstMu.Unlock()
 	if tb, ok := s.backend.(*tmuxBackend); ok {
 		tb.dropFirst() // and the panes tmux listed beside it
 	}
+}
+
+// readDisplay lists the worktrees for what only shows them (list, the picker's rows): from
+// git's own files, with no git process, where gitx proves it reads them exactly as git
+// would print them (the same bytes, so the same state token), else as read does. The ids
+// come with a reading from the files; prefetch starts their reading beside git's when
+// git must list. Every decision reads git itself (read).
+func (s *service) readDisplay(ctx context.Context, prefetch func() *idPrefetch) (snapshot, error) {
+	if trees, d, ok := s.git.WorktreesFromFiles(s.dir); ok {
+		s.supersedeFirst()
+		sum := sha256.Sum256(d.Raw)
+		return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12])), ids: readIDs(d.CommonDir, d.IDs)}, nil
+	}
+	var ids *idPrefetch
+	if prefetch != nil {
+		ids = prefetch()
+	}
+	snap, err := s.read(ctx)
+	snap.ids = ids
+	return snap, err
+}
+
+// read lists the worktrees with git. Failure to list from dir means dir is not in a
+// repository.
+func (s *service) read(ctx context.Context) (snapshot, error) {
+	s.supersedeFirst()
 	trees, raw, err := s.git.Worktrees(ctx, s.dir)
 	// git fails to list while another git is half-way through `worktree add` (the new
 	// admin directory is there, its commondir or gitdir file not yet): that passes within
@@ -254,7 +280,7 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 		snap = *first
 	} else {
 		var err error
-		if snap, err = s.read(ctx); err != nil {
+		if snap, err = s.readDisplay(ctx, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,555 @@
+package gitx
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// DirectList is a worktree list read from git's own files instead of from git: the exact
+// bytes `git worktree list --porcelain -z` prints for the same files, the common dir they
+// were read from (symlinks resolved, as git prints the main worktree's path), and each linked worktree's admin id (path → id), read on the way.
+type DirectList struct {
+	Raw       []byte
+	CommonDir string
+	IDs       map[string]string
+}
+
+// ReadWorktreeList reads what `git worktree list --porcelain -z` would print in dir, without
+// starting git. At 300 worktrees git costs about ten times the system calls of this reader
+// (it sets up a repository and a ref store per worktree) and a process; `copse list` and the
+// picker's rows are mostly that cost.
+//
+// It gives ok=false, and the caller runs git, whenever the repository is anything but the
+// layout it proves it reads exactly as git does: a non-default git binary or a test
+// executor; a GIT_ variable that changes discovery or config; a bare repository, a separate
+// git dir, core.worktree, any extensions (reftable, sha256, worktreeConfig), config includes
+// or core.ignorecase (git's sort order); a filesystem boundary or another owner on the way up
+// (git's discovery and safe.directory); relative worktree paths; a HEAD or ref that is a
+// symlink, a chain of symbolic refs, outside refs/heads, or not in the plain format git
+// writes; an admin directory git would report or skip; a prunable reason other than a
+// missing checkout. Its output is tested byte for byte against git's on each layout it
+// accepts, and refuses the rest: it is a faster reading of the same files, never a guess.
+//
+// It is for display (list, the picker): decisions read git itself.
+func (r *Runner) ReadWorktreeList(dir string) (DirectList, bool) {
+	env := r.environ(true)
+	if (r.Bin != "" && r.Bin != "git") || r.Exec != nil || !plainGitEnv(env) || (os.Geteuid() == 0 && getenv(env, "SUDO_UID") != "") {
+		return DirectList{}, false
+	}
+	common, ok := discoverCommonDir(dir)
+	if !ok || !plainRepoConfig(filepath.Join(common, "config")) || !plainUserConfig(env) {
+		return DirectList{}, false
+	}
+	real, err := filepath.EvalSymlinks(common)
+	if err != nil || filepath.Base(real) != ".git" {
+		return DirectList{}, false
+	}
+	rd := refReader{common: common}
+	head, branch, ok := rd.head(unix.AT_FDCWD, filepath.Join(common, "HEAD"))
+	if !ok {
+		return DirectList{}, false
+	}
+	var out bytes.Buffer
+	writeRecord(&out, record{path: filepath.Dir(real), head: head, branch: branch})
+	linked, ids, ok := rd.linked()
+	if !ok {
+		return DirectList{}, false
+	}
+	for _, rec := range linked {
+		writeRecord(&out, rec)
+	}
+	return DirectList{Raw: out.Bytes(), CommonDir: real, IDs: ids}, true
+}
+
+// record is one worktree as the porcelain list prints it.
+type record struct {
+	path, head, branch string // branch "" = detached
+	locked, prunable   *string
+}
+
+func writeRecord(b *bytes.Buffer, r record) {
+	field := func(s string) { b.WriteString(s); b.WriteByte(0) }
+	field("worktree " + r.path)
+	field("HEAD " + r.head)
+	if r.branch == "" {
+		field("detached")
+	} else {
+		field("branch " + r.branch)
+	}
+	if r.locked != nil {
+		if *r.locked == "" {
+			field("locked")
+		} else {
+			field("locked " + *r.locked)
+		}
+	}
+	if r.prunable != nil {
+		field("prunable " + *r.prunable)
+	}
+	b.WriteByte(0)
+}
+
+// plainGitEnv: the environment git would run with names no variable that changes where git
+// looks or what config it reads (GIT_CEILING_DIRECTORIES, GIT_CONFIG_COUNT, …). The ones
+// allowed only name people, programs, transports or tracing.
+func plainGitEnv(env []string) bool {
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "GIT_") {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(name, "GIT_AUTHOR_"), strings.HasPrefix(name, "GIT_COMMITTER_"),
+			strings.HasPrefix(name, "GIT_TRACE"), strings.HasPrefix(name, "GIT_SSH"),
+			strings.HasPrefix(name, "GIT_SSL_"), strings.HasPrefix(name, "GIT_HTTP_"), strings.HasPrefix(name, "GIT_CURL_"):
+		case slices.Contains([]string{"GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_PAGER",
+			"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_ASKPASS", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_MERGE_AUTOEDIT"}, name):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// discoverCommonDir walks up from dir as git's discovery does, for the two layouts it
+// accepts: a .git directory (the main worktree) and a .git file naming
+// <common>/worktrees/<id> whose commondir is "../..". Anything else, a filesystem boundary
+// crossed on the way (git stops there) or a directory another user owns (git's
+// safe.directory refuses it), gives ok=false.
+func discoverCommonDir(dir string) (string, bool) {
+	euid := uint32(os.Geteuid())
+	var start unix.Stat_t
+	if unix.Stat(dir, &start) != nil {
+		return "", false
+	}
+	for d := filepath.Clean(dir); ; {
+		var st unix.Stat_t
+		if unix.Stat(d, &st) != nil || st.Dev != start.Dev {
+			return "", false
+		}
+		dotgit := filepath.Join(d, ".git")
+		var gst unix.Stat_t
+		err := unix.Lstat(dotgit, &gst)
+		switch {
+		case err == nil && gst.Mode&unix.S_IFMT == unix.S_IFDIR:
+			if st.Uid != euid || gst.Uid != euid || !isGitDirPlain(dotgit) || exists(filepath.Join(dotgit, "commondir")) {
+				return "", false
+			}
+			return dotgit, true
+		case err == nil && gst.Mode&unix.S_IFMT == unix.S_IFREG:
+			if st.Uid != euid || gst.Uid != euid {
+				return "", false
+			}
+			return commonOfGitFile(dotgit, euid)
+		case err == nil || !errors.Is(err, unix.ENOENT):
+			return "", false
+		}
+		if isGitDirPlain(d) || filepath.Base(d) == ".git" {
+			return "", false // inside a bare repository or a git dir: git decides
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+func commonOfGitFile(dotgit string, euid uint32) (string, bool) {
+	b, err := readFileAt(unix.AT_FDCWD, dotgit)
+	if err != nil {
+		return "", false
+	}
+	gitDir, ok := strings.CutPrefix(string(b), "gitdir: ")
+	if !ok {
+		return "", false
+	}
+	gitDir, ok = strings.CutSuffix(gitDir, "\n")
+	if !ok || !filepath.IsAbs(gitDir) || filepath.Clean(gitDir) != gitDir || filepath.Base(filepath.Dir(gitDir)) != "worktrees" {
+		return "", false
+	}
+	var st unix.Stat_t
+	if unix.Stat(gitDir, &st) != nil || st.Uid != euid {
+		return "", false
+	}
+	if b, err := readFileAt(unix.AT_FDCWD, filepath.Join(gitDir, "commondir")); err != nil || string(b) != "../..\n" {
+		return "", false
+	}
+	common := filepath.Dir(filepath.Dir(gitDir))
+	if filepath.Base(common) != ".git" || !isGitDirPlain(common) {
+		return "", false
+	}
+	return common, true
+}
+
+// isGitDirPlain: a regular HEAD and objects and refs directories, what git checks first.
+func isGitDirPlain(d string) bool {
+	var st unix.Stat_t
+	if unix.Lstat(filepath.Join(d, "HEAD"), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if unix.Stat(filepath.Join(d, sub), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return false
+		}
+	}
+	return true
+}
+
+func exists(p string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(p, &st) == nil
+}
+
+// plainRepoConfig reads the repository's config for what changes the list: core.bare,
+// core.worktree, core.ignorecase, any extension, any include. It accepts only a file it
+// parses line by line with none of those set (bare false, ignorecase false, as git init
+// writes); a line it cannot place, a continued line or a quoted value in [core] refuses.
+func plainRepoConfig(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	section := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if strings.HasSuffix(line, "\\") {
+			return false
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				return false
+			}
+			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' {
+				return false // "[core] bare = true" on one line
+			}
+			section = strings.ToLower(strings.TrimSpace(line[1:end]))
+			if strings.HasPrefix(section, "include") || strings.HasPrefix(section, "extensions") {
+				return false
+			}
+			continue
+		}
+		if section != "core" {
+			continue
+		}
+		key, value, _ := strings.Cut(line, "=")
+		key, value = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(value)
+		if i := strings.IndexAny(value, "#;"); i >= 0 {
+			value = strings.TrimSpace(value[:i])
+		}
+		if strings.ContainsAny(value, `"\`) {
+			return false
+		}
+		switch key {
+		case "bare", "ignorecase":
+			if v := strings.ToLower(value); v != "false" && v != "no" && v != "off" && v != "0" {
+				return false
+			}
+		case "worktree":
+			return false
+		case "repositoryformatversion":
+			if value != "0" && value != "1" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// plainUserConfig: the user's and system's config files set no ignorecase (git's sort
+// order of the list) and include nothing (which could). A plain substring test: any
+// mention refuses.
+func plainUserConfig(env []string) bool {
+	var files []string
+	if getenv(env, "GIT_CONFIG_NOSYSTEM") == "" {
+		files = append(files, "/etc/gitconfig")
+	}
+	if g := getenv(env, "GIT_CONFIG_GLOBAL"); g != "" {
+		files = append(files, g)
+	} else {
+		home := getenv(env, "HOME")
+		xdg := getenv(env, "XDG_CONFIG_HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+		if home != "" {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		low := bytes.ToLower(b)
+		if bytes.Contains(low, []byte("include")) || bytes.Contains(low, []byte("ignorecase")) {
+			return false
+		}
+	}
+	return true
+}
+
+// getenv is name's value in env as git gets it: the last entry wins.
+func getenv(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// refReader resolves HEADs against one common dir's loose refs and packed-refs.
+type refReader struct {
+	common string
+	packed map[string]string // read on first need
+	read   bool
+	bad    bool
+}
+
+// isSHA1: a repository with no extensions names objects by SHA-1.
+func isSHA1(s string) bool { return len(s) == 40 && isOID(s) }
+
+const zeroOID = "0000000000000000000000000000000000000000"
+
+// head reads a HEAD file (relative to dirFD) and gives the list's HEAD and branch fields:
+// a detached object id, or a branch under refs/heads/ and its object id (all zeros when
+// the branch is unborn, as git prints it).
+func (rd *refReader) head(dirFD int, path string) (oid, branch string, ok bool) {
+	b, err := readFileAt(dirFD, path)
+	if err != nil {
+		return "", "", false
+	}
+	s, ok := strings.CutSuffix(string(b), "\n")
+	if !ok {
+		return "", "", false
+	}
+	if isSHA1(s) {
+		return s, "", s != zeroOID
+	}
+	name, ok := strings.CutPrefix(s, "ref: ")
+	if !ok || !strings.HasPrefix(name, "refs/heads/") || !plainRefName(name) {
+		return "", "", false
+	}
+	oid, ok = rd.resolve(name)
+	return oid, name, ok
+}
+
+func (rd *refReader) resolve(name string) (string, bool) {
+	b, err := readFileAt(unix.AT_FDCWD, filepath.Join(rd.common, filepath.FromSlash(name)))
+	if err == nil {
+		s, ok := strings.CutSuffix(string(b), "\n")
+		return s, ok && isSHA1(s) && s != zeroOID
+	}
+	if !errors.Is(err, unix.ENOENT) {
+		return "", false // a directory, a symlink, unreadable: git decides
+	}
+	if !rd.read {
+		rd.read = true
+		rd.packed, rd.bad = readPackedRefs(filepath.Join(rd.common, "packed-refs"))
+	}
+	if rd.bad {
+		return "", false
+	}
+	if oid, ok := rd.packed[name]; ok {
+		return oid, true
+	}
+	return zeroOID, true // unborn
+}
+
+// readPackedRefs parses packed-refs strictly: its header, "<oid> <ref>" lines and the "^<oid>"
+// lines of peeled tags. bad is true for anything else.
+func readPackedRefs(path string) (refs map[string]string, bad bool) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false
+	}
+	if err != nil {
+		return nil, true
+	}
+	refs = map[string]string{}
+	for i, line := range strings.Split(string(b), "\n") {
+		switch {
+		case line == "":
+		case i == 0 && strings.HasPrefix(line, "# pack-refs with:"):
+		case line[0] == '^':
+			if !isSHA1(line[1:]) {
+				return nil, true
+			}
+		default:
+			oid, name, ok := strings.Cut(line, " ")
+			if !ok || !isSHA1(oid) {
+				return nil, true
+			}
+			refs[name] = oid
+		}
+	}
+	return refs, false
+}
+
+// plainRefName is git's check_refname_format, strictly: components that are not empty, do
+// not start with '.' or end with ".lock", no "..", "@{", control characters, space or any of
+// ~^:?*[\ and no trailing '/' or '.'.
+func plainRefName(name string) bool {
+	if strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.HasSuffix(name, ".") {
+		return false
+	}
+	for _, c := range strings.Split(name, "/") {
+		if c == "" || c[0] == '.' || strings.HasSuffix(c, ".lock") {
+			return false
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c <= ' ' || c == 0x7f || strings.IndexByte("~^:?*[\\", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// linked reads <common>/worktrees: each admin directory's gitdir, commondir, HEAD and
+// locked files, and whether its checkout exists (git's "prunable"), sorted by path as git
+// lists them.
+func (rd *refReader) linked() ([]record, map[string]string, bool) {
+	base := filepath.Join(rd.common, "worktrees")
+	dir, err := os.Open(base)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, map[string]string{}, true
+	}
+	if err != nil {
+		return nil, nil, false
+	}
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
+	if err != nil {
+		return nil, nil, false
+	}
+	fd := int(dir.Fd())
+	recs := make([]record, 0, len(entries))
+	ids := make(map[string]string, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() {
+			return nil, nil, false // git reads it and skips it, or errs: git decides
+		}
+		rec, ok := rd.linkedOne(fd, e.Name())
+		if !ok {
+			return nil, nil, false
+		}
+		ids[rec.path] = e.Name()
+		recs = append(recs, rec)
+	}
+	slices.SortFunc(recs, func(a, b record) int { return strings.Compare(a.path, b.path) })
+	return recs, ids, true
+}
+
+func (rd *refReader) linkedOne(fd int, id string) (record, bool) {
+	b, err := readFileAt(fd, id+"/gitdir")
+	if err != nil {
+		return record{}, false
+	}
+	dotgit, ok := strings.CutSuffix(string(b), "\n")
+	if !ok || dotgit == "" || strings.TrimSpace(dotgit) != dotgit || !filepath.IsAbs(dotgit) || strings.ContainsRune(dotgit, 0) {
+		return record{}, false
+	}
+	path := strings.TrimSuffix(dotgit, "/.git")
+	if b, err := readFileAt(fd, id+"/commondir"); err != nil || string(b) != "../..\n" {
+		return record{}, false
+	}
+	head, branch, ok := rd.head(fd, id+"/HEAD")
+	if !ok {
+		return record{}, false
+	}
+	rec := record{path: path, head: head, branch: branch}
+	switch b, err := readFileAt(fd, id+"/locked"); {
+	case err == nil:
+		reason := strings.Trim(string(b), " \t\n\v\f\r") // git's strbuf_trim: ASCII space only
+		if strings.ContainsRune(reason, 0) {
+			return record{}, false
+		}
+		rec.locked = &reason
+	case !errors.Is(err, unix.ENOENT):
+		return record{}, false
+	default:
+		var st unix.Stat_t
+		switch err := unix.Stat(dotgit, &st); {
+		case errors.Is(err, unix.ENOENT):
+			reason := "gitdir file points to non-existent location"
+			rec.prunable = &reason
+		case err != nil:
+			return record{}, false
+		}
+	}
+	return rec, true
+}
+
+// readFileAt reads a small regular file relative to dirFD (unix.AT_FDCWD for a path)
+// with open, read and close only, refusing a symlink (O_NOFOLLOW), as git's ref files
+// are read.
+func readFileAt(dirFD int, path string) ([]byte, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = unix.Openat(dirFD, path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 0, 256)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		want := cap(buf) - len(buf)
+		buf = buf[:len(buf)+n]
+		if n < want {
+			return buf, nil // a regular file read short is at its end
+		}
+	}
+}
+
+// WorktreesFromFiles is Worktrees read by ReadWorktreeList, with no git process: ok=false
+// when the list must come from git.
+func (r *Runner) WorktreesFromFiles(dir string) ([]Worktree, DirectList, bool) {
+	d, ok := r.ReadWorktreeList(dir)
+	if !ok {
+		return nil, DirectList{}, false
+	}
+	list, err := ParseWorktreeList(d.Raw)
+	if err != nil {
+		return nil, DirectList{}, false
+	}
+	for i := range list {
+		addHeldBranch(&list[i])
+	}
+	return list, d, true
+}

@@ -1,0 +1,210 @@
+package gitx
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitList is what git itself prints for the worktree list in dir.
+func gitList(t *testing.T, r *Runner, dir string) []byte {
+	t.Helper()
+	c, err := WorktreeList(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.Run(context.Background(), c)
+	if err != nil {
+		t.Fatalf("git worktree list in %s: %v", dir, err)
+	}
+	return out
+}
+
+// sameAsGit reads the list from git's files in each dir and compares it byte for byte with
+// git's own output there.
+func sameAsGit(t *testing.T, r *Runner, dirs ...string) DirectList {
+	t.Helper()
+	var last DirectList
+	for _, dir := range dirs {
+		got, ok := r.ReadWorktreeList(dir)
+		if !ok {
+			t.Fatalf("in %s: the direct reading refused a layout it should read", dir)
+		}
+		if want := gitList(t, r, dir); string(got.Raw) != string(want) {
+			t.Fatalf("in %s: the direct reading differs from git's list\n got: %q\nwant: %q", dir, got.Raw, want)
+		}
+		last = got
+	}
+	return last
+}
+
+// refuses checks that the direct reading gives way to git in dir.
+func refuses(t *testing.T, r *Runner, dir string) {
+	t.Helper()
+	if got, ok := r.ReadWorktreeList(dir); ok {
+		t.Fatalf("in %s: read a layout it must leave to git:\n%q", dir, got.Raw)
+	}
+}
+
+// varied is a repository with every kind of worktree record git prints: branches with
+// slashes, names that sort apart from their creation order, detached, locked with and
+// without a reason, prunable, an unborn branch, paths with spaces and non-ASCII.
+func varied(t *testing.T) (*sandbox, string) {
+	s := newSandbox(t)
+	repo := s.path("repo")
+	s.git(s.root, "init", "-q", "-b", "main", repo)
+	s.write(filepath.Join(repo, "f"), "x\n")
+	s.git(repo, "add", "f")
+	s.git(repo, "commit", "-q", "-m", "one")
+	wts := s.path("wts")
+	for _, name := range []string{"zeta", "alpha", "Mid", "sp ace", "ünï"} {
+		s.git(repo, "worktree", "add", "-q", "-b", "b/"+strings.ReplaceAll(name, " ", "-"), filepath.Join(wts, name))
+	}
+	s.git(repo, "worktree", "add", "-q", "--detach", filepath.Join(wts, "det"))
+	s.git(repo, "worktree", "lock", "--", filepath.Join(wts, "det"))
+	s.git(repo, "worktree", "lock", "--reason", "  on a USB disk\nunplugged \t", "--", filepath.Join(wts, "alpha"))
+	s.git(repo, "worktree", "add", "-q", "-b", "gone", filepath.Join(wts, "gone"))
+	if err := os.RemoveAll(filepath.Join(wts, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	s.git(filepath.Join(wts, "zeta"), "checkout", "-q", "--orphan", "unborn")
+	return s, repo
+}
+
+func TestDirectListIsGitsListByteForByte(t *testing.T) {
+	s, repo := varied(t)
+	r := s.runner()
+	sub := filepath.Join(repo, "deep", "er")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wsub := s.path("wts", "Mid", "inner")
+	if err := os.MkdirAll(wsub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got := sameAsGit(t, r, repo, sub, s.path("wts", "Mid"), wsub, s.path("wts", "det"))
+	if got.CommonDir != filepath.Join(repo, ".git") {
+		t.Errorf("common dir %q", got.CommonDir)
+	}
+	if got.IDs[s.path("wts", "sp ace")] != "sp-ace" || got.IDs[s.path("wts", "gone")] != "gone" || len(got.IDs) != 7 {
+		t.Errorf("ids %v", got.IDs)
+	}
+
+	// Branches packed (and some loose again), a branch deleted under a worktree.
+	s.git(repo, "pack-refs", "--all")
+	sameAsGit(t, r, repo)
+	s.git(s.path("wts", "Mid"), "commit", "-q", "--allow-empty", "-m", "loose again")
+	s.git(repo, "update-ref", "-d", "refs/heads/b/sp-ace")
+	sameAsGit(t, r, repo, s.path("wts", "Mid"))
+
+	// A worktree in the middle of a rebase lists detached.
+	s.git(repo, "commit", "-q", "--allow-empty", "-m", "two")
+	s.write(filepath.Join(repo, ".git", "worktrees", "Mid", "rebase-merge", "head-name"), "refs/heads/b/Mid\n")
+	sameAsGit(t, r, repo)
+}
+
+func TestDirectListOfAnUnbornRepository(t *testing.T) {
+	s := newSandbox(t)
+	repo := s.path("repo")
+	s.git(s.root, "init", "-q", "-b", "trunk", repo)
+	got := sameAsGit(t, s.runner(), repo)
+	if !strings.Contains(string(got.Raw), "HEAD "+zeroOID) {
+		t.Errorf("unborn HEAD not listed as zeros: %q", got.Raw)
+	}
+}
+
+// Every layout the reader does not prove it reads as git does goes to git. Each case
+// changes one thing from a repository the reader accepts, and checks it did accept it first.
+func TestDirectListLeavesAnythingElseToGit(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(s *sandbox, repo string, r *Runner) string // gives the dir to read from
+	}{
+		{"a git binary of the caller's", func(s *sandbox, repo string, r *Runner) string { r.Bin = "/usr/bin/git"; return repo }},
+		{"a discovery variable", func(s *sandbox, repo string, r *Runner) string {
+			r.Env = append(r.Env, "GIT_CEILING_DIRECTORIES="+s.root)
+			return repo
+		}},
+		{"config from the environment", func(s *sandbox, repo string, r *Runner) string {
+			r.Env = append(r.Env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.ignorecase", "GIT_CONFIG_VALUE_0=true")
+			return repo
+		}},
+		{"core.ignorecase", func(s *sandbox, repo string, r *Runner) string {
+			s.git(repo, "config", "core.ignorecase", "true")
+			return repo
+		}},
+		{"an include", func(s *sandbox, repo string, r *Runner) string {
+			s.git(repo, "config", "include.path", s.path("other"))
+			return repo
+		}},
+		{"an include in the user's config", func(s *sandbox, repo string, r *Runner) string {
+			s.write(filepath.Join(s.root, "home", ".gitconfig"), "[includeIf \"gitdir:~/\"]\n\tpath = x\n")
+			return repo
+		}},
+		{"an extension", func(s *sandbox, repo string, r *Runner) string {
+			s.git(repo, "config", "extensions.worktreeConfig", "true")
+			return repo
+		}},
+		{"core.worktree", func(s *sandbox, repo string, r *Runner) string {
+			s.git(repo, "config", "core.worktree", repo)
+			return repo
+		}},
+		{"a bare repository", func(s *sandbox, repo string, r *Runner) string {
+			bare := s.path("bare.git")
+			s.git(s.root, "clone", "-q", "--bare", repo, bare)
+			s.git(bare, "worktree", "add", "-q", s.path("from-bare"), "main")
+			return s.path("from-bare")
+		}},
+		{"inside the git dir", func(s *sandbox, repo string, r *Runner) string { return filepath.Join(repo, ".git", "refs") }},
+		{"a relative gitdir", func(s *sandbox, repo string, r *Runner) string {
+			s.write(filepath.Join(repo, ".git", "worktrees", "a", "gitdir"), "../../../../wts/a/.git\n")
+			return repo
+		}},
+		{"a symbolic ref chain", func(s *sandbox, repo string, r *Runner) string {
+			s.git(repo, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+			s.git(s.path("wts", "a"), "symbolic-ref", "HEAD", "refs/heads/alias")
+			return repo
+		}},
+		{"HEAD outside refs/heads", func(s *sandbox, repo string, r *Runner) string {
+			s.git(s.path("wts", "a"), "symbolic-ref", "HEAD", "refs/remotes/origin/x")
+			return repo
+		}},
+		{"a symlinked HEAD", func(s *sandbox, repo string, r *Runner) string {
+			head := filepath.Join(repo, ".git", "worktrees", "a", "HEAD")
+			os.Rename(head, head+".real")
+			os.Symlink("HEAD.real", head)
+			return repo
+		}},
+		{"an admin directory half written", func(s *sandbox, repo string, r *Runner) string {
+			os.Remove(filepath.Join(repo, ".git", "worktrees", "a", "commondir"))
+			return repo
+		}},
+		{"a file among the admin directories", func(s *sandbox, repo string, r *Runner) string {
+			s.write(filepath.Join(repo, ".git", "worktrees", "stray"), "")
+			return repo
+		}},
+		{"a torn gitdir file", func(s *sandbox, repo string, r *Runner) string {
+			s.write(filepath.Join(repo, ".git", "worktrees", "a", "gitdir"), s.path("wts", "a", ".git"))
+			return repo
+		}},
+		{"a corrupt packed-refs", func(s *sandbox, repo string, r *Runner) string {
+			s.git(repo, "pack-refs", "--all")
+			s.write(filepath.Join(repo, ".git", "packed-refs"), "garbage\n")
+			return repo
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSandbox(t)
+			repo := s.path("repo")
+			s.git(s.root, "init", "-q", "-b", "main", repo)
+			s.git(repo, "commit", "-q", "--allow-empty", "-m", "one")
+			s.git(repo, "worktree", "add", "-q", "-b", "a", s.path("wts", "a"))
+			r := s.runner()
+			sameAsGit(t, r, repo) // accepted before the one change
+			refuses(t, r, tc.setup(s, repo, r))
+		})
+	}
+}
