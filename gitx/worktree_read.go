@@ -242,26 +242,31 @@ func plainRepoConfig(path string) bool {
 		if section != "core" {
 			continue
 		}
-		key, value, _ := strings.Cut(line, "=")
-		key, value = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(value)
-		if i := strings.IndexAny(value, "#;"); i >= 0 {
-			value = strings.TrimSpace(value[:i])
-		}
-		if strings.ContainsAny(value, `"\`) {
+		if !plainCoreKey(line) {
 			return false
 		}
-		switch key {
-		case "bare", "ignorecase":
-			if v := strings.ToLower(value); v != "false" && v != "no" && v != "off" && v != "0" {
-				return false
-			}
-		case "worktree":
-			return false
-		case "repositoryformatversion":
-			if value != "0" && value != "1" {
-				return false
-			}
-		}
+	}
+	return true
+}
+
+// plainCoreKey: one line of [core] sets none of what changes the list.
+func plainCoreKey(line string) bool {
+	key, value, _ := strings.Cut(line, "=")
+	key, value = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(value)
+	if i := strings.IndexAny(value, "#;"); i >= 0 {
+		value = strings.TrimSpace(value[:i])
+	}
+	if strings.ContainsAny(value, `"\`) {
+		return false
+	}
+	switch key {
+	case "bare", "ignorecase":
+		v := strings.ToLower(value)
+		return v == "false" || v == "no" || v == "off" || v == "0"
+	case "worktree":
+		return false
+	case "repositoryformatversion":
+		return value == "0" || value == "1"
 	}
 	return true
 }

@@ -147,6 +147,10 @@ func TestDirectListLeavesAnythingElseToGit(t *testing.T) {
 			s.git(repo, "config", "extensions.worktreeConfig", "true")
 			return repo
 		}},
+		{"core.bare", func(s *sandbox, repo string, r *Runner) string {
+			s.git(repo, "config", "core.bare", "true")
+			return s.path("wts", "a")
+		}},
 		{"core.worktree", func(s *sandbox, repo string, r *Runner) string {
 			s.git(repo, "config", "core.worktree", repo)
 			return repo

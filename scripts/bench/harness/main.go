@@ -182,8 +182,8 @@ func listGroup(c config, rep *report) {
 		jobs["also:"+label] = func() time.Duration { return run(nil, nil, bin, "-C", c.repo, "list", "--json") }
 	}
 	t, cpu := roundsCPU(c.rounds, jobs)
-	rep.add("list", "copse list --json / git worktree list --porcelain -z", t["copse"], t["git"], 1.5, 1.35)
-	rep.add("list-cpu", "the same in CPU time (user+system, git included)", cpu["copse"], cpu["git"], 0, 0)
+	rep.add("list", "copse list --json / git worktree list --porcelain -z", t["copse"], t["git"], 1.25, 0)
+	rep.add("list-cpu", "the same in CPU time (user+system, git included)", cpu["copse"], cpu["git"], 1.25, 0)
 	rep.add("list-floor", "static Go program running the same git list / git (the floor)", t["floor"], t["git"], 0, 0)
 	rep.add("list-vs-floor", "copse list --json / that static floor", t["copse"], t["floor"], 0, 0)
 	for _, a := range c.also {
