@@ -132,6 +132,14 @@ func (s *service) supersedeFirst() {
 func (s *service) readDisplay(ctx context.Context, prefetch func() *idPrefetch) (snapshot, error) {
 	if trees, d, ok := s.git.WorktreesFromFiles(s.dir); ok {
 		s.supersedeFirst()
+		// The common dir, resolved as git's rev-parse --path-format=absolute gives it: the
+		// status cache and the ids need it, and asking git was a process on the way to
+		// the picker's first statuses.
+		s.mu.Lock()
+		if s.repo.commonDir == "" {
+			s.repo.commonDir = d.CommonDir
+		}
+		s.mu.Unlock()
 		sum := sha256.Sum256(d.Raw)
 		return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12])), ids: readIDs(d.CommonDir, d.IDs)}, nil
 	}

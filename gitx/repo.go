@@ -29,6 +29,11 @@ func (r *Runner) CommonDir(ctx context.Context, dir string) (string, error) {
 // ConfigValue reads one config value; ok is false when the key is unset.
 // Only the final newline git adds is removed; the value is otherwise verbatim.
 func (r *Runner) ConfigValue(ctx context.Context, dir, key string) (string, bool, error) {
+	if configFromFiles[key] {
+		if v, found, ok := r.readConfigFromFiles(dir, key); ok {
+			return v, found, nil
+		}
+	}
 	c, err := ConfigGet(dir, key)
 	if err != nil {
 		return "", false, err

@@ -275,6 +275,25 @@ func plainCoreKey(line string) bool {
 // order of the list) and include nothing (which could). A plain substring test: any
 // mention refuses.
 func plainUserConfig(env []string) bool {
+	for _, f := range userConfigFiles(env) {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		low := bytes.ToLower(b)
+		if bytes.Contains(low, []byte("include")) || bytes.Contains(low, []byte("ignorecase")) {
+			return false
+		}
+	}
+	return true
+}
+
+// userConfigFiles are the config files git reads before the repository's, in its order:
+// system, then the user's (XDG, then ~/.gitconfig), or GIT_CONFIG_GLOBAL alone.
+func userConfigFiles(env []string) []string {
 	var files []string
 	if getenv(env, "GIT_CONFIG_NOSYSTEM") == "" {
 		files = append(files, "/etc/gitconfig")
@@ -294,20 +313,7 @@ func plainUserConfig(env []string) bool {
 			files = append(files, filepath.Join(home, ".gitconfig"))
 		}
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return false
-		}
-		low := bytes.ToLower(b)
-		if bytes.Contains(low, []byte("include")) || bytes.Contains(low, []byte("ignorecase")) {
-			return false
-		}
-	}
-	return true
+	return files
 }
 
 // getenv is name's value in env as git gets it: the last entry wins.
@@ -557,4 +563,107 @@ func (r *Runner) WorktreesFromFiles(dir string) ([]Worktree, DirectList, bool) {
 		addHeldBranch(&list[i])
 	}
 	return list, d, true
+}
+
+// configFromFiles are the keys ConfigValue reads from the config files themselves when it
+// can prove the answer is git's: the two every listing and picker start asks
+// (copse.backend beside the list, copse.sort for the first frame), where a git process was
+// a third of `copse list`'s cost inside tmux. Settings that choose what runs (copse.test,
+// copse.run, copse.root, …) always ask git.
+var configFromFiles = map[string]bool{"copse.backend": true, "copse.sort": true}
+
+// readConfigFromFiles gives `git config --get key` for a "copse.name" key from the system,
+// user and repository config files, when the same proof as ReadWorktreeList holds (no
+// include anywhere, no extensions, no config from the environment) and every assignment of
+// the key is a plain `name = value` under a plain [copse] header with a value of letters,
+// digits and ._-/:@+~ only. The last assignment wins, as in git. ok=false: ask git.
+func (r *Runner) readConfigFromFiles(dir, key string) (value string, found, ok bool) {
+	section, name, _ := strings.Cut(key, ".")
+	if section != "copse" || name == "" || strings.Contains(name, ".") {
+		return "", false, false
+	}
+	env := r.environ(true)
+	if (r.Bin != "" && r.Bin != "git") || r.Exec != nil || !plainGitEnv(env) || (os.Geteuid() == 0 && getenv(env, "SUDO_UID") != "") {
+		return "", false, false
+	}
+	common, ok := discoverCommonDir(dir)
+	if !ok || !plainRepoConfig(filepath.Join(common, "config")) || !plainUserConfig(env) {
+		return "", false, false
+	}
+	for _, f := range append(userConfigFiles(env), filepath.Join(common, "config")) {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", false, false
+		}
+		v, in, plain := plainConfigValue(string(b), name)
+		if !plain {
+			return "", false, false
+		}
+		if in {
+			value, found = v, true
+		}
+	}
+	return value, found, true
+}
+
+// plainConfigValue finds the last `name = value` under [copse] in one config file. plain is
+// false when the file mentions the key (or the section) in any other shape.
+func plainConfigValue(text, name string) (value string, found, plain bool) {
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasSuffix(line, "\\") {
+			return "", false, false // a continued line could hide a header or the key
+		}
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				return "", false, false
+			}
+			header := line[1:end]
+			in = header == "copse" || strings.EqualFold(header, "copse")
+			if !in && strings.EqualFold(strings.TrimSpace(header), "copse") {
+				return "", false, false // "[ copse ]"
+			}
+			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' && in {
+				return "", false, false // "[copse] name = value" on one line
+			}
+			continue
+		}
+		if !in {
+			continue
+		}
+		k, v, hasValue := strings.Cut(line, "=")
+		if !strings.EqualFold(strings.TrimSpace(k), name) {
+			if strings.ContainsAny(line, `\"`) {
+				return "", false, false // a continued or quoted line could hide the key
+			}
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if !hasValue || !plainValue(v) {
+			return "", false, false
+		}
+		value, found = v, true
+	}
+	return value, found, true
+}
+
+func plainValue(v string) bool {
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-/:@+~", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }

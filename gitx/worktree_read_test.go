@@ -212,3 +212,64 @@ func TestDirectListLeavesAnythingElseToGit(t *testing.T) {
 		})
 	}
 }
+
+// copse.backend and copse.sort are read from the config files where that gives git's
+// answer, and from git otherwise; either way the value is git's.
+func TestConfigFromFilesIsGitsAnswer(t *testing.T) {
+	cases := []struct {
+		name          string
+		global, local string
+		xdg           string
+		fromFiles     bool
+	}{
+		{"unset", "", "", "", true},
+		{"local", "", "[copse]\n\tbackend = tmux\n", "", true},
+		{"global", "[copse]\n\tbackend = herdr\n", "", "", true},
+		{"local over global", "[copse]\n\tbackend = herdr\n", "[Copse]\n  BACKEND=tmux\n", "", true},
+		{"the last one in a file", "", "[copse]\nbackend = git\n[core]\nx = 1\n[copse]\nbackend = tmux\n", "", true},
+		{"~/.gitconfig over XDG", "[copse]\nbackend = tmux\n", "", "[copse]\nbackend = herdr\n", true},
+		{"another key only", "", "[copse]\nroot = ../wt\n", "", true},
+		{"a subsection is another key", "", "[copse \"backend\"]\nx = y\n", "", true},
+		{"a quoted value", "", "[copse]\nbackend = \"tmux\"\n", "", false},
+		{"a comment after the value", "", "[copse]\nbackend = tmux # here\n", "", false},
+		{"a key with no value", "", "[copse]\nbackend\n", "", false},
+		{"on the header's line", "", "[copse] backend = tmux\n", "", false},
+		{"a continued line", "[alias]\nx = a \\\n[copse]\nbackend = tmux\n", "", "", false},
+		{"an include", "[include]\npath = other\n", "", "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSandbox(t)
+			repo := s.path("repo")
+			s.git(s.root, "init", "-q", "-b", "main", repo)
+			if tc.global != "" {
+				s.write(filepath.Join(s.root, "home", ".gitconfig"), tc.global)
+			}
+			if tc.xdg != "" {
+				s.write(filepath.Join(s.root, "home", ".config", "git", "config"), tc.xdg)
+			}
+			if tc.local != "" {
+				f, err := os.OpenFile(filepath.Join(repo, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.WriteString(tc.local)
+				f.Close()
+			}
+			r := s.runner()
+			want, wantErr := s.gitErr(repo, "config", "--get", "copse.backend")
+			wantFound := wantErr == nil
+			v, found, ok := r.readConfigFromFiles(repo, "copse.backend")
+			if ok != tc.fromFiles {
+				t.Fatalf("read from files = %v, want %v", ok, tc.fromFiles)
+			}
+			if ok && (found != wantFound || v != strings.TrimSuffix(want, "\n")) {
+				t.Fatalf("from files %q (found %v); git says %q (found %v)", v, found, want, wantFound)
+			}
+			got, gotFound, err := r.ConfigValue(context.Background(), repo, "copse.backend")
+			if err != nil || gotFound != wantFound || got != strings.TrimSuffix(want, "\n") {
+				t.Fatalf("ConfigValue %q (found %v, %v); git says %q (found %v)", got, gotFound, err, want, wantFound)
+			}
+		})
+	}
+}

@@ -163,3 +163,53 @@ func TestPoolTrackerWaitsOnlyForRunningPools(t *testing.T) {
 		t.Fatal("wait returned before the running pool ended")
 	}
 }
+
+// With the statuses of the rows on screen in the cache, Run draws its first frame with them:
+// it waits (briefly) for the early lookup, so the rows and their statuses appear together.
+// The answer still reaches the picker as its cachedStatusesMsg, once, and what that message
+// releases (the held-back reads) starts from it.
+func TestFirstFrameShowsCachedStatuses(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	for _, b := range []string{"a", "b"} {
+		r.AddWorktree("feat/"+b, "app.worktrees/"+b)
+	}
+	svc := openService(t, r, r.Root)
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(1100 * time.Millisecond)))
+	if _, err := svc.List(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	l, err := svc.List(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(svc, Options{Listing: l, Width: 100, Height: 30})
+	m.startEarlyLookup()
+	m.drawEarly(10 * time.Second) // generous: the test is of what is drawn, not how fast
+	for _, row := range m.rows {
+		if row.pending || row.wt.Status == nil {
+			t.Fatalf("%s: no status in the first frame", row.wt.Path)
+		}
+	}
+	if v := m.View().Content; strings.Contains(v, "…") || strings.Count(v, "✓") < 3 {
+		t.Fatalf("first frame:\n%s", v)
+	}
+	if m.early == nil {
+		t.Fatal("the early lookup was dropped once drawn")
+	}
+	msg, ok := m.early.cmd()().(cachedStatusesMsg) // what the picker gets (it has the answer: no wait)
+	if !ok || msg.seq != m.loadSeq || len(msg.results) != len(m.rows) {
+		t.Fatalf("the picker's cache answer: %+v", msg)
+	}
+	next, _ := send(t, m, startStatusesMsg{seq: m.loadSeq})
+	if next.afterCached == nil || next.early != nil {
+		t.Fatal("the first frame's answer was not taken as the picker's cache answer")
+	}
+	done, _ := send(t, next, msg)
+	if done.afterCached != nil {
+		t.Fatal("the held-back reads were not released by the answer")
+	}
+	if done.statusQueue != nil {
+		t.Fatal("a status pool started for rows the cache had answered")
+	}
+}

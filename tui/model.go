@@ -438,7 +438,7 @@ func (m *Model) statusesFirst(rest ...tea.Cmd) tea.Cmd {
 		rest = append(rest, m.afterCached)
 		m.afterCached = nil
 	}
-	cached := m.svc != nil && len(m.onScreenPending()) > 0
+	cached := m.svc != nil && (len(m.onScreenPending()) > 0 || m.earlyDrawn())
 	st := m.startStatuses()
 	rest = append(rest, m.afterListing())
 	if m.svc != nil {
@@ -469,16 +469,24 @@ func (m *Model) startStatuses() tea.Cmd {
 		m.finishStatuses()
 		return nil
 	}
-	if onScreen := m.onScreenPending(); len(onScreen) > 0 {
-		if e := m.early; e != nil && e.seq == m.loadSeq {
-			// Run asked already, before Bubble Tea started; rows it did not ask for (the
-			// screen changed size meanwhile) stay pending for the pool.
-			m.early = nil
-			return e.cmd()
-		}
+	onScreen := m.onScreenPending()
+	if e := m.early; e != nil && e.seq == m.loadSeq && (len(onScreen) > 0 || e.taken) {
+		// Run asked already, before Bubble Tea started (and drew the first frame with the
+		// answer, if it came in time); rows it did not ask for (the screen changed size
+		// meanwhile) stay pending for the pool, which starts from the answer.
+		m.early = nil
+		return e.cmd()
+	}
+	if len(onScreen) > 0 {
 		return cachedStatusesCmd(m.svc, m.loadSeq, onScreen)
 	}
 	return m.startPool(paths)
+}
+
+// earlyDrawn: Run drew the first frame with the early lookup's answer, which the picker has
+// yet to take as its cachedStatusesMsg.
+func (m *Model) earlyDrawn() bool {
+	return m.early != nil && m.early.taken && m.early.seq == m.loadSeq
 }
 
 // startPool runs the status pool over paths, the rows on screen first.

@@ -107,6 +107,7 @@ func Run(ctx context.Context, svc *core.Service, opts Options) (Result, error) {
 		}
 	}
 	m.startEarlyLookup()
+	m.drawEarly(firstFrameWait)
 	prepainted := m.prepaint(opts)
 	// Signals are the caller's (copse's Main cancels ctx on SIGINT, SIGTERM, SIGHUP and
 	// SIGQUIT): Bubble Tea's own handler would turn SIGTERM into a quiet quit, exit 0,
