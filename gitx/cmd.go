@@ -36,9 +36,10 @@ type Cmd struct {
 	// untracked is the status's use of git's untracked cache (status builders only).
 	untracked UntrackedCache
 	// gentle stops git with SIGTERM, on a timeout or cancel and if copse dies, instead of
-	// SIGKILL: git removes its lock files on SIGTERM, and a command copse runs for its own
-	// benefit (the refresh of an index) must never leave index.lock behind for the user's
-	// next git command to trip over. SIGKILL follows after waitDelay if git lingers.
+	// SIGKILL, as every command that is not a read is stopped: git removes its lock files
+	// on SIGTERM, and a command copse runs for its own benefit (the refresh of an index,
+	// run as a read) must never leave index.lock behind for the user's next git command to
+	// trip over. SIGKILL follows after waitDelay if git lingers.
 	gentle bool
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/copse-dev/copse/internal/testexec"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -87,6 +88,42 @@ func TestRefreshStoppedHalfWayLeavesNoIndexLock(t *testing.T) {
 			// git is gone once RefreshStat returns; its lock must be too.
 			if _, err := os.Lstat(lock); !os.IsNotExist(err) {
 				t.Fatalf("a stopped refresh left %s behind (%v): the user's next git would fail", lock, err)
+			}
+		})
+	}
+}
+
+// Every command that may write is stopped with SIGTERM, which git answers by removing its
+// lock files: a change cut short (here by its timeout, under an fsmonitor hook that
+// stalls while git holds index.lock) leaves no index.lock for the user's next git.
+func TestAChangeStoppedHalfWayLeavesNoIndexLock(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cmd  func(repo, head string) (Cmd, error)
+	}{
+		{"update-index", func(repo, _ string) (Cmd, error) { return RefreshIndex(repo) }},
+		{"reset --keep", ResetKeep},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSandbox(t)
+			repo := s.initRepo("app")
+			head := strings.TrimSpace(s.git(repo, "rev-parse", "HEAD"))
+			hook := s.path("fsmonitor-hook")
+			if err := testexec.WriteFile(hook, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			s.git(repo, "config", "core.fsmonitor", hook)
+			r := s.runner()
+			r.Timeout = 500 * time.Millisecond
+			c, err := tc.cmd(repo, head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Run(context.Background(), c); err == nil {
+				t.Fatal("the command finished under a stalled hook; the test needs it stopped")
+			}
+			if _, err := os.Lstat(filepath.Join(repo, ".git", "index.lock")); !os.IsNotExist(err) {
+				t.Fatalf("a stopped %s left index.lock behind (%v): the user's next git would fail", tc.name, err)
 			}
 		})
 	}
