@@ -28,8 +28,9 @@ type DirectList struct {
 // It gives ok=false, and the caller runs git, whenever the repository is anything but the
 // layout it proves it reads exactly as git does: a non-default git binary or a test
 // executor; a GIT_ variable that changes discovery or config; a bare repository, a separate
-// git dir, core.worktree, any extensions (reftable, sha256, worktreeConfig), config includes
-// or core.ignorecase (git's sort order); a filesystem boundary or another owner on the way up
+// git dir, core.worktree, any extensions (reftable, sha256, worktreeConfig) or
+// core.ignorecase (git's sort order), also in an included file (an include is fine when its
+// file mentions none of core, extensions or a further include); a filesystem boundary or another owner on the way up
 // (git's discovery and safe.directory); relative worktree paths; a HEAD or ref that is a
 // symlink, a chain of symbolic refs, outside refs/heads, or not in the plain format git
 // writes; an admin directory git would report or skip; a prunable reason other than a
@@ -43,7 +44,10 @@ func (r *Runner) ReadWorktreeList(dir string) (DirectList, bool) {
 		return DirectList{}, false
 	}
 	common, ok := discoverCommonDir(dir)
-	if !ok || !plainRepoConfig(filepath.Join(common, "config")) || !plainUserConfig(env) {
+	if !ok {
+		return DirectList{}, false
+	}
+	if cf, ok := readConfigFiles(env, common); !ok || !cf.plainForList() {
 		return DirectList{}, false
 	}
 	real, err := filepath.EvalSymlinks(common)
@@ -208,16 +212,12 @@ func exists(p string) bool {
 }
 
 // plainRepoConfig reads the repository's config for what changes the list: core.bare,
-// core.worktree, core.ignorecase, any extension, any include. It accepts only a file it
+// core.worktree, core.ignorecase, any extension. It accepts only a file it
 // parses line by line with none of those set (bare false, ignorecase false, as git init
 // writes); a line it cannot place, a continued line or a quoted value in [core] refuses.
-func plainRepoConfig(path string) bool {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
+func plainRepoConfig(text []byte) bool {
 	section := ""
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range strings.Split(string(text), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' || line[0] == ';' {
 			continue
@@ -234,10 +234,10 @@ func plainRepoConfig(path string) bool {
 				return false // "[core] bare = true" on one line
 			}
 			section = strings.ToLower(strings.TrimSpace(line[1:end]))
-			if strings.HasPrefix(section, "include") || strings.HasPrefix(section, "extensions") {
+			if strings.HasPrefix(section, "extensions") {
 				return false
 			}
-			continue
+			continue // an include's files are checked by readConfigFiles
 		}
 		if section != "core" {
 			continue
@@ -271,24 +271,134 @@ func plainCoreKey(line string) bool {
 	return true
 }
 
-// plainUserConfig: the user's and system's config files set no ignorecase (git's sort
-// order of the list) and include nothing (which could). A plain substring test: any
-// mention refuses.
-func plainUserConfig(env []string) bool {
-	for _, f := range userConfigFiles(env) {
+// configFiles is git's config as files, read once: the system's, the user's and the
+// repository's in git's order (the repository's last), and every file an include in them
+// names, whatever its condition (a condition copse does not evaluate: it only needs to know
+// such a file cannot matter).
+type configFiles struct {
+	main     []configFile
+	included [][]byte // lowercased
+}
+
+type configFile struct {
+	path string
+	text []byte
+}
+
+// readConfigFiles reads them. ok=false when one cannot be read, the repository's is missing,
+// or an include names its file in a way copse does not resolve exactly as git does.
+func readConfigFiles(env []string, common string) (configFiles, bool) {
+	var c configFiles
+	repo := filepath.Join(common, "config")
+	for _, f := range append(userConfigFiles(env), repo) {
 		b, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) {
+		if errors.Is(err, os.ErrNotExist) && f != repo {
 			continue
 		}
 		if err != nil {
-			return false
+			return configFiles{}, false
 		}
-		low := bytes.ToLower(b)
-		if bytes.Contains(low, []byte("include")) || bytes.Contains(low, []byte("ignorecase")) {
+		c.main = append(c.main, configFile{path: f, text: b})
+		if !bytes.Contains(bytes.ToLower(b), []byte("include")) {
+			continue
+		}
+		paths, ok := includePaths(f, b, getenv(env, "HOME"))
+		if !ok {
+			return configFiles{}, false
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if errors.Is(err, os.ErrNotExist) {
+				continue // git skips an include whose file is not there
+			}
+			if err != nil {
+				return configFiles{}, false
+			}
+			c.included = append(c.included, bytes.ToLower(b))
+		}
+	}
+	return c, true
+}
+
+// plainForList: no config git reads changes what `worktree list` prints — no ignorecase
+// (its sort order) in the system's and user's files, the repository's plain
+// (plainRepoConfig), and no included file that mentions core, extensions, ignorecase or a
+// further include.
+func (c configFiles) plainForList() bool {
+	for i, f := range c.main {
+		if i == len(c.main)-1 {
+			if !plainRepoConfig(f.text) {
+				return false
+			}
+		} else if bytes.Contains(bytes.ToLower(f.text), []byte("ignorecase")) {
 			return false
 		}
 	}
+	return c.noIncludedMentions("include", "ignorecase", "core", "extensions")
+}
+
+// noIncludedMentions: no included file mentions any of words (lowercase).
+func (c configFiles) noIncludedMentions(words ...string) bool {
+	for _, b := range c.included {
+		for _, w := range words {
+			if bytes.Contains(b, []byte(w)) {
+				return false
+			}
+		}
+	}
 	return true
+}
+
+// includePaths gives the files [include] and [includeIf "…"] sections name, resolved as
+// git does: "~/" from HOME, a relative path from the including file's directory. ok=false
+// for a path copse would have to unquote or unescape, "~user", or ~ without HOME.
+func includePaths(file string, text []byte, home string) ([]string, bool) {
+	var paths []string
+	in := false
+	for _, line := range strings.Split(string(text), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasSuffix(line, "\\") {
+			return nil, false
+		}
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				return nil, false
+			}
+			header := strings.ToLower(line[1:end])
+			in = header == "include" || strings.HasPrefix(header, "includeif ")
+			if rest := strings.TrimSpace(line[end+1:]); in && rest != "" && rest[0] != '#' && rest[0] != ';' {
+				return nil, false
+			}
+			continue
+		}
+		if !in {
+			continue
+		}
+		k, v, _ := strings.Cut(line, "=")
+		if !strings.EqualFold(strings.TrimSpace(k), "path") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch {
+		case v == "" || strings.ContainsAny(v, "\"#;\\"):
+			return nil, false
+		case strings.HasPrefix(v, "~/"):
+			if home == "" {
+				return nil, false
+			}
+			v = filepath.Join(home, v[2:])
+		case strings.HasPrefix(v, "~"):
+			return nil, false
+		case !filepath.IsAbs(v):
+			v = filepath.Join(filepath.Dir(file), v)
+		}
+		paths = append(paths, v)
+	}
+	return paths, true
 }
 
 // userConfigFiles are the config files git reads before the repository's, in its order:
@@ -574,7 +684,7 @@ var configFromFiles = map[string]bool{"copse.backend": true, "copse.sort": true}
 
 // readConfigFromFiles gives `git config --get key` for a "copse.name" key from the system,
 // user and repository config files, when the same proof as ReadWorktreeList holds (no
-// include anywhere, no extensions, no config from the environment) and every assignment of
+// extensions, no config from the environment, no included file that mentions copse) and every assignment of
 // the key is a plain `name = value` under a plain [copse] header with a value of letters,
 // digits and ._-/:@+~ only. The last assignment wins, as in git. ok=false: ask git.
 func (r *Runner) readConfigFromFiles(dir, key string) (value string, found, ok bool) {
@@ -587,18 +697,15 @@ func (r *Runner) readConfigFromFiles(dir, key string) (value string, found, ok b
 		return "", false, false
 	}
 	common, ok := discoverCommonDir(dir)
-	if !ok || !plainRepoConfig(filepath.Join(common, "config")) || !plainUserConfig(env) {
+	if !ok {
 		return "", false, false
 	}
-	for _, f := range append(userConfigFiles(env), filepath.Join(common, "config")) {
-		b, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return "", false, false
-		}
-		v, in, plain := plainConfigValue(string(b), name)
+	cf, ok := readConfigFiles(env, common)
+	if !ok || !cf.plainForList() || !cf.noIncludedMentions("copse") {
+		return "", false, false
+	}
+	for _, f := range cf.main {
+		v, in, plain := plainConfigValue(string(f.text), name)
 		if !plain {
 			return "", false, false
 		}

@@ -92,6 +92,14 @@ func TestDirectListIsGitsListByteForByte(t *testing.T) {
 		t.Errorf("ids %v", got.IDs)
 	}
 
+	// Includes whose files cannot change the list (an identity for some directories; one
+	// that is not there), in the user's config and the repository's.
+	s.write(s.path("home", ".gitconfig"), "[includeIf \"gitdir:"+repo+"/\"]\n\tpath = ~/work.inc\n[include]\n\tpath = missing.inc\n")
+	s.write(s.path("home", "work.inc"), "[user]\n\temail = someone@example.invalid\n")
+	s.git(repo, "config", "include.path", "../local.inc")
+	s.write(filepath.Join(repo, "local.inc"), "[alias]\n\tst = status\n")
+	sameAsGit(t, r, repo, s.path("wts", "Mid"))
+
 	// Branches packed (and some loose again), a branch deleted under a worktree.
 	s.git(repo, "pack-refs", "--all")
 	sameAsGit(t, r, repo)
@@ -135,12 +143,18 @@ func TestDirectListLeavesAnythingElseToGit(t *testing.T) {
 			s.git(repo, "config", "core.ignorecase", "true")
 			return repo
 		}},
-		{"an include", func(s *sandbox, repo string, r *Runner) string {
+		{"an included file that includes", func(s *sandbox, repo string, r *Runner) string {
 			s.git(repo, "config", "include.path", s.path("other"))
+			s.write(s.path("other"), "[include]\n\tpath = more\n")
 			return repo
 		}},
-		{"an include in the user's config", func(s *sandbox, repo string, r *Runner) string {
+		{"an included file that sets core", func(s *sandbox, repo string, r *Runner) string {
 			s.write(filepath.Join(s.root, "home", ".gitconfig"), "[includeIf \"gitdir:~/\"]\n\tpath = x\n")
+			s.write(filepath.Join(s.root, "home", "x"), "[core]\n\tignorecase = true\n")
+			return repo
+		}},
+		{"an include path in quotes", func(s *sandbox, repo string, r *Runner) string {
+			s.write(filepath.Join(s.root, "home", ".gitconfig"), "[include]\n\tpath = \"x\"\n")
 			return repo
 		}},
 		{"an extension", func(s *sandbox, repo string, r *Runner) string {
@@ -235,7 +249,8 @@ func TestConfigFromFilesIsGitsAnswer(t *testing.T) {
 		{"a key with no value", "", "[copse]\nbackend\n", "", false},
 		{"on the header's line", "", "[copse] backend = tmux\n", "", false},
 		{"a continued line", "[alias]\nx = a \\\n[copse]\nbackend = tmux\n", "", "", false},
-		{"an include", "[include]\npath = other\n", "", "", false},
+		{"an include that cannot set it", "[include]\npath = other\n", "[copse]\nbackend = tmux\n", "", true},
+		{"an included file that mentions copse", "[include]\npath = ~/other\n", "", "", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -244,6 +259,10 @@ func TestConfigFromFilesIsGitsAnswer(t *testing.T) {
 			s.git(s.root, "init", "-q", "-b", "main", repo)
 			if tc.global != "" {
 				s.write(filepath.Join(s.root, "home", ".gitconfig"), tc.global)
+			}
+			s.write(filepath.Join(s.root, "home", "other"), "[copse]\n\tbackend = herdr\n")
+			if tc.name == "an include that cannot set it" {
+				s.write(filepath.Join(s.root, "home", "other"), "[user]\n\tname = x\n")
 			}
 			if tc.xdg != "" {
 				s.write(filepath.Join(s.root, "home", ".config", "git", "config"), tc.xdg)
