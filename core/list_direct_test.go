@@ -20,7 +20,13 @@ func TestListRunsNoGitAndItsTokenIsGits(t *testing.T) {
 	trace := filepath.Join(r.Base, "git-trace")
 	env := append(coretest.Env(r.Home), "GIT_TRACE="+trace)
 	ctx := context.Background()
-	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: env, ListFirst: true})
+	getenv := func(k string) string { // without the suite's check against git, which runs git
+		if k == core.VerifyDirectListEnv {
+			return ""
+		}
+		return r.Getenv(k)
+	}
+	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: getenv, Env: env, ListFirst: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -131,6 +133,9 @@ func (s *service) supersedeFirst() {
 // git must list. Every decision reads git itself (read).
 func (s *service) readDisplay(ctx context.Context, prefetch func() *idPrefetch) (snapshot, error) {
 	if trees, d, ok := s.git.WorktreesFromFiles(s.dir); ok {
+		if err := s.verifyDirect(ctx, d.Raw); err != nil {
+			return snapshot{}, err
+		}
 		s.supersedeFirst()
 		// The common dir, resolved as git's rev-parse --path-format=absolute gives it: the
 		// status cache and the ids need it, and asking git was a process on the way to
@@ -150,6 +155,28 @@ func (s *service) readDisplay(ctx context.Context, prefetch func() *idPrefetch) 
 	snap, err := s.read(ctx)
 	snap.ids = ids
 	return snap, err
+}
+
+// VerifyDirectListEnv, set to 1 (Options.Getenv), makes every list copse reads from git's files also ask git,
+// and fail when git printed other bytes while the files stayed as they were read (a second
+// reading after git's agrees with the first). The tests of every package that lists set it
+// (coretest.Main), so the whole suite checks the reader against git on every repository it
+// makes, not only the reader's own tests (coretest.Env carries it).
+const VerifyDirectListEnv = "COPSE_VERIFY_DIRECT_LIST"
+
+func (s *service) verifyDirect(ctx context.Context, raw []byte) error {
+	if s.opts.Getenv(VerifyDirectListEnv) != "1" {
+		return nil
+	}
+	_, fromGit, err := s.git.Worktrees(ctx, s.dir)
+	if err != nil {
+		return nil // git failed (a worktree half added): nothing to compare
+	}
+	again, ok := s.git.ReadWorktreeList(s.dir)
+	if ok && bytes.Equal(again.Raw, raw) && !bytes.Equal(fromGit, raw) {
+		return fmt.Errorf("core: the worktree list read from git's files differs from git's own in %s:\n files: %q\n   git: %q", s.dir, raw, fromGit)
+	}
+	return nil
 }
 
 // read lists the worktrees with git. Failure to list from dir means dir is not in a

@@ -32,6 +32,10 @@ func Env(home string) []string {
 		"GIT_AUTHOR_NAME=copse test", "GIT_AUTHOR_EMAIL=test@copse.invalid",
 		"GIT_COMMITTER_NAME=copse test", "GIT_COMMITTER_EMAIL=test@copse.invalid",
 		"GIT_TERMINAL_PROMPT=0",
+		// Every list copse reads from git's files is checked against git's own
+		// (core.VerifyDirectListEnv, read through Options.Getenv; spelled out, as core's
+		// tests import coretest).
+		"COPSE_VERIFY_DIRECT_LIST=1",
 	}
 }
 
@@ -272,5 +276,7 @@ func Main(m *testing.M) int {
 	}
 	// Before any test runs, so no goroutine reads the environment while it changes.
 	os.Setenv("GIT_CONFIG_GLOBAL", poison)
+	// And for a copse run as a program (its Getenv is the process's).
+	os.Setenv("COPSE_VERIFY_DIRECT_LIST", "1")
 	return m.Run()
 }
