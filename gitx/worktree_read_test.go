@@ -2,8 +2,11 @@ package gitx
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -292,3 +295,108 @@ func TestConfigFromFilesIsGitsAnswer(t *testing.T) {
 		})
 	}
 }
+
+// Random sequences of what people and agents do to worktrees, checked after every step:
+// where the direct reading accepts the repository, it is git's list byte for byte. Most
+// steps must be accepted, or the test would prove nothing.
+func TestDirectListAgreesWithGitThroughRandomChanges(t *testing.T) {
+	names := []string{"a", "B", "feat-x", "sp ace", "ünï", "z9", "Mid", "deep/er"}
+	for _, seed := range []uint64{1, 2, 3, 4, 5, 6} { // 40 seeds of 80 steps agreed too
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			rnd := rand.New(rand.NewPCG(seed, 22))
+			s := newSandbox(t)
+			repo := s.path("repo")
+			s.git(s.root, "init", "-q", "-b", "main", repo)
+			s.git(repo, "commit", "-q", "--allow-empty", "-m", "one")
+			r := s.runner()
+			var live []string // worktree paths git has
+			n := 0
+			pick := func() string { return live[rnd.IntN(len(live))] }
+			accepted, steps := 0, 0
+			for step := 0; step < 60; step++ {
+				op := rnd.IntN(12)
+				if len(live) == 0 {
+					op = 0
+				}
+				var what string
+				switch op {
+				case 0, 1:
+					n++
+					p := s.path("wts", fmt.Sprintf("%s-%d", names[rnd.IntN(len(names))], n))
+					if op == 0 {
+						s.git(repo, "worktree", "add", "-q", "-b", fmt.Sprintf("b/%d", n), p)
+					} else {
+						s.git(repo, "worktree", "add", "-q", "--detach", p)
+					}
+					live = append(live, p)
+					what = "add " + p
+				case 2:
+					p := pick()
+					reason := []string{"", "  agent 7\n", "on a USB disk\nunplugged \t", "x"}[rnd.IntN(4)]
+					s.gitErr(repo, "worktree", "lock", "--reason", reason, "--", p)
+					what = "lock " + p
+				case 3:
+					p := pick()
+					s.gitErr(repo, "worktree", "unlock", "--", p)
+					what = "unlock " + p
+				case 4:
+					p := pick()
+					os.RemoveAll(p)
+					what = "rm -rf " + p
+				case 5:
+					s.git(repo, "worktree", "prune")
+					live = slices.DeleteFunc(live, func(p string) bool { _, err := os.Stat(p); return err != nil })
+					what = "prune"
+				case 6:
+					p := pick()
+					if _, err := s.gitErr(repo, "worktree", "remove", "--force", "--force", "--", p); err == nil {
+						live = slices.DeleteFunc(live, func(q string) bool { return q == p })
+					}
+					what = "remove " + p
+				case 7:
+					p := pick()
+					n++
+					to := s.path("moved", fmt.Sprintf("m%d", n))
+					os.MkdirAll(filepath.Dir(to), 0o755)
+					if _, err := s.gitErr(repo, "worktree", "move", p, to); err == nil {
+						live[slices.Index(live, p)] = to
+					}
+					what = "move " + p
+				case 8:
+					p := pick()
+					s.gitErr(p, "commit", "-q", "--allow-empty", "-m", "step")
+					what = "commit in " + p
+				case 9:
+					s.git(repo, "pack-refs", "--all")
+					what = "pack-refs"
+				case 10:
+					p := pick()
+					n++
+					s.gitErr(p, "checkout", "-q", []string{"--orphan", "-b", "--detach"}[rnd.IntN(3)], fmt.Sprintf("o%d", n))
+					what = "checkout in " + p
+				case 11:
+					p := pick()
+					if b, err := s.gitErr(p, "symbolic-ref", "-q", "HEAD"); err == nil {
+						s.gitErr(repo, "update-ref", "-d", strings.TrimSpace(b))
+					}
+					what = "delete the branch of " + p
+				}
+				steps++
+				got, ok := r.ReadWorktreeList(repo)
+				if !ok {
+					continue
+				}
+				accepted++
+				if want := gitList(t, r, repo); string(got.Raw) != string(want) {
+					t.Fatalf("after step %d (%s): the direct reading differs from git's list\n got: %q\nwant: %q", step, what, got.Raw, want)
+				}
+			}
+			t.Logf("accepted %d of %d", accepted, steps)
+			if accepted < steps*3/4 {
+				t.Fatalf("the direct reading accepted %d of %d steps; the test needs most", accepted, steps)
+			}
+		})
+	}
+}
+
