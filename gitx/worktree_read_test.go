@@ -399,4 +399,3 @@ func TestDirectListAgreesWithGitThroughRandomChanges(t *testing.T) {
 		})
 	}
 }
-
