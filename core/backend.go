@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strings"
+
+	"github.com/copse-dev/copse/herdr"
 )
 
 // backend carries out mutations; the engine owns parsing, preconditions, locking and
@@ -48,7 +50,9 @@ var errNotInHerdr = errors.New("not running inside Herdr")
 
 // startup is what Open asks beside git's list, in parallel with it, because the choice of
 // backend needs it: git config copse.backend, then, when the backend is to be tmux, tmux's
-// survey of copse's session. A repository that chose another backend runs no tmux.
+// survey of copse's session, and when it may be Herdr, Herdr's detection (`herdr
+// --version`, whose answer herdr.Detect caches for newHerdrBackend). A repository that chose
+// another backend runs neither.
 type startup struct {
 	done   chan struct{} // nil: nothing asked
 	config configRead
@@ -60,6 +64,11 @@ type configRead struct {
 	value string
 	ok    bool
 	err   error
+}
+
+// mayBeHerdr says whether the backend chosen by want (after config) may be Herdr's.
+func mayBeHerdr(s *service, want string) bool {
+	return s.opts.Getenv("HERDR_ENV") == "1" && (want == "" || want == "auto" || want == "herdr")
 }
 
 // wantsTmux says whether the backend chosen by want (after config) is tmux's.
@@ -77,7 +86,7 @@ func startBackendReads(ctx context.Context, s *service, want string) *startup {
 	// git config copse.backend matters only where there is a choice, inside Herdr or tmux;
 	// elsewhere it costs a git process on every command for nothing.
 	st.asked = want == "" && (inHerdr || inTmux)
-	if !st.asked && !wantsTmux(s, want) {
+	if !st.asked && !wantsTmux(s, want) && !mayBeHerdr(s, want) {
 		return st
 	}
 	st.done = make(chan struct{})
@@ -98,6 +107,11 @@ func startBackendReads(ctx context.Context, s *service, want string) *startup {
 			if st.tmux = startTmuxSurvey(ctx, s); st.tmux != nil {
 				<-st.tmux.done
 			}
+		}
+		if mayBeHerdr(s, w) {
+			// The answer is herdr.Detect's cache; newHerdrBackend asks again and finds it
+			// (a binary that could not be started is not cached: it is tried again there).
+			_, _ = herdr.Detect(ctx, s.opts.Getenv)
 		}
 	}()
 	return st

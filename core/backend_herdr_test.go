@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -1001,5 +1002,49 @@ func TestHerdrCreateRunIsRefused(t *testing.T) {
 	w.Unchanged(before)
 	if calls := w.calls(t, "create"); len(calls) != 0 {
 		t.Errorf("herdr was asked to create: %v", calls)
+	}
+}
+
+// Inside Herdr, Open asks Herdr's version beside git's list, not after it: git's list here
+// waits (up to 10 s) for the mark the Herdr wrapper leaves when it starts, so a detection
+// that began only after the list would find the wait run out.
+func TestHerdrDetectionRunsBesideTheList(t *testing.T) {
+	t.Parallel()
+	w := newHW(t)
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "herdr-started")
+	late := filepath.Join(dir, "list-waited-out")
+	herdrBin := filepath.Join(dir, "herdr")
+	if err := testexec.WriteFile(herdrBin, []byte("#!/bin/sh\necho \"$*\" >> '"+mark+"'\nexec '"+w.bin+"' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitBin := filepath.Join(dir, "git")
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\ncase \"$*\" in *'worktree list'*)\n  i=0\n  while [ ! -e '" + mark + "' ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done\n" +
+		"  [ -e '" + mark + "' ] || : > '" + late + "' ;;\nesac\nexec '" + realGit + "' \"$@\"\n"
+	if err := testexec.WriteFile(gitBin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := core.Options{Dir: w.Root, Backend: "auto", GitBin: gitBin, ListFirst: true,
+		Getenv: w.getenv(map[string]string{"HERDR_BIN_PATH": herdrBin}), Env: w.knobs(herdrdouble.Knobs{}, "")}
+	s, err := core.Open(bg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.BackendName() != "herdr" {
+		t.Fatalf("backend %s, want herdr", s.BackendName())
+	}
+	if _, err := os.Stat(late); err == nil {
+		t.Fatal("git's list waited 10 s for Herdr's detection: it did not run beside the list")
+	}
+	calls, err := os.ReadFile(mark) // one line per herdr started: its arguments
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(calls), "--version\n"); n != 1 {
+		t.Fatalf("herdr --version ran %d times, want once (the early answer is the one used)", n)
 	}
 }
