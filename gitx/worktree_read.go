@@ -13,7 +13,8 @@ import (
 
 // DirectList is a worktree list read from git's own files instead of from git: the exact
 // bytes `git worktree list --porcelain -z` prints for the same files, the common dir they
-// were read from (symlinks resolved, as git prints the main worktree's path), and each linked worktree's admin id (path → id), read on the way.
+// were read from (symlinks resolved, as git prints the main worktree's path), and each
+// linked worktree's admin id (path → id), read on the way.
 type DirectList struct {
 	Raw       []byte
 	CommonDir string
@@ -29,9 +30,10 @@ type DirectList struct {
 // layout it proves it reads exactly as git does: a non-default git binary or a test
 // executor; a GIT_ variable that changes discovery or config; a bare repository, a separate
 // git dir, core.worktree, any extensions (reftable, sha256, worktreeConfig) or
-// core.ignorecase (git's sort order), also in an included file (an include is fine when its
-// file mentions none of core, extensions or a further include); a filesystem boundary or another owner on the way up
-// (git's discovery and safe.directory); relative worktree paths; a HEAD or ref that is a
+// core.ignorecase (git's sort order), also in an included file (an include is fine when
+// its file mentions none of core, extensions or a further include); a filesystem boundary
+// or another owner on the way up (git's discovery and safe.directory); relative worktree
+// paths; a HEAD or ref that is a
 // symlink, a chain of symbolic refs, outside refs/heads, or not in the plain format git
 // writes; an admin directory git would report or skip; a prunable reason other than a
 // missing checkout. Its output is tested byte for byte against git's on each layout it
@@ -39,15 +41,8 @@ type DirectList struct {
 //
 // It is for display (list, the picker): decisions read git itself.
 func (r *Runner) ReadWorktreeList(dir string) (DirectList, bool) {
-	env := r.environ(true)
-	if (r.Bin != "" && r.Bin != "git") || r.Exec != nil || !plainGitEnv(env) || (os.Geteuid() == 0 && getenv(env, "SUDO_UID") != "") {
-		return DirectList{}, false
-	}
-	common, ok := discoverCommonDir(dir)
+	common, _, ok := r.plainRepository(dir)
 	if !ok {
-		return DirectList{}, false
-	}
-	if cf, ok := readConfigFiles(env, common); !ok || !cf.plainForList() {
 		return DirectList{}, false
 	}
 	real, err := filepath.EvalSymlinks(common)
@@ -69,6 +64,25 @@ func (r *Runner) ReadWorktreeList(dir string) (DirectList, bool) {
 		writeRecord(&out, rec)
 	}
 	return DirectList{Raw: out.Bytes(), CommonDir: real, IDs: ids}, true
+}
+
+// plainRepository finds dir's common dir and reads git's config files, when git would run
+// as the default git with an environment that changes neither discovery nor config, and
+// the config cannot change what `worktree list` prints (configFiles.plainForList).
+func (r *Runner) plainRepository(dir string) (string, configFiles, bool) {
+	env := r.environ(true)
+	if (r.Bin != "" && r.Bin != "git") || r.Exec != nil || !plainGitEnv(env) || (os.Geteuid() == 0 && getenv(env, "SUDO_UID") != "") {
+		return "", configFiles{}, false
+	}
+	common, ok := discoverCommonDir(dir)
+	if !ok {
+		return "", configFiles{}, false
+	}
+	cf, ok := readConfigFiles(env, common)
+	if !ok || !cf.plainForList() {
+		return "", configFiles{}, false
+	}
+	return common, cf, true
 }
 
 // record is one worktree as the porcelain list prints it.
@@ -684,24 +698,17 @@ var configFromFiles = map[string]bool{"copse.backend": true, "copse.sort": true}
 
 // readConfigFromFiles gives `git config --get key` for a "copse.name" key from the system,
 // user and repository config files, when the same proof as ReadWorktreeList holds (no
-// extensions, no config from the environment, no included file that mentions copse) and every assignment of
-// the key is a plain `name = value` under a plain [copse] header with a value of letters,
-// digits and ._-/:@+~ only. The last assignment wins, as in git. ok=false: ask git.
+// extensions, no config from the environment), no included file mentions copse, and every
+// assignment of the key is a plain `name = value` under a plain [copse] header with a value
+// of letters, digits and ._-/:@+~ only. The last assignment wins, as in git. ok=false: ask
+// git.
 func (r *Runner) readConfigFromFiles(dir, key string) (value string, found, ok bool) {
 	section, name, _ := strings.Cut(key, ".")
 	if section != "copse" || name == "" || strings.Contains(name, ".") {
 		return "", false, false
 	}
-	env := r.environ(true)
-	if (r.Bin != "" && r.Bin != "git") || r.Exec != nil || !plainGitEnv(env) || (os.Geteuid() == 0 && getenv(env, "SUDO_UID") != "") {
-		return "", false, false
-	}
-	common, ok := discoverCommonDir(dir)
-	if !ok {
-		return "", false, false
-	}
-	cf, ok := readConfigFiles(env, common)
-	if !ok || !cf.plainForList() || !cf.noIncludedMentions("copse") {
+	_, cf, ok := r.plainRepository(dir)
+	if !ok || !cf.noIncludedMentions("copse") {
 		return "", false, false
 	}
 	for _, f := range cf.main {
