@@ -37,7 +37,7 @@ func worktreeIDs(commonDir string) map[string]string {
 		if !e.IsDir() {
 			continue
 		}
-		b, err := readSmallAt(dirFD, e.Name()+"/gitdir")
+		b, err := gitx.ReadSmallAt(dirFD, e.Name()+"/gitdir")
 		if err != nil {
 			continue
 		}
@@ -54,54 +54,10 @@ func worktreeIDs(commonDir string) map[string]string {
 	return ids
 }
 
-// readSmall reads a small file with three system calls (open, one read, close). os.ReadFile costs about three
-// times as many (fstat, two fcntl, a refused epoll registration), and list reads one
-// gitdir file per worktree: at 300 worktrees that was the largest part of copse's own
-// work in `copse list`.
-func readSmall(path string) ([]byte, error) { return readSmallAt(atCWD, path) }
-
-// atCWD makes a relative path in readSmallAt relative to the current directory.
-const atCWD = unix.AT_FDCWD
-
-// readSmallAt is readSmall with path relative to the directory open as dirFD.
-func readSmallAt(dirFD int, path string) ([]byte, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = unix.Openat(dirFD, path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer unix.Close(fd)
-	buf := make([]byte, 0, 512)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: path, Err: err}
-		}
-		if n == 0 {
-			return buf, nil
-		}
-		want := cap(buf) - len(buf)
-		buf = buf[:len(buf)+n]
-		if n < want {
-			// A regular file read short is at its end: the read that would return 0 is
-			// saved, a quarter of the system calls list makes per worktree. (A file being
-			// rewritten meanwhile may read torn either way; its content is checked.)
-			return buf, nil
-		}
-	}
-}
+// readSmall reads a small file with three system calls (gitx.ReadSmallAt): list reads one
+// gitdir file per worktree, and os.ReadFile's nine were once the largest part of copse's
+// own work in `copse list`.
+func readSmall(path string) ([]byte, error) { return gitx.ReadSmallAt(unix.AT_FDCWD, path) }
 
 // idOf finds path's id in ids, comparing canonical paths when the plain one misses.
 func idOf(ids map[string]string, path string) string {

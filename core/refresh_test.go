@@ -20,16 +20,7 @@ func TestCreateLeavesNoRacyIndex(t *testing.T) {
 	}
 	r.Git(r.Root, "add", ".")
 	r.Git(r.Root, "commit", "-q", "-m", "files")
-	refreshes := core.NewRefreshes()
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Refreshes: refreshes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := do(t, s, core.CreateRequest{Branch: "feat/x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	refreshes.Wait()
+	out := createRefreshed(t, r)
 	if racy := r.RacyEntries(out.Path); len(racy) > 0 {
 		t.Fatalf("racily clean entries left in %s: %v", out.Path, racy)
 	}
@@ -78,16 +69,7 @@ func TestCreateWritesUntrackedCacheUnlessTurnedOff(t *testing.T) {
 			if tc.config != "" {
 				r.Git(r.Root, "config", "core.untrackedCache", tc.config)
 			}
-			refreshes := core.NewRefreshes()
-			s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Refreshes: refreshes})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := do(t, s, core.CreateRequest{Branch: "feat/x"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			refreshes.Wait()
+			out := createRefreshed(t, r)
 			index := r.Git(out.Path, "rev-parse", "--path-format=absolute", "--git-path", "index")
 			if ext := coretest.IndexExtensions(t, index); slices.Contains(ext, "UNTR") != tc.cache {
 				t.Fatalf("index extensions %q; want the untracked cache: %v", ext, tc.cache)
@@ -100,4 +82,21 @@ func TestCreateWritesUntrackedCacheUnlessTurnedOff(t *testing.T) {
 			}
 		})
 	}
+}
+
+// createRefreshed creates feat/x in r through a Service and waits for the refresh of its
+// index that the create leaves running.
+func createRefreshed(t *testing.T, r *coretest.Repo) *core.Outcome {
+	t.Helper()
+	refreshes := core.NewRefreshes()
+	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Refreshes: refreshes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := do(t, s, core.CreateRequest{Branch: "feat/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refreshes.Wait()
+	return out
 }

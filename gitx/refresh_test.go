@@ -71,15 +71,7 @@ func refreshSkipsHeldIndexLock(t *testing.T, untracked UntrackedCache) {
 func TestRefreshStoppedHalfWayLeavesNoIndexLock(t *testing.T) {
 	for _, untracked := range []UntrackedCache{UntrackedCacheOff, UntrackedCacheOn} {
 		t.Run(untracked.String(), func(t *testing.T) {
-			s := newSandbox(t)
-			repo := s.initRepo("app")
-			hook := s.path("fsmonitor-hook")
-			if err := testexec.WriteFile(hook, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			s.git(repo, "config", "core.fsmonitor", hook)
-			r := s.runner()
-			r.Timeout = 500 * time.Millisecond
+			_, repo, r := stalledRepo(t)
 			lock := filepath.Join(repo, ".git", "index.lock")
 			ran, err := r.RefreshStat(context.Background(), repo, untracked)
 			if err == nil || ran {
@@ -105,16 +97,13 @@ func TestAChangeStoppedHalfWayLeavesNoIndexLock(t *testing.T) {
 		{"reset --keep", ResetKeep},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSandbox(t)
-			repo := s.initRepo("app")
+			s, repo, r := stalledRepo(t)
 			head := strings.TrimSpace(s.git(repo, "rev-parse", "HEAD"))
-			hook := s.path("fsmonitor-hook")
-			if err := testexec.WriteFile(hook, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+			index := filepath.Join(repo, ".git", "index")
+			before, err := os.ReadFile(index)
+			if err != nil {
 				t.Fatal(err)
 			}
-			s.git(repo, "config", "core.fsmonitor", hook)
-			r := s.runner()
-			r.Timeout = 500 * time.Millisecond
 			c, err := tc.cmd(repo, head)
 			if err != nil {
 				t.Fatal(err)
@@ -125,6 +114,25 @@ func TestAChangeStoppedHalfWayLeavesNoIndexLock(t *testing.T) {
 			if _, err := os.Lstat(filepath.Join(repo, ".git", "index.lock")); !os.IsNotExist(err) {
 				t.Fatalf("a stopped %s left index.lock behind (%v): the user's next git would fail", tc.name, err)
 			}
+			if after, err := os.ReadFile(index); err != nil || !bytes.Equal(before, after) {
+				t.Fatalf("a stopped %s changed the index (%v)", tc.name, err)
+			}
 		})
 	}
+}
+
+// stalledRepo is a repository whose core.fsmonitor hook sleeps (while git holds
+// index.lock), and a Runner that stops git after half a second.
+func stalledRepo(t *testing.T) (*sandbox, string, *Runner) {
+	t.Helper()
+	s := newSandbox(t)
+	repo := s.initRepo("app")
+	hook := s.path("fsmonitor-hook")
+	if err := testexec.WriteFile(hook, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.git(repo, "config", "core.fsmonitor", hook)
+	r := s.runner()
+	r.Timeout = 500 * time.Millisecond
+	return s, repo, r
 }

@@ -633,23 +633,32 @@ func (rd *refReader) linkedOne(fd int, id string) (record, bool) {
 	return rec, true
 }
 
-// readFileAt reads a small regular file relative to dirFD (unix.AT_FDCWD for a path)
-// with open, read and close only, refusing a symlink (O_NOFOLLOW), as git's ref files
-// are read.
+// readFileAt reads a small regular file relative to dirFD (unix.AT_FDCWD for a path),
+// refusing a symlink (O_NOFOLLOW), as git's ref files are read.
 func readFileAt(dirFD int, path string) ([]byte, error) {
+	return readSmallFlags(dirFD, path, unix.O_NOFOLLOW)
+}
+
+// ReadSmallAt reads a small file relative to the directory open as dirFD (unix.AT_FDCWD
+// for a path relative to the current directory) with three system calls: open, one read,
+// close. os.ReadFile costs about three times as many (fstat, two fcntl, a refused epoll
+// registration); copse reads one or more such files per worktree on every listing.
+func ReadSmallAt(dirFD int, path string) ([]byte, error) { return readSmallFlags(dirFD, path, 0) }
+
+func readSmallFlags(dirFD int, path string, flags int) ([]byte, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = unix.Openat(dirFD, path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		fd, err = unix.Openat(dirFD, path, unix.O_RDONLY|unix.O_CLOEXEC|flags, 0)
 		if err != unix.EINTR {
 			break
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
-	buf := make([]byte, 0, 256)
+	buf := make([]byte, 0, 512)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -659,7 +668,7 @@ func readFileAt(dirFD int, path string) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
 		}
 		if n == 0 {
 			return buf, nil
@@ -667,7 +676,10 @@ func readFileAt(dirFD int, path string) ([]byte, error) {
 		want := cap(buf) - len(buf)
 		buf = buf[:len(buf)+n]
 		if n < want {
-			return buf, nil // a regular file read short is at its end
+			// A regular file read short is at its end: the read that would return 0 is
+			// saved. (A file being rewritten meanwhile may read torn either way; every
+			// reader checks what it read.)
+			return buf, nil
 		}
 	}
 }

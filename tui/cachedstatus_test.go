@@ -58,28 +58,7 @@ func TestCachedStatusesFillPendingRowsAtOnce(t *testing.T) {
 // picker then uses.
 func TestCachedStatusesAreAskedFirstAndAlone(t *testing.T) {
 	t.Parallel()
-	r := coretest.New(t)
-	for _, b := range []string{"a", "b", "c"} {
-		r.AddWorktree("feat/"+b, "app.worktrees/"+b)
-	}
-	svc := openService(t, r, r.Root)
-	// Two listings with statuses: the first stores them (once the clock is past the racy
-	// second of the checkouts), the second proves they are served from the cache.
-	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(1100 * time.Millisecond)))
-	if _, err := svc.List(context.Background(), true); err != nil {
-		t.Fatal(err)
-	}
-	l, err := svc.List(context.Background(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paths []string
-	for _, w := range l.Worktrees {
-		paths = append(paths, w.Path)
-	}
-	if got := svc.CachedStatuses(paths); len(got) != len(paths) {
-		t.Fatalf("the cache answers for %d of %d rows; the test needs all", len(got), len(paths))
-	}
+	svc, l := cachedService(t, "a", "b", "c")
 
 	m := New(svc, Options{Listing: l, Width: 100, Height: 30})
 	m.startEarlyLookup()
@@ -170,19 +149,7 @@ func TestPoolTrackerWaitsOnlyForRunningPools(t *testing.T) {
 // releases (the held-back reads) starts from it.
 func TestFirstFrameShowsCachedStatuses(t *testing.T) {
 	t.Parallel()
-	r := coretest.New(t)
-	for _, b := range []string{"a", "b"} {
-		r.AddWorktree("feat/"+b, "app.worktrees/"+b)
-	}
-	svc := openService(t, r, r.Root)
-	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(1100 * time.Millisecond)))
-	if _, err := svc.List(context.Background(), true); err != nil {
-		t.Fatal(err)
-	}
-	l, err := svc.List(context.Background(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, l := cachedService(t, "a", "b")
 	m := New(svc, Options{Listing: l, Width: 100, Height: 30})
 	m.startEarlyLookup()
 	m.drawEarly(10 * time.Second) // generous: the test is of what is drawn, not how fast
@@ -212,4 +179,32 @@ func TestFirstFrameShowsCachedStatuses(t *testing.T) {
 	if done.statusQueue != nil {
 		t.Fatal("a status pool started for rows the cache had answered")
 	}
+}
+
+// cachedService is a repository with a worktree per name whose statuses the status cache
+// holds: two listings with statuses, the first storing them once the clock is past the
+// racy second of the checkouts; it fails unless the cache answers for every row.
+func cachedService(t *testing.T, names ...string) (*core.Service, *core.Listing) {
+	t.Helper()
+	r := coretest.New(t)
+	for _, b := range names {
+		r.AddWorktree("feat/"+b, "app.worktrees/"+b)
+	}
+	svc := openService(t, r, r.Root)
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(1100 * time.Millisecond)))
+	if _, err := svc.List(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	l, err := svc.List(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, w := range l.Worktrees {
+		paths = append(paths, w.Path)
+	}
+	if got := svc.CachedStatuses(paths); len(got) != len(paths) {
+		t.Fatalf("the cache answers for %d of %d rows; the test needs all", len(got), len(paths))
+	}
+	return svc, l
 }
