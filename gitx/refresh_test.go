@@ -40,14 +40,7 @@ func refreshSkipsHeldIndexLock(t *testing.T, untracked UntrackedCache) {
 	if err != nil || ran {
 		t.Fatalf("RefreshStat with index.lock held = %v, %v; want a skip", ran, err)
 	}
-	after, _ := os.ReadFile(index)
-	stAfter, _ := os.Stat(index)
-	if !bytes.Equal(before, after) || !stAfter.ModTime().Equal(stBefore.ModTime()) {
-		t.Fatal("the index changed while another git held its lock")
-	}
-	if b, err := os.ReadFile(lock); err != nil || string(b) != "another git\n" {
-		t.Fatalf("the lock was touched: %q, %v", b, err)
-	}
+	lockedIndexUntouched(t, index, lock, before, stBefore)
 
 	// Once the lock is gone the same call refreshes: the index is rewritten newer.
 	if err := os.Remove(lock); err != nil {
@@ -135,4 +128,18 @@ func stalledRepo(t *testing.T) (*sandbox, string, *Runner) {
 	r := s.runner()
 	r.Timeout = 500 * time.Millisecond
 	return s, repo, r
+}
+
+// lockedIndexUntouched fails unless the index is as it was (content and mtime) and the
+// lock another git holds ("another git\n") is still there as written.
+func lockedIndexUntouched(t *testing.T, index, lock string, before []byte, stBefore os.FileInfo) {
+	t.Helper()
+	after, _ := os.ReadFile(index)
+	stAfter, _ := os.Stat(index)
+	if !bytes.Equal(before, after) || !stAfter.ModTime().Equal(stBefore.ModTime()) {
+		t.Fatal("the index changed while another git held its lock")
+	}
+	if b, err := os.ReadFile(lock); err != nil || string(b) != "another git\n" {
+		t.Fatalf("the lock was touched: %q, %v", b, err)
+	}
 }
