@@ -207,36 +207,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 		cmd.Stdout = filter
 	}
 	cmd.SysProcAttr = procAttr()
-	// A command that may write (anything not a read, and the refresh, which is run as a
-	// read of the worktree but writes the index) is stopped with SIGTERM: git removes its
-	// lock files (index.lock, a ref's .lock) on SIGTERM, so a change cut short by a
-	// timeout, a ctrl+c or copse's death does not leave the user's next git failing on
-	// "another git process seems to be running". A read holds no lock and is stopped with
-	// SIGKILL, at once.
-	stopSig := syscall.SIGKILL
-	if c.gentle || !c.read {
-		stopSig = syscall.SIGTERM
-		gentleDeath(cmd.SysProcAttr)
-	}
-	var stopped atomic.Bool
-	cmd.Cancel = func() error {
-		stopped.Store(true)
-		// Negative pid: the whole group. git is the group leader (Setpgid).
-		err := syscall.Kill(-cmd.Process.Pid, stopSig)
-		if errors.Is(err, syscall.ESRCH) {
-			return os.ErrProcessDone
-		}
-		return err
-	}
-	if stopSig != syscall.SIGKILL {
-		// git is gone (it exited on SIGTERM, or waitDelay passed and os/exec killed it):
-		// whatever of its group is left (a hook that ignored SIGTERM) is killed now.
-		defer func() {
-			if stopped.Load() && cmd.Process != nil {
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			}
-		}()
-	}
+	defer setStop(cmd, c)()
 	cmd.WaitDelay = waitDelay
 
 	fail := func(kind ErrKind, err error) *Error {
@@ -288,6 +259,37 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	// exec.ErrWaitDelay: git exited 0 but something it started still held the
 	// output pipes open after waitDelay.
 	return nil, fail(ErrIO, waitErr)
+}
+
+// setStop sets how cmd is stopped on a timeout, a cancel and copse's death, and gives what
+// Run defers. A command that may write (anything not a read, and the refresh, which is run
+// as a read of the worktree but writes the index) is stopped with SIGTERM: git removes its
+// lock files (index.lock, a ref's .lock) on SIGTERM, so a change cut short does not leave
+// the user's next git failing on "another git process seems to be running"; once git is
+// gone (it exited, or waitDelay passed and os/exec killed it), what is left of its group
+// (a hook that ignored SIGTERM) is killed. A read holds no lock and is stopped with
+// SIGKILL, at once.
+func setStop(cmd *exec.Cmd, c Cmd) (after func()) {
+	stopSig := syscall.SIGKILL
+	if c.gentle || !c.read {
+		stopSig = syscall.SIGTERM
+		gentleDeath(cmd.SysProcAttr)
+	}
+	var stopped atomic.Bool
+	cmd.Cancel = func() error {
+		stopped.Store(true)
+		// Negative pid: the whole group. git is the group leader (Setpgid).
+		err := syscall.Kill(-cmd.Process.Pid, stopSig)
+		if errors.Is(err, syscall.ESRCH) {
+			return os.ErrProcessDone
+		}
+		return err
+	}
+	return func() {
+		if stopSig != syscall.SIGKILL && stopped.Load() && cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // contextFailure classifies a failure caused by a context, or returns nil.

@@ -225,48 +225,71 @@ func exists(p string) bool {
 	return unix.Lstat(p, &st) == nil
 }
 
-// plainRepoConfig reads the repository's config for what changes the list: core.bare,
-// core.worktree, core.ignorecase, any extension. It accepts only a file it
-// parses line by line with none of those set (bare false, ignorecase false, as git init
-// writes); a line it cannot place, a continued line or a quoted value in [core] refuses.
-func plainRepoConfig(text []byte) bool {
-	section := ""
+// configEntry is one line of a config file that sets something: the section header it
+// stands under (inside the brackets, as written, trimmed) and the key (lowercased) and
+// value (trimmed, comments and quotes left in).
+type configEntry struct {
+	header, key, value string
+	hasValue           bool
+}
+
+// section is the entry's header lowercased ("core", `includeif "gitdir:~/w/"`).
+func (e configEntry) section() string { return strings.ToLower(e.header) }
+
+// parseConfig splits a config file into its entries, for the readers below that each look
+// at a few keys. ok is false for what a line-by-line reading could misplace: a continued
+// line (a backslash at its end), an unclosed header, a header with anything but a comment
+// after it on its line.
+func parseConfig(text []byte) ([]configEntry, bool) {
+	var out []configEntry
+	header := ""
 	for _, line := range strings.Split(string(text), "\n") {
 		line = strings.TrimSpace(line)
+		if strings.HasSuffix(line, "\\") {
+			return nil, false
+		}
 		if line == "" || line[0] == '#' || line[0] == ';' {
 			continue
-		}
-		if strings.HasSuffix(line, "\\") {
-			return false
 		}
 		if line[0] == '[' {
 			end := strings.IndexByte(line, ']')
 			if end < 0 {
-				return false
+				return nil, false
 			}
 			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' {
-				return false // "[core] bare = true" on one line
+				return nil, false // "[core] bare = true" on one line
 			}
-			section = strings.ToLower(strings.TrimSpace(line[1:end]))
-			if strings.HasPrefix(section, "extensions") {
-				return false
-			}
-			continue // an include's files are checked by readConfigFiles
-		}
-		if section != "core" {
+			header = line[1:end]
 			continue
 		}
-		if !plainCoreKey(line) {
+		k, v, has := strings.Cut(line, "=")
+		out = append(out, configEntry{header: header, key: strings.ToLower(strings.TrimSpace(k)), value: strings.TrimSpace(v), hasValue: has})
+	}
+	return out, true
+}
+
+// plainRepoConfig reads the repository's config for what changes the list: core.bare,
+// core.worktree, core.ignorecase, any extension. It accepts only a file it parses with
+// none of those set (bare false, ignorecase false, as git init writes); a quoted value in
+// [core] refuses. An include's files are checked by readConfigFiles.
+func plainRepoConfig(text []byte) bool {
+	entries, ok := parseConfig(text)
+	if !ok {
+		return false
+	}
+	for _, e := range entries {
+		switch sec := strings.TrimSpace(e.section()); {
+		case strings.HasPrefix(sec, "extensions"):
+			return false
+		case sec == "core" && !plainCoreKey(e.key, e.value):
 			return false
 		}
 	}
 	return true
 }
 
-// plainCoreKey: one line of [core] sets none of what changes the list.
-func plainCoreKey(line string) bool {
-	key, value, _ := strings.Cut(line, "=")
-	key, value = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(value)
+// plainCoreKey: one key of [core] sets none of what changes the list.
+func plainCoreKey(key, value string) bool {
 	if i := strings.IndexAny(value, "#;"); i >= 0 {
 		value = strings.TrimSpace(value[:i])
 	}
@@ -367,36 +390,17 @@ func (c configFiles) noIncludedMentions(words ...string) bool {
 // git does: "~/" from HOME, a relative path from the including file's directory. ok=false
 // for a path copse would have to unquote or unescape, "~user", or ~ without HOME.
 func includePaths(file string, text []byte, home string) ([]string, bool) {
+	entries, ok := parseConfig(text)
+	if !ok {
+		return nil, false
+	}
 	var paths []string
-	in := false
-	for _, line := range strings.Split(string(text), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasSuffix(line, "\\") {
-			return nil, false
-		}
-		if line == "" || line[0] == '#' || line[0] == ';' {
+	for _, e := range entries {
+		sec := e.section()
+		if (sec != "include" && !strings.HasPrefix(sec, "includeif ")) || e.key != "path" {
 			continue
 		}
-		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				return nil, false
-			}
-			header := strings.ToLower(line[1:end])
-			in = header == "include" || strings.HasPrefix(header, "includeif ")
-			if rest := strings.TrimSpace(line[end+1:]); in && rest != "" && rest[0] != '#' && rest[0] != ';' {
-				return nil, false
-			}
-			continue
-		}
-		if !in {
-			continue
-		}
-		k, v, _ := strings.Cut(line, "=")
-		if !strings.EqualFold(strings.TrimSpace(k), "path") {
-			continue
-		}
-		v = strings.TrimSpace(v)
+		v := e.value
 		switch {
 		case v == "" || strings.ContainsAny(v, "\"#;\\"):
 			return nil, false
@@ -738,45 +742,28 @@ func (r *Runner) readConfigFromFiles(dir, key string) (value string, found, ok b
 // plainConfigValue finds the last `name = value` under [copse] in one config file. plain is
 // false when the file mentions the key (or the section) in any other shape.
 func plainConfigValue(text, name string) (value string, found, plain bool) {
-	in := false
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasSuffix(line, "\\") {
-			return "", false, false // a continued line could hide a header or the key
-		}
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				return "", false, false
-			}
-			header := line[1:end]
-			in = header == "copse" || strings.EqualFold(header, "copse")
-			if !in && strings.EqualFold(strings.TrimSpace(header), "copse") {
+	entries, ok := parseConfig([]byte(text))
+	if !ok {
+		return "", false, false
+	}
+	name = strings.ToLower(name)
+	for _, e := range entries {
+		if !strings.EqualFold(e.header, "copse") {
+			if strings.EqualFold(strings.TrimSpace(e.header), "copse") {
 				return "", false, false // "[ copse ]"
 			}
-			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' && in {
-				return "", false, false // "[copse] name = value" on one line
+			continue
+		}
+		if e.key != name {
+			if strings.ContainsAny(e.value, `\"`) {
+				return "", false, false // a quoted value could hide the key
 			}
 			continue
 		}
-		if !in {
-			continue
-		}
-		k, v, hasValue := strings.Cut(line, "=")
-		if !strings.EqualFold(strings.TrimSpace(k), name) {
-			if strings.ContainsAny(line, `\"`) {
-				return "", false, false // a continued or quoted line could hide the key
-			}
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if !hasValue || !plainValue(v) {
+		if !e.hasValue || !plainValue(e.value) {
 			return "", false, false
 		}
-		value, found = v, true
+		value, found = e.value, true
 	}
 	return value, found, true
 }
