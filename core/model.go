@@ -39,6 +39,17 @@ type Agent struct {
 	Command   string `json:"command,omitempty"`   // its command name (untrusted text: escape to show)
 	State     string `json:"state"`               // one of the Agent* states
 	Workspace string `json:"workspace,omitempty"` // the Herdr workspace or tmux window it runs in
+	// Source says where State came from: hook, extension, wrapper, herdr, registry,
+	// process or screen (agentstate.Source*), the first-hand ones first.
+	Source string `json:"source,omitempty"`
+	// Since is when the agent entered State, where its source says (zero: unknown).
+	Since time.Time `json:"since,omitzero"`
+	// ExitCode is always present for a done agent (0 included): its command's exit status.
+	ExitCode *int `json:"exit_code,omitempty"`
+	// Unread is true for a done agent until its row is opened or its worktree switched to.
+	Unread bool `json:"unread,omitempty"`
+	// Session is the agent's own session id, where it names one (hooks, registries).
+	Session string `json:"session,omitempty"`
 }
 
 // The states of an Agent. Herdr reports the first five for its workspaces; under tmux copse
