@@ -116,8 +116,9 @@ func toolDescription() string {
 
 // ServeMCP serves the MCP server on in/out (newline-delimited JSON-RPC, as on stdio)
 // until the client closes in or ctx ends; version is reported as the server's version.
+// One bad line is answered (or dropped) and the session goes on: see stdioTransport.
 func ServeMCP(ctx context.Context, open agent.Opener, version string, in io.Reader, out io.Writer) error {
-	t := codedTransport{&mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
+	t := codedTransport{stdioTransport{in: in, out: out}}
 	err := NewMCPServer(open, version).Run(ctx, t)
 	if err == io.EOF {
 		return nil
@@ -155,10 +156,6 @@ func (c codedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	return c.Connection.Write(ctx, msg)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 func (s *mcpServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
