@@ -125,7 +125,11 @@ func (c *stdioConn) encode(msg jsonrpc.Message) ([]byte, error) {
 	if err := json.Unmarshal(data, &body); err != nil {
 		return nil, fmt.Errorf("re-reading the SDK's reply: %w", err)
 	}
-	return marshalWire(wireOut{JSONRPC: "2.0", ID: raw, Result: body.Result, Error: body.Error})
+	out := wireOut{JSONRPC: "2.0", ID: raw, Result: body.Result}
+	if len(body.Error) > 0 { // a nil RawMessage in Error would still be written, as null
+		out.Error = body.Error
+	}
+	return marshalWire(out)
 }
 
 // wireOut is a reply as copse writes it: the id is raw bytes, null included.

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/copse-dev/copse/cmd/internal/agent/agenttest"
 	"github.com/copse-dev/copse/internal/gobuild"
 )
 
@@ -48,13 +49,19 @@ func TestMain(m *testing.M) {
 // stdioServer is one copse-mcp process with an initialised session.
 type stdioServer struct {
 	t      *testing.T
+	f      *agenttest.Fixture
 	stdin  io.WriteCloser
 	lines  chan []byte // the server's stdout, one line each; closed when it ends
 	stderr *bytes.Buffer
 	pings  int
 }
 
-func startStdio(t *testing.T) *stdioServer {
+func startStdio(t *testing.T) *stdioServer { t.Helper(); return startStdioWith(t, `{}`) }
+
+// startStdioWith starts copse-mcp on a fresh fixture and initialises a session on
+// protocol 2025-06-18 (where the server asks through elicitation/create) with the
+// client capabilities caps.
+func startStdioWith(t *testing.T, caps string) *stdioServer {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds copse-mcp")
@@ -67,7 +74,7 @@ func startStdio(t *testing.T) *stdioServer {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	cmd := exec.CommandContext(ctx, bin, "-C", f.Root, "--backend", "git", "mcp")
 	cmd.Env = fixtureEnv(f)
-	s := &stdioServer{t: t, lines: make(chan []byte, 64), stderr: &bytes.Buffer{}}
+	s := &stdioServer{t: t, f: f, lines: make(chan []byte, 64), stderr: &bytes.Buffer{}}
 	cmd.Stderr = s.stderr
 	s.stdin, err = cmd.StdinPipe()
 	if err != nil {
@@ -103,7 +110,7 @@ func startStdio(t *testing.T) *stdioServer {
 			t.Errorf("copse-mcp after stdin closed: %v\n%s", err, s.stderr)
 		}
 	})
-	s.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"stdio-test","version":"1"}}}`)
+	s.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps + `,"clientInfo":{"name":"stdio-test","version":"1"}}}`)
 	if r := s.reply(); r.Result == nil || string(r.ID) != `"init"` {
 		t.Fatalf("initialize: %s", r.line)
 	}
@@ -122,6 +129,7 @@ func (s *stdioServer) send(line string) {
 type wireReply struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
 	Result  json.RawMessage `json:"result"`
 	Error   *struct {
 		Code    int    `json:"code"`
@@ -138,8 +146,16 @@ func (s *stdioServer) reply() wireReply {
 			s.t.Fatalf("copse-mcp ended the session\n%s", s.stderr)
 		}
 		var r wireReply
-		if err := json.Unmarshal(line, &r); err != nil || r.JSONRPC != "2.0" {
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(line, &r); err != nil || r.JSONRPC != "2.0" || json.Unmarshal(line, &members) != nil {
 			s.t.Fatalf("reply %q: %v", line, err)
+		}
+		// A response has an id and exactly one of result and error (JSON-RPC 2.0).
+		_, hasResult := members["result"]
+		_, hasError := members["error"]
+		_, hasID := members["id"]
+		if r.Method == "" && (hasResult == hasError || !hasID) {
+			s.t.Errorf("not a JSON-RPC response: %s", line)
 		}
 		r.line = strings.TrimSpace(string(line))
 		return r
@@ -357,4 +373,94 @@ func TestStdioSessionServesAfterEveryBadLine(t *testing.T) {
 	if r := s.reply(); string(r.ID) != `"call"` || !strings.Contains(string(r.Result), `\"ok\":true`) {
 		t.Errorf("tools/call list at the end: %s", cut(r.line))
 	}
+}
+
+// removeCall is a tools/call of the worktree tool removing path, with the raw id given.
+func removeCall(t *testing.T, id, path string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"worktree","arguments":{"operation":"remove","path":` +
+		mustJSON(t, path) + `}}}`
+}
+
+// asked reads the server's elicitation/create and returns its id.
+func (s *stdioServer) asked() string {
+	s.t.Helper()
+	r := s.reply()
+	if r.Method != "elicitation/create" || len(r.ID) == 0 {
+		s.t.Fatalf("want the server's elicitation/create, got %s", r.line)
+	}
+	return string(r.ID)
+}
+
+// While a request is in progress (a remove waiting for the user's answer), a second
+// request with its id is refused (the replies could not be told apart), other requests
+// are served, and the client's answer to the server's question reaches the waiting call,
+// whose reply carries the id as sent. Once answered, the id is free again.
+func TestStdioRequestInProgressKeepsItsID(t *testing.T) {
+	s := startStdioWith(t, `{"elicitation":{}}`)
+	before := s.f.Snapshot()
+	s.send(removeCall(t, "7.5", s.f.Feat))
+	ask := s.asked()
+	s.send(`{"jsonrpc":"2.0","id":7.5,"method":"ping"}`)
+	s.refused("a second request with id 7.5 in progress", -32600, "7.5")
+	s.alive("the second request with id 7.5")
+	s.send(`{"jsonrpc":"2.0","id":` + ask + `,"result":{"action":"decline"}}`)
+	if r := s.reply(); string(r.ID) != "7.5" || !strings.Contains(string(r.Result), `declined`) {
+		t.Fatalf("the declined remove: %s", r.line)
+	}
+	s.f.Unchanged(before)
+	s.send(`{"jsonrpc":"2.0","id":7.5,"method":"ping"}`)
+	if r := s.reply(); string(r.ID) != "7.5" || string(r.Result) != "{}" {
+		t.Errorf("id 7.5 after its request was answered: %s", r.line)
+	}
+}
+
+// notifications/cancelled names the request by the client's id (here one the SDK would
+// round to another number): the waiting remove ends, nothing is removed, and the
+// session goes on.
+func TestStdioCancelNamesTheRequestByItsID(t *testing.T) {
+	s := startStdioWith(t, `{"elicitation":{}}`)
+	before := s.f.Snapshot()
+	s.send(removeCall(t, "9007199254740993", s.f.Feat))
+	s.asked()
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740993,"reason":"the user stopped it"}}`)
+	for {
+		r := s.reply()
+		if r.Method == "notifications/cancelled" { // the server withdraws its question
+			continue
+		}
+		if string(r.ID) != "9007199254740993" {
+			t.Fatalf("after the cancel: %s", r.line)
+		}
+		break
+	}
+	s.f.Unchanged(before)
+	// The server may withdraw its question (notifications/cancelled) before or after
+	// the reply; a ping after it is still served.
+	s.send(`{"jsonrpc":"2.0","id":"after-cancel","method":"ping"}`)
+	for {
+		r := s.reply()
+		if r.Method == "notifications/cancelled" {
+			continue
+		}
+		if string(r.ID) != `"after-cancel"` || string(r.Result) != "{}" {
+			t.Errorf("ping after the cancel: %s", r.line)
+		}
+		break
+	}
+}
+
+// A malformed answer to the server's question (an error that is not an error object)
+// fails the call that waited for it, and only that: nothing is removed and the session
+// goes on.
+func TestStdioMalformedAnswerFailsOnlyTheWaitingCall(t *testing.T) {
+	s := startStdioWith(t, `{"elicitation":{}}`)
+	before := s.f.Snapshot()
+	s.send(removeCall(t, `"rm"`, s.f.Feat))
+	ask := s.asked()
+	s.send(`{"jsonrpc":"2.0","id":` + ask + `,"error":"boom"}`)
+	if r := s.reply(); string(r.ID) != `"rm"` || (r.Error == nil && !strings.Contains(string(r.Result), `"isError":true`)) {
+		t.Fatalf("the remove after a malformed answer: %s", r.line)
+	}
+	s.f.Unchanged(before)
+	s.alive("the malformed answer")
 }
