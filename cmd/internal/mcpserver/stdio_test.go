@@ -251,6 +251,8 @@ var notARequest = []badLine{
 	{"method not a string", `{"jsonrpc":"2.0","id":10,"method":1}`, -32600, "10"},
 	{"neither request nor response", `{"jsonrpc":"2.0","id":11}`, -32600, "11"},
 	{"duplicate id", `{"jsonrpc":"2.0","id":12,"id":13,"method":"ping"}`, -32600, "null"},
+	{"duplicate method", `{"jsonrpc":"2.0","id":19,"method":"ping","method":"tools/list"}`, -32600, "19"},
+	{"params a string", `{"jsonrpc":"2.0","id":18,"method":"tools/list","params":"x"}`, -32600, "18"},
 }
 
 var overLimits = []badLine{
@@ -304,7 +306,15 @@ func TestStdioBadIDGetsInvalidRequestAndServes(t *testing.T) {
 // Something that is JSON but no request (a scalar, a batch, a method that is not a
 // string, an id given twice) is an invalid request.
 func TestStdioNotARequestGetsInvalidRequestAndServes(t *testing.T) {
-	startStdio(t).sendAll(notARequest)
+	s := startStdio(t)
+	s.sendAll(notARequest)
+	// What is not refused: params null (some clients send it with ping), a Windows line
+	// ending, blank lines and spaces around the message.
+	s.send(`{"jsonrpc":"2.0","id":"null-params","method":"ping","params":null}` + "\r\n\n  \t")
+	if r := s.reply(); string(r.ID) != `"null-params"` || string(r.Result) != "{}" {
+		t.Errorf("ping with params null: %s", r.line)
+	}
+	s.alive("blank lines")
 }
 
 // Nesting deeper than MaxDepth is refused before it is parsed; MaxDepth itself is served.
