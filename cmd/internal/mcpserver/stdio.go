@@ -296,7 +296,7 @@ func tooDeep(line []byte) bool {
 			if depth++; depth > MaxDepth {
 				return true
 			}
-		case b == '}' || b == ']':
+		case (b == '}' || b == ']') && depth > 0:
 			depth--
 		}
 	}

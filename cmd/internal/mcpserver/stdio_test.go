@@ -34,7 +34,11 @@ var (
 		}
 		stdioBinDir = dir
 		bin := filepath.Join(dir, "copse-mcp")
-		return bin, gobuild.Build(bin, "github.com/copse-dev/copse/cmd/copse-mcp")
+		var flags []string
+		if raceEnabled {
+			flags = append(flags, "-race")
+		}
+		return bin, gobuild.Build(bin, "github.com/copse-dev/copse/cmd/copse-mcp", flags...)
 	})
 )
 
@@ -473,4 +477,25 @@ func TestStdioMalformedAnswerFailsOnlyTheWaitingCall(t *testing.T) {
 	}
 	s.f.Unchanged(before)
 	s.alive("the malformed answer")
+}
+
+// A line over the limit is skipped, not kept: the reader's buffer never grows past the
+// limit however long the line, and the line after it is read whole.
+func TestStdioLineReaderKeepsNoMoreThanTheLimit(t *testing.T) {
+	long := strings.Repeat("x", 3*MaxLineBytes)
+	l := lineReader{r: bufio.NewReaderSize(strings.NewReader(long+"\n"+`{"next":1}`+"\r\n"), 64<<10)}
+	line, tooLong, err := l.next()
+	if !tooLong || line != nil || err != nil {
+		t.Fatalf("the long line: %d bytes, tooLong %v, err %v", len(line), tooLong, err)
+	}
+	if cap(l.buf) > 2*MaxLineBytes {
+		t.Errorf("the reader kept %d bytes for a line of %d (limit %d)", cap(l.buf), len(long), MaxLineBytes)
+	}
+	line, tooLong, err = l.next()
+	if string(line) != `{"next":1}` || tooLong || err != nil {
+		t.Errorf("the line after it: %q, tooLong %v, err %v", line, tooLong, err)
+	}
+	if _, _, err := l.next(); err != io.EOF {
+		t.Errorf("at the end: %v, want io.EOF", err)
+	}
 }
