@@ -32,9 +32,10 @@ const (
 	// server buffer more. A longer line is skipped without being kept.
 	MaxLineBytes = 4 << 20
 	// MaxDepth bounds how deeply one message nests objects and arrays (the message
-	// itself is level 1). A copse request is flat and MCP's own messages nest a handful
-	// of levels; 64 is far beyond both and keeps every later parse shallow. Depth is
-	// checked before the line is parsed.
+	// itself is level 1). core refuses a request nested deeper than 32, and one sits at
+	// level 3 of a tools/call; MCP's own messages nest a handful of levels. 64 is far
+	// beyond both and keeps every later parse shallow. Depth is checked before the line
+	// is parsed (encoding/json would call 10,000 levels a syntax error).
 	MaxDepth = 64
 )
 
