@@ -35,7 +35,7 @@ import (
 
 // version is the cache file's format; a file of another version is ignored (and replaced).
 // It is also hashed into every proof, so a change of what a proof covers invalidates all.
-const version = 2
+const version = 3
 
 // maxDirs bounds the untracked scan's walk: past it (a tree of build output) the proof
 // would cost what git does, so the cache gives up and git runs.
@@ -302,11 +302,12 @@ func write(file string, entries map[string]entry) {
 	}
 }
 
-// excludesFile finds core.excludesFile in one config file's text (the last one wins). An
-// include, or a value written in a way this simple reading could get wrong (quotes,
-// escapes, continuation lines), is errUnprovable.
-func excludesFile(b []byte) (string, bool, error) {
-	section, value, found := "", "", false
+// coreFiles finds core.excludesFile and core.attributesFile in one config file's text (the
+// last of each wins), by their lower-cased names. An include, or a value written in a way
+// this simple reading could get wrong (quotes, escapes, continuation lines), is
+// errUnprovable.
+func coreFiles(b []byte) (map[string]string, error) {
+	section, found := "", map[string]string(nil)
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' || line[0] == ';' {
@@ -315,11 +316,11 @@ func excludesFile(b []byte) (string, bool, error) {
 		if line[0] == '[' {
 			end := strings.IndexByte(line, ']')
 			if end < 0 {
-				return "", false, errUnprovable
+				return nil, errUnprovable
 			}
 			section = strings.ToLower(strings.TrimSpace(line[1:end]))
 			if strings.HasPrefix(section, "include") {
-				return "", false, errUnprovable
+				return nil, errUnprovable
 			}
 			line = strings.TrimSpace(line[end+1:])
 			if line == "" {
@@ -327,13 +328,18 @@ func excludesFile(b []byte) (string, bool, error) {
 			}
 		}
 		key, val, _ := strings.Cut(line, "=")
-		if section == "core" && strings.EqualFold(strings.TrimSpace(key), "excludesfile") {
-			val = strings.TrimSpace(val)
-			if strings.ContainsAny(val, "\"\\;#") {
-				return "", false, errUnprovable
-			}
-			value, found = val, true
+		key = strings.ToLower(strings.TrimSpace(key))
+		if section != "core" || (key != "excludesfile" && key != "attributesfile") {
+			continue
 		}
+		val = strings.TrimSpace(val)
+		if strings.ContainsAny(val, "\"\\;#") {
+			return nil, errUnprovable
+		}
+		if found == nil {
+			found = map[string]string{}
+		}
+		found[key] = val
 	}
-	return value, found, nil
+	return found, nil
 }

@@ -73,6 +73,60 @@ func (f *fixture) write(path, content string) {
 	}
 }
 
+func (f *fixture) home() string { return filepath.Join(filepath.Dir(f.repo), "home") }
+
+func (f *fixture) mkdir(path string) {
+	f.t.Helper()
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// symlink makes link point at target, making link's directory first.
+func (f *fixture) symlink(target, link string) {
+	f.t.Helper()
+	f.mkdir(filepath.Dir(link))
+	if err := os.Symlink(target, link); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// originUpstream gives the linked worktree's branch the upstream origin/main as a clone
+// has it: a remote with the usual fetch refspec, a remote-tracking ref, the branch's
+// remote and merge.
+func (f *fixture) originUpstream() {
+	f.t.Helper()
+	f.run(f.repo, "config", "remote.origin.url", filepath.Join(filepath.Dir(f.repo), "nowhere.git"))
+	f.run(f.repo, "config", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*")
+	f.run(f.repo, "update-ref", "refs/remotes/origin/main", "main")
+	f.run(f.wt, "config", "branch.feat.remote", "origin")
+	f.run(f.wt, "config", "branch.feat.merge", "refs/heads/main")
+	f.run(f.wt, "commit", "-q", "--allow-empty", "-m", "ahead")
+}
+
+// trackDeep commits a file in sub/deep of the linked worktree.
+func (f *fixture) trackDeep() {
+	f.t.Helper()
+	f.write(filepath.Join(f.wt, "sub", "deep", "c.txt"), "c\n")
+	f.run(f.wt, "add", "sub/deep/c.txt")
+	f.run(f.wt, "commit", "-q", "-m", "deep")
+}
+
+// statDirtyCRLF commits crlf.txt with a CRLF line end in the linked worktree, then moves
+// its mtime back an hour: its stat data no longer matches the index, so git status
+// compares its content, as the attributes then in force convert it.
+func (f *fixture) statDirtyCRLF() {
+	f.t.Helper()
+	path := filepath.Join(f.wt, "crlf.txt")
+	f.write(path, "crlf\r\n")
+	f.run(f.wt, "add", "crlf.txt")
+	f.run(f.wt, "commit", "-q", "-m", "crlf")
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, past, past); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 // truth is git's status now.
 func (f *fixture) truth() gitx.Status {
 	f.t.Helper()
@@ -163,6 +217,98 @@ func TestCacheNeverServesAStaleStatus(t *testing.T) {
 		{"upstream moved", []string{"upstream"}, func(f *fixture) {
 			f.run(f.wt, "branch", "-q", "--set-upstream-to=main")
 		}, func(f *fixture) { f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "on main") }},
+		// A local branch called origin/main makes git print the upstream as
+		// "remotes/origin/main"; the ref it counts ahead and behind against is still
+		// refs/remotes/origin/main, which a fetch moves.
+		{"remote-tracking upstream moved while a local branch has its short name", []string{"upstream"}, func(f *fixture) {
+			f.originUpstream()
+			f.run(f.repo, "branch", "origin/main", "main")
+		}, func(f *fixture) {
+			f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "fetched")
+			f.run(f.repo, "update-ref", "refs/remotes/origin/main", "main")
+		}},
+		{"a local branch takes the upstream's short name", []string{"upstream"}, func(f *fixture) {
+			f.originUpstream()
+		}, func(f *fixture) { f.run(f.repo, "branch", "origin/main", "main") }},
+
+		// git scans a directory holding .git for untracked files when the index lists files
+		// in it: the .git makes it no repository of its own to the outer one.
+		{"untracked file under a nested repository whose directory has tracked files", []string{"nested"}, func(f *fixture) {
+			f.trackDeep()
+			f.run(f.wt, "init", "-q", "sub")
+		}, func(f *fixture) { f.write(filepath.Join(f.wt, "sub", "deep", "new.txt"), "n\n") }},
+		{"untracked file under a .git file in a directory with tracked files", []string{"nested"}, func(f *fixture) {
+			f.trackDeep()
+			f.write(filepath.Join(f.wt, "sub", ".git"), "gitdir: ../../elsewhere.git\n")
+		}, func(f *fixture) { f.write(filepath.Join(f.wt, "sub", "deep", "new.txt"), "n\n") }},
+		// A .git that makes no repository (an empty directory) leaves its directory an
+		// ordinary one: git shows it once an untracked file appears anywhere under it.
+		{"untracked file under a stray .git over ignored files", []string{"nested"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, ".gitignore"), "*.log\n")
+			f.write(filepath.Join(f.wt, "stray", "deep", "x.log"), "x\n")
+			f.mkdir(filepath.Join(f.wt, "stray", ".git"))
+		}, func(f *fixture) { f.write(filepath.Join(f.wt, "stray", "deep", "y.txt"), "y\n") }},
+		// A nested repository is one untracked entry whatever it holds; once its git
+		// directory is no repository, its directory holds only ignored files: nothing shows.
+		{"a nested repository stops being one", []string{"nestedgit"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, ".gitignore"), "*.log\n")
+			f.run(f.wt, "init", "-q", "nested")
+			f.write(filepath.Join(f.wt, "nested", "x.log"), "x\n")
+		}, func(f *fixture) {
+			if err := os.Remove(filepath.Join(f.wt, "nested", ".git", "HEAD")); err != nil {
+				f.t.Fatal(err)
+			}
+		}},
+		{"the git directory a .git file names comes into being", []string{"nestedgit"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, ".gitignore"), "*.log\n")
+			f.write(filepath.Join(f.wt, "nested", "x.log"), "x\n")
+			f.write(filepath.Join(f.wt, "nested", ".git"), "gitdir: "+filepath.Join(filepath.Dir(f.repo), "other.git")+"\n")
+		}, func(f *fixture) { f.run(filepath.Dir(f.repo), "init", "-q", "--bare", "other.git") }},
+
+		// Attributes decide how git compares a file whose stat data no longer matches its
+		// index entry: with "text" the committed CRLF reads as a change.
+		{"info/attributes turns a stat-dirty CRLF file modified", []string{"attributes"}, func(f *fixture) {
+			f.statDirtyCRLF()
+		}, func(f *fixture) {
+			f.write(filepath.Join(f.repo, ".git", "info", "attributes"), "crlf.txt text\n")
+		}},
+		{"core.attributesFile turns a stat-dirty CRLF file modified", []string{"attributes"}, func(f *fixture) {
+			f.statDirtyCRLF()
+			f.write(filepath.Join(f.home(), ".gitconfig"), "[core]\n\tattributesFile = ~/attrs\n")
+		}, func(f *fixture) { f.write(filepath.Join(f.home(), "attrs"), "crlf.txt text\n") }},
+		{"the default attributes file sets a filter on a stat-dirty file", []string{"attributes"}, func(f *fixture) {
+			f.statDirtyCRLF()
+			f.run(f.repo, "config", "filter.upper.clean", "tr a-z A-Z")
+		}, func(f *fixture) {
+			f.write(filepath.Join(f.home(), ".config", "git", "attributes"), "crlf.txt filter=upper\n")
+		}},
+		{"an untracked .gitattributes edited in place", []string{"gitattributes"}, func(f *fixture) {
+			f.statDirtyCRLF()
+			f.write(filepath.Join(f.wt, ".gitattributes"), "# none yet\n")
+		}, func(f *fixture) { f.write(filepath.Join(f.wt, ".gitattributes"), "crlf.txt text\n") }},
+
+		// Dotfiles managers link the user's git files into their own repository: an edit
+		// there changes the link's target, never the link.
+		{"the default excludes file edited through its symbolic link", []string{"follow"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "junk.log"), "j\n")
+			f.write(filepath.Join(f.home(), "dotfiles", "ignore"), "nothing\n")
+			f.symlink(filepath.Join(f.home(), "dotfiles", "ignore"), filepath.Join(f.home(), ".config", "git", "ignore"))
+		}, func(f *fixture) { f.write(filepath.Join(f.home(), "dotfiles", "ignore"), "junk.log\n") }},
+		{"core.excludesFile edited through its symbolic link", []string{"follow"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "junk.log"), "j\n")
+			f.write(filepath.Join(f.home(), "dotfiles", "ignore"), "nothing\n")
+			f.symlink("dotfiles/ignore", filepath.Join(f.home(), ".gitignore_global"))
+			f.write(filepath.Join(f.home(), ".gitconfig"), "[core]\n\texcludesFile = ~/.gitignore_global\n")
+		}, func(f *fixture) { f.write(filepath.Join(f.home(), "dotfiles", "ignore"), "junk.log\n") }},
+		{"info/exclude edited through its symbolic link", []string{"follow"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "junk.log"), "j\n")
+			f.write(filepath.Join(f.home(), "dotfiles", "exclude"), "nothing\n")
+			exclude := filepath.Join(f.repo, ".git", "info", "exclude")
+			if err := os.Remove(exclude); err != nil {
+				f.t.Fatal(err)
+			}
+			f.symlink(filepath.Join(f.home(), "dotfiles", "exclude"), exclude)
+		}, func(f *fixture) { f.write(filepath.Join(f.home(), "dotfiles", "exclude"), "junk.log\n") }},
 	}
 	for _, tc := range cases {
 		for _, disabled := range []bool{false, true} {
@@ -311,7 +457,7 @@ func TestCacheIgnoresBadFiles(t *testing.T) {
 	}
 	for _, bad := range []string{
 		"{not json",
-		strings.Replace(string(good), `"v":2`, `"v":99`, 1),
+		strings.Replace(string(good), `"v":3`, `"v":99`, 1),
 		strings.Replace(string(good), `"w":"`, `"w":"/elsewhere`, 1),
 	} {
 		if bad == string(good) {

@@ -152,12 +152,9 @@ func openTree(path string) (*tree, error) {
 		if err != nil {
 			return nil, err
 		}
-		target, found := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
-		if !found || target == "" {
+		target, found := gitfileTarget(b, path)
+		if !found {
 			return nil, errors.New("statuscache: bad .git file")
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(path, target)
 		}
 		t.linked, t.dotgit, t.gitDir = true, b, target
 		if t.git, err = unix.Open(target, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
@@ -182,6 +179,20 @@ func openTree(path string) (*tree, error) {
 	}
 	ok = true
 	return t, nil
+}
+
+// gitfileTarget is the git directory a .git file in dir names, as git's
+// read_gitfile_gently reads it: "gitdir: PATH" with the line ends stripped, a relative
+// PATH taken from dir.
+func gitfileTarget(b []byte, dir string) (string, bool) {
+	target, found := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
+	if !found || target == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	return target, true
 }
 
 func (t *tree) close() {
@@ -286,17 +297,50 @@ func (p *prover) sum(b []byte, extra ...[]byte) []byte {
 // A time in the racy window marks the proof racy. Any other error means the state cannot
 // be read: no proof.
 func (p *prover) stat(dir int, name string) (exists bool, err error) {
+	exists, _, err = p.statAs(dir, name, false)
+	return exists, err
+}
+
+// statOpened is stat for a file git opens by its name, following symbolic links (an
+// excludes or attributes file, info/exclude, packed-refs): the entry's own stat data and,
+// when it is a symbolic link, that of the file it resolves to, or that it resolves to
+// none. A dotfiles manager links ~/.config/git/ignore into its own repository, and an edit
+// there moves only the target's times.
+func (p *prover) statOpened(dir int, name string) (exists bool, err error) {
+	exists, _, err = p.statAs(dir, name, !p.off["follow"])
+	return exists, err
+}
+
+// statAs hashes name's stat data as stat and statOpened say, and returns its file type
+// (of the entry itself, not of a symbolic link's target).
+func (p *prover) statAs(dir int, name string, follow bool) (exists bool, typ uint32, err error) {
 	p.str(name)
 	var st unix.Stat_t
 	err = unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 	if missing(err) {
 		p.num(-1)
-		return false, nil
+		return false, 0, nil
 	}
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
-	return true, p.info(&st)
+	if err := p.info(&st); err != nil {
+		return false, 0, err
+	}
+	typ = st.Mode & unix.S_IFMT
+	if !follow || typ != unix.S_IFLNK {
+		return true, typ, nil
+	}
+	p.str("->")
+	err = unix.Fstatat(dir, name, &st, 0)
+	if missing(err) || errors.Is(err, unix.ELOOP) {
+		p.num(-1) // dangling: git reads no file there
+		return true, typ, nil
+	}
+	if err != nil {
+		return false, 0, err
+	}
+	return true, typ, p.info(&st)
 }
 
 func (p *prover) info(st *unix.Stat_t) error {
@@ -352,8 +396,9 @@ func (p *prover) content(dir int, name string) ([]byte, error) {
 }
 
 // proveRepo hashes what every worktree of the repository depends on alike: reftable's
-// absence, packed-refs, replace refs, shallow and grafts, info/exclude, the config files
-// git reads before the worktree's own and the excludes file they name.
+// absence, packed-refs, replace refs, shallow and grafts, info/exclude and
+// info/attributes, the config files git reads before the worktree's own, the excludes and
+// attributes files they name and the system's attributes file.
 func (c *Cache) proveRepo(p *prover, common string) error {
 	p.num(version)
 	p.str(common)
@@ -366,8 +411,14 @@ func (c *Cache) proveRepo(p *prover, common string) error {
 	if !c.off["exclude"] {
 		files = append(files, filepath.Join("info", "exclude"))
 	}
+	// info/attributes is the common directory's (git keeps info/ there for every worktree),
+	// and it decides how a stat-dirty file is compared: a text or eol attribute turns a
+	// file whose index entry's stat data no longer matches modified, or clean again.
+	if !c.off["attributes"] {
+		files = append(files, filepath.Join("info", "attributes"))
+	}
 	for _, f := range files {
-		if _, err := p.stat(unix.AT_FDCWD, filepath.Join(common, f)); err != nil {
+		if _, err := p.statOpened(unix.AT_FDCWD, filepath.Join(common, f)); err != nil {
 			return err
 		}
 	}
@@ -398,21 +449,41 @@ func (c *Cache) proveRepo(p *prover, common string) error {
 		}
 	}
 	configs = append(configs, filepath.Join(common, "config"))
-	excludes := ""
+	var named userFiles // git's defaults, which a config's core.excludesFile or core.attributesFile replaces
 	if xdg != "" {
-		excludes = filepath.Join(xdg, "git", "ignore")
+		named.excludes = filepath.Join(xdg, "git", "ignore")
+		named.attributes = filepath.Join(xdg, "git", "attributes")
 	}
 	for _, f := range configs {
-		if err := c.config(p, unix.AT_FDCWD, f, &excludes); err != nil {
+		if err := c.config(p, unix.AT_FDCWD, f, &named); err != nil {
 			return err
 		}
 	}
-	return c.excludes(p, excludes)
+	if err := c.userFiles(p, named); err != nil {
+		return err
+	}
+	// The system's attributes file is stat'ed whether or not GIT_ATTR_NOSYSTEM leaves it
+	// unread: one more file proved than git reads can only cost a status, never hide one.
+	if c.off["attributes"] {
+		return nil
+	}
+	_, err := p.statOpened(unix.AT_FDCWD, systemAttributes)
+	return err
 }
 
-// config hashes one config file (relative to dir) and notes the excludes file it names.
-// Includes (which may depend on the directory) are not followed: no proof.
-func (c *Cache) config(p *prover, dir int, name string, excludes *string) error {
+// systemAttributes is the attributes file git reads for every repository of the system
+// (its ETC_GITATTRIBUTES, beside the /etc/gitconfig read above).
+const systemAttributes = "/etc/gitattributes"
+
+// userFiles are the files the config files name for git to read besides the worktree's
+// own: core.excludesFile and core.attributesFile (or their defaults), "" for none.
+type userFiles struct {
+	excludes, attributes string
+}
+
+// config hashes one config file (relative to dir) and notes the excludes and attributes
+// files it names. Includes (which may depend on the directory) are not followed: no proof.
+func (c *Cache) config(p *prover, dir int, name string, named *userFiles) error {
 	var b []byte
 	var err error
 	if c.off["config"] {
@@ -423,18 +494,37 @@ func (c *Cache) config(p *prover, dir int, name string, excludes *string) error 
 	if err != nil {
 		return err
 	}
-	v, ok, err := excludesFile(b)
+	found, err := coreFiles(b)
 	if err != nil {
 		return err
 	}
-	if ok {
-		*excludes = v
+	if v, ok := found["excludesfile"]; ok {
+		named.excludes = v
+	}
+	if v, ok := found["attributesfile"]; ok {
+		named.attributes = v
 	}
 	return nil
 }
 
-// excludes hashes the stat data of the excludes file the config names.
-func (c *Cache) excludes(p *prover, file string) error {
+// userFiles hashes the stat data of the excludes and attributes files the config names
+// (a symbolic link and the file it resolves to).
+func (c *Cache) userFiles(p *prover, named userFiles) error {
+	for _, f := range []struct {
+		file, check string
+	}{{named.excludes, "excludesfile"}, {named.attributes, "attributes"}} {
+		if c.off[f.check] {
+			continue
+		}
+		if err := c.statUserFile(p, f.file); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statUserFile hashes the stat data of a file a config value names.
+func (c *Cache) statUserFile(p *prover, file string) error {
 	if rest, ok := strings.CutPrefix(file, "~/"); ok {
 		if home := c.getenv("HOME"); home != "" {
 			file = filepath.Join(home, rest)
@@ -446,7 +536,7 @@ func (c *Cache) excludes(p *prover, file string) error {
 	if !filepath.IsAbs(file) {
 		return errUnprovable // relative to where git runs: guessing is not proving
 	}
-	_, err := p.stat(unix.AT_FDCWD, file)
+	_, err := p.statOpened(unix.AT_FDCWD, file)
 	return err
 }
 
@@ -489,8 +579,7 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 		}
 	}
 	if upstream != "" && on("upstream") {
-		// git names the upstream by its short name: a remote-tracking branch or a local one.
-		for _, ref := range []string{"refs/remotes/" + upstream, "refs/heads/" + upstream} {
+		for _, ref := range upstreamRefs(upstream) {
 			if err := pr.ref(t.common, ref); err != nil {
 				return nil, err
 			}
@@ -507,13 +596,13 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 			state.Rebasing = state.Rebasing || f != "MERGE_HEAD"
 		}
 	}
-	// The worktree's own config comes last in git's order: an excludes file it names wins
-	// over the shared one (both are hashed).
-	excludes := ""
-	if err := c.config(pr, t.git, "config.worktree", &excludes); err != nil {
+	// The worktree's own config comes last in git's order: an excludes or attributes file
+	// it names wins over the shared one (both are hashed).
+	var named userFiles
+	if err := c.config(pr, t.git, "config.worktree", &named); err != nil {
 		return nil, err
 	}
-	if err := c.excludes(pr, excludes); err != nil {
+	if err := c.userFiles(pr, named); err != nil {
 		return nil, err
 	}
 	if err := pr.index(t); err != nil {
@@ -527,13 +616,39 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 	return p, nil
 }
 
+// upstreamRefs are the refs an upstream's name, as git status prints it, can stand for.
+// git finds the upstream's full ref from the branch's config (hashed with the config
+// files) and prints it shortened as shorten_unambiguous_ref does: the shortest name that
+// no earlier rule of rev-parse's (refs/%s, refs/tags/%s, refs/heads/%s, refs/remotes/%s,
+// refs/remotes/%s/HEAD) resolves to another ref. So the ref is one of those expansions of
+// the printed name (or the name itself, printed whole), and every one is hashed: a moved
+// remote-tracking branch is seen when a local branch of the same name made git print
+// "remotes/origin/main", and creating or deleting a ref that changes how git shortens the
+// name is seen too.
+func upstreamRefs(name string) []string {
+	refs := make([]string, 0, 6)
+	if strings.HasPrefix(name, "refs/") {
+		refs = append(refs, name)
+	}
+	return append(refs, "refs/"+name, "refs/tags/"+name, "refs/heads/"+name, "refs/remotes/"+name, "refs/remotes/"+name+"/HEAD")
+}
+
 // ref hashes a loose ref (refs under refs/heads and refs/remotes live in the common
 // directory; packed ones are covered by packed-refs' stat). A symbolic ref is not followed.
 func (p *prover) ref(common, ref string) error {
 	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
 		return errUnprovable
 	}
-	b, err := p.content(unix.AT_FDCWD, filepath.Join(common, filepath.FromSlash(ref)))
+	path := filepath.Join(common, filepath.FromSlash(ref))
+	// A directory there is no loose ref (refs/remotes/main when a remote is called main):
+	// git's lookup goes on to packed-refs and the next rule.
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		p.str(path)
+		p.num(-3)
+		return nil
+	}
+	b, err := p.content(unix.AT_FDCWD, path)
 	if err != nil {
 		return err
 	}
@@ -598,11 +713,13 @@ func (p *prover) index(t *tree) error {
 }
 
 // walk hashes the stat data of every directory under dir (open as fd) and of every
-// .gitignore in them: adding or removing an entry moves its directory's mtime, so an
-// untracked file in a new directory shows in its parent's. A directory holding .git is
-// another repository (git shows it as one untracked entry): its own stat data is hashed,
-// not its contents. walk closes fd unless it is the top (the tree's own), and before it
-// opens the subdirectories: a deep tree holds one descriptor at a time.
+// .gitignore and .gitattributes in them: adding or removing an entry moves its directory's
+// mtime, so an untracked file in a new directory shows in its parent's. A directory
+// holding .git is walked like any other: git scans it for untracked files when the index
+// lists files in it, or when that .git does not make it a repository (a stray .git), and
+// which of those holds is proved by nestedGit. walk closes fd unless it is the top (the
+// tree's own), and before it opens the subdirectories: a deep tree holds one descriptor
+// at a time.
 func (p *prover) walk(fd int, dir string, top bool, dirs *int) error {
 	subdirs, err := p.dir(fd, dir, top, dirs)
 	if !top {
@@ -647,21 +764,98 @@ func (p *prover) dir(fd int, dir string, top bool, dirs *int) ([]string, error) 
 		return nil, err
 	}
 	if !top && l.git {
-		return nil, nil
+		if p.off["nested"] {
+			return nil, nil // tests: the walk as it was, stopping at every .git
+		}
+		if err := p.nestedGit(fd, dir); err != nil {
+			return nil, err
+		}
 	}
+	// In-tree .gitignore and .gitattributes are opened without following a symbolic link
+	// (git 2.32 and later): their own stat data is what git reads.
 	if l.gitignore && !p.off["ignore"] {
 		if _, err := p.stat(fd, ".gitignore"); err != nil {
+			return nil, err
+		}
+	}
+	if l.gitattributes && !p.off["gitattributes"] {
+		if _, err := p.stat(fd, ".gitattributes"); err != nil {
 			return nil, err
 		}
 	}
 	return l.subdirs, nil
 }
 
+// nestedGit hashes what decides whether git takes the directory dir (open as fd), which
+// holds .git, for a repository of its own (is_nonbare_repository_dir): a .git directory,
+// or a .git file naming one, that holds HEAD, objects and refs. Where git takes it for one
+// and the index lists no file in it, git shows it as one untracked entry; where not, git
+// scans it like any directory. The walk goes through it either way; this makes the
+// answer to "is it a repository" part of the proof, so a repository that stops being one
+// (or a stray .git that becomes one) is seen. A .git that is a symbolic link, or a git
+// directory that is a linked worktree's (commondir: its objects live elsewhere), is not
+// followed: no proof.
+func (p *prover) nestedGit(fd int, dir string) error {
+	if p.off["nestedgit"] {
+		return nil
+	}
+	p.str(filepath.Join(dir, ".git"))
+	var st unix.Stat_t
+	err := unix.Fstatat(fd, ".git", &st, unix.AT_SYMLINK_NOFOLLOW)
+	if missing(err) {
+		p.num(-1) // gone since the listing: its directory's mtime moved
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p.num(int64(st.Mode & unix.S_IFMT))
+	gitDir := -1
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		// The directory's own times are left out: they move with every lock file the other
+		// repository's git makes, and what in it decides is stat'ed below.
+		if gitDir, err = unix.Openat(fd, ".git", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
+			return err
+		}
+	case unix.S_IFREG:
+		b, err := p.content(fd, ".git")
+		if err != nil {
+			return err
+		}
+		target, ok := gitfileTarget(b, dir)
+		if !ok {
+			return nil // not a gitfile git reads: its bytes are hashed
+		}
+		p.str(target)
+		if gitDir, err = unix.Open(target, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
+			if missing(err) {
+				p.num(-1)
+				return nil
+			}
+			return err
+		}
+	default:
+		return errUnprovable
+	}
+	defer unix.Close(gitDir)
+	for _, name := range []string{"HEAD", "objects", "refs", "commondir"} {
+		exists, err := p.statOpened(gitDir, name)
+		if err != nil {
+			return err
+		}
+		if exists && name == "commondir" {
+			return errUnprovable
+		}
+	}
+	return nil
+}
+
 // dirList is what the walk needs of one directory: its subdirectories, and whether it
 // holds .git and .gitignore.
 type dirList struct {
-	subdirs        []string
-	git, gitignore bool
+	subdirs                       []string
+	git, gitignore, gitattributes bool
 }
 
 // add notes one entry of the directory open as fd. An entry whose type the directory does
@@ -691,6 +885,8 @@ func (l *dirList) add(fd int, name []byte, typ uint8) error {
 		l.subdirs = append(l.subdirs, string(name))
 	case string(name) == ".gitignore":
 		l.gitignore = true
+	case string(name) == ".gitattributes":
+		l.gitattributes = true
 	}
 	return nil
 }
