@@ -457,7 +457,7 @@ func TestCacheIgnoresBadFiles(t *testing.T) {
 	}
 	for _, bad := range []string{
 		"{not json",
-		strings.Replace(string(good), `"v":3`, `"v":99`, 1),
+		strings.Replace(string(good), `"v":`+strconv.Itoa(version), `"v":99`, 1),
 		strings.Replace(string(good), `"w":"`, `"w":"/elsewhere`, 1),
 	} {
 		if bad == string(good) {
@@ -489,6 +489,78 @@ func TestCacheGivesUpWhereItCannotProve(t *testing.T) {
 	f.run(f.wt, "update-index", "--add", "--cacheinfo", "160000,"+strings.TrimSpace(f.run(f.wt, "rev-parse", "HEAD"))+",mod")
 	if _, p, _ := f.c.Lookup(f.wt); p != nil {
 		t.Fatal("a submodule entry was proved by stat data")
+	}
+}
+
+// A repository inside the worktree that the index lists no file of is one untracked
+// entry to git, which reads nothing in it but whether it is a repository: work in it
+// (a new file deep down) leaves the outer status, and the cache keeps serving it. Both
+// kinds: a repository of its own, and a linked worktree of the outer repository (its .git
+// file names a git directory whose commondir holds the objects and refs).
+func TestCacheNestedRepositoryIsOneEntry(t *testing.T) {
+	for _, kind := range []string{"repository", "linked worktree"} {
+		t.Run(kind, func(t *testing.T) {
+			f := newFixture(t)
+			f.c.Now = ahead
+			inner := filepath.Join(f.wt, "inner")
+			if kind == "repository" {
+				f.run(f.wt, "init", "-q", "inner")
+			} else {
+				f.run(f.repo, "worktree", "add", "-q", "-b", "inner", inner, "main")
+			}
+			f.write(filepath.Join(inner, "deep", "old.txt"), "o\n")
+			before := f.prime()
+			if before.Untracked != 1 || !slices.Equal(before.UntrackedDirs, []string{"inner/"}) {
+				t.Fatalf("git does not show the %s as one untracked entry: %+v", kind, before)
+			}
+			f.write(filepath.Join(inner, "deep", "new.txt"), "n\n")
+			if want := f.truth(); !reflect.DeepEqual(want, before) {
+				t.Fatalf("work inside the %s changed the outer status: %+v", kind, want)
+			}
+			if got, hit := f.read(); !hit || !reflect.DeepEqual(got, before) {
+				t.Fatalf("work inside the %s: served %+v (hit %v), want the cached %+v", kind, got, hit, before)
+			}
+		})
+	}
+}
+
+// A remote the config gives no url is read from <common>/remotes/<name> (or branches/),
+// whose Pull lines say which ref the upstream is. The proof does not read them, so a
+// repository with such a file runs git; with the check off, the cache serves the
+// ahead/behind of a ref git no longer counts against.
+func TestCacheLeavesLegacyRemoteFilesToGit(t *testing.T) {
+	for _, disabled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "remotes check on", true: "remotes check off"}[disabled], func(t *testing.T) {
+			f := newFixture(t)
+			f.c.Now = ahead
+			if disabled {
+				f.c.off = map[string]bool{"remotes": true}
+			}
+			legacy := filepath.Join(f.repo, ".git", "remotes", "legacy")
+			f.run(f.repo, "update-ref", "refs/remotes/legacy/main", "main")
+			f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "further")
+			f.run(f.repo, "update-ref", "refs/remotes/legacy/other", "main")
+			f.write(legacy, "URL: /nowhere\nPull: refs/heads/main:refs/remotes/legacy/main\n")
+			f.run(f.wt, "config", "branch.feat.remote", "legacy")
+			f.run(f.wt, "config", "branch.feat.merge", "refs/heads/main")
+			if !disabled {
+				for range 2 {
+					if _, p, hit := f.c.Lookup(f.wt); hit || p != nil {
+						t.Fatalf("a repository with a remotes/ file was proved (hit %v)", hit)
+					}
+					f.read()
+				}
+				return
+			}
+			before := f.prime()
+			f.write(legacy, "URL: /nowhere\nPull: refs/heads/main:refs/remotes/legacy/other\n")
+			if want := f.truth(); reflect.DeepEqual(want, before) {
+				t.Fatalf("the remotes/ file's change did not change git's status (%+v): the case proves nothing", want)
+			}
+			if _, hit := f.read(); !hit {
+				t.Fatal("with the remotes check off the change was still caught: the case does not show that it matters")
+			}
+		})
 	}
 }
 

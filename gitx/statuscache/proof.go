@@ -7,8 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -259,6 +262,10 @@ type prover struct {
 	threshold int64 // Unix seconds: a time at or after this is racy
 	racy      bool
 	off       map[string]bool // tests: Cache.off
+	// root is the worktree proved and tracked the paths its index lists, in the index's
+	// order (sorted bytewise), for the walk's question "does git scan this directory".
+	root    string
+	tracked []string
 }
 
 // dirBufs are the walk's buffers for reading directory entries, shared by the proofs
@@ -422,6 +429,13 @@ func (c *Cache) proveRepo(p *prover, common string) error {
 			return err
 		}
 	}
+	if !c.off["remotes"] {
+		for _, d := range []string{"remotes", "branches"} {
+			if err := p.noLegacyRemotes(filepath.Join(common, d)); err != nil {
+				return err
+			}
+		}
+	}
 	if c.getenv("GIT_CONFIG_PARAMETERS") != "" || c.getenv("GIT_CONFIG_COUNT") != "" {
 		return errUnprovable // config given in the environment is not followed
 	}
@@ -468,6 +482,35 @@ func (c *Cache) proveRepo(p *prover, common string) error {
 		return nil
 	}
 	_, err := p.statOpened(unix.AT_FDCWD, systemAttributes)
+	return err
+}
+
+// noLegacyRemotes proves the directory dir (remotes/ or branches/ of the common
+// directory) holds no file. git reads a remote from such a file when the config gives the
+// remote no url (the layout before remotes lived in config), and which ref the upstream
+// is then follows from that file's Pull lines, which this does not read: no proof. An
+// empty one (git init's template makes branches/) is proved by its stat data, which a
+// file added moves.
+func (p *prover) noLegacyRemotes(dir string) error {
+	exists, typ, err := p.statAs(unix.AT_FDCWD, dir, false)
+	if err != nil || !exists {
+		return err
+	}
+	if typ != unix.S_IFDIR {
+		return errUnprovable
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	if len(names) > 0 {
+		return errUnprovable
+	}
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
 	return err
 }
 
@@ -661,6 +704,7 @@ func (p *prover) ref(common, ref string) error {
 // index hashes the index file and the stat data of every file it lists. A worktree whose
 // index is past maxIndexBytes is not proved.
 func (p *prover) index(t *tree) error {
+	p.root = t.path
 	fd, err := openSmall(t.git, "index")
 	if err != nil {
 		return err
@@ -698,7 +742,9 @@ func (p *prover) index(t *tree) error {
 	if err != nil {
 		return err
 	}
+	p.tracked = make([]string, 0, len(entries))
 	for _, e := range entries {
+		p.tracked = append(p.tracked, e.path)
 		if e.gitlink {
 			return errUnprovable // a submodule's status is read from the submodule
 		}
@@ -767,8 +813,12 @@ func (p *prover) dir(fd int, dir string, top bool, dirs *int) ([]string, error) 
 		if p.off["nested"] {
 			return nil, nil // tests: the walk as it was, stopping at every .git
 		}
-		if err := p.nestedGit(fd, dir); err != nil {
+		repo, err := p.nestedGit(fd, dir)
+		if err != nil {
 			return nil, err
+		}
+		if repo && !p.tracks(dir) {
+			return nil, nil // one entry to git, which reads nothing in it
 		}
 	}
 	// In-tree .gitignore and .gitattributes are opened without following a symbolic link
@@ -787,68 +837,131 @@ func (p *prover) dir(fd int, dir string, top bool, dirs *int) ([]string, error) 
 }
 
 // nestedGit hashes what decides whether git takes the directory dir (open as fd), which
-// holds .git, for a repository of its own (is_nonbare_repository_dir): a .git directory,
-// or a .git file naming one, that holds HEAD, objects and refs. Where git takes it for one
-// and the index lists no file in it, git shows it as one untracked entry; where not, git
-// scans it like any directory. The walk goes through it either way; this makes the
-// answer to "is it a repository" part of the proof, so a repository that stops being one
-// (or a stray .git that becomes one) is seen. A .git that is a symbolic link, or a git
-// directory that is a linked worktree's (commondir: its objects live elsewhere), is not
-// followed: no proof.
-func (p *prover) nestedGit(fd int, dir string) error {
+// holds .git, for a repository of its own (dir.c's is_nonbare_repository_dir): a .git
+// directory, or a .git file naming one, whose HEAD is valid and whose objects and refs
+// (in the common directory its commondir names, for a linked worktree's) git may enter.
+// It says whether it found one by a test stricter than git's: a HEAD that names a branch
+// (git also takes an object id or a symbolic link into refs/; those are walked, which
+// proves more than git reads, never less). A .git that is a symbolic link or neither a
+// file nor a directory is not followed: no proof.
+//
+// A directory's own times are left out: objects/ and refs/ move with every object and
+// branch the other repository makes, and only their type, owner and mode decide here.
+func (p *prover) nestedGit(fd int, dir string) (repo bool, err error) {
 	if p.off["nestedgit"] {
-		return nil
+		return false, nil
 	}
 	p.str(filepath.Join(dir, ".git"))
 	var st unix.Stat_t
-	err := unix.Fstatat(fd, ".git", &st, unix.AT_SYMLINK_NOFOLLOW)
+	err = unix.Fstatat(fd, ".git", &st, unix.AT_SYMLINK_NOFOLLOW)
 	if missing(err) {
 		p.num(-1) // gone since the listing: its directory's mtime moved
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	p.num(int64(st.Mode & unix.S_IFMT))
-	gitDir := -1
+	var gitDir string
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
-		// The directory's own times are left out: they move with every lock file the other
-		// repository's git makes, and what in it decides is stat'ed below.
-		if gitDir, err = unix.Openat(fd, ".git", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
-			return err
-		}
+		gitDir = filepath.Join(dir, ".git")
 	case unix.S_IFREG:
 		b, err := p.content(fd, ".git")
 		if err != nil {
-			return err
+			return false, err
 		}
 		target, ok := gitfileTarget(b, dir)
 		if !ok {
-			return nil // not a gitfile git reads: its bytes are hashed
+			return false, nil // no gitfile to git: its bytes are hashed
 		}
-		p.str(target)
-		if gitDir, err = unix.Open(target, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
-			if missing(err) {
-				p.num(-1)
-				return nil
-			}
-			return err
-		}
+		gitDir = target
 	default:
-		return errUnprovable
+		return false, errUnprovable
 	}
-	defer unix.Close(gitDir)
-	for _, name := range []string{"HEAD", "objects", "refs", "commondir"} {
-		exists, err := p.statOpened(gitDir, name)
-		if err != nil {
-			return err
-		}
-		if exists && name == "commondir" {
-			return errUnprovable
-		}
+	return p.isGitDir(gitDir)
+}
+
+// isGitDir hashes what git's is_git_directory reads of dir, and says whether it passes.
+func (p *prover) isGitDir(dir string) (bool, error) {
+	p.str(dir)
+	head, err := p.headRef(dir)
+	if err != nil {
+		return false, err
 	}
-	return nil
+	common := dir
+	b, err := p.content(unix.AT_FDCWD, filepath.Join(dir, "commondir"))
+	if err != nil {
+		return false, err
+	}
+	if b != nil {
+		c := strings.TrimRight(string(b), "\r\n")
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(dir, c)
+		}
+		common = c
+	}
+	ok := head
+	for _, name := range []string{"objects", "refs"} {
+		path := filepath.Join(common, name)
+		p.str(path)
+		var st unix.Stat_t
+		if err := unix.Stat(path, &st); err != nil {
+			if !missing(err) && !errors.Is(err, unix.ELOOP) && !errors.Is(err, unix.EACCES) {
+				return false, err
+			}
+			p.num(-1)
+			ok = false
+			continue
+		}
+		p.num(int64(st.Mode))
+		p.num(int64(st.Ino))
+		p.num(int64(st.Dev))
+		p.num(int64(st.Uid))
+		p.num(int64(st.Gid))
+		ok = ok && unix.Access(path, unix.X_OK) == nil
+	}
+	return ok, nil
+}
+
+// headRef hashes a git directory's HEAD (its type and bytes) and says whether it names a
+// branch ("ref: refs/…", as validate_headref takes it).
+func (p *prover) headRef(dir string) (bool, error) {
+	path := filepath.Join(dir, "HEAD")
+	p.str(path)
+	var st unix.Stat_t
+	err := unix.Lstat(path, &st)
+	if missing(err) {
+		p.num(-1)
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	p.num(int64(st.Mode & unix.S_IFMT))
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		// A symbolic link (git checks where it points) or anything else: its own stat data.
+		return false, p.info(&st)
+	}
+	b, err := readSmallAt(unix.AT_FDCWD, path)
+	if err != nil {
+		return false, err
+	}
+	p.str(string(b))
+	rest, ok := bytes.CutPrefix(b, []byte("ref:"))
+	return ok && bytes.HasPrefix(bytes.TrimLeft(rest, " \t\n\v\f\r"), []byte("refs/")), nil
+}
+
+// tracks says whether the index lists a file under dir (a path in the walk): git then
+// scans dir for untracked files whatever .git it holds (directory_exists_in_index).
+func (p *prover) tracks(dir string) bool {
+	rel, err := filepath.Rel(p.root, dir)
+	if err != nil || rel == "." {
+		return true
+	}
+	prefix := filepath.ToSlash(rel) + "/"
+	i, _ := slices.BinarySearch(p.tracked, prefix)
+	return i < len(p.tracked) && strings.HasPrefix(p.tracked[i], prefix)
 }
 
 // dirList is what the walk needs of one directory: its subdirectories, and whether it
