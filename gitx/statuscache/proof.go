@@ -821,15 +821,16 @@ func (p *prover) dir(fd int, dir string, top bool, dirs *int) ([]string, error) 
 			return nil, nil // one entry to git, which reads nothing in it
 		}
 	}
-	// In-tree .gitignore and .gitattributes are opened without following a symbolic link
-	// (git 2.32 and later): their own stat data is what git reads.
+	// git 2.32 and later open in-tree .gitignore and .gitattributes without following a
+	// symbolic link, older ones follow it: a link's target is proved too (more than a new
+	// git reads, never less).
 	if l.gitignore && !p.off["ignore"] {
-		if _, err := p.stat(fd, ".gitignore"); err != nil {
+		if _, err := p.statOpened(fd, ".gitignore"); err != nil {
 			return nil, err
 		}
 	}
 	if l.gitattributes && !p.off["gitattributes"] {
-		if _, err := p.stat(fd, ".gitattributes"); err != nil {
+		if _, err := p.statOpened(fd, ".gitattributes"); err != nil {
 			return nil, err
 		}
 	}
