@@ -4,15 +4,18 @@
 // decision (remove, prune, land, what would be lost) reads git afresh and never asks here.
 //
 // A status is reused only when a proof taken now equals the one taken just before git
-// ran: the worktree's .git file, HEAD and the branch it names, packed-refs, the upstream's
-// ref, the index file, the stat data of every file the index lists, of every directory of
-// the worktree (the untracked scan) and of every .gitignore in it, info/exclude, the
-// excludes file and the config files git reads, and the rebase and merge markers. It
-// follows git's racy-timestamp rule: if anything it looked at was modified in the second
-// the proof was taken (or later), the status is not stored, so an edit in the same second
-// as the read is never missed. Where it cannot prove freshness (a split or sparse index,
-// submodules, reftable, config includes, a huge tree, a clock that went backwards) it
-// says so and the caller runs git. A listing proves its worktrees in one Pass, which reads
+// ran: the worktree's .git file, HEAD and the branch it names, packed-refs, every ref the
+// upstream's printed name can stand for, the index file, the stat data of every file the
+// index lists, of every directory of the worktree git scans for untracked files (those
+// holding a .git included, unless the .git makes a repository the index lists nothing
+// of: then what makes it one) and of every .gitignore and .gitattributes in it,
+// info/exclude and info/attributes, the excludes and attributes files and the config
+// files git reads (a symbolic link and the file it resolves to), and the rebase and merge
+// markers. It follows git's racy-timestamp rule: if anything it looked at was modified in
+// the second the proof was taken (or later), the status is not stored, so an edit in the
+// same second as the read is never missed. Where it cannot prove freshness (a split or
+// sparse index, submodules, reftable, config includes, legacy remotes/ files, a huge
+// tree, a clock that went backwards) it says so and the caller runs git. A listing proves its worktrees in one Pass, which reads
 // what they all depend on alike (config, packed-refs, info/exclude) once.
 package statuscache
 
