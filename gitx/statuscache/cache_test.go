@@ -524,6 +524,45 @@ func TestCacheNestedRepositoryIsOneEntry(t *testing.T) {
 	}
 }
 
+// The cache file is shared by every copse process of the repository, whatever its
+// environment. GIT_NO_REPLACE_OBJECTS makes git count ahead and behind without the
+// replace refs: a status stored by a process without it is not served to one with it
+// (GIT_ATTR_NOSYSTEM is hashed alike; the system's attributes file cannot be written
+// here to show it).
+func TestCacheStatusOfAnotherEnvironmentIsNotServed(t *testing.T) {
+	for _, disabled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "env check on", true: "env check off"}[disabled], func(t *testing.T) {
+			f := newFixture(t)
+			f.c.Now = ahead
+			if disabled {
+				f.c.off = map[string]bool{"env": true}
+			}
+			f.run(f.wt, "branch", "-q", "--set-upstream-to=main")
+			f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "on main")
+			tip := strings.TrimSpace(f.run(f.repo, "rev-parse", "main"))
+			root := strings.TrimSpace(f.run(f.repo, "commit-tree", "-m", "unrelated", tip+"^{tree}"))
+			f.run(f.repo, "replace", tip, root)
+			before := f.prime()
+			env := append(slices.Clone(f.env), "GIT_NO_REPLACE_OBJECTS=1")
+			other := &Cache{Env: env, Now: ahead, off: f.c.off}
+			want, err := (&gitx.Runner{Env: env}).Status(context.Background(), f.wt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reflect.DeepEqual(want, before) {
+				t.Fatalf("GIT_NO_REPLACE_OBJECTS did not change git's status (%+v): the case proves nothing", want)
+			}
+			got, _, hit := other.Lookup(f.wt)
+			switch {
+			case !disabled && hit:
+				t.Fatalf("a process with GIT_NO_REPLACE_OBJECTS was served %+v; its git says %+v", got, want)
+			case disabled && !hit:
+				t.Fatal("with the env check off the other environment was still not served: the case does not show the check matters")
+			}
+		})
+	}
+}
+
 // A remote the config gives no url is read from <common>/remotes/<name> (or branches/),
 // whose Pull lines say which ref the upstream is. The proof does not read them, so a
 // repository with such a file runs git; with the check off, the cache serves the

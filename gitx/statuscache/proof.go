@@ -409,6 +409,9 @@ func (p *prover) content(dir int, name string) ([]byte, error) {
 func (c *Cache) proveRepo(p *prover, common string) error {
 	p.num(version)
 	p.str(common)
+	if err := c.proveAttrReplaceEnv(p); err != nil {
+		return err
+	}
 	// reftable keeps refs in binary tables this does not read.
 	var st unix.Stat_t
 	if err := unix.Lstat(filepath.Join(common, "reftable"), &st); !missing(err) {
@@ -512,6 +515,23 @@ func (p *prover) noLegacyRemotes(dir string) error {
 		return nil
 	}
 	return err
+}
+
+// proveAttrReplaceEnv hashes the variables that change which attributes and replace refs
+// git reads, so a status one process stored (with GIT_ATTR_NOSYSTEM set, say) is not
+// served to another that would read other files. A replace-ref namespace other than
+// refs/replace/ (GIT_REPLACE_REF_BASE) is not what the proof stats: no proof.
+func (c *Cache) proveAttrReplaceEnv(p *prover) error {
+	if c.getenv("GIT_REPLACE_REF_BASE") != "" {
+		return errUnprovable
+	}
+	if p.off["env"] {
+		return nil
+	}
+	for _, k := range []string{"GIT_ATTR_NOSYSTEM", "GIT_NO_REPLACE_OBJECTS"} {
+		p.str(k + "=" + c.getenv(k))
+	}
+	return nil
 }
 
 // systemAttributes is the attributes file git reads for every repository of the system
