@@ -227,6 +227,12 @@ func TestCacheNeverServesAStaleStatus(t *testing.T) {
 			f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "fetched")
 			f.run(f.repo, "update-ref", "refs/remotes/origin/main", "main")
 		}},
+		// refs/remotes/main is then a directory, one of the names "main" can stand for: no
+		// ref, and no reason to give up the proof.
+		{"local upstream moved while a remote has its name", []string{"upstream"}, func(f *fixture) {
+			f.run(f.wt, "branch", "-q", "--set-upstream-to=main")
+			f.run(f.repo, "update-ref", "refs/remotes/main/x", "main")
+		}, func(f *fixture) { f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "on main") }},
 		{"a local branch takes the upstream's short name", []string{"upstream"}, func(f *fixture) {
 			f.originUpstream()
 		}, func(f *fixture) { f.run(f.repo, "branch", "origin/main", "main") }},

@@ -703,15 +703,17 @@ func (p *prover) ref(common, ref string) error {
 		return errUnprovable
 	}
 	path := filepath.Join(common, filepath.FromSlash(ref))
-	// A directory there is no loose ref (refs/remotes/main when a remote is called main):
-	// git's lookup goes on to packed-refs and the next rule.
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		p.str(path)
-		p.num(-3)
-		return nil
-	}
 	b, err := p.content(unix.AT_FDCWD, path)
+	if errors.Is(err, errUnprovable) {
+		// A directory there is no loose ref (refs/remotes/main when a remote is called
+		// main): git's lookup goes on to packed-refs and the next rule. Looked at only when
+		// the read failed, so a missing ref costs one open.
+		var st unix.Stat_t
+		if unix.Lstat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			p.num(-3)
+			return nil
+		}
+	}
 	if err != nil {
 		return err
 	}
