@@ -278,6 +278,14 @@ func TestCacheNeverServesAStaleStatus(t *testing.T) {
 		}, func(f *fixture) {
 			f.write(filepath.Join(f.repo, ".git", "info", "attributes"), "crlf.txt text\n")
 		}},
+		// The other way: an edit of the same size that the clean filter undoes is no change
+		// (one of another size is modified whatever the attributes: git trusts the size).
+		{"info/attributes sets a filter that turns a same-size edit clean", []string{"attributes"}, func(f *fixture) {
+			f.run(f.repo, "config", "filter.lower.clean", "tr A-Z a-z")
+			f.write(filepath.Join(f.wt, "a.txt"), "A\n")
+		}, func(f *fixture) {
+			f.write(filepath.Join(f.repo, ".git", "info", "attributes"), "a.txt filter=lower\n")
+		}},
 		{"core.attributesFile turns a stat-dirty CRLF file modified", []string{"attributes"}, func(f *fixture) {
 			f.statDirtyCRLF()
 			f.write(filepath.Join(f.home(), ".gitconfig"), "[core]\n\tattributesFile = ~/attrs\n")
