@@ -316,6 +316,11 @@ func coreFiles(b []byte) (map[string]string, error) {
 		if line == "" || line[0] == '#' || line[0] == ';' {
 			continue
 		}
+		// A line that ends in a backslash goes on in the next one, which then is no key of
+		// its own to git, whatever it looks like.
+		if strings.HasSuffix(line, "\\") {
+			return nil, errUnprovable
+		}
 		if line[0] == '[' {
 			end := strings.IndexByte(line, ']')
 			if end < 0 {

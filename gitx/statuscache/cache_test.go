@@ -577,6 +577,30 @@ func TestCacheStatusOfAnotherEnvironmentIsNotServed(t *testing.T) {
 	}
 }
 
+// A config line that ends in a backslash goes on in the next one: there git reads no
+// core.excludesFile, whatever the next line looks like, and uses the default excludes
+// file. Read as a key of its own, that line would make the proof stat a file git does not
+// read and miss an edit of the one it does; such a config is not proved.
+func TestCacheConfigContinuationLineIsNotAKey(t *testing.T) {
+	f := newFixture(t)
+	f.c.Now = ahead
+	f.write(filepath.Join(f.home(), ".gitconfig"), "[core]\n\teditor = vi \\\n\texcludesFile = ~/not-read\n")
+	f.write(filepath.Join(f.home(), ".config", "git", "ignore"), "nothing\n")
+	f.write(filepath.Join(f.wt, "junk.log"), "j\n")
+	before := f.truth()
+	for range 3 {
+		f.read()
+	}
+	f.write(filepath.Join(f.home(), ".config", "git", "ignore"), "junk.log\n")
+	want := f.truth()
+	if reflect.DeepEqual(want, before) {
+		t.Fatalf("git read the excludesFile of a continuation line (%+v): the case proves nothing", want)
+	}
+	if got, hit := f.read(); hit || !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the default excludes file's edit the cache served %+v (hit %v); git says %+v", got, hit, want)
+	}
+}
+
 // A remote the config gives no url is read from <common>/remotes/<name> (or branches/),
 // whose Pull lines say which ref the upstream is. The proof does not read them, so a
 // repository with such a file runs git; with the check off, the cache serves the
