@@ -4,15 +4,18 @@
 // decision (remove, prune, land, what would be lost) reads git afresh and never asks here.
 //
 // A status is reused only when a proof taken now equals the one taken just before git
-// ran: the worktree's .git file, HEAD and the branch it names, packed-refs, the upstream's
-// ref, the index file, the stat data of every file the index lists, of every directory of
-// the worktree (the untracked scan) and of every .gitignore in it, info/exclude, the
-// excludes file and the config files git reads, and the rebase and merge markers. It
-// follows git's racy-timestamp rule: if anything it looked at was modified in the second
-// the proof was taken (or later), the status is not stored, so an edit in the same second
-// as the read is never missed. Where it cannot prove freshness (a split or sparse index,
-// submodules, reftable, config includes, a huge tree, a clock that went backwards) it
-// says so and the caller runs git. A listing proves its worktrees in one Pass, which reads
+// ran: the worktree's .git file, HEAD and the branch it names, packed-refs, every ref the
+// upstream's printed name can stand for, the index file, the stat data of every file the
+// index lists, of every directory of the worktree git scans for untracked files (those
+// holding a .git included, unless the .git makes a repository the index lists nothing
+// of: then what makes it one) and of every .gitignore and .gitattributes in it,
+// info/exclude and info/attributes, the excludes and attributes files and the config
+// files git reads (a symbolic link and the file it resolves to), and the rebase and merge
+// markers. It follows git's racy-timestamp rule: if anything it looked at was modified in
+// the second the proof was taken (or later), the status is not stored, so an edit in the
+// same second as the read is never missed. Where it cannot prove freshness (a split or
+// sparse index, submodules, reftable, config includes, legacy remotes/ files, a huge
+// tree, a clock that went backwards) it says so and the caller runs git. A listing proves its worktrees in one Pass, which reads
 // what they all depend on alike (config, packed-refs, info/exclude) once.
 package statuscache
 
@@ -35,7 +38,7 @@ import (
 
 // version is the cache file's format; a file of another version is ignored (and replaced).
 // It is also hashed into every proof, so a change of what a proof covers invalidates all.
-const version = 2
+const version = 3
 
 // maxDirs bounds the untracked scan's walk: past it (a tree of build output) the proof
 // would cost what git does, so the cache gives up and git runs.
@@ -302,24 +305,30 @@ func write(file string, entries map[string]entry) {
 	}
 }
 
-// excludesFile finds core.excludesFile in one config file's text (the last one wins). An
-// include, or a value written in a way this simple reading could get wrong (quotes,
-// escapes, continuation lines), is errUnprovable.
-func excludesFile(b []byte) (string, bool, error) {
-	section, value, found := "", "", false
+// coreFiles finds core.excludesFile and core.attributesFile in one config file's text (the
+// last of each wins), by their lower-cased names. An include, or a value written in a way
+// this simple reading could get wrong (quotes, escapes, continuation lines), is
+// errUnprovable.
+func coreFiles(b []byte) (map[string]string, error) {
+	section, found := "", map[string]string(nil)
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' || line[0] == ';' {
 			continue
 		}
+		// A line that ends in a backslash goes on in the next one, which then is no key of
+		// its own to git, whatever it looks like.
+		if strings.HasSuffix(line, "\\") {
+			return nil, errUnprovable
+		}
 		if line[0] == '[' {
 			end := strings.IndexByte(line, ']')
 			if end < 0 {
-				return "", false, errUnprovable
+				return nil, errUnprovable
 			}
 			section = strings.ToLower(strings.TrimSpace(line[1:end]))
 			if strings.HasPrefix(section, "include") {
-				return "", false, errUnprovable
+				return nil, errUnprovable
 			}
 			line = strings.TrimSpace(line[end+1:])
 			if line == "" {
@@ -327,13 +336,18 @@ func excludesFile(b []byte) (string, bool, error) {
 			}
 		}
 		key, val, _ := strings.Cut(line, "=")
-		if section == "core" && strings.EqualFold(strings.TrimSpace(key), "excludesfile") {
-			val = strings.TrimSpace(val)
-			if strings.ContainsAny(val, "\"\\;#") {
-				return "", false, errUnprovable
-			}
-			value, found = val, true
+		key = strings.ToLower(strings.TrimSpace(key))
+		if section != "core" || (key != "excludesfile" && key != "attributesfile") {
+			continue
 		}
+		val = strings.TrimSpace(val)
+		if strings.ContainsAny(val, "\"\\;#") {
+			return nil, errUnprovable
+		}
+		if found == nil {
+			found = map[string]string{}
+		}
+		found[key] = val
 	}
-	return value, found, nil
+	return found, nil
 }

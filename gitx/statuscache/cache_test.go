@@ -73,6 +73,60 @@ func (f *fixture) write(path, content string) {
 	}
 }
 
+func (f *fixture) home() string { return filepath.Join(filepath.Dir(f.repo), "home") }
+
+func (f *fixture) mkdir(path string) {
+	f.t.Helper()
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// symlink makes link point at target, making link's directory first.
+func (f *fixture) symlink(target, link string) {
+	f.t.Helper()
+	f.mkdir(filepath.Dir(link))
+	if err := os.Symlink(target, link); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// originUpstream gives the linked worktree's branch the upstream origin/main as a clone
+// has it: a remote with the usual fetch refspec, a remote-tracking ref, the branch's
+// remote and merge.
+func (f *fixture) originUpstream() {
+	f.t.Helper()
+	f.run(f.repo, "config", "remote.origin.url", filepath.Join(filepath.Dir(f.repo), "nowhere.git"))
+	f.run(f.repo, "config", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*")
+	f.run(f.repo, "update-ref", "refs/remotes/origin/main", "main")
+	f.run(f.wt, "config", "branch.feat.remote", "origin")
+	f.run(f.wt, "config", "branch.feat.merge", "refs/heads/main")
+	f.run(f.wt, "commit", "-q", "--allow-empty", "-m", "ahead")
+}
+
+// trackDeep commits a file in sub/deep of the linked worktree.
+func (f *fixture) trackDeep() {
+	f.t.Helper()
+	f.write(filepath.Join(f.wt, "sub", "deep", "c.txt"), "c\n")
+	f.run(f.wt, "add", "sub/deep/c.txt")
+	f.run(f.wt, "commit", "-q", "-m", "deep")
+}
+
+// statDirtyCRLF commits crlf.txt with a CRLF line end in the linked worktree, then moves
+// its mtime back an hour: its stat data no longer matches the index, so git status
+// compares its content, as the attributes then in force convert it.
+func (f *fixture) statDirtyCRLF() {
+	f.t.Helper()
+	path := filepath.Join(f.wt, "crlf.txt")
+	f.write(path, "crlf\r\n")
+	f.run(f.wt, "add", "crlf.txt")
+	f.run(f.wt, "commit", "-q", "-m", "crlf")
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, past, past); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 // truth is git's status now.
 func (f *fixture) truth() gitx.Status {
 	f.t.Helper()
@@ -163,6 +217,112 @@ func TestCacheNeverServesAStaleStatus(t *testing.T) {
 		{"upstream moved", []string{"upstream"}, func(f *fixture) {
 			f.run(f.wt, "branch", "-q", "--set-upstream-to=main")
 		}, func(f *fixture) { f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "on main") }},
+		// A local branch called origin/main makes git print the upstream as
+		// "remotes/origin/main"; the ref it counts ahead and behind against is still
+		// refs/remotes/origin/main, which a fetch moves.
+		{"remote-tracking upstream moved while a local branch has its short name", []string{"upstream"}, func(f *fixture) {
+			f.originUpstream()
+			f.run(f.repo, "branch", "origin/main", "main")
+		}, func(f *fixture) {
+			f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "fetched")
+			f.run(f.repo, "update-ref", "refs/remotes/origin/main", "main")
+		}},
+		// refs/remotes/main is then a directory, one of the names "main" can stand for: no
+		// ref, and no reason to give up the proof.
+		{"local upstream moved while a remote has its name", []string{"upstream"}, func(f *fixture) {
+			f.run(f.wt, "branch", "-q", "--set-upstream-to=main")
+			f.run(f.repo, "update-ref", "refs/remotes/main/x", "main")
+		}, func(f *fixture) { f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "on main") }},
+		{"a local branch takes the upstream's short name", []string{"upstream"}, func(f *fixture) {
+			f.originUpstream()
+		}, func(f *fixture) { f.run(f.repo, "branch", "origin/main", "main") }},
+
+		// git scans a directory holding .git for untracked files when the index lists files
+		// in it: the .git makes it no repository of its own to the outer one.
+		{"untracked file under a nested repository whose directory has tracked files", []string{"nested"}, func(f *fixture) {
+			f.trackDeep()
+			f.run(f.wt, "init", "-q", "sub")
+		}, func(f *fixture) { f.write(filepath.Join(f.wt, "sub", "deep", "new.txt"), "n\n") }},
+		{"untracked file under a .git file in a directory with tracked files", []string{"nested"}, func(f *fixture) {
+			f.trackDeep()
+			f.write(filepath.Join(f.wt, "sub", ".git"), "gitdir: ../../elsewhere.git\n")
+		}, func(f *fixture) { f.write(filepath.Join(f.wt, "sub", "deep", "new.txt"), "n\n") }},
+		// A .git that makes no repository (an empty directory) leaves its directory an
+		// ordinary one: git shows it once an untracked file appears anywhere under it.
+		{"untracked file under a stray .git over ignored files", []string{"nested"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, ".gitignore"), "*.log\n")
+			f.write(filepath.Join(f.wt, "stray", "deep", "x.log"), "x\n")
+			f.mkdir(filepath.Join(f.wt, "stray", ".git"))
+		}, func(f *fixture) { f.write(filepath.Join(f.wt, "stray", "deep", "y.txt"), "y\n") }},
+		// A nested repository is one untracked entry whatever it holds; once its git
+		// directory is no repository, its directory holds only ignored files: nothing shows.
+		{"a nested repository stops being one", []string{"nestedgit"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, ".gitignore"), "*.log\n")
+			f.run(f.wt, "init", "-q", "nested")
+			f.write(filepath.Join(f.wt, "nested", "x.log"), "x\n")
+		}, func(f *fixture) {
+			if err := os.Remove(filepath.Join(f.wt, "nested", ".git", "HEAD")); err != nil {
+				f.t.Fatal(err)
+			}
+		}},
+		{"the git directory a .git file names comes into being", []string{"nestedgit"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, ".gitignore"), "*.log\n")
+			f.write(filepath.Join(f.wt, "nested", "x.log"), "x\n")
+			f.write(filepath.Join(f.wt, "nested", ".git"), "gitdir: "+filepath.Join(filepath.Dir(f.repo), "other.git")+"\n")
+		}, func(f *fixture) { f.run(filepath.Dir(f.repo), "init", "-q", "--bare", "other.git") }},
+
+		// Attributes decide how git compares a file whose stat data no longer matches its
+		// index entry: with "text" the committed CRLF reads as a change.
+		{"info/attributes turns a stat-dirty CRLF file modified", []string{"attributes"}, func(f *fixture) {
+			f.statDirtyCRLF()
+		}, func(f *fixture) {
+			f.write(filepath.Join(f.repo, ".git", "info", "attributes"), "crlf.txt text\n")
+		}},
+		// The other way: an edit of the same size that the clean filter undoes is no change
+		// (one of another size is modified whatever the attributes: git trusts the size).
+		{"info/attributes sets a filter that turns a same-size edit clean", []string{"attributes"}, func(f *fixture) {
+			f.run(f.repo, "config", "filter.lower.clean", "tr A-Z a-z")
+			f.write(filepath.Join(f.wt, "a.txt"), "A\n")
+		}, func(f *fixture) {
+			f.write(filepath.Join(f.repo, ".git", "info", "attributes"), "a.txt filter=lower\n")
+		}},
+		{"core.attributesFile turns a stat-dirty CRLF file modified", []string{"attributes"}, func(f *fixture) {
+			f.statDirtyCRLF()
+			f.write(filepath.Join(f.home(), ".gitconfig"), "[core]\n\tattributesFile = ~/attrs\n")
+		}, func(f *fixture) { f.write(filepath.Join(f.home(), "attrs"), "crlf.txt text\n") }},
+		{"the default attributes file sets a filter on a stat-dirty file", []string{"attributes"}, func(f *fixture) {
+			f.statDirtyCRLF()
+			f.run(f.repo, "config", "filter.upper.clean", "tr a-z A-Z")
+		}, func(f *fixture) {
+			f.write(filepath.Join(f.home(), ".config", "git", "attributes"), "crlf.txt filter=upper\n")
+		}},
+		{"an untracked .gitattributes edited in place", []string{"gitattributes"}, func(f *fixture) {
+			f.statDirtyCRLF()
+			f.write(filepath.Join(f.wt, ".gitattributes"), "# none yet\n")
+		}, func(f *fixture) { f.write(filepath.Join(f.wt, ".gitattributes"), "crlf.txt text\n") }},
+
+		// Dotfiles managers link the user's git files into their own repository: an edit
+		// there changes the link's target, never the link.
+		{"the default excludes file edited through its symbolic link", []string{"follow"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "junk.log"), "j\n")
+			f.write(filepath.Join(f.home(), "dotfiles", "ignore"), "nothing\n")
+			f.symlink(filepath.Join(f.home(), "dotfiles", "ignore"), filepath.Join(f.home(), ".config", "git", "ignore"))
+		}, func(f *fixture) { f.write(filepath.Join(f.home(), "dotfiles", "ignore"), "junk.log\n") }},
+		{"core.excludesFile edited through its symbolic link", []string{"follow"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "junk.log"), "j\n")
+			f.write(filepath.Join(f.home(), "dotfiles", "ignore"), "nothing\n")
+			f.symlink("dotfiles/ignore", filepath.Join(f.home(), ".gitignore_global"))
+			f.write(filepath.Join(f.home(), ".gitconfig"), "[core]\n\texcludesFile = ~/.gitignore_global\n")
+		}, func(f *fixture) { f.write(filepath.Join(f.home(), "dotfiles", "ignore"), "junk.log\n") }},
+		{"info/exclude edited through its symbolic link", []string{"follow"}, func(f *fixture) {
+			f.write(filepath.Join(f.wt, "junk.log"), "j\n")
+			f.write(filepath.Join(f.home(), "dotfiles", "exclude"), "nothing\n")
+			exclude := filepath.Join(f.repo, ".git", "info", "exclude")
+			if err := os.Remove(exclude); err != nil {
+				f.t.Fatal(err)
+			}
+			f.symlink(filepath.Join(f.home(), "dotfiles", "exclude"), exclude)
+		}, func(f *fixture) { f.write(filepath.Join(f.home(), "dotfiles", "exclude"), "junk.log\n") }},
 	}
 	for _, tc := range cases {
 		for _, disabled := range []bool{false, true} {
@@ -311,7 +471,7 @@ func TestCacheIgnoresBadFiles(t *testing.T) {
 	}
 	for _, bad := range []string{
 		"{not json",
-		strings.Replace(string(good), `"v":2`, `"v":99`, 1),
+		strings.Replace(string(good), `"v":`+strconv.Itoa(version), `"v":99`, 1),
 		strings.Replace(string(good), `"w":"`, `"w":"/elsewhere`, 1),
 	} {
 		if bad == string(good) {
@@ -343,6 +503,141 @@ func TestCacheGivesUpWhereItCannotProve(t *testing.T) {
 	f.run(f.wt, "update-index", "--add", "--cacheinfo", "160000,"+strings.TrimSpace(f.run(f.wt, "rev-parse", "HEAD"))+",mod")
 	if _, p, _ := f.c.Lookup(f.wt); p != nil {
 		t.Fatal("a submodule entry was proved by stat data")
+	}
+}
+
+// A repository inside the worktree that the index lists no file of is one untracked
+// entry to git, which reads nothing in it but whether it is a repository: work in it
+// (a new file deep down) leaves the outer status, and the cache keeps serving it. Both
+// kinds: a repository of its own, and a linked worktree of the outer repository (its .git
+// file names a git directory whose commondir holds the objects and refs).
+func TestCacheNestedRepositoryIsOneEntry(t *testing.T) {
+	for _, kind := range []string{"repository", "linked worktree"} {
+		t.Run(kind, func(t *testing.T) {
+			f := newFixture(t)
+			f.c.Now = ahead
+			inner := filepath.Join(f.wt, "inner")
+			if kind == "repository" {
+				f.run(f.wt, "init", "-q", "inner")
+			} else {
+				f.run(f.repo, "worktree", "add", "-q", "-b", "inner", inner, "main")
+			}
+			f.write(filepath.Join(inner, "deep", "old.txt"), "o\n")
+			before := f.prime()
+			if before.Untracked != 1 || !slices.Equal(before.UntrackedDirs, []string{"inner/"}) {
+				t.Fatalf("git does not show the %s as one untracked entry: %+v", kind, before)
+			}
+			f.write(filepath.Join(inner, "deep", "new.txt"), "n\n")
+			if want := f.truth(); !reflect.DeepEqual(want, before) {
+				t.Fatalf("work inside the %s changed the outer status: %+v", kind, want)
+			}
+			if got, hit := f.read(); !hit || !reflect.DeepEqual(got, before) {
+				t.Fatalf("work inside the %s: served %+v (hit %v), want the cached %+v", kind, got, hit, before)
+			}
+		})
+	}
+}
+
+// The cache file is shared by every copse process of the repository, whatever its
+// environment. GIT_NO_REPLACE_OBJECTS makes git count ahead and behind without the
+// replace refs: a status stored by a process without it is not served to one with it
+// (GIT_ATTR_NOSYSTEM is hashed alike; the system's attributes file cannot be written
+// here to show it).
+func TestCacheStatusOfAnotherEnvironmentIsNotServed(t *testing.T) {
+	for _, disabled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "env check on", true: "env check off"}[disabled], func(t *testing.T) {
+			f := newFixture(t)
+			f.c.Now = ahead
+			if disabled {
+				f.c.off = map[string]bool{"env": true}
+			}
+			f.run(f.wt, "branch", "-q", "--set-upstream-to=main")
+			f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "on main")
+			tip := strings.TrimSpace(f.run(f.repo, "rev-parse", "main"))
+			root := strings.TrimSpace(f.run(f.repo, "commit-tree", "-m", "unrelated", tip+"^{tree}"))
+			f.run(f.repo, "replace", tip, root)
+			before := f.prime()
+			env := append(slices.Clone(f.env), "GIT_NO_REPLACE_OBJECTS=1")
+			other := &Cache{Env: env, Now: ahead, off: f.c.off}
+			want, err := (&gitx.Runner{Env: env}).Status(context.Background(), f.wt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reflect.DeepEqual(want, before) {
+				t.Fatalf("GIT_NO_REPLACE_OBJECTS did not change git's status (%+v): the case proves nothing", want)
+			}
+			got, _, hit := other.Lookup(f.wt)
+			switch {
+			case !disabled && hit:
+				t.Fatalf("a process with GIT_NO_REPLACE_OBJECTS was served %+v; its git says %+v", got, want)
+			case disabled && !hit:
+				t.Fatal("with the env check off the other environment was still not served: the case does not show the check matters")
+			}
+		})
+	}
+}
+
+// A config line that ends in a backslash goes on in the next one: there git reads no
+// core.excludesFile, whatever the next line looks like, and uses the default excludes
+// file. Read as a key of its own, that line would make the proof stat a file git does not
+// read and miss an edit of the one it does; such a config is not proved.
+func TestCacheConfigContinuationLineIsNotAKey(t *testing.T) {
+	f := newFixture(t)
+	f.c.Now = ahead
+	f.write(filepath.Join(f.home(), ".gitconfig"), "[core]\n\teditor = vi \\\n\texcludesFile = ~/not-read\n")
+	f.write(filepath.Join(f.home(), ".config", "git", "ignore"), "nothing\n")
+	f.write(filepath.Join(f.wt, "junk.log"), "j\n")
+	before := f.truth()
+	for range 3 {
+		f.read()
+	}
+	f.write(filepath.Join(f.home(), ".config", "git", "ignore"), "junk.log\n")
+	want := f.truth()
+	if reflect.DeepEqual(want, before) {
+		t.Fatalf("git read the excludesFile of a continuation line (%+v): the case proves nothing", want)
+	}
+	if got, hit := f.read(); hit || !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the default excludes file's edit the cache served %+v (hit %v); git says %+v", got, hit, want)
+	}
+}
+
+// A remote the config gives no url is read from <common>/remotes/<name> (or branches/),
+// whose Pull lines say which ref the upstream is. The proof does not read them, so a
+// repository with such a file runs git; with the check off, the cache serves the
+// ahead/behind of a ref git no longer counts against.
+func TestCacheLeavesLegacyRemoteFilesToGit(t *testing.T) {
+	for _, disabled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "remotes check on", true: "remotes check off"}[disabled], func(t *testing.T) {
+			f := newFixture(t)
+			f.c.Now = ahead
+			if disabled {
+				f.c.off = map[string]bool{"remotes": true}
+			}
+			legacy := filepath.Join(f.repo, ".git", "remotes", "legacy")
+			f.run(f.repo, "update-ref", "refs/remotes/legacy/main", "main")
+			f.run(f.repo, "commit", "-q", "--allow-empty", "-m", "further")
+			f.run(f.repo, "update-ref", "refs/remotes/legacy/other", "main")
+			f.write(legacy, "URL: /nowhere\nPull: refs/heads/main:refs/remotes/legacy/main\n")
+			f.run(f.wt, "config", "branch.feat.remote", "legacy")
+			f.run(f.wt, "config", "branch.feat.merge", "refs/heads/main")
+			if !disabled {
+				for range 2 {
+					if _, p, hit := f.c.Lookup(f.wt); hit || p != nil {
+						t.Fatalf("a repository with a remotes/ file was proved (hit %v)", hit)
+					}
+					f.read()
+				}
+				return
+			}
+			before := f.prime()
+			f.write(legacy, "URL: /nowhere\nPull: refs/heads/main:refs/remotes/legacy/other\n")
+			if want := f.truth(); reflect.DeepEqual(want, before) {
+				t.Fatalf("the remotes/ file's change did not change git's status (%+v): the case proves nothing", want)
+			}
+			if _, hit := f.read(); !hit {
+				t.Fatal("with the remotes check off the change was still caught: the case does not show that it matters")
+			}
+		})
 	}
 }
 

@@ -7,8 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -152,12 +155,9 @@ func openTree(path string) (*tree, error) {
 		if err != nil {
 			return nil, err
 		}
-		target, found := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
-		if !found || target == "" {
+		target, found := gitfileTarget(b, path)
+		if !found {
 			return nil, errors.New("statuscache: bad .git file")
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(path, target)
 		}
 		t.linked, t.dotgit, t.gitDir = true, b, target
 		if t.git, err = unix.Open(target, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err != nil {
@@ -182,6 +182,20 @@ func openTree(path string) (*tree, error) {
 	}
 	ok = true
 	return t, nil
+}
+
+// gitfileTarget is the git directory a .git file in dir names, as git's
+// read_gitfile_gently reads it: "gitdir: PATH" with the line ends stripped, a relative
+// PATH taken from dir.
+func gitfileTarget(b []byte, dir string) (string, bool) {
+	target, found := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
+	if !found || target == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	return target, true
 }
 
 func (t *tree) close() {
@@ -248,6 +262,10 @@ type prover struct {
 	threshold int64 // Unix seconds: a time at or after this is racy
 	racy      bool
 	off       map[string]bool // tests: Cache.off
+	// root is the worktree proved and tracked the paths its index lists, in the index's
+	// order (sorted bytewise), for the walk's question "does git scan this directory".
+	root    string
+	tracked []string
 }
 
 // dirBufs are the walk's buffers for reading directory entries, shared by the proofs
@@ -286,17 +304,50 @@ func (p *prover) sum(b []byte, extra ...[]byte) []byte {
 // A time in the racy window marks the proof racy. Any other error means the state cannot
 // be read: no proof.
 func (p *prover) stat(dir int, name string) (exists bool, err error) {
+	exists, _, err = p.statAs(dir, name, false)
+	return exists, err
+}
+
+// statOpened is stat for a file git opens by its name, following symbolic links (an
+// excludes or attributes file, info/exclude, packed-refs): the entry's own stat data and,
+// when it is a symbolic link, that of the file it resolves to, or that it resolves to
+// none. A dotfiles manager links ~/.config/git/ignore into its own repository, and an edit
+// there moves only the target's times.
+func (p *prover) statOpened(dir int, name string) (exists bool, err error) {
+	exists, _, err = p.statAs(dir, name, !p.off["follow"])
+	return exists, err
+}
+
+// statAs hashes name's stat data as stat and statOpened say, and returns its file type
+// (of the entry itself, not of a symbolic link's target).
+func (p *prover) statAs(dir int, name string, follow bool) (exists bool, typ uint32, err error) {
 	p.str(name)
 	var st unix.Stat_t
 	err = unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 	if missing(err) {
 		p.num(-1)
-		return false, nil
+		return false, 0, nil
 	}
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
-	return true, p.info(&st)
+	if err := p.info(&st); err != nil {
+		return false, 0, err
+	}
+	typ = st.Mode & unix.S_IFMT
+	if !follow || typ != unix.S_IFLNK {
+		return true, typ, nil
+	}
+	p.str("->")
+	err = unix.Fstatat(dir, name, &st, 0)
+	if missing(err) || errors.Is(err, unix.ELOOP) {
+		p.num(-1) // dangling: git reads no file there
+		return true, typ, nil
+	}
+	if err != nil {
+		return false, 0, err
+	}
+	return true, typ, p.info(&st)
 }
 
 func (p *prover) info(st *unix.Stat_t) error {
@@ -352,11 +403,15 @@ func (p *prover) content(dir int, name string) ([]byte, error) {
 }
 
 // proveRepo hashes what every worktree of the repository depends on alike: reftable's
-// absence, packed-refs, replace refs, shallow and grafts, info/exclude, the config files
-// git reads before the worktree's own and the excludes file they name.
+// absence, packed-refs, replace refs, shallow and grafts, info/exclude and
+// info/attributes, the config files git reads before the worktree's own, the excludes and
+// attributes files they name and the system's attributes file.
 func (c *Cache) proveRepo(p *prover, common string) error {
 	p.num(version)
 	p.str(common)
+	if err := c.proveAttrReplaceEnv(p); err != nil {
+		return err
+	}
 	// reftable keeps refs in binary tables this does not read.
 	var st unix.Stat_t
 	if err := unix.Lstat(filepath.Join(common, "reftable"), &st); !missing(err) {
@@ -366,9 +421,22 @@ func (c *Cache) proveRepo(p *prover, common string) error {
 	if !c.off["exclude"] {
 		files = append(files, filepath.Join("info", "exclude"))
 	}
+	// info/attributes is the common directory's (git keeps info/ there for every worktree),
+	// and it decides how a stat-dirty file is compared: a text or eol attribute turns a
+	// file whose index entry's stat data no longer matches modified, or clean again.
+	if !c.off["attributes"] {
+		files = append(files, filepath.Join("info", "attributes"))
+	}
 	for _, f := range files {
-		if _, err := p.stat(unix.AT_FDCWD, filepath.Join(common, f)); err != nil {
+		if _, err := p.statOpened(unix.AT_FDCWD, filepath.Join(common, f)); err != nil {
 			return err
+		}
+	}
+	if !c.off["remotes"] {
+		for _, d := range []string{"remotes", "branches"} {
+			if err := p.noLegacyRemotes(filepath.Join(common, d)); err != nil {
+				return err
+			}
 		}
 	}
 	if c.getenv("GIT_CONFIG_PARAMETERS") != "" || c.getenv("GIT_CONFIG_COUNT") != "" {
@@ -398,21 +466,87 @@ func (c *Cache) proveRepo(p *prover, common string) error {
 		}
 	}
 	configs = append(configs, filepath.Join(common, "config"))
-	excludes := ""
+	var named userFiles // git's defaults, which a config's core.excludesFile or core.attributesFile replaces
 	if xdg != "" {
-		excludes = filepath.Join(xdg, "git", "ignore")
+		named.excludes = filepath.Join(xdg, "git", "ignore")
+		named.attributes = filepath.Join(xdg, "git", "attributes")
 	}
 	for _, f := range configs {
-		if err := c.config(p, unix.AT_FDCWD, f, &excludes); err != nil {
+		if err := c.config(p, unix.AT_FDCWD, f, &named); err != nil {
 			return err
 		}
 	}
-	return c.excludes(p, excludes)
+	if err := c.userFiles(p, named); err != nil {
+		return err
+	}
+	// The system's attributes file is stat'ed whether or not GIT_ATTR_NOSYSTEM leaves it
+	// unread: one more file proved than git reads can only cost a status, never hide one.
+	if c.off["attributes"] {
+		return nil
+	}
+	_, err := p.statOpened(unix.AT_FDCWD, systemAttributes)
+	return err
 }
 
-// config hashes one config file (relative to dir) and notes the excludes file it names.
-// Includes (which may depend on the directory) are not followed: no proof.
-func (c *Cache) config(p *prover, dir int, name string, excludes *string) error {
+// noLegacyRemotes proves the directory dir (remotes/ or branches/ of the common
+// directory) holds no file. git reads a remote from such a file when the config gives the
+// remote no url (the layout before remotes lived in config), and which ref the upstream
+// is then follows from that file's Pull lines, which this does not read: no proof. An
+// empty one (git init's template makes branches/) is proved by its stat data, which a
+// file added moves.
+func (p *prover) noLegacyRemotes(dir string) error {
+	exists, typ, err := p.statAs(unix.AT_FDCWD, dir, false)
+	if err != nil || !exists {
+		return err
+	}
+	if typ != unix.S_IFDIR {
+		return errUnprovable
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	if len(names) > 0 {
+		return errUnprovable
+	}
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// proveAttrReplaceEnv hashes the variables that change which attributes and replace refs
+// git reads, so a status one process stored (with GIT_ATTR_NOSYSTEM set, say) is not
+// served to another that would read other files. A replace-ref namespace other than
+// refs/replace/ (GIT_REPLACE_REF_BASE) is not what the proof stats: no proof.
+func (c *Cache) proveAttrReplaceEnv(p *prover) error {
+	if c.getenv("GIT_REPLACE_REF_BASE") != "" {
+		return errUnprovable
+	}
+	if p.off["env"] {
+		return nil
+	}
+	for _, k := range []string{"GIT_ATTR_NOSYSTEM", "GIT_NO_REPLACE_OBJECTS"} {
+		p.str(k + "=" + c.getenv(k))
+	}
+	return nil
+}
+
+// systemAttributes is the attributes file git reads for every repository of the system
+// (its ETC_GITATTRIBUTES, beside the /etc/gitconfig read above).
+const systemAttributes = "/etc/gitattributes"
+
+// userFiles are the files the config files name for git to read besides the worktree's
+// own: core.excludesFile and core.attributesFile (or their defaults), "" for none.
+type userFiles struct {
+	excludes, attributes string
+}
+
+// config hashes one config file (relative to dir) and notes the excludes and attributes
+// files it names. Includes (which may depend on the directory) are not followed: no proof.
+func (c *Cache) config(p *prover, dir int, name string, named *userFiles) error {
 	var b []byte
 	var err error
 	if c.off["config"] {
@@ -423,18 +557,37 @@ func (c *Cache) config(p *prover, dir int, name string, excludes *string) error 
 	if err != nil {
 		return err
 	}
-	v, ok, err := excludesFile(b)
+	found, err := coreFiles(b)
 	if err != nil {
 		return err
 	}
-	if ok {
-		*excludes = v
+	if v, ok := found["excludesfile"]; ok {
+		named.excludes = v
+	}
+	if v, ok := found["attributesfile"]; ok {
+		named.attributes = v
 	}
 	return nil
 }
 
-// excludes hashes the stat data of the excludes file the config names.
-func (c *Cache) excludes(p *prover, file string) error {
+// userFiles hashes the stat data of the excludes and attributes files the config names
+// (a symbolic link and the file it resolves to).
+func (c *Cache) userFiles(p *prover, named userFiles) error {
+	for _, f := range []struct {
+		file, check string
+	}{{named.excludes, "excludesfile"}, {named.attributes, "attributes"}} {
+		if c.off[f.check] {
+			continue
+		}
+		if err := c.statUserFile(p, f.file); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statUserFile hashes the stat data of a file a config value names.
+func (c *Cache) statUserFile(p *prover, file string) error {
 	if rest, ok := strings.CutPrefix(file, "~/"); ok {
 		if home := c.getenv("HOME"); home != "" {
 			file = filepath.Join(home, rest)
@@ -446,7 +599,7 @@ func (c *Cache) excludes(p *prover, file string) error {
 	if !filepath.IsAbs(file) {
 		return errUnprovable // relative to where git runs: guessing is not proving
 	}
-	_, err := p.stat(unix.AT_FDCWD, file)
+	_, err := p.statOpened(unix.AT_FDCWD, file)
 	return err
 }
 
@@ -489,8 +642,7 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 		}
 	}
 	if upstream != "" && on("upstream") {
-		// git names the upstream by its short name: a remote-tracking branch or a local one.
-		for _, ref := range []string{"refs/remotes/" + upstream, "refs/heads/" + upstream} {
+		for _, ref := range upstreamRefs(upstream) {
 			if err := pr.ref(t.common, ref); err != nil {
 				return nil, err
 			}
@@ -507,13 +659,13 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 			state.Rebasing = state.Rebasing || f != "MERGE_HEAD"
 		}
 	}
-	// The worktree's own config comes last in git's order: an excludes file it names wins
-	// over the shared one (both are hashed).
-	excludes := ""
-	if err := c.config(pr, t.git, "config.worktree", &excludes); err != nil {
+	// The worktree's own config comes last in git's order: an excludes or attributes file
+	// it names wins over the shared one (both are hashed).
+	var named userFiles
+	if err := c.config(pr, t.git, "config.worktree", &named); err != nil {
 		return nil, err
 	}
-	if err := c.excludes(pr, excludes); err != nil {
+	if err := c.userFiles(pr, named); err != nil {
 		return nil, err
 	}
 	if err := pr.index(t); err != nil {
@@ -527,13 +679,41 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 	return p, nil
 }
 
+// upstreamRefs are the refs an upstream's name, as git status prints it, can stand for.
+// git finds the upstream's full ref from the branch's config (hashed with the config
+// files) and prints it shortened as shorten_unambiguous_ref does: the shortest name that
+// no earlier rule of rev-parse's (refs/%s, refs/tags/%s, refs/heads/%s, refs/remotes/%s,
+// refs/remotes/%s/HEAD) resolves to another ref. So the ref is one of those expansions of
+// the printed name (or the name itself, printed whole), and every one is hashed: a moved
+// remote-tracking branch is seen when a local branch of the same name made git print
+// "remotes/origin/main", and creating or deleting a ref that changes how git shortens the
+// name is seen too.
+func upstreamRefs(name string) []string {
+	refs := make([]string, 0, 6)
+	if strings.HasPrefix(name, "refs/") {
+		refs = append(refs, name)
+	}
+	return append(refs, "refs/"+name, "refs/tags/"+name, "refs/heads/"+name, "refs/remotes/"+name, "refs/remotes/"+name+"/HEAD")
+}
+
 // ref hashes a loose ref (refs under refs/heads and refs/remotes live in the common
 // directory; packed ones are covered by packed-refs' stat). A symbolic ref is not followed.
 func (p *prover) ref(common, ref string) error {
 	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
 		return errUnprovable
 	}
-	b, err := p.content(unix.AT_FDCWD, filepath.Join(common, filepath.FromSlash(ref)))
+	path := filepath.Join(common, filepath.FromSlash(ref))
+	b, err := p.content(unix.AT_FDCWD, path)
+	if errors.Is(err, errUnprovable) {
+		// A directory there is no loose ref (refs/remotes/main when a remote is called
+		// main): git's lookup goes on to packed-refs and the next rule. Looked at only when
+		// the read failed, so a missing ref costs one open.
+		var st unix.Stat_t
+		if unix.Lstat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			p.num(-3)
+			return nil
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -546,6 +726,7 @@ func (p *prover) ref(common, ref string) error {
 // index hashes the index file and the stat data of every file it lists. A worktree whose
 // index is past maxIndexBytes is not proved.
 func (p *prover) index(t *tree) error {
+	p.root = t.path
 	fd, err := openSmall(t.git, "index")
 	if err != nil {
 		return err
@@ -583,7 +764,9 @@ func (p *prover) index(t *tree) error {
 	if err != nil {
 		return err
 	}
+	p.tracked = make([]string, 0, len(entries))
 	for _, e := range entries {
+		p.tracked = append(p.tracked, e.path)
 		if e.gitlink {
 			return errUnprovable // a submodule's status is read from the submodule
 		}
@@ -598,11 +781,13 @@ func (p *prover) index(t *tree) error {
 }
 
 // walk hashes the stat data of every directory under dir (open as fd) and of every
-// .gitignore in them: adding or removing an entry moves its directory's mtime, so an
-// untracked file in a new directory shows in its parent's. A directory holding .git is
-// another repository (git shows it as one untracked entry): its own stat data is hashed,
-// not its contents. walk closes fd unless it is the top (the tree's own), and before it
-// opens the subdirectories: a deep tree holds one descriptor at a time.
+// .gitignore and .gitattributes in them: adding or removing an entry moves its directory's
+// mtime, so an untracked file in a new directory shows in its parent's. A directory
+// holding .git is walked like any other: git scans it for untracked files when the index
+// lists files in it, or when that .git does not make it a repository (a stray .git), and
+// which of those holds is proved by nestedGit. walk closes fd unless it is the top (the
+// tree's own), and before it opens the subdirectories: a deep tree holds one descriptor
+// at a time.
 func (p *prover) walk(fd int, dir string, top bool, dirs *int) error {
 	subdirs, err := p.dir(fd, dir, top, dirs)
 	if !top {
@@ -647,21 +832,166 @@ func (p *prover) dir(fd int, dir string, top bool, dirs *int) ([]string, error) 
 		return nil, err
 	}
 	if !top && l.git {
-		return nil, nil
+		if p.off["nested"] {
+			return nil, nil // tests: the walk as it was, stopping at every .git
+		}
+		repo, err := p.nestedGit(fd, dir)
+		if err != nil {
+			return nil, err
+		}
+		if repo && !p.tracks(dir) {
+			return nil, nil // one entry to git, which reads nothing in it
+		}
 	}
+	// git 2.32 and later open in-tree .gitignore and .gitattributes without following a
+	// symbolic link, older ones follow it: a link's target is proved too (more than a new
+	// git reads, never less).
 	if l.gitignore && !p.off["ignore"] {
-		if _, err := p.stat(fd, ".gitignore"); err != nil {
+		if _, err := p.statOpened(fd, ".gitignore"); err != nil {
+			return nil, err
+		}
+	}
+	if l.gitattributes && !p.off["gitattributes"] {
+		if _, err := p.statOpened(fd, ".gitattributes"); err != nil {
 			return nil, err
 		}
 	}
 	return l.subdirs, nil
 }
 
+// nestedGit hashes what decides whether git takes the directory dir (open as fd), which
+// holds .git, for a repository of its own (dir.c's is_nonbare_repository_dir): a .git
+// directory, or a .git file naming one, whose HEAD is valid and whose objects and refs
+// (in the common directory its commondir names, for a linked worktree's) git may enter.
+// It says whether it found one by a test stricter than git's: a HEAD that names a branch
+// (git also takes an object id or a symbolic link into refs/; those are walked, which
+// proves more than git reads, never less). A .git that is a symbolic link or neither a
+// file nor a directory is not followed: no proof.
+//
+// A directory's own times are left out: objects/ and refs/ move with every object and
+// branch the other repository makes, and only their type, owner and mode decide here.
+func (p *prover) nestedGit(fd int, dir string) (repo bool, err error) {
+	if p.off["nestedgit"] {
+		return false, nil
+	}
+	p.str(filepath.Join(dir, ".git"))
+	var st unix.Stat_t
+	err = unix.Fstatat(fd, ".git", &st, unix.AT_SYMLINK_NOFOLLOW)
+	if missing(err) {
+		p.num(-1) // gone since the listing: its directory's mtime moved
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	p.num(int64(st.Mode & unix.S_IFMT))
+	var gitDir string
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		gitDir = filepath.Join(dir, ".git")
+	case unix.S_IFREG:
+		b, err := p.content(fd, ".git")
+		if err != nil {
+			return false, err
+		}
+		target, ok := gitfileTarget(b, dir)
+		if !ok {
+			return false, nil // no gitfile to git: its bytes are hashed
+		}
+		gitDir = target
+	default:
+		return false, errUnprovable
+	}
+	return p.isGitDir(gitDir)
+}
+
+// isGitDir hashes what git's is_git_directory reads of dir, and says whether it passes.
+func (p *prover) isGitDir(dir string) (bool, error) {
+	p.str(dir)
+	head, err := p.headRef(dir)
+	if err != nil {
+		return false, err
+	}
+	common := dir
+	b, err := p.content(unix.AT_FDCWD, filepath.Join(dir, "commondir"))
+	if err != nil {
+		return false, err
+	}
+	if b != nil {
+		c := strings.TrimRight(string(b), "\r\n")
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(dir, c)
+		}
+		common = c
+	}
+	ok := head
+	for _, name := range []string{"objects", "refs"} {
+		path := filepath.Join(common, name)
+		p.str(path)
+		var st unix.Stat_t
+		if err := unix.Stat(path, &st); err != nil {
+			if !missing(err) && !errors.Is(err, unix.ELOOP) && !errors.Is(err, unix.EACCES) {
+				return false, err
+			}
+			p.num(-1)
+			ok = false
+			continue
+		}
+		p.num(int64(st.Mode))
+		p.num(int64(st.Ino))
+		p.num(int64(st.Dev))
+		p.num(int64(st.Uid))
+		p.num(int64(st.Gid))
+		ok = ok && unix.Access(path, unix.X_OK) == nil
+	}
+	return ok, nil
+}
+
+// headRef hashes a git directory's HEAD (its type and bytes) and says whether it names a
+// branch ("ref: refs/…", as validate_headref takes it).
+func (p *prover) headRef(dir string) (bool, error) {
+	path := filepath.Join(dir, "HEAD")
+	p.str(path)
+	var st unix.Stat_t
+	err := unix.Lstat(path, &st)
+	if missing(err) {
+		p.num(-1)
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	p.num(int64(st.Mode & unix.S_IFMT))
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		// A symbolic link (git checks where it points) or anything else: its own stat data.
+		return false, p.info(&st)
+	}
+	b, err := readSmallAt(unix.AT_FDCWD, path)
+	if err != nil {
+		return false, err
+	}
+	p.str(string(b))
+	rest, ok := bytes.CutPrefix(b, []byte("ref:"))
+	return ok && bytes.HasPrefix(bytes.TrimLeft(rest, " \t\n\v\f\r"), []byte("refs/")), nil
+}
+
+// tracks says whether the index lists a file under dir (a path in the walk): git then
+// scans dir for untracked files whatever .git it holds (directory_exists_in_index).
+func (p *prover) tracks(dir string) bool {
+	rel, err := filepath.Rel(p.root, dir)
+	if err != nil || rel == "." {
+		return true
+	}
+	prefix := filepath.ToSlash(rel) + "/"
+	i, _ := slices.BinarySearch(p.tracked, prefix)
+	return i < len(p.tracked) && strings.HasPrefix(p.tracked[i], prefix)
+}
+
 // dirList is what the walk needs of one directory: its subdirectories, and whether it
 // holds .git and .gitignore.
 type dirList struct {
-	subdirs        []string
-	git, gitignore bool
+	subdirs                       []string
+	git, gitignore, gitattributes bool
 }
 
 // add notes one entry of the directory open as fd. An entry whose type the directory does
@@ -691,6 +1021,8 @@ func (l *dirList) add(fd int, name []byte, typ uint8) error {
 		l.subdirs = append(l.subdirs, string(name))
 	case string(name) == ".gitignore":
 		l.gitignore = true
+	case string(name) == ".gitattributes":
+		l.gitattributes = true
 	}
 	return nil
 }
