@@ -449,3 +449,22 @@ func TestCacheTooManyDirectories(t *testing.T) {
 	now = now.Add(tooBigRetry + time.Second)
 	f.prime()
 }
+
+// GIT_CONFIG_GLOBAL=/dev/null, the usual way to ignore the user's config, is an empty
+// config to git: the cache still proves statuses (it used to give up on the device), and
+// GIT_CONFIG_GLOBAL= (no global file at all) does too.
+func TestCacheProvesWithGlobalConfigIgnored(t *testing.T) {
+	for _, global := range []string{os.DevNull, ""} {
+		t.Run("GIT_CONFIG_GLOBAL="+global, func(t *testing.T) {
+			f := newFixture(t)
+			f.env = append(f.env, "GIT_CONFIG_GLOBAL="+global)
+			f.c.Env, f.git.Env = f.env, f.env
+			f.c.Now = ahead
+			f.prime() // fails when the cache never serves
+			f.write(filepath.Join(f.wt, "a.txt"), "changed\n")
+			if st, hit := f.read(); hit || st.Unstaged == 0 {
+				t.Fatalf("an edit: hit %v, %+v; want git's new answer", hit, st)
+			}
+		})
+	}
+}
