@@ -110,6 +110,10 @@ func TestDirectListReadsConfigFilesAsGitDoes(t *testing.T) {
 			files: map[string]string{"home/.gitconfig": "[alias]\n\tx = a \\\n[core]\n\tbare = true\n"}},
 		{name: "an unclosed quote", gitFails: true,
 			files: map[string]string{"home/.gitconfig": "[alias]\n\tx = \"a\n"}},
+		{name: "a key before any section", // git says "key does not contain a section" and goes on
+			files: map[string]string{"home/.gitconfig": "bare = true\n[user]\n\tname = x\n"}},
+		{name: "a key that starts with a digit", gitFails: true,
+			files: map[string]string{"home/.gitconfig": "[alias]\n\t9x = y\n"}},
 		{name: "a key with a comment and no value", gitFails: true,
 			files: map[string]string{"home/.gitconfig": "[alias]\n\tx # y\n"}},
 		{name: "core.bare in the system's file", gitSays: "\x00bare\x00",
