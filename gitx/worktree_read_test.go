@@ -409,8 +409,7 @@ func packedRecords(b []byte) (header string, records []string) {
 // includeIf headers with tabs, a key on a header's line, continued lines, a sorted header
 // over unsorted refs, peeled lines, no final newline), checked after every step: where the
 // direct reading accepts the repository, git lists it too, byte for byte (so with the same
-// state token). Most
-// steps must be accepted, or the test would prove nothing.
+// state token). Most steps must be accepted, or the test would prove nothing.
 func TestDirectListAgreesWithGitThroughRandomChanges(t *testing.T) {
 	names := []string{"a", "B", "feat-x", "sp ace", "ünï", "z9", "Mid", "deep/er"}
 	for _, seed := range []uint64{1, 2, 3, 4, 5, 6} { // seeds 100-139 of 90 steps agreed too
