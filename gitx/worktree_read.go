@@ -28,16 +28,18 @@ type DirectList struct {
 //
 // It gives ok=false, and the caller runs git, whenever the repository is anything but the
 // layout it proves it reads exactly as git does: a non-default git binary or a test
-// executor; a GIT_ variable that changes discovery or config; a bare repository, a separate
-// git dir, core.worktree, any extensions (reftable, sha256, worktreeConfig) or
-// core.ignorecase (git's sort order), also in an included file (an include is fine when
-// its file mentions none of core, extensions or a further include); a filesystem boundary
-// or another owner on the way up (git's discovery and safe.directory); relative worktree
-// paths; a HEAD or ref that is a
-// symlink, a chain of symbolic refs, outside refs/heads, or not in the plain format git
-// writes; an admin directory git would report or skip; a prunable reason other than a
-// missing checkout. Its output is tested byte for byte against git's on each layout it
-// accepts, and refuses the rest: it is a faster reading of the same files, never a guess.
+// executor; a GIT_ variable that changes discovery or config; config files copse cannot
+// name as git does or that git would not parse (ConfigFiles, parseConfig); a bare
+// repository, a separate git dir, core.worktree, any extensions (reftable, sha256,
+// worktreeConfig), core.bare or core.ignorecase (git's sort order) set true, in any file
+// git reads or one an include there names (an included file may not include further); a
+// filesystem boundary or another owner on the way up (git's discovery and
+// safe.directory); relative worktree paths; a HEAD or ref that is a symlink, a chain of
+// symbolic refs, outside refs/heads, or not in the plain format git writes; a packed-refs
+// git would fail on or binary-search wrongly; a symlinked worktrees directory; an admin
+// directory git would report or skip; a prunable reason other than a missing checkout.
+// Its output is tested byte for byte against git's on each layout it accepts, and refuses
+// the rest: it is a faster reading of the same files, never a guess.
 //
 // It is for display (list, the picker): decisions read git itself.
 func (r *Runner) ReadWorktreeList(dir string) (DirectList, bool) {
@@ -67,8 +69,9 @@ func (r *Runner) ReadWorktreeList(dir string) (DirectList, bool) {
 }
 
 // plainRepository finds dir's common dir and reads git's config files, when git would run
-// as the default git with an environment that changes neither discovery nor config, and
-// the config cannot change what `worktree list` prints (configFiles.plainForList).
+// as the default git with an environment that changes neither discovery nor config (other
+// than naming the config files, read as git reads them: ConfigFiles), and the config
+// cannot change what `worktree list` prints (configFiles.plainForList).
 func (r *Runner) plainRepository(dir string) (string, configFiles, bool) {
 	env := r.environ(true)
 	if (r.Bin != "" && r.Bin != "git") || r.Exec != nil || !plainGitEnv(env) || (os.Geteuid() == 0 && getenv(env, "SUDO_UID") != "") {
