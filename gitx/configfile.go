@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -302,7 +303,7 @@ func includePaths(file string, entries []configEntry, home string) ([]string, bo
 // $HOME/.config/git/config) and $HOME/.gitconfig. ok is false where copse cannot name the
 // files exactly: GIT_CONFIG_NOSYSTEM not a boolean it reads, a relative path (git resolves
 // it from the top of the worktree after its set-up, other config reads from where it
-// started), a GIT_CONFIG_SYSTEM git would normalise, or a git on PATH other than
+// started), a GIT_CONFIG_SYSTEM git would normalise, or a git on PATH other than Linux's
 // /usr/bin/git when the system's file is read (another build's is under its own prefix).
 func ConfigFiles(env []string) ([]string, bool) {
 	var files []string
@@ -358,9 +359,14 @@ func ConfigFiles(env []string) ([]string, bool) {
 // systemGit caches, per resolved path of "git" on PATH, whether it is /usr/bin/git.
 var systemGit sync.Map // string -> bool
 
-// defaultGitIsSystems: the git copse runs (a bare "git" on PATH) is /usr/bin/git, whose
-// system config is /etc/gitconfig (git's Makefile: prefix /usr puts sysconfdir at /etc).
+// defaultGitIsSystems: the git copse runs (a bare "git" on PATH) is a Linux system's
+// /usr/bin/git, whose system config is /etc/gitconfig (git's Makefile: prefix /usr puts
+// sysconfdir at /etc). Elsewhere the file is under the build's own prefix: Homebrew's
+// under its etc, macOS's /usr/bin/git a shim to Xcode's git with a prefix of its own.
 func defaultGitIsSystems() bool {
+	if runtime.GOOS != "linux" {
+		return false
+	}
 	p := resolveBin("git")
 	if v, ok := systemGit.Load(p); ok {
 		return v.(bool)

@@ -237,6 +237,12 @@ func TestConfigFilesAreTheOnesGitReads(t *testing.T) {
 		{path, "HOME=" + home, "GIT_CONFIG_SYSTEM="},
 	} {
 		names, ok := ConfigFiles(env)
+		if !ok && !defaultGitIsSystems() && !slices.ContainsFunc(env, func(kv string) bool {
+			return strings.HasPrefix(kv, "GIT_CONFIG_SYSTEM=") || kv == "GIT_CONFIG_NOSYSTEM=1" || kv == "GIT_CONFIG_NOSYSTEM=On"
+		}) {
+			t.Logf("%q: the system's file of this git is not known (not Linux's /usr/bin/git)", env)
+			continue
+		}
 		if !ok {
 			t.Errorf("%q: ConfigFiles cannot name the files", env)
 			continue
