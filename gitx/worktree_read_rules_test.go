@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // plainRepoConfigText is the repository config git init writes, without its core.bare
@@ -404,4 +407,32 @@ func reversedRefs(lines []string) []string {
 	}
 	slices.Reverse(recs)
 	return slices.Concat(recs...)
+}
+
+// A config file that is not a regular file (a FIFO, which would block the reading until a
+// writer came, or /dev/zero, which never ends) is git's to read; /dev/null is empty.
+func TestDirectListLeavesConfigDevicesToGit(t *testing.T) {
+	t.Parallel()
+	s, repo := oneWorktree(t)
+	fifo := s.path("fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, global := range []string{fifo, "/dev/zero"} {
+		r := s.runner()
+		r.Env = append(slices.Clip(r.Env), "GIT_CONFIG_GLOBAL="+global)
+		done := make(chan bool, 1)
+		go func() { _, ok := r.ReadWorktreeList(repo); done <- ok }()
+		select {
+		case ok := <-done:
+			if ok {
+				t.Errorf("GIT_CONFIG_GLOBAL=%s: read a list from a config file that is a device", global)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("GIT_CONFIG_GLOBAL=%s: the reading hangs", global)
+		}
+	}
+	r := s.runner()
+	r.Env = append(slices.Clip(r.Env), "GIT_CONFIG_GLOBAL="+os.DevNull)
+	sameAsGit(t, r, repo)
 }
