@@ -3,9 +3,11 @@ package gitx
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -394,12 +396,27 @@ func getenv(env []string, name string) string {
 }
 
 // readConfig reads one config file git would read: missing (or a directory on the way
-// missing: git's access_or_die allows ENOENT and ENOTDIR) is none when optional.
+// missing: git's access_or_die allows ENOENT and ENOTDIR) is none when optional. /dev/null
+// is empty; anything else that is not a regular file (a FIFO would block, /dev/zero never
+// end) is git's to read.
 func readConfig(path string, optional bool) (b []byte, found, ok bool) {
-	b, err := os.ReadFile(path)
+	if path == os.DevNull {
+		return nil, true, true
+	}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	if optional && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)) {
 		return nil, false, true
 	}
+	if err != nil {
+		return nil, false, false
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, false, false
+	}
+	b, err = io.ReadAll(f)
 	return b, err == nil, err == nil
 }
 
@@ -408,4 +425,82 @@ func readConfig(path string, optional bool) (b []byte, found, ok bool) {
 func parseRepoFormatVersion(v string) bool {
 	n, err := strconv.Atoi(v)
 	return err == nil && (n == 0 || n == 1) && len(v) == 1
+}
+
+// Every git command, worktree list included, reads the config through git_default_config,
+// which dies on a value it cannot parse (core.filemode = maybe, a user.name with no value,
+// push.default = sideways): git then lists nothing. These tables are what git 2.39.5 was
+// seen to accept and refuse (each key set to "maybe", to no value, to 1 and to x7, in a
+// user's config): copse reads only the forms it is sure of and leaves the rest to git.
+var (
+	// defaultBoolKeys are git booleans, some with words of their own.
+	defaultBoolKeys = map[string][]string{
+		"core.filemode": nil, "core.ignorecase": nil, "core.precomposeunicode": nil,
+		"core.protecthfs": nil, "core.protectntfs": nil, "core.trustctime": nil,
+		"core.quotepath": nil, "core.safecrlf": {"warn"}, "core.autocrlf": {"input"},
+		"core.symlinks": nil, "core.ignorestat": nil, "core.prefersymlinkrefs": nil,
+		"core.bare": nil, "core.logallrefupdates": {"always"}, "core.warnambiguousrefs": nil,
+		"core.sparsecheckout": nil, "core.sparsecheckoutcone": nil, "core.preloadindex": nil,
+		"core.usereplacerefs": nil, "core.fsyncobjectfiles": nil, "user.useconfigonly": nil,
+		"branch.autosetupmerge": {"always", "inherit", "simple"}, "color.advice": {"auto", "always", "never"},
+		"pager.color": nil, "color.pager": nil, "worktree.guessremote": nil,
+	}
+	// defaultIntKeys are integers, in the range git accepts.
+	defaultIntKeys = map[string][2]int{
+		"core.compression": {-1, 9}, "core.loosecompression": {-1, 9}, "pack.compression": {-1, 9},
+		"core.abbrev": {4, 40}, "core.packedgitwindowsize": {0, 1 << 30}, "core.packedgitlimit": {0, 1 << 30},
+		"core.deltabasecachelimit": {0, 1 << 30}, "core.bigfilethreshold": {0, 1 << 30}, "pack.packsizelimit": {0, 1 << 30},
+	}
+	// defaultWordKeys take one of a few words.
+	defaultWordKeys = map[string][]string{
+		"push.default":           {"nothing", "matching", "simple", "upstream", "tracking", "current"},
+		"branch.autosetuprebase": {"never", "local", "remote", "always"},
+		"core.createobject":      {"rename", "link"},
+	}
+)
+
+// readByDefaultConfig: git_default_config (and worktree list's own config) parses name.
+func readByDefaultConfig(name string) bool {
+	for _, p := range []string{"core.", "user.", "author.", "committer.", "i18n.", "push.", "mailmap.", "advice.", "sparse.", "color.advice."} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	_, b := defaultBoolKeys[name]
+	_, i := defaultIntKeys[name]
+	_, w := defaultWordKeys[name]
+	return b || i || w || name == "branch.sort"
+}
+
+// defaultConfigPlain: a variable git's default config reading parses is in a form git
+// accepts (and copse is sure of): true when git does not parse the name at all.
+func defaultConfigPlain(e configEntry) bool {
+	if !readByDefaultConfig(e.name) {
+		return true
+	}
+	words, isBool := defaultBoolKeys[e.name]
+	if isBool || strings.HasPrefix(e.name, "advice.") || strings.HasPrefix(e.name, "sparse.") {
+		_, ok := gitBool(e.value, e.hasValue)
+		return ok || e.hasValue && slices.Contains(words, e.value)
+	}
+	if !e.hasValue {
+		return false // a string git requires (git: "missing value"; some keys crash it)
+	}
+	if r, ok := defaultIntKeys[e.name]; ok {
+		if e.name == "core.abbrev" && e.value == "auto" {
+			return true
+		}
+		n, err := strconv.Atoi(e.value)
+		return err == nil && strconv.Itoa(n) == e.value && n >= r[0] && n <= r[1]
+	}
+	if words, ok := defaultWordKeys[e.name]; ok {
+		return slices.Contains(words, e.value)
+	}
+	switch {
+	case e.name == "core.commentchar":
+		return e.value == "auto" || len(e.value) == 1
+	case strings.HasPrefix(e.name, "color.advice."):
+		return false // a colour git parses: git decides
+	}
+	return true
 }
