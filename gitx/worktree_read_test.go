@@ -342,6 +342,8 @@ var (
 		{"[core]\r\n\tbare = no\r\n", true},
 		{"[alias]\n\tst = \"status ; -s\"\n\tlg = log\\t--oneline\n", true},
 		{"\v[user]\n", false},
+		{"[core]\n\tfilemode = maybe\n", false},
+		{"[core]\n\tautocrlf = input\n\teditor = vi\n[push]\n\tdefault = current\n", true},
 	}
 	// randomIncluded are the forms of the file those includes name (~/inc).
 	randomIncluded = []configForm{
