@@ -228,10 +228,11 @@ func exists(p string) bool {
 	return unix.Lstat(p, &st) == nil
 }
 
-// plainListKey: one variable of a config file git reads sets none of what changes the
-// list, in a form git parses (defaultConfigPlain): no extension, no core.worktree, core.bare and core.ignorecase only false. A
-// core.repositoryformatversion counts in the repository's own file only (git's set-up reads
-// no other), where it must be 0 or 1 (what git init writes).
+// plainListKey: one variable of a config file git reads is in a form git parses
+// (defaultConfigPlain) and sets none of what changes the list: no extension, no
+// core.worktree, core.bare and core.ignorecase only false. A core.repositoryformatversion
+// counts in the repository's own file only (git's set-up reads no other), where it must be
+// 0 or 1 (what git init writes).
 func plainListKey(e configEntry, repo bool) bool {
 	if !defaultConfigPlain(e) {
 		return false
