@@ -450,3 +450,33 @@ func TestDirectListLeavesConfigDevicesToGit(t *testing.T) {
 	r.Env = append(slices.Clip(r.Env), "GIT_CONFIG_GLOBAL="+os.DevNull)
 	sameAsGit(t, r, repo)
 }
+
+// The user's config with GIT_CONFIG_GLOBAL unset: $XDG_CONFIG_HOME/git/config (or
+// $HOME/.config/git/config) and then ~/.gitconfig, each read as git reads it. Serial: it
+// unsets the process's GIT_CONFIG_GLOBAL (coretest.Main's unreadable file), which a
+// Runner's Env can override but not remove.
+func TestDirectListReadsTheXDGConfigAsGitDoes(t *testing.T) {
+	bare := "[core]\n\tbare = true\n"
+	for _, tc := range []readRule{
+		{name: "core.bare in $XDG_CONFIG_HOME/git/config", gitSays: "\x00bare\x00",
+			files: map[string]string{"home/.config/git/config": bare}},
+		{name: "core.bare in $HOME/.config/git/config", gitSays: "\x00bare\x00",
+			files: map[string]string{"home/.config/git/config": bare}, env: []string{"XDG_CONFIG_HOME="}},
+		{name: "core.bare in a XDG_CONFIG_HOME of its own", gitSays: "\x00bare\x00",
+			files: map[string]string{"xdg/git/config": bare}, env: []string{"XDG_CONFIG_HOME=$ROOT/xdg"}},
+		{name: "a harmless XDG config under a BOM", read: true,
+			files: map[string]string{"home/.config/git/config": "\xef\xbb\xbf[user]\n\tname = x\n", "home/.gitconfig": "[core]\n\tbare = no\n"}},
+		{name: "a XDG config git cannot parse", gitFails: true,
+			files: map[string]string{"home/.config/git/config": "[user\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, repo := oneWorktree(t)
+			t.Setenv("GIT_CONFIG_GLOBAL", "")
+			os.Unsetenv("GIT_CONFIG_GLOBAL")
+			s.env = slices.DeleteFunc(slices.Clone(s.env), func(kv string) bool { return strings.HasPrefix(kv, "GIT_CONFIG_GLOBAL=") })
+			r := s.runner()
+			sameAsGit(t, r, repo)
+			checkOneRule(t, s, r, repo, tc)
+		})
+	}
+}
