@@ -468,3 +468,26 @@ func TestCacheProvesWithGlobalConfigIgnored(t *testing.T) {
 		})
 	}
 }
+
+// GIT_CONFIG_NOSYSTEM=0 is false to git, which then reads the system's config: a change
+// there (an excludes file that hides an untracked file) is a change the proof sees.
+func TestCacheProvesTheSystemConfigGitReads(t *testing.T) {
+	f := newFixture(t)
+	root := filepath.Dir(f.repo)
+	sys := filepath.Join(root, "sys.cfg")
+	f.write(sys, "[user]\n\tname = t\n")
+	f.env = append(f.env, "GIT_CONFIG_NOSYSTEM=0", "GIT_CONFIG_SYSTEM="+sys)
+	f.c.Env, f.git.Env = f.env, f.env
+	f.c.Now = ahead
+	f.write(filepath.Join(f.wt, "u.txt"), "u\n")
+	if st := f.prime(); st.Untracked != 1 {
+		t.Fatalf("untracked %d, want 1", st.Untracked)
+	}
+	ignore := filepath.Join(root, "ignore")
+	f.write(ignore, "u.txt\n")
+	f.write(sys, "[core]\n\texcludesFile = "+ignore+"\n")
+	st, hit := f.read()
+	if want := f.truth(); hit || !reflect.DeepEqual(st, want) || want.Untracked != 0 {
+		t.Fatalf("after the system config changed: hit %v, %+v; git says %+v", hit, st, want)
+	}
+}
