@@ -28,16 +28,18 @@ type DirectList struct {
 //
 // It gives ok=false, and the caller runs git, whenever the repository is anything but the
 // layout it proves it reads exactly as git does: a non-default git binary or a test
-// executor; a GIT_ variable that changes discovery or config; a bare repository, a separate
-// git dir, core.worktree, any extensions (reftable, sha256, worktreeConfig) or
-// core.ignorecase (git's sort order), also in an included file (an include is fine when
-// its file mentions none of core, extensions or a further include); a filesystem boundary
-// or another owner on the way up (git's discovery and safe.directory); relative worktree
-// paths; a HEAD or ref that is a
-// symlink, a chain of symbolic refs, outside refs/heads, or not in the plain format git
-// writes; an admin directory git would report or skip; a prunable reason other than a
-// missing checkout. Its output is tested byte for byte against git's on each layout it
-// accepts, and refuses the rest: it is a faster reading of the same files, never a guess.
+// executor; a GIT_ variable that changes discovery or config; config files copse cannot
+// name as git does or that git would not parse (ConfigFiles, parseConfig); a bare
+// repository, a separate git dir, core.worktree, any extensions (reftable, sha256,
+// worktreeConfig), core.bare or core.ignorecase (git's sort order) set true, in any file
+// git reads or one an include there names (an included file may not include further); a
+// filesystem boundary or another owner on the way up (git's discovery and
+// safe.directory); relative worktree paths; a HEAD or ref that is a symlink, a chain of
+// symbolic refs, outside refs/heads, or not in the plain format git writes; a packed-refs
+// git would fail on or binary-search wrongly; a symlinked worktrees directory; an admin
+// directory git would report or skip; a prunable reason other than a missing checkout.
+// Its output is tested byte for byte against git's on each layout it accepts, and refuses
+// the rest: it is a faster reading of the same files, never a guess.
 //
 // It is for display (list, the picker): decisions read git itself.
 func (r *Runner) ReadWorktreeList(dir string) (DirectList, bool) {
@@ -67,8 +69,9 @@ func (r *Runner) ReadWorktreeList(dir string) (DirectList, bool) {
 }
 
 // plainRepository finds dir's common dir and reads git's config files, when git would run
-// as the default git with an environment that changes neither discovery nor config, and
-// the config cannot change what `worktree list` prints (configFiles.plainForList).
+// as the default git with an environment that changes neither discovery nor config (other
+// than naming the config files, read as git reads them: ConfigFiles), and the config
+// cannot change what `worktree list` prints (configFiles.plainForList).
 func (r *Runner) plainRepository(dir string) (string, configFiles, bool) {
 	env := r.environ(true)
 	if (r.Bin != "" && r.Bin != "git") || r.Exec != nil || !plainGitEnv(env) || (os.Geteuid() == 0 && getenv(env, "SUDO_UID") != "") {
@@ -127,7 +130,7 @@ func plainGitEnv(env []string) bool {
 			strings.HasPrefix(name, "GIT_TRACE"), strings.HasPrefix(name, "GIT_SSH"),
 			strings.HasPrefix(name, "GIT_SSL_"), strings.HasPrefix(name, "GIT_HTTP_"), strings.HasPrefix(name, "GIT_CURL_"):
 		case slices.Contains([]string{"GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_PAGER",
-			"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_ASKPASS", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_MERGE_AUTOEDIT"}, name):
+			"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_ASKPASS", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_MERGE_AUTOEDIT"}, name):
 		default:
 			return false
 		}
@@ -225,160 +228,101 @@ func exists(p string) bool {
 	return unix.Lstat(p, &st) == nil
 }
 
-// configEntry is one line of a config file that sets something: the section header it
-// stands under (inside the brackets, as written, trimmed) and the key (lowercased) and
-// value (trimmed, comments and quotes left in).
-type configEntry struct {
-	header, key, value string
-	hasValue           bool
-}
-
-// section is the entry's header lowercased ("core", `includeif "gitdir:~/w/"`).
-func (e configEntry) section() string { return strings.ToLower(e.header) }
-
-// parseConfig splits a config file into its entries, for the readers below that each look
-// at a few keys. ok is false for what a line-by-line reading could misplace: a continued
-// line (a backslash at its end), an unclosed header, a header with anything but a comment
-// after it on its line.
-func parseConfig(text []byte) ([]configEntry, bool) {
-	var out []configEntry
-	header := ""
-	for _, line := range strings.Split(string(text), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasSuffix(line, "\\") {
-			return nil, false
-		}
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			if end < 0 {
-				return nil, false
-			}
-			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' {
-				return nil, false // "[core] bare = true" on one line
-			}
-			header = line[1:end]
-			continue
-		}
-		k, v, has := strings.Cut(line, "=")
-		out = append(out, configEntry{header: header, key: strings.ToLower(strings.TrimSpace(k)), value: strings.TrimSpace(v), hasValue: has})
-	}
-	return out, true
-}
-
-// plainRepoConfig reads the repository's config for what changes the list: core.bare,
-// core.worktree, core.ignorecase, any extension. It accepts only a file it parses with
-// none of those set (bare false, ignorecase false, as git init writes); a quoted value in
-// [core] refuses. An include's files are checked by readConfigFiles.
-func plainRepoConfig(text []byte) bool {
-	entries, ok := parseConfig(text)
-	if !ok {
+// plainListKey: one variable of a config file git reads is in a form git parses
+// (defaultConfigPlain) and sets none of what changes the list: no extension, no
+// core.worktree, core.bare and core.ignorecase only false. A core.repositoryformatversion
+// counts in the repository's own file only (git's set-up reads no other), where it must be
+// 0 or 1 (what git init writes).
+func plainListKey(e configEntry, repo bool) bool {
+	if !defaultConfigPlain(e) {
 		return false
 	}
-	for _, e := range entries {
-		switch sec := strings.TrimSpace(e.section()); {
-		case strings.HasPrefix(sec, "extensions"):
-			return false
-		case sec == "core" && !plainCoreKey(e.key, e.value):
-			return false
-		}
+	switch {
+	case strings.HasPrefix(e.name, "extensions."), e.name == "core.worktree":
+		return false
+	case e.name == "core.bare", e.name == "core.ignorecase":
+		v, ok := gitBool(e.value, e.hasValue)
+		return ok && !v
+	case e.name == "core.repositoryformatversion" && repo:
+		return e.hasValue && parseRepoFormatVersion(e.value)
 	}
 	return true
 }
 
-// plainCoreKey: one key of [core] sets none of what changes the list.
-func plainCoreKey(key, value string) bool {
-	if i := strings.IndexAny(value, "#;"); i >= 0 {
-		value = strings.TrimSpace(value[:i])
-	}
-	if strings.ContainsAny(value, `"\`) {
-		return false
-	}
-	switch key {
-	case "bare", "ignorecase":
-		v := strings.ToLower(value)
-		return v == "false" || v == "no" || v == "off" || v == "0"
-	case "worktree":
-		return false
-	case "repositoryformatversion":
-		return value == "0" || value == "1"
-	}
-	return true
-}
-
-// configFiles is git's config as files, read once: the system's, the user's and the
-// repository's in git's order (the repository's last), and every file an include in them
-// names, whatever its condition (a condition copse does not evaluate: it only needs to know
-// such a file cannot matter).
+// configFiles is git's config as files, read once and parsed as git parses them: the
+// system's, the user's and the repository's in git's order (the repository's last), and
+// every file an include in them names, whatever its condition (a condition copse does not
+// evaluate: it only needs to know such a file cannot matter).
 type configFiles struct {
 	main     []configFile
-	included [][]byte // lowercased
+	included []configFile
 }
 
 type configFile struct {
-	path string
-	text []byte
+	path    string
+	entries []configEntry
 }
 
-// readConfigFiles reads them. ok=false when one cannot be read, the repository's is missing,
-// or an include names its file in a way copse does not resolve exactly as git does.
+// readConfigFiles reads them. ok=false when copse cannot name the files as git does
+// (ConfigFiles), one cannot be read or parsed as git parses it, the repository's is
+// missing, or an include names its file in a way copse does not resolve exactly as git does.
 func readConfigFiles(env []string, common string) (configFiles, bool) {
+	files, ok := ConfigFiles(env)
+	if !ok {
+		return configFiles{}, false
+	}
 	var c configFiles
+	home, _ := lookupEnv(env, "HOME")
 	repo := filepath.Join(common, "config")
-	for _, f := range append(userConfigFiles(env), repo) {
-		b, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) && f != repo {
-			continue
-		}
-		if err != nil {
+	for _, f := range append(files, repo) {
+		b, found, ok := readConfig(f, f != repo)
+		if !ok {
 			return configFiles{}, false
 		}
-		c.main = append(c.main, configFile{path: f, text: b})
-		if !bytes.Contains(bytes.ToLower(b), []byte("include")) {
+		if !found {
 			continue
 		}
-		paths, ok := includePaths(f, b, getenv(env, "HOME"))
+		entries, ok := parseConfig(b)
+		if !ok {
+			return configFiles{}, false
+		}
+		c.main = append(c.main, configFile{path: f, entries: entries})
+		paths, ok := includePaths(f, entries, home)
 		if !ok {
 			return configFiles{}, false
 		}
 		for _, p := range paths {
-			b, err := os.ReadFile(p)
-			if errors.Is(err, os.ErrNotExist) {
-				continue // git skips an include whose file is not there
-			}
-			if err != nil {
+			b, found, ok := readConfig(p, true) // git skips an include whose file is not there
+			if !ok {
 				return configFiles{}, false
 			}
-			c.included = append(c.included, bytes.ToLower(b))
+			if !found {
+				continue
+			}
+			entries, ok := parseConfig(b)
+			if !ok {
+				return configFiles{}, false
+			}
+			c.included = append(c.included, configFile{path: p, entries: entries})
 		}
 	}
 	return c, true
 }
 
-// plainForList: no config git reads changes what `worktree list` prints — no ignorecase
-// (its sort order) in the system's and user's files, the repository's plain
-// (plainRepoConfig), and no included file that mentions core, extensions, ignorecase or a
-// further include.
+// plainForList: no config git reads changes what `worktree list` prints (plainListKey, in
+// every file: core.bare or core.ignorecase in the user's or system's file count as much as
+// in the repository's), and no included file includes further.
 func (c configFiles) plainForList() bool {
 	for i, f := range c.main {
-		if i == len(c.main)-1 {
-			if !plainRepoConfig(f.text) {
+		for _, e := range f.entries {
+			if !plainListKey(e, i == len(c.main)-1) {
 				return false
 			}
-		} else if bytes.Contains(bytes.ToLower(f.text), []byte("ignorecase")) {
-			return false
 		}
 	}
-	return c.noIncludedMentions("include", "ignorecase", "core", "extensions")
-}
-
-// noIncludedMentions: no included file mentions any of words (lowercase).
-func (c configFiles) noIncludedMentions(words ...string) bool {
-	for _, b := range c.included {
-		for _, w := range words {
-			if bytes.Contains(b, []byte(w)) {
+	for _, f := range c.included {
+		for _, e := range f.entries {
+			if isInclude(e) || !plainListKey(e, false) {
 				return false
 			}
 		}
@@ -386,72 +330,16 @@ func (c configFiles) noIncludedMentions(words ...string) bool {
 	return true
 }
 
-// includePaths gives the files [include] and [includeIf "…"] sections name, resolved as
-// git does: "~/" from HOME, a relative path from the including file's directory. ok=false
-// for a path copse would have to unquote or unescape, "~user", or ~ without HOME.
-func includePaths(file string, text []byte, home string) ([]string, bool) {
-	entries, ok := parseConfig(text)
-	if !ok {
-		return nil, false
-	}
-	var paths []string
-	for _, e := range entries {
-		sec := e.section()
-		if (sec != "include" && !strings.HasPrefix(sec, "includeif ")) || e.key != "path" {
-			continue
-		}
-		v := e.value
-		switch {
-		case v == "" || strings.ContainsAny(v, "\"#;\\"):
-			return nil, false
-		case strings.HasPrefix(v, "~/"):
-			if home == "" {
-				return nil, false
+// noIncludedSection: no included file sets a variable of section (lowercase).
+func (c configFiles) noIncludedSection(section string) bool {
+	for _, f := range c.included {
+		for _, e := range f.entries {
+			if strings.HasPrefix(e.name, section+".") {
+				return false
 			}
-			v = filepath.Join(home, v[2:])
-		case strings.HasPrefix(v, "~"):
-			return nil, false
-		case !filepath.IsAbs(v):
-			v = filepath.Join(filepath.Dir(file), v)
-		}
-		paths = append(paths, v)
-	}
-	return paths, true
-}
-
-// userConfigFiles are the config files git reads before the repository's, in its order:
-// system, then the user's (XDG, then ~/.gitconfig), or GIT_CONFIG_GLOBAL alone.
-func userConfigFiles(env []string) []string {
-	var files []string
-	if getenv(env, "GIT_CONFIG_NOSYSTEM") == "" {
-		files = append(files, "/etc/gitconfig")
-	}
-	if g := getenv(env, "GIT_CONFIG_GLOBAL"); g != "" {
-		files = append(files, g)
-	} else {
-		home := getenv(env, "HOME")
-		xdg := getenv(env, "XDG_CONFIG_HOME")
-		if xdg == "" && home != "" {
-			xdg = filepath.Join(home, ".config")
-		}
-		if xdg != "" {
-			files = append(files, filepath.Join(xdg, "git", "config"))
-		}
-		if home != "" {
-			files = append(files, filepath.Join(home, ".gitconfig"))
 		}
 	}
-	return files
-}
-
-// getenv is name's value in env as git gets it: the last entry wins.
-func getenv(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
+	return true
 }
 
 // refReader resolves HEADs against one common dir's loose refs and packed-refs.
@@ -512,8 +400,13 @@ func (rd *refReader) resolve(name string) (string, bool) {
 	return zeroOID, true // unborn
 }
 
-// readPackedRefs parses packed-refs strictly: its header, "<oid> <ref>" lines and the "^<oid>"
-// lines of peeled tags. bad is true for anything else.
+// readPackedRefs parses packed-refs as git's packed-backend reads it, strictly: an
+// optional "# pack-refs with:" header, "<oid> <ref>" lines and the "^<oid>" line of a peeled
+// tag after its ref, each ending in a newline. bad is true for anything else: a file without
+// its final newline or with a line git does not parse (git fails to read it); a ref twice
+// (git's lookup finds either); and a header that says "sorted" over lines that are not in
+// strictly increasing byte order (git then trusts the order and binary-searches, so it may
+// miss refs that are there).
 func readPackedRefs(path string) (refs map[string]string, bad bool) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -522,22 +415,34 @@ func readPackedRefs(path string) (refs map[string]string, bad bool) {
 	if err != nil {
 		return nil, true
 	}
-	refs = map[string]string{}
-	for i, line := range strings.Split(string(b), "\n") {
-		switch {
-		case line == "":
-		case i == 0 && strings.HasPrefix(line, "# pack-refs with:"):
-		case line[0] == '^':
-			if !isSHA1(line[1:]) {
+	if len(b) == 0 {
+		return nil, false
+	}
+	if b[len(b)-1] != '\n' {
+		return nil, true
+	}
+	lines := strings.Split(string(b[:len(b)-1]), "\n")
+	sorted := false
+	if traits, ok := strings.CutPrefix(lines[0], "# pack-refs with:"); ok {
+		sorted = slices.Contains(strings.Split(traits, " "), "sorted")
+		lines = lines[1:]
+	}
+	refs = make(map[string]string, len(lines))
+	prev, afterRef := "", false
+	for _, line := range lines {
+		if line != "" && line[0] == '^' {
+			if !afterRef || !isSHA1(line[1:]) {
 				return nil, true
 			}
-		default:
-			oid, name, ok := strings.Cut(line, " ")
-			if !ok || !isSHA1(oid) {
-				return nil, true
-			}
-			refs[name] = oid
+			afterRef = false
+			continue
 		}
+		oid, name, ok := strings.Cut(line, " ")
+		if _, dup := refs[name]; !ok || !isSHA1(oid) || name == "" || dup || (sorted && len(refs) > 0 && name <= prev) {
+			return nil, true
+		}
+		refs[name] = oid
+		prev, afterRef = name, true
 	}
 	return refs, false
 }
@@ -567,10 +472,14 @@ func plainRefName(name string) bool {
 // lists them.
 func (rd *refReader) linked() ([]record, map[string]string, bool) {
 	base := filepath.Join(rd.common, "worktrees")
-	dir, err := os.Open(base)
-	if errors.Is(err, os.ErrNotExist) {
+	var st unix.Stat_t
+	switch err := unix.Lstat(base, &st); {
+	case errors.Is(err, unix.ENOENT):
 		return nil, map[string]string{}, true
+	case err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR:
+		return nil, nil, false // a symlink git follows, or no directory: git decides
 	}
+	dir, err := os.Open(base)
 	if err != nil {
 		return nil, nil, false
 	}
@@ -617,7 +526,7 @@ func (rd *refReader) linkedOne(fd int, id string) (record, bool) {
 	rec := record{path: path, head: head, branch: branch}
 	switch b, err := readFileAt(fd, id+"/locked"); {
 	case err == nil:
-		reason := strings.Trim(string(b), " \t\n\v\f\r") // git's strbuf_trim: ASCII space only
+		reason := strings.Trim(string(b), " \t\n\r") // git's strbuf_trim: its isspace keeps \v and \f
 		if strings.ContainsRune(reason, 0) {
 			return record{}, false
 		}
@@ -625,9 +534,11 @@ func (rd *refReader) linkedOne(fd int, id string) (record, bool) {
 	case !errors.Is(err, unix.ENOENT):
 		return record{}, false
 	default:
+		// git's should_prune_worktree asks file_exists, an lstat: a .git that is a dangling
+		// symlink exists, so that worktree is not prunable.
 		var st unix.Stat_t
-		switch err := unix.Stat(dotgit, &st); {
-		case errors.Is(err, unix.ENOENT):
+		switch err := unix.Lstat(dotgit, &st); {
+		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
 			reason := "gitdir file points to non-existent location"
 			rec.prunable = &reason
 		case err != nil:
@@ -714,21 +625,21 @@ var configFromFiles = map[string]bool{"copse.backend": true, "copse.sort": true}
 
 // readConfigFromFiles gives `git config --get key` for a "copse.name" key from the system,
 // user and repository config files, when the same proof as ReadWorktreeList holds (no
-// extensions, no config from the environment), no included file mentions copse, and every
-// assignment of the key is a plain `name = value` under a plain [copse] header with a value
-// of letters, digits and ._-/:@+~ only. The last assignment wins, as in git. ok=false: ask
-// git.
+// extensions, no config from the environment), no included file sets a copse.* variable,
+// and every assignment of the key has a value of letters, digits and ._-/:@+~ only (as
+// git's parser reads it: quotes and comments are git's). The last assignment wins, as in
+// git. ok=false: ask git.
 func (r *Runner) readConfigFromFiles(dir, key string) (value string, found, ok bool) {
 	section, name, _ := strings.Cut(key, ".")
 	if section != "copse" || name == "" || strings.Contains(name, ".") {
 		return "", false, false
 	}
 	_, cf, ok := r.plainRepository(dir)
-	if !ok || !cf.noIncludedMentions("copse") {
+	if !ok || !cf.noIncludedSection("copse") {
 		return "", false, false
 	}
 	for _, f := range cf.main {
-		v, in, plain := plainConfigValue(string(f.text), name)
+		v, in, plain := plainConfigValue(f.entries, name)
 		if !plain {
 			return "", false, false
 		}
@@ -739,25 +650,12 @@ func (r *Runner) readConfigFromFiles(dir, key string) (value string, found, ok b
 	return value, found, true
 }
 
-// plainConfigValue finds the last `name = value` under [copse] in one config file. plain is
-// false when the file mentions the key (or the section) in any other shape.
-func plainConfigValue(text, name string) (value string, found, plain bool) {
-	entries, ok := parseConfig([]byte(text))
-	if !ok {
-		return "", false, false
-	}
-	name = strings.ToLower(name)
+// plainConfigValue finds the last copse.<name> in one file's entries. plain is false when
+// an assignment of it has no value or a value outside plainValue.
+func plainConfigValue(entries []configEntry, name string) (value string, found, plain bool) {
+	want := "copse." + strings.ToLower(name)
 	for _, e := range entries {
-		if !strings.EqualFold(e.header, "copse") {
-			if strings.EqualFold(strings.TrimSpace(e.header), "copse") {
-				return "", false, false // "[ copse ]"
-			}
-			continue
-		}
-		if e.key != name {
-			if strings.ContainsAny(e.value, `\"`) {
-				return "", false, false // a quoted value could hide the key
-			}
+		if e.name != want {
 			continue
 		}
 		if !e.hasValue || !plainValue(e.value) {

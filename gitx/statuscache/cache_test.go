@@ -744,3 +744,45 @@ func TestCacheTooManyDirectories(t *testing.T) {
 	now = now.Add(tooBigRetry + time.Second)
 	f.prime()
 }
+
+// GIT_CONFIG_GLOBAL=/dev/null, the usual way to ignore the user's config, is an empty
+// config to git: the cache still proves statuses (it used to give up on the device), and
+// GIT_CONFIG_GLOBAL= (no global file at all) does too.
+func TestCacheProvesWithGlobalConfigIgnored(t *testing.T) {
+	for _, global := range []string{os.DevNull, ""} {
+		t.Run("GIT_CONFIG_GLOBAL="+global, func(t *testing.T) {
+			f := newFixture(t)
+			f.env = append(f.env, "GIT_CONFIG_GLOBAL="+global)
+			f.c.Env, f.git.Env = f.env, f.env
+			f.c.Now = ahead
+			f.prime() // fails when the cache never serves
+			f.write(filepath.Join(f.wt, "a.txt"), "changed\n")
+			if st, hit := f.read(); hit || st.Unstaged == 0 {
+				t.Fatalf("an edit: hit %v, %+v; want git's new answer", hit, st)
+			}
+		})
+	}
+}
+
+// GIT_CONFIG_NOSYSTEM=0 is false to git, which then reads the system's config: a change
+// there (an excludes file that hides an untracked file) is a change the proof sees.
+func TestCacheProvesTheSystemConfigGitReads(t *testing.T) {
+	f := newFixture(t)
+	root := filepath.Dir(f.repo)
+	sys := filepath.Join(root, "sys.cfg")
+	f.write(sys, "[user]\n\tname = t\n")
+	f.env = append(f.env, "GIT_CONFIG_NOSYSTEM=0", "GIT_CONFIG_SYSTEM="+sys)
+	f.c.Env, f.git.Env = f.env, f.env
+	f.c.Now = ahead
+	f.write(filepath.Join(f.wt, "u.txt"), "u\n")
+	if st := f.prime(); st.Untracked != 1 {
+		t.Fatalf("untracked %d, want 1", st.Untracked)
+	}
+	ignore := filepath.Join(root, "ignore")
+	f.write(ignore, "u.txt\n")
+	f.write(sys, "[core]\n\texcludesFile = "+ignore+"\n")
+	st, hit := f.read()
+	if want := f.truth(); hit || !reflect.DeepEqual(st, want) || want.Untracked != 0 {
+		t.Fatalf("after the system config changed: hit %v, %+v; git says %+v", hit, st, want)
+	}
+}

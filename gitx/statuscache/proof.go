@@ -447,23 +447,11 @@ func (c *Cache) proveRepo(p *prover, common string) error {
 	if xdg == "" && home != "" {
 		xdg = filepath.Join(home, ".config")
 	}
-	var configs []string
-	if c.getenv("GIT_CONFIG_NOSYSTEM") == "" {
-		if f := c.getenv("GIT_CONFIG_SYSTEM"); f != "" {
-			configs = append(configs, f)
-		} else {
-			configs = append(configs, "/etc/gitconfig")
-		}
-	}
-	if f := c.getenv("GIT_CONFIG_GLOBAL"); f != "" {
-		configs = append(configs, f)
-	} else {
-		if xdg != "" {
-			configs = append(configs, filepath.Join(xdg, "git", "config"))
-		}
-		if home != "" {
-			configs = append(configs, filepath.Join(home, ".gitconfig"))
-		}
+	// The files git reads, named as git names them (GIT_CONFIG_NOSYSTEM a git boolean,
+	// GIT_CONFIG_GLOBAL= none at all): gitx's one reading of that sequence.
+	configs, ok := gitx.ConfigFiles(append(os.Environ(), c.Env...))
+	if !ok {
+		return errUnprovable
 	}
 	configs = append(configs, filepath.Join(common, "config"))
 	var named userFiles // git's defaults, which a config's core.excludesFile or core.attributesFile replaces
@@ -547,6 +535,12 @@ type userFiles struct {
 // config hashes one config file (relative to dir) and notes the excludes and attributes
 // files it names. Includes (which may depend on the directory) are not followed: no proof.
 func (c *Cache) config(p *prover, dir int, name string, named *userFiles) error {
+	if name == os.DevNull {
+		// GIT_CONFIG_GLOBAL=/dev/null, the usual way to ignore the user's config: an empty
+		// file to git (a device, not the regular file the reading below insists on).
+		p.str(name)
+		return nil
+	}
 	var b []byte
 	var err error
 	if c.off["config"] {
