@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -16,15 +17,16 @@ import (
 // refs/rewritten/*), and the git directories of its submodules (<admin>/modules/…).
 // Everything here reads; nothing writes.
 
-// maxReflogTips caps the commits read from one HEAD reflog: the arguments of one
-// rev-list. A longer reflog keeps its newest entries, where recent work is.
-const maxReflogTips = 4000
+// unkeptBatch bounds the commits one rev-list of UnkeptCommits names on its command line
+// (far below the kernel's argument limit); more are asked in further batches, so a long
+// reflog is read whole, never cut to its newest entries.
+const unkeptBatch = 1000
 
 // perWorktreeRefs are the ref namespaces git keeps per worktree and deletes with it.
 var perWorktreeRefs = []string{"refs/worktree/", "refs/bisect/", "refs/rewritten/"}
 
 // ReflogCommits reads the commits a HEAD reflog file names (every entry's new and old
-// value, newest first, each once, at most maxReflogTips). A missing file is no reflog.
+// value, newest first, each once, however many). A missing file is no reflog.
 func ReflogCommits(logFile string) ([]string, error) {
 	b, err := os.ReadFile(logFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -51,7 +53,7 @@ func ParseReflog(b []byte) ([]string, error) {
 	}
 	seen := map[string]bool{}
 	var out []string
-	for i := len(lines) - 1; i >= 0 && len(out) < maxReflogTips; i-- {
+	for i := len(lines) - 1; i >= 0; i-- {
 		f := strings.SplitN(string(lines[i]), " ", 3)
 		if len(f) != 3 || !isOID(f[0]) || !isOID(f[1]) {
 			return nil, fmt.Errorf("gitx: reflog: malformed entry %q", clip(string(lines[i])))
@@ -114,13 +116,33 @@ func NewPatchesAgainstCmd(dir string, against []string, tip string) (Cmd, error)
 	return Cmd{dir: dir, args: args, read: true}, nil
 }
 
-// UnkeptCommits runs UnkeptCommitsCmd.
+// UnkeptCommits runs UnkeptCommitsCmd, in batches of unkeptBatch commits: what is
+// reachable from any of oids but kept by nothing is the union of each batch's answer
+// (each commit once, in the order first printed).
 func (r *Runner) UnkeptCommits(ctx context.Context, dir string, oids []string) ([]string, error) {
-	c, err := UnkeptCommitsCmd(dir, oids)
-	if err != nil {
+	if len(oids) == 0 {
+		_, err := UnkeptCommitsCmd(dir, oids)
 		return nil, err
 	}
-	return r.oidLines(ctx, c)
+	var out []string
+	seen := map[string]bool{}
+	for batch := range slices.Chunk(oids, unkeptBatch) {
+		c, err := UnkeptCommitsCmd(dir, batch)
+		if err != nil {
+			return nil, err
+		}
+		got, err := r.oidLines(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range got {
+			if !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out, nil
 }
 
 // NewPatches runs NewPatchesCmd.

@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -167,5 +168,22 @@ func TestHeldReadsRealGit(t *testing.T) {
 	}
 	if n, err := r.UnpushedCount(ctx, other); err != nil || n != unpushedBefore || n == 0 {
 		t.Fatalf("unpushed %d %v; want %d as before the fetch (its own commits, on no remote; not the fetched object no ref names)", n, err, unpushedBefore)
+	}
+}
+
+// A long reflog is read whole: its oldest entries are where a forgotten commit hides.
+func TestParseReflogReadsEveryEntry(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	z := strings.Repeat("0", 40)
+	for i := range 5000 {
+		fmt.Fprintf(&b, "%s %040x me <m@x> %d +0000\tcommit\n", z, i+1, i)
+	}
+	got, err := ParseReflog([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5000 || got[4999] != fmt.Sprintf("%040x", 1) {
+		t.Fatalf("read %d commits (oldest %q), want all 5000", len(got), got[len(got)-1])
 	}
 }
