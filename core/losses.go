@@ -192,6 +192,12 @@ func (l Losses) lines(t gitx.Worktree, deleteBranch bool) []string {
 	return out
 }
 
+// ignoredNamed names the ignored files removing the worktree deletes, escaped: "2 ignored
+// files: .env, build/x". Remove's dry run and result and land's clean-up say it alike.
+func (l Losses) ignoredNamed() string {
+	return plural(l.Ignored, "ignored file") + ": " + sample(l.IgnoredSample, l.Ignored)
+}
+
 // sample shows the first few names of n, escaped, and how many more there are.
 func sample(names []string, n int) string {
 	const show = 3

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -75,4 +76,37 @@ func TestRemoveRefusesCommitOnlyAnOldReflogEntryHolds(t *testing.T) {
 	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt)})
 	wantCode(t, err, core.KindRefused, "worktree_only_commits")
 	r.Unchanged(before)
+}
+
+// The ignored files a remove deletes are named before (its dry run, its confirmation) and
+// after (its result), as prune's report and land's clean-up name them; they refuse nothing.
+func TestRemoveDryRunAndResultNameIgnoredFiles(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	coretest.WriteFile(t, filepath.Join(wt, ".gitignore"), "*.env\n")
+	r.Git(wt, "add", ".gitignore")
+	r.Git(wt, "commit", "-q", "-m", "ignore env")
+	coretest.WriteFile(t, filepath.Join(wt, "local.env"), "SECRET=1\n")
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	p, err := s.Prepare(context.Background(), core.RemoveRequest{Path: core.Str(wt)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dry := s.DryRun(p)
+	if n := strings.Join(dry.Notices, "\n"); !strings.Contains(n, "deletes 1 ignored file: local.env") {
+		t.Errorf("the dry run does not name the ignored file: %q", dry.Notices)
+	}
+	if line := p.Confirm.Line(); !strings.Contains(line, "1 ignored file will be deleted: local.env") {
+		t.Errorf("the confirmation does not name the ignored file: %q", line)
+	}
+	r.Unchanged(before)
+	out, err := s.Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Join(out.Notices, "\n"); !strings.Contains(n, "deleted with it: 1 ignored file: local.env") {
+		t.Errorf("the result does not name the ignored file it deleted: %q", out.Notices)
+	}
 }
