@@ -32,6 +32,10 @@ type Losses struct {
 	// Submodules whose git directory goes with the worktree (<admin>/modules/…, or a .git
 	// directory inside it) and holds commits none of its remote-tracking refs has.
 	Submodules []HeldRepo
+	// SubmoduleFiles are the directories of submodules git never initialised that hold
+	// files ("sub (2 files)"): git status does not look there. Their files are counted in
+	// Status.Untracked.
+	SubmoduleFiles []string
 	// NestedHeld details Nested: each nested repository's uncommitted changes and its
 	// commits on no remote of its own.
 	NestedHeld []HeldRepo
@@ -48,9 +52,12 @@ type HeldRepo struct {
 	Path     string // relative to the worktree
 	Changes  int    // its uncommitted entries (staged, unstaged, untracked, conflicted)
 	Unpushed int    // its commits on none of its remote-tracking refs
-	Unknown  string // why it could not be read ("" when it was)
-	dir      string
-	tips     []gitx.HeldRef // HEAD, branches and stash, to record when Unpushed
+	// ReflogOnly counts the commits only its own HEAD reflog holds (no ref of its own, no
+	// remote): a submodule's, read when its git directory goes with the worktree.
+	ReflogOnly int
+	Unknown    string // why it could not be read ("" when it was)
+	dir        string
+	tips       []gitx.HeldRef // HEAD, branches and stash, to record when Unpushed
 }
 
 // describe says what of r would be lost, e.g. "2 uncommitted changes, 1 commit on no remote".
@@ -64,6 +71,9 @@ func (r HeldRepo) describe() string {
 	}
 	if r.Unpushed > 0 {
 		parts = append(parts, plural(r.Unpushed, "commit")+" on no remote")
+	}
+	if r.ReflogOnly > 0 {
+		parts = append(parts, plural(r.ReflogOnly, "commit")+" only its HEAD reflog holds")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -162,7 +172,7 @@ func (l Losses) lines(t gitx.Worktree, deleteBranch bool) []string {
 		out = append(out, "a "+l.Operation+" in progress will be abandoned")
 	}
 	if l.Status.Dirty() {
-		out = append(out, "uncommitted changes will be lost: "+changeSummary(l.Status))
+		out = append(out, "uncommitted changes will be lost: "+l.changes())
 	}
 	if len(l.Hidden) > 0 {
 		out = append(out, fmt.Sprintf("%s git status does not show (assume-unchanged or skip-worktree) will be lost: %s",
@@ -188,6 +198,16 @@ func (l Losses) lines(t gitx.Worktree, deleteBranch bool) []string {
 	}
 	if deleteBranch && l.Unique > 0 {
 		out = append(out, fmt.Sprintf("%s on no other branch or remote will be lost with branch %s", plural(l.Unique, "commit"), Escape(t.Branch)))
+	}
+	return out
+}
+
+// changes sums up the uncommitted changes, naming the uninitialised submodule
+// directories whose files git status does not show.
+func (l Losses) changes() string {
+	out := changeSummary(l.Status)
+	if len(l.SubmoduleFiles) > 0 {
+		out += " (in uninitialised submodule directories git status does not look into: " + sample(l.SubmoduleFiles, len(l.SubmoduleFiles)) + ")"
 	}
 	return out
 }
@@ -372,8 +392,13 @@ func (s *service) heldByWorktreeRefs(ctx context.Context, t gitx.Worktree, l *Lo
 	return nil
 }
 
-// heldBySubmodules reads the submodules whose repository is deleted with the worktree: its
-// git directory lies in the worktree's own git directory, or inside the worktree.
+// heldBySubmodules reads the submodules of the worktree. One whose repository is deleted
+// with the worktree (its git directory lies in the worktree's own git directory, or inside
+// the worktree) is read whole: its commits on no remote, its HEAD reflog, its changes. One
+// whose repository stays elsewhere (a .git file pointing outside: the superproject's
+// .git/modules, clone --separate-git-dir) keeps its commits, but its uncommitted changes
+// live in the worktree and go with it; no record keeps them. A directory git never
+// initialised is one git status does not look into: files there are untracked work.
 func (s *service) heldBySubmodules(ctx context.Context, t gitx.Worktree, gitDir string, l *Losses) error {
 	subs, err := s.git.Gitlinks(ctx, t.Path)
 	if err != nil {
@@ -381,15 +406,30 @@ func (s *service) heldBySubmodules(ctx context.Context, t gitx.Worktree, gitDir 
 	}
 	for _, p := range subs {
 		dir := filepath.Join(t.Path, filepath.FromSlash(p))
-		sgd, err := gitx.WorktreeGitDir(dir)
-		if err != nil || !(within(canonical(sgd), canonical(gitDir)) || within(canonical(sgd), canonical(t.Path))) {
-			continue // not initialised here, or its repository lives elsewhere and stays
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+			if err := l.uninitialisedFiles(p, dir); err != nil {
+				return err
+			}
+			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		sgd, err := gitx.WorktreeGitDir(dir)
+		if err != nil {
+			r := HeldRepo{Path: p, Unknown: statusError(err), dir: dir}
+			l.Submodules = append(l.Submodules, r)
+			l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
+			continue
+		}
+		if !within(canonical(sgd), canonical(gitDir)) && !within(canonical(sgd), canonical(t.Path)) {
+			if r := s.changesOf(ctx, p, dir); r.Changes > 0 || r.Unknown != "" {
+				l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+"; its repository "+sgd+" stays, they do not)")
+			}
 			continue
 		}
 		r := s.heldRepo(ctx, p, dir)
-		if r.Unpushed > 0 || r.Unknown != "" {
+		if err := s.submoduleReflog(ctx, sgd, &r); err != nil {
+			r.Unknown = statusError(err)
+		}
+		if r.Unpushed > 0 || r.ReflogOnly > 0 || r.Unknown != "" {
 			l.Submodules = append(l.Submodules, r)
 		}
 		if r.Changes > 0 || r.Unknown != "" {
@@ -401,8 +441,76 @@ func (s *service) heldBySubmodules(ctx context.Context, t gitx.Worktree, gitDir 
 	return nil
 }
 
+// submoduleReflog finds the commits only the submodule's own HEAD reflog (in its git
+// directory sgd) holds: left by `git submodule update` on a detached HEAD, then reset
+// away. They go with its git directory, so they count, and a record keeps them.
+func (s *service) submoduleReflog(ctx context.Context, sgd string, r *HeldRepo) error {
+	if r.Unknown != "" {
+		return nil
+	}
+	tips, err := gitx.ReflogCommits(filepath.Join(sgd, "logs", "HEAD"))
+	if err != nil || len(tips) == 0 {
+		return err
+	}
+	only, err := s.git.UnreferencedCommits(ctx, r.dir, tips)
+	if err != nil {
+		return err
+	}
+	r.ReflogOnly = len(only)
+	lost := map[string]bool{}
+	for _, c := range only {
+		lost[c] = true
+	}
+	for _, tip := range tips {
+		if lost[tip] {
+			r.tips = append(r.tips, gitx.HeldRef{Name: "HEAD reflog", Commit: tip})
+		}
+	}
+	return nil
+}
+
+// uninitialisedFiles counts the files in the directory of a submodule git never
+// initialised there: git status does not look into it, a record does not keep it (git add
+// sees a gitlink), and a remove deletes it. They are untracked work nothing can record.
+func (l *Losses) uninitialisedFiles(rel, dir string) error {
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && os.IsNotExist(err) {
+				return filepath.SkipAll // no directory: nothing there
+			}
+			return err
+		}
+		if !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cannot read the uninitialised submodule directory %s: %w", rel, err)
+	}
+	if n > 0 {
+		l.Status.Untracked += n
+		l.SubmoduleFiles = append(l.SubmoduleFiles, rel+" ("+plural(n, "file")+")")
+		l.unrecordable = append(l.unrecordable, "uninitialised submodule directory "+rel+" ("+plural(n, "file")+")")
+	}
+	return nil
+}
+
+// changesOf reads only the uncommitted changes of a repository inside the worktree.
+func (s *service) changesOf(ctx context.Context, rel, dir string) HeldRepo {
+	r := HeldRepo{Path: rel, dir: dir}
+	st, _, err := s.git.SafetyStatus(ctx, dir)
+	if err != nil {
+		r.Unknown = statusError(err)
+		return r
+	}
+	r.Changes = st.Staged + st.Unstaged + st.Untracked + st.Conflicted
+	return r
+}
+
 func (l *Losses) keepRepo(kind string, r HeldRepo) {
-	if r.Unpushed == 0 {
+	if r.Unpushed == 0 && r.ReflogOnly == 0 {
 		return
 	}
 	for _, tip := range r.tips {

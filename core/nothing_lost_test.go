@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
@@ -108,5 +109,142 @@ func TestRemoveDryRunAndResultNameIgnoredFiles(t *testing.T) {
 	}
 	if n := strings.Join(out.Notices, "\n"); !strings.Contains(n, "deleted with it: 1 ignored file: local.env") {
 		t.Errorf("the result does not name the ignored file it deleted: %q", out.Notices)
+	}
+}
+
+// A submodule whose repository lies outside the worktree (a .git file pointing elsewhere,
+// as clone --separate-git-dir leaves it) keeps its commits when the worktree goes, but
+// its uncommitted changes are files of the worktree: a forced remove cannot record them,
+// so it refuses (not_recordable) and changes nothing, instead of deleting them while
+// saying "undo with copse restore".
+func TestForcedRemoveRefusesChangesOfSubmoduleWhoseRepositoryIsElsewhere(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	sub := withSubmodule(r, wt)
+	if err := os.RemoveAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(r.Base, "elsewhere.git")
+	r.Git(r.Base, "clone", "-q", "--separate-git-dir="+elsewhere, filepath.Join(r.Base, "subsrc"), sub)
+	if got := r.Git(sub, "rev-parse", "--absolute-git-dir"); got != elsewhere {
+		t.Fatalf("precondition: the submodule's repository is %s, want %s", got, elsewhere)
+	}
+	coretest.WriteFile(t, filepath.Join(sub, "draft.txt"), "uncommitted\n")
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	wantCode(t, err, core.KindRefused, "not_recordable")
+	if e := core.AsError(err); !strings.Contains(e.Message, "submodule sub (1 uncommitted change") {
+		t.Errorf("the refusal does not name the submodule and its change: %s", e.Message)
+	}
+	r.Unchanged(before)
+	if got := r.Git(r.Root, "for-each-ref", "refs/copse/"); got != "" {
+		t.Errorf("a refused remove left a record: %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(sub, "draft.txt")); err != nil {
+		t.Errorf("the submodule's change is gone: %v", err)
+	}
+}
+
+// A commit only a submodule's own HEAD reflog holds (git submodule update left its HEAD
+// detached, a commit was made there, then reset away) goes with the submodule's git
+// directory: remove refuses, prune keeps, the forced confirmation names it, and the
+// record keeps it.
+func TestSubmoduleReflogOnlyCommitIsNamedAndRecorded(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	sub := withSubmodule(r, wt)
+	r.Git(sub, "commit", "-q", "--allow-empty", "-m", "detached work")
+	lost := r.Git(sub, "rev-parse", "HEAD")
+	r.Git(sub, "reset", "-q", "--hard", "HEAD~1")
+	if out := r.Git(wt, "status", "--porcelain", "--ignore-submodules=none"); out != "" {
+		t.Fatalf("precondition: the worktree should be clean, git status says %q", out)
+	}
+	age(t, r, "feat", 100*time.Hour)
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := do(t, s, core.RemoveRequest{Path: core.Str(wt)})
+	wantCode(t, err, core.KindRefused, "submodule_unpushed")
+	if e := core.AsError(err); !strings.Contains(e.Message, "sub (1 commit only its HEAD reflog holds)") {
+		t.Errorf("the refusal does not name the submodule's reflog commit: %s", e.Message)
+	}
+	dry, err := do(t, s, core.PruneRequest{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reasons(dry.Prune)["feat"]; got != "kept:submodule" {
+		t.Errorf("prune: feat is %q, want kept:submodule", got)
+	}
+	r.Unchanged(before)
+
+	p, err := s.Prepare(context.Background(), core.RemoveRequest{Path: core.Str(wt), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := p.Confirm.Line(); !strings.Contains(line, "sub (1 commit only its HEAD reflog holds)") {
+		t.Errorf("the forced confirmation does not name it: %q", line)
+	}
+	out, err := s.Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.TryGit(r.Root, "merge-base", "--is-ancestor", lost, "refs/copse/removed/"+out.RestoreID); err != nil {
+		t.Errorf("the record does not keep the submodule's reflog commit %s: %v", lost, err)
+	}
+}
+
+// withUninitialisedSubmodule brings the worktree's branch to a commit with a submodule
+// "sub" it never initialises: git checks out an empty directory there and never looks
+// into it again.
+func withUninitialisedSubmodule(r *coretest.Repo, wt string) string {
+	src := filepath.Join(r.Base, "subsrc")
+	r.Git(r.Base, "init", "-q", "-b", "main", src)
+	r.Git(src, "commit", "-q", "--allow-empty", "-m", "s1")
+	r.Git(r.Root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "sub")
+	r.Git(r.Root, "commit", "-q", "-m", "add sub")
+	r.Git(wt, "merge", "-q", "--ff-only", "main")
+	return filepath.Join(wt, "sub")
+}
+
+// Files in the directory of a submodule nobody initialised are untracked work git status
+// does not show: remove refuses (and a forced one, which cannot record them, refuses as
+// not_recordable), prune keeps the worktree, land refuses; nothing changes.
+func TestUninitialisedSubmoduleFilesAreUntrackedWork(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	sub := withUninitialisedSubmodule(r, wt)
+	coretest.WriteFile(t, filepath.Join(sub, "notes.txt"), "mine\n")
+	if out := r.Git(wt, "status", "--porcelain", "--untracked-files=all", "--ignore-submodules=none"); out != "" {
+		t.Fatalf("precondition: git status should not see the file, says %q", out)
+	}
+	r.Git(wt, "commit", "-q", "--allow-empty", "-m", "unlanded")
+	age(t, r, "feat", 100*time.Hour)
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := do(t, s, core.RemoveRequest{Path: core.Str(wt)})
+	wantCode(t, err, core.KindRefused, "dirty_worktree")
+	if e := core.AsError(err); !strings.Contains(e.Message, "1 untracked") || !strings.Contains(e.Message, "sub (1 file)") {
+		t.Errorf("the refusal does not name the file's directory: %s", e.Message)
+	}
+	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	wantCode(t, err, core.KindRefused, "not_recordable")
+	if e := core.AsError(err); !strings.Contains(e.Message, "uninitialised submodule directory sub (1 file)") {
+		t.Errorf("the forced refusal does not name the directory: %s", e.Message)
+	}
+	dry, err := do(t, s, core.PruneRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reasons(dry.Prune)["feat"]; got != "kept:dirty" {
+		t.Errorf("prune: feat is %q, want kept:dirty", got)
+	}
+	_, err = land(t, s, core.LandRequest{Branch: core.Str("feat")})
+	wantCode(t, err, core.KindRefused, "worktree_dirty")
+	r.Unchanged(before)
+	if got := r.Git(r.Root, "for-each-ref", "refs/copse/"); got != "" {
+		t.Errorf("a refusal left a record: %s", got)
 	}
 }

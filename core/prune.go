@@ -390,7 +390,7 @@ func pruneKeep(t gitx.Worktree, l Losses) (string, string) {
 	case l.Status.Error != "":
 		return KeepStatusUnknown, "cannot tell what removing it would lose: " + l.Status.Error
 	case l.Status.Dirty():
-		return KeepDirty, "uncommitted changes: " + changeSummary(l.Status)
+		return KeepDirty, "uncommitted changes: " + l.changes()
 	case len(l.Hidden) > 0:
 		return KeepDirty, fmt.Sprintf("%s git status does not show (assume-unchanged or skip-worktree): %s",
 			plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))

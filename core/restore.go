@@ -179,7 +179,7 @@ func (s *service) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, 
 		return nil, e
 	}
 	for _, r := range append(append([]HeldRepo(nil), l.Submodules...), l.NestedHeld...) {
-		if r.Unpushed == 0 || len(r.tips) == 0 {
+		if len(r.tips) == 0 {
 			continue
 		}
 		var oids []string

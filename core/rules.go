@@ -222,7 +222,7 @@ func ruleClean(t gitx.Worktree, l Losses) *Error {
 	switch {
 	case l.Status.Dirty():
 		return refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
-			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), changeSummary(l.Status))
+			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), l.changes())
 	case len(l.Hidden) > 0:
 		return refused(CodeDirtyWorktree, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
 			"%s (%s) has %s that git status does not show (assume-unchanged or skip-worktree): %s",

@@ -86,6 +86,29 @@ func UnkeptCommitsCmd(dir string, oids []string) (Cmd, error) {
 	return Cmd{dir: dir, args: args, read: true}, nil
 }
 
+// UnreferencedCommitsCmd lists the commits reachable from oids but from no ref at all (nor
+// HEAD) of the repository at dir: in a submodule whose repository goes with the worktree,
+// what only its reflogs still name.
+func UnreferencedCommitsCmd(dir string, oids []string) (Cmd, error) {
+	reasons := []string{checkDir(dir)}
+	if len(oids) == 0 {
+		reasons = append(reasons, "no commits")
+	}
+	for _, o := range oids {
+		reasons = append(reasons, checkOID("commit", o))
+	}
+	if err := check("rev-list", reasons...); err != nil {
+		return Cmd{}, err
+	}
+	args := append([]string{"rev-list", "--ignore-missing"}, oids...)
+	return Cmd{dir: dir, args: append(args, "--not", "--all"), read: true}, nil
+}
+
+// UnreferencedCommits runs UnreferencedCommitsCmd in batches of unkeptBatch commits.
+func (r *Runner) UnreferencedCommits(ctx context.Context, dir string, oids []string) ([]string, error) {
+	return r.batchedOIDs(ctx, dir, oids, UnreferencedCommitsCmd)
+}
+
 // NewPatchesCmd lists the commits of tip that are not in against and whose change is in
 // none of against's own commits either (a rebase or a message-only amend leaves the old
 // commits in the reflog, but their changes are kept).
@@ -116,18 +139,23 @@ func NewPatchesAgainstCmd(dir string, against []string, tip string) (Cmd, error)
 	return Cmd{dir: dir, args: args, read: true}, nil
 }
 
-// UnkeptCommits runs UnkeptCommitsCmd, in batches of unkeptBatch commits: what is
-// reachable from any of oids but kept by nothing is the union of each batch's answer
-// (each commit once, in the order first printed).
+// UnkeptCommits runs UnkeptCommitsCmd, in batches of unkeptBatch commits.
 func (r *Runner) UnkeptCommits(ctx context.Context, dir string, oids []string) ([]string, error) {
+	return r.batchedOIDs(ctx, dir, oids, UnkeptCommitsCmd)
+}
+
+// batchedOIDs runs build over oids in batches of unkeptBatch: what is reachable from any
+// of oids but kept by nothing is the union of each batch's answer (each commit once, in
+// the order first printed).
+func (r *Runner) batchedOIDs(ctx context.Context, dir string, oids []string, build func(string, []string) (Cmd, error)) ([]string, error) {
 	if len(oids) == 0 {
-		_, err := UnkeptCommitsCmd(dir, oids)
+		_, err := build(dir, oids)
 		return nil, err
 	}
 	var out []string
 	seen := map[string]bool{}
 	for batch := range slices.Chunk(oids, unkeptBatch) {
-		c, err := UnkeptCommitsCmd(dir, batch)
+		c, err := build(dir, batch)
 		if err != nil {
 			return nil, err
 		}
