@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,7 +97,11 @@ func heldNames(rs []HeldRepo) string {
 func (s *service) losses(ctx context.Context, t gitx.Worktree) Losses {
 	var l Losses
 	if t.Prunable != nil {
-		// The directory is gone: nothing on disk can be lost; the branch still counts.
+		// The directory is gone, but its admin directory is not: what git deletes with it
+		// (a detached HEAD, the HEAD reflog, refs/worktree/*) counts; the branch too.
+		if err := s.heldByAdmin(ctx, t, &l); err != nil {
+			l.Status.Error = statusError(err)
+		}
 		l.Unique = s.uniqueOf(ctx, t, &l)
 		return l
 	}
@@ -307,13 +312,17 @@ func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) e
 	if t.Head != "" && !allZero(t.Head) {
 		head = t.Head
 	}
-	if err := s.heldByReflog(ctx, t, gitDir, head, l); err != nil {
+	if err := s.heldByReflog(ctx, t.Path, gitDir, head, l); err != nil {
 		return err
 	}
 	if l.Detached > 0 {
 		l.keep = append(l.keep, KeptCommit{What: "detached HEAD", Commit: head})
 	}
-	if err := s.heldByWorktreeRefs(ctx, t, l); err != nil {
+	refs, err := s.git.WorktreeRefs(ctx, t.Path)
+	if err != nil {
+		return err
+	}
+	if err := s.heldByRefs(ctx, t.Path, refs, l); err != nil {
 		return err
 	}
 	if err := s.heldBySubmodules(ctx, t, gitDir, l); err != nil {
@@ -333,12 +342,13 @@ func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) e
 // heldByReflog counts the HEAD reflog's commits no branch, tag or remote reaches, and
 // whose change is not in HEAD either (a rebase or a message-only amend leaves equivalent
 // commits behind).
-func (s *service) heldByReflog(ctx context.Context, t gitx.Worktree, gitDir, head string, l *Losses) error {
+// dir is where git runs: the worktree, or the main checkout for one whose directory is gone.
+func (s *service) heldByReflog(ctx context.Context, dir, gitDir, head string, l *Losses) error {
 	tips, err := gitx.ReflogCommits(filepath.Join(gitDir, "logs", "HEAD"))
 	if err != nil || len(tips) == 0 {
 		return err
 	}
-	unkept, err := s.git.UnkeptCommits(ctx, t.Path, tips)
+	unkept, err := s.git.UnkeptCommits(ctx, dir, tips)
 	if err != nil {
 		return err
 	}
@@ -349,7 +359,7 @@ func (s *service) heldByReflog(ctx context.Context, t gitx.Worktree, gitDir, hea
 	if head != "" {
 		// Commits of a detached HEAD are counted as Detached, not twice.
 		if l.Detached > 0 {
-			mine, err := s.git.UnkeptCommits(ctx, t.Path, []string{head})
+			mine, err := s.git.UnkeptCommits(ctx, dir, []string{head})
 			if err != nil {
 				return err
 			}
@@ -357,7 +367,7 @@ func (s *service) heldByReflog(ctx context.Context, t gitx.Worktree, gitDir, hea
 				delete(lost, c)
 			}
 		}
-		lost = s.newPatches(ctx, t.Path, head, tips, lost)
+		lost = s.newPatches(ctx, dir, head, tips, lost)
 	}
 	for _, tip := range tips {
 		if lost[tip] {
@@ -368,17 +378,17 @@ func (s *service) heldByReflog(ctx context.Context, t gitx.Worktree, gitDir, hea
 	return nil
 }
 
-// heldByWorktreeRefs counts the commits only the worktree's own refs (refs/worktree/*) reach.
-func (s *service) heldByWorktreeRefs(ctx context.Context, t gitx.Worktree, l *Losses) error {
-	refs, err := s.git.WorktreeRefs(ctx, t.Path)
-	if err != nil || len(refs) == 0 {
-		return err
+// heldByRefs counts the commits only the worktree's own refs (refs/worktree/*, read in
+// dir) reach.
+func (s *service) heldByRefs(ctx context.Context, dir string, refs []gitx.HeldRef, l *Losses) error {
+	if len(refs) == 0 {
+		return nil
 	}
 	var oids []string
 	for _, r := range refs {
 		oids = append(oids, r.Commit)
 	}
-	unkept, err := s.git.UnkeptCommits(ctx, t.Path, oids)
+	unkept, err := s.git.UnkeptCommits(ctx, dir, oids)
 	if err != nil {
 		return err
 	}
@@ -390,6 +400,42 @@ func (s *service) heldByWorktreeRefs(ctx context.Context, t gitx.Worktree, l *Lo
 		}
 	}
 	return nil
+}
+
+// heldByAdmin reads what the admin directory of a worktree whose directory is gone (a
+// checkout moved by hand, a drive not mounted) holds that git deletes with it: a detached
+// HEAD's commits, its HEAD reflog's, its per-worktree refs'. git runs in the main
+// checkout; the files are read where git keeps them.
+func (s *service) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) error {
+	commonDir, err := s.commonDir(ctx)
+	if err != nil {
+		return err
+	}
+	id := idOf(worktreeIDs(commonDir), t.Path)
+	if id == "" {
+		return errors.New("cannot find the admin directory git keeps for it under " + filepath.Join(commonDir, "worktrees"))
+	}
+	admin, root := adminDir(commonDir, id), s.root()
+	head := ""
+	if t.Head != "" && !allZero(t.Head) {
+		head = t.Head
+	}
+	if t.Detached && head != "" {
+		if l.Detached, err = s.git.UnreachableCommits(ctx, root, head); err != nil {
+			return err
+		}
+	}
+	if err := s.heldByReflog(ctx, root, admin, head, l); err != nil {
+		return err
+	}
+	if l.Detached > 0 {
+		l.keep = append(l.keep, KeptCommit{What: "detached HEAD", Commit: head})
+	}
+	refs, err := gitx.AdminRefs(admin)
+	if err != nil {
+		return err
+	}
+	return s.heldByRefs(ctx, root, refs, l)
 }
 
 // heldBySubmodules reads the submodules of the worktree. One whose repository is deleted

@@ -248,3 +248,101 @@ func TestUninitialisedSubmoduleFilesAreUntrackedWork(t *testing.T) {
 		t.Errorf("a refusal left a record: %s", got)
 	}
 }
+
+// goneWithCommits makes a worktree whose admin directory holds three commits nothing
+// else does (one only its HEAD reflog names, one refs/worktree/keep, one its detached
+// HEAD), then moves its checkout away by hand: git lists it as prunable. It returns the
+// worktree's path and the three commits.
+func goneWithCommits(t *testing.T, r *coretest.Repo) (string, map[string]string) {
+	t.Helper()
+	wt := r.AddWorktree("feat", "feat")
+	held := map[string]string{"reflog": detachedCommit(r, wt, "feat"), "per-worktree ref": worktreeRefCommit(r, wt)}
+	r.Git(wt, "checkout", "-q", "--detach")
+	r.Git(wt, "commit", "-q", "--allow-empty", "-m", "detached work")
+	held["detached HEAD"] = r.Git(wt, "rev-parse", "HEAD")
+	if err := os.Rename(wt, wt+"-moved-by-hand"); err != nil {
+		t.Fatal(err)
+	}
+	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); !strings.Contains(wl, "prunable") {
+		t.Fatalf("precondition: git should list the worktree as prunable:\n%s", wl)
+	}
+	return wt, held
+}
+
+// A worktree whose checkout is gone (moved by hand, a drive not mounted) still has its
+// admin directory, with the commits only it held: remove refuses without --force and
+// changes nothing; a forced remove records them first.
+func TestRemoveOfGoneWorktreeKeepsItsAdminDirectorysCommits(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt, held := goneWithCommits(t, r)
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := do(t, s, core.RemoveRequest{Path: core.Str(wt)})
+	wantCode(t, err, core.KindRefused, "detached_unique_commits")
+	r.Unchanged(before)
+
+	p, err := s.Prepare(context.Background(), core.RemoveRequest{Path: core.Str(wt), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := p.Confirm.Line()
+	for _, want := range []string{"1 commit on no branch, tag or remote will be lost (detached at", "only the worktree's HEAD reflog holds", "refs/worktree/keep"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the forced confirmation does not name %q: %s", want, line)
+		}
+	}
+	out, err := s.Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.RestoreID == "" {
+		t.Fatal("the forced remove of a gone worktree holding commits made no record")
+	}
+	for what, c := range held {
+		if _, err := r.TryGit(r.Root, "merge-base", "--is-ancestor", c, "refs/copse/removed/"+out.RestoreID); err != nil {
+			t.Errorf("the record does not keep the %s commit %s: %v", what, c, err)
+		}
+	}
+}
+
+// Prune forgets a worktree whose checkout is gone only after recording the commits its
+// admin directory held (it no longer runs `git worktree prune`, which drops them all); its
+// dry run says so and changes nothing.
+func TestPruneRecordsWhatAGoneWorktreeHeldBeforeForgettingIt(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt, held := goneWithCommits(t, r)
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	dry, err := do(t, s, core.PruneRequest{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Unchanged(before)
+	if len(dry.Prune.Forgotten) != 1 || !strings.Contains(dry.Prune.Forgotten[0].Detail, "recorded first: it holds 3 commits only it held") {
+		t.Fatalf("dry run: %+v", dry.Prune)
+	}
+	p, err := s.Prepare(context.Background(), core.PruneRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := p.Confirm.Line(); !strings.Contains(line, "recorded first: it holds 3 commits only it held (detached HEAD, HEAD reflog, refs/worktree/keep)") {
+		t.Errorf("the confirmation does not say what is recorded: %s", line)
+	}
+	out, err := s.Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Prune.Forgotten) != 1 || out.Prune.Forgotten[0].Path != wt || out.Prune.Forgotten[0].RestoreID == "" {
+		t.Fatalf("prune: %+v", out.Prune)
+	}
+	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); strings.Contains(wl, wt+"\n") {
+		t.Errorf("still listed:\n%s", wl)
+	}
+	for what, c := range held {
+		if _, err := r.TryGit(r.Root, "merge-base", "--is-ancestor", c, "refs/copse/removed/"+out.Prune.Forgotten[0].RestoreID); err != nil {
+			t.Errorf("the record does not keep the %s commit %s: %v", what, c, err)
+		}
+	}
+}

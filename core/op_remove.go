@@ -130,7 +130,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	}
 	conf := removeConfirmation(r, t, ws, c.losses, c.live, s.backend.closesWorkspace(ws))
 	notices := conf.Notices
-	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
+	if recordsRemove(c) {
 		// Said in the plan (the dry run shows it), not in the confirmation's token: it is
 		// how the remove is undone, not something lost, so a notice. The outcome says the
 		// record's id instead.

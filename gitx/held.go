@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -218,6 +219,53 @@ func WorktreeRefsCmd(dir string) (Cmd, error) {
 	}
 	args := append([]string{"for-each-ref", "--format=%(objectname) %(refname)"}, perWorktreeRefs...)
 	return Cmd{dir: dir, args: args, read: true}, nil
+}
+
+// AdminRefs reads the per-worktree refs (refs/worktree/*, refs/bisect/*, refs/rewritten/*)
+// of the worktree whose admin directory is admin, from their files: for a worktree whose
+// directory is gone, where no git command can run. git keeps per-worktree refs loose in
+// the admin directory (never in packed-refs); symbolic ones point at another ref and hold
+// no commit of their own. An admin directory of the reftable format is not read: an error.
+func AdminRefs(admin string) ([]HeldRef, error) {
+	if _, err := os.Lstat(filepath.Join(admin, "reftable")); err == nil {
+		return nil, fmt.Errorf("gitx: %s keeps its refs in a reftable, which copse does not read", admin)
+	}
+	var refs []HeldRef
+	for _, ns := range perWorktreeRefs {
+		root := filepath.Join(admin, filepath.FromSlash(ns))
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == root && errors.Is(err, fs.ErrNotExist) {
+					return filepath.SkipAll
+				}
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			v := strings.TrimRight(string(b), "\n")
+			if strings.HasPrefix(v, "ref: ") {
+				return nil
+			}
+			rel, err := filepath.Rel(admin, p)
+			if err != nil {
+				return err
+			}
+			if !isOID(v) {
+				return fmt.Errorf("%s is not a ref file (%q)", p, clip(v))
+			}
+			refs = append(refs, HeldRef{Name: filepath.ToSlash(rel), Commit: v})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("gitx: reading the per-worktree refs in %s: %w", admin, err)
+		}
+	}
+	return refs, nil
 }
 
 // RepoTipsCmd lists the refs of the repository at dir that hold its own work (branches,
