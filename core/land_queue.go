@@ -95,6 +95,10 @@ type LandJob struct {
 	Commit       string       `json:"commit,omitempty"`   // the rebased (tested, landed) commit
 	Previous     string       `json:"previous,omitempty"` // the target's commit before the advance
 	Rebase       *LandRebase  `json:"rebase,omitempty"`   // the rebase this job started
+	// Orig is the branch's commit before the job's first rebase (Rebase names only the
+	// last one's): once Commit is on the target, the commits under Orig that the worktree's
+	// HEAD reflog still names are replaced by landed copies, not lost work.
+	Orig string `json:"orig,omitempty"`
 	Code         string       `json:"code,omitempty"`     // why it is blocked/failed/uncertain
 	Message      string       `json:"message,omitempty"`
 	Hint         string       `json:"hint,omitempty"`

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -356,6 +358,7 @@ func (s *service) heldByReflog(ctx context.Context, dir, gitDir, head string, l 
 	for _, c := range unkept {
 		lost[c] = true
 	}
+	s.dropLandedOriginals(ctx, dir, lost)
 	if head != "" {
 		// Commits of a detached HEAD are counted as Detached, not twice.
 		if l.Detached > 0 {
@@ -376,6 +379,65 @@ func (s *service) heldByReflog(ctx context.Context, dir, gitDir, head string, l 
 	}
 	l.Reflog = len(lost)
 	return nil
+}
+
+// dropLandedOriginals takes out of lost the originals a land replaced: a land's rebase
+// leaves the branch's commits from before it in the worktree's HEAD reflog, but once its
+// record's landed commit is on the target (git says so), the commits under the branch's
+// tips before the rebase (Orig, Rebase.OrigHead) are on the target as copies the land
+// proved equal in content (land_changed_content blocks a land whose copies differ, and
+// clears Commit). Only records whose tips are among lost are asked about. A record or a
+// git answer that cannot be read proves nothing: the commits stay lost.
+func (s *service) dropLandedOriginals(ctx context.Context, dir string, lost map[string]bool) {
+	if len(lost) == 0 {
+		return
+	}
+	commonDir, err := s.commonDir(ctx)
+	if err != nil {
+		return
+	}
+	jobs, err := readJobs(landjobs.Dir(commonDir))
+	if err != nil {
+		return
+	}
+	for _, j := range jobs {
+		tips := landedTips(j, lost)
+		if len(tips) == 0 {
+			continue
+		}
+		if on, err := s.git.Ancestor(ctx, dir, j.Commit, "refs/heads/"+j.Into); err != nil || !on {
+			continue
+		}
+		replaced, err := s.git.UnkeptCommits(ctx, dir, tips)
+		if err != nil {
+			continue
+		}
+		for _, c := range replaced {
+			delete(lost, c)
+		}
+	}
+}
+
+// landedTips are the branch's tips before j's rebases that lost still names, when j
+// landed a commit onto a branch (nil otherwise).
+func landedTips(j LandJob, lost map[string]bool) []string {
+	if j.Commit == "" || j.Into == "" {
+		return nil
+	}
+	var tips []string
+	for _, t := range []string{j.Orig, rebaseOrig(j.Rebase)} {
+		if t != "" && lost[t] && !slices.Contains(tips, t) {
+			tips = append(tips, t)
+		}
+	}
+	return tips
+}
+
+func rebaseOrig(rb *LandRebase) string {
+	if rb == nil {
+		return ""
+	}
+	return rb.OrigHead
 }
 
 // heldByRefs counts the commits only the worktree's own refs (refs/worktree/*, read in

@@ -346,3 +346,50 @@ func TestPruneRecordsWhatAGoneWorktreeHeldBeforeForgettingIt(t *testing.T) {
 		}
 	}
 }
+
+// A land whose rebase rewrote the branch leaves the originals in the worktree's HEAD
+// reflog. They are not lost work: the land's record proves their copies landed. With
+// more originals than the change-by-change comparison covers (33), the clean-up kept the
+// worktree for "33 commits only its HEAD reflog holds"; now it removes (and records) it,
+// and a later remove of a kept one is not refused for them either.
+func TestLandedOriginalsOfARewritingLandAreNotLost(t *testing.T) {
+	t.Parallel()
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep=%v", keep), func(t *testing.T) {
+			r := coretest.New(t)
+			w := r.AddWorktree("feat/long", filepath.Join(r.Base, "trees", "long"))
+			for i := range 33 {
+				commitOn(t, r, w, fmt.Sprintf("f%02d.txt", i), "work\n")
+			}
+			commitOn(t, r, r.Root, "m.txt", "main moved on\n") // so the land's rebase makes copies
+			s := open(t, r, r.Root)
+			out, err := land(t, s, core.LandRequest{Branch: core.Str("feat/long"), Keep: keep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := out.Land
+			if j.State != core.LandLanded || j.Attempts != 1 {
+				t.Fatalf("not landed in one rebase: %+v", j)
+			}
+			if !keep {
+				if _, err := os.Stat(w); !os.IsNotExist(err) || !j.Removed {
+					t.Fatalf("the clean-up kept the landed worktree: %v, warnings %q", err, j.Warnings)
+				}
+				return
+			}
+			// A commit made after the land is no original: it still counts, alone.
+			extra := detachedCommit(r, w, "feat/long")
+			before := r.Snapshot()
+			_, err = do(t, s, core.RemoveRequest{Path: core.Str(w)})
+			wantCode(t, err, core.KindRefused, "worktree_only_commits")
+			if e := core.AsError(err); !strings.Contains(e.Message, "has 1 commit only its HEAD reflog holds") {
+				t.Errorf("the refusal should count the one commit made after the land: %s", e.Message)
+			}
+			r.Unchanged(before)
+			r.Git(w, "branch", "saved", extra)
+			if _, err := do(t, s, core.RemoveRequest{Path: core.Str(w)}); err != nil {
+				t.Fatalf("remove refused a landed worktree for the originals its land replaced: %v", err)
+			}
+		})
+	}
+}
