@@ -95,24 +95,25 @@ type LandJob struct {
 	Commit       string       `json:"commit,omitempty"`   // the rebased (tested, landed) commit
 	Previous     string       `json:"previous,omitempty"` // the target's commit before the advance
 	Rebase       *LandRebase  `json:"rebase,omitempty"`   // the rebase this job started
+	Code         string       `json:"code,omitempty"`     // why it is blocked/failed/uncertain
+	Message      string       `json:"message,omitempty"`
+	Hint         string       `json:"hint,omitempty"`
+	Conflicts    []string     `json:"conflicts,omitempty"`
+	Interrupted  LandPhase    `json:"interrupted,omitempty"` // cancelled or abandoned in this phase
+	Remaining    string       `json:"remaining,omitempty"`   // the state it left
+	Log          string       `json:"log,omitempty"`
+	LogTail      []string     `json:"log_tail,omitempty"` // a failed gate: the log's last lines, escaped (SafeLogLine)
+	Gate         *LandGate    `json:"gate,omitempty"`     // the test gate's process group and marker, once it started
+	Removed      bool         `json:"worktree_removed,omitempty"`
+	BranchGone   bool         `json:"branch_deleted,omitempty"`
+	Released     bool         `json:"claim_released,omitempty"`
+	Warnings     []string     `json:"warnings,omitempty"`
+	Notices      []string     `json:"notices,omitempty"` // after a land: upstreams that now differ, and the command that would publish
+
 	// Orig is the branch's commit before the job's first rebase (Rebase names only the
 	// last one's): once Commit is on the target, the commits under Orig that the worktree's
 	// HEAD reflog still names are replaced by landed copies, not lost work.
-	Orig        string    `json:"orig,omitempty"`
-	Code        string    `json:"code,omitempty"` // why it is blocked/failed/uncertain
-	Message     string    `json:"message,omitempty"`
-	Hint        string    `json:"hint,omitempty"`
-	Conflicts   []string  `json:"conflicts,omitempty"`
-	Interrupted LandPhase `json:"interrupted,omitempty"` // cancelled or abandoned in this phase
-	Remaining   string    `json:"remaining,omitempty"`   // the state it left
-	Log         string    `json:"log,omitempty"`
-	LogTail     []string  `json:"log_tail,omitempty"` // a failed gate: the log's last lines, escaped (SafeLogLine)
-	Gate        *LandGate `json:"gate,omitempty"`     // the test gate's process group and marker, once it started
-	Removed     bool      `json:"worktree_removed,omitempty"`
-	BranchGone  bool      `json:"branch_deleted,omitempty"`
-	Released    bool      `json:"claim_released,omitempty"`
-	Warnings    []string  `json:"warnings,omitempty"`
-	Notices     []string  `json:"notices,omitempty"` // after a land: upstreams that now differ, and the command that would publish
+	Orig string `json:"orig,omitempty"`
 }
 
 const landRecordVersion = 1
