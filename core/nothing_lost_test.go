@@ -280,6 +280,9 @@ func TestRemoveOfGoneWorktreeKeepsItsAdminDirectorysCommits(t *testing.T) {
 	before := r.Snapshot()
 	_, err := do(t, s, core.RemoveRequest{Path: core.Str(wt)})
 	wantCode(t, err, core.KindRefused, "detached_unique_commits")
+	if e := core.AsError(err); !strings.Contains(e.Hint, "its directory is gone") {
+		t.Errorf("the hint should not send the user to a directory that is gone: %s", e.Hint)
+	}
 	r.Unchanged(before)
 
 	p, err := s.Prepare(context.Background(), core.RemoveRequest{Path: core.Str(wt), Force: true})

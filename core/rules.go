@@ -242,7 +242,7 @@ func ruleNoNested(t gitx.Worktree, l Losses) *Error {
 
 func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
 	if l.Detached > 0 {
-		return refused(CodeDetachedUniqueCommits, "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them",
+		return refused(CodeDetachedUniqueCommits, goneHint(t, "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them"),
 			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), short(t.Head), plural(l.Detached, "commit"))
 	}
 	return nil
@@ -251,15 +251,24 @@ func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
 func ruleNoWorktreeOnlyCommits(t gitx.Worktree, l Losses) *Error {
 	switch {
 	case l.Reflog > 0:
-		return refused(CodeWorktreeOnlyCommits, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" reflog shows them; git branch <name> <commit>), or pass --force to record them for `copse restore`",
+		return refused(CodeWorktreeOnlyCommits, goneHint(t, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" reflog shows them; git branch <name> <commit>), or pass --force to record them for `copse restore`"),
 			"%s has %s only its HEAD reflog holds (on no branch, tag or remote, their change nowhere else); git deletes that reflog with the worktree",
 			Escape(t.Path), plural(l.Reflog, "commit"))
 	case l.RefCommits > 0:
-		return refused(CodeWorktreeOnlyCommits, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" branch <name> <ref>), or pass --force to record them for `copse restore`",
+		return refused(CodeWorktreeOnlyCommits, goneHint(t, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" branch <name> <ref>), or pass --force to record them for `copse restore`"),
 			"%s has %s only its per-worktree refs hold, which git deletes with the worktree: %s",
 			Escape(t.Path), plural(l.RefCommits, "commit"), sample(l.WorktreeRefs, len(l.WorktreeRefs)))
 	}
 	return nil
+}
+
+// goneHint is hint, or for a worktree whose directory is gone (where no `git -C` can run)
+// how to keep what its admin directory holds.
+func goneHint(t gitx.Worktree, hint string) string {
+	if t.Prunable == nil {
+		return hint
+	}
+	return "its directory is gone: put it back (after moving it, git worktree repair) and keep them on a branch, or pass --force to record them for `copse restore`"
 }
 
 func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
