@@ -581,12 +581,12 @@ func (s *service) submoduleReflog(ctx context.Context, sgd string, r *HeldRepo) 
 // initialised there: git status does not look into it, a record does not keep it (git add
 // sees a gitlink), and a remove deletes it. They are untracked work nothing can record.
 func (l *Losses) uninitialisedFiles(rel, dir string) error {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return nil // gone, or a file or symlink in its place: git status reports that itself
+	}
 	n := 0
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
-			if p == dir && os.IsNotExist(err) {
-				return filepath.SkipAll // no directory: nothing there
-			}
 			return err
 		}
 		if !d.IsDir() {
