@@ -307,6 +307,20 @@ func TestRemoveOfGoneWorktreeKeepsItsAdminDirectorysCommits(t *testing.T) {
 			t.Errorf("the record does not keep the %s commit %s: %v", what, c, err)
 		}
 	}
+	// The record brings it back: each kept commit gets a ref of its own, refs/worktree/keep
+	// comes back in the restored worktree.
+	if _, err := do(t, s, core.RestoreRequest{ID: core.Str(out.RestoreID)}); err != nil {
+		t.Fatalf("restore of the gone worktree's record: %v", err)
+	}
+	kept := r.Git(r.Root, "for-each-ref", "--format=%(objectname)", "refs/copse/kept/"+out.RestoreID+"/")
+	for what, c := range held {
+		if !strings.Contains(kept, c) {
+			t.Errorf("after restore no kept ref holds the %s commit %s:\n%s", what, c, kept)
+		}
+	}
+	if got := r.Git(wt, "rev-parse", "refs/worktree/keep"); got != held["per-worktree ref"] {
+		t.Errorf("refs/worktree/keep came back at %q, want %s", got, held["per-worktree ref"])
+	}
 }
 
 // Prune forgets a worktree whose checkout is gone only after recording the commits its
