@@ -508,45 +508,71 @@ func (s *service) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) e
 // live in the worktree and go with it; no record keeps them. A directory git never
 // initialised is one git status does not look into: files there are untracked work.
 func (s *service) heldBySubmodules(ctx context.Context, t gitx.Worktree, gitDir string, l *Losses) error {
-	subs, err := s.git.Gitlinks(ctx, t.Path)
+	return s.submodulesIn(ctx, t.Path, gitDir, t.Path, "", 0, l)
+}
+
+// maxSubmoduleDepth bounds how deep submodules of submodules are read: past it the answer
+// is unknown, never "nothing".
+const maxSubmoduleDepth = 8
+
+// submodulesIn reads the submodules of the repository checked out at dir (the worktree
+// top, or a submodule of it, named prefix), and theirs in turn: a submodule's own
+// submodules keep their git directories inside its git directory, so they go too.
+func (s *service) submodulesIn(ctx context.Context, top, gitDir, dir, prefix string, depth int, l *Losses) error {
+	if depth > maxSubmoduleDepth {
+		return fmt.Errorf("submodules nested more than %d deep at %s are not read", maxSubmoduleDepth, strings.TrimSuffix(prefix, "/"))
+	}
+	subs, err := s.git.Gitlinks(ctx, dir)
 	if err != nil {
 		return err
 	}
 	for _, p := range subs {
-		dir := filepath.Join(t.Path, filepath.FromSlash(p))
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
-			if err := l.uninitialisedFiles(p, dir); err != nil {
+		rel, sdir := prefix+p, filepath.Join(dir, filepath.FromSlash(p))
+		initialised, err := s.heldBySubmodule(ctx, top, gitDir, rel, sdir, l)
+		if err != nil {
+			return err
+		}
+		if initialised {
+			if err := s.submodulesIn(ctx, top, gitDir, sdir, rel+"/", depth+1, l); err != nil {
 				return err
 			}
-			continue
 		}
-		sgd, err := gitx.WorktreeGitDir(dir)
-		if err != nil {
-			r := HeldRepo{Path: p, Unknown: statusError(err), dir: dir}
-			l.Submodules = append(l.Submodules, r)
-			l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
-			continue
-		}
-		if !within(canonical(sgd), canonical(gitDir)) && !within(canonical(sgd), canonical(t.Path)) {
-			if r := s.changesOf(ctx, p, dir); r.Changes > 0 || r.Unknown != "" {
-				l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+"; its repository "+sgd+" stays, they do not)")
-			}
-			continue
-		}
-		r := s.heldRepo(ctx, p, dir)
-		if err := s.submoduleReflog(ctx, sgd, &r); err != nil {
-			r.Unknown = statusError(err)
-		}
-		if r.Unpushed > 0 || r.ReflogOnly > 0 || r.Unknown != "" {
-			l.Submodules = append(l.Submodules, r)
-		}
-		if r.Changes > 0 || r.Unknown != "" {
-			l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
-		}
-		// Its uncommitted changes show in the worktree's own status (--ignore-submodules=none).
-		l.keepRepo("submodule", r)
 	}
 	return nil
+}
+
+// heldBySubmodule reads one submodule (rel, checked out at dir) into l, and says whether
+// it is initialised (has a .git whose repository could be read).
+func (s *service) heldBySubmodule(ctx context.Context, top, gitDir, rel, dir string, l *Losses) (bool, error) {
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+		return false, l.uninitialisedFiles(rel, dir)
+	}
+	sgd, err := gitx.WorktreeGitDir(dir)
+	if err != nil {
+		r := HeldRepo{Path: rel, Unknown: statusError(err), dir: dir}
+		l.Submodules = append(l.Submodules, r)
+		l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
+		return false, nil
+	}
+	if !within(canonical(sgd), canonical(gitDir)) && !within(canonical(sgd), canonical(top)) {
+		if r := s.changesOf(ctx, rel, dir); r.Changes > 0 || r.Unknown != "" {
+			l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+"; its repository "+sgd+" stays, they do not)")
+		}
+		return true, nil
+	}
+	r := s.heldRepo(ctx, rel, dir)
+	if err := s.submoduleReflog(ctx, sgd, &r); err != nil {
+		r.Unknown = statusError(err)
+	}
+	if r.Unpushed > 0 || r.ReflogOnly > 0 || r.Unknown != "" {
+		l.Submodules = append(l.Submodules, r)
+	}
+	if r.Changes > 0 || r.Unknown != "" {
+		l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
+	}
+	// Its uncommitted changes show in the worktree's own status (--ignore-submodules=none).
+	l.keepRepo("submodule", r)
+	return true, nil
 }
 
 // submoduleReflog finds the commits only the submodule's own HEAD reflog (in its git

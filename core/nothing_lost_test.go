@@ -410,3 +410,40 @@ func TestLandedOriginalsOfARewritingLandAreNotLost(t *testing.T) {
 		})
 	}
 }
+
+// A submodule's own submodule keeps its git directory inside the outer one's, which goes
+// with the worktree: its commits on no remote count too, named by their whole path, and
+// the record keeps them.
+func TestSubmoduleOfASubmoduleIsReadToo(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	inner := filepath.Join(r.Base, "innersrc")
+	r.Git(r.Base, "init", "-q", "-b", "main", inner)
+	r.Git(inner, "commit", "-q", "--allow-empty", "-m", "i1")
+	outer := filepath.Join(r.Base, "subsrc")
+	r.Git(r.Base, "init", "-q", "-b", "main", outer)
+	r.Git(outer, "commit", "-q", "--allow-empty", "-m", "s1")
+	r.Git(outer, "-c", "protocol.file.allow=always", "submodule", "add", "-q", inner, "inner")
+	r.Git(outer, "commit", "-q", "-m", "add inner")
+	r.Git(r.Root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", outer, "sub")
+	r.Git(r.Root, "commit", "-q", "-m", "add sub")
+	r.Git(wt, "merge", "-q", "--ff-only", "main")
+	r.Git(wt, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "--recursive", "-q")
+	lost := submoduleCommit(r, filepath.Join(wt, "sub", "inner"))
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := do(t, s, core.RemoveRequest{Path: core.Str(wt)})
+	wantCode(t, err, core.KindRefused, "submodule_unpushed")
+	if e := core.AsError(err); !strings.Contains(e.Message, "sub/inner (1 commit on no remote)") {
+		t.Errorf("the refusal does not name the inner submodule: %s", e.Message)
+	}
+	r.Unchanged(before)
+	out, err := do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.TryGit(r.Root, "merge-base", "--is-ancestor", lost, "refs/copse/removed/"+out.RestoreID); err != nil {
+		t.Errorf("the record does not keep the inner submodule's commit %s: %v", lost, err)
+	}
+}
