@@ -447,3 +447,30 @@ func TestSubmoduleOfASubmoduleIsReadToo(t *testing.T) {
 		t.Errorf("the record does not keep the inner submodule's commit %s: %v", lost, err)
 	}
 }
+
+// "Could not tell" is never "nothing": a gone worktree whose admin directory cannot be
+// read (a per-worktree ref file that names no commit) is kept by prune and refused by
+// remove, --force included (the record cannot read it either: no record, no remove).
+func TestGoneWorktreeWhoseAdminDirectoryCannotBeReadIsKept(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat") // holding nothing but what cannot be read
+	coretest.WriteFile(t, filepath.Join(r.Root, ".git", "worktrees", "feat", "refs", "worktree", "broken"), "not a commit\n")
+	if err := os.Rename(wt, wt+"-moved-by-hand"); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := do(t, s, core.RemoveRequest{Path: core.Str(wt)})
+	wantCode(t, err, core.KindRefused, "status_unknown")
+	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	wantCode(t, err, core.KindFailed, "snapshot_failed")
+	out, err := do(t, s, core.PruneRequest{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reasons(out.Prune)["feat"]; got != "kept:status_unknown" {
+		t.Errorf("prune: feat is %q, want kept:status_unknown", got)
+	}
+	r.Unchanged(before)
+}
