@@ -332,6 +332,12 @@ func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) e
 	}
 	for _, p := range l.Nested {
 		r := s.heldRepo(ctx, strings.TrimSuffix(p, "/")+"/", filepath.Join(t.Path, filepath.FromSlash(strings.TrimSuffix(p, "/"))))
+		// Its own HEAD reflog goes with it when its git directory lies inside the worktree.
+		if ngd, err := gitx.WorktreeGitDir(r.dir); err == nil && within(canonical(ngd), canonical(t.Path)) {
+			if err := s.repoReflog(ctx, ngd, &r); err != nil {
+				r.Unknown = statusError(err)
+			}
+		}
 		l.NestedHeld = append(l.NestedHeld, r)
 		if r.Changes > 0 || r.Unknown != "" {
 			l.unrecordable = append(l.unrecordable, "nested repository "+r.Path+" ("+r.describe()+")")
@@ -561,7 +567,7 @@ func (s *service) heldBySubmodule(ctx context.Context, top, gitDir, rel, dir str
 		return true, nil
 	}
 	r := s.heldRepo(ctx, rel, dir)
-	if err := s.submoduleReflog(ctx, sgd, &r); err != nil {
+	if err := s.repoReflog(ctx, sgd, &r); err != nil {
 		r.Unknown = statusError(err)
 	}
 	if r.Unpushed > 0 || r.ReflogOnly > 0 || r.Unknown != "" {
@@ -575,10 +581,11 @@ func (s *service) heldBySubmodule(ctx context.Context, top, gitDir, rel, dir str
 	return true, nil
 }
 
-// submoduleReflog finds the commits only the submodule's own HEAD reflog (in its git
-// directory sgd) holds: left by `git submodule update` on a detached HEAD, then reset
-// away. They go with its git directory, so they count, and a record keeps them.
-func (s *service) submoduleReflog(ctx context.Context, sgd string, r *HeldRepo) error {
+// repoReflog finds the commits only the own HEAD reflog of a submodule or nested
+// repository (in its git directory sgd) holds: left by `git submodule update` on a
+// detached HEAD, then reset away. They go with its git directory, so they count, and a
+// record keeps them.
+func (s *service) repoReflog(ctx context.Context, sgd string, r *HeldRepo) error {
 	if r.Unknown != "" {
 		return nil
 	}

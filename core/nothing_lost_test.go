@@ -474,3 +474,31 @@ func TestGoneWorktreeWhoseAdminDirectoryCannotBeReadIsKept(t *testing.T) {
 	}
 	r.Unchanged(before)
 }
+
+// A nested repository's own HEAD reflog goes with it: a commit reset away there counts
+// (named in the refusal) and the forced remove's record keeps it.
+func TestNestedRepositoryReflogOnlyCommitIsRecorded(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	nestedWithCommit(r, wt)
+	lib := filepath.Join(wt, "deps", "lib")
+	r.Git(lib, "commit", "-q", "--allow-empty", "-m", "reset away")
+	lost := r.Git(lib, "rev-parse", "HEAD")
+	r.Git(lib, "reset", "-q", "--hard", "HEAD~1")
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	_, err := do(t, s, core.RemoveRequest{Path: core.Str(wt)})
+	wantCode(t, err, core.KindRefused, "nested_repository")
+	if e := core.AsError(err); !strings.Contains(e.Message, "1 commit only its HEAD reflog holds") {
+		t.Errorf("the refusal does not name the reflog commit: %s", e.Message)
+	}
+	r.Unchanged(before)
+	out, err := do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.TryGit(r.Root, "merge-base", "--is-ancestor", lost, "refs/copse/removed/"+out.RestoreID); err != nil {
+		t.Errorf("the record does not keep the nested repository's reflog commit %s: %v", lost, err)
+	}
+}
