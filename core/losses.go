@@ -56,11 +56,11 @@ type HeldRepo struct {
 	Changes  int    // its uncommitted entries (staged, unstaged, untracked, conflicted)
 	Unpushed int    // its commits on none of its remote-tracking refs
 	// ReflogOnly counts the commits only its own HEAD reflog holds (no ref of its own, no
-	// remote): a submodule's, read when its git directory goes with the worktree.
+	// remote), read when its git directory goes with the worktree.
 	ReflogOnly int
 	Unknown    string // why it could not be read ("" when it was)
 	dir        string
-	tips       []gitx.HeldRef // HEAD, branches and stash, to record when Unpushed
+	tips       []gitx.HeldRef // HEAD, branches, stash and reflog-only commits, to record
 }
 
 // describe says what of r would be lost, e.g. "2 uncommitted changes, 1 commit on no remote".

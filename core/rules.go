@@ -273,7 +273,7 @@ func goneHint(t gitx.Worktree, hint string) string {
 
 func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 	if len(l.Submodules) > 0 {
-		return refused(CodeSubmoduleUnpushed, "push them (git -C <submodule> push), or pass --force to record them for `copse restore`",
+		return refused(CodeSubmoduleUnpushed, "push them (git -C <submodule> push; a commit only its reflog holds needs a branch first: git -C <submodule> branch <name> <commit>), or pass --force to record them for `copse restore`",
 			"%s holds %s whose git directory git deletes with the worktree: %s",
 			Escape(t.Path), plural(len(l.Submodules), "submodule"), heldNames(l.Submodules))
 	}
