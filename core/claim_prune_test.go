@@ -420,7 +420,7 @@ func TestPruneReasons(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("report has %d entries, want %d: %v", len(got), len(want), got)
 	}
-	if !strings.Contains(strings.Join(out.Commands, "\n"), "worktree prune") {
+	if !strings.Contains(strings.Join(out.Commands, "\n"), "worktree remove -- "+gone) {
 		t.Errorf("dry run commands %v", out.Commands)
 	}
 

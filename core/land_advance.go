@@ -337,7 +337,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 	j.Removed = true
 	if l.Ignored > 0 {
 		// Deleted as by remove, and like remove's confirmation the land says which.
-		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), plural(l.Ignored, "ignored file")+": "+sample(l.IgnoredSample, l.Ignored))
+		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), l.ignoredNamed())
 	}
 	s.emitWorktree(r.commonDir, EventRemoved, j)
 	del, err := gitx.DeleteRefCAS(s.root(), j.Worktree.Branch, j.Commit)

@@ -355,7 +355,7 @@ func (s *service) preflight(ctx context.Context, c *landCmd, commonDir string, a
 		return failed(CodeStatusFailed, nil, "", "cannot tell what %s holds: %s", Escape(w), l.Status.Error)
 	case l.Status.Dirty():
 		return refused(CodeWorktreeDirty, "commit (or remove) them first; land moves only committed work",
-			"%s has uncommitted changes git status does not show here: %s", Escape(w), changeSummary(l.Status))
+			"%s has uncommitted changes git status does not show here: %s", Escape(w), l.changes())
 	case len(l.Hidden) > 0:
 		return refused(CodeWorktreeDirty, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status); land moves only committed work",
 			"%s has %s git status does not show (assume-unchanged or skip-worktree): %s",

@@ -109,6 +109,11 @@ type LandJob struct {
 	Released     bool         `json:"claim_released,omitempty"`
 	Warnings     []string     `json:"warnings,omitempty"`
 	Notices      []string     `json:"notices,omitempty"` // after a land: upstreams that now differ, and the command that would publish
+
+	// Orig is the branch's commit before the job's first rebase (Rebase names only the
+	// last one's): once Commit is on the target, the commits under Orig that the worktree's
+	// HEAD reflog still names are replaced by landed copies, not lost work.
+	Orig string `json:"orig,omitempty"`
 }
 
 const landRecordVersion = 1

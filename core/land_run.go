@@ -689,6 +689,9 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 		return false
 	}
 	j.Rebase = &LandRebase{HeadName: "refs/heads/" + j.Worktree.Branch, OrigHead: orig, Onto: onto}
+	if j.Orig == "" {
+		j.Orig = orig
+	}
 	r.save(PhaseRebase)
 	build := gitx.Rebase
 	if len(merges) > 0 {

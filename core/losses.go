@@ -2,11 +2,14 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -32,6 +35,10 @@ type Losses struct {
 	// Submodules whose git directory goes with the worktree (<admin>/modules/…, or a .git
 	// directory inside it) and holds commits none of its remote-tracking refs has.
 	Submodules []HeldRepo
+	// SubmoduleFiles are the directories of submodules git never initialised that hold
+	// files ("sub (2 files)"): git status does not look there. Their files are counted in
+	// Status.Untracked.
+	SubmoduleFiles []string
 	// NestedHeld details Nested: each nested repository's uncommitted changes and its
 	// commits on no remote of its own.
 	NestedHeld []HeldRepo
@@ -48,9 +55,12 @@ type HeldRepo struct {
 	Path     string // relative to the worktree
 	Changes  int    // its uncommitted entries (staged, unstaged, untracked, conflicted)
 	Unpushed int    // its commits on none of its remote-tracking refs
-	Unknown  string // why it could not be read ("" when it was)
-	dir      string
-	tips     []gitx.HeldRef // HEAD, branches and stash, to record when Unpushed
+	// ReflogOnly counts the commits only its own HEAD reflog holds (no ref of its own, no
+	// remote), read when its git directory goes with the worktree.
+	ReflogOnly int
+	Unknown    string // why it could not be read ("" when it was)
+	dir        string
+	tips       []gitx.HeldRef // HEAD, branches, stash and reflog-only commits, to record
 }
 
 // describe says what of r would be lost, e.g. "2 uncommitted changes, 1 commit on no remote".
@@ -64,6 +74,9 @@ func (r HeldRepo) describe() string {
 	}
 	if r.Unpushed > 0 {
 		parts = append(parts, plural(r.Unpushed, "commit")+" on no remote")
+	}
+	if r.ReflogOnly > 0 {
+		parts = append(parts, plural(r.ReflogOnly, "commit")+" only its HEAD reflog holds")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -86,7 +99,11 @@ func heldNames(rs []HeldRepo) string {
 func (s *service) losses(ctx context.Context, t gitx.Worktree) Losses {
 	var l Losses
 	if t.Prunable != nil {
-		// The directory is gone: nothing on disk can be lost; the branch still counts.
+		// The directory is gone, but its admin directory is not: what git deletes with it
+		// (a detached HEAD, the HEAD reflog, refs/worktree/*) counts; the branch too.
+		if err := s.heldByAdmin(ctx, t, &l); err != nil {
+			l.Status.Error = statusError(err)
+		}
 		l.Unique = s.uniqueOf(ctx, t, &l)
 		return l
 	}
@@ -162,7 +179,7 @@ func (l Losses) lines(t gitx.Worktree, deleteBranch bool) []string {
 		out = append(out, "a "+l.Operation+" in progress will be abandoned")
 	}
 	if l.Status.Dirty() {
-		out = append(out, "uncommitted changes will be lost: "+changeSummary(l.Status))
+		out = append(out, "uncommitted changes will be lost: "+l.changes())
 	}
 	if len(l.Hidden) > 0 {
 		out = append(out, fmt.Sprintf("%s git status does not show (assume-unchanged or skip-worktree) will be lost: %s",
@@ -190,6 +207,22 @@ func (l Losses) lines(t gitx.Worktree, deleteBranch bool) []string {
 		out = append(out, fmt.Sprintf("%s on no other branch or remote will be lost with branch %s", plural(l.Unique, "commit"), Escape(t.Branch)))
 	}
 	return out
+}
+
+// changes sums up the uncommitted changes, naming the uninitialised submodule
+// directories whose files git status does not show.
+func (l Losses) changes() string {
+	out := changeSummary(l.Status)
+	if len(l.SubmoduleFiles) > 0 {
+		out += " (in uninitialised submodule directories git status does not look into: " + sample(l.SubmoduleFiles, len(l.SubmoduleFiles)) + ")"
+	}
+	return out
+}
+
+// ignoredNamed names the ignored files removing the worktree deletes, escaped: "2 ignored
+// files: .env, build/x". Remove's dry run and result and land's clean-up say it alike.
+func (l Losses) ignoredNamed() string {
+	return plural(l.Ignored, "ignored file") + ": " + sample(l.IgnoredSample, l.Ignored)
 }
 
 // sample shows the first few names of n, escaped, and how many more there are.
@@ -281,13 +314,17 @@ func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) e
 	if t.Head != "" && !allZero(t.Head) {
 		head = t.Head
 	}
-	if err := s.heldByReflog(ctx, t, gitDir, head, l); err != nil {
+	if err := s.heldByReflog(ctx, t.Path, gitDir, head, l); err != nil {
 		return err
 	}
 	if l.Detached > 0 {
 		l.keep = append(l.keep, KeptCommit{What: "detached HEAD", Commit: head})
 	}
-	if err := s.heldByWorktreeRefs(ctx, t, l); err != nil {
+	refs, err := s.git.WorktreeRefs(ctx, t.Path)
+	if err != nil {
+		return err
+	}
+	if err := s.heldByRefs(ctx, t.Path, refs, l); err != nil {
 		return err
 	}
 	if err := s.heldBySubmodules(ctx, t, gitDir, l); err != nil {
@@ -295,6 +332,12 @@ func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) e
 	}
 	for _, p := range l.Nested {
 		r := s.heldRepo(ctx, strings.TrimSuffix(p, "/")+"/", filepath.Join(t.Path, filepath.FromSlash(strings.TrimSuffix(p, "/"))))
+		// Its own HEAD reflog goes with it when its git directory lies inside the worktree.
+		if ngd, err := gitx.WorktreeGitDir(r.dir); err == nil && within(canonical(ngd), canonical(t.Path)) {
+			if err := s.repoReflog(ctx, ngd, &r); err != nil {
+				r.Unknown = statusError(err)
+			}
+		}
 		l.NestedHeld = append(l.NestedHeld, r)
 		if r.Changes > 0 || r.Unknown != "" {
 			l.unrecordable = append(l.unrecordable, "nested repository "+r.Path+" ("+r.describe()+")")
@@ -307,12 +350,13 @@ func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) e
 // heldByReflog counts the HEAD reflog's commits no branch, tag or remote reaches, and
 // whose change is not in HEAD either (a rebase or a message-only amend leaves equivalent
 // commits behind).
-func (s *service) heldByReflog(ctx context.Context, t gitx.Worktree, gitDir, head string, l *Losses) error {
+// dir is where git runs: the worktree, or the main checkout for one whose directory is gone.
+func (s *service) heldByReflog(ctx context.Context, dir, gitDir, head string, l *Losses) error {
 	tips, err := gitx.ReflogCommits(filepath.Join(gitDir, "logs", "HEAD"))
 	if err != nil || len(tips) == 0 {
 		return err
 	}
-	unkept, err := s.git.UnkeptCommits(ctx, t.Path, tips)
+	unkept, err := s.git.UnkeptCommits(ctx, dir, tips)
 	if err != nil {
 		return err
 	}
@@ -320,10 +364,11 @@ func (s *service) heldByReflog(ctx context.Context, t gitx.Worktree, gitDir, hea
 	for _, c := range unkept {
 		lost[c] = true
 	}
+	s.dropLandedOriginals(ctx, dir, lost)
 	if head != "" {
 		// Commits of a detached HEAD are counted as Detached, not twice.
 		if l.Detached > 0 {
-			mine, err := s.git.UnkeptCommits(ctx, t.Path, []string{head})
+			mine, err := s.git.UnkeptCommits(ctx, dir, []string{head})
 			if err != nil {
 				return err
 			}
@@ -331,7 +376,7 @@ func (s *service) heldByReflog(ctx context.Context, t gitx.Worktree, gitDir, hea
 				delete(lost, c)
 			}
 		}
-		lost = s.newPatches(ctx, t.Path, head, tips, lost)
+		lost = s.newPatches(ctx, dir, head, tips, lost)
 	}
 	for _, tip := range tips {
 		if lost[tip] {
@@ -342,17 +387,76 @@ func (s *service) heldByReflog(ctx context.Context, t gitx.Worktree, gitDir, hea
 	return nil
 }
 
-// heldByWorktreeRefs counts the commits only the worktree's own refs (refs/worktree/*) reach.
-func (s *service) heldByWorktreeRefs(ctx context.Context, t gitx.Worktree, l *Losses) error {
-	refs, err := s.git.WorktreeRefs(ctx, t.Path)
-	if err != nil || len(refs) == 0 {
-		return err
+// dropLandedOriginals takes out of lost the originals a land replaced: a land's rebase
+// leaves the branch's commits from before it in the worktree's HEAD reflog, but once its
+// record's landed commit is on the target (git says so), the commits under the branch's
+// tips before the rebase (Orig, Rebase.OrigHead) are on the target as copies the land
+// proved equal in content (land_changed_content blocks a land whose copies differ, and
+// clears Commit). Only records whose tips are among lost are asked about. A record or a
+// git answer that cannot be read proves nothing: the commits stay lost.
+func (s *service) dropLandedOriginals(ctx context.Context, dir string, lost map[string]bool) {
+	if len(lost) == 0 {
+		return
+	}
+	commonDir, err := s.commonDir(ctx)
+	if err != nil {
+		return
+	}
+	jobs, err := readJobs(landjobs.Dir(commonDir))
+	if err != nil {
+		return
+	}
+	for _, j := range jobs {
+		tips := landedTips(j, lost)
+		if len(tips) == 0 {
+			continue
+		}
+		if on, err := s.git.Ancestor(ctx, dir, j.Commit, "refs/heads/"+j.Into); err != nil || !on {
+			continue
+		}
+		replaced, err := s.git.UnkeptCommits(ctx, dir, tips)
+		if err != nil {
+			continue
+		}
+		for _, c := range replaced {
+			delete(lost, c)
+		}
+	}
+}
+
+// landedTips are the branch's tips before j's rebases that lost still names, when j
+// landed a commit onto a branch (nil otherwise).
+func landedTips(j LandJob, lost map[string]bool) []string {
+	if j.Commit == "" || j.Into == "" {
+		return nil
+	}
+	var tips []string
+	for _, t := range []string{j.Orig, rebaseOrig(j.Rebase)} {
+		if t != "" && lost[t] && !slices.Contains(tips, t) {
+			tips = append(tips, t)
+		}
+	}
+	return tips
+}
+
+func rebaseOrig(rb *LandRebase) string {
+	if rb == nil {
+		return ""
+	}
+	return rb.OrigHead
+}
+
+// heldByRefs counts the commits only the worktree's own refs (refs/worktree/*, read in
+// dir) reach.
+func (s *service) heldByRefs(ctx context.Context, dir string, refs []gitx.HeldRef, l *Losses) error {
+	if len(refs) == 0 {
+		return nil
 	}
 	var oids []string
 	for _, r := range refs {
 		oids = append(oids, r.Commit)
 	}
-	unkept, err := s.git.UnkeptCommits(ctx, t.Path, oids)
+	unkept, err := s.git.UnkeptCommits(ctx, dir, oids)
 	if err != nil {
 		return err
 	}
@@ -366,37 +470,188 @@ func (s *service) heldByWorktreeRefs(ctx context.Context, t gitx.Worktree, l *Lo
 	return nil
 }
 
-// heldBySubmodules reads the submodules whose repository is deleted with the worktree: its
-// git directory lies in the worktree's own git directory, or inside the worktree.
+// heldByAdmin reads what the admin directory of a worktree whose directory is gone (a
+// checkout moved by hand, a drive not mounted) holds that git deletes with it: a detached
+// HEAD's commits, its HEAD reflog's, its per-worktree refs'. git runs in the main
+// checkout; the files are read where git keeps them.
+func (s *service) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) error {
+	commonDir, err := s.commonDir(ctx)
+	if err != nil {
+		return err
+	}
+	id := idOf(worktreeIDs(commonDir), t.Path)
+	if id == "" {
+		return errors.New("cannot find the admin directory git keeps for it under " + filepath.Join(commonDir, "worktrees"))
+	}
+	admin, root := adminDir(commonDir, id), s.root()
+	head := ""
+	if t.Head != "" && !allZero(t.Head) {
+		head = t.Head
+	}
+	if t.Detached && head != "" {
+		if l.Detached, err = s.git.UnreachableCommits(ctx, root, head); err != nil {
+			return err
+		}
+	}
+	if err := s.heldByReflog(ctx, root, admin, head, l); err != nil {
+		return err
+	}
+	if l.Detached > 0 {
+		l.keep = append(l.keep, KeptCommit{What: "detached HEAD", Commit: head})
+	}
+	refs, err := gitx.AdminRefs(admin)
+	if err != nil {
+		return err
+	}
+	return s.heldByRefs(ctx, root, refs, l)
+}
+
+// heldBySubmodules reads the submodules of the worktree. One whose repository is deleted
+// with the worktree (its git directory lies in the worktree's own git directory, or inside
+// the worktree) is read whole: its commits on no remote, its HEAD reflog, its changes. One
+// whose repository stays elsewhere (a .git file pointing outside: the superproject's
+// .git/modules, clone --separate-git-dir) keeps its commits, but its uncommitted changes
+// live in the worktree and go with it; no record keeps them. A directory git never
+// initialised is one git status does not look into: files there are untracked work.
 func (s *service) heldBySubmodules(ctx context.Context, t gitx.Worktree, gitDir string, l *Losses) error {
-	subs, err := s.git.Gitlinks(ctx, t.Path)
+	return s.submodulesIn(ctx, t.Path, gitDir, t.Path, "", 0, l)
+}
+
+// maxSubmoduleDepth bounds how deep submodules of submodules are read: past it the answer
+// is unknown, never "nothing".
+const maxSubmoduleDepth = 8
+
+// submodulesIn reads the submodules of the repository checked out at dir (the worktree
+// top, or a submodule of it, named prefix), and theirs in turn: a submodule's own
+// submodules keep their git directories inside its git directory, so they go too.
+func (s *service) submodulesIn(ctx context.Context, top, gitDir, dir, prefix string, depth int, l *Losses) error {
+	if depth > maxSubmoduleDepth {
+		return fmt.Errorf("submodules nested more than %d deep at %s are not read", maxSubmoduleDepth, strings.TrimSuffix(prefix, "/"))
+	}
+	subs, err := s.git.Gitlinks(ctx, dir)
 	if err != nil {
 		return err
 	}
 	for _, p := range subs {
-		dir := filepath.Join(t.Path, filepath.FromSlash(p))
-		sgd, err := gitx.WorktreeGitDir(dir)
-		if err != nil || !(within(canonical(sgd), canonical(gitDir)) || within(canonical(sgd), canonical(t.Path))) {
-			continue // not initialised here, or its repository lives elsewhere and stays
+		rel, sdir := prefix+p, filepath.Join(dir, filepath.FromSlash(p))
+		initialised, err := s.heldBySubmodule(ctx, top, gitDir, rel, sdir, l)
+		if err != nil {
+			return err
 		}
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-			continue
+		if initialised {
+			if err := s.submodulesIn(ctx, top, gitDir, sdir, rel+"/", depth+1, l); err != nil {
+				return err
+			}
 		}
-		r := s.heldRepo(ctx, p, dir)
-		if r.Unpushed > 0 || r.Unknown != "" {
-			l.Submodules = append(l.Submodules, r)
-		}
-		if r.Changes > 0 || r.Unknown != "" {
-			l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
-		}
-		// Its uncommitted changes show in the worktree's own status (--ignore-submodules=none).
-		l.keepRepo("submodule", r)
 	}
 	return nil
 }
 
+// heldBySubmodule reads one submodule (rel, checked out at dir) into l, and says whether
+// it is initialised (has a .git whose repository could be read).
+func (s *service) heldBySubmodule(ctx context.Context, top, gitDir, rel, dir string, l *Losses) (bool, error) {
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+		return false, l.uninitialisedFiles(rel, dir)
+	}
+	sgd, err := gitx.WorktreeGitDir(dir)
+	if err != nil {
+		r := HeldRepo{Path: rel, Unknown: statusError(err), dir: dir}
+		l.Submodules = append(l.Submodules, r)
+		l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
+		return false, nil
+	}
+	if !within(canonical(sgd), canonical(gitDir)) && !within(canonical(sgd), canonical(top)) {
+		if r := s.changesOf(ctx, rel, dir); r.Changes > 0 || r.Unknown != "" {
+			l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+"; its repository "+sgd+" stays, they do not)")
+		}
+		return true, nil
+	}
+	r := s.heldRepo(ctx, rel, dir)
+	if err := s.repoReflog(ctx, sgd, &r); err != nil {
+		r.Unknown = statusError(err)
+	}
+	if r.Unpushed > 0 || r.ReflogOnly > 0 || r.Unknown != "" {
+		l.Submodules = append(l.Submodules, r)
+	}
+	if r.Changes > 0 || r.Unknown != "" {
+		l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
+	}
+	// Its uncommitted changes show in the worktree's own status (--ignore-submodules=none).
+	l.keepRepo("submodule", r)
+	return true, nil
+}
+
+// repoReflog finds the commits only the own HEAD reflog of a submodule or nested
+// repository (in its git directory sgd) holds: left by `git submodule update` on a
+// detached HEAD, then reset away. They go with its git directory, so they count, and a
+// record keeps them.
+func (s *service) repoReflog(ctx context.Context, sgd string, r *HeldRepo) error {
+	if r.Unknown != "" {
+		return nil
+	}
+	tips, err := gitx.ReflogCommits(filepath.Join(sgd, "logs", "HEAD"))
+	if err != nil || len(tips) == 0 {
+		return err
+	}
+	only, err := s.git.UnreferencedCommits(ctx, r.dir, tips)
+	if err != nil {
+		return err
+	}
+	r.ReflogOnly = len(only)
+	lost := map[string]bool{}
+	for _, c := range only {
+		lost[c] = true
+	}
+	for _, tip := range tips {
+		if lost[tip] {
+			r.tips = append(r.tips, gitx.HeldRef{Name: "HEAD reflog", Commit: tip})
+		}
+	}
+	return nil
+}
+
+// uninitialisedFiles counts the files in the directory of a submodule git never
+// initialised there: git status does not look into it, a record does not keep it (git add
+// sees a gitlink), and a remove deletes it. They are untracked work nothing can record.
+func (l *Losses) uninitialisedFiles(rel, dir string) error {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return nil // gone, or a file or symlink in its place: git status reports that itself
+	}
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cannot read the uninitialised submodule directory %s: %w", rel, err)
+	}
+	if n > 0 {
+		l.Status.Untracked += n
+		l.SubmoduleFiles = append(l.SubmoduleFiles, rel+" ("+plural(n, "file")+")")
+		l.unrecordable = append(l.unrecordable, "uninitialised submodule directory "+rel+" ("+plural(n, "file")+")")
+	}
+	return nil
+}
+
+// changesOf reads only the uncommitted changes of a repository inside the worktree.
+func (s *service) changesOf(ctx context.Context, rel, dir string) HeldRepo {
+	r := HeldRepo{Path: rel, dir: dir}
+	st, _, err := s.git.SafetyStatus(ctx, dir)
+	if err != nil {
+		r.Unknown = statusError(err)
+		return r
+	}
+	r.Changes = st.Staged + st.Unstaged + st.Untracked + st.Conflicted
+	return r
+}
+
 func (l *Losses) keepRepo(kind string, r HeldRepo) {
-	if r.Unpushed == 0 {
+	if r.Unpushed == 0 && r.ReflogOnly == 0 {
 		return
 	}
 	for _, tip := range r.tips {

@@ -47,6 +47,10 @@ var removeOp = &operation{
 			// own notice about recording is answered by the outcome's restore id.
 			out.Notices = x.plan.Confirm.Notices
 		}
+		if l := x.plan.cmd.(*removeCmd).losses; l.Ignored > 0 {
+			// Deleted with it, as the confirmation said: the result says which (no record keeps them).
+			out.Notices = append(append([]string(nil), out.Notices...), "deleted with it: "+l.ignoredNamed()+" (ignored files are not recorded)")
+		}
 		x.emit(Event{Event: EventRemoved, Commit: out.Worktree.Head}, out.Worktree)
 		return out, nil
 	},
@@ -126,12 +130,16 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	}
 	conf := removeConfirmation(r, t, ws, c.losses, c.live, s.backend.closesWorkspace(ws))
 	notices := conf.Notices
-	if r.DeleteBranch || (r.Force && t.Prunable == nil) {
+	if recordsRemove(c) {
 		// Said in the plan (the dry run shows it), not in the confirmation's token: it is
 		// how the remove is undone, not something lost, so a notice. The outcome says the
 		// record's id instead.
 		notices = append(append([]string(nil), notices...),
 			"before removing, copse records the worktree (HEAD, index, files, and the commits only it holds) under "+gitx.RemovedRefPrefix+"<id>; `copse restore` brings it back")
+	}
+	if c.losses.Ignored > 0 {
+		// The dry run shows the plan's notices, not the confirmation: it names them too.
+		notices = append(append([]string(nil), notices...), "removing it deletes "+c.losses.ignoredNamed()+" (ignored files are not recorded)")
 	}
 	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings, Notices: notices}, nil
 }

@@ -335,8 +335,8 @@ func TestPrunePostconditions(t *testing.T) {
 		if err := os.RemoveAll(wt); err != nil {
 			t.Fatal(err)
 		}
-		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...).Allow("for-each-ref")
-		f.Expect("worktree", "prune").Real()
+		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...).Allow("for-each-ref").Allow("rev-list")
+		f.Expect("worktree", "remove", "--", wt).Real()
 		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: unable to read"))
 		_, err := withFake(t, r, PruneRequest{}, f)
 		wantUncertain(t, err, "prune_unverified", "could not be read back")

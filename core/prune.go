@@ -74,12 +74,17 @@ type pruneCand struct {
 	id      string
 	head    string
 	ignored string // the ignored files removing it deletes, for the confirmation
+	// record: a worktree whose directory is gone is recorded first only when its admin
+	// directory holds commits nothing else does (a removed one always is); held says
+	// which, unescaped, for the confirmation.
+	record bool
+	held   string
 }
 
 type pruneCmd struct {
 	report       PruneReport
 	remove       []pruneCand
-	forget       []gitx.Worktree
+	forget       []pruneCand
 	deleteBranch bool
 	dryRun       bool
 	cwd          string
@@ -157,7 +162,7 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			c.report.Kept = append(c.report.Kept, e)
 		case pruneForgotten:
 			c.report.Forgotten = append(c.report.Forgotten, e)
-			c.forget = append(c.forget, t)
+			c.forget = append(c.forget, cand)
 		case pruneRemoved:
 			c.report.Removed = append(c.report.Removed, e)
 			c.remove = append(c.remove, cand)
@@ -209,8 +214,7 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 		return e, pruneCand{}, pruneKept
 	}
 	if reason, detail := pruneStays(i == 0, s.current() != "" && canonical(s.current()) == canonical(t.Path), t); reason == PruneGone {
-		e.Reason, e.Detail = reason, detail
-		return e, pruneCand{}, pruneForgotten
+		return s.judgeGone(ctx, e, t, detail)
 	} else if reason != "" {
 		return kept(reason, detail)
 	}
@@ -246,6 +250,43 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 		cand.ignored = ignoredRaw(l)
 	}
 	return e, cand, pruneRemoved
+}
+
+// judgeGone judges a worktree whose directory is gone: its admin directory may still hold
+// a detached HEAD, a HEAD reflog and refs/worktree/* with commits nothing else has. Those
+// are recorded first (as a removal is), so forgetting it loses nothing; what cannot be
+// read keeps it.
+func (s *service) judgeGone(ctx context.Context, e PruneEntry, t gitx.Worktree, detail string) (PruneEntry, pruneCand, pruneFate) {
+	l := s.losses(ctx, t)
+	if l.Status.Error != "" {
+		e.Reason, e.Detail = KeepStatusUnknown, "directory gone, and cannot tell what its admin directory holds: "+l.Status.Error
+		return e, pruneCand{}, pruneKept
+	}
+	e.Reason, e.Detail = PruneGone, detail
+	cand := pruneCand{t: t, id: e.ID, head: t.Head, record: len(l.keep) > 0}
+	if cand.record {
+		e.Detail += "; recorded first: it holds " + gone(l, Escape)
+		cand.held = "recorded first: it holds " + gone(l, func(s string) string { return s })
+	}
+	return e, cand, pruneForgotten
+}
+
+// gone says what the admin directory of a worktree whose directory is gone holds that
+// nothing else does: "2 commits only it held (detached HEAD, HEAD reflog, refs/worktree/x)",
+// the ref names passed through esc.
+func gone(l Losses, esc func(string) string) string {
+	n := l.Detached + l.Reflog + l.RefCommits
+	var where []string
+	if l.Detached > 0 {
+		where = append(where, "detached HEAD")
+	}
+	if l.Reflog > 0 {
+		where = append(where, "HEAD reflog")
+	}
+	for _, r := range l.WorktreeRefs {
+		where = append(where, esc(r))
+	}
+	return plural(n, "commit") + " only it held (" + strings.Join(where, ", ") + ")"
 }
 
 // pruneStays is why prune keeps t before reading anything about it (reason "" when
@@ -317,12 +358,14 @@ func pruneCommands(c *pruneCmd) ([]string, error) {
 			cmds = append(cmds, bd.String())
 		}
 	}
-	if len(c.forget) > 0 {
-		pr, err := gitx.WorktreePrune(c.cwd)
+	for _, cand := range c.forget {
+		// One by one, not `git worktree prune`: that forgets every worktree git finds gone,
+		// the ones not shown, and the ones whose commits were not recorded, alike.
+		rm, err := gitx.WorktreeRemove(c.cwd, cand.t.Path, false, false)
 		if err != nil {
 			return nil, builderErr(err)
 		}
-		cmds = append(cmds, pr.String())
+		cmds = append(cmds, rm.String())
 	}
 	return cmds, nil
 }
@@ -348,8 +391,12 @@ func pruneConfirmation(c *pruneCmd, older time.Duration, warnings []string) *Con
 		}
 		conf.add("remove", v)
 	}
-	for _, e := range c.report.Forgotten {
-		conf.add("forget", e.Path)
+	for i, e := range c.report.Forgotten {
+		v := e.Path
+		if h := c.forget[i].held; h != "" {
+			v += "; " + h
+		}
+		conf.add("forget", v)
 	}
 	if c.deleteBranch {
 		conf.Warnings = append(conf.Warnings, "their branches are deleted too (they hold no unique commits)")
@@ -390,7 +437,7 @@ func pruneKeep(t gitx.Worktree, l Losses) (string, string) {
 	case l.Status.Error != "":
 		return KeepStatusUnknown, "cannot tell what removing it would lose: " + l.Status.Error
 	case l.Status.Dirty():
-		return KeepDirty, "uncommitted changes: " + changeSummary(l.Status)
+		return KeepDirty, "uncommitted changes: " + l.changes()
 	case len(l.Hidden) > 0:
 		return KeepDirty, fmt.Sprintf("%s git status does not show (assume-unchanged or skip-worktree): %s",
 			plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
@@ -499,32 +546,8 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 		x.emit(Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head},
 			&Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
 	}
-	if len(fresh.forget) > 0 {
-		pr, err := gitx.WorktreePrune(fresh.cwd)
-		if err != nil {
-			return nil, builderErr(err)
-		}
-		_, runErr := s.git.Run(ctx, pr)
-		after, err := s.readBack(ctx)
-		if err != nil {
-			return nil, uncertain(CodePruneUnverified, err, "run `copse list` to see what exists", "git worktree prune ran, but the worktree list could not be read back")
-		}
-		s.learn(after)
-		forgotten := rep.Forgotten
-		rep.Forgotten = []PruneEntry{}
-		for _, e := range forgotten {
-			if _, still := find(after, e.Path); still {
-				detail := "git worktree prune kept it"
-				if runErr != nil {
-					detail += ": " + Escape(firstLine(gitErrText(runErr)))
-				}
-				e.Reason, e.Detail = KeepRemoveRefused, detail
-				rep.Kept = append(rep.Kept, e)
-				continue
-			}
-			rep.Forgotten = append(rep.Forgotten, e)
-			x.emit(Event{Event: EventPruned, Reason: PruneGone}, &Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
-		}
+	if err := s.forgetGone(ctx, fresh, p, x, out); err != nil {
+		return nil, err
 	}
 	if ctx.Err() != nil {
 		return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: ctx.Err(),
@@ -532,6 +555,62 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 	}
 	s.dropExpiredRecords(ctx, out, false)
 	return out, nil
+}
+
+// forgetGone forgets, under the lock, the worktrees whose directory is gone that are so now
+// AND were shown in the confirmation, each on its own (`git worktree remove` of a missing
+// directory drops only its admin directory), recorded first when it holds commits.
+func (s *service) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, x *execution, out *Outcome) error {
+	shown := map[string]bool{}
+	if old, ok := asked.cmd.(*pruneCmd); ok {
+		for _, c := range old.forget {
+			shown[canonical(c.t.Path)] = true
+		}
+	}
+	rep := &fresh.report
+	forgotten := rep.Forgotten
+	rep.Forgotten = []PruneEntry{}
+	for i, cand := range fresh.forget {
+		e := forgotten[i]
+		if !shown[canonical(cand.t.Path)] || ctx.Err() != nil {
+			e.Reason, e.Detail = KeepNotConfirmed, "its directory went after the confirmation was shown; prune again"
+			if ctx.Err() != nil {
+				e.Detail = "not forgotten: cancelled"
+			}
+			rep.Kept = append(rep.Kept, e)
+			continue
+		}
+		rm, err := gitx.WorktreeRemove(fresh.cwd, cand.t.Path, false, false)
+		if err != nil {
+			return builderErr(err)
+		}
+		r, err := s.removeOne(ctx, removeStep{target: cand.t, record: cand.record,
+			run: func(ctx context.Context) error { _, err := s.git.Run(ctx, rm); return err }})
+		if rerr, ok := isReadBack(err); ok {
+			return uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
+				"prune forgot %s, but the worktree list could not be read back", Escape(cand.t.Path))
+		}
+		if err != nil {
+			e.Reason, e.Detail = pruneNotRecorded(err)
+			rep.Kept = append(rep.Kept, e)
+			continue
+		}
+		switch r.verdict {
+		case removalNothing:
+			e.Reason, e.Detail = KeepRemoveRefused, pruneRefusedDetail(r.runErr)
+			rep.Kept = append(rep.Kept, e)
+			continue
+		case removalPartial, removalIncomplete:
+			return uncertain(CodePruneIncomplete, r.runErr, "run `copse list`",
+				"%s", removeState(cand.t.Path, r.listed, r.onDisk))
+		}
+		if r.saved != nil {
+			e.RestoreID = r.saved.ID
+		}
+		rep.Forgotten = append(rep.Forgotten, e)
+		x.emit(Event{Event: EventPruned, Reason: PruneGone}, &Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
+	}
+	return nil
 }
 
 // pruneNotRecorded is why prune keeps a worktree it could not record for restore first.

@@ -97,10 +97,14 @@ func (s *service) removeOne(ctx context.Context, st removeStep) (removal, error)
 }
 
 // recordsRemove: a remove records what it deletes when it deletes anything git does not
-// hold: a forced remove of a worktree on disk, or any remove that deletes the branch.
+// hold: a forced remove of a worktree on disk, or of one whose directory is gone but
+// whose admin directory holds commits nothing else does (or could not be read: the
+// record reads it again, and no record is no remove), or any remove that deletes the
+// branch.
 func recordsRemove(c *removeCmd) bool {
 	onDisk := c.target.Prunable == nil && exists(c.target.Path)
-	return c.deleteBranch || (c.force && onDisk)
+	held := len(c.losses.keep) > 0 || c.losses.Status.Error != ""
+	return c.deleteBranch || (c.force && (onDisk || held))
 }
 
 // errReadBack is removeOne's read back that failed after the removal ran.

@@ -135,9 +135,13 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 			return RemovedEntry{}, err
 		}
 		meta.NotRecorded = nested
-		if meta.Kept, err = s.keepHeld(ctx, t); err != nil {
-			return RemovedEntry{}, err
-		}
+	}
+	// A worktree whose directory is gone still has its admin directory (a detached HEAD,
+	// the HEAD reflog, refs/worktree/*): those commits are kept too. One that vanished
+	// without git knowing cannot be read, so it is not recorded (and not removed).
+	var err error
+	if meta.Kept, err = s.keepHeld(ctx, t); err != nil {
+		return RemovedEntry{}, err
 	}
 	if t.Branch != "" {
 		if tip, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+t.Branch); err == nil {
@@ -179,7 +183,7 @@ func (s *service) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, 
 		return nil, e
 	}
 	for _, r := range append(append([]HeldRepo(nil), l.Submodules...), l.NestedHeld...) {
-		if r.Unpushed == 0 || len(r.tips) == 0 {
+		if len(r.tips) == 0 {
 			continue
 		}
 		var oids []string

@@ -222,7 +222,7 @@ func ruleClean(t gitx.Worktree, l Losses) *Error {
 	switch {
 	case l.Status.Dirty():
 		return refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
-			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), changeSummary(l.Status))
+			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), l.changes())
 	case len(l.Hidden) > 0:
 		return refused(CodeDirtyWorktree, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
 			"%s (%s) has %s that git status does not show (assume-unchanged or skip-worktree): %s",
@@ -242,7 +242,7 @@ func ruleNoNested(t gitx.Worktree, l Losses) *Error {
 
 func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
 	if l.Detached > 0 {
-		return refused(CodeDetachedUniqueCommits, "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them",
+		return refused(CodeDetachedUniqueCommits, goneHint(t, "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them"),
 			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), short(t.Head), plural(l.Detached, "commit"))
 	}
 	return nil
@@ -251,20 +251,29 @@ func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
 func ruleNoWorktreeOnlyCommits(t gitx.Worktree, l Losses) *Error {
 	switch {
 	case l.Reflog > 0:
-		return refused(CodeWorktreeOnlyCommits, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" reflog shows them; git branch <name> <commit>), or pass --force to record them for `copse restore`",
+		return refused(CodeWorktreeOnlyCommits, goneHint(t, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" reflog shows them; git branch <name> <commit>), or pass --force to record them for `copse restore`"),
 			"%s has %s only its HEAD reflog holds (on no branch, tag or remote, their change nowhere else); git deletes that reflog with the worktree",
 			Escape(t.Path), plural(l.Reflog, "commit"))
 	case l.RefCommits > 0:
-		return refused(CodeWorktreeOnlyCommits, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" branch <name> <ref>), or pass --force to record them for `copse restore`",
+		return refused(CodeWorktreeOnlyCommits, goneHint(t, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" branch <name> <ref>), or pass --force to record them for `copse restore`"),
 			"%s has %s only its per-worktree refs hold, which git deletes with the worktree: %s",
 			Escape(t.Path), plural(l.RefCommits, "commit"), sample(l.WorktreeRefs, len(l.WorktreeRefs)))
 	}
 	return nil
 }
 
+// goneHint is hint, or for a worktree whose directory is gone (where no `git -C` can run)
+// how to keep what its admin directory holds.
+func goneHint(t gitx.Worktree, hint string) string {
+	if t.Prunable == nil {
+		return hint
+	}
+	return "its directory is gone: put it back (after moving it, git worktree repair) and keep them on a branch, or pass --force to record them for `copse restore`"
+}
+
 func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 	if len(l.Submodules) > 0 {
-		return refused(CodeSubmoduleUnpushed, "push them (git -C <submodule> push), or pass --force to record them for `copse restore`",
+		return refused(CodeSubmoduleUnpushed, "push them (git -C <submodule> push; a commit only its reflog holds needs a branch first: git -C <submodule> branch <name> <commit>), or pass --force to record them for `copse restore`",
 			"%s holds %s whose git directory git deletes with the worktree: %s",
 			Escape(t.Path), plural(len(l.Submodules), "submodule"), heldNames(l.Submodules))
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -16,15 +18,16 @@ import (
 // refs/rewritten/*), and the git directories of its submodules (<admin>/modules/…).
 // Everything here reads; nothing writes.
 
-// maxReflogTips caps the commits read from one HEAD reflog: the arguments of one
-// rev-list. A longer reflog keeps its newest entries, where recent work is.
-const maxReflogTips = 4000
+// unkeptBatch bounds the commits one rev-list of UnkeptCommits names on its command line
+// (far below the kernel's argument limit); more are asked in further batches, so a long
+// reflog is read whole, never cut to its newest entries.
+const unkeptBatch = 1000
 
 // perWorktreeRefs are the ref namespaces git keeps per worktree and deletes with it.
 var perWorktreeRefs = []string{"refs/worktree/", "refs/bisect/", "refs/rewritten/"}
 
 // ReflogCommits reads the commits a HEAD reflog file names (every entry's new and old
-// value, newest first, each once, at most maxReflogTips). A missing file is no reflog.
+// value, newest first, each once, however many). A missing file is no reflog.
 func ReflogCommits(logFile string) ([]string, error) {
 	b, err := os.ReadFile(logFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -51,7 +54,7 @@ func ParseReflog(b []byte) ([]string, error) {
 	}
 	seen := map[string]bool{}
 	var out []string
-	for i := len(lines) - 1; i >= 0 && len(out) < maxReflogTips; i-- {
+	for i := len(lines) - 1; i >= 0; i-- {
 		f := strings.SplitN(string(lines[i]), " ", 3)
 		if len(f) != 3 || !isOID(f[0]) || !isOID(f[1]) {
 			return nil, fmt.Errorf("gitx: reflog: malformed entry %q", clip(string(lines[i])))
@@ -84,6 +87,29 @@ func UnkeptCommitsCmd(dir string, oids []string) (Cmd, error) {
 	return Cmd{dir: dir, args: args, read: true}, nil
 }
 
+// UnreferencedCommitsCmd lists the commits reachable from oids but from no ref at all (nor
+// HEAD) of the repository at dir: in a submodule whose repository goes with the worktree,
+// what only its reflogs still name.
+func UnreferencedCommitsCmd(dir string, oids []string) (Cmd, error) {
+	reasons := []string{checkDir(dir)}
+	if len(oids) == 0 {
+		reasons = append(reasons, "no commits")
+	}
+	for _, o := range oids {
+		reasons = append(reasons, checkOID("commit", o))
+	}
+	if err := check("rev-list", reasons...); err != nil {
+		return Cmd{}, err
+	}
+	args := append([]string{"rev-list", "--ignore-missing"}, oids...)
+	return Cmd{dir: dir, args: append(args, "--not", "--all"), read: true}, nil
+}
+
+// UnreferencedCommits runs UnreferencedCommitsCmd in batches of unkeptBatch commits.
+func (r *Runner) UnreferencedCommits(ctx context.Context, dir string, oids []string) ([]string, error) {
+	return r.batchedOIDs(ctx, dir, oids, UnreferencedCommitsCmd)
+}
+
 // NewPatchesCmd lists the commits of tip that are not in against and whose change is in
 // none of against's own commits either (a rebase or a message-only amend leaves the old
 // commits in the reflog, but their changes are kept).
@@ -114,13 +140,38 @@ func NewPatchesAgainstCmd(dir string, against []string, tip string) (Cmd, error)
 	return Cmd{dir: dir, args: args, read: true}, nil
 }
 
-// UnkeptCommits runs UnkeptCommitsCmd.
+// UnkeptCommits runs UnkeptCommitsCmd, in batches of unkeptBatch commits.
 func (r *Runner) UnkeptCommits(ctx context.Context, dir string, oids []string) ([]string, error) {
-	c, err := UnkeptCommitsCmd(dir, oids)
-	if err != nil {
+	return r.batchedOIDs(ctx, dir, oids, UnkeptCommitsCmd)
+}
+
+// batchedOIDs runs build over oids in batches of unkeptBatch: what is reachable from any
+// of oids but kept by nothing is the union of each batch's answer (each commit once, in
+// the order first printed).
+func (r *Runner) batchedOIDs(ctx context.Context, dir string, oids []string, build func(string, []string) (Cmd, error)) ([]string, error) {
+	if len(oids) == 0 {
+		_, err := build(dir, oids)
 		return nil, err
 	}
-	return r.oidLines(ctx, c)
+	var out []string
+	seen := map[string]bool{}
+	for batch := range slices.Chunk(oids, unkeptBatch) {
+		c, err := build(dir, batch)
+		if err != nil {
+			return nil, err
+		}
+		got, err := r.oidLines(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range got {
+			if !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out, nil
 }
 
 // NewPatches runs NewPatchesCmd.
@@ -168,6 +219,53 @@ func WorktreeRefsCmd(dir string) (Cmd, error) {
 	}
 	args := append([]string{"for-each-ref", "--format=%(objectname) %(refname)"}, perWorktreeRefs...)
 	return Cmd{dir: dir, args: args, read: true}, nil
+}
+
+// AdminRefs reads the per-worktree refs (refs/worktree/*, refs/bisect/*, refs/rewritten/*)
+// of the worktree whose admin directory is admin, from their files: for a worktree whose
+// directory is gone, where no git command can run. git keeps per-worktree refs loose in
+// the admin directory (never in packed-refs); symbolic ones point at another ref and hold
+// no commit of their own. An admin directory of the reftable format is not read: an error.
+func AdminRefs(admin string) ([]HeldRef, error) {
+	if _, err := os.Lstat(filepath.Join(admin, "reftable")); err == nil {
+		return nil, fmt.Errorf("gitx: %s keeps its refs in a reftable, which copse does not read", admin)
+	}
+	var refs []HeldRef
+	for _, ns := range perWorktreeRefs {
+		root := filepath.Join(admin, filepath.FromSlash(ns))
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == root && errors.Is(err, fs.ErrNotExist) {
+					return filepath.SkipAll
+				}
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			v := strings.TrimRight(string(b), "\n")
+			if strings.HasPrefix(v, "ref: ") {
+				return nil
+			}
+			rel, err := filepath.Rel(admin, p)
+			if err != nil {
+				return err
+			}
+			if !isOID(v) {
+				return fmt.Errorf("%s is not a ref file (%q)", p, clip(v))
+			}
+			refs = append(refs, HeldRef{Name: filepath.ToSlash(rel), Commit: v})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("gitx: reading the per-worktree refs in %s: %w", admin, err)
+		}
+	}
+	return refs, nil
 }
 
 // RepoTipsCmd lists the refs of the repository at dir that hold its own work (branches,

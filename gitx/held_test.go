@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -167,5 +168,72 @@ func TestHeldReadsRealGit(t *testing.T) {
 	}
 	if n, err := r.UnpushedCount(ctx, other); err != nil || n != unpushedBefore || n == 0 {
 		t.Fatalf("unpushed %d %v; want %d as before the fetch (its own commits, on no remote; not the fetched object no ref names)", n, err, unpushedBefore)
+	}
+}
+
+// A long reflog is read whole: its oldest entries are where a forgotten commit hides.
+func TestParseReflogReadsEveryEntry(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	z := strings.Repeat("0", 40)
+	for i := range 5000 {
+		fmt.Fprintf(&b, "%s %040x me <m@x> %d +0000\tcommit\n", z, i+1, i)
+	}
+	got, err := ParseReflog([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5000 || got[4999] != fmt.Sprintf("%040x", 1) {
+		t.Fatalf("read %d commits (oldest %q), want all 5000", len(got), got[len(got)-1])
+	}
+}
+
+// The per-worktree refs of a worktree whose directory is gone are read from its admin
+// directory's files: commits, not symbolic refs; a reftable is not guessed at.
+func TestAdminRefs(t *testing.T) {
+	t.Parallel()
+	admin := t.TempDir()
+	a := strings.Repeat("a", 40)
+	for p, v := range map[string]string{
+		"refs/worktree/keep":    a + "\n",
+		"refs/worktree/sub/dir": a + "\n",
+		"refs/bisect/bad":       a + "\n",
+		"refs/worktree/sym":     "ref: refs/heads/main\n",
+		"refs/heads/not-mine":   a + "\n", // not a per-worktree namespace
+	} {
+		f := filepath.Join(admin, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refs, err := AdminRefs(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range refs {
+		if r.Commit != a {
+			t.Errorf("%s at %q", r.Name, r.Commit)
+		}
+		names = append(names, r.Name)
+	}
+	if want := []string{"refs/worktree/keep", "refs/worktree/sub/dir", "refs/bisect/bad"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("refs %q, want %q", names, want)
+	}
+	if err := os.WriteFile(filepath.Join(admin, "refs", "worktree", "bad"), []byte("nonsense\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AdminRefs(admin); err == nil {
+		t.Error("a ref file that names no commit was read as nothing")
+	}
+	table := t.TempDir()
+	if err := os.Mkdir(filepath.Join(table, "reftable"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AdminRefs(table); err == nil {
+		t.Error("a reftable admin directory was read as holding no refs")
 	}
 }

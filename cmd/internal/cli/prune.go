@@ -101,7 +101,12 @@ func renderPrune(w io.Writer, out *core.Outcome, home string) error {
 		b.WriteString("\n")
 	}
 	for _, e := range rep.Forgotten {
-		fmt.Fprintf(&b, "%s %s: %s\n", forget, name(e), e.Detail)
+		fmt.Fprintf(&b, "%s %s: %s", forget, name(e), e.Detail)
+		if e.RestoreID != "" {
+			// Recorded first: the commits its admin directory held are in the record.
+			b.WriteString("; copse restore " + core.Escape(e.RestoreID) + " brings it back")
+		}
+		b.WriteString("\n")
 	}
 	for _, e := range rep.Kept {
 		fmt.Fprintf(&b, "kept %s: %s\n", name(e), e.Detail) // the reason code is in --json
