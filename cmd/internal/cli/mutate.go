@@ -23,12 +23,17 @@ type mutation struct {
 
 // run prepares req on svc and executes it (or dry-runs it). The outcome is not printed.
 func (m mutation) run(ctx context.Context, f *Factory, svc *core.Service, req core.Request) (*core.Outcome, error) {
+	if m.DryRun {
+		// A dry run takes no lock (and makes no lock file): it shows the repository as it is.
+		plan, err := svc.PrepareDryRun(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return svc.DryRun(plan), nil
+	}
 	plan, err := svc.Prepare(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	if m.DryRun {
-		return svc.DryRun(plan), nil
 	}
 	if plan.Confirm != nil && !m.Yes {
 		if err := f.confirmOr(ctx, plan.Confirm, m.again); err != nil {
