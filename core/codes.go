@@ -20,6 +20,8 @@ const (
 	CodeApprovalNeedsTerminal = "approval_needs_terminal"
 	// CodeApprovalsUnreadable means: the approved project commands file cannot be read or written (or others can write it).
 	CodeApprovalsUnreadable = "approvals_unreadable"
+	// CodeApprovalsUnsafe means: the approvals file, or a directory above it up to the user's config directory, is not owned by the user or is writable by group or others; it is not trusted.
+	CodeApprovalsUnsafe = "approvals_unsafe"
 	// CodeBadArgument means: a command-line argument or flag value is not one copse accepts.
 	CodeBadArgument = "bad_argument"
 	// CodeBadBackend means: the backend asked for is not auto, git, herdr or tmux.
