@@ -338,6 +338,8 @@ const (
 	CodeRebaseFailed = "rebase_failed"
 	// CodeRebaseInProgress means: land: a rebase an earlier land started is still in progress in the worktree.
 	CodeRebaseInProgress = "rebase_in_progress"
+	// CodeRebaseChanged means: land --force-restart: the rebase a land left open was worked on since it stopped (files edited, staged or resolved, commits made), or what it held then is unknown; nothing was aborted.
+	CodeRebaseChanged = "rebase_changed"
 	// CodeRebaseNotOurs means: the rebase in progress in … was not started by a copse land (its head-name, orig-head and onto match no land record); copse aborts only its own.
 	CodeRebaseNotOurs = "rebase_not_ours"
 	// CodeRelativePath means: a path is not absolute.

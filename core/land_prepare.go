@@ -309,10 +309,14 @@ func (s *service) preflight(ctx context.Context, c *landCmd, commonDir string, a
 		if err != nil {
 			return err
 		}
-		if !ours {
+		if ours == nil {
 			return refused(CodeRebaseNotOurs, "finish it (git rebase --continue) or abort it yourself (git rebase --abort), then land again",
 				"the rebase in progress in %s was not started by a copse land (its head-name, orig-head and onto match no land record); copse aborts only its own",
 				Escape(w))
+		}
+		// Checked when asked and again at the head of the queue, right before the abort.
+		if err := s.ruleRestartAbortsNothingMade(ctx, w, ours); err != nil {
+			return err
 		}
 		if abort {
 			cmd, err := gitx.RebaseAbort(w)
@@ -364,23 +368,24 @@ func (s *service) preflight(ctx context.Context, c *landCmd, commonDir string, a
 	return nil
 }
 
-// rebaseIsOurs reports whether a land job record of this worktree describes exactly the
-// rebase in progress: same head-name, orig-head and onto.
-func (s *service) rebaseIsOurs(commonDir, w string, rb *gitx.RebaseState) (bool, error) {
+// rebaseIsOurs is the rebase a land job record of this worktree describes exactly as the
+// one in progress (same head-name, orig-head and onto), the latest such; nil when none does.
+func (s *service) rebaseIsOurs(commonDir, w string, rb *gitx.RebaseState) (*LandRebase, error) {
 	jobs, err := readJobs(landjobs.Dir(commonDir))
 	if err != nil {
-		return false, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
+		return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}
+	var ours *LandRebase
 	cw := canonical(w)
 	for _, j := range jobs {
 		if j.Rebase == nil || !j.State.Finished() || canonical(j.Worktree.Path) != cw {
 			continue
 		}
 		if j.Rebase.HeadName == rb.HeadName && j.Rebase.OrigHead == rb.OrigHead && j.Rebase.Onto == rb.Onto {
-			return true, nil
+			ours = j.Rebase // jobs are read oldest first: the latest match counts
 		}
 	}
-	return false, nil
+	return ours, nil
 }
 
 // rebasingBranch is the branch a rebase in progress in t will return to ("" for none):

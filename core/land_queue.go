@@ -65,6 +65,9 @@ type LandRebase struct {
 	HeadName string `json:"head_name"`
 	OrigHead string `json:"orig_head"`
 	Onto     string `json:"onto"`
+	// Stopped is what the rebase held when the land left it open on conflicts (nil while
+	// it runs, or when it could not be read): --force-restart aborts only that.
+	Stopped *LandStopped `json:"stopped,omitempty"`
 }
 
 // LandJob is one job's record (land-N.json), and what `land status --json` prints.

@@ -713,6 +713,11 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 		if rb, _ := gitx.ReadRebase(gd); rb != nil {
 			conflicts, _ := s.git.Conflicted(rctx, w)
 			j.Conflicts = conflicts
+			// What it holds now, before anyone resolves anything: --force-restart aborts
+			// only a rebase that still holds exactly this (unknown: it refuses).
+			if st, err := s.rebaseStopState(rctx, w); err == nil && j.Rebase != nil {
+				j.Rebase.Stopped = st
+			}
 			what := "the rebase onto " + Escape(j.Into) + " (" + short(onto) + ") stopped"
 			if len(conflicts) > 0 {
 				what = "the rebase onto " + Escape(j.Into) + " (" + short(onto) + ") conflicts in " + listPaths(conflicts)
