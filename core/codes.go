@@ -192,6 +192,8 @@ const (
 	CodeLandChangedContent = "land_changed_content"
 	// CodeLandGitFailed means: land: a git command failed; the target is unchanged.
 	CodeLandGitFailed = "land_git_failed"
+	// CodeLandOwnerStopped means: land: the job at the head of the queue belongs to a stopped process (Ctrl-Z, SIGSTOP); the waiting land gave up after copse.lockTimeout and changed nothing.
+	CodeLandOwnerStopped = "land_owner_stopped"
 	// CodeLandQueueFailed means: cannot queue the land.
 	CodeLandQueueFailed = "land_queue_failed"
 	// CodeLandQueueUnreadable means: cannot read the land queue.
