@@ -115,6 +115,23 @@ func (f *Factory) printDryRun(out *core.Outcome) error {
 	for _, c := range out.Commands {
 		fmt.Fprintf(f.Out, "  %s\n", c)
 	}
+	if st := out.Setup; st != nil {
+		if n := len(st.Copy); n > 0 {
+			fmt.Fprintf(f.Out, "then set it up: copy %s from the main checkout (never overwriting):\n", core.Plural(n, "file"))
+			for _, c := range st.Copy {
+				fmt.Fprintf(f.Out, "  %s\n", core.Escape(c))
+			}
+		}
+		for _, r := range st.Refused {
+			fmt.Fprintf(f.Out, "not copied: %s: %s\n", core.Escape(r.Path), core.Escape(r.Reason))
+		}
+		if n := len(st.Steps); n > 0 {
+			fmt.Fprintf(f.Out, "then run %s in it (sh -c), in order:\n", core.Plural(n, "setup step"))
+			for i, c := range st.Steps {
+				fmt.Fprintf(f.Out, "  %d. %s\n", i+1, core.Escape(c))
+			}
+		}
+	}
 	return nil
 }
 
