@@ -300,6 +300,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 			return
 		}
 		j.Released = true
+		t.Locked = nil // as it is now: the removal below sees an unlocked worktree
 		s.emitWorktree(r.commonDir, EventReleased, j)
 	}
 	ws, err := s.workspaceAt(ctx, *r.snap, t.Path)
