@@ -341,6 +341,9 @@ func (r *landRun) cleanup(ctx context.Context) {
 		return
 	}
 	j.Removed = true
+	if rr.verdict == removalGoneAnyway && rr.runErr != nil {
+		warn("removed %s, but: %s", Escape(t.Path), AsError(rr.runErr).Message)
+	}
 	if l.Ignored > 0 {
 		// Deleted as by remove, and like remove's confirmation the land says which.
 		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), plural(l.Ignored, "ignored file")+": "+sample(l.IgnoredSample, l.Ignored))

@@ -501,6 +501,10 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 			return nil, uncertain(CodePruneIncomplete, r.runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
 				"%s", removeState(cand.t.Path, r.listed, r.onDisk))
 		}
+		if r.verdict == removalGoneAnyway && r.runErr != nil {
+			// Gone, but a step after git's failed (its window could not be closed): said.
+			out.Warnings = append(out.Warnings, "removed "+Escape(cand.t.Path)+", but: "+AsError(r.runErr).Message)
+		}
 		saved := r.saved
 		if fresh.deleteBranch && cand.t.Branch != "" {
 			if s.pruneDeleteBranch(ctx, fresh.cwd, cand.t.Branch) {
@@ -564,6 +568,10 @@ func pruneNotRecorded(err error) (string, string) {
 
 // pruneRefusedDetail says why a worktree git refused to remove stays.
 func pruneRefusedDetail(runErr error) string {
+	var e *Error
+	if errors.As(runErr, &e) {
+		return "not removed: " + e.Message // the backend's refusal, escaped already
+	}
 	msg := "git refused to remove it"
 	if runErr != nil {
 		msg += ": " + Escape(firstLine(gitErrText(runErr)))

@@ -122,3 +122,16 @@ func TestLandCleanUpKeepsAWorktreeAProcessOpenedAFileInAfterItsCheck(t *testing.
 		t.Errorf("the record of a worktree the clean-up kept stays: %s", refs)
 	}
 }
+
+// A backend's refusal (tmux refusing to close the window copse runs in) is kept in prune's
+// report in its own words, not as git's.
+func TestPruneRefusedDetailKeepsTheBackendsOwnWords(t *testing.T) {
+	t.Parallel()
+	own := refused(CodeCurrentWorkspace, "", "tmux window @3 is the one copse runs in")
+	if got := pruneRefusedDetail(own); got != "not removed: tmux window @3 is the one copse runs in" {
+		t.Errorf("backend refusal: %q", got)
+	}
+	if got := pruneRefusedDetail(fmt.Errorf("exit status 128")); got != "git refused to remove it: exit status 128" {
+		t.Errorf("git failure: %q", got)
+	}
+}
