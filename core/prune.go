@@ -13,6 +13,7 @@ import (
 
 	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
+	"github.com/copse-dev/copse/internal/liveproc"
 )
 
 // Prune removes worktrees nobody needs: clean, unclaimed, not landing, holding no commit
@@ -234,10 +235,13 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 	// In a worktree with a workspace, the backend judges as for remove (its idle shells
 	// do not count); the others share one scan.
 	ws := sc.wsOf[t.Path]
-	procs, unknown := sc.live.in(t.Path)
+	var procs []liveproc.Proc
+	var unknown string
 	if ws != "" {
 		l := s.backend.workspaceLive(ctx, t.Path, ws)
 		procs, unknown = l.procs, l.unknown
+	} else {
+		procs, unknown = sc.live.in(t.Path)
 	}
 	if len(procs) > 0 {
 		return kept(KeepProcesses, liveDetail(liveSet{procs: procs}))
