@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -71,4 +72,42 @@ func TestDryRunsTakeNoLockAndMakeNoLockFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	dryRuns(t, open(t, r, r.Root), true)
+}
+
+// A land's dry run reads the queue and writes nothing to it: a job whose owner is gone is
+// not marked abandoned by it (a real land does that, under the lock), nor is its liveness
+// lock taken or made; the dry run answers as the land would once that job is swept.
+func TestLandDryRunLeavesTheQueueAsItIs(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	feature(t, r, "feat/q", "q.txt", "q\n")
+	s := open(t, r, r.Root)
+	if _, err := s.Do(context.Background(), core.LandRequest{Branch: core.Str("feat/q")}, false); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(r.Root, ".git", "copse", "land")
+	rec := filepath.Join(dir, "land-1.json")
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its owner took the job and died (a pid no process has; its liveness lock is free).
+	var job map[string]any
+	if err := json.Unmarshal(b, &job); err != nil {
+		t.Fatal(err)
+	}
+	job["owned"], job["pid"] = true, 1<<22+7
+	if b, err = json.Marshal(job); err != nil {
+		t.Fatal(err)
+	}
+	coretest.WriteFile(t, rec, string(b))
+	before := r.Snapshot()
+	out, err := s.Do(context.Background(), core.LandRequest{Branch: core.Str("feat/q"), DryRun: true}, false)
+	if err != nil || !out.DryRun {
+		t.Fatalf("dry run behind a job whose owner is gone: %+v %v", out, err)
+	}
+	r.Unchanged(before)
+	if _, err := os.Stat(filepath.Join(dir, "land-1.lock")); !os.IsNotExist(err) {
+		t.Errorf("the dry run made or took the job's liveness lock: %v", err)
+	}
 }

@@ -79,7 +79,7 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		return nil, refused(CodeTargetMissing, "create it, or pass another --into",
 			"the target branch %s does not exist", Escape(c.into.s))
 	}
-	if err := s.notQueued(ctx, commonDir, t.Path); err != nil {
+	if err := s.notQueued(ctx, commonDir, t.Path, r.DryRun); err != nil {
 		return nil, err
 	}
 	if err := s.landSettings(ctx, r, c); err != nil {
@@ -209,13 +209,25 @@ func landConfirmation(ctx context.Context, r LandRequest, c *landCmd) *Confirmat
 }
 
 // notQueued refuses a second land of a worktree that already has one queued or running.
-func (s *service) notQueued(ctx context.Context, commonDir, path string) error {
-	jobs, err := s.readQueue(ctx, landjobs.Dir(commonDir), true) // prepare holds the repository lock
-	if err != nil {
+// A dry run (which holds no lock) only reads: a job whose owner is gone does not count, as
+// the real land would mark it abandoned first.
+func (s *service) notQueued(ctx context.Context, commonDir, path string, dry bool) error {
+	dir := landjobs.Dir(commonDir)
+	var jobs []LandJob
+	var err error
+	if dry {
+		jobs, err = readJobs(dir)
+		if err != nil {
+			return failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
+		}
+	} else if jobs, err = s.readQueue(ctx, dir, true); err != nil { // prepare holds the repository lock
 		return err
 	}
 	cp := canonical(path)
 	for _, j := range jobs {
+		if dry && j.Owned && !j.State.Finished() && ownerGone(dir, j.Job) {
+			continue
+		}
 		if !j.State.Finished() && canonical(j.Worktree.Path) == cp {
 			return refused(CodeAlreadyQueued, "wait for it (`copse land status "+j.Job+"`), or cancel the process that waits for it",
 				"%s already has a land %s: %s (%s)", Escape(path), j.State, j.Job, j.Phase)
