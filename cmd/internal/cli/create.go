@@ -79,7 +79,7 @@ argument. The started agent claims the worktree (session agent:<branch-slug>, or
 	fl.BoolVarP(&opts.Switch, "switch", "s", false, "switch to the new worktree afterwards (Herdr: focus its workspace)")
 	fl.BoolVar(&opts.NoSetup, "no-setup", false, "skip the copse.copy files and copse.setup steps")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "check and print the exact commands; change nothing")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "check and print the exact commands and the setup's copies and steps; change nothing")
 	return cmd
 }
 
