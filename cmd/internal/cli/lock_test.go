@@ -130,3 +130,28 @@ func TestReadOnlyCommandsDoNotCreateLockFile(t *testing.T) {
 		t.Fatalf("create did not make the lock file: %v", err)
 	}
 }
+
+// Every --dry-run of the command line takes no lock: on a repository no copse changed,
+// none of them leaves a copse.lock behind (restore's is checked under a held lock in core).
+func TestEveryDryRunLeavesNoLockFile(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	r.AddWorktree("plain", filepath.Join(r.Base, "trees", "plain"))
+	w := r.AddWorktree("feat/a", filepath.Join(r.Base, "trees", "feat-a"))
+	coretest.WriteFile(t, filepath.Join(w, "a.txt"), "a\n")
+	r.Git(w, "add", "a.txt")
+	r.Git(w, "commit", "-q", "-m", "a")
+	for _, args := range [][]string{
+		{"create", "--dry-run", "feat/new"},
+		{"remove", "--dry-run", "plain"},
+		{"prune", "--dry-run"},
+		{"land", "--dry-run", "feat/a"},
+		{"switch", "--dry-run", "plain"},
+		{"claim", "--dry-run", "--session", "s1", "plain"},
+	} {
+		want(t, run(t, r, r.Root, args...), 0)
+		if _, err := os.Stat(filepath.Join(r.Root, ".git", "copse.lock")); !os.IsNotExist(err) {
+			t.Fatalf("copse %v made the lock file: %v", args, err)
+		}
+	}
+}
