@@ -20,6 +20,8 @@ const (
 	CodeApprovalNeedsTerminal = "approval_needs_terminal"
 	// CodeApprovalsUnreadable means: the approved project commands file cannot be read or written (or others can write it).
 	CodeApprovalsUnreadable = "approvals_unreadable"
+	// CodeApprovalsUnsafe means: the approvals file, or a directory above it up to the user's config directory, is not owned by the user or is writable by group or others; it is not trusted.
+	CodeApprovalsUnsafe = "approvals_unsafe"
 	// CodeBadArgument means: a command-line argument or flag value is not one copse accepts.
 	CodeBadArgument = "bad_argument"
 	// CodeBadBackend means: the backend asked for is not auto, git, herdr or tmux.
@@ -190,6 +192,8 @@ const (
 	CodeLandChangedContent = "land_changed_content"
 	// CodeLandGitFailed means: land: a git command failed; the target is unchanged.
 	CodeLandGitFailed = "land_git_failed"
+	// CodeLandOwnerStopped means: land: the job at the head of the queue belongs to a stopped process (Ctrl-Z, SIGSTOP); the waiting land gave up after copse.lockTimeout and changed nothing.
+	CodeLandOwnerStopped = "land_owner_stopped"
 	// CodeLandQueueFailed means: cannot queue the land.
 	CodeLandQueueFailed = "land_queue_failed"
 	// CodeLandQueueUnreadable means: cannot read the land queue.
@@ -336,6 +340,8 @@ const (
 	CodeRebaseFailed = "rebase_failed"
 	// CodeRebaseInProgress means: land: a rebase an earlier land started is still in progress in the worktree.
 	CodeRebaseInProgress = "rebase_in_progress"
+	// CodeRebaseChanged means: land --force-restart: the rebase a land left open was worked on since it stopped (files edited, staged or resolved, commits made), or what it held then is unknown; nothing was aborted.
+	CodeRebaseChanged = "rebase_changed"
 	// CodeRebaseNotOurs means: the rebase in progress in … was not started by a copse land (its head-name, orig-head and onto match no land record); copse aborts only its own.
 	CodeRebaseNotOurs = "rebase_not_ours"
 	// CodeRelativePath means: a path is not absolute.

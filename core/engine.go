@@ -18,7 +18,13 @@ import (
 // A request that changes nothing runs on its plan as made, without a lock.
 
 func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
-	if req != nil && !changesNothing(req) {
+	return s.prepareLocking(ctx, req, true)
+}
+
+// prepareLocking is prepare; with wait false it takes no lock at all (a dry run: it looks
+// at the repository as it is now, and neither waits for a holder nor makes the lock file).
+func (s *service) prepareLocking(ctx context.Context, req Request, wait bool) (*Plan, error) {
+	if req != nil && wait && !changesNothing(req) {
 		// Checks of a mutation wait for any mutation under way (in this process or
 		// another copse), so they never see a half-made worktree and refuse it for the
 		// wrong reason. Execute checks again under the lock before it runs anything.

@@ -300,24 +300,26 @@ func (r *landRun) cleanup(ctx context.Context) {
 			return
 		}
 		j.Released = true
+		t.Locked = nil // as it is now: the removal below sees an unlocked worktree
 		s.emitWorktree(r.commonDir, EventReleased, j)
 	}
-	l, kept := s.worktreeKeeps(ctx, t, false)
-	if kept != "" {
-		warn("%s", kept)
+	ws, err := s.workspaceAt(ctx, *r.snap, t.Path)
+	if err != nil {
+		warn("kept %s: cannot tell which window or workspace shows it (%s)", Escape(t.Path), AsError(err).Message)
 		return
 	}
-	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
-	if err != nil {
-		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, err, "git worktree remove refused").Message)
+	l, kept := s.worktreeKeeps(ctx, t, ws, false)
+	if kept != "" {
+		warn("%s", kept)
 		return
 	}
 	long := *s.git
 	long.Timeout = landGitTimeout
 	// Recorded first (no record, no remove), read back and verified as remove does. The
-	// list is not compared: the land's run is long and other worktrees move meanwhile.
-	rr, err := s.removeOne(ctx, removeStep{target: t, record: true,
-		run: func(ctx context.Context) error { _, err := long.Run(ctx, rm); return err }})
+	// list is not compared: the land's run is long and other worktrees move meanwhile. The
+	// processes are looked at again right before git removes it, and its window or
+	// workspace is closed with it.
+	rr, err := s.removeOne(ctx, removeStep{target: t, record: true, run: s.unforcedRemoval(t, ws, &long)})
 	if rerr, ok := isReadBack(err); ok {
 		warn("removing %s ran, but the worktree list could not be read back (%s); run `copse list`", Escape(t.Path), Escape(firstLine(rerr.Error())))
 		return
@@ -328,6 +330,10 @@ func (r *landRun) cleanup(ctx context.Context) {
 	}
 	switch rr.verdict {
 	case removalNothing:
+		if live, ok := stillLive(rr.runErr); ok {
+			warn("%s", liveKeeps(t.Path, live))
+			return
+		}
 		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, rr.runErr, "git worktree remove refused").Message)
 		return
 	case removalPartial, removalIncomplete:
@@ -335,6 +341,9 @@ func (r *landRun) cleanup(ctx context.Context) {
 		return
 	}
 	j.Removed = true
+	if rr.verdict == removalGoneAnyway && rr.runErr != nil {
+		warn("removed %s, but: %s", Escape(t.Path), AsError(rr.runErr).Message)
+	}
 	if l.Ignored > 0 {
 		// Deleted as by remove, and like remove's confirmation the land says which.
 		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), l.ignoredNamed())
@@ -376,14 +385,14 @@ func claimKeeps(t gitx.Worktree, session string, takeOver *Claim) string {
 // reads; the clean-up and land's dry run both decide on it. beforeLand is the dry run's
 // case: the branch's own commits are not landed yet, and the land is what puts them on the
 // target, so they are not counted as lost.
-func (s *service) worktreeKeeps(ctx context.Context, t gitx.Worktree, beforeLand bool) (Losses, string) {
+func (s *service) worktreeKeeps(ctx context.Context, t gitx.Worktree, ws string, beforeLand bool) (Losses, string) {
 	if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
 		return Losses{}, fmt.Sprintf("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
 	}
-	if l := liveIn(t.Path, ""); len(l.procs) > 0 {
-		// Landed work is safe, the processes' directory is not: they keep it.
-		return Losses{}, fmt.Sprintf("kept %s: %s working in it (%s); remove it when they end (`copse remove %s`)",
-			Escape(t.Path), plural(len(l.procs), "process"), describeProcs(l.procs), quoteDisplay(t.Path))
+	// Judged as remove judges them: the idle shells of the worktree's window (ws) do not
+	// keep it.
+	if l := s.backend.workspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
+		return Losses{}, liveKeeps(t.Path, l)
 	}
 	l := s.losses(ctx, t)
 	if beforeLand {
@@ -393,6 +402,13 @@ func (s *service) worktreeKeeps(ctx context.Context, t gitx.Worktree, beforeLand
 		return l, fmt.Sprintf("kept %s: %s (%s)", Escape(t.Path), detail, reason)
 	}
 	return l, ""
+}
+
+// liveKeeps is the clean-up's warning for a worktree processes work in: landed work is
+// safe, the processes' directory is not, so they keep it.
+func liveKeeps(path string, l liveSet) string {
+	return fmt.Sprintf("kept %s: %s working in it (%s); remove it when they end (`copse remove %s`)",
+		Escape(path), plural(len(l.procs), "process"), describeProcs(l.procs), quoteDisplay(path))
 }
 
 func (s *service) emitWorktree(commonDir, event string, j *LandJob) {

@@ -81,11 +81,19 @@ func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) 
 		note("the clean-up would have %s", kept)
 		return out, nil
 	}
-	if _, kept := s.worktreeKeeps(ctx, t, true); kept != "" {
+	ws, err := s.workspaceAt(ctx, snap, t.Path)
+	if err != nil {
+		return nil, err
+	}
+	if _, kept := s.worktreeKeeps(ctx, t, ws, true); kept != "" {
 		note("the clean-up would have %s", kept)
 		return out, nil
 	}
-	add(gitx.WorktreeRemove(root, t.Path, false, false))
+	rm, err := s.unforcedRemoveCommands(t, ws)
+	if err != nil {
+		return nil, err
+	}
+	out.Commands = append(out.Commands, rm...)
 	out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"git", "-C", root, "update-ref", "-d", "refs/heads/" + w.Branch, "<rebased commit>"}))
 	note("the clean-up would record %s for copse restore, remove it and delete branch %s", Escape(t.Path), Escape(w.Branch))
 	return out, nil

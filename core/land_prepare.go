@@ -79,7 +79,7 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		return nil, refused(CodeTargetMissing, "create it, or pass another --into",
 			"the target branch %s does not exist", Escape(c.into.s))
 	}
-	if err := s.notQueued(ctx, commonDir, t.Path); err != nil {
+	if err := s.notQueued(ctx, commonDir, t.Path, r.DryRun); err != nil {
 		return nil, err
 	}
 	if err := s.landSettings(ctx, r, c); err != nil {
@@ -209,13 +209,25 @@ func landConfirmation(ctx context.Context, r LandRequest, c *landCmd) *Confirmat
 }
 
 // notQueued refuses a second land of a worktree that already has one queued or running.
-func (s *service) notQueued(ctx context.Context, commonDir, path string) error {
-	jobs, err := s.readQueue(ctx, landjobs.Dir(commonDir), true) // prepare holds the repository lock
-	if err != nil {
+// A dry run (which holds no lock) only reads: a job whose owner is gone does not count, as
+// the real land would mark it abandoned first.
+func (s *service) notQueued(ctx context.Context, commonDir, path string, dry bool) error {
+	dir := landjobs.Dir(commonDir)
+	var jobs []LandJob
+	var err error
+	if dry {
+		jobs, err = readJobs(dir)
+		if err != nil {
+			return failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
+		}
+	} else if jobs, err = s.readQueue(ctx, dir, true); err != nil { // prepare holds the repository lock
 		return err
 	}
 	cp := canonical(path)
 	for _, j := range jobs {
+		if dry && j.Owned && !j.State.Finished() && ownerGone(dir, j.Job) {
+			continue
+		}
 		if !j.State.Finished() && canonical(j.Worktree.Path) == cp {
 			return refused(CodeAlreadyQueued, "wait for it (`copse land status "+j.Job+"`), or cancel the process that waits for it",
 				"%s already has a land %s: %s (%s)", Escape(path), j.State, j.Job, j.Phase)
@@ -309,10 +321,14 @@ func (s *service) preflight(ctx context.Context, c *landCmd, commonDir string, a
 		if err != nil {
 			return err
 		}
-		if !ours {
+		if ours == nil {
 			return refused(CodeRebaseNotOurs, "finish it (git rebase --continue) or abort it yourself (git rebase --abort), then land again",
 				"the rebase in progress in %s was not started by a copse land (its head-name, orig-head and onto match no land record); copse aborts only its own",
 				Escape(w))
+		}
+		// Checked when asked and again at the head of the queue, right before the abort.
+		if err := s.ruleRestartAbortsNothingMade(ctx, w, ours); err != nil {
+			return err
 		}
 		if abort {
 			cmd, err := gitx.RebaseAbort(w)
@@ -364,23 +380,24 @@ func (s *service) preflight(ctx context.Context, c *landCmd, commonDir string, a
 	return nil
 }
 
-// rebaseIsOurs reports whether a land job record of this worktree describes exactly the
-// rebase in progress: same head-name, orig-head and onto.
-func (s *service) rebaseIsOurs(commonDir, w string, rb *gitx.RebaseState) (bool, error) {
+// rebaseIsOurs is the rebase a land job record of this worktree describes exactly as the
+// one in progress (same head-name, orig-head and onto), the latest such; nil when none does.
+func (s *service) rebaseIsOurs(commonDir, w string, rb *gitx.RebaseState) (*LandRebase, error) {
 	jobs, err := readJobs(landjobs.Dir(commonDir))
 	if err != nil {
-		return false, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
+		return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}
+	var ours *LandRebase
 	cw := canonical(w)
 	for _, j := range jobs {
 		if j.Rebase == nil || !j.State.Finished() || canonical(j.Worktree.Path) != cw {
 			continue
 		}
 		if j.Rebase.HeadName == rb.HeadName && j.Rebase.OrigHead == rb.OrigHead && j.Rebase.Onto == rb.Onto {
-			return true, nil
+			ours = j.Rebase // jobs are read oldest first: the latest match counts
 		}
 	}
-	return false, nil
+	return ours, nil
 }
 
 // rebasingBranch is the branch a rebase in progress in t will return to ("" for none):

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"sync"
 	"syscall"
@@ -65,6 +66,9 @@ type LandRebase struct {
 	HeadName string `json:"head_name"`
 	OrigHead string `json:"orig_head"`
 	Onto     string `json:"onto"`
+	// Stopped is what the rebase held when the land left it open on conflicts (nil while
+	// it runs, or when it could not be read): --force-restart aborts only that.
+	Stopped *LandStopped `json:"stopped,omitempty"`
 }
 
 // LandJob is one job's record (land-N.json), and what `land status --json` prints.
@@ -246,6 +250,29 @@ func takeLiveness(dir, job string, owner *livenessOwner) (ok bool, err error) {
 	}
 	held[p] = heldLock{f: f, owner: owner}
 	return true, nil
+}
+
+// ownerGone reports, without taking it, whether nobody holds the job's liveness lock (a
+// missing lock file: nobody ever did); only a dry run asks, for its answer alone.
+func ownerGone(dir, job string) bool {
+	p := landjobs.LockPath(dir, job)
+	heldMu.Lock()
+	_, mine := held[p]
+	heldMu.Unlock()
+	if mine {
+		return false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	defer f.Close()
+	// A shared probe, dropped at once: it conflicts only with the owner's exclusive lock.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return false
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return true
 }
 
 // holds reports whether owner holds the job's liveness lock.

@@ -238,6 +238,7 @@ func (s *service) emitLand(commonDir, event string, j *LandJob, reason string) [
 // Only the head of the queue (lowest unfinished ticket) ever runs.
 func (s *service) landLoop(ctx context.Context, dir, mine string, owner *livenessOwner, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
 	lastPos, lastHead := -1, ""
+	watch := &stoppedWatch{s: s, ctx: ctx}
 	for {
 		jobs, err := readJobs(dir)
 		if err != nil {
@@ -261,6 +262,12 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *livenes
 		}
 		if mine == "" && !unowned {
 			return nil, nil
+		}
+		if err := watch.check(head); err != nil {
+			if me != nil {
+				cancelQueued(dir, me) // still queued: nothing of it ran
+			}
+			return nil, err
 		}
 		if me != nil && progress != nil && (me.Position != lastPos || head.Job+string(head.Phase) != lastHead) {
 			lastPos, lastHead = me.Position, head.Job+string(head.Phase)
@@ -716,6 +723,11 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 		if rb, _ := gitx.ReadRebase(gd); rb != nil {
 			conflicts, _ := s.git.Conflicted(rctx, w)
 			j.Conflicts = conflicts
+			// What it holds now, before anyone resolves anything: --force-restart aborts
+			// only a rebase that still holds exactly this (unknown: it refuses).
+			if st, err := s.rebaseStopState(rctx, w); err == nil && j.Rebase != nil {
+				j.Rebase.Stopped = st
+			}
 			what := "the rebase onto " + Escape(j.Into) + " (" + short(onto) + ") stopped"
 			if len(conflicts) > 0 {
 				what = "the rebase onto " + Escape(j.Into) + " (" + short(onto) + ") conflicts in " + listPaths(conflicts)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/copse-dev/copse/internal/liveproc"
 )
 
 // Mutations of one repository are serialised twice over: an in-process semaphore (the
@@ -39,6 +41,7 @@ type LockHolder struct {
 	PID     int       `json:"pid"`
 	Command string    `json:"command"`
 	Since   time.Time `json:"since"`
+	Session string    `json:"session,omitempty"` // the holder's session ("" when it had none to say)
 }
 
 // String names the holder for humans: `copse remove x (pid 42, since 12:00:01)`.
@@ -51,8 +54,11 @@ func (h LockHolder) String() string {
 		cmd = "a process"
 	}
 	since := ""
+	if h.Session != "" {
+		since = ", session " + Escape(h.Session)
+	}
 	if !h.Since.IsZero() {
-		since = ", since " + h.Since.Local().Format("15:04:05")
+		since += ", since " + h.Since.Local().Format("15:04:05")
 	}
 	return fmt.Sprintf("%s (pid %d%s)", Escape(cmd), h.PID, since)
 }
@@ -106,6 +112,9 @@ func (s *service) lockRepo(ctx context.Context, commonDir string, create bool) (
 	w := &lockWait{s: s, ctx: ctx, start: time.Now()}
 	rl := processLock(commonDir)
 	self := LockHolder{PID: os.Getpid(), Command: processCommand(), Since: time.Now().UTC().Truncate(time.Second)}
+	if sess, ok, err := resolveSession(nil, s.opts.Getenv); err == nil && ok {
+		self.Session = sess.s // the agent's session, when this copse runs for one
+	}
 
 	// The in-process half.
 	select {
@@ -332,8 +341,17 @@ func (w *lockWait) check() error {
 		if h.PID > 0 {
 			hint = fmt.Sprintf("wait for pid %d to finish and run the command again, or wait longer: `git config copse.lockTimeout 2m`", h.PID)
 		}
+		held := ""
+		if !h.Since.IsZero() {
+			held = " for " + FormatSpan(time.Since(h.Since).Round(time.Second))
+		}
+		if h.PID > 0 && liveproc.Stopped(h.PID) {
+			// A stopped holder never lets go by itself: say so, and how to move it.
+			held += ", which is stopped (Ctrl-Z or SIGSTOP)"
+			hint = fmt.Sprintf("continue it (`fg` in its terminal, or kill -CONT %d) or end it (kill %d), then run the command again", h.PID, h.PID)
+		}
 		return &Error{Kind: KindFailed, Code: CodeLockTimeout, Hint: hint,
-			Message: fmt.Sprintf("gave up after %s waiting for the repository lock, held by %s; nothing changed", FormatSpan(w.timeout), h)}
+			Message: fmt.Sprintf("gave up after %s waiting for the repository lock, held by %s%s; nothing changed", FormatSpan(w.timeout), h, held)}
 	}
 	return nil
 }

@@ -149,6 +149,9 @@ type Outcome struct {
 	Claim    *Claim       `json:"claim,omitempty"`    // claim, create --claim: the claim now held
 	Previous string       `json:"previous,omitempty"` // claim --force: the session that held it before
 	Prune    *PruneReport `json:"prune,omitempty"`    // prune: what went (or would go) and what stayed, and why
+	// Setup is what create --dry-run's setup would copy and run (absent with --no-setup,
+	// and when there is nothing to set up).
+	Setup *SetupPlan `json:"setup,omitempty"`
 }
 
 // Result is the JSON value a reply carries: the Listing for list, the Outcome otherwise.

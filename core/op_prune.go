@@ -23,7 +23,9 @@ var pruneOp = &operation{
 	request:  PruneRequest{},
 	// A person sees the list of what goes; a dry run only shows it.
 	confirms: ruleOf(func(r PruneRequest) bool { return !r.DryRun }),
-	prepare:  prepareAs((*service).preparePrune),
+	// A dry run takes no lock and makes no lock file: it only reads.
+	changes: ruleOf(func(r PruneRequest) bool { return !r.DryRun }),
+	prepare: prepareAs((*service).preparePrune),
 	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
 		return s.runPrune(ctx, x.plan.cmd.(*pruneCmd), x)
 	},

@@ -121,7 +121,13 @@ func (s *Service) Unapproved(cmds []string) ([]string, error) {
 }
 
 func (si *service) unapproved(cmds []string) ([]string, error) {
-	keys, err := readApprovals(approvalsFile(si.opts.Getenv))
+	file := approvalsFile(si.opts.Getenv)
+	if _, err := os.Lstat(file); err == nil {
+		if err := checkApprovalsTrust(file, approvalsConfigDir(si.opts.Getenv)); err != nil {
+			return nil, err
+		}
+	}
+	keys, err := readApprovals(file)
 	if err != nil {
 		return nil, failed(CodeApprovalsUnreadable, err, "fix or remove the file, then approve again: `copse approve`",
 			"cannot read the approved project commands: %s", Escape(err.Error()))
@@ -145,6 +151,9 @@ func (s *Service) Approve(commands []string) error {
 	if file == "" {
 		return failed(CodeApprovalsUnreadable, nil, "set HOME or XDG_CONFIG_HOME to an absolute path",
 			"nowhere to keep approvals: neither XDG_CONFIG_HOME nor HOME is an absolute path")
+	}
+	if err := checkApprovalsTrust(file, approvalsConfigDir(si.opts.Getenv)); err != nil {
+		return err
 	}
 	if _, err := readApprovals(file); err != nil {
 		return failed(CodeApprovalsUnreadable, err, "fix or remove the file, then approve again: `copse approve`",

@@ -51,7 +51,7 @@ func TestSetupRefusesUnapprovedProjectCommands(t *testing.T) {
 	if err := os.Chmod(approvals, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Setup(ctx, wt, cfg, io.Discard); !errors.As(err, &e) || e.Code != core.CodeApprovalsUnreadable {
+	if _, err := s.Setup(ctx, wt, cfg, io.Discard); !errors.As(err, &e) || e.Code != core.CodeApprovalsUnsafe {
 		t.Fatalf("setup trusted a world-writable approvals file: %v", err)
 	}
 	if err := os.Chmod(approvals, 0o600); err != nil {

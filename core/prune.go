@@ -13,6 +13,7 @@ import (
 
 	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
+	"github.com/copse-dev/copse/internal/liveproc"
 )
 
 // Prune removes worktrees nobody needs: clean, unclaimed, not landing, holding no commit
@@ -72,6 +73,7 @@ const (
 type pruneCand struct {
 	t       gitx.Worktree
 	id      string
+	ws      string // its workspace (tmux window, Herdr workspace), closed with it; "" when none
 	head    string
 	ignored string // the ignored files removing it deletes, for the confirmation
 	// record: a worktree whose directory is gone is recorded first only when its admin
@@ -149,7 +151,13 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 	}
 	c := &pruneCmd{deleteBranch: r.DeleteBranch, dryRun: r.DryRun, cwd: s.root()}
 	c.report = PruneReport{OlderThan: FormatSpan(older), Removed: []PruneEntry{}, Forgotten: []PruneEntry{}, Kept: []PruneEntry{}}
-	sc := &pruneScan{commonDir: commonDir, ids: worktreeIDs(commonDir), jobs: landJobs(commonDir), now: time.Now(), older: older, live: &liveScan{}}
+	// The worktrees' workspaces: their idle shells are judged as remove judges them, and a
+	// worktree's window or workspace is closed with it.
+	wsOf, err := s.workspacesOf(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	sc := &pruneScan{commonDir: commonDir, ids: worktreeIDs(commonDir), jobs: landJobs(commonDir), now: time.Now(), older: older, live: &liveScan{}, wsOf: wsOf}
 	for _, t := range snap.trees {
 		if !t.Bare && t.Prunable == nil {
 			sc.live.paths = append(sc.live.paths, t.Path)
@@ -168,7 +176,7 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 			c.remove = append(c.remove, cand)
 		}
 	}
-	cmds, err := pruneCommands(c)
+	cmds, err := s.pruneCommands(c)
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +196,7 @@ type pruneScan struct {
 	now        time.Time
 	older      time.Duration
 	live       *liveScan
+	wsOf       map[string]string // worktree path → its workspace
 	liveWarned bool
 	warnings   []string
 }
@@ -227,9 +236,19 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 		return kept(reason, detail)
 	}
 	// A process working in it is activity: the idle test below reads only git's files.
-	procs, unknown := sc.live.in(t.Path)
+	// In a worktree with a workspace, the backend judges as for remove (its idle shells
+	// do not count); the others share one scan.
+	ws := sc.wsOf[t.Path]
+	var procs []liveproc.Proc
+	var unknown string
+	if ws != "" {
+		l := s.backend.workspaceLive(ctx, t.Path, ws)
+		procs, unknown = l.procs, l.unknown
+	} else {
+		procs, unknown = sc.live.in(t.Path)
+	}
 	if len(procs) > 0 {
-		return kept(KeepProcesses, fmt.Sprintf("%s working in it: %s", plural(len(procs), "process"), describeProcs(procs)))
+		return kept(KeepProcesses, liveDetail(liveSet{procs: procs}))
 	}
 	if unknown != "" && !sc.liveWarned {
 		sc.liveWarned = true
@@ -243,7 +262,7 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 		return kept(reason, detail)
 	}
 	e.Reason, e.Detail = PruneIdle, "idle "+e.Idle+", clean, nothing unique"
-	cand := pruneCand{t: t, id: e.ID, head: t.Head}
+	cand := pruneCand{t: t, id: e.ID, ws: ws, head: t.Head}
 	if l.Ignored > 0 {
 		// Deleted with it, as by remove: named, refusing nothing.
 		e.Detail += "; " + plural(l.Ignored, "ignored file") + " deleted with it: " + sample(l.IgnoredSample, l.Ignored)
@@ -341,15 +360,15 @@ func ignoredRaw(l Losses) string {
 	return out
 }
 
-// pruneCommands are the git commands prune would run, for the plan.
-func pruneCommands(c *pruneCmd) ([]string, error) {
+// pruneCommands are the commands prune would run, for the plan.
+func (s *service) pruneCommands(c *pruneCmd) ([]string, error) {
 	var cmds []string
 	for _, cand := range c.remove {
-		rm, err := gitx.WorktreeRemove(c.cwd, cand.t.Path, false, false)
+		rm, err := s.unforcedRemoveCommands(cand.t, cand.ws)
 		if err != nil {
-			return nil, builderErr(err)
+			return nil, err
 		}
-		cmds = append(cmds, rm.String())
+		cmds = append(cmds, rm...)
 		if c.deleteBranch && cand.t.Branch != "" {
 			bd, err := gitx.BranchDelete(c.cwd, cand.t.Branch, true)
 			if err != nil {
@@ -508,13 +527,10 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 			rep.Kept = append(rep.Kept, e)
 			continue
 		}
-		// Recorded first, like a forced remove: `copse restore ID` brings it back.
-		rm, err := gitx.WorktreeRemove(fresh.cwd, cand.t.Path, false, false)
-		if err != nil {
-			return nil, builderErr(err)
-		}
+		// Recorded first, like a forced remove: `copse restore ID` brings it back. The
+		// processes are looked at again right before git removes it.
 		r, err := s.removeOne(ctx, removeStep{target: cand.t, record: true, deleteBranch: fresh.deleteBranch,
-			run: func(ctx context.Context) error { _, err := s.git.Run(ctx, rm); return err }})
+			run: s.unforcedRemoval(cand.t, cand.ws, s.git)})
 		if rerr, ok := isReadBack(err); ok {
 			return nil, uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
 				"prune removed %s, but the worktree list could not be read back", Escape(cand.t.Path))
@@ -527,11 +543,18 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 		switch r.verdict {
 		case removalNothing:
 			e.Reason, e.Detail = KeepRemoveRefused, pruneRefusedDetail(r.runErr)
+			if l, ok := stillLive(r.runErr); ok {
+				e.Reason, e.Detail = KeepProcesses, liveDetail(l)
+			}
 			rep.Kept = append(rep.Kept, e)
 			continue
 		case removalPartial, removalIncomplete:
 			return nil, uncertain(CodePruneIncomplete, r.runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
 				"%s", removeState(cand.t.Path, r.listed, r.onDisk))
+		}
+		if r.verdict == removalGoneAnyway && r.runErr != nil {
+			// Gone, but a step after git's failed (its window could not be closed): said.
+			out.Warnings = append(out.Warnings, "removed "+Escape(cand.t.Path)+", but: "+AsError(r.runErr).Message)
 		}
 		saved := r.saved
 		if fresh.deleteBranch && cand.t.Branch != "" {
@@ -613,6 +636,11 @@ func (s *service) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, 
 	return nil
 }
 
+// liveDetail is why prune keeps a worktree processes work in.
+func liveDetail(l liveSet) string {
+	return fmt.Sprintf("%s working in it: %s", plural(len(l.procs), "process"), describeProcs(l.procs))
+}
+
 // pruneNotRecorded is why prune keeps a worktree it could not record for restore first.
 func pruneNotRecorded(err error) (string, string) {
 	if AsError(err).Kind == KindCancelled {
@@ -623,6 +651,10 @@ func pruneNotRecorded(err error) (string, string) {
 
 // pruneRefusedDetail says why a worktree git refused to remove stays.
 func pruneRefusedDetail(runErr error) string {
+	var e *Error
+	if errors.As(runErr, &e) {
+		return "not removed: " + e.Message // the backend's refusal, escaped already
+	}
 	msg := "git refused to remove it"
 	if runErr != nil {
 		msg += ": " + Escape(firstLine(gitErrText(runErr)))

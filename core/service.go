@@ -172,6 +172,13 @@ func (s *Service) Execute(ctx context.Context, p *Plan) (*Outcome, error) {
 	return s.impl.execute(ctx, p)
 }
 
+// PrepareDryRun is Prepare for a dry run (the plan goes to DryRun, never to Execute): it
+// takes no lock and makes no lock file, so it answers at once even while another copse
+// changes the repository, and leaves a repository nobody changed exactly as it was.
+func (s *Service) PrepareDryRun(ctx context.Context, req Request) (*Plan, error) {
+	return s.impl.prepareLocking(ctx, req, false)
+}
+
 // DryRun returns what Execute would do: the checks passed and the commands, changing nothing.
 func (s *Service) DryRun(p *Plan) *Outcome {
 	out := &Outcome{Operation: p.Request.Op(), DryRun: true, Commands: p.Commands, Warnings: p.Warnings, Notices: p.Notices}

@@ -207,30 +207,10 @@ func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, o
 	} else if len(missing) > 0 {
 		return nil, UnapprovedError(missing, "runs `copse setup "+quoteDisplay(path)+"`")
 	}
-	var files []string
-	if len(cfg.Copy) > 0 {
-		patterns, refused := insidePatterns(cfg.Copy)
-		rep.Refused = append(rep.Refused, refused...)
-		matched, err := si.git.FilesMatching(ctx, root, copyGlobs(patterns))
-		if err != nil {
-			return rep, gitFailure(CodeSetupCopyFailed, err, "cannot list the files copse.copy names")
-		}
-		files = matched
-	}
-	if len(cfg.Include) > 0 {
-		included, err := si.git.FilesIncluded(ctx, root, cfg.Include)
-		if err != nil {
-			return rep, gitFailure(CodeSetupCopyFailed, err, "cannot list the files "+IncludeFile+" names")
-		}
-		seen := make(map[string]bool, len(files))
-		for _, f := range files {
-			seen[f] = true
-		}
-		for _, f := range included {
-			if !seen[f] {
-				files = append(files, f)
-			}
-		}
+	files, refused, err := si.setupFiles(ctx, cfg)
+	rep.Refused = append(rep.Refused, refused...)
+	if err != nil {
+		return rep, err
 	}
 	if len(files) > 0 {
 		if err := copyFromMain(root, path, files, rep); err != nil {
@@ -266,6 +246,63 @@ func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, o
 		}
 	}
 	return rep, nil
+}
+
+// setupFiles are the files of the main checkout the setup copies (copse.copy, then
+// .worktreeinclude), and the copse.copy patterns it refuses.
+func (s *service) setupFiles(ctx context.Context, cfg SetupConfig) ([]string, []SetupRefusal, error) {
+	root := s.root()
+	var files []string
+	var refused []SetupRefusal
+	if len(cfg.Copy) > 0 {
+		var patterns []string
+		patterns, refused = insidePatterns(cfg.Copy)
+		matched, err := s.git.FilesMatching(ctx, root, copyGlobs(patterns))
+		if err != nil {
+			return nil, refused, gitFailure(CodeSetupCopyFailed, err, "cannot list the files copse.copy names")
+		}
+		files = matched
+	}
+	if len(cfg.Include) > 0 {
+		included, err := s.git.FilesIncluded(ctx, root, cfg.Include)
+		if err != nil {
+			return nil, refused, gitFailure(CodeSetupCopyFailed, err, "cannot list the files "+IncludeFile+" names")
+		}
+		seen := make(map[string]bool, len(files))
+		for _, f := range files {
+			seen[f] = true
+		}
+		for _, f := range included {
+			if !seen[f] {
+				files = append(files, f)
+			}
+		}
+	}
+	return files, refused, nil
+}
+
+// SetupPlan is what a new worktree's setup would do (create --dry-run shows it).
+type SetupPlan struct {
+	// Copy are the files of the main checkout it would copy (one the new worktree already
+	// has is kept, as by the setup itself).
+	Copy    []string       `json:"copy,omitempty"`
+	Refused []SetupRefusal `json:"refused,omitempty"` // copse.copy patterns it would not follow
+	Steps   []string       `json:"steps,omitempty"`   // the commands it would run (sh -c), in order
+}
+
+// PlanSetup says what the setup of cfg would copy and run, changing nothing. It refuses
+// where Setup refuses before it changes anything: a project command no person approved.
+func (s *Service) PlanSetup(ctx context.Context, cfg SetupConfig, then string) (*SetupPlan, error) {
+	if missing, err := s.Unapproved(cfg.Project); err != nil {
+		return nil, err
+	} else if len(missing) > 0 {
+		return nil, UnapprovedError(missing, then)
+	}
+	files, refused, err := s.impl.setupFiles(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &SetupPlan{Copy: files, Refused: refused, Steps: cfg.AllSteps()}, nil
 }
 
 // copyGlobs turns copse.copy patterns into git glob pathspecs: a pattern without a slash

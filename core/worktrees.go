@@ -44,6 +44,11 @@ type service struct {
 	firstMu sync.Mutex
 	first   *snapshot
 	firstAt time.Time
+
+	// beforeLiveCheck, set only by tests, runs right before an unforced removal (prune,
+	// land's clean-up) looks for live processes: a process a test starts there is one that
+	// began after the scan.
+	beforeLiveCheck func(path string)
 }
 
 // repoState is what copse knows of the repository from the last worktree list.

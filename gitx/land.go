@@ -468,3 +468,64 @@ func ParseStatusWithIgnored(b []byte) (dirty, ignored []string, err error) {
 	}
 	return dirty, ignored, nil
 }
+
+// StatusEntry is one entry of `status --porcelain=v2 -z` (StatusCmd): its path, its line
+// as git printed it (a rename's original path appended), and whether its worktree side
+// differs from the index (an unmerged or untracked path included), where the line alone
+// does not say what the file holds.
+type StatusEntry struct {
+	Path, Line   string
+	WorktreeSide bool
+}
+
+// ParseStatusEntries parses `status --porcelain=v2 --branch -z`: the HEAD commit (its
+// "# branch.oid" header; "" when unborn) and each entry.
+func ParseStatusEntries(b []byte) (head string, entries []StatusEntry, err error) {
+	fields := bytes.Split(bytes.TrimSuffix(b, []byte{0}), []byte{0})
+	for i := 0; i < len(fields); i++ {
+		f := string(fields[i])
+		if f == "" {
+			continue
+		}
+		if oid, ok := strings.CutPrefix(f, "# branch.oid "); ok && oid != "(initial)" {
+			head = oid
+		}
+		n := map[byte]int{'1': 9, '2': 10, 'u': 11}[f[0]]
+		switch {
+		case f[0] == '#' || f[0] == '!':
+			continue
+		case f[0] == '?':
+			entries = append(entries, StatusEntry{Path: strings.TrimPrefix(f, "? "), Line: f, WorktreeSide: true})
+			continue
+		case n == 0:
+			return "", nil, fmt.Errorf("gitx: status: unknown entry %q", clip(f))
+		}
+		parts := strings.SplitN(f, " ", n)
+		if len(parts) != n || len(parts[1]) != 2 {
+			return "", nil, fmt.Errorf("gitx: status: malformed entry %q", clip(f))
+		}
+		e := StatusEntry{Path: parts[n-1], Line: f, WorktreeSide: f[0] == 'u' || parts[1][1] != '.'}
+		if f[0] == '2' {
+			if i+1 >= len(fields) {
+				return "", nil, fmt.Errorf("gitx: status: rename entry %q lacks its original path", clip(f))
+			}
+			i++
+			e.Line += "\x00" + string(fields[i])
+		}
+		entries = append(entries, e)
+	}
+	return head, entries, nil
+}
+
+// StatusEntries runs StatusCmd at dir and parses it (ParseStatusEntries).
+func (r *Runner) StatusEntries(ctx context.Context, dir string) (string, []StatusEntry, error) {
+	c, err := StatusCmd(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return "", nil, err
+	}
+	return ParseStatusEntries(out)
+}

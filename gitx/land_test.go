@@ -194,3 +194,31 @@ func TestParseStatusWithIgnored(t *testing.T) {
 		}
 	}
 }
+
+// ParseStatusEntries reads each kind of porcelain v2 entry with its path (spaces kept, a
+// rename's original path joined to its line) and says which have a worktree side.
+func TestParseStatusEntries(t *testing.T) {
+	t.Parallel()
+	oid := strings.Repeat("a", 40)
+	out := "# branch.oid " + oid + "\x00# branch.head (detached)\x00" +
+		"1 M. N... 100644 100644 100644 " + oid + " " + oid + " staged file.txt\x00" +
+		"1 .M N... 100644 100644 100644 " + oid + " " + oid + " edited.txt\x00" +
+		"2 R. N... 100644 100644 100644 " + oid + " " + oid + " R100 new name\x00old name\x00" +
+		"u UU N... 100644 100644 100644 100644 " + oid + " " + oid + " " + oid + " con flict.md\x00" +
+		"? untracked dir/\x00"
+	head, es, err := ParseStatusEntries([]byte(out))
+	if err != nil || head != oid {
+		t.Fatalf("head %q, err %v", head, err)
+	}
+	var got []string
+	for _, e := range es {
+		got = append(got, e.Path+map[bool]string{true: " +w", false: ""}[e.WorktreeSide])
+	}
+	want := []string{"staged file.txt", "edited.txt +w", "new name", "con flict.md +w", "untracked dir/ +w"}
+	if !slices.Equal(got, want) || !strings.HasSuffix(es[2].Line, "\x00old name") {
+		t.Fatalf("entries %q, want %q (rename line %q)", got, want, es[2].Line)
+	}
+	if _, _, err := ParseStatusEntries([]byte("1 M. short\x00")); err == nil {
+		t.Error("a malformed entry parsed")
+	}
+}

@@ -209,3 +209,8 @@ func itoa(n int) string {
 // another process group): what a land's test gate started, marked by copse. Dir and
 // Inside are left empty. Without /proc it says it cannot tell (ErrUnknown).
 func Marked(key, value string) ([]Proc, error) { return marked(key, value) }
+
+// Stopped reports whether process pid is stopped (Ctrl-Z, SIGSTOP, SIGTSTP: state T, or t
+// under a tracer): it holds what it holds and does nothing until continued. False where
+// copse cannot tell, and for a process that is gone.
+func Stopped(pid int) bool { return stopped(pid) }

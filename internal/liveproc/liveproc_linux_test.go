@@ -305,3 +305,36 @@ func TestMarkedFindsByEnvironment(t *testing.T) {
 		t.Fatal("Marked lists copse's own process")
 	}
 }
+
+// Stopped tells a process stopped with SIGSTOP from a running one, and from one gone.
+func TestStoppedSeesAProcessStoppedWithSIGSTOP(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	pid := cmd.Process.Pid
+	if Stopped(pid) {
+		t.Fatal("a running sleep is stopped")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !Stopped(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a sleep sent SIGSTOP is not seen stopped")
+		}
+	}
+	syscall.Kill(pid, syscall.SIGCONT)
+	for deadline := time.Now().Add(10 * time.Second); Stopped(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a continued sleep is still seen stopped")
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if Stopped(pid) {
+		t.Error("a process that is gone is stopped")
+	}
+}

@@ -267,3 +267,17 @@ func foreground(pid int) Foreground {
 	}
 	return f
 }
+
+// stopped reads field 3 (the state) of /proc/<pid>/stat, after the command name's last ')'.
+func stopped(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	return len(f) > 0 && (f[0] == "T" || f[0] == "t")
+}

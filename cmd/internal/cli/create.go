@@ -79,7 +79,7 @@ argument. The started agent claims the worktree (session agent:<branch-slug>, or
 	fl.BoolVarP(&opts.Switch, "switch", "s", false, "switch to the new worktree afterwards (Herdr: focus its workspace)")
 	fl.BoolVar(&opts.NoSetup, "no-setup", false, "skip the copse.copy files and copse.setup steps")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "check and print the exact commands; change nothing")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "check and print the exact commands and the setup's copies and steps; change nothing")
 	return cmd
 }
 
@@ -88,15 +88,18 @@ func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
 	// arrives in an agent's request does).
 	ctx = core.WithTypedByPerson(ctx)
 	var cfg core.SetupConfig
+	again := "runs `copse create " + textsafe.ShellQuote(opts.Request.Branch) + "` again (or passes --no-setup)"
+	if opts.DryRun {
+		return createDryRun(ctx, f, opts, again)
+	}
 	readSetup := func(svc *core.Service) (err error) {
-		if !opts.NoSetup && !opts.DryRun {
+		if !opts.NoSetup {
 			// Read before creating: a broken setting is reported before anything changes.
 			if cfg, err = svc.SetupConfig(ctx); err != nil {
 				return err
 			}
 			// So is a project command no person approved: asked here, on a terminal, or
 			// refused without one before the worktree exists.
-			again := "runs `copse create " + textsafe.ShellQuote(opts.Request.Branch) + "` again (or passes --no-setup)"
 			return f.projectApproved(ctx, svc, cfg, again)
 		}
 		return nil
@@ -104,6 +107,35 @@ func createRun(ctx context.Context, f *Factory, opts *CreateOptions) error {
 	return opts.runMutationAfter(ctx, f, opts.Request, "", readSetup, func(svc *core.Service, out *core.Outcome) error {
 		return createDone(ctx, f, svc, out, cfg, opts.Switch)
 	})
+}
+
+// createDryRun checks what create checks, in the same order (the setup config and its
+// project commands first, then the create itself), and shows the commands and the setup's
+// copies and steps. A project command no person approved is refused as a create without a
+// terminal refuses it: a dry run asks nothing (an approval is a change).
+func createDryRun(ctx context.Context, f *Factory, opts *CreateOptions, again string) error {
+	svc, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	var plan *core.SetupPlan
+	if !opts.NoSetup {
+		cfg, err := svc.SetupConfig(ctx)
+		if err != nil {
+			return err
+		}
+		if plan, err = svc.PlanSetup(ctx, cfg, again); err != nil {
+			return err
+		}
+	}
+	out, err := opts.run(ctx, f, svc, opts.Request)
+	if err != nil {
+		return err
+	}
+	if plan != nil && (len(plan.Copy)+len(plan.Steps)+len(plan.Refused) > 0) {
+		out.Setup = plan
+	}
+	return f.printDryRun(out)
 }
 
 // createDone prints the created worktree, runs its setup, then switches to it if asked.

@@ -53,7 +53,9 @@ across processes; a waiting land shows its position and phase on stderr. Phases:
 
 --no-wait queues the job, prints its id and returns; the next copse land (or copse land
 --drain) runs it. --force-restart aborts a rebase that an earlier land left open (only one
-copse started), then starts over. A worktree another session claimed is refused
+copse started, and only while nobody has worked in it since it stopped: a resolution in
+progress is refused, rebase_changed), then starts over. A land waiting behind a job whose
+copse is stopped (Ctrl-Z) gives up after copse.lockTimeout (land_owner_stopped). A worktree another session claimed is refused
 (claimed_by_other); --force-claim takes that claim over, after a confirmation (--yes).
 --dry-run checks all of that on today's state (the ignored files the rebase would replace,
 the target's checkout, what the clean-up would keep) and prints the steps; it refuses as the

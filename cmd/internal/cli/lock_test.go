@@ -37,9 +37,14 @@ func TestLockWaitNamesHolderAndTimesOut(t *testing.T) {
 		t.Fatalf("feat/other was created by a copse that never got the lock")
 	}
 
-	// The same wait for a dry run (which takes the lock only if the file exists).
-	res = run(t, r, r.Root, "remove", "--dry-run", "feat/slow")
-	want(t, res, 1, "gave up after 2s waiting for the repository lock, held by copse create feat/slow")
+	// A dry run takes no lock: it answers at once, whoever holds it.
+	for _, args := range [][]string{{"create", "--dry-run", "feat/third"}, {"prune", "--dry-run"}} {
+		res = run(t, r, r.Root, args...)
+		want(t, res, 0)
+		if strings.Contains(res.stderr, "waiting for the repository lock") {
+			t.Fatalf("copse %v waited for the lock:\n%s", args, res)
+		}
+	}
 
 	// Once the holder ends, the lock is free again.
 	holder.cmd.Process.Signal(os.Interrupt)
@@ -123,5 +128,30 @@ func TestReadOnlyCommandsDoNotCreateLockFile(t *testing.T) {
 	want(t, run(t, r, r.Root, "create", "feat/y"), 0)
 	if _, err := os.Stat(lock); err != nil {
 		t.Fatalf("create did not make the lock file: %v", err)
+	}
+}
+
+// Every --dry-run of the command line takes no lock: on a repository no copse changed,
+// none of them leaves a copse.lock behind (restore's is checked under a held lock in core).
+func TestEveryDryRunLeavesNoLockFile(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	r.AddWorktree("plain", filepath.Join(r.Base, "trees", "plain"))
+	w := r.AddWorktree("feat/a", filepath.Join(r.Base, "trees", "feat-a"))
+	coretest.WriteFile(t, filepath.Join(w, "a.txt"), "a\n")
+	r.Git(w, "add", "a.txt")
+	r.Git(w, "commit", "-q", "-m", "a")
+	for _, args := range [][]string{
+		{"create", "--dry-run", "feat/new"},
+		{"remove", "--dry-run", "plain"},
+		{"prune", "--dry-run"},
+		{"land", "--dry-run", "feat/a"},
+		{"switch", "--dry-run", "plain"},
+		{"claim", "--dry-run", "--session", "s1", "plain"},
+	} {
+		want(t, run(t, r, r.Root, args...), 0)
+		if _, err := os.Stat(filepath.Join(r.Root, ".git", "copse.lock")); !os.IsNotExist(err) {
+			t.Fatalf("copse %v made the lock file: %v", args, err)
+		}
 	}
 }

@@ -23,12 +23,17 @@ type mutation struct {
 
 // run prepares req on svc and executes it (or dry-runs it). The outcome is not printed.
 func (m mutation) run(ctx context.Context, f *Factory, svc *core.Service, req core.Request) (*core.Outcome, error) {
+	if m.DryRun {
+		// A dry run takes no lock (and makes no lock file): it shows the repository as it is.
+		plan, err := svc.PrepareDryRun(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return svc.DryRun(plan), nil
+	}
 	plan, err := svc.Prepare(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	if m.DryRun {
-		return svc.DryRun(plan), nil
 	}
 	if plan.Confirm != nil && !m.Yes {
 		if err := f.confirmOr(ctx, plan.Confirm, m.again); err != nil {
@@ -109,6 +114,23 @@ func (f *Factory) printDryRun(out *core.Outcome) error {
 	fmt.Fprintln(f.Out, "checks passed; nothing was changed. copse would run:")
 	for _, c := range out.Commands {
 		fmt.Fprintf(f.Out, "  %s\n", c)
+	}
+	if st := out.Setup; st != nil {
+		if n := len(st.Copy); n > 0 {
+			fmt.Fprintf(f.Out, "then set it up: copy %s from the main checkout (never overwriting):\n", core.Plural(n, "file"))
+			for _, c := range st.Copy {
+				fmt.Fprintf(f.Out, "  %s\n", core.Escape(c))
+			}
+		}
+		for _, r := range st.Refused {
+			fmt.Fprintf(f.Out, "not copied: %s: %s\n", core.Escape(r.Path), core.Escape(r.Reason))
+		}
+		if n := len(st.Steps); n > 0 {
+			fmt.Fprintf(f.Out, "then run %s in it (sh -c), in order:\n", core.Plural(n, "setup step"))
+			for i, c := range st.Steps {
+				fmt.Fprintf(f.Out, "  %d. %s\n", i+1, core.Escape(c))
+			}
+		}
 	}
 	return nil
 }

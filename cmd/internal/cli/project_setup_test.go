@@ -160,3 +160,48 @@ func TestAgentsAndListingsNeverRunProjectSetup(t *testing.T) {
 		t.Fatal("a project setup command ran for an agent's create, a list or an open")
 	}
 }
+
+// create --dry-run shows the setup the create would make (the files it copies, the steps
+// it runs, in order) and refuses exactly where the create refuses before changing anything:
+// a .copse.conf command no person approved (exit 1, project_command_unapproved); --no-setup
+// shows no setup. Nothing changes.
+func TestCreateDryRunShowsTheSetupAndRefusesWhereCreateRefuses(t *testing.T) {
+	t.Parallel()
+	r := includeRepo(t)
+	r.Git(r.Root, "config", "--add", "copse.setup", "echo first step")
+	r.Git(r.Root, "config", "--add", "copse.setup", "echo second step")
+	before := r.Snapshot()
+	res := run(t, r, r.Root, "create", "--dry-run", "feat")
+	want(t, res, 0, "checks passed; nothing was changed", "git -C",
+		"then set it up: copy 3 files from the main checkout (never overwriting):\n  .env\n  notes.txt\n  secrets/a.key\n",
+		"then run 2 setup steps in it (sh -c), in order:\n  1. echo first step\n  2. echo second step\n")
+	res = run(t, r, r.Root, "--json", "create", "--dry-run", "feat")
+	var reply struct {
+		DryRun bool `json:"dry_run"`
+		Setup  struct {
+			Copy  []string `json:"copy"`
+			Steps []string `json:"steps"`
+		} `json:"setup"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &reply); err != nil || !reply.DryRun || len(reply.Setup.Copy) != 3 || len(reply.Setup.Steps) != 2 {
+		t.Fatalf("--json dry run: %+v %v\n%s", reply, err, res)
+	}
+	res = run(t, r, r.Root, "create", "--dry-run", "--no-setup", "feat")
+	want(t, res, 0, "checks passed")
+	if strings.Contains(res.stdout, "set it up") || strings.Contains(res.stdout, "setup step") {
+		t.Errorf("--no-setup dry run shows a setup:\n%s", res)
+	}
+	r.Unchanged(before)
+
+	marker := filepath.Join(r.Base, "project-setup-ran")
+	projectRepo(t, r, marker)
+	before = r.Snapshot()
+	res = run(t, r, r.Root, "--json", "create", "--dry-run", "feat")
+	want(t, res, 1, `"code":"project_command_unapproved"`, "no one approved on this machine", "touch")
+	real := run(t, r, r.Root, "--json", "create", "feat")
+	want(t, real, 1, `"code":"project_command_unapproved"`)
+	if exists(marker) {
+		t.Fatal("the unapproved project command ran")
+	}
+	r.Unchanged(before)
+}

@@ -1,0 +1,72 @@
+package core
+
+import (
+	"context"
+	"errors"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// The removals nobody forces (prune's, land's clean-up's) judge the processes working in
+// a worktree exactly as remove does, through the backend: under tmux the idle shell of
+// the worktree's own window does not keep it (closing the window ends it), under Herdr
+// the idle shells of its workspace do not. And they look again right before git
+// removes, inside the same locked step: a process that started after prune's scan (or
+// after the land's check) keeps the worktree.
+
+// errStillLive is the removal that did not run: a process works in the worktree now.
+type errStillLive struct{ live liveSet }
+
+func (e errStillLive) Error() string { return liveDetail(e.live) }
+
+// stillLive is the processes a removal that did not run found (ok false for any other error).
+func stillLive(err error) (liveSet, bool) {
+	var e errStillLive
+	ok := errors.As(err, &e)
+	return e.live, ok
+}
+
+// workspaceAt is the workspace (tmux window, Herdr workspace) the worktree at path is open
+// in, "" when none or without workspaces.
+func (s *service) workspaceAt(ctx context.Context, snap snapshot, path string) (string, error) {
+	wsOf, err := s.workspacesOf(ctx, snap)
+	if err != nil {
+		return "", err
+	}
+	return wsOf[path], nil
+}
+
+// unforcedRemoval is the run of a removal prune or land's clean-up decided on: the live
+// check, then the remove, never forced, through the backend when the worktree has a
+// workspace (which it closes, as remove does) and through git (with runner git) when not.
+func (s *service) unforcedRemoval(t gitx.Worktree, ws string, git *gitx.Runner) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if s.beforeLiveCheck != nil {
+			s.beforeLiveCheck(t.Path)
+		}
+		if l := s.backend.workspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
+			return errStillLive{l}
+		}
+		if ws != "" {
+			return s.backend.remove(ctx, &removeCmd{target: t, wsID: ws, cwd: s.root()})
+		}
+		rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
+		if err != nil {
+			return builderErr(err)
+		}
+		_, err = git.Run(ctx, rm)
+		return err
+	}
+}
+
+// unforcedRemoveCommands are the commands unforcedRemoval runs, for a plan.
+func (s *service) unforcedRemoveCommands(t gitx.Worktree, ws string) ([]string, error) {
+	if ws != "" {
+		return s.backend.removeCommands(&removeCmd{target: t, wsID: ws, cwd: s.root()})
+	}
+	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
+	if err != nil {
+		return nil, builderErr(err)
+	}
+	return []string{rm.String()}, nil
+}
