@@ -50,7 +50,7 @@ func read(roots []string, envKeys []string) (*Scan, error) {
 	for p := parent[self]; p > 0 && !anc[p]; p = parent[p] {
 		anc[p] = true
 	}
-	sc := &Scan{Roots: make([][]Proc, len(roots))}
+	sc := &Scan{Roots: make([][]Proc, len(roots)), parent: parent}
 	for _, r := range all {
 		if r.pid == self || descends(parent, r.pid, self) {
 			continue // copse, and what it runs (git status in that worktree)
@@ -266,4 +266,19 @@ func foreground(pid int) Foreground {
 		cur = childrenOf(cur[0])
 	}
 	return f
+}
+
+func ancestors() []int {
+	var out []int
+	seen := map[int]bool{}
+	for pid := os.Getppid(); pid > 1 && !seen[pid]; {
+		seen[pid] = true
+		out = append(out, pid)
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			break
+		}
+		pid = ppidOf(stat)
+	}
+	return out
 }

@@ -20,3 +20,5 @@ func marked(key, value string) ([]Proc, error) { return nil, &unknownOS{runtime.
 func readingTerminal(int) bool { return false }
 
 func foreground(int) Foreground { return Foreground{Children: -1} }
+
+func ancestors() []int { return nil }
