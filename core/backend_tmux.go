@@ -551,10 +551,10 @@ func (b *tmuxBackend) create(ctx context.Context, c *createCmd) (string, error) 
 	}
 	a := b.windowArgs(c.path.s, c.branch.s, c.label, c.focus, c.run)
 	if c.run != nil {
-		// The shell left in the window when the command ends is the one tmux starts in the
-		// windows copse opens without a command; unknown, the script falls back to $SHELL.
-		if sh, err := b.client.DefaultShell(ctx); err == nil && sh != "" && !strings.ContainsRune(sh, 0) {
-			a.Env = append(slices.Clone(a.Env), "COPSE_SHELL="+sh)
+		// The shell left in the window when the command ends is what tmux starts in the
+		// windows copse opens without a command (create_run.go); unknown, $SHELL.
+		if sh, cmd, err := b.client.DefaultShell(ctx); err == nil && sh != "" {
+			a.Env = append(slices.Clone(a.Env), "COPSE_SHELL="+sh, "COPSE_SHELL_COMMAND="+cmd)
 		}
 	}
 	id, err := b.client.NewWindow(ctx, a)
@@ -711,6 +711,27 @@ func (b *tmuxBackend) seedHistory(_ context.Context, snap snapshot) {
 	if b.s.existsIn(snap)(prev) {
 		b.s.history.Visit(b.s.session, prev)
 	}
+}
+
+// ---- copse's own window
+
+// ownWindow is copse's own window when it is copse's window of the worktree at path ("" when
+// copse runs elsewhere, or tmux cannot say).
+func (b *tmuxBackend) ownWindow(ctx context.Context, path string) string {
+	all, err := b.windows(ctx)
+	if err != nil || windowIn(all[canonical(path)], b.window) == nil {
+		return ""
+	}
+	return b.window
+}
+
+// ownWindowGrace bounds how long the window waits for copse to end before it closes anyway.
+const ownWindowGrace = 60
+
+// closeAfterExit has tmux close window ws once this process has ended: copse's reply is
+// written by then, to the window's own pane.
+func (b *tmuxBackend) closeAfterExit(ctx context.Context, ws string) error {
+	return b.client.KillWindowAfter(context.WithoutCancel(ctx), ws, os.Getpid(), ownWindowGrace)
 }
 
 // ---- remove

@@ -307,6 +307,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		warn("%s", kept)
 		return
 	}
+	own := s.ownWindow(ctx, t.Path) // read before the worktree, and its window's mark, go
 	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
 	if err != nil {
 		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, err, "git worktree remove refused").Message)
@@ -335,6 +336,9 @@ func (r *landRun) cleanup(ctx context.Context) {
 		return
 	}
 	j.Removed = true
+	if own != "" {
+		s.closeOwnWindow(ctx, own, warn)
+	}
 	if l.Ignored > 0 {
 		// Deleted as by remove, and like remove's confirmation the land says which.
 		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), plural(l.Ignored, "ignored file")+": "+sample(l.IgnoredSample, l.Ignored))
@@ -377,10 +381,16 @@ func claimKeeps(t gitx.Worktree, session string, takeOver *Claim) string {
 // case: the branch's own commits are not landed yet, and the land is what puts them on the
 // target, so they are not counted as lost.
 func (s *service) worktreeKeeps(ctx context.Context, t gitx.Worktree, beforeLand bool) (Losses, string) {
-	if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
+	if own := s.ownWindow(ctx, t.Path); own != "" {
+		// copse runs in the worktree's own tmux window, which closes once copse has
+		// answered (closeOwnWindow): the shell that started copse, and copse, go with it;
+		// anything else working there keeps the worktree.
+		if l := s.backend.workspaceLive(ctx, t.Path, own); len(l.procs) > 0 || l.unknown != "" {
+			return Losses{}, fmt.Sprintf("kept %s: %s; remove it when they end (`copse remove %s`)", Escape(t.Path), l.keptBy(), quoteDisplay(t.Path))
+		}
+	} else if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
 		return Losses{}, fmt.Sprintf("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
-	}
-	if l := liveIn(t.Path, ""); len(l.procs) > 0 {
+	} else if l := liveIn(t.Path, ""); len(l.procs) > 0 {
 		// Landed work is safe, the processes' directory is not: they keep it.
 		return Losses{}, fmt.Sprintf("kept %s: %s working in it (%s); remove it when they end (`copse remove %s`)",
 			Escape(t.Path), plural(len(l.procs), "process"), describeProcs(l.procs), quoteDisplay(t.Path))

@@ -173,6 +173,14 @@ func (l liveSet) tokenKey() []string {
 // agentAge starts the part of an agent's line that says how long ago it printed.
 const agentAge = "; last output "
 
+// keptBy says what keeps a worktree: the processes working in it, or that copse cannot tell.
+func (l liveSet) keptBy() string {
+	if len(l.procs) > 0 {
+		return fmt.Sprintf("%s working in it (%s)", plural(len(l.procs), "process"), describeProcs(l.procs))
+	}
+	return "copse cannot tell which processes work in it (" + l.unknown + ")"
+}
+
 // lines are the confirmation's lines about live processes.
 func (l liveSet) lines() []string {
 	var out []string

@@ -219,10 +219,10 @@ func SwitchClient(window string) (Cmd, error) {
 	return Cmd{verb: verb, args: []string{"-t", window}}, nil
 }
 
-// DefaultShell asks for the server's default-shell option: the shell of the windows tmux
-// starts without a command, and so the one copse starts after a --run command ends.
+// DefaultShell asks for the server's default-shell and default-command options: what tmux
+// starts in a window made without a command.
 func DefaultShell() Cmd {
-	return Cmd{verb: "show-options", args: []string{"-g", "-v", "default-shell"}}
+	return listing("display-message", []string{"-p"}, "default-shell", "default-command")
 }
 
 // KillWindowAfter closes window once process pid has ended (bounded by limit seconds, then

@@ -207,13 +207,21 @@ func (c *Client) SwitchClient(ctx context.Context, window string) error {
 	return err
 }
 
-// DefaultShell is the server's default-shell ("" when tmux does not say).
-func (c *Client) DefaultShell(ctx context.Context) (string, error) {
-	out, err := c.Run(ctx, DefaultShell())
+// DefaultShell is the server's default-shell and default-command (either "" when unset).
+// A value with NUL or a new line is not passed on: "" is returned for it.
+func (c *Client) DefaultShell(ctx context.Context) (shell, command string, err error) {
+	cmd := DefaultShell()
+	rows, err := c.listing(ctx, cmd)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return strings.TrimSuffix(string(out), "\n"), nil
+	if len(rows) != 1 {
+		return "", "", c.wrong(cmd, "display-message did not print one row")
+	}
+	if !strings.HasPrefix(rows[0][0], "/") || strings.ContainsAny(rows[0][0], "\x00\n") {
+		return "", "", nil
+	}
+	return rows[0][0], rows[0][1], nil
 }
 
 // KillWindowAfter asks the server to close window once pid has ended (see KillWindowAfter).
