@@ -86,9 +86,13 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	if !r.Force {
 		// Every reason at once, live processes first: a person who fixes one should not
 		// meet the next only on the second try.
+		lockRule := ruleNotLocked(t)
+		if al, ok := s.agentLockFor(ctx, t); ok {
+			lockRule = ruleNotLockedByAgent(t, al)
+		}
 		if e := allReasons([]*Error{
 			ruleNoProcesses(t.Path, describe(t), c.live),
-			ruleNotLocked(t),
+			lockRule,
 			ruleStatusKnown(t, c.losses),
 			ruleNoOperation(t, c.losses),
 			ruleClean(t, c.losses),

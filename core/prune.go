@@ -212,6 +212,9 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 		e.Reason, e.Detail = reason, detail
 		return e, pruneCand{}, pruneForgotten
 	} else if reason != "" {
+		if reason == KeepLocked {
+			reason, detail = agentLockKeep(t, sc.commonDir, e.ID, reason, detail)
+		}
 		return kept(reason, detail)
 	}
 	if j, ok := sc.jobs.find(e.ID, t.Path); ok {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ErrUnknown: this system gives copse no way to tell which processes run where.
@@ -230,3 +231,7 @@ func itoa(n int) string {
 // another process group): what a land's test gate started, marked by copse. Dir and
 // Inside are left empty. Without /proc it says it cannot tell (ErrUnknown).
 func Marked(key, value string) ([]Proc, error) { return marked(key, value) }
+
+// StartTime is when process pid started (ok false when it does not run, or copse cannot
+// tell): with the pid, it names one process, where a pid alone may have been reused.
+func StartTime(pid int) (time.Time, bool) { return startTime(pid) }

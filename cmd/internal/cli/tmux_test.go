@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/tmux/tmuxtest"
@@ -166,4 +168,29 @@ func TestCLIRemoveFromAnotherPaneOfItsWindowIsCurrentWorkspace(t *testing.T) {
 		}
 	}
 	r.Unchanged(before)
+}
+
+// copse list shows Claude Code's lock as the claim of its session while the session runs,
+// in text and in --json, and as a stale lock once it ended.
+func TestCLIListShowsAClaudeLockAsItsSessionsClaim(t *testing.T) {
+	r := coretest.New(t)
+	pid := coretest.StartLive(t, t.TempDir(), "sleep", "600")
+	time.Sleep(20 * time.Millisecond)
+	wt := r.AddWorktree("claude-fox", ".claude/worktrees/fox")
+	r.Git(r.Root, "worktree", "lock", "--reason", fmt.Sprintf("claude session fox (pid %d)", pid), wt)
+	want(t, run(t, r, r.Root, "list"), 0, "⚑ claude:fox")
+	want(t, run(t, r, r.Root, "list", "--json"), 0, `"session":"claude:fox"`, `"agent":"claude"`, fmt.Sprintf(`"pid":%d`, pid))
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if res := run(t, r, r.Root, "list", "--json"); strings.Contains(res.stdout, `"lock_stale":true`) {
+			break
+		}
+	}
+	res := run(t, r, r.Root, "list")
+	want(t, res, 0, "locked (stale)")
+	if strings.Contains(res.stdout, "⚑ claude:fox") {
+		t.Errorf("an ended session still shows as a claim:\n%s", res)
+	}
 }
