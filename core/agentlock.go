@@ -112,18 +112,6 @@ func (l agentLock) holder() string {
 	return "session " + Escape(l.claim.Session) + " (Claude Code, pid " + strconv.Itoa(l.claim.PID) + ") since " + l.claim.Since.Format(time.RFC3339)
 }
 
-// ruleNotLockedByAgent: remove's lock rule for a lock an agent wrote (nil for any other
-// lock, which ruleNotLocked judges): while the agent's session runs it holds the worktree
-// as a claim; once it ended, the lock is stale, and --force removes it with the worktree.
-func ruleNotLockedByAgent(t gitx.Worktree, l agentLock) *Error {
-	if l.live {
-		return refused(CodeClaimedWorktree, "end that Claude Code session first (or let it finish), or pass --force to remove the worktree under it",
-			"%s (%s) is claimed by %s", Escape(t.Path), describe(t), l.holder())
-	}
-	return refused(CodeLockedWorktree, "the lock is left over: pass --force to remove the worktree and its lock (or git worktree unlock "+quoteDisplay(t.Path)+" first)",
-		"%s (%s) is locked, %s: %s", Escape(t.Path), describe(t), l.staleWhy(), Escape(*t.Locked))
-}
-
 // agentLockFor judges t's lock when an agent wrote it (ok false otherwise).
 func (s *service) agentLockFor(ctx context.Context, t gitx.Worktree) (agentLock, bool) {
 	if t.Locked == nil {

@@ -202,6 +202,18 @@ func ruleNotLocked(t gitx.Worktree) *Error {
 	return nil
 }
 
+// ruleNotLockedByAgent: remove's lock rule for a lock an agent wrote (nil for any other
+// lock, which ruleNotLocked judges): while the agent's session runs it holds the worktree
+// as a claim; once it ended, the lock is stale, and --force removes it with the worktree.
+func ruleNotLockedByAgent(t gitx.Worktree, l agentLock) *Error {
+	if l.live {
+		return refused(CodeClaimedWorktree, "end that Claude Code session first (or let it finish), or pass --force to remove the worktree under it",
+			"%s (%s) is claimed by %s", Escape(t.Path), describe(t), l.holder())
+	}
+	return refused(CodeLockedWorktree, "the lock is left over: pass --force to remove the worktree and its lock (or git worktree unlock "+quoteDisplay(t.Path)+" first)",
+		"%s (%s) is locked, %s: %s", Escape(t.Path), describe(t), l.staleWhy(), Escape(*t.Locked))
+}
+
 func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
 	if l.Status.Error != "" {
 		return refused(CodeStatusUnknown, "fix the worktree, or pass --force to remove it anyway",

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/copse-dev/copse/tmux"
 	"github.com/copse-dev/copse/tmux/tmuxtest"
@@ -24,6 +26,18 @@ func TestBuilderRefusesNamesAsTargets(t *testing.T) {
 		}
 		if _, err := tmux.KillWindow(bad); err == nil {
 			t.Errorf("KillWindow(%q) was accepted", bad)
+		}
+		if _, err := tmux.UnsetWindowMark(bad); err == nil {
+			t.Errorf("UnsetWindowMark(%q) was accepted", bad)
+		}
+		if _, err := tmux.SwitchClient(bad); err == nil {
+			t.Errorf("SwitchClient(%q) was accepted", bad)
+		}
+		if _, err := tmux.SetPreviousWindow("$0", bad); err == nil {
+			t.Errorf("SetPreviousWindow($0, %q) was accepted", bad)
+		}
+		if _, err := tmux.KillWindowAfter("tmux", "/tmp/s", bad, 42, 60); err == nil {
+			t.Errorf("KillWindowAfter(%q) was accepted", bad)
 		}
 	}
 	for _, bad := range []string{"copse", "@1", "%1", "$x"} {
@@ -210,5 +224,36 @@ func TestNoServerIsAnExitError(t *testing.T) {
 	}
 	if _, err := (&tmux.Client{}).Panes(context.Background(), "$0"); err == nil {
 		t.Fatal("a client with no socket ran tmux")
+	}
+}
+
+// KillWindowAfter closes the window once the process has ended, not before, run by the
+// server in the background; only checked values reach its shell.
+func TestKillWindowAfterWaitsForTheProcess(t *testing.T) {
+	s := tmuxtest.Start(t)
+	c := client(s)
+	ctx := context.Background()
+	win := s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "--", "/bin/sh")
+	sleeper := exec.Command("sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.KillWindowAfter(ctx, win, sleeper.Process.Pid, 60); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if !strings.Contains(s.Run("list-windows", "-F", "#{window_id}"), win) {
+		t.Fatalf("window %s closed while the process still ran", win)
+	}
+	sleeper.Process.Kill()
+	sleeper.Wait()
+	s.WaitFor("window "+win+" to close", func() bool { return !strings.Contains(s.Run("list-windows", "-F", "#{window_id}"), win) })
+	for _, bad := range []struct {
+		bin, sock string
+		pid       int
+	}{{"tmux", "relative/s", 42}, {"tmux", "/tmp/s", 1}, {"tm\nux", "/tmp/s", 42}} {
+		if _, err := tmux.KillWindowAfter(bad.bin, bad.sock, "@1", bad.pid, 60); err == nil {
+			t.Errorf("KillWindowAfter(%q, %q, @1, %d) was accepted", bad.bin, bad.sock, bad.pid)
+		}
 	}
 }
