@@ -194,3 +194,18 @@ func TestCLIListShowsAClaudeLockAsItsSessionsClaim(t *testing.T) {
 		t.Errorf("an ended session still shows as a claim:\n%s", res)
 	}
 }
+
+// A remove refused for several reasons says them all, in text and with --json each with its
+// code, and changes nothing.
+func TestCLIRemoveRefusalListsEveryReason(t *testing.T) {
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "app.worktrees/feat")
+	coretest.WriteFile(t, filepath.Join(wt, "notes.txt"), "draft\n")
+	r.Git(r.Root, "worktree", "lock", "--reason", "on a usb disk", wt)
+	before := r.Snapshot()
+	res := run(t, r, r.Root, "remove", "feat", "--yes", "--json")
+	want(t, res, 1, `"code":"locked_worktree"`, `"reasons":[{"code":"locked_worktree"`, `{"code":"dirty_worktree"`, "2 reasons")
+	res = run(t, r, r.Root, "remove", "feat", "--yes")
+	want(t, res, 1, "on a usb disk", "uncommitted changes")
+	r.Unchanged(before)
+}
