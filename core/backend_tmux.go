@@ -420,21 +420,27 @@ func (b *tmuxBackend) workspaceLive(ctx context.Context, path, ws string) liveSe
 		busy[p.PID] = true
 		l.procs = append(l.procs, liveproc.Proc{PID: p.PID, Cmdline: []string{p.Command}, Inside: "tmux pane " + p.ID + " of window " + ws})
 	}
-	// What a forced remove ends, for the confirmation's token: each pane by its id and
-	// first process, and whether something runs there, never the pids of what that
-	// program starts and ends meanwhile.
+	l.key = append(l.key, paneKeys(ps, own, busy)...)
+	sort.Strings(l.key)
+	l.key = slices.Compact(l.key)
+	return l
+}
+
+// paneKeys are what a forced remove ends, for the confirmation's token: each pane of the
+// window by its id and first process, and whether something runs there (busy), never the
+// pids of what that program starts and ends meanwhile. copse's own panes (own) are not.
+func paneKeys(ps []tmux.Pane, own, busy map[int]bool) []string {
+	var out []string
 	for _, p := range ps {
 		switch {
 		case p.Dead || own[p.PID]:
 		case busy[p.PID]:
-			l.key = append(l.key, fmt.Sprintf("pane %s pid %d runs", p.ID, p.PID))
+			out = append(out, fmt.Sprintf("pane %s pid %d runs", p.ID, p.PID))
 		default:
-			l.key = append(l.key, fmt.Sprintf("pane %s pid %d idle", p.ID, p.PID))
+			out = append(out, fmt.Sprintf("pane %s pid %d idle", p.ID, p.PID))
 		}
 	}
-	sort.Strings(l.key)
-	l.key = slices.Compact(l.key)
-	return l
+	return out
 }
 
 func baseName(s string) string {
