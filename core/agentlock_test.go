@@ -83,6 +83,18 @@ func TestClaudeLockIsAClaimWhileItsSessionRuns(t *testing.T) {
 	if row.Claim != nil || !row.LockStale {
 		t.Fatalf("after the session ended: claim %+v, stale %v", row.Claim, row.LockStale)
 	}
+	res, err = do(t, s, core.PruneRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reasons(res.Prune)[filepath.Base(wt)]; got != "kept:"+core.KeepLocked {
+		t.Errorf("prune after the session ended: %s is %q; want kept locked (prune never unlocks)", wt, got)
+	}
+	for _, k := range res.Prune.Kept {
+		if k.Path == wt && !strings.Contains(k.Detail, "stale") {
+			t.Errorf("prune's reason %q does not say the lock is stale", k.Detail)
+		}
+	}
 	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt)})
 	wantCode(t, err, core.KindRefused, core.CodeLockedWorktree)
 	if msg := err.Error(); !strings.Contains(msg, "stale") || !strings.Contains(msg, "--force") {

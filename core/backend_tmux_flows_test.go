@@ -276,9 +276,9 @@ func TestForcedRemoveConfirmationTokenHoldsProgramsNotShortLivedPidsOrAges(t *te
 	if !strings.Contains(shown, "2 untracked") || !strings.Contains(shown, "closes tmux window "+ws) {
 		t.Fatalf("the confirmation does not show what is at risk:\n%s", shown)
 	}
-	time.Sleep(3 * time.Second)
+	time.Sleep(10 * time.Second)
 	if _, err := s.Execute(bg, p); err != nil {
-		t.Fatalf("a yes given 3 s later, with nothing the person decides on changed: %v", err)
+		t.Fatalf("a yes given 10 s later, with nothing the person decides on changed: %v", err)
 	}
 	if _, err := os.Stat(wt); !os.IsNotExist(err) {
 		t.Errorf("%s still exists: %v", wt, err)
