@@ -253,9 +253,11 @@ func windowIn(ws []tmuxWindow, id string) *tmuxWindow {
 
 // annotate sets each row's workspace to the id (@N) of its copse window. A failed listing
 // is an error: showing no windows would make remove leave one on a deleted checkout. A
-// window marked for a directory that no longer exists (its worktree was removed, by copse
-// or by hand) loses its mark: it is no worktree's window any more, and a worktree made
-// there later gets a window of its own.
+// window marked for a worktree that is gone — git lists no worktree there and the
+// directory no longer exists (removed by copse, or by hand) — loses its mark: it is no
+// worktree's window any more, and a worktree made there later gets a window of its own. A
+// worktree git still lists keeps its window even while its directory is missing
+// (prunable: moved by hand, or on a drive not mounted now), so a remove still closes it.
 func (b *tmuxBackend) annotate(ctx context.Context, rows []Worktree) error {
 	ws, err := b.windows(ctx)
 	if err != nil {
@@ -273,7 +275,7 @@ func (b *tmuxBackend) annotate(ctx context.Context, rows []Worktree) error {
 			k = canonical(rows[i].Path)
 			w, ok = ws[k]
 		}
-		if ok && len(w) > 0 && rows[i].Prunable == nil {
+		if ok && len(w) > 0 {
 			id := w[0].id
 			rows[i].WorkspaceID = &id
 			matched[k] = true

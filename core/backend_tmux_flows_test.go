@@ -76,6 +76,34 @@ func TestTmuxWindowOfAGoneWorktreeLosesItsMark(t *testing.T) {
 	}
 }
 
+// A worktree whose directory was deleted by hand is still git's (prunable): its window
+// keeps its mark, so a remove closes it; once git forgets the worktree, the mark goes.
+func TestTmuxWindowOfAPrunableWorktreeKeepsItsMarkUntilGitForgetsIt(t *testing.T) {
+	w := newTW(t)
+	out, err := do(t, w.open(t), core.CreateRequest{Branch: "feat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, ws := out.Path, out.WorkspaceID
+	w.srv.Run("respawn-pane", "-k", "-t", ws, "-c", "/")
+	if err := os.RemoveAll(wt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.open(t).List(bg, false); err != nil {
+		t.Fatal(err)
+	}
+	if m := w.markOf(t, ws); m != wt {
+		t.Fatalf("window %s of a prunable worktree lost its mark (%q)", ws, m)
+	}
+	w.Git(w.Root, "worktree", "prune")
+	if _, err := w.open(t).List(bg, false); err != nil {
+		t.Fatal(err)
+	}
+	if m := w.markOf(t, ws); m != "" {
+		t.Errorf("window %s is still marked %q after git forgot the worktree", ws, m)
+	}
+}
+
 // Two windows marked for one worktree, the second in another session: each pane is shown
 // as an agent of its own window, not only the panes of the first window found.
 func TestTmuxPanesAreAttributedToTheirOwnWindowAndSession(t *testing.T) {
