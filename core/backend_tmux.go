@@ -348,12 +348,13 @@ func ago(t time.Time) string {
 	return d.String() + " ago"
 }
 
-// ownChain is copse's own process tree as far as it runs in one of panes: the ancestors of
-// copse from its parent up to the pane's first process (the shell that started copse, and
+// ownChain is copse's own process tree as far as it runs in one of panes: copse and its
+// ancestors up to the pane's first process (the shell that started copse, and
 // whatever ran copse from it), or nil when copse does not run in these panes. Closing the
 // window ends them, but they are copse, not work a remove or a land would take away.
 func ownChain(panes map[int]tmux.Pane) map[int]bool {
-	chain := liveproc.Ancestors()
+	// copse itself first: it is the pane's process when the pane was started with it.
+	chain := append([]int{os.Getpid()}, liveproc.Ancestors()...)
 	for i, pid := range chain {
 		if _, ok := panes[pid]; ok {
 			own := map[int]bool{}
