@@ -171,3 +171,35 @@ func pickBackend(ctx context.Context, s *service, want string, pre *startup) (ba
 	}
 	return nil, usage(CodeBadBackend, "backend", "use auto, git, herdr or tmux", "unknown backend %s", quote(want))
 }
+
+// ownWindowCloser is a backend whose workspaces copse may run in and can close after copse
+// ends (tmux): a land typed in the landed worktree's own window cleans it up, and the window
+// closes once the reply is written, instead of the worktree being kept.
+type ownWindowCloser interface {
+	// ownWindow is the workspace copse runs in when it is the worktree's at path ("" else).
+	ownWindow(ctx context.Context, path string) string
+	// closeAfterExit closes workspace ws once copse has ended.
+	closeAfterExit(ctx context.Context, ws string) error
+}
+
+// ownWindow is the backend's ownWindow, "" for a backend without one.
+func (s *service) ownWindow(ctx context.Context, path string) string {
+	if b, ok := s.backend.(ownWindowCloser); ok {
+		return b.ownWindow(ctx, path)
+	}
+	return ""
+}
+
+// closeOwnWindow has workspace ws close once copse has ended, and says so (warn): the
+// person's window is about to go.
+func (s *service) closeOwnWindow(ctx context.Context, ws string, warn func(string, ...any)) {
+	b, ok := s.backend.(ownWindowCloser)
+	if !ok {
+		return
+	}
+	if err := b.closeAfterExit(ctx, ws); err != nil {
+		warn("the worktree's tmux window %s, where copse runs, stays open: %s; close it by hand (tmux kill-window -t %s)", ws, tmuxText(err.Error(), 200), ws)
+		return
+	}
+	warn("copse closes tmux window %s, the worktree's window it runs in, once it has answered", ws)
+}

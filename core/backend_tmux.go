@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,8 +33,15 @@ type tmuxBackend struct {
 	tsess  string // $N: the session of the pane copse runs in
 	window string // @N: the window of that pane
 	// previous is what the session's last switch recorded (@copse-previous), read with
-	// the session in one tmux run at start; seedHistory uses it.
-	previous string
+	// the session in one tmux run at start; seedHistory uses it. prevWindow is the window
+	// that switch left (@copse-previous-window; "" when none, or marked for another
+	// worktree since), which back selects again. sessionOf is each window's session, as
+	// the last listing read it. prevMu guards the three.
+	prevMu     sync.Mutex
+	previous   string
+	prevWindow string
+	sessionOf  map[string]string
+	active     string // the session's current window, as the last listing read it
 	// first holds the panes read by that run, for the first listing (takeFirst).
 	firstMu sync.Mutex
 	first   []tmux.Pane
@@ -111,8 +121,47 @@ func newTmuxBackend(ctx context.Context, s *service, sv *tmuxSurvey) (backend, e
 			Hint:    "check that the tmux server of " + Escape(sv.client.Socket) + " runs, or use --backend git"}
 	}
 	b := &tmuxBackend{s: s, git: &gitBackend{s: s}, client: sv.client, tsess: sv.at.Session, window: sv.at.Window, previous: sv.at.Previous}
+	b.prevWindow = previousWindow(sv.at, sv.panes)
 	b.first, b.firstAt = sv.panes, sv.took
+	b.active = sv.at.Window
+	b.learnSessions(sv.panes)
 	return b, nil
+}
+
+// previousWindow is the window the session's last switch left, while it still exists in
+// that session and is marked for no other worktree than the one recorded ("" otherwise).
+func previousWindow(at tmux.Place, panes []tmux.Pane) string {
+	if at.PreviousWindow == "" || at.Previous == "" {
+		return ""
+	}
+	for _, p := range panes {
+		if p.Window == at.PreviousWindow && p.Session == at.Session {
+			if p.Mark == "" || canonical(p.Mark) == canonical(at.Previous) {
+				return p.Window
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// learnSessions keeps the session of each window listed, and copse's session's current
+// window.
+func (b *tmuxBackend) learnSessions(panes []tmux.Pane) {
+	m := make(map[string]string, len(panes))
+	active := ""
+	for _, p := range panes {
+		m[p.Window] = p.Session
+		if p.Session == b.tsess && p.WindowActive {
+			active = p.Window
+		}
+	}
+	b.prevMu.Lock()
+	b.sessionOf = m
+	if active != "" {
+		b.active = active
+	}
+	b.prevMu.Unlock()
 }
 
 // takeFirst returns the panes the start-up survey read, once, while they are as fresh as
@@ -141,33 +190,74 @@ func (b *tmuxBackend) hasWorkspaces() bool { return true }
 // session is the window copse runs in: remove refuses to close it (ruleNotOwnWorkspace).
 func (b *tmuxBackend) session() string { return b.window }
 
-// windows lists the session's panes grouped by copse's windows: canonical worktree path →
-// the first window marked for it (the lowest index), with its panes.
-func (b *tmuxBackend) windows(ctx context.Context) (map[string][]tmux.Pane, error) {
+// tmuxWindow is one window copse marked for a worktree, with its own panes.
+type tmuxWindow struct {
+	id, session string
+	panes       []tmux.Pane
+}
+
+// windows lists the server's panes grouped by copse's windows: canonical worktree path →
+// every window marked for it, those of copse's own session first (by index), then those of
+// the other sessions; each window holds its own panes, so a pane is attributed to the
+// window and session it is in, whichever window is the worktree's first.
+func (b *tmuxBackend) windows(ctx context.Context) (map[string][]tmuxWindow, error) {
 	panes := b.takeFirst()
 	if panes == nil {
 		var err error
-		if panes, err = b.client.Panes(ctx, b.tsess); err != nil {
+		if panes, err = b.client.AllPanes(ctx); err != nil {
 			return nil, tmuxFailure("list-panes", err)
 		}
+		b.learnSessions(panes)
 	}
-	sort.SliceStable(panes, func(i, j int) bool { return panes[i].WindowIndex < panes[j].WindowIndex })
-	out := map[string][]tmux.Pane{}
+	sort.SliceStable(panes, func(i, j int) bool {
+		a, c := panes[i], panes[j]
+		if (a.Session == b.tsess) != (c.Session == b.tsess) {
+			return a.Session == b.tsess
+		}
+		if a.Session != c.Session {
+			return idNumber(a.Session) < idNumber(c.Session)
+		}
+		return a.WindowIndex < c.WindowIndex
+	})
+	out := map[string][]tmuxWindow{}
 	for _, p := range panes {
 		if p.Mark == "" {
 			continue
 		}
 		k := canonical(p.Mark)
-		if have := out[k]; len(have) > 0 && have[0].Window != p.Window {
-			continue // a second window marked for the same worktree: the first is its window
+		ws := out[k]
+		if n := len(ws); n > 0 && ws[n-1].id == p.Window {
+			ws[n-1].panes = append(ws[n-1].panes, p)
+			continue
 		}
-		out[k] = append(out[k], p)
+		out[k] = append(ws, tmuxWindow{id: p.Window, session: p.Session, panes: []tmux.Pane{p}})
 	}
 	return out, nil
 }
 
+// idNumber is the number of a tmux id ($3 → 3).
+func idNumber(id string) int {
+	n, _ := strconv.Atoi(strings.TrimLeft(id, "$@%"))
+	return n
+}
+
+// window is the window id of path's windows (nil when it is not one of them).
+func windowIn(ws []tmuxWindow, id string) *tmuxWindow {
+	for i := range ws {
+		if ws[i].id == id {
+			return &ws[i]
+		}
+	}
+	return nil
+}
+
 // annotate sets each row's workspace to the id (@N) of its copse window. A failed listing
-// is an error: showing no windows would make remove leave one on a deleted checkout.
+// is an error: showing no windows would make remove leave one on a deleted checkout. A
+// window marked for a worktree that is gone — git lists no worktree there and the
+// directory no longer exists (removed by copse, or by hand) — loses its mark: it is no
+// worktree's window any more, and a worktree made there later gets a window of its own. A
+// worktree git still lists keeps its window even while its directory is missing
+// (prunable: moved by hand, or on a drive not mounted now), so a remove still closes it.
 func (b *tmuxBackend) annotate(ctx context.Context, rows []Worktree) error {
 	ws, err := b.windows(ctx)
 	if err != nil {
@@ -177,32 +267,52 @@ func (b *tmuxBackend) annotate(ctx context.Context, rows []Worktree) error {
 	// first, and resolved (a system call per path component) only while some window is
 	// still unmatched: with no copse window, or all of them found, the rest cost nothing.
 	// At 300 worktrees that was 900 stats for every list inside tmux.
-	left := len(ws)
-	for i := 0; i < len(rows) && left > 0; i++ {
-		ps, ok := ws[rows[i].Path]
+	matched := map[string]bool{}
+	for i := 0; i < len(rows) && len(matched) < len(ws); i++ {
+		k := rows[i].Path
+		w, ok := ws[k]
 		if !ok {
-			ps, ok = ws[canonical(rows[i].Path)]
+			k = canonical(rows[i].Path)
+			w, ok = ws[k]
 		}
-		if ok && len(ps) > 0 {
-			id := ps[0].Window
+		if ok && len(w) > 0 {
+			id := w[0].id
 			rows[i].WorkspaceID = &id
-			left--
+			matched[k] = true
 		}
+	}
+	if len(matched) < len(ws) {
+		b.unmarkGone(ctx, ws, matched)
 	}
 	return nil
 }
 
-// panesOf are the panes of window ws, which must be copse's window of path.
+// unmarkGone takes the mark off every window whose marked directory is gone. It only
+// touches tmux's options; a failure leaves the mark, to be tried at the next listing.
+func (b *tmuxBackend) unmarkGone(ctx context.Context, ws map[string][]tmuxWindow, matched map[string]bool) {
+	for k, wins := range ws {
+		if matched[k] {
+			continue
+		}
+		if _, err := os.Lstat(wins[0].panes[0].Mark); !errors.Is(err, fs.ErrNotExist) {
+			continue // there (another repository's worktree), or cannot tell
+		}
+		for _, w := range wins {
+			_ = b.client.UnsetMark(context.WithoutCancel(ctx), w.id)
+		}
+	}
+}
+
+// panesOf are the panes of window ws, which must be one of copse's windows of path.
 func (b *tmuxBackend) panesOf(ctx context.Context, ws, path string) ([]tmux.Pane, error) {
 	all, err := b.windows(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ps := all[canonical(path)]
-	if len(ps) == 0 || ps[0].Window != ws {
-		return nil, nil
+	if w := windowIn(all[canonical(path)], ws); w != nil {
+		return w.panes, nil
 	}
-	return ps, nil
+	return nil, nil
 }
 
 // agentStatus says what runs in the panes of the worktree's window: each pane's
@@ -227,7 +337,7 @@ func (b *tmuxBackend) agentStatus(ctx context.Context, ws, path string) string {
 			parts = append(parts, "pane "+p.ID+" runs "+tmuxText(p.Command, 40))
 		}
 	}
-	return head + strings.Join(parts, "; ") + "; last output " + ago(ps[0].WindowActivity)
+	return head + strings.Join(parts, "; ") + agentAge + ago(ps[0].WindowActivity)
 }
 
 func ago(t time.Time) string {
@@ -238,9 +348,29 @@ func ago(t time.Time) string {
 	return d.String() + " ago"
 }
 
+// ownChain is copse's own process tree as far as it runs in one of panes: copse and its
+// ancestors up to the pane's first process (the shell that started copse, and
+// whatever ran copse from it), or nil when copse does not run in these panes. Closing the
+// window ends them, but they are copse, not work a remove or a land would take away.
+func ownChain(panes map[int]tmux.Pane) map[int]bool {
+	// copse itself first: it is the pane's process when the pane was started with it.
+	chain := append([]int{os.Getpid()}, liveproc.Ancestors()...)
+	for i, pid := range chain {
+		if _, ok := panes[pid]; ok {
+			own := map[int]bool{}
+			for _, p := range chain[:i+1] {
+				own[p] = true
+			}
+			return own
+		}
+	}
+	return nil
+}
+
 // workspaceLive is the live-process scan of a remove: processes inside the worktree, plus
 // what runs in the panes of its window wherever its directory is (closing the window ends
-// it). The shells tmux started for the window's panes, idle (no child), do not count.
+// it). The shells tmux started for the window's panes, idle (no child), do not count, nor
+// does copse itself with the shell that started it.
 func (b *tmuxBackend) workspaceLive(ctx context.Context, path, ws string) liveSet {
 	if ws == "" {
 		return liveIn(path, "")
@@ -250,18 +380,26 @@ func (b *tmuxBackend) workspaceLive(ctx context.Context, path, ws string) liveSe
 		return liveSet{unknown: "the panes of tmux window " + ws + " could not be listed: " + tmuxText(err.Error(), 200)}
 	}
 	panePID := map[int]tmux.Pane{}
+	tops := map[int]bool{}
 	for _, p := range ps {
 		if !p.Dead {
 			panePID[p.PID] = p
+			tops[p.PID] = true
 		}
 	}
 	sc, err := liveproc.Read([]string{path})
 	if err != nil {
 		return liveSet{unknown: liveUnknown(err)}
 	}
+	own := ownChain(panePID)
+	inRoot := pidSet(sc.Roots[0])
 	var l liveSet
 	seen := map[string]bool{}
+	busy := map[int]bool{} // pane pids with something of theirs in l.procs
 	for _, p := range sc.Roots[0] {
+		if own[p.PID] {
+			continue
+		}
 		if _, pane := panePID[p.PID]; pane && p.Shell && p.Children == 0 {
 			l.idle = append(l.idle, p)
 			continue
@@ -270,16 +408,42 @@ func (b *tmuxBackend) workspaceLive(ctx context.Context, path, ws string) liveSe
 		if len(p.Cmdline) > 0 {
 			seen[baseName(p.Cmdline[0])] = true
 		}
+		if top := sc.Below(p.PID, tops); top != 0 {
+			busy[top] = true
+		} else if k := procKey(sc, p, inRoot); k != "" {
+			l.key = append(l.key, k)
+		}
 	}
 	// A pane whose foreground command is not its shell runs something, maybe outside the
 	// worktree (the person cd'd away): closing the window would end it too.
 	for _, p := range ps {
-		if p.Dead || liveproc.IsShell(p.Command) || seen[p.Command] {
+		if p.Dead || own[p.PID] || liveproc.IsShell(p.Command) || seen[p.Command] {
 			continue
 		}
+		busy[p.PID] = true
 		l.procs = append(l.procs, liveproc.Proc{PID: p.PID, Cmdline: []string{p.Command}, Inside: "tmux pane " + p.ID + " of window " + ws})
 	}
+	l.key = append(l.key, paneKeys(ps, own, busy)...)
+	sort.Strings(l.key)
+	l.key = slices.Compact(l.key)
 	return l
+}
+
+// paneKeys are what a forced remove ends, for the confirmation's token: each pane of the
+// window by its id and first process, and whether something runs there (busy), never the
+// pids of what that program starts and ends meanwhile. copse's own panes (own) are not.
+func paneKeys(ps []tmux.Pane, own, busy map[int]bool) []string {
+	var out []string
+	for _, p := range ps {
+		switch {
+		case p.Dead || own[p.PID]:
+		case busy[p.PID]:
+			out = append(out, fmt.Sprintf("pane %s pid %d runs", p.ID, p.PID))
+		default:
+			out = append(out, fmt.Sprintf("pane %s pid %d idle", p.ID, p.PID))
+		}
+	}
+	return out
 }
 
 func baseName(s string) string {
@@ -289,11 +453,12 @@ func baseName(s string) string {
 	return s
 }
 
-// agents describes the panes of each row's window: an idle shell is nothing; a pane
-// whose program waits to read the terminal is blocked (needs you); one whose window
-// printed lately is working; else idle; a pane whose command ended is done.
+// agents describes the panes of each row's windows, each pane as an agent of its own
+// window: an idle shell is nothing; a pane whose program waits to read the terminal is
+// blocked (needs you); one whose window printed lately is working; else idle; a pane whose
+// command ended is done.
 func (b *tmuxBackend) agents(ctx context.Context, rows []Worktree) {
-	var all map[string][]tmux.Pane
+	var all map[string][]tmuxWindow
 	var err error
 	listed := false
 	for i := range rows {
@@ -305,13 +470,15 @@ func (b *tmuxBackend) agents(ctx context.Context, rows []Worktree) {
 			all, err = b.windows(ctx)
 			listed = true
 		}
-		ps := all[canonical(rows[i].Path)]
-		if err != nil || len(ps) == 0 || ps[0].Window != *ws {
+		wins := all[canonical(rows[i].Path)]
+		if err != nil || windowIn(wins, *ws) == nil {
 			rows[i].Agents = append(rows[i].Agents, Agent{State: AgentUnknown, Workspace: *ws})
 			continue
 		}
-		for _, p := range ps {
-			rows[i].Agents = append(rows[i].Agents, paneAgent(p)...)
+		for _, w := range wins {
+			for _, p := range w.panes {
+				rows[i].Agents = append(rows[i].Agents, paneAgent(p)...)
+			}
 		}
 	}
 }
@@ -391,7 +558,15 @@ func (b *tmuxBackend) create(ctx context.Context, c *createCmd) (string, error) 
 	if _, err := b.git.create(ctx, c); err != nil {
 		return "", err
 	}
-	id, err := b.client.NewWindow(ctx, b.windowArgs(c.path.s, c.branch.s, c.label, c.focus, c.run))
+	a := b.windowArgs(c.path.s, c.branch.s, c.label, c.focus, c.run)
+	if c.run != nil {
+		// The shell left in the window when the command ends is what tmux starts in the
+		// windows copse opens without a command (create_run.go); unknown, $SHELL.
+		if sh, cmd, err := b.client.DefaultShell(ctx); err == nil && sh != "" {
+			a.Env = append(slices.Clone(a.Env), "COPSE_SHELL="+sh, "COPSE_SHELL_COMMAND="+cmd)
+		}
+	}
+	id, err := b.client.NewWindow(ctx, a)
 	if err != nil {
 		e := tmuxFailure("new-window", err)
 		what := "its tmux window could not be opened"
@@ -416,11 +591,14 @@ func (b *tmuxBackend) switchCommands(c *targetCmd) ([]string, error) {
 }
 
 func (b *tmuxBackend) targetCommands(c *targetCmd, focus bool) ([]string, error) {
-	if c.wsID != "" {
+	if ws := b.targetWindow(c); ws != "" {
 		if !focus {
 			return nil, nil // already open, left where it is
 		}
-		cmd, err := tmux.SelectWindow(c.wsID)
+		cmd, err := tmux.SelectWindow(ws)
+		if b.elsewhere(ws) {
+			cmd, err = tmux.SwitchClient(ws)
+		}
 		if err != nil {
 			return nil, builderErr(err)
 		}
@@ -429,33 +607,83 @@ func (b *tmuxBackend) targetCommands(c *targetCmd, focus bool) ([]string, error)
 	return b.newWindowCommands(b.windowArgs(c.target.Path, c.target.Branch, c.label, focus, nil))
 }
 
+// targetWindow is the window an open, switch or back goes to ("" when it opens one): for
+// back, the window the last switch left, as tmux's last-window (even one copse did not
+// make: the session's first window, in the main checkout), while it is marked for no other
+// worktree; else the worktree's own window.
+func (b *tmuxBackend) targetWindow(c *targetCmd) string {
+	if c.operation == OpBack {
+		b.prevMu.Lock()
+		w, p := b.prevWindow, b.previous
+		b.prevMu.Unlock()
+		if w != "" && p != "" && canonical(p) == canonical(c.target.Path) {
+			return w
+		}
+	}
+	return c.wsID
+}
+
+// elsewhere: window ws is in another session than copse's, as the last listing saw it.
+func (b *tmuxBackend) elsewhere(ws string) bool {
+	b.prevMu.Lock()
+	defer b.prevMu.Unlock()
+	sess, ok := b.sessionOf[ws]
+	return ok && sess != b.tsess
+}
+
 func (b *tmuxBackend) open(ctx context.Context, c *targetCmd) (string, error) {
 	return b.openWindow(ctx, c, c.focus)
 }
 
 // switchTo (switch and back) brings the window forward, opening it when it has none, and
-// records the worktree it leaves in the tmux session, so that a later `copse back` (its
-// own process) returns there.
+// records the worktree and the window it leaves in the tmux session, so that a later
+// `copse back` (its own process) returns there.
 func (b *tmuxBackend) switchTo(ctx context.Context, c *targetCmd) (string, error) {
+	// The window the person is looking at as they leave: copse's session's current one (the
+	// picker's window is not it once a switch from the picker moved on).
+	b.prevMu.Lock()
+	left := b.active
+	b.prevMu.Unlock()
 	ws, err := b.openWindow(ctx, c, true)
 	if err != nil {
 		return "", err
 	}
+	if !b.elsewhere(ws) {
+		b.prevMu.Lock()
+		b.active = ws
+		b.prevMu.Unlock()
+	}
+	if left == ws {
+		left = ""
+	}
 	if c.from != "" && canonical(c.from) != canonical(c.target.Path) {
 		// Only back's memory is lost when this fails; the switch itself happened.
-		_ = b.client.SetPrevious(context.WithoutCancel(ctx), b.tsess, c.from)
+		_ = b.client.SetPrevious(context.WithoutCancel(ctx), b.tsess, c.from, left)
+		b.prevMu.Lock()
+		b.previous, b.prevWindow = c.from, left
+		b.prevMu.Unlock()
 	}
 	return ws, nil
 }
 
 func (b *tmuxBackend) openWindow(ctx context.Context, c *targetCmd, focus bool) (string, error) {
-	if c.wsID != "" {
-		if focus {
-			if err := b.client.SelectWindow(ctx, c.wsID); err != nil {
-				return "", tmuxFailure("select-window", err)
-			}
+	if ws := b.targetWindow(c); ws != "" {
+		if !focus {
+			return ws, nil
 		}
-		return c.wsID, nil
+		err := b.focus(ctx, ws)
+		if err == nil {
+			return ws, nil
+		}
+		if ws == c.wsID {
+			return "", err
+		}
+		// The window back would return to was closed since: the worktree's own window, or
+		// a new one, as for a switch.
+		b.prevMu.Lock()
+		b.prevWindow = ""
+		b.prevMu.Unlock()
+		return b.openWindow(ctx, c, focus)
 	}
 	id, err := b.client.NewWindow(ctx, b.windowArgs(c.target.Path, c.target.Branch, c.label, focus, nil))
 	if err != nil {
@@ -464,16 +692,55 @@ func (b *tmuxBackend) openWindow(ctx context.Context, c *targetCmd, focus bool) 
 	return id, nil
 }
 
+// focus shows window ws: select-window in copse's session; in another session, the
+// client is switched there (select-window alone would change a session nobody looks at),
+// and when no client can be switched (none attached) the window is at least made current
+// in its session.
+func (b *tmuxBackend) focus(ctx context.Context, ws string) error {
+	if b.elsewhere(ws) {
+		if err := b.client.SwitchClient(ctx, ws); err == nil {
+			return nil
+		}
+	}
+	if err := b.client.SelectWindow(ctx, ws); err != nil {
+		return tmuxFailure("select-window", err)
+	}
+	return nil
+}
+
 // seedHistory gives back, in a new process, the worktree the last switch in this tmux
 // session left (see switchTo).
 func (b *tmuxBackend) seedHistory(_ context.Context, snap snapshot) {
+	b.prevMu.Lock()
 	prev := b.previous
+	b.prevMu.Unlock()
 	if prev == "" {
 		return
 	}
 	if b.s.existsIn(snap)(prev) {
 		b.s.history.Visit(b.s.session, prev)
 	}
+}
+
+// ---- copse's own window
+
+// ownWindow is copse's own window when it is copse's window of the worktree at path ("" when
+// copse runs elsewhere, or tmux cannot say).
+func (b *tmuxBackend) ownWindow(ctx context.Context, path string) string {
+	all, err := b.windows(ctx)
+	if err != nil || windowIn(all[canonical(path)], b.window) == nil {
+		return ""
+	}
+	return b.window
+}
+
+// ownWindowGrace bounds how long the window waits for copse to end before it closes anyway.
+const ownWindowGrace = 60
+
+// closeAfterExit has tmux close window ws once this process has ended: copse's reply is
+// written by then, to the window's own pane.
+func (b *tmuxBackend) closeAfterExit(ctx context.Context, ws string) error {
+	return b.client.KillWindowAfter(context.WithoutCancel(ctx), ws, os.Getpid(), ownWindowGrace)
 }
 
 // ---- remove

@@ -15,6 +15,10 @@ import (
 type Claim struct {
 	Session string    `json:"session"`
 	Since   time.Time `json:"since"`
+	// Agent and PID, on a lock an agent wrote itself (Claude Code's "claude session <name>
+	// (pid N)", see agentlock.go): which agent, and the process that holds it.
+	Agent string `json:"agent,omitempty"`
+	PID   int    `json:"pid,omitempty"`
 }
 
 const (

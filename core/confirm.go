@@ -20,6 +20,24 @@ type Confirmation struct {
 	Warnings []string
 	Notices  []string   // information, not a risk: e.g. the branch stays, with its commits
 	Token    StateToken // the worktree list this was shown against
+	// shownOnly are lines of Losses and Warnings the token leaves out because they change
+	// by themselves while the person reads them (a process list with the pids of
+	// short-lived children, "last output 2s ago"); decides stands for them in the token:
+	// what they say that the person decides on (which programs, which panes).
+	shownOnly map[string]bool
+	decides   []string
+}
+
+// showOnly marks lines as shown but not in the token, and key as what the token holds of
+// them instead.
+func (c *Confirmation) showOnly(lines []string, key ...string) {
+	if c.shownOnly == nil {
+		c.shownOnly = map[string]bool{}
+	}
+	for _, l := range lines {
+		c.shownOnly[l] = true
+	}
+	c.decides = append(c.decides, key...)
 }
 
 // ConfirmField is one labelled value; Value is already escaped (single line, no controls).
@@ -77,13 +95,20 @@ func (c *Confirmation) digest(list StateToken) StateToken {
 		io.WriteString(h, "\x00f\x00"+f.Name+"\x00"+f.Value)
 	}
 	for _, l := range c.Losses {
-		io.WriteString(h, "\x00l\x00"+l)
+		if !c.shownOnly[l] {
+			io.WriteString(h, "\x00l\x00"+l)
+		}
 	}
 	for _, w := range c.Warnings {
-		io.WriteString(h, "\x00w\x00"+w)
+		if !c.shownOnly[w] {
+			io.WriteString(h, "\x00w\x00"+w)
+		}
 	}
 	for _, n := range c.Notices {
 		io.WriteString(h, "\x00n\x00"+n)
+	}
+	for _, d := range c.decides {
+		io.WriteString(h, "\x00d\x00"+d)
 	}
 	return StateToken(hex.EncodeToString(h.Sum(nil)[:12]))
 }

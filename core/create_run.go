@@ -102,8 +102,12 @@ func (s *service) prepareRun(ctx context.Context, r CreateRequest, c *createCmd)
 	}
 	env = append(env, "COPSE_SESSION="+id.s)
 	// When the command ends, the window keeps a shell in the worktree, as a tmux user
-	// expects of a window they can go back to (an idle shell does not keep the worktree).
-	script += `; exec "${SHELL:-/bin/sh}"`
+	// expects of a window they can go back to (an idle shell does not keep the worktree):
+	// what tmux starts in every window copse opens without a command: its default-command
+	// run by its default-shell, else that shell as a login shell (the tmux backend passes
+	// both as COPSE_SHELL and COPSE_SHELL_COMMAND); $SHELL when tmux did not say.
+	script += `; if [ -n "$COPSE_SHELL" ] && [ -n "$COPSE_SHELL_COMMAND" ]; then exec "$COPSE_SHELL" -c "$COPSE_SHELL_COMMAND"; fi` +
+		`; if [ -n "$COPSE_SHELL" ]; then exec "$COPSE_SHELL" -l; fi; exec "${SHELL:-/bin/sh}"`
 	c.run = &runSpec{display: raw, argv: []string{"/bin/sh", "-c", script, "copse-run"}, env: env}
 	// A prompt in the request is what an agent tells the program it starts, even when the
 	// program is the owner's copse.run: a person sees it first, as a command in the request.

@@ -38,7 +38,17 @@ type Error struct {
 	// (escaped): what failed is seen without opening the log.
 	Log     string
 	LogTail []string
+	// Reasons, on a refusal with more than one cause, are all of them, the first being
+	// Code's: Message says them all, and a caller that acts on codes sees each one.
+	Reasons []Reason
 	Err     error // underlying cause (git/herdr error), if any
+}
+
+// Reason is one cause of a refusal that has several.
+type Reason struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
 }
 
 func (e *Error) Error() string {

@@ -112,12 +112,25 @@ func ParseWorktreeID(raw string) (string, error) {
 	return raw, nil
 }
 
-// decorate fills a row's id and claim from git's record.
-func decorate(w *Worktree, ids map[string]string) {
+// decorate fills a row's id and claim from git's record; commonDir ("" when unknown) is
+// where an agent's lock is read for its time.
+func decorate(w *Worktree, ids map[string]string, commonDir string) {
 	if !w.Main && !w.Bare {
 		w.ID = idOf(ids, w.Path)
 	}
 	w.Claim = claimOf(w.Locked)
+	admin := ""
+	if commonDir != "" && w.ID != "" {
+		admin = adminDir(commonDir, w.ID)
+	}
+	if l, ok := agentLockOf(w.Locked, admin); ok {
+		if l.live {
+			c := l.claim
+			w.Claim = &c
+		} else {
+			w.LockStale = true
+		}
+	}
 }
 
 // decorateRows fills ids and claims of list's rows. Ids are extra: if the admin
@@ -125,7 +138,8 @@ func decorate(w *Worktree, ids map[string]string) {
 func (s *service) decorateRows(ctx context.Context, snap snapshot, rows []Worktree) {
 	var ids map[string]string
 	var jobs []LandJob
-	if commonDir, err := s.listCommonDir(ctx, snap); err == nil {
+	commonDir, err := s.listCommonDir(ctx, snap)
+	if err == nil {
 		var ok bool
 		if ids, ok = snap.ids.idsFor(commonDir); !ok {
 			ids = worktreeIDs(commonDir)
@@ -134,8 +148,11 @@ func (s *service) decorateRows(ctx context.Context, snap snapshot, rows []Worktr
 		// abandoned by the readers that run the queue (land status, the picker).
 		jobs, _ = readJobs(landjobs.Dir(commonDir))
 	}
+	if err != nil {
+		commonDir = ""
+	}
 	for i := range rows {
-		decorate(&rows[i], ids)
+		decorate(&rows[i], ids, commonDir)
 		rows[i].Land = newestLand(jobs, rows[i])
 	}
 }
@@ -162,7 +179,7 @@ func (s *service) decorateOne(w *Worktree) {
 	if commonDir != "" {
 		ids = worktreeIDs(commonDir)
 	}
-	decorate(w, ids)
+	decorate(w, ids, commonDir)
 }
 
 // worktreeOfID finds the listed worktree whose admin directory is id.

@@ -308,6 +308,9 @@ func (r *landRun) cleanup(ctx context.Context) {
 		warn("kept %s: cannot tell which window or workspace shows it (%s)", Escape(t.Path), AsError(err).Message)
 		return
 	}
+	// copse's own tmux window (a land typed in the worktree's window) closes once copse has
+	// answered, not under it: read before the worktree, and its window's mark, go.
+	own := s.ownWindow(ctx, t.Path)
 	l, kept := s.worktreeKeeps(ctx, t, ws, false)
 	if kept != "" {
 		warn("%s", kept)
@@ -319,7 +322,11 @@ func (r *landRun) cleanup(ctx context.Context) {
 	// list is not compared: the land's run is long and other worktrees move meanwhile. The
 	// processes are looked at again right before git removes it, and its window or
 	// workspace is closed with it.
-	rr, err := s.removeOne(ctx, removeStep{target: t, record: true, run: s.unforcedRemoval(t, ws, &long)})
+	run := s.unforcedRemoval(t, ws, &long)
+	if own != "" {
+		run = s.unforcedRemovalInOwnWindow(t, own, &long)
+	}
+	rr, err := s.removeOne(ctx, removeStep{target: t, record: true, run: run})
 	if rerr, ok := isReadBack(err); ok {
 		warn("removing %s ran, but the worktree list could not be read back (%s); run `copse list`", Escape(t.Path), Escape(firstLine(rerr.Error())))
 		return
@@ -343,6 +350,9 @@ func (r *landRun) cleanup(ctx context.Context) {
 	j.Removed = true
 	if rr.verdict == removalGoneAnyway && rr.runErr != nil {
 		warn("removed %s, but: %s", Escape(t.Path), AsError(rr.runErr).Message)
+	}
+	if own != "" {
+		s.closeOwnWindow(ctx, own, warn)
 	}
 	if l.Ignored > 0 {
 		// Deleted as by remove, and like remove's confirmation the land says which.
@@ -386,12 +396,18 @@ func claimKeeps(t gitx.Worktree, session string, takeOver *Claim) string {
 // case: the branch's own commits are not landed yet, and the land is what puts them on the
 // target, so they are not counted as lost.
 func (s *service) worktreeKeeps(ctx context.Context, t gitx.Worktree, ws string, beforeLand bool) (Losses, string) {
-	if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
+	if own := s.ownWindow(ctx, t.Path); own != "" {
+		// copse runs in the worktree's own tmux window, which closes once copse has
+		// answered (closeOwnWindow): the shell that started copse, and copse, go with it;
+		// anything else working there keeps the worktree.
+		if l := s.backend.workspaceLive(ctx, t.Path, own); len(l.procs) > 0 || l.unknown != "" {
+			return Losses{}, fmt.Sprintf("kept %s: %s; remove it when they end (`copse remove %s`)", Escape(t.Path), l.keptBy(), quoteDisplay(t.Path))
+		}
+	} else if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
 		return Losses{}, fmt.Sprintf("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
-	}
-	// Judged as remove judges them: the idle shells of the worktree's window (ws) do not
-	// keep it.
-	if l := s.backend.workspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
+	} else if l := s.backend.workspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
+		// Judged as remove judges them: the idle shells of the worktree's window (ws) do
+		// not keep it.
 		return Losses{}, liveKeeps(t.Path, l)
 	}
 	l := s.losses(ctx, t)

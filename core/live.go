@@ -3,6 +3,8 @@ package core
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/copse-dev/copse/internal/liveproc"
@@ -25,6 +27,10 @@ type liveSet struct {
 	// Herdr closes them with the workspace.
 	idle    []liveproc.Proc
 	unknown string // why copse cannot tell ("" when it can)
+	// key is what the confirmation's token holds of these processes: what a person decides
+	// on (each program by its command and directory, each pane by id and first process),
+	// not the pids of the short-lived children those start, which come and go every second.
+	key []string
 	// agent is what the backend says about the agent of the worktree's workspace, read only
 	// when processes work there or copse cannot tell ("" otherwise, and outside Herdr).
 	agent string
@@ -42,14 +48,40 @@ func liveIn(path, ws string) liveSet {
 		return liveSet{unknown: liveUnknown(err)}
 	}
 	var l liveSet
+	inRoot := pidSet(sc.Roots[0])
 	for _, p := range sc.Roots[0] {
 		if ws != "" && p.Shell && p.Children == 0 && p.Env[herdrWorkspaceEnv] == ws {
 			l.idle = append(l.idle, p)
+			l.key = append(l.key, fmt.Sprintf("idle shell pid %d", p.PID))
 			continue
 		}
 		l.procs = append(l.procs, p)
+		if k := procKey(sc, p, inRoot); k != "" {
+			l.key = append(l.key, k)
+		}
 	}
+	sort.Strings(l.key)
+	l.key = slices.Compact(l.key)
 	return l
+}
+
+func pidSet(ps []liveproc.Proc) map[int]bool {
+	out := make(map[int]bool, len(ps))
+	for _, p := range ps {
+		out[p.PID] = true
+	}
+	return out
+}
+
+// procKey is a process as the confirmation's token holds it: a program the person sees
+// working there, by its command line and where it is, without its pid (a watcher outside
+// may start the same short command every second). A process whose parent works there too
+// is that parent's child: "" (the parent stands for it).
+func procKey(sc *liveproc.Scan, p liveproc.Proc, inRoot map[int]bool) string {
+	if inRoot[sc.Parent(p.PID)] {
+		return ""
+	}
+	return fmt.Sprintf("process %q in %q open %t", p.Cmdline, p.Inside, p.OpenFile)
 }
 
 func liveUnknown(err error) string {
@@ -121,6 +153,32 @@ func ruleNoProcesses(path, what string, l liveSet) *Error {
 	return refused(CodeProcessesRunning,
 		"stop them first (kill "+pidList(l.procs)+"), or pass --force to remove it under them",
 		"%s (%s) has %s working in it: %s%s", Escape(path), what, plural(len(l.procs), "process"), describeProcs(l.procs), agent)
+}
+
+// tokenKey is what a confirmation's token holds of l: key, and whether copse could tell.
+// The agent's line is in it without its relative age (agentAge on): an agent that turned
+// from blocked to working is news, a second passing is not.
+func (l liveSet) tokenKey() []string {
+	key := slices.Clone(l.key)
+	if l.unknown != "" {
+		key = append(key, "unknown")
+	}
+	if l.agent != "" {
+		agent, _, _ := strings.Cut(l.agent, agentAge)
+		key = append(key, "agent "+agent)
+	}
+	return key
+}
+
+// agentAge starts the part of an agent's line that says how long ago it printed.
+const agentAge = "; last output "
+
+// keptBy says what keeps a worktree: the processes working in it, or that copse cannot tell.
+func (l liveSet) keptBy() string {
+	if len(l.procs) > 0 {
+		return fmt.Sprintf("%s working in it (%s)", plural(len(l.procs), "process"), describeProcs(l.procs))
+	}
+	return "copse cannot tell which processes work in it (" + l.unknown + ")"
 }
 
 // lines are the confirmation's lines about live processes.

@@ -18,7 +18,10 @@ type Worktree struct {
 	WorkspaceID *string `json:"workspace_id"` // the open Herdr workspace, if any
 	Status      *Status `json:"status"`       // nil unless asked for
 	ID          string  `json:"id,omitempty"` // admin directory name under <common>/worktrees (linked worktrees only)
-	Claim       *Claim  `json:"claim"`        // the session holding it (a lock copse wrote), or nil
+	Claim       *Claim  `json:"claim"`        // the session holding it (a lock copse wrote, or a live agent's), or nil
+	// LockStale: the lock is an agent's whose session has ended (its pid is gone, or is
+	// another program's now): no claim, a lock left over.
+	LockStale bool `json:"lock_stale,omitempty"`
 	// Processes is how many processes work in it (their directory or an open file is
 	// inside; copse and its ancestors, the shell it was started from among them, do not
 	// count: remove's live-process rule still does). Read with the status

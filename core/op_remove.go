@@ -64,11 +64,15 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	c := &removeCmd{target: t, wsID: ws, force: r.Force, deleteBranch: r.DeleteBranch, cwd: s.root()}
 	// Rules that nothing gets past, then the ones --force gets past; each names what it
 	// protects and how to proceed.
+	// The workspace copse runs in comes before what works there: a remove typed in another
+	// pane of the worktree's own tmux window would close that pane, and the programs the
+	// rules below would name are copse and the shell that started it.
 	for _, rule := range []func() *Error{
 		func() *Error { return ruleNotMain(t, snap) },
 		func() *Error { return s.ruleNotHere(t) },
 		func() *Error { return ruleHoldsNoWorktree(t, snap) },
 		func() *Error { return ruleDeleteHasBranch(t, r.DeleteBranch) },
+		func() *Error { return ruleNotOwnWorkspace(c, s.backend.session()) },
 	} {
 		if e := rule(); e != nil {
 			return nil, e
@@ -84,21 +88,25 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		}
 	}
 	if !r.Force {
-		for _, rule := range []func() *Error{
-			func() *Error { return ruleNotLocked(t) },
-			func() *Error { return ruleStatusKnown(t, c.losses) },
-			func() *Error { return ruleNoOperation(t, c.losses) },
-			func() *Error { return ruleClean(t, c.losses) },
-			func() *Error { return ruleNoNested(t, c.losses) },
-			func() *Error { return ruleDetachedReachable(t, c.losses) },
-			func() *Error { return ruleNoWorktreeOnlyCommits(t, c.losses) },
-			func() *Error { return ruleSubmodulesPushed(t, c.losses) },
-			func() *Error { return ruleBranchMerged(t, c.losses, r.DeleteBranch) },
-			func() *Error { return ruleNoProcesses(t.Path, describe(t), c.live) },
-		} {
-			if e := rule(); e != nil {
-				return nil, forceHelps(e)
-			}
+		// Every reason at once, live processes first: a person who fixes one should not
+		// meet the next only on the second try.
+		lockRule := ruleNotLocked(t)
+		if al, ok := s.agentLockFor(ctx, t); ok {
+			lockRule = ruleNotLockedByAgent(t, al)
+		}
+		if e := allReasons([]*Error{
+			ruleNoProcesses(t.Path, describe(t), c.live),
+			lockRule,
+			ruleStatusKnown(t, c.losses),
+			ruleNoOperation(t, c.losses),
+			ruleClean(t, c.losses),
+			ruleNoNested(t, c.losses),
+			ruleDetachedReachable(t, c.losses),
+			ruleNoWorktreeOnlyCommits(t, c.losses),
+			ruleSubmodulesPushed(t, c.losses),
+			ruleBranchMerged(t, c.losses, r.DeleteBranch),
+		}, forceWouldEnd(c.live, ws, s.backend.closesWorkspace(ws))); e != nil {
+			return nil, forceHelps(e)
 		}
 	}
 	if r.Force && t.Prunable == nil {
@@ -112,10 +120,8 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 	if s.backend.name() != "herdr" {
 		herdrOnly = nil // git removes a locked worktree in one step (tmux closes the window after)
 	}
-	for _, e := range []*Error{ruleNotOwnWorkspace(c, s.backend.session()), herdrOnly} {
-		if e != nil {
-			return nil, e
-		}
+	if herdrOnly != nil {
+		return nil, herdrOnly
 	}
 	cmds, err := s.backend.removeCommands(c)
 	if err != nil {
@@ -181,7 +187,10 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 	if r.Force {
 		conf.Fields = append(conf.Fields, ConfirmField{Name: "force", Value: "yes"})
 	}
-	conf.Losses = append(l.lines(t, r.DeleteBranch), live.lines()...)
+	liveLines := live.lines()
+	conf.Losses = append(l.lines(t, r.DeleteBranch), liveLines...)
+	// The token holds which programs and panes, not their pids and ages (see liveSet.key).
+	conf.showOnly(liveLines, live.tokenKey()...)
 	if t.Locked != nil {
 		conf.Losses = append(conf.Losses, "the worktree is locked: "+Escape(lockReason(t)))
 	}
@@ -199,6 +208,9 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 			w = "forced: " + w + ", even with uncommitted work"
 		}
 		conf.Warnings = append(conf.Warnings, w)
+		if len(live.idle) > 0 {
+			conf.showOnly([]string{w}, "closes "+ws+" force "+fmt.Sprint(r.Force))
+		}
 	}
 	return conf
 }

@@ -225,6 +225,9 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 	if reason, detail := pruneStays(i == 0, s.current() != "" && canonical(s.current()) == canonical(t.Path), t); reason == PruneGone {
 		return s.judgeGone(ctx, e, t, detail)
 	} else if reason != "" {
+		if reason == KeepLocked {
+			reason, detail = agentLockKeep(t, sc.commonDir, e.ID, reason, detail)
+		}
 		return kept(reason, detail)
 	}
 	if j, ok := sc.jobs.find(e.ID, t.Path); ok {

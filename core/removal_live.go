@@ -40,6 +40,13 @@ func (s *service) workspaceAt(ctx context.Context, snap snapshot, path string) (
 // check, then the remove, never forced, through the backend when the worktree has a
 // workspace (which it closes, as remove does) and through git (with runner git) when not.
 func (s *service) unforcedRemoval(t gitx.Worktree, ws string, git *gitx.Runner) func(context.Context) error {
+	return s.liveCheckedRemoval(t, ws, ws != "", git)
+}
+
+// liveCheckedRemoval looks at the processes as the window or workspace ws's (none: the
+// directory's alone) right before the removal, and removes the worktree through the
+// backend when closeWs (which closes ws with it), else with git alone.
+func (s *service) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *gitx.Runner) func(context.Context) error {
 	return func(ctx context.Context) error {
 		if s.beforeLiveCheck != nil {
 			s.beforeLiveCheck(t.Path)
@@ -47,7 +54,7 @@ func (s *service) unforcedRemoval(t gitx.Worktree, ws string, git *gitx.Runner) 
 		if l := s.backend.workspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
 			return errStillLive{l}
 		}
-		if ws != "" {
+		if closeWs {
 			return s.backend.remove(ctx, &removeCmd{target: t, wsID: ws, cwd: s.root()})
 		}
 		rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
@@ -57,6 +64,14 @@ func (s *service) unforcedRemoval(t gitx.Worktree, ws string, git *gitx.Runner) 
 		_, err = git.Run(ctx, rm)
 		return err
 	}
+}
+
+// unforcedRemovalInOwnWindow is unforcedRemoval for a worktree whose tmux window (own) is
+// the one copse runs in: the processes are judged as that window's (copse and the shell
+// that started it go with the window), and git removes the worktree; the window itself is
+// closed once copse has answered (closeOwnWindow), never under it.
+func (s *service) unforcedRemovalInOwnWindow(t gitx.Worktree, own string, git *gitx.Runner) func(context.Context) error {
+	return s.liveCheckedRemoval(t, own, false, git)
 }
 
 // unforcedRemoveCommands are the commands unforcedRemoval runs, for a plan.

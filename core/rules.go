@@ -202,6 +202,18 @@ func ruleNotLocked(t gitx.Worktree) *Error {
 	return nil
 }
 
+// ruleNotLockedByAgent: remove's lock rule for a lock an agent wrote (nil for any other
+// lock, which ruleNotLocked judges): while the agent's session runs it holds the worktree
+// as a claim; once it ended, the lock is stale, and --force removes it with the worktree.
+func ruleNotLockedByAgent(t gitx.Worktree, l agentLock) *Error {
+	if l.live {
+		return refused(CodeClaimedWorktree, "end that Claude Code session first (or let it finish), or pass --force to remove the worktree under it",
+			"%s (%s) is claimed by %s", Escape(t.Path), describe(t), l.holder())
+	}
+	return refused(CodeLockedWorktree, "the lock is left over: pass --force to remove the worktree and its lock (or git worktree unlock "+quoteDisplay(t.Path)+" first)",
+		"%s (%s) is locked, %s: %s", Escape(t.Path), describe(t), l.staleWhy(), Escape(*t.Locked))
+}
+
 func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
 	if l.Status.Error != "" {
 		return refused(CodeStatusUnknown, "fix the worktree, or pass --force to remove it anyway",
@@ -440,4 +452,53 @@ func lockReason(t gitx.Worktree) string {
 		return "no reason given"
 	}
 	return *t.Locked
+}
+
+// allReasons is one refusal for every rule of errs that refused (nil entries passed), in
+// their order: the first one's code, a message that names each, and each as a Reason.
+// wouldEnd, when not empty, says what --force would end; it ends the message. nil when
+// no rule refused.
+func allReasons(errs []*Error, wouldEnd string) *Error {
+	var got []*Error
+	for _, e := range errs {
+		if e != nil {
+			got = append(got, e)
+		}
+	}
+	if len(got) == 0 {
+		return nil
+	}
+	out := *got[0]
+	if len(got) > 1 {
+		msgs := make([]string, len(got))
+		hints := make([]string, len(got))
+		for i, e := range got {
+			msgs[i] = fmt.Sprintf("(%d) %s", i+1, e.Message)
+			hints[i] = fmt.Sprintf("(%d) %s", i+1, e.Hint)
+			out.Reasons = append(out.Reasons, Reason{Code: e.Code, Message: e.Message, Hint: e.Hint})
+		}
+		out.Message = fmt.Sprintf("%d reasons keep it: %s", len(got), strings.Join(msgs, "; "))
+		out.Hint = strings.Join(hints, "; ")
+	}
+	if wouldEnd != "" {
+		out.Message += "; " + wouldEnd
+	}
+	return &out
+}
+
+// forceWouldEnd says what a forced remove would end ("" when nothing): the workspace the
+// backend closes, with the programs of its panes, and the processes that would lose their
+// directory.
+func forceWouldEnd(l liveSet, ws, closes string) string {
+	var parts []string
+	if ws != "" && closes != "" {
+		parts = append(parts, closes)
+	}
+	if len(l.procs) > 0 {
+		parts = append(parts, plural(len(l.procs), "process")+" (pid "+pidList(l.procs)+") would lose their directory")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "with --force, " + strings.Join(parts, ", and ")
 }

@@ -41,6 +41,8 @@ func TestRules(t *testing.T) {
 	gone.Prunable = str("gitdir file points to non-existent location")
 	claimed := feat
 	claimed.Locked = str(FormatClaim(Claim{Session: "other", Since: time.Unix(0, 0).UTC()}))
+	agentLocked := feat
+	agentLocked.Locked = str("claude session fox (pid 4242)")
 	dirty := Losses{Status: Status{Unstaged: 2}}
 	me := SessionID{s: "me"}
 	other := &Claim{Session: "other", Since: time.Unix(0, 0).UTC()}
@@ -72,6 +74,8 @@ func TestRules(t *testing.T) {
 		{"delete has branch", ruleDeleteHasBranch(wt(feat.Path, ""), true), ruleDeleteHasBranch(wt(feat.Path, ""), false), "no_branch", feat.Path},
 		{"not locked", ruleNotLocked(locked), ruleNotLocked(feat), "locked_worktree", "on a usb disk"},
 		{"not claimed", ruleNotLocked(claimed), nil, "claimed_worktree", "other"},
+		{"not claimed by a running agent", ruleNotLockedByAgent(agentLocked, agentLock{claim: Claim{Session: "claude:fox", PID: 4242, Agent: "claude"}, live: true}), nil, "claimed_worktree", "claude:fox"},
+		{"not locked by an ended agent", ruleNotLockedByAgent(agentLocked, agentLock{claim: Claim{Session: "claude:fox", PID: 4242, Agent: "claude"}}), nil, "locked_worktree", "stale"},
 		{"status known", ruleStatusKnown(feat, Losses{Status: Status{Error: "index unreadable"}}), ruleStatusKnown(feat, Losses{}), "status_unknown", "index unreadable"},
 		{"no operation", ruleNoOperation(feat, Losses{Operation: "rebase"}), ruleNoOperation(feat, Losses{}), "operation_in_progress", "rebase"},
 		{"clean", ruleClean(feat, dirty), ruleClean(feat, Losses{}), "dirty_worktree", "2 unstaged"},

@@ -188,7 +188,8 @@ func (s *service) verifyDirect(ctx context.Context, raw []byte) error {
 // repository.
 func (s *service) read(ctx context.Context) (snapshot, error) {
 	s.supersedeFirst()
-	trees, raw, err := s.git.Worktrees(ctx, s.dir)
+	dir := s.listDir()
+	trees, raw, err := s.git.Worktrees(ctx, dir)
 	// git fails to list while another git is half-way through `worktree add` (the new
 	// admin directory is there, its commondir or gitdir file not yet): that passes within
 	// milliseconds, so such a list is read again a few times before it counts as failed.
@@ -199,7 +200,7 @@ func (s *service) read(ctx context.Context) (snapshot, error) {
 			continue
 		case <-time.After(time.Duration(5<<try) * time.Millisecond):
 		}
-		trees, raw, err = s.git.Worktrees(ctx, s.dir)
+		trees, raw, err = s.git.Worktrees(ctx, dir)
 	}
 	if err != nil {
 		var ge *gitx.Error
@@ -212,6 +213,16 @@ func (s *service) read(ctx context.Context) (snapshot, error) {
 	}
 	sum := sha256.Sum256(raw)
 	return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
+}
+
+// listDir is where git lists the worktrees from: the directory copse started in, or the
+// main checkout once that directory is gone (a land typed in the worktree it cleaned up
+// reads the list back after removing it).
+func (s *service) listDir() string {
+	if root := s.root(); root != "" && !exists(s.dir) {
+		return root
+	}
+	return s.dir
 }
 
 // halfAdded reports git's complaint about a worktree admin directory another git is

@@ -1,6 +1,7 @@
 package tmux
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -87,20 +88,27 @@ func SessionOf(pane string) (Cmd, error) {
 }
 
 // Survey asks, for pane, everything copse needs of tmux at start in one run: every pane of
-// the pane's session (a pane id names its session as a target), each row carrying the
-// session's id and its PreviousOption (a session option, which a pane's format sees). The
-// pane's own row gives its window.
+// the server (a worktree's window may be in another session), each row carrying its
+// session's id and PreviousOption and PreviousWindowOption (session options, which a
+// pane's format sees). The pane's own row gives its session and window. pane is checked
+// here; list-panes -a takes no target.
 func Survey(pane string) (Cmd, error) {
 	if err := checkID("list-panes", "-t", pane, '%'); err != nil {
 		return Cmd{}, err
 	}
-	return listing("list-panes", []string{"-s", "-t", pane}, append(slices.Clone(paneFields), "session_id", PreviousOption)...), nil
+	return listing("list-panes", []string{"-a"}, append(slices.Clone(paneFields), PreviousOption, PreviousWindowOption)...), nil
 }
 
 // paneFields are what ListPanes reads of each pane; the untrusted texts come last only by
 // habit: the framing (parse.go) does not depend on it.
 var paneFields = []string{"window_id", "window_index", "window_active", "window_activity", "pane_id", "pane_pid",
-	"pane_dead", MarkOption, "pane_current_command", "window_name"}
+	"pane_dead", MarkOption, "pane_current_command", "window_name", "session_id"}
+
+// ListAllPanes lists every pane of every session of the server: a worktree's window may be
+// in another session than copse's (one run for the whole server).
+func ListAllPanes() Cmd {
+	return listing("list-panes", []string{"-a"}, paneFields...)
+}
 
 // ListPanes lists every pane of session with its window (one run for the whole session).
 func ListPanes(session string) (Cmd, error) {
@@ -191,6 +199,57 @@ func SetWindowMark(window, path string) (Cmd, error) {
 	return Cmd{verb: verb, args: []string{"-w", "-t", window, "--", MarkOption, path}}, nil
 }
 
+// UnsetWindowMark takes copse's mark off window (its worktree is gone).
+func UnsetWindowMark(window string) (Cmd, error) {
+	const verb = "set-option"
+	if err := checkID(verb, "-t", window, '@'); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{verb: verb, args: []string{"-w", "-u", "-t", window, MarkOption}}, nil
+}
+
+// SwitchClient shows window to the current client (the one tmux finds for copse's pane,
+// from TMUX), in whichever session window is: select-window only makes it current in its
+// own session, which a client looking at another session does not see.
+func SwitchClient(window string) (Cmd, error) {
+	const verb = "switch-client"
+	if err := checkID(verb, "-t", window, '@'); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{verb: verb, args: []string{"-t", window}}, nil
+}
+
+// DefaultShell asks for the server's default-shell and default-command options: what tmux
+// starts in a window made without a command.
+func DefaultShell() Cmd {
+	return listing("display-message", []string{"-p"}, "default-shell", "default-command")
+}
+
+// KillWindowAfter closes window once process pid has ended (bounded by limit seconds, then
+// closed anyway), run by the tmux server itself in the background (run-shell -b): copse
+// can close the window it runs in after it has written its reply. bin is the tmux program
+// ("tmux": the server's PATH finds it), socket the server's.
+func KillWindowAfter(bin, socket, window string, pid, limit int) (Cmd, error) {
+	const verb = "run-shell"
+	if err := checkID(verb, "-t", window, '@'); err != nil {
+		return Cmd{}, err
+	}
+	if err := checkDir(verb, "socket", socket); err != nil {
+		return Cmd{}, err
+	}
+	if err := checkValue(verb, "bin", bin); err != nil {
+		return Cmd{}, err
+	}
+	if pid <= 1 || limit <= 0 {
+		return Cmd{}, &ArgError{Verb: verb, Arg: "pid", Reason: "not a process to wait for"}
+	}
+	// Only checked values reach the shell: digits, an id of digits, and the socket path
+	// quoted for sh; tmux expands '#' in the command, so it is doubled.
+	script := fmt.Sprintf(`i=0; while kill -0 %d 2>/dev/null && [ $i -lt %d ]; do sleep 0.1; i=$((i+1)); done; exec %s -S %s kill-window -t %s`,
+		pid, limit*10, textsafe.ShellQuote(bin), textsafe.ShellQuote(socket), window)
+	return Cmd{verb: verb, args: []string{"-b", literal(script)}}, nil
+}
+
 // SelectWindow makes window the current window of its session.
 func SelectWindow(window string) (Cmd, error) {
 	if err := checkID("select-window", "-t", window, '@'); err != nil {
@@ -221,6 +280,23 @@ func SetPrevious(session, path string) (Cmd, error) {
 		return Cmd{}, err
 	}
 	return Cmd{verb: verb, args: []string{"-t", session, "--", PreviousOption, path}}, nil
+}
+
+// PreviousWindowOption is the session user option holding the window (@N) a switch left:
+// `copse back` selects it again, as tmux's last-window does, even when copse did not make
+// it (the session's first window, in the main checkout).
+const PreviousWindowOption = "@copse-previous-window"
+
+// SetPreviousWindow records window as the one session left.
+func SetPreviousWindow(session, window string) (Cmd, error) {
+	const verb = "set-option"
+	if err := checkID(verb, "-t", session, '$'); err != nil {
+		return Cmd{}, err
+	}
+	if err := checkID(verb, PreviousWindowOption, window, '@'); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{verb: verb, args: []string{"-t", session, "--", PreviousWindowOption, window}}, nil
 }
 
 // ReadPrevious reads what SetPrevious recorded ("" when nothing).

@@ -19,6 +19,7 @@ type Pane struct {
 	PID            int       // the pane's first process (its shell or the command it runs)
 	Dead           bool      // the process ended and the pane stays (remain-on-exit)
 	Command        string    // the pane's foreground command (untrusted text)
+	Session        string    // $N: the session of the window
 }
 
 // SessionOf returns the session ($N) and window (@N) that hold pane.
@@ -38,9 +39,9 @@ func (c *Client) SessionOf(ctx context.Context, pane string) (session, window st
 }
 
 // Place is where a pane is: its session ($N) and window (@N), and what SetPrevious last
-// recorded for that session ("" when nothing).
+// recorded for that session ("" when nothing): the worktree and the window it left.
 type Place struct {
-	Session, Window, Previous string
+	Session, Window, Previous, PreviousWindow string
 }
 
 // Survey is SessionOf, Previous and Panes in one tmux run: copse asks it once at start,
@@ -63,12 +64,11 @@ func (c *Client) Survey(ctx context.Context, pane string) (Place, []Pane, error)
 		if err != nil {
 			return Place{}, nil, err
 		}
-		if checkID("", "", r[n], '$') != nil || (at.Session != "" && r[n] != at.Session) {
-			return Place{}, nil, c.wrong(cmd, "list-panes did not name one session")
-		}
-		at.Session, at.Previous = r[n], r[n+1]
 		if p.ID == pane {
-			at.Window = p.Window
+			at.Session, at.Window, at.Previous = p.Session, p.Window, r[n]
+			if IsWindowID(r[n+1]) {
+				at.PreviousWindow = r[n+1]
+			}
 		}
 		panes = append(panes, p)
 	}
@@ -84,6 +84,15 @@ func (c *Client) Panes(ctx context.Context, session string) ([]Pane, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.panes(ctx, cmd)
+}
+
+// AllPanes lists every pane of every session of the server.
+func (c *Client) AllPanes(ctx context.Context) ([]Pane, error) {
+	return c.panes(ctx, ListAllPanes())
+}
+
+func (c *Client) panes(ctx context.Context, cmd Cmd) ([]Pane, error) {
 	rows, err := c.listing(ctx, cmd)
 	if err != nil {
 		return nil, err
@@ -101,12 +110,12 @@ func (c *Client) Panes(ctx context.Context, session string) ([]Pane, error) {
 
 // pane reads one row of paneFields (the row may carry more fields after them).
 func (c *Client) pane(cmd Cmd, r []string) (Pane, error) {
-	p := Pane{Window: r[0], WindowActive: r[2] == "1", ID: r[4], Dead: r[6] == "1", Mark: r[7], Command: r[8], WindowName: r[9]}
+	p := Pane{Window: r[0], WindowActive: r[2] == "1", ID: r[4], Dead: r[6] == "1", Mark: r[7], Command: r[8], WindowName: r[9], Session: r[10]}
 	var e1, e2, e3 error
 	p.WindowIndex, e1 = strconv.Atoi(r[1])
 	act, e2 := strconv.ParseInt(r[3], 10, 64)
 	p.PID, e3 = strconv.Atoi(r[5])
-	if e1 != nil || e2 != nil || (e3 != nil && !p.Dead) || !IsWindowID(p.Window) || !IsPaneID(p.ID) {
+	if e1 != nil || e2 != nil || (e3 != nil && !p.Dead) || !IsWindowID(p.Window) || !IsPaneID(p.ID) || checkID("", "", p.Session, '$') != nil {
 		return Pane{}, c.wrong(cmd, "a pane row has a field of the wrong shape")
 	}
 	p.WindowActivity = time.Unix(act, 0)
@@ -161,9 +170,67 @@ func (c *Client) KillWindow(ctx context.Context, window string) error {
 	return err
 }
 
-// SetPrevious records the worktree session left (see PreviousOption).
-func (c *Client) SetPrevious(ctx context.Context, session, path string) error {
+// SetPrevious records the worktree session left (see PreviousOption) and, when window is
+// not "", the window it left (PreviousWindowOption).
+func (c *Client) SetPrevious(ctx context.Context, session, path, window string) error {
 	cmd, err := SetPrevious(session, path)
+	if err != nil {
+		return err
+	}
+	if _, err = c.Run(ctx, cmd); err != nil || window == "" {
+		return err
+	}
+	if cmd, err = SetPreviousWindow(session, window); err != nil {
+		return err
+	}
+	_, err = c.Run(ctx, cmd)
+	return err
+}
+
+// UnsetMark takes copse's mark off window.
+func (c *Client) UnsetMark(ctx context.Context, window string) error {
+	cmd, err := UnsetWindowMark(window)
+	if err != nil {
+		return err
+	}
+	_, err = c.Run(ctx, cmd)
+	return err
+}
+
+// SwitchClient shows window to the current client (see SwitchClient).
+func (c *Client) SwitchClient(ctx context.Context, window string) error {
+	cmd, err := SwitchClient(window)
+	if err != nil {
+		return err
+	}
+	_, err = c.Run(ctx, cmd)
+	return err
+}
+
+// DefaultShell is the server's default-shell and default-command (either "" when unset).
+// A value with NUL or a new line is not passed on: "" is returned for it.
+func (c *Client) DefaultShell(ctx context.Context) (shell, command string, err error) {
+	cmd := DefaultShell()
+	rows, err := c.listing(ctx, cmd)
+	if err != nil {
+		return "", "", err
+	}
+	if len(rows) != 1 {
+		return "", "", c.wrong(cmd, "display-message did not print one row")
+	}
+	if !strings.HasPrefix(rows[0][0], "/") || strings.ContainsAny(rows[0][0], "\x00\n") {
+		return "", "", nil
+	}
+	return rows[0][0], rows[0][1], nil
+}
+
+// KillWindowAfter asks the server to close window once pid has ended (see KillWindowAfter).
+func (c *Client) KillWindowAfter(ctx context.Context, window string, pid, limit int) error {
+	bin := c.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	cmd, err := KillWindowAfter(bin, c.Socket, window, pid, limit)
 	if err != nil {
 		return err
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/copse-dev/copse/tmux"
 	"github.com/copse-dev/copse/tmux/tmuxtest"
@@ -24,6 +26,18 @@ func TestBuilderRefusesNamesAsTargets(t *testing.T) {
 		}
 		if _, err := tmux.KillWindow(bad); err == nil {
 			t.Errorf("KillWindow(%q) was accepted", bad)
+		}
+		if _, err := tmux.UnsetWindowMark(bad); err == nil {
+			t.Errorf("UnsetWindowMark(%q) was accepted", bad)
+		}
+		if _, err := tmux.SwitchClient(bad); err == nil {
+			t.Errorf("SwitchClient(%q) was accepted", bad)
+		}
+		if _, err := tmux.SetPreviousWindow("$0", bad); err == nil {
+			t.Errorf("SetPreviousWindow($0, %q) was accepted", bad)
+		}
+		if _, err := tmux.KillWindowAfter("tmux", "/tmp/s", bad, 42, 60); err == nil {
+			t.Errorf("KillWindowAfter(%q) was accepted", bad)
 		}
 	}
 	for _, bad := range []string{"copse", "@1", "%1", "$x"} {
@@ -149,7 +163,7 @@ func TestPreviousIsKeptPerSession(t *testing.T) {
 	if p, err := c.Previous(ctx, s.Session); err != nil || p != "" {
 		t.Fatalf("Previous before any = %q %v", p, err)
 	}
-	if err := c.SetPrevious(ctx, s.Session, "/tmp/wt a"); err != nil {
+	if err := c.SetPrevious(ctx, s.Session, "/tmp/wt a", ""); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := c.Previous(ctx, s.Session); err != nil || p != "/tmp/wt a" {
@@ -157,10 +171,11 @@ func TestPreviousIsKeptPerSession(t *testing.T) {
 	}
 }
 
-// Survey answers from a pane what SessionOf, Previous and Panes answer, in one run: the
+// Survey answers from a pane what SessionOf, Previous and AllPanes answer, in one run: the
 // pane's session and window, the session's recorded previous worktree (a path with a
-// space, read whole) and every pane of the session, of another session none.
-func TestSurveyIsSessionOfPreviousAndPanes(t *testing.T) {
+// space, read whole) and window, and every pane of the server, another session's too (a
+// worktree's window may be there), each with its own session.
+func TestSurveyIsSessionOfPreviousAndEveryPane(t *testing.T) {
 	s := tmuxtest.Start(t)
 	c := client(s)
 	ctx := context.Background()
@@ -174,15 +189,23 @@ func TestSurveyIsSessionOfPreviousAndPanes(t *testing.T) {
 	if err != nil || at != (tmux.Place{Session: sess, Window: win}) {
 		t.Fatalf("Survey before any previous = %+v %v; want session %s window %s", at, err, sess, win)
 	}
-	want, err := c.Panes(ctx, sess)
-	if err != nil || len(want) != 2 || !reflect.DeepEqual(panes, want) {
-		t.Fatalf("Survey's panes = %+v; Panes = %+v %v (want the session's two)", panes, want, err)
+	want, err := c.AllPanes(ctx)
+	if err != nil || len(want) != 3 || !reflect.DeepEqual(panes, want) {
+		t.Fatalf("Survey's panes = %+v; AllPanes = %+v %v (want the server's three)", panes, want, err)
 	}
-	if err := c.SetPrevious(ctx, s.Session, "/tmp/wt a"); err != nil {
+	other := s.Run("display-message", "-p", "-t", "other", "#{session_id}")
+	sessions := map[string]int{}
+	for _, p := range panes {
+		sessions[p.Session]++
+	}
+	if sessions[sess] != 2 || sessions[other] != 1 {
+		t.Fatalf("panes by session %v; want 2 in %s and 1 in %s", sessions, sess, other)
+	}
+	if err := c.SetPrevious(ctx, s.Session, "/tmp/wt a", s.Window); err != nil {
 		t.Fatal(err)
 	}
-	if at, _, err := c.Survey(ctx, s.Pane); err != nil || at.Previous != "/tmp/wt a" || at.Session != sess || at.Window != win {
-		t.Fatalf("Survey = %+v %v; want previous /tmp/wt a", at, err)
+	if at, _, err := c.Survey(ctx, s.Pane); err != nil || at.Previous != "/tmp/wt a" || at.PreviousWindow != s.Window || at.Session != sess || at.Window != win {
+		t.Fatalf("Survey = %+v %v; want previous /tmp/wt a in window %s", at, err, s.Window)
 	}
 	if _, err := tmux.Survey("@1"); err == nil {
 		t.Fatal("Survey took a window id for a pane")
@@ -201,5 +224,36 @@ func TestNoServerIsAnExitError(t *testing.T) {
 	}
 	if _, err := (&tmux.Client{}).Panes(context.Background(), "$0"); err == nil {
 		t.Fatal("a client with no socket ran tmux")
+	}
+}
+
+// KillWindowAfter closes the window once the process has ended, not before, run by the
+// server in the background; only checked values reach its shell.
+func TestKillWindowAfterWaitsForTheProcess(t *testing.T) {
+	s := tmuxtest.Start(t)
+	c := client(s)
+	ctx := context.Background()
+	win := s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "--", "/bin/sh")
+	sleeper := exec.Command("sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.KillWindowAfter(ctx, win, sleeper.Process.Pid, 60); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if !strings.Contains(s.Run("list-windows", "-F", "#{window_id}"), win) {
+		t.Fatalf("window %s closed while the process still ran", win)
+	}
+	sleeper.Process.Kill()
+	sleeper.Wait()
+	s.WaitFor("window "+win+" to close", func() bool { return !strings.Contains(s.Run("list-windows", "-F", "#{window_id}"), win) })
+	for _, bad := range []struct {
+		bin, sock string
+		pid       int
+	}{{"tmux", "relative/s", 42}, {"tmux", "/tmp/s", 1}, {"tm\nux", "/tmp/s", 42}} {
+		if _, err := tmux.KillWindowAfter(bad.bin, bad.sock, "@1", bad.pid, 60); err == nil {
+			t.Errorf("KillWindowAfter(%q, %q, @1, %d) was accepted", bad.bin, bad.sock, bad.pid)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ErrUnknown: this system gives copse no way to tell which processes run where.
@@ -44,7 +45,28 @@ type Scan struct {
 	// Hidden counts processes whose working directory and open files could not be read
 	// (another user's, unless copse runs as root): they may be inside and are not listed.
 	Hidden int
+	parent map[int]int // every process's parent, as read
 }
+
+// Below is the first of tops that pid is, or descends from (0 when none): which pane's
+// process a short-lived child belongs to.
+func (s *Scan) Below(pid int, tops map[int]bool) int {
+	seen := map[int]bool{}
+	for p := pid; p > 0 && !seen[p]; p = s.parent[p] {
+		if tops[p] {
+			return p
+		}
+		seen[p] = true
+	}
+	return 0
+}
+
+// Parent is pid's parent as the scan read it (0 when unknown).
+func (s *Scan) Parent(pid int) int { return s.parent[pid] }
+
+// Ancestors are the processes above copse's own, nearest first (its shell, then what
+// started that shell, …); nil where copse cannot tell.
+func Ancestors() []int { return ancestors() }
 
 // Read scans every process once and sorts what it finds into roots. copse's own process
 // never counts, nor do the processes it started (git, run in the worktree), nor its ancestors (the shell and programs that started it) unless their
@@ -214,3 +236,7 @@ func Marked(key, value string) ([]Proc, error) { return marked(key, value) }
 // under a tracer): it holds what it holds and does nothing until continued. False where
 // copse cannot tell, and for a process that is gone.
 func Stopped(pid int) bool { return stopped(pid) }
+
+// StartTime is when process pid started (ok false when it does not run, or copse cannot
+// tell): with the pid, it names one process, where a pid alone may have been reused.
+func StartTime(pid int) (time.Time, bool) { return startTime(pid) }

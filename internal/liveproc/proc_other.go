@@ -2,7 +2,10 @@
 
 package liveproc
 
-import "runtime"
+import (
+	"runtime"
+	"time"
+)
 
 // read: without /proc copse would have to run a program (lsof) to know, and core runs no
 // program of its own; it says it cannot tell.
@@ -22,3 +25,7 @@ func readingTerminal(int) bool { return false }
 func foreground(int) Foreground { return Foreground{Children: -1} }
 
 func stopped(int) bool { return false }
+
+func ancestors() []int { return nil }
+
+func startTime(int) (time.Time, bool) { return time.Time{}, false }

@@ -90,7 +90,11 @@ func markers(wt core.Worktree, session int) []Piece {
 		}
 		out = append(out, Piece{Text: "⚑ " + who, Kind: Claimed})
 	} else if wt.Locked != nil {
-		out = append(out, Piece{Text: "locked", Kind: Locked, Detail: textsafe.Escape(*wt.Locked)})
+		text := "locked"
+		if wt.LockStale {
+			text = "locked (stale)" // an agent's lock whose session has ended
+		}
+		out = append(out, Piece{Text: text, Kind: Locked, Detail: textsafe.Escape(*wt.Locked)})
 	}
 	if wt.Prunable != nil {
 		out = append(out, Piece{Text: "prunable", Kind: Prunable, Detail: textsafe.Escape(*wt.Prunable)})

@@ -45,6 +45,8 @@ type ReplyError struct {
 	// Log and LogTail come with a failed land test gate: its log's path and last lines.
 	Log     string   `json:"log,omitempty"`
 	LogTail []string `json:"log_tail,omitempty"`
+	// Reasons are every cause of a refusal that has several (the first is code's).
+	Reasons []core.Reason `json:"reasons,omitempty"`
 }
 
 // OKReply is the reply for a done request.
@@ -54,7 +56,7 @@ func OKReply(o *core.Outcome) Reply { return Reply{OK: true, Result: o.Result()}
 func ErrReply(err error) Reply {
 	e := core.AsError(err)
 	return Reply{Error: &ReplyError{Code: e.Code, Message: e.Message, Hint: e.Hint, Field: e.Field, Uncertain: e.Uncertain(), StateToken: string(e.StateToken),
-		Log: e.Log, LogTail: e.LogTail}}
+		Log: e.Log, LogTail: e.LogTail, Reasons: e.Reasons}}
 }
 
 // needsApproval refuses a plan that needs a human's yes. The message is the

@@ -252,7 +252,7 @@ func wantsJSON(args []string) bool {
 // reportError prints err: {"error":{…}} on stdout with --json, text on stderr otherwise.
 func (f *Factory) reportError(e *core.Error) {
 	if f.Global.JSON {
-		f.writeJSON(jsonError{Error: jsonErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint, Log: e.Log, LogTail: e.LogTail}})
+		f.writeJSON(jsonError{Error: jsonErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint, Log: e.Log, LogTail: e.LogTail, Reasons: e.Reasons}})
 		return
 	}
 	// A message is read, so the home directory is ~ there as in every result; a hint
@@ -288,6 +288,8 @@ type jsonErrorBody struct {
 	// Log and LogTail come with a failed land test gate: its log and its last lines.
 	Log     string   `json:"log,omitempty"`
 	LogTail []string `json:"log_tail,omitempty"`
+	// Reasons are every cause of a refusal that has several (the first is code's).
+	Reasons []core.Reason `json:"reasons,omitempty"`
 }
 
 // writeJSON prints v as one line. encoding/json escapes control characters and

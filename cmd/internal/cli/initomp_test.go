@@ -40,6 +40,10 @@ func TestInitOmpInstall(t *testing.T) {
 
 	res := run(t, r, r.Root, "init", "omp", "--install")
 	want(t, res, 0, "wrote ~/.omp/agent/extensions/copse-worktree.ts", "herdr_worktree")
+	// What it says names copse's command in omp, /copse: omp's own /worktree is another.
+	if said := res.stdout + res.stderr; !strings.Contains(said, "/copse") || strings.Contains(strings.ReplaceAll(said, "omp's own /worktree", ""), "/worktree") {
+		t.Errorf("copse init omp --install does not name /copse as omp's command:\n%s", said)
+	}
 	if got := readFile(t, ext); got != printed {
 		t.Fatalf("installed file differs from copse init omp's output")
 	}

@@ -39,7 +39,8 @@ var ompHost = agentHost{
 	file: assets.OmpExtensionFile, content: assets.OmpExtension, unchanged: assets.OmpExtensionUnchanged,
 	codeAgentDir: core.CodeOmpAgentDir, codeChanged: core.CodeOmpExtensionChanged,
 	codeUnreadable: core.CodeOmpExtensionUnreadable, codeWrite: core.CodeOmpExtensionWrite,
-	loaded: "omp loads it when it starts: /worktree, herdr_worktree and git_worktree_* tools for the model",
+	// omp's own /worktree is another command: copse's is /copse there.
+	loaded: "omp loads it when it starts: /copse (omp's own /worktree is a different command), herdr_worktree and git_worktree_* tools for the model",
 }
 
 // agentDir is the host's agent folder as pi 0.73.1 (dist/config.js getAgentDir) and omp
