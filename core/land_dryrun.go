@@ -34,7 +34,7 @@ func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) 
 			Escape(w.Branch), Escape(c.into.s), short(onto))
 	}
 	if c.test != "" {
-		out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"sh", "-c", c.test})+"   # in "+textsafe.ShellQuote(w.Path)+", timeout "+FormatSpan(c.timeout))
+		out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"sh", "-c", c.test})+"   # in "+textsafe.ShellQuote(w.Path)+", timeout "+FormatSpan(c.timeout)+", from "+c.testFrom)
 	}
 	// The rebased commit is not known before the rebase: the compare-and-swap is shown with
 	// the target's commit it must still find.

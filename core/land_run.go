@@ -842,6 +842,44 @@ func (s *Service) LandDefaults(ctx context.Context, path string) (into, test str
 	return into, test, nil
 }
 
+// Where a land's test gate comes from, in the order a land looks: the request's own
+// (--test), git config copse.test, the committed .copse.conf's copse.test (approved).
+const (
+	GateFromRequest   = "--test"
+	GateFromGitConfig = "git config copse.test"
+	GateFromProject   = ProjectConfigFile + " copse.test"
+)
+
+// DefaultGate is the test gate a land that names no test of its own runs, and where it
+// comes from: what the front ends show before a land (the picker's form, the help).
+type DefaultGate struct {
+	Command  string // "" when no gate runs
+	From     string // GateFromGitConfig or GateFromProject; "" with no Command
+	Approved bool   // a person approved the .copse.conf command on this machine (git config's needs none)
+}
+
+// DefaultLandGate reads the gate a land without --test would run, by landSettings' order.
+// An unapproved .copse.conf test is returned with Approved false: the land refuses it.
+func (s *Service) DefaultLandGate(ctx context.Context) (DefaultGate, error) {
+	si := s.impl
+	v, ok, err := si.git.ConfigValue(ctx, si.root(), "copse.test")
+	if err != nil {
+		return DefaultGate{}, gitFailure(CodeConfigFailed, err, "cannot read git config copse.test")
+	}
+	if v = strings.TrimSpace(v); ok && v != "" {
+		return DefaultGate{Command: v, From: GateFromGitConfig, Approved: true}, nil
+	}
+	pt, err := si.projectTest(ctx)
+	if err != nil || pt == "" {
+		return DefaultGate{}, err
+	}
+	missing, err := si.unapproved([]string{pt})
+	if err != nil {
+		return DefaultGate{}, err
+	}
+	return DefaultGate{Command: pt, From: GateFromProject, Approved: len(missing) == 0}, nil
+}
+
 // runGate runs the test command with core/usercmd (sh -c in the worktree, its own process
 // group, killed whole on timeout or cancel), its output appended to the job's log between
 // a header and a footer line.

@@ -42,9 +42,12 @@ across processes; a waiting land shows its position and phase on stderr. Phases:
   preflight  the worktree is clean (untracked files too) and not mid-operation
   rebase     git rebase --no-autostash --no-update-refs onto the target's commit; a
              conflict blocks the land and leaves the rebase open for you to resolve
-  test       --test or git config copse.test, run with sh -c in the worktree, in its own
-             process group, timeout git config copse.testTimeout (default 10m); the
-             group ends with copse, even when copse is killed
+  test       the first of: --test; git config copse.test; the committed .copse.conf's
+             copse.test once a person approved it (copse approve; unapproved, the land
+             is refused before it queues); none of them: no gate. Run with sh -c in the
+             worktree, in its own process group, timeout git config copse.testTimeout
+             (default 10m); the group ends with copse, even when copse is killed.
+             --dry-run names the gate and where it comes from
   advance    fast-forward the target with a compare-and-swap; a checkout of the target
              is synced (read-tree -m -u) or the land is refused; a target that moved is
              re-rebased and re-tested up to git config copse.landRetries (default 3) times
@@ -89,7 +92,7 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&into, "into", "", "the `BRANCH` to land onto (default: the branch the worktree was created from, else the main checkout's branch)")
-	fl.StringVar(&test, "test", "", "test gate: shell `CMD` run in the worktree (default: git config copse.test)")
+	fl.StringVar(&test, "test", "", "test gate: shell `CMD` run in the worktree (default: git config copse.test, else .copse.conf's approved copse.test)")
 	fl.BoolVar(&opts.Keep, "keep", false, "keep the worktree and branch after landing")
 	fl.BoolVar(&opts.ForceRestart, "force-restart", false, "abort a rebase an earlier land left open, then start over")
 	fl.BoolVar(&opts.ForceClaim, "force-claim", false, "land a worktree another session claimed, taking over its claim (asks first)")
