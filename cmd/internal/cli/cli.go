@@ -285,16 +285,16 @@ func (f *Factory) reportError(e *core.Error) {
 	if e.Hint != "" {
 		fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
 	}
-	printLogTail(f.Err, e.Log, e.LogTail)
+	printLogTail(f.Err, e.Log, e.LogTail, f.home())
 }
 
 // printLogTail shows the end of a failed test gate's log (already escaped by core) under
 // the error, so the failure is seen without opening the log.
-func printLogTail(w io.Writer, log string, tail []string) {
+func printLogTail(w io.Writer, log string, tail []string, home string) {
 	if len(tail) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "  last %d lines of %s:\n", len(tail), core.Escape(log))
+	fmt.Fprintf(w, "  last %d lines of %s:\n", len(tail), tildePath(log, home))
 	for _, l := range tail {
 		fmt.Fprintf(w, "    %s\n", l)
 	}

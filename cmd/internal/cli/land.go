@@ -119,7 +119,7 @@ func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
 	}
 	var progress func(core.LandProgress)
 	if !f.Global.JSON {
-		progress = newLandReporter(f.Err).report
+		progress = newLandReporter(f.Err, f.home()).report
 	}
 	if opts.Drain {
 		return drainRun(ctx, f, svc, progress)
@@ -193,7 +193,7 @@ func printLanded(f *Factory, j *core.LandJob) {
 	}
 	// Notices go to stderr with the progress: stdout stays the record of what was done.
 	for _, n := range j.Notices {
-		fmt.Fprintf(f.Err, "copse: note: %s\n", n)
+		fmt.Fprintf(f.Err, "copse: note: %s\n", tildeIn(n, f.home()))
 	}
 }
 
@@ -220,12 +220,7 @@ func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(
 			if code == 0 {
 				printLanded(f, j)
 			} else {
-				e := core.AsError(core.LandError(j))
-				fmt.Fprintf(f.Err, "copse: %s\n", e.Message)
-				if e.Hint != "" {
-					fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
-				}
-				printLogTail(f.Err, e.Log, e.LogTail)
+				f.reportError(core.AsError(core.LandError(j)))
 			}
 		}
 		if code == 3 || worst != 3 && code > worst {
@@ -245,12 +240,13 @@ func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(
 // position whenever it changes.
 type landReporter struct {
 	w         io.Writer
+	home      string // shown as ~ in the paths the lines name
 	lastPhase map[string]core.LandPhase
 	lastPos   map[string]int
 }
 
-func newLandReporter(w io.Writer) *landReporter {
-	return &landReporter{w: w, lastPhase: map[string]core.LandPhase{}, lastPos: map[string]int{}}
+func newLandReporter(w io.Writer, home string) *landReporter {
+	return &landReporter{w: w, home: home, lastPhase: map[string]core.LandPhase{}, lastPos: map[string]int{}}
 }
 
 func (r *landReporter) report(p core.LandProgress) {
@@ -275,7 +271,7 @@ func (r *landReporter) report(p core.LandProgress) {
 		}
 		fmt.Fprintf(r.w, "copse: %s: %srebase %s onto %s (%s)\n", j.Job, again, core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortOID(j.Onto))
 	case core.PhaseTest:
-		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s)\n", j.Job, textsafe.ShellQuote(j.Test), core.Escape(j.Log))
+		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s)\n", j.Job, textsafe.ShellQuote(j.Test), tildePath(j.Log, r.home))
 	case core.PhaseAdvance:
 		fmt.Fprintf(r.w, "copse: %s: advance %s to %s\n", j.Job, core.Escape(j.Into), shortOID(j.Commit))
 	default:
@@ -437,7 +433,7 @@ func printJob(f *Factory, j *core.LandJob) {
 	kv("onto", j.Onto)
 	kv("commit", j.Commit)
 	kv("code", j.Code)
-	kv("message", j.Message)
+	kv("message", tildeIn(j.Message, f.home()))
 	kv("hint", j.Hint)
 	if len(j.Conflicts) > 0 {
 		var c []string
@@ -456,14 +452,14 @@ func printJob(f *Factory, j *core.LandJob) {
 			}
 		}
 	}
-	kv("log", core.Escape(j.Log))
+	kv("log", f.displayPath(j.Log))
 	for _, w := range j.Warnings {
-		kv("warning", w)
+		kv("warning", tildeIn(w, f.home()))
 	}
 	for _, n := range j.Notices {
-		kv("note", n)
+		kv("note", tildeIn(n, f.home()))
 	}
-	printLogTail(f.Out, j.Log, j.LogTail)
+	printLogTail(f.Out, j.Log, j.LogTail, f.home())
 }
 
 // printLandLog writes a job's test log: as the gate wrote it when stdout is a pipe or a

@@ -70,3 +70,25 @@ func TestMistypedFlagSuggestsTheClosestFlag(t *testing.T) {
 		t.Fatalf("a flag near none got a suggestion:\n%s", res)
 	}
 }
+
+// One rule for paths: the text a person reads writes the home directory as ~ (results,
+// progress, notes, messages, a job's status), while hints and --json keep paths whole, so
+// their commands run as written. A land whose gate fails shows every kind of them.
+func TestLandTextShowsHomeAsTildeAndHintsStayAbsolute(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	landTree(t, r, "feat/gate")
+	home := []string{"HOME=" + r.Base}
+	res := runWith(t, r, r.Root, home, nil, "land", "feat/gate", "--test", "echo gate-failed; exit 1")
+	want(t, res, 1, "(log ~/", "lines of ~/")
+	if strings.Contains(res.stderr, "(log "+r.Base) || strings.Contains(res.stderr, "lines of "+r.Base) {
+		t.Fatalf("the land's text names a path under HOME in full:\n%s", res)
+	}
+	res = runWith(t, r, r.Root, home, nil, "land", "status", "land-1")
+	want(t, res, 0, "log:         ~/", "worktree:    ~/", "hint:        fix it, commit, and land again; the output is in "+r.Base)
+	if strings.Contains(res.stdout, "log:         "+r.Base) {
+		t.Fatalf("land status names the log in full:\n%s", res)
+	}
+	res = runWith(t, r, r.Root, home, nil, "land", "status", "land-1", "--json")
+	want(t, res, 0, `"log":"`+r.Base)
+}
