@@ -81,12 +81,7 @@ func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error
 		}
 		dir = filepath.Clean(root)
 	} else {
-		// A bare layout's "main" is repo.git: its worktrees go to repo.worktrees.
-		name := strings.TrimSuffix(filepath.Base(s.root()), ".git")
-		if name == "" {
-			name = filepath.Base(s.root())
-		}
-		dir = filepath.Join(filepath.Dir(s.root()), name+".worktrees")
+		dir = s.worktreesDir()
 	}
 	return ParseAbsPath("path", filepath.Join(dir, BranchSlug(b.s)))
 }
