@@ -225,7 +225,7 @@ func (s *service) emitLand(commonDir, event string, j *LandJob, reason string) [
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
 	if event == EventLandLanded {
-		ev.Commit = j.Commit
+		ev.Commit, ev.BranchDeleted = j.Commit, j.BranchGone
 	}
 	if _, err := eventlog.Append(commonDir, ev); err != nil {
 		return []string{"could not record the " + event + " event: " + Escape(err.Error())}

@@ -47,7 +47,7 @@ var removeOp = &operation{
 			// own notice about recording is answered by the outcome's restore id.
 			out.Notices = x.plan.Confirm.Notices
 		}
-		x.emit(Event{Event: EventRemoved, Commit: out.Worktree.Head}, out.Worktree)
+		x.emit(Event{Event: EventRemoved, Commit: out.Worktree.Head, BranchDeleted: out.BranchDeleted}, out.Worktree)
 		return out, nil
 	},
 }
