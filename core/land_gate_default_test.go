@@ -53,4 +53,12 @@ func TestDefaultLandGateNamesTheTestTheLandRunsAndItsSource(t *testing.T) {
 	if cmds := strings.Join(out.Commands, "\n"); !strings.Contains(cmds, "sh -c 'true mine'") || !strings.Contains(cmds, "from git config copse.test") {
 		t.Fatalf("the dry run's gate step does not name git config as its source:\n%s", cmds)
 	}
+	// The land's record keeps where its gate came from.
+	lo, err := land(t, s, core.LandRequest{Branch: core.Str("feat/gate")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo.Land.Test != "true mine" || lo.Land.TestFrom != core.GateFromGitConfig {
+		t.Fatalf("the land's record: test %q from %q", lo.Land.Test, lo.Land.TestFrom)
+	}
 }

@@ -135,7 +135,7 @@ func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error)
 	j := &LandJob{
 		Job: landjobs.Name(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
 		Worktree: LandWorktree{ID: c.id, Path: c.target.Path, Branch: c.target.Branch},
-		Into:     c.into.s, Test: c.test, Retries: c.retries, Keep: c.keep, ForceRestart: c.forceRestart,
+		Into:     c.into.s, Test: c.test, TestFrom: c.testFrom, Retries: c.retries, Keep: c.keep, ForceRestart: c.forceRestart,
 		Created: now, Log: landjobs.LogPath(dir, landjobs.Name(ticket)),
 	}
 	if c.test != "" {

@@ -271,7 +271,11 @@ func (r *landReporter) report(p core.LandProgress) {
 		}
 		fmt.Fprintf(r.w, "copse: %s: %srebase %s onto %s (%s)\n", j.Job, again, core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortOID(j.Onto))
 	case core.PhaseTest:
-		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s)\n", j.Job, textsafe.ShellQuote(j.Test), tildePath(j.Log, r.home))
+		from := ""
+		if j.TestFrom != "" {
+			from = ", from " + j.TestFrom
+		}
+		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s%s)\n", j.Job, textsafe.ShellQuote(j.Test), tildePath(j.Log, r.home), from)
 	case core.PhaseAdvance:
 		fmt.Fprintf(r.w, "copse: %s: advance %s to %s\n", j.Job, core.Escape(j.Into), shortOID(j.Commit))
 	default:
@@ -430,6 +434,7 @@ func printJob(f *Factory, j *core.LandJob) {
 	kv("branch", core.Escape(j.Worktree.Branch))
 	kv("into", core.Escape(j.Into))
 	kv("test", core.Escape(j.Test))
+	kv("test from", j.TestFrom)
 	kv("onto", j.Onto)
 	kv("commit", j.Commit)
 	kv("code", j.Code)

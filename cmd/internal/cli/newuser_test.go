@@ -80,12 +80,12 @@ func TestLandTextShowsHomeAsTildeAndHintsStayAbsolute(t *testing.T) {
 	landTree(t, r, "feat/gate")
 	home := []string{"HOME=" + r.Base}
 	res := runWith(t, r, r.Root, home, nil, "land", "feat/gate", "--test", "echo gate-failed; exit 1")
-	want(t, res, 1, "(log ~/", "lines of ~/")
+	want(t, res, 1, "(log ~/", "lines of ~/", ", from --test)")
 	if strings.Contains(res.stderr, "(log "+r.Base) || strings.Contains(res.stderr, "lines of "+r.Base) {
 		t.Fatalf("the land's text names a path under HOME in full:\n%s", res)
 	}
 	res = runWith(t, r, r.Root, home, nil, "land", "status", "land-1")
-	want(t, res, 0, "log:         ~/", "worktree:    ~/", "hint:        fix it, commit, and land again; the output is in "+r.Base)
+	want(t, res, 0, "log:         ~/", "worktree:    ~/", "test from:   --test", "hint:        fix it, commit, and land again; the output is in "+r.Base)
 	if strings.Contains(res.stdout, "log:         "+r.Base) {
 		t.Fatalf("land status names the log in full:\n%s", res)
 	}
