@@ -358,16 +358,16 @@ func (r *landRun) cleanup(ctx context.Context) {
 		// Deleted as by remove, and like remove's confirmation the land says which.
 		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), l.ignoredNamed())
 	}
-	s.emitWorktree(r.commonDir, EventRemoved, j)
 	del, err := gitx.DeleteRefCAS(s.root(), j.Worktree.Branch, j.Commit)
 	if err == nil {
 		_, err = s.git.Run(ctx, del)
 	}
+	j.BranchGone = err == nil
+	// After the branch's delete, so the event says whether it went.
+	s.emitWorktree(r.commonDir, EventRemoved, j)
 	if err != nil {
 		warn("kept branch %s: it no longer points at the landed %s", Escape(j.Worktree.Branch), short(j.Commit))
-		return
 	}
-	j.BranchGone = true
 }
 
 // claimKeeps says why the clean-up keeps t, claim and all ("" when it does not): a lock
@@ -431,7 +431,7 @@ func (s *service) emitWorktree(commonDir, event string, j *LandJob) {
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Session: j.Session,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
 	if event == EventRemoved {
-		ev.Commit = j.Commit
+		ev.Commit, ev.BranchDeleted = j.Commit, j.BranchGone
 	}
 	if _, err := eventlog.Append(commonDir, ev); err != nil {
 		j.Warnings = append(j.Warnings, "could not record the "+event+" event: "+Escape(err.Error()))

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/copse-dev/copse/gitx"
 	"github.com/copse-dev/copse/internal/textsafe"
@@ -22,36 +23,22 @@ func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) 
 	if err != nil {
 		return nil, gitFailure(CodeBranchLookupFailed, err, "cannot read the target branch "+Escape(c.into.s))
 	}
-	orig := w.Head
-	if over, err := s.ignoredInRebase(ctx, w.Path, orig, onto); err != nil {
-		return nil, gitFailure(CodeStatusFailed, err, "cannot read which ignored files of "+Escape(w.Path)+" the rebase would replace")
-	} else if len(over) > 0 {
-		return nil, worktreeIgnoredRefusal(w.Path, c.into.s, onto, over)
-	}
 	out := &Outcome{Operation: OpLand, DryRun: true, Path: w.Path}
 	note := func(format string, args ...any) { out.Notices = append(out.Notices, fmt.Sprintf(format, args...)) }
-	// What the target receives: the target merged with the branch, which the rebased tree
-	// must equal (land's proof). A branch that does not merge cleanly stops the rebase.
-	tree, clean, err := s.git.MergeTree(ctx, w.Path, onto, orig)
+	tree, clean, landed, err := s.dryRebase(ctx, c, onto, out)
 	if err != nil {
-		return nil, gitFailure(CodeRebaseFailed, err, "cannot merge "+Escape(w.Branch)+" with "+Escape(c.into.s)+" in memory")
+		return nil, err
 	}
-	add := func(cmd gitx.Cmd, err error) {
-		if err == nil {
-			out.Commands = append(out.Commands, cmd.String())
-		}
-	}
-	add(gitx.Rebase(w.Path, onto))
 	if !clean {
 		note("%s does not merge cleanly onto %s (%s): the rebase would stop on conflicts and the land be blocked (rebase_conflict)",
 			Escape(w.Branch), Escape(c.into.s), short(onto))
 	}
 	if c.test != "" {
-		out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"sh", "-c", c.test})+"   # in "+textsafe.ShellQuote(w.Path)+", timeout "+FormatSpan(c.timeout))
+		out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"sh", "-c", c.test})+"   # in "+textsafe.ShellQuote(w.Path)+", timeout "+FormatSpan(c.timeout)+", from "+c.testFrom)
 	}
 	// The rebased commit is not known before the rebase: the compare-and-swap is shown with
 	// the target's commit it must still find.
-	out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"git", "-C", root, "update-ref", "refs/heads/" + c.into.s, "<rebased commit>", onto}))
+	out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"git", "-C", root, "update-ref", "refs/heads/" + c.into.s, landed, onto}))
 	snap, err := s.read(ctx)
 	if err != nil {
 		return nil, err
@@ -67,7 +54,7 @@ func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) 
 		if refusal != nil {
 			return nil, refusal
 		}
-		out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"git", "-C", h.Path, "read-tree", "-m", "-u", onto, "<rebased commit>"}))
+		out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"git", "-C", h.Path, "read-tree", "-m", "-u", onto, landed}))
 	}
 	if c.keep {
 		note("the worktree and branch %s stay (--keep)", Escape(w.Branch))
@@ -78,7 +65,7 @@ func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) 
 		return nil, refused(CodeWorktreeGone, "run copse list", "%s is no longer a worktree", Escape(w.Path))
 	}
 	if kept := claimKeeps(t, c.session, c.takeOver); kept != "" {
-		note("the clean-up would have %s", kept)
+		note("the clean-up would %s", keepNotKept(kept))
 		return out, nil
 	}
 	ws, err := s.workspaceAt(ctx, snap, t.Path)
@@ -86,7 +73,7 @@ func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) 
 		return nil, err
 	}
 	if _, kept := s.worktreeKeeps(ctx, t, ws, true); kept != "" {
-		note("the clean-up would have %s", kept)
+		note("the clean-up would %s", keepNotKept(kept))
 		return out, nil
 	}
 	rm, err := s.unforcedRemoveCommands(t, ws)
@@ -94,7 +81,59 @@ func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) 
 		return nil, err
 	}
 	out.Commands = append(out.Commands, rm...)
-	out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"git", "-C", root, "update-ref", "-d", "refs/heads/" + w.Branch, "<rebased commit>"}))
+	out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"git", "-C", root, "update-ref", "-d", "refs/heads/" + w.Branch, landed}))
 	note("the clean-up would record %s for copse restore, remove it and delete branch %s", Escape(t.Path), Escape(w.Branch))
 	return out, nil
+}
+
+// dryRebase judges the rebase phase as the land runs it and adds its command to out: a
+// branch that already contains the target is not rebased (alreadyOnTop) and lands as its
+// own commit; one with merge commits is rebased keeping them; the ignored files the
+// rebase would replace refuse it. It returns the tree the target would receive, whether
+// the branch merges cleanly, and the commit that lands (or "<rebased commit>").
+func (s *service) dryRebase(ctx context.Context, c *landCmd, onto string, out *Outcome) (tree string, clean bool, landed string, err error) {
+	w := c.target
+	orig := w.Head
+	onTop, err := s.git.Ancestor(ctx, s.root(), onto, orig)
+	if err != nil {
+		return "", false, "", gitFailure(CodeRebaseFailed, err, "cannot check whether "+Escape(w.Branch)+" already contains "+Escape(c.into.s))
+	}
+	if !onTop {
+		if over, err := s.ignoredInRebase(ctx, w.Path, orig, onto); err != nil {
+			return "", false, "", gitFailure(CodeStatusFailed, err, "cannot read which ignored files of "+Escape(w.Path)+" the rebase would replace")
+		} else if len(over) > 0 {
+			return "", false, "", worktreeIgnoredRefusal(w.Path, c.into.s, onto, over)
+		}
+	}
+	// What the target receives: the target merged with the branch, which the rebased tree
+	// must equal (land's proof). A branch that does not merge cleanly stops the rebase.
+	tree, clean, err = s.git.MergeTree(ctx, w.Path, onto, orig)
+	if err != nil {
+		return "", false, "", gitFailure(CodeRebaseFailed, err, "cannot merge "+Escape(w.Branch)+" with "+Escape(c.into.s)+" in memory")
+	}
+	if onTop {
+		out.Notices = append(out.Notices, fmt.Sprintf("%s already contains %s (%s): it is not rebased and lands as it is", Escape(w.Branch), Escape(c.into.s), short(onto)))
+		return tree, true, orig, nil
+	}
+	merges, err := s.git.MergeCommits(ctx, w.Path, onto, orig)
+	if err != nil {
+		return "", false, "", gitFailure(CodeRebaseFailed, err, "cannot list the merge commits on "+Escape(w.Branch))
+	}
+	build := gitx.Rebase
+	if len(merges) > 0 {
+		build = gitx.RebaseKeepingMerges
+	}
+	if cmd, err := build(w.Path, onto); err == nil {
+		out.Commands = append(out.Commands, cmd.String())
+	}
+	return tree, clean, "<rebased commit>", nil
+}
+
+// keepNotKept turns a clean-up verdict ("kept PATH: why", the land's own words after the
+// fact) into what the dry run says before it: "keep PATH: why".
+func keepNotKept(kept string) string {
+	if rest, ok := strings.CutPrefix(kept, "kept "); ok {
+		return "keep " + rest
+	}
+	return kept
 }

@@ -31,6 +31,8 @@ func TestLandDryRunChangesNothing(t *testing.T) {
 	t.Parallel()
 	r := coretest.New(t)
 	w := feature(t, r, "feat/dry", "d.txt", "d\n")
+	// main moves on, so the land has a rebase to run.
+	r.Git(r.Root, "commit", "-q", "--allow-empty", "-m", "main moves on")
 	marker := filepath.Join(r.Base, "gate-ran")
 	s := open(t, r, r.Root)
 	before := r.Snapshot()
@@ -53,6 +55,38 @@ func TestLandDryRunChangesNothing(t *testing.T) {
 	}
 	if !out.DryRun || !strings.Contains(strings.Join(out.Notices, "\n"), "would record "+w) {
 		t.Errorf("the dry run does not say what the clean-up would do: %+v", out)
+	}
+}
+
+// A branch that already contains its target is not rebased by the land (it lands as its
+// own commit), so its dry run lists no rebase, says why, and shows that very commit
+// advancing the target; the real land then lands that commit unchanged.
+func TestLandDryRunListsNoRebaseForABranchOnTop(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	w := feature(t, r, "feat/top", "t.txt", "t\n")
+	tip := r.Git(w, "rev-parse", "HEAD")
+	s := open(t, r, r.Root)
+	out, err := dryLand(t, s, core.LandRequest{Branch: core.Str("feat/top")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := strings.Join(out.Commands, "\n")
+	if strings.Contains(cmds, "rebase") || strings.Contains(cmds, "<rebased commit>") {
+		t.Fatalf("the dry run of a branch on top of main lists a rebase:\n%s", cmds)
+	}
+	if !strings.Contains(cmds, "update-ref refs/heads/main "+tip) {
+		t.Fatalf("the dry run does not advance main to the branch's own commit %s:\n%s", tip, cmds)
+	}
+	if n := strings.Join(out.Notices, "\n"); !strings.Contains(n, "feat/top already contains main") {
+		t.Fatalf("the dry run does not say why nothing is rebased: %q", n)
+	}
+	real, err := land(t, s, core.LandRequest{Branch: core.Str("feat/top")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if real.Land.Commit != tip || r.Git(r.Root, "rev-parse", "main") != tip {
+		t.Fatalf("the land rebased a branch on top: landed %s, main %s, want %s", real.Land.Commit, r.Git(r.Root, "rev-parse", "main"), tip)
 	}
 }
 
@@ -114,7 +148,7 @@ func TestLandDryRunSaysWhatTheCleanupKeeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	dry := strings.Join(out.Notices, "\n")
-	if !strings.Contains(dry, "would have kept "+w+": 1 process working in it") {
+	if !strings.Contains(dry, "the clean-up would keep "+w+": 1 process working in it") {
 		t.Fatalf("the dry run does not say the clean-up keeps the worktree: %q", dry)
 	}
 	for _, c := range out.Commands {

@@ -24,6 +24,7 @@ type landCmd struct {
 	id           string
 	into         BranchName
 	test         string // "" = no gate
+	testFrom     string // where test comes from (GateFrom…), for the dry run's steps
 	timeout      time.Duration
 	retries      int
 	keep         bool
@@ -244,11 +245,11 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 	if err != nil {
 		return gitFailure(CodeConfigFailed, err, "cannot read git config copse.*")
 	}
-	raw, field := "", "test"
+	raw, field, from := "", "test", GateFromRequest
 	if r.Test != nil {
 		raw = *r.Test
 	} else if v := strings.TrimSpace(cfg["copse.test"]); v != "" {
-		raw, field = v, "copse.test"
+		raw, field, from = v, "copse.test", GateFromGitConfig
 	} else if v, err := s.projectTest(ctx); err != nil {
 		return err
 	} else if v != "" {
@@ -263,13 +264,13 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 				"a person approves it at a terminal with `copse approve` (agents cannot), or the land names its own test with --test",
 				"%s asks to run the test command %s, which no one approved on this machine; nothing ran", ProjectConfigFile, quote(v))
 		}
-		raw, field = v, "copse.test"
+		raw, field, from = v, "copse.test", GateFromProject
 	}
 	if raw != "" || r.Test != nil {
 		if err := checkText(field, raw, maxTestCommand); err != nil {
 			return err
 		}
-		c.test = raw
+		c.test, c.testFrom = raw, from
 	}
 	c.timeout = defaultTestTimeout
 	if v, ok := cfg["copse.testtimeout"]; ok {

@@ -82,6 +82,7 @@ type LandJob struct {
 	Worktree     LandWorktree `json:"worktree"`
 	Into         string       `json:"into"`
 	Test         string       `json:"test,omitempty"`
+	TestFrom     string       `json:"test_from,omitempty"` // where Test came from: --test (or the request's test), git config copse.test, .copse.conf copse.test
 	TestTimeout  string       `json:"test_timeout,omitempty"`
 	Retries      int          `json:"retries"`
 	Keep         bool         `json:"keep,omitempty"`

@@ -135,7 +135,7 @@ func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error)
 	j := &LandJob{
 		Job: landjobs.Name(ticket), Ticket: ticket, State: LandQueued, Phase: PhaseQueued,
 		Worktree: LandWorktree{ID: c.id, Path: c.target.Path, Branch: c.target.Branch},
-		Into:     c.into.s, Test: c.test, Retries: c.retries, Keep: c.keep, ForceRestart: c.forceRestart,
+		Into:     c.into.s, Test: c.test, TestFrom: c.testFrom, Retries: c.retries, Keep: c.keep, ForceRestart: c.forceRestart,
 		Created: now, Log: landjobs.LogPath(dir, landjobs.Name(ticket)),
 	}
 	if c.test != "" {
@@ -225,7 +225,7 @@ func (s *service) emitLand(commonDir, event string, j *LandJob, reason string) [
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
 	if event == EventLandLanded {
-		ev.Commit = j.Commit
+		ev.Commit, ev.BranchDeleted = j.Commit, j.BranchGone
 	}
 	if _, err := eventlog.Append(commonDir, ev); err != nil {
 		return []string{"could not record the " + event + " event: " + Escape(err.Error())}
@@ -855,6 +855,44 @@ func (s *Service) LandDefaults(ctx context.Context, path string) (into, test str
 		test = strings.TrimSpace(v)
 	}
 	return into, test, nil
+}
+
+// Where a land's test gate comes from, in the order a land looks: the request's own
+// (--test), git config copse.test, the committed .copse.conf's copse.test (approved).
+const (
+	GateFromRequest   = "--test"
+	GateFromGitConfig = "git config copse.test"
+	GateFromProject   = ProjectConfigFile + " copse.test"
+)
+
+// DefaultGate is the test gate a land that names no test of its own runs, and where it
+// comes from: what the front ends show before a land (the picker's form, the help).
+type DefaultGate struct {
+	Command  string // "" when no gate runs
+	From     string // GateFromGitConfig or GateFromProject; "" with no Command
+	Approved bool   // a person approved the .copse.conf command on this machine (git config's needs none)
+}
+
+// DefaultLandGate reads the gate a land without --test would run, by landSettings' order.
+// An unapproved .copse.conf test is returned with Approved false: the land refuses it.
+func (s *Service) DefaultLandGate(ctx context.Context) (DefaultGate, error) {
+	si := s.impl
+	v, ok, err := si.git.ConfigValue(ctx, si.root(), "copse.test")
+	if err != nil {
+		return DefaultGate{}, gitFailure(CodeConfigFailed, err, "cannot read git config copse.test")
+	}
+	if v = strings.TrimSpace(v); ok && v != "" {
+		return DefaultGate{Command: v, From: GateFromGitConfig, Approved: true}, nil
+	}
+	pt, err := si.projectTest(ctx)
+	if err != nil || pt == "" {
+		return DefaultGate{}, err
+	}
+	missing, err := si.unapproved([]string{pt})
+	if err != nil {
+		return DefaultGate{}, err
+	}
+	return DefaultGate{Command: pt, From: GateFromProject, Approved: len(missing) == 0}, nil
 }
 
 // runGate runs the test command with core/usercmd (sh -c in the worktree, its own process

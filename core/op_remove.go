@@ -51,7 +51,7 @@ var removeOp = &operation{
 			// Deleted with it, as the confirmation said: the result says which (no record keeps them).
 			out.Notices = append(append([]string(nil), out.Notices...), "deleted with it: "+l.ignoredNamed()+" (ignored files are not recorded)")
 		}
-		x.emit(Event{Event: EventRemoved, Commit: out.Worktree.Head}, out.Worktree)
+		x.emit(Event{Event: EventRemoved, Commit: out.Worktree.Head, BranchDeleted: out.BranchDeleted}, out.Worktree)
 		return out, nil
 	},
 }

@@ -49,6 +49,11 @@ func runTargetOp(s *service, ctx context.Context, x *execution) (*Outcome, error
 
 func (s *service) prepareTarget(ctx context.Context, req Request, op Operation, path, branch, rawLabel *string, focus bool, snap snapshot) (*Plan, error) {
 	t, ws, err := s.resolveTarget(ctx, snap, path, branch, nil)
+	if err != nil && branch != nil {
+		if b, berr := s.parseBranch(ctx, "branch", *branch); berr == nil {
+			err = createOffered(err, snap.trees, b.s)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -569,7 +569,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 		}
 		e.RestoreID = saved.ID
 		rep.Removed = append(rep.Removed, e)
-		x.emit(Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head},
+		x.emit(Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head, BranchDeleted: e.BranchDeleted},
 			&Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
 	}
 	if err := s.forgetGone(ctx, fresh, p, x, out); err != nil {

@@ -88,6 +88,9 @@ func (s *service) removeOne(ctx context.Context, st removeStep) (removal, error)
 	r.onDisk = exists(st.target.Path)
 	same := st.before == nil || after.token == *st.before
 	r.verdict = judgeRemoval(r.runErr != nil, r.listed, r.onDisk, st.target.Prunable != nil, same)
+	if r.verdict == removalDone {
+		s.dropEmptyWorktreesDir(st.target.Path)
+	}
 	// An uncertain failure may still act (a backend that lost its answer): its record stays.
 	if r.verdict == removalNothing && AsError(r.runErr).Kind != KindUncertain {
 		s.dropSnapshot(ctx, r.saved) // nothing was removed: the record is not needed

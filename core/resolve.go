@@ -81,12 +81,7 @@ func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error
 		}
 		dir = filepath.Clean(root)
 	} else {
-		// A bare layout's "main" is repo.git: its worktrees go to repo.worktrees.
-		name := strings.TrimSuffix(filepath.Base(s.root()), ".git")
-		if name == "" {
-			name = filepath.Base(s.root())
-		}
-		dir = filepath.Join(filepath.Dir(s.root()), name+".worktrees")
+		dir = s.worktreesDir()
 	}
 	return ParseAbsPath("path", filepath.Join(dir, BranchSlug(b.s)))
 }
@@ -230,10 +225,11 @@ func worktreeOn(trees []gitx.Worktree, b BranchName) (gitx.Worktree, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		// A typo of a branch that is checked out is the likelier mistake: name it first.
-		hint := "create one: `copse create " + quoteDisplay(b.s) + "`"
+		// Only open and switch offer the create (createOffered): a remove or land of a
+		// branch no worktree has is a typo or a worktree gone, and a new one is no answer.
+		hint := "`copse list` shows the worktrees"
 		if near := didYouMean(closeBranches(b.s, trees)); near != "" {
-			hint = near + "Otherwise " + hint
+			hint = strings.TrimSpace(near)
 		}
 		return gitx.Worktree{}, refused(CodeNoSuchWorktree, hint, "no worktree has branch %s checked out", Escape(b.s))
 	}
@@ -289,4 +285,21 @@ func refusedByGit(err error) bool {
 	}
 	_, exited := gitx.ExitCode(err)
 	return exited
+}
+
+// createOffered is a no_such_worktree refusal of branch b with the create offered as well:
+// open and switch go to a branch, and a branch without a worktree can get one. A typo of a
+// branch that is checked out is the likelier mistake, so the near names stay first.
+func createOffered(err error, trees []gitx.Worktree, b string) error {
+	e := AsError(err)
+	if e == nil || e.Code != CodeNoSuchWorktree {
+		return err
+	}
+	hint := "create one: `copse create " + quoteDisplay(b) + "`"
+	if near := didYouMean(closeBranches(b, trees)); near != "" {
+		hint = near + "Otherwise " + hint
+	}
+	e2 := *e
+	e2.Hint = hint
+	return &e2
 }

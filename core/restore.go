@@ -340,6 +340,7 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 		return nil, err
 	}
 	warnings = append(warnings, recordWarnings(e)...)
+	warnings = append(warnings, s.copiesNotRestored(ctx, c.path.s)...)
 	p := &Plan{Request: r, cmd: c, Warnings: warnings, Commands: cmds}
 	// Restoring only adds a worktree; it asks when the place was chosen by the caller
 	// or is an existing (empty) directory, as create does.
@@ -395,6 +396,20 @@ func restoreCommands(c *restoreCmd) ([]string, error) {
 		cmds = append(cmds, branch.String())
 	}
 	return append(cmds, drop.String()), nil
+}
+
+// copiesNotRestored says that a restore brings back no ignored file, so none of the files
+// copse.copy and .worktreeinclude copy into a new worktree (.env and the like are ignored
+// files): the record never held them, and copse setup copies them again. Nothing when the
+// repository copies nothing; a config that cannot be read says nothing here (create and
+// setup report it).
+func (s *service) copiesNotRestored(ctx context.Context, path string) []string {
+	cfg, err := s.setupConfig(ctx)
+	if err != nil || (len(cfg.Copy) == 0 && len(cfg.Include) == 0) {
+		return nil
+	}
+	return []string{"ignored files are not restored, so the files copse.copy and " + IncludeFile +
+		" copied into it are not back: copy them again with `copse setup " + quoteDisplay(path) + "` (it runs the setup steps too)"}
 }
 
 // recordWarnings are what the record itself says will not come back as it was.

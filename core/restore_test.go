@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -619,5 +620,66 @@ func TestRestoreMidRebaseWorktree(t *testing.T) {
 	}
 	if got := treeState(t, wt); got != files {
 		t.Fatalf("files differ:\nbefore:\n%s\nafter:\n%s", files, got)
+	}
+}
+
+// A restore brings back no ignored file, so the .env that .worktreeinclude copied at
+// create is not back: the result says so and names copse setup (for that very path), which
+// copies it again. A repository that copies nothing gets no such warning.
+func TestRestoreSaysTheIncludedFilesAreNotBack(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	s := open(t, r, r.Root)
+	plain, err := do(t, s, core.CreateRequest{Branch: "feat/plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := do(t, s, core.RemoveRequest{Path: core.Str(plain.Path), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := do(t, s, core.RestoreRequest{ID: core.Str(gone.RestoreID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range back.Warnings {
+		if strings.Contains(w, "copse setup") {
+			t.Fatalf("a repository that copies nothing is told to copy again: %q", back.Warnings)
+		}
+	}
+
+	coretest.WriteFile(t, filepath.Join(r.Root, ".gitignore"), ".env\n")
+	coretest.WriteFile(t, filepath.Join(r.Root, ".worktreeinclude"), ".env\n")
+	r.Git(r.Root, "add", ".gitignore", ".worktreeinclude")
+	r.Git(r.Root, "commit", "-q", "-m", "copy .env into new worktrees")
+	coretest.WriteFile(t, filepath.Join(r.Root, ".env"), "SECRET=1\n")
+	out, err := do(t, s, core.CreateRequest{Branch: "feat/env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := s.SetupConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Setup(context.Background(), out.Path, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out.Path, ".env")); err != nil {
+		t.Fatalf("create did not copy .env: %v", err)
+	}
+	gone, err = do(t, s, core.RemoveRequest{Path: core.Str(out.Path), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err = do(t, s, core.RestoreRequest{ID: core.Str(gone.RestoreID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out.Path, ".env")); !os.IsNotExist(err) {
+		t.Fatalf("the test assumes a restore leaves ignored files out, but .env: %v", err)
+	}
+	w := strings.Join(back.Warnings, "\n")
+	if !strings.Contains(w, "ignored files are not restored") || !strings.Contains(w, ".worktreeinclude") || !strings.Contains(w, "`copse setup "+out.Path+"`") {
+		t.Fatalf("the restore does not say the copied files are not back: %q", back.Warnings)
 	}
 }

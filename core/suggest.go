@@ -14,6 +14,9 @@ import (
 // of the name's length in edits, and at least one. Ties all come back, in name order, at
 // most three; none is returned for a name that is far from every branch.
 func closeBranches(name string, trees []gitx.Worktree) []string {
+	if part := branchesHolding(name, trees); len(part) > 0 {
+		return part
+	}
 	limit := max(1, len([]rune(name))/3)
 	best := limit + 1
 	var out []string
@@ -75,4 +78,70 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(ra)][len(rb)]
+}
+
+// branchesHolding are the checked-out branches that hold name as a part: the ones whose
+// last component is name (eur for feat/eur) first, else the ones that end with or contain
+// it (case-insensitive), at most three in name order. A short name typed for a long
+// branch is no typo an edit distance finds. Names under two runes match nothing: too many
+// branches contain one letter.
+func branchesHolding(name string, trees []gitx.Worktree) []string {
+	n := strings.ToLower(name)
+	if len([]rune(n)) < 2 {
+		return nil
+	}
+	var last, part []string
+	for _, t := range trees {
+		b := strings.ToLower(t.Branch)
+		switch {
+		case t.Branch == "" || b == n || slices.Contains(last, t.Branch) || slices.Contains(part, t.Branch):
+		case strings.HasSuffix(b, "/"+n):
+			last = append(last, t.Branch)
+		case strings.Contains(b, n):
+			part = append(part, t.Branch)
+		}
+	}
+	out := last
+	if len(out) == 0 {
+		out = part
+	}
+	slices.Sort(out)
+	if len(out) > 3 {
+		out = out[:3]
+	}
+	return out
+}
+
+// CloseNames are the names nearest to typed, for a front end's "did you mean": those that
+// start with it (two runes at least), else those within closeBranches' edit distance (a
+// third of its length, at least one; case-insensitive), at most three in name order.
+func CloseNames(typed string, names []string) []string {
+	t := strings.ToLower(typed)
+	var prefixed, near []string
+	best := max(1, len([]rune(t))/3) + 1
+	for _, n := range names {
+		l := strings.ToLower(n)
+		if l == t || slices.Contains(prefixed, n) || slices.Contains(near, n) {
+			continue
+		}
+		if len([]rune(t)) >= 2 && strings.HasPrefix(l, t) {
+			prefixed = append(prefixed, n)
+			continue
+		}
+		switch d := editDistance(t, l); {
+		case d < best:
+			best, near = d, []string{n}
+		case d == best:
+			near = append(near, n)
+		}
+	}
+	out := prefixed
+	if len(out) == 0 {
+		out = near
+	}
+	slices.Sort(out)
+	if len(out) > 3 {
+		out = out[:3]
+	}
+	return out
 }

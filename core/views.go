@@ -100,7 +100,11 @@ func (s *Service) SortOrder(ctx context.Context) string {
 	return SortName
 }
 
-// SetSortOrder remembers the picker's sort order in the repository's git config.
+// SetSortOrder remembers the picker's sort order: a person's preference, so in the user's
+// global git config (git config --global copse.sort), never in the repository's, which
+// the next clone or colleague does not share. A repository whose own config already sets
+// copse.sort (by hand, or by an older copse) keeps it there: that value wins over the
+// global one, so writing elsewhere would leave the cycle stuck.
 func (s *Service) SetSortOrder(ctx context.Context, order string) error {
 	known := false
 	for _, o := range SortOrders {
@@ -109,7 +113,17 @@ func (s *Service) SetSortOrder(ctx context.Context, order string) error {
 	if !known {
 		return usage(CodeBadSort, "sort", "use one of "+strings.Join(SortOrders, ", "), "sort order %s is not known", quote(order))
 	}
-	if err := s.impl.git.SetConfig(ctx, s.impl.root(), "copse.sort", order); err != nil {
+	root := s.impl.root()
+	_, local, err := s.impl.git.LocalConfigValue(ctx, root, "copse.sort")
+	if err != nil {
+		return gitFailure(CodeConfigFailed, err, "cannot read the repository's git config copse.sort")
+	}
+	if local {
+		err = s.impl.git.SetConfig(ctx, root, "copse.sort", order)
+	} else {
+		err = s.impl.git.SetGlobalConfig(ctx, root, "copse.sort", order)
+	}
+	if err != nil {
 		return gitFailure(CodeConfigFailed, err, "cannot write git config copse.sort")
 	}
 	return nil

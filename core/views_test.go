@@ -51,6 +51,8 @@ func TestCommitsDescribeHeads(t *testing.T) {
 	}
 }
 
+// The sort a person picks is their preference: it goes to the user's global git config,
+// never into the repository's (which a repository that sets copse.sort itself keeps).
 func TestSortOrderRemembered(t *testing.T) {
 	t.Parallel()
 	r := coretest.New(t)
@@ -62,8 +64,11 @@ func TestSortOrderRemembered(t *testing.T) {
 	if err := s.SetSortOrder(ctx, core.SortRecent); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.Git(r.Root, "config", "--local", "copse.sort"); got != "recent" {
-		t.Errorf("git config copse.sort = %q", got)
+	if got := r.Git(r.Root, "config", "--global", "copse.sort"); got != "recent" {
+		t.Errorf("git config --global copse.sort = %q", got)
+	}
+	if got, err := r.TryGit(r.Root, "config", "--local", "copse.sort"); err == nil {
+		t.Errorf("the sort was written into the repository's config: %q", got)
 	}
 	if got := open(t, r, r.Root).SortOrder(ctx); got != core.SortRecent {
 		t.Errorf("reopened sort = %q", got)
@@ -74,6 +79,19 @@ func TestSortOrderRemembered(t *testing.T) {
 	r.Git(r.Root, "config", "copse.sort", "bogus")
 	if got := s.SortOrder(ctx); got != core.SortName {
 		t.Errorf("unknown sort = %q", got)
+	}
+	// The repository's own value wins over the global one, so the cycle writes there.
+	if err := s.SetSortOrder(ctx, core.SortPath); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Git(r.Root, "config", "--local", "copse.sort"); got != "path" {
+		t.Errorf("a repository's own copse.sort was not updated: %q", got)
+	}
+	if got := r.Git(r.Root, "config", "--global", "copse.sort"); got != "recent" {
+		t.Errorf("the global copse.sort changed beside a local one: %q", got)
+	}
+	if got := s.SortOrder(ctx); got != core.SortPath {
+		t.Errorf("sort after the cycle = %q", got)
 	}
 }
 

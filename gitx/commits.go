@@ -27,6 +27,56 @@ func ConfigSet(dir, key, value string) (Cmd, error) {
 	return Cmd{dir: dir, args: []string{"config", "--local", "--end-of-options", key, value}}, nil
 }
 
+// ConfigSetGlobal writes key = value to the user's global config (git config --global:
+// $GIT_CONFIG_GLOBAL, else ~/.gitconfig or the XDG file git picks): where a person's own
+// preference belongs, not in one repository's config.
+func ConfigSetGlobal(dir, key, value string) (Cmd, error) {
+	c, err := ConfigSet(dir, key, value)
+	if err != nil {
+		return Cmd{}, err
+	}
+	c.args[1] = "--global"
+	return c, nil
+}
+
+// SetGlobalConfig runs ConfigSetGlobal.
+func (r *Runner) SetGlobalConfig(ctx context.Context, dir, key, value string) error {
+	c, err := ConfigSetGlobal(dir, key, value)
+	if err != nil {
+		return err
+	}
+	_, err = r.Run(ctx, c)
+	return err
+}
+
+// ConfigGetLocal reads one value from the repository's own config only (git config
+// --local); git exits 1 with no output when it is unset there.
+func ConfigGetLocal(dir, key string) (Cmd, error) {
+	c, err := ConfigGet(dir, key)
+	if err != nil {
+		return Cmd{}, err
+	}
+	c.args = append([]string{"config", "--local"}, c.args[1:]...)
+	return c, nil
+}
+
+// LocalConfigValue runs ConfigGetLocal; ok is false when the repository's config does not
+// set key.
+func (r *Runner) LocalConfigValue(ctx context.Context, dir, key string) (string, bool, error) {
+	c, err := ConfigGetLocal(dir, key)
+	if err != nil {
+		return "", false, err
+	}
+	out, err := r.Run(ctx, c)
+	if exitedOneSilently(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return strings.TrimSuffix(string(out), "\n"), true, nil
+}
+
 // SetConfig runs ConfigSet.
 func (r *Runner) SetConfig(ctx context.Context, dir, key, value string) error {
 	c, err := ConfigSet(dir, key, value)

@@ -332,3 +332,28 @@ func TestUniqueCommitsByPatch(t *testing.T) {
 		t.Fatalf("feat unique = %d, want 1 (the empty commit): a on main, b on other", n)
 	}
 }
+
+// SetGlobalConfig writes the user's global config and leaves the repository's alone;
+// LocalConfigValue sees only the repository's own value.
+func TestGlobalAndLocalConfig(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	repo := s.initRepo("repo")
+	r, ctx := s.runner(), context.Background()
+	if err := r.SetGlobalConfig(ctx, repo, "copse.sort", "recent"); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := r.ConfigValue(ctx, repo, "copse.sort"); err != nil || !ok || v != "recent" {
+		t.Fatalf("copse.sort after the global write = %q, %v, %v", v, ok, err)
+	}
+	if v, ok, err := r.LocalConfigValue(ctx, repo, "copse.sort"); err != nil || ok {
+		t.Fatalf("the global write reached the repository's config: %q, %v, %v", v, ok, err)
+	}
+	s.git(repo, "config", "--local", "copse.sort", "path")
+	if v, ok, err := r.LocalConfigValue(ctx, repo, "copse.sort"); err != nil || !ok || v != "path" {
+		t.Fatalf("LocalConfigValue = %q, %v, %v; want path", v, ok, err)
+	}
+	if global := strings.TrimSpace(s.git(repo, "config", "--global", "copse.sort")); global != "recent" {
+		t.Fatalf("the global value changed: %q", global)
+	}
+}

@@ -35,6 +35,11 @@ type landForm struct {
 	focus   int
 	errs    [2]string
 	touched [2]bool // typed in: defaults arriving late must not overwrite it
+	// gate is the test a land with an empty test field runs, and where it comes from
+	// (known once the defaults arrive): the form says it, since an approved .copse.conf
+	// test runs though the field is empty.
+	gate      core.DefaultGate
+	gateKnown bool
 }
 
 func newLandForm(target row, st *Styles, width int) landForm {
@@ -48,12 +53,15 @@ func newLandForm(target row, st *Styles, width int) landForm {
 		ti.SetWidth(max(4, width-formIndent-2))
 		return ti
 	}
-	f.inputs = []textinput.Model{mk("the branch it was created from, else the main checkout's"), mk("empty: git config copse.test (no gate when unset)")}
+	f.inputs = []textinput.Model{mk("the branch it was created from, else the main checkout's"), mk("empty: git config copse.test, else .copse.conf's")}
 	f.inputs[landInto].Focus()
 	return f
 }
 
-func (f *landForm) setDefaults(into, test string) {
+func (f *landForm) setDefaults(into, test string, gate core.DefaultGate, gateKnown bool) {
+	if gateKnown {
+		f.gate, f.gateKnown = gate, true
+	}
 	if !f.touched[landInto] && f.inputs[landInto].Value() == "" {
 		f.inputs[landInto].SetValue(into)
 	}
@@ -130,9 +138,35 @@ func (f landForm) view(st *Styles, width int) []string {
 			}
 		}
 	}
+	if g := f.gateNote(); g != "" {
+		lines = append(lines, st.FormNote.Render(cut(strings.Repeat(" ", formIndent)+g, width)))
+	}
 	lines = append(lines, "", st.FormNote.Render(cut("Rebases onto the target, runs the test, fast-forwards the target,", width)),
 		st.FormNote.Render(cut("then removes the worktree and branch. Lands wait their turn in the queue.", width)))
 	return lines
+}
+
+// gateNote says which test gate the land will run and where it comes from ("" until the
+// defaults arrive).
+func (f landForm) gateNote() string {
+	if !f.gateKnown {
+		return ""
+	}
+	g := f.gate
+	v := f.inputs[landTest].Value()
+	switch {
+	case v != "" && v == g.Command && g.From == core.GateFromGitConfig && !f.touched[landTest]:
+		return "gate: the command above, from " + core.GateFromGitConfig
+	case v != "":
+		return "gate: the command above, for this land only"
+	case g.Command == "":
+		return "no test gate: none in git config copse.test or " + core.ProjectConfigFile
+	case g.From == core.GateFromProject && !g.Approved:
+		return "gate: " + textsafe.Escape(g.Command) + ", from " + g.From + " — not approved: run `copse approve` first"
+	case g.From == core.GateFromProject:
+		return "gate: " + textsafe.Escape(g.Command) + ", from " + g.From + " (approved)"
+	}
+	return "gate: " + textsafe.Escape(g.Command) + ", from " + g.From
 }
 
 // ---- messages and commands ----
@@ -140,13 +174,19 @@ func (f landForm) view(st *Styles, width int) []string {
 type landDefaultsMsg struct {
 	path       string // the worktree the defaults are for ("" in tests: any form)
 	into, test string
+	gate       core.DefaultGate
+	gateKnown  bool // gate was read (a failed read leaves the form without its note)
 	err        error
 }
 
 func landDefaultsCmd(ctx context.Context, svc *core.Service, path string) tea.Cmd {
 	return func() tea.Msg {
 		into, test, err := svc.LandDefaults(ctx, path)
-		return landDefaultsMsg{path: path, into: into, test: test, err: err}
+		if err != nil {
+			return landDefaultsMsg{path: path, err: err}
+		}
+		gate, gerr := svc.DefaultLandGate(ctx)
+		return landDefaultsMsg{path: path, into: into, test: test, gate: gate, gateKnown: gerr == nil}
 	}
 }
 

@@ -19,13 +19,41 @@ func landFormOpen(t *testing.T) Model {
 	if m.mode != modeLand {
 		t.Fatalf("L did not open the land form (mode %v)", m.mode)
 	}
-	m, _ = send(t, m, landDefaultsMsg{into: "main", test: "go test ./..."})
+	m, _ = send(t, m, landDefaultsMsg{into: "main", test: "go test ./...",
+		gate: core.DefaultGate{Command: "go test ./...", From: core.GateFromGitConfig, Approved: true}, gateKnown: true})
 	return m
 }
 
 func TestGoldenLandForm(t *testing.T) {
 	t.Parallel()
 	goldenPlain(t, landFormOpen(t))
+}
+
+// landFormWithGate is the land form whose test field is empty while gate is the default.
+func landFormWithGate(t *testing.T, gate core.DefaultGate) Model {
+	t.Helper()
+	m := mixed(t, 100, 20)
+	m, _ = send(t, m, press("L"))
+	m, _ = send(t, m, landDefaultsMsg{into: "main", gate: gate, gateKnown: true})
+	return m
+}
+
+// An approved .copse.conf test runs though the field is empty: the form says so and
+// where it comes from, not "no gate".
+func TestGoldenLandFormNamesTheApprovedProjectGate(t *testing.T) {
+	t.Parallel()
+	goldenPlain(t, landFormWithGate(t, core.DefaultGate{Command: "make check", From: core.GateFromProject, Approved: true}))
+}
+
+// An unapproved one refuses the land: the form says so before enter.
+func TestGoldenLandFormNamesTheUnapprovedProjectGate(t *testing.T) {
+	t.Parallel()
+	goldenPlain(t, landFormWithGate(t, core.DefaultGate{Command: "make check", From: core.GateFromProject}))
+}
+
+func TestGoldenLandFormWithNoGate(t *testing.T) {
+	t.Parallel()
+	goldenPlain(t, landFormWithGate(t, core.DefaultGate{}))
 }
 
 func TestLandFormBuildsTheRequest(t *testing.T) {
@@ -36,6 +64,9 @@ func TestLandFormBuildsTheRequest(t *testing.T) {
 		m, _ = send(t, m, press("backspace"))
 	}
 	m = typeText(t, m, "make check")
+	if g := m.landForm.gateNote(); g != "gate: the command above, for this land only" {
+		t.Fatalf("a typed test is still named as git config's: %q", g)
+	}
 	req := m.landForm.request()
 	if *req.Path != "/home/dev/src/app.worktrees/feat-login" || *req.Into != "main" || *req.Test != "make check" || !req.Wait {
 		t.Fatalf("request %+v", req)

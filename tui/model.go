@@ -335,7 +335,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case landDefaultsMsg:
 		// Defaults for another worktree's form (closed and reopened meanwhile) are dropped.
 		if m.mode == modeLand && msg.err == nil && (msg.path == "" || msg.path == m.landForm.target.wt.Path) {
-			m.landForm.setDefaults(msg.into, msg.test)
+			m.landForm.setDefaults(msg.into, msg.test, msg.gate, msg.gateKnown)
 		}
 		return m, nil
 	case landJobsMsg:

@@ -99,7 +99,8 @@ func TestGoldenSortRecent120x35(t *testing.T) {
 	goldenPlain(t, m)
 }
 
-// s remembers the order in git config copse.sort, and the next picker starts with it.
+// s remembers the order in the user's global git config copse.sort (never the
+// repository's), and the next picker starts with it.
 func TestFlowSortRemembered(t *testing.T) {
 	t.Parallel()
 	r := coretest.New(t)
@@ -110,13 +111,16 @@ func TestFlowSortRemembered(t *testing.T) {
 	f.wait("sorted by path", func(fr frame) bool { return strings.Contains(fr.view, "by path") })
 	deadline := time.Now().Add(flowTimeout)
 	for {
-		if v, _ := r.TryGit(r.Root, "config", "--local", "copse.sort"); v == "path" {
+		if v, _ := r.TryGit(r.Root, "config", "--global", "copse.sort"); v == "path" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("git config copse.sort was not written")
+			t.Fatal("git config --global copse.sort was not written")
 		}
 		time.Sleep(10 * time.Millisecond) // poll interval
+	}
+	if v, err := r.TryGit(r.Root, "config", "--local", "copse.sort"); err == nil {
+		t.Fatalf("the sort was written into the repository's config: %q", v)
 	}
 	f.keys("q")
 	f.result()

@@ -51,6 +51,9 @@ type Event struct {
 	Reason   string    `json:"reason,omitempty"`   // blocked code, prune reason…
 	Previous string    `json:"previous,omitempty"` // previous session on claim takeover
 	Agent    *Agent    `json:"agent,omitempty"`    // agent.state: the agent and its change
+	// BranchDeleted: the change deleted the worktree's branch too (worktree.removed and
+	// worktree.pruned, land.landed's clean-up).
+	BranchDeleted bool `json:"branch_deleted,omitempty"`
 }
 
 // Agent is the agent an agent.state event is about: what copse saw run in the worktree,

@@ -56,7 +56,31 @@ func approveRun(ctx context.Context, f *Factory) error {
 	if !f.StdinTerminal() {
 		return approvalNeedsTerminal(missing)
 	}
-	return f.askApproval(ctx, svc, missing)
+	if err := f.askApproval(ctx, svc, missing); err != nil {
+		return err
+	}
+	// A yes ends with what it approved: nothing runs now, so without this line the command
+	// ends in silence and a person cannot tell that the answer took.
+	fmt.Fprintf(f.Out, "approved %s of %s (nothing ran now): copse runs %s in this repository's later create, setup and land, until %s text changes\n",
+		core.Plural(len(missing), "command"), core.ProjectConfigFile, themOrIt(len(missing)), itsOrTheir(len(missing)))
+	for _, c := range missing {
+		fmt.Fprintf(f.Out, "  %s\n", core.Escape(c))
+	}
+	return nil
+}
+
+func themOrIt(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+func itsOrTheir(n int) string {
+	if n == 1 {
+		return "its"
+	}
+	return "their"
 }
 
 // projectApproved makes sure a person approved the project setup commands cfg would run
@@ -80,7 +104,7 @@ func (f *Factory) askApproval(ctx context.Context, svc *core.Service, missing []
 	for _, c := range missing {
 		fmt.Fprintf(f.Err, "  %s\n", core.Escape(c))
 	}
-	fmt.Fprint(f.Err, "Approve and run them on this machine? [y/N] ")
+	fmt.Fprint(f.Err, "Approve them, so copse may run them on this machine? [y/N] ")
 	answer, err := readLine(ctx, f.In)
 	if err != nil {
 		fmt.Fprintln(f.Err)

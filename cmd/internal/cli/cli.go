@@ -21,6 +21,7 @@ import (
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -236,6 +237,29 @@ func splitSuggestions(s string) (msg, suggestions string) {
 	return msg, strings.Join(sug, " or ")
 }
 
+// flagSuggestions names the command's flags closest to the one pflag did not know
+// ("unknown flag: --statu"): cobra suggests commands (SuggestionsMinimumDistance), never
+// flags. "" when the message is another one or nothing is close.
+func flagSuggestions(cmd *cobra.Command, msg string) string {
+	typed, ok := strings.CutPrefix(msg, "unknown flag: --")
+	if !ok || typed == "" {
+		return ""
+	}
+	var names []string
+	visit := func(fl *pflag.Flag) {
+		if !fl.Hidden {
+			names = append(names, fl.Name)
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	near := core.CloseNames(typed, names)
+	for i, n := range near {
+		near[i] = "--" + n
+	}
+	return strings.Join(near, " or ")
+}
+
 // wantsJSON finds --json among the flags (before "--") when flag parsing failed.
 func wantsJSON(args []string) bool {
 	for _, a := range args {
@@ -261,16 +285,16 @@ func (f *Factory) reportError(e *core.Error) {
 	if e.Hint != "" {
 		fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
 	}
-	printLogTail(f.Err, e.Log, e.LogTail)
+	printLogTail(f.Err, e.Log, e.LogTail, f.home())
 }
 
 // printLogTail shows the end of a failed test gate's log (already escaped by core) under
 // the error, so the failure is seen without opening the log.
-func printLogTail(w io.Writer, log string, tail []string) {
+func printLogTail(w io.Writer, log string, tail []string, home string) {
 	if len(tail) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "  last %d lines of %s:\n", len(tail), core.Escape(log))
+	fmt.Fprintf(w, "  last %d lines of %s:\n", len(tail), tildePath(log, home))
 	for _, l := range tail {
 		fmt.Fprintf(w, "    %s\n", l)
 	}
@@ -400,7 +424,11 @@ retry blindly); 130 cancelled.`,
 	pf.BoolVar(&f.Global.JSON, "json", false, "print the result (or the error) as JSON on stdout")
 	pf.BoolVar(&f.Global.NoColor, "no-color", false, "no colour (also NO_COLOR; CLICOLOR_FORCE=1 forces it)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &usageError{msg: err.Error(), hint: "see `" + cmd.CommandPath() + " --help`"}
+		hint := "see `" + cmd.CommandPath() + " --help`"
+		if near := flagSuggestions(cmd, err.Error()); near != "" {
+			hint = "did you mean " + near + "? " + hint
+		}
+		return &usageError{msg: err.Error(), hint: hint}
 	})
 
 	root.AddCommand(

@@ -100,6 +100,9 @@ func eventLine(ev core.Event, home string) string {
 			s += " " + kv[0] + "=" + core.Escape(v)
 		}
 	}
+	if ev.BranchDeleted {
+		s += " branch-deleted"
+	}
 	if a := ev.Agent; a != nil {
 		// agent.state: the change first, then which agent it is.
 		s += " " + core.Escape(a.Previous) + "->" + core.Escape(a.State)

@@ -42,9 +42,12 @@ across processes; a waiting land shows its position and phase on stderr. Phases:
   preflight  the worktree is clean (untracked files too) and not mid-operation
   rebase     git rebase --no-autostash --no-update-refs onto the target's commit; a
              conflict blocks the land and leaves the rebase open for you to resolve
-  test       --test or git config copse.test, run with sh -c in the worktree, in its own
-             process group, timeout git config copse.testTimeout (default 10m); the
-             group ends with copse, even when copse is killed
+  test       the first of: --test; git config copse.test; the committed .copse.conf's
+             copse.test once a person approved it (copse approve; unapproved, the land
+             is refused before it queues); none of them: no gate. Run with sh -c in the
+             worktree, in its own process group, timeout git config copse.testTimeout
+             (default 10m); the group ends with copse, even when copse is killed.
+             --dry-run names the gate and where it comes from
   advance    fast-forward the target with a compare-and-swap; a checkout of the target
              is synced (read-tree -m -u) or the land is refused; a target that moved is
              re-rebased and re-tested up to git config copse.landRetries (default 3) times
@@ -91,7 +94,7 @@ Exit codes: 0 landed; 1 blocked or refused (the job record says why: copse land 
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&into, "into", "", "the `BRANCH` to land onto (default: the branch the worktree was created from, else the main checkout's branch)")
-	fl.StringVar(&test, "test", "", "test gate: shell `CMD` run in the worktree (default: git config copse.test)")
+	fl.StringVar(&test, "test", "", "test gate: shell `CMD` run in the worktree (default: git config copse.test, else .copse.conf's approved copse.test)")
 	fl.BoolVar(&opts.Keep, "keep", false, "keep the worktree and branch after landing")
 	fl.BoolVar(&opts.ForceRestart, "force-restart", false, "abort a rebase an earlier land left open, then start over")
 	fl.BoolVar(&opts.ForceClaim, "force-claim", false, "land a worktree another session claimed, taking over its claim (asks first)")
@@ -118,7 +121,7 @@ func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
 	}
 	var progress func(core.LandProgress)
 	if !f.Global.JSON {
-		progress = newLandReporter(f.Err).report
+		progress = newLandReporter(f.Err, f.home()).report
 	}
 	if opts.Drain {
 		return drainRun(ctx, f, svc, progress)
@@ -192,7 +195,7 @@ func printLanded(f *Factory, j *core.LandJob) {
 	}
 	// Notices go to stderr with the progress: stdout stays the record of what was done.
 	for _, n := range j.Notices {
-		fmt.Fprintf(f.Err, "copse: note: %s\n", n)
+		fmt.Fprintf(f.Err, "copse: note: %s\n", tildeIn(n, f.home()))
 	}
 }
 
@@ -219,12 +222,7 @@ func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(
 			if code == 0 {
 				printLanded(f, j)
 			} else {
-				e := core.AsError(core.LandError(j))
-				fmt.Fprintf(f.Err, "copse: %s\n", e.Message)
-				if e.Hint != "" {
-					fmt.Fprintf(f.Err, "  hint: %s\n", e.Hint)
-				}
-				printLogTail(f.Err, e.Log, e.LogTail)
+				f.reportError(core.AsError(core.LandError(j)))
 			}
 		}
 		if code == 3 || worst != 3 && code > worst {
@@ -244,12 +242,13 @@ func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(
 // position whenever it changes.
 type landReporter struct {
 	w         io.Writer
+	home      string // shown as ~ in the paths the lines name
 	lastPhase map[string]core.LandPhase
 	lastPos   map[string]int
 }
 
-func newLandReporter(w io.Writer) *landReporter {
-	return &landReporter{w: w, lastPhase: map[string]core.LandPhase{}, lastPos: map[string]int{}}
+func newLandReporter(w io.Writer, home string) *landReporter {
+	return &landReporter{w: w, home: home, lastPhase: map[string]core.LandPhase{}, lastPos: map[string]int{}}
 }
 
 func (r *landReporter) report(p core.LandProgress) {
@@ -274,7 +273,11 @@ func (r *landReporter) report(p core.LandProgress) {
 		}
 		fmt.Fprintf(r.w, "copse: %s: %srebase %s onto %s (%s)\n", j.Job, again, core.Escape(j.Worktree.Branch), core.Escape(j.Into), shortOID(j.Onto))
 	case core.PhaseTest:
-		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s)\n", j.Job, textsafe.ShellQuote(j.Test), core.Escape(j.Log))
+		from := ""
+		if j.TestFrom != "" {
+			from = ", from " + j.TestFrom
+		}
+		fmt.Fprintf(r.w, "copse: %s: test: sh -c %s (log %s%s)\n", j.Job, textsafe.ShellQuote(j.Test), tildePath(j.Log, r.home), from)
 	case core.PhaseAdvance:
 		fmt.Fprintf(r.w, "copse: %s: advance %s to %s\n", j.Job, core.Escape(j.Into), shortOID(j.Commit))
 	default:
@@ -433,10 +436,11 @@ func printJob(f *Factory, j *core.LandJob) {
 	kv("branch", core.Escape(j.Worktree.Branch))
 	kv("into", core.Escape(j.Into))
 	kv("test", core.Escape(j.Test))
+	kv("test from", j.TestFrom)
 	kv("onto", j.Onto)
 	kv("commit", j.Commit)
 	kv("code", j.Code)
-	kv("message", j.Message)
+	kv("message", tildeIn(j.Message, f.home()))
 	kv("hint", j.Hint)
 	if len(j.Conflicts) > 0 {
 		var c []string
@@ -455,14 +459,14 @@ func printJob(f *Factory, j *core.LandJob) {
 			}
 		}
 	}
-	kv("log", core.Escape(j.Log))
+	kv("log", f.displayPath(j.Log))
 	for _, w := range j.Warnings {
-		kv("warning", w)
+		kv("warning", tildeIn(w, f.home()))
 	}
 	for _, n := range j.Notices {
-		kv("note", n)
+		kv("note", tildeIn(n, f.home()))
 	}
-	printLogTail(f.Out, j.Log, j.LogTail)
+	printLogTail(f.Out, j.Log, j.LogTail, f.home())
 }
 
 // printLandLog writes a job's test log: as the gate wrote it when stdout is a pipe or a

@@ -14,6 +14,8 @@ func TestLandDryRunCLIAndTool(t *testing.T) {
 	t.Parallel()
 	r := coretest.New(t)
 	w := landTree(t, r, "feat/dry")
+	// main moves on, so the land has a rebase to run.
+	r.Git(r.Root, "commit", "-q", "--allow-empty", "-m", "main moves on")
 	before := r.Snapshot()
 	res := run(t, r, r.Root, "land", "feat/dry", "--dry-run")
 	want(t, res, 0)

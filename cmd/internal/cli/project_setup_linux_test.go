@@ -13,13 +13,20 @@ import (
 // and stderr (where the approval question goes).
 func answerInPTY(t *testing.T, r *coretest.Repo, answer string, args ...string) (int, string) {
 	t.Helper()
+	code, _, stderr := answerInPTYOut(t, r, answer, args...)
+	return code, stderr
+}
+
+// answerInPTYOut is answerInPTY that also returns stdout.
+func answerInPTYOut(t *testing.T, r *coretest.Repo, answer string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	p := startInPTY(t, r, nil, args...)
 	// The terminal is in cooked mode: the line waits in it until copse reads its answer.
 	if _, err := p.master.Write([]byte(answer + "\n")); err != nil {
 		t.Fatal(err)
 	}
-	code := p.wait(t)
-	return code, p.stderr.String()
+	code = p.wait(t)
+	return code, p.stdout.String(), p.stderr.String()
 }
 
 // A person approves a project setup command once at a terminal; later creates run it
@@ -42,8 +49,8 @@ func TestProjectSetupRunsOnceApproved(t *testing.T) {
 	}
 	r.Unchanged(before)
 
-	code, stderr = answerInPTY(t, r, "y", "approve")
-	if code != 0 || !strings.Contains(stderr, "Approve and run them on this machine? [y/N]") {
+	code, stdout, stderr := answerInPTYOut(t, r, "y", "approve")
+	if code != 0 || !strings.Contains(stderr, "Approve them, so copse may run them on this machine? [y/N]") {
 		t.Fatalf("approve: exit %d, stderr:\n%s", code, stderr)
 	}
 	if fi, err := os.Stat(approvals); err != nil || fi.Mode().Perm() != 0o600 {
@@ -51,6 +58,9 @@ func TestProjectSetupRunsOnceApproved(t *testing.T) {
 	}
 	if exists(marker) {
 		t.Fatal("approving ran the command")
+	}
+	if out := stdout; !strings.Contains(out, "approved 1 command of .copse.conf (nothing ran now)") || !strings.Contains(out, "touch '"+marker+"'") {
+		t.Fatalf("approve's yes did not say what it approved; stdout:\n%s", out)
 	}
 
 	res := run(t, r, r.Root, "create", "feat")

@@ -91,7 +91,7 @@ func renderPrune(w io.Writer, out *core.Outcome, home string) error {
 		return s
 	}
 	for _, e := range rep.Removed {
-		fmt.Fprintf(&b, "%s %s: %s", verb, name(e), e.Detail)
+		fmt.Fprintf(&b, "%s %s: %s", verb, name(e), tildeIn(e.Detail, home))
 		if e.BranchDeleted {
 			b.WriteString("; branch deleted")
 		}
@@ -101,7 +101,7 @@ func renderPrune(w io.Writer, out *core.Outcome, home string) error {
 		b.WriteString("\n")
 	}
 	for _, e := range rep.Forgotten {
-		fmt.Fprintf(&b, "%s %s: %s", forget, name(e), e.Detail)
+		fmt.Fprintf(&b, "%s %s: %s", forget, name(e), tildeIn(e.Detail, home))
 		if e.RestoreID != "" {
 			// Recorded first: the commits its admin directory held are in the record.
 			b.WriteString("; copse restore " + core.Escape(e.RestoreID) + " brings it back")
@@ -109,7 +109,7 @@ func renderPrune(w io.Writer, out *core.Outcome, home string) error {
 		b.WriteString("\n")
 	}
 	for _, e := range rep.Kept {
-		fmt.Fprintf(&b, "kept %s: %s\n", name(e), e.Detail) // the reason code is in --json
+		fmt.Fprintf(&b, "kept %s: %s\n", name(e), tildeIn(e.Detail, home)) // the reason code is in --json
 	}
 	if len(rep.Removed)+len(rep.Forgotten) == 0 {
 		fmt.Fprintf(&b, "nothing to prune (idle threshold %s)\n", rep.OlderThan)

@@ -139,3 +139,17 @@ func TestEventLineOfAnAgentState(t *testing.T) {
 		t.Errorf("event line %q carries an escape sequence", got)
 	}
 }
+
+// copse events says when a remove (or a land's clean-up) deleted the branch too.
+func TestEventLineSaysTheBranchWasDeleted(t *testing.T) {
+	t.Parallel()
+	ev := core.Event{Seq: 3, Time: "2026-01-02T03:04:09Z", Event: core.EventRemoved, Commit: "0123456789abcdef",
+		Worktree: &core.EventWorktree{Path: "/home/me/app.worktrees/feat", Branch: "feat"}, BranchDeleted: true}
+	if got := eventLine(ev, "/home/me"); !strings.HasSuffix(got, " commit=0123456 branch-deleted") {
+		t.Errorf("event line %q does not say the branch was deleted", got)
+	}
+	ev.BranchDeleted = false
+	if got := eventLine(ev, "/home/me"); strings.Contains(got, "branch-deleted") {
+		t.Errorf("event line %q says a kept branch was deleted", got)
+	}
+}

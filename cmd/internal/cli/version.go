@@ -20,19 +20,29 @@ var (
 )
 
 // buildInfo is what `copse version` reports: the version, the commit the binary was built
-// from ("+dirty" when the tree had uncommitted changes), when, and with which Go.
+// from ("+dirty" when the tree had uncommitted changes), when it was built (known only
+// from the linker's stamp: a release build), when that commit was made (Go's VCS stamp),
+// and with which Go.
 type buildInfo struct {
-	Version string `json:"version"`
-	Commit  string `json:"commit"`
-	Date    string `json:"date"`
-	Go      string `json:"go"`
+	Version    string `json:"version"`
+	Commit     string `json:"commit"`
+	Date       string `json:"date"` // the build's date; "" when no linker stamp says it
+	CommitDate string `json:"commit_date,omitempty"`
+	Go         string `json:"go"`
 }
 
 // readBuildInfo prefers the linker's stamps, then Go's module and VCS stamps; a value
 // nobody recorded is "" (the version is "dev").
 func readBuildInfo() buildInfo {
-	b := buildInfo{Version: ldflagsVersion, Commit: ldflagsCommit, Date: ldflagsDate, Go: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
+	return buildInfoFrom(bi, ok)
+}
+
+// buildInfoFrom is readBuildInfo from what Go recorded (bi, when ok). The commit's time
+// is never passed off as the build's: a binary built today from last month's commit
+// says both.
+func buildInfoFrom(bi *debug.BuildInfo, ok bool) buildInfo {
+	b := buildInfo{Version: ldflagsVersion, Commit: ldflagsCommit, Date: ldflagsDate, Go: runtime.Version()}
 	if ok && b.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		b.Version = bi.Main.Version
 	}
@@ -53,9 +63,7 @@ func readBuildInfo() buildInfo {
 		if b.Commit == "" && rev != "" {
 			b.Commit = rev + dirty
 		}
-		if b.Date == "" {
-			b.Date = at
-		}
+		b.CommitDate = at
 	}
 	if b.Version == "" {
 		b.Version = "dev"
@@ -77,9 +85,10 @@ func buildIdentity() string {
 }
 
 // versionLine is the one line `copse version` and `copse --version` print:
-// "copse v1.2.3 (commit 0123456789ab, built 2026-01-02T03:04:05Z, go1.26.8)".
-func versionLine() string {
-	b := readBuildInfo()
+// "copse v1.2.3 (commit 0123456789ab of 2026-01-01T10:00:00Z, built 2026-01-02T03:04:05Z, go1.26.8)".
+func versionLine() string { return versionLineOf(readBuildInfo()) }
+
+func versionLineOf(b buildInfo) string {
 	var parts []string
 	if b.Commit != "" {
 		c := b.Commit
@@ -88,7 +97,12 @@ func versionLine() string {
 		} else if len(c) > 12 && !ok {
 			c = c[:12]
 		}
+		if b.CommitDate != "" {
+			c += " of " + b.CommitDate
+		}
 		parts = append(parts, "commit "+c)
+	} else if b.CommitDate != "" {
+		parts = append(parts, "committed "+b.CommitDate)
 	}
 	if b.Date != "" {
 		parts = append(parts, "built "+b.Date)
@@ -101,7 +115,7 @@ func versionLine() string {
 func NewCmdVersion(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print copse's version, commit and build date (--json for scripts)",
+		Short: "Print copse's version, commit and its date, and the build date where known (--json for scripts)",
 		Args:  noArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
 			if f.Global.JSON {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,29 @@ func TestVersionWithoutStamps(t *testing.T) {
 	}
 	if b.Commit == "" && strings.Contains(versionLine(), "commit") {
 		t.Fatalf("line names a commit nobody recorded: %q", versionLine())
+	}
+}
+
+// A build without the linker's date (go install, go build) shows Go's VCS time as the
+// commit's, never as the build's; a release build shows both, each named.
+func TestVersionNamesTheCommitTimeAsTheCommits(t *testing.T) {
+	defer func(v, c, d string) { ldflagsVersion, ldflagsCommit, ldflagsDate = v, c, d }(ldflagsVersion, ldflagsCommit, ldflagsDate)
+	ldflagsVersion, ldflagsCommit, ldflagsDate = "", "", ""
+	bi := &debug.BuildInfo{Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"},
+		{Key: "vcs.time", Value: "2026-01-01T10:00:00Z"},
+	}}
+	b := buildInfoFrom(bi, true)
+	if b.Date != "" || b.CommitDate != "2026-01-01T10:00:00Z" {
+		t.Fatalf("the commit's time taken for the build's: %+v", b)
+	}
+	line := versionLineOf(b)
+	if !strings.Contains(line, "commit 0123456789ab of 2026-01-01T10:00:00Z,") || strings.Contains(line, "built") {
+		t.Fatalf("version line %q", line)
+	}
+	ldflagsDate = "2026-02-03T04:05:06Z"
+	line = versionLineOf(buildInfoFrom(bi, true))
+	if !strings.Contains(line, "commit 0123456789ab of 2026-01-01T10:00:00Z, built 2026-02-03T04:05:06Z,") {
+		t.Fatalf("release build's line %q", line)
 	}
 }
