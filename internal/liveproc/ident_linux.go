@@ -1,0 +1,41 @@
+//go:build linux
+
+package liveproc
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+)
+
+func canIdentify() bool { return true }
+
+func identify(pid int) (Ident, bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Ident{}, false
+	}
+	id := Ident{PID: pid, PPID: ppidOf(stat), Start: startOf(stat)}
+	if id.Start == 0 {
+		return Ident{}, false
+	}
+	id.Argv = cmdline(pid)
+	return id, true
+}
+
+// startOf reads field 22 of /proc/<pid>/stat (starttime), counting fields after the
+// command name's last ')' as ppidOf does.
+func startOf(stat []byte) uint64 {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	// After ')': field 3 (state) is f[0], so field 22 is f[19].
+	if len(f) < 20 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(f[19], 10, 64)
+	return n
+}

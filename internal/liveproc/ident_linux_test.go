@@ -1,0 +1,76 @@
+//go:build linux
+
+package liveproc
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// TestAliveNeedsTheSameStartTime: a pid counts as the agent's only while it is the
+// process that started then; a reused pid (another start time) and an ended one do not.
+func TestAliveNeedsTheSameStartTime(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	id, ok := Identify(pid)
+	if !ok || id.Start == 0 || id.PPID != os.Getpid() {
+		t.Fatalf("Identify(%d) = %+v, %v", pid, id, ok)
+	}
+	if !Alive(pid, id.Start) {
+		t.Error("the running process is not alive")
+	}
+	if Alive(pid, id.Start+1) {
+		t.Error("a pid with another start time was taken for the process")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(2 * time.Second)
+	for Alive(pid, id.Start) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if Alive(pid, id.Start) {
+		t.Error("an ended process is still alive")
+	}
+}
+
+// TestAgentAboveSkipsShells: a hook run through `sh -c` names the program above the
+// shell (here the test binary), not the shell.
+func TestAgentAboveSkipsShells(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sh -c 'sleep 5'")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var sleepPID int
+	for range 200 {
+		for _, outer := range childrenOf(cmd.Process.Pid) {
+			for _, k := range childrenOf(outer) {
+				sleepPID = k
+			}
+			if sleepPID == 0 {
+				if id, ok := identify(outer); ok && len(id.Argv) > 0 && id.Argv[0] == "sleep" {
+					sleepPID = outer // sh may exec its last command
+				}
+			}
+		}
+		if sleepPID != 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if sleepPID == 0 {
+		t.Fatal("no sleep below the shells")
+	}
+	got, ok := AgentAbove(sleepPID)
+	if !ok || got.PID != os.Getpid() {
+		t.Fatalf("AgentAbove(sleep) = %+v, %v; want the test process %d", got, ok, os.Getpid())
+	}
+	if !Descends(sleepPID, os.Getpid()) || Descends(os.Getpid(), sleepPID) {
+		t.Error("Descends got the family wrong")
+	}
+}
