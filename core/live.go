@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"github.com/copse-dev/copse/core/agentstate"
 	"strings"
 
 	"github.com/copse-dev/copse/internal/liveproc"
@@ -212,7 +213,7 @@ func setRunning(rows []Worktree, found map[int][]liveproc.Proc) {
 				continue
 			}
 			named[name] = true
-			rows[i].Agents = append(rows[i].Agents, Agent{PID: p.PID, Command: name, State: AgentRunning})
+			rows[i].Agents = append(rows[i].Agents, Agent{PID: p.PID, Command: name, State: AgentRunning, Source: agentstate.SourceProcess})
 			n++
 		}
 	}
