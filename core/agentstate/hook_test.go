@@ -1,6 +1,11 @@
 package agentstate
 
-import "testing"
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
 
 // TestStateOfHookEvents: each agent's lifecycle event says the state issue 28 names —
 // prompt and tools working, a permission or question blocked, stop idle, session end gone
@@ -50,5 +55,32 @@ func TestParsePayloadClaudeCode(t *testing.T) {
 	}
 	if q := ParsePayload([]byte("not json")); q != (Payload{}) {
 		t.Fatalf("garbage gave %+v", q)
+	}
+}
+
+// TestExtensionEventsMapAsCopseDoes: every event copse's pi and omp extension reports
+// (EVENT_STATES in assets/pi/worktree.ts) says the same state through the event name
+// alone as the payload says outright, so a payload lost at the host's exit still counts.
+func TestExtensionEventsMapAsCopseDoes(t *testing.T) {
+	src, err := os.ReadFile("../../assets/pi/worktree.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(src), "const EVENT_STATES: Record<string, string> = {")
+	block, _, ok2 := strings.Cut(block, "};")
+	if !ok || !ok2 {
+		t.Fatal("no EVENT_STATES table in assets/pi/worktree.ts")
+	}
+	pairs := regexp.MustCompile(`(\w+): "(\w+)"`).FindAllStringSubmatch(block, -1)
+	if len(pairs) < 5 {
+		t.Fatalf("EVENT_STATES has %d entries: %q", len(pairs), block)
+	}
+	for _, m := range pairs {
+		if got, ok := StateOf(m[1], Payload{}); !ok || got != m[2] {
+			t.Errorf("extension event %s means %s, copse hook reads %q, %v", m[1], m[2], got, ok)
+		}
+		if got, ok := StateOf(m[1], Payload{State: m[2]}); !ok || got != m[2] {
+			t.Errorf("payload state %s of %s read as %q", m[2], m[1], got)
+		}
 	}
 }
