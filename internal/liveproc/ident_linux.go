@@ -17,11 +17,21 @@ func identify(pid int) (Ident, bool) {
 		return Ident{}, false
 	}
 	id := Ident{PID: pid, PPID: ppidOf(stat), Start: startOf(stat)}
-	if id.Start == 0 {
+	if id.Start == 0 || exited(stat) {
 		return Ident{}, false
 	}
 	id.Argv = cmdline(pid)
 	return id, true
+}
+
+// exited reports a zombie (Z) or a dying process (X): it has ended, only its entry is left
+// until its parent reaps it.
+func exited(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
+		return false
+	}
+	return stat[i+2] == 'Z' || stat[i+2] == 'X'
 }
 
 // startOf reads field 22 of /proc/<pid>/stat (starttime), counting fields after the

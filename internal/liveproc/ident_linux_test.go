@@ -5,6 +5,7 @@ package liveproc
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -72,5 +73,29 @@ func TestAgentAboveSkipsShells(t *testing.T) {
 	}
 	if !Descends(sleepPID, os.Getpid()) || Descends(os.Getpid(), sleepPID) {
 		t.Error("Descends got the family wrong")
+	}
+}
+
+// TestAZombieIsNotAlive: a process that exited and was not reaped yet is gone for copse.
+func TestAZombieIsNotAlive(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "exit 0")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	defer cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err == nil && exited(b) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no zombie: %s %v", b, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if Alive(pid, 0) {
+		t.Error("a zombie counts as alive")
 	}
 }
