@@ -25,8 +25,8 @@ func NewCmdInit(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 	targets := append(assets.Shells(), "pi", "omp", "claude", "codex", "gemini", "opencode")
 	shells := strings.Join(assets.Shells(), ", ")
 	cmd := &cobra.Command{
-		Use:   "init " + strings.Join(targets, "|") + " [--install [--force]]",
-		Short: "Print the shell integration, or the pi or omp extension (/worktree)",
+		Use:   "init " + strings.Join(targets, "|") + " [--install [--force] | --hooks [--uninstall]]",
+		Short: "Print the shell integration, or the pi or omp extension (/worktree); install an agent's hooks",
 		Long: `Print a shell function named copse that runs this binary and changes to the worktree
 it hands back (switch, back, the picker). Add to your shell's startup file:
 
