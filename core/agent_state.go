@@ -245,3 +245,28 @@ func readClaudeRegistry(dir string) map[int]*claudeSession {
 	}
 	return out
 }
+
+// MarkAgentsRead marks the done agents working in the worktree at path as read (a done
+// agent stays unread until its row is opened or its worktree switched to); a switch does
+// it itself. Errors are ignored: unread is a display hint.
+func (s *Service) MarkAgentsRead(path string) { s.impl.markAgentsRead(path) }
+
+func (s *service) markAgentsRead(path string) {
+	getenv := s.opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	dir := agentstate.Dir(getenv)
+	recs, _ := agentstate.ReadAll(dir)
+	root := canonical(path)
+	now := time.Now()
+	for _, r := range recs {
+		if r.State != agentstate.Done || !r.Read.IsZero() || r.Cwd == "" {
+			continue
+		}
+		if c := canonical(r.Cwd); c == root || strings.HasPrefix(c, root+string(filepath.Separator)) {
+			r.Read = now
+			_ = agentstate.Write(dir, r)
+		}
+	}
+}

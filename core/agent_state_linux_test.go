@@ -169,3 +169,32 @@ func TestListReadsClaudeCodesRegistry(t *testing.T) {
 		t.Fatalf("agents %+v", agents)
 	}
 }
+
+// TestSwitchMarksADoneAgentRead: switching to the worktree of a done agent marks it read;
+// the done agent of another worktree stays unread.
+func TestSwitchMarksADoneAgentRead(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("seen", "wt-seen")
+	other := r.AddWorktree("unseen", "wt-unseen")
+	s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := 1
+	dir := agentstate.Dir(r.Getenv)
+	for i, p := range []string{wt, other} {
+		if err := agentstate.Write(dir, agentstate.Record{Agent: "run", Session: strconv.Itoa(i), Cwd: p, State: agentstate.Done, ExitCode: &one, Source: agentstate.SourceWrapper}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Do(bg, core.SwitchRequest{Branch: core.Str("seen")}, false); err != nil {
+		t.Fatal(err)
+	}
+	if a := agentsOf(t, s, wt); len(a) != 1 || a[0].Unread || a[0].ExitCode == nil || *a[0].ExitCode != 1 {
+		t.Fatalf("switched-to worktree's agent: %+v", a)
+	}
+	if a := agentsOf(t, s, other); len(a) != 1 || !a[0].Unread {
+		t.Fatalf("other worktree's agent: %+v", a)
+	}
+}
