@@ -307,7 +307,7 @@ function registerHerdrTool(pi: ExtensionAPI, variants: Record<string, unknown>[]
 				// omp's own prompt offers Approve first, so enter alone would approve; copse's
 				// confirmations default to No, so it asks once more, No first, where omp has a UI.
 				if (ctx.hasUI) {
-					const choice = await askPerson(() =>
+					const choice = await askPerson(ctx.cwd, () =>
 						ctx.ui.select(`copse asks: ${approvalReason(raw)}`, [ANSWER_NO, ANSWER_YES], { signal }),
 					);
 					if (choice !== ANSWER_YES) throw new Error("The person said no. Nothing was changed.");

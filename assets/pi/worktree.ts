@@ -249,7 +249,7 @@ async function requestWithApproval(
 		// A select whose first choice is No: enter alone changes nothing, as in copse's own
 		// prompts (pi's confirm has no default, and its first choice is Yes). Dismissed, or
 		// aborted with the turn, it is a no too.
-		const choice = await askPerson(() => ctx.ui.select(`copse asks: ${question}`, [ANSWER_NO, ANSWER_YES], { signal }));
+		const choice = await askPerson(ctx.cwd, () => ctx.ui.select(`copse asks: ${question}`, [ANSWER_NO, ANSWER_YES], { signal }));
 		const yes = choice === ANSWER_YES;
 		if (!yes) throw new Error(`The person said no to: ${question}. Nothing was changed.`);
 		const token = reply.error.state_token;
@@ -693,26 +693,29 @@ const EVENT_STATES: Record<string, string> = {
 	session_shutdown: "gone",
 };
 
-/** The payload of one report: the state, this process (copse checks it lives), its directory. */
-function statePayload(state: string, event: string): string {
-	return JSON.stringify({ state, hook_event_name: event, pid: process.pid, cwd: process.cwd() });
+/**
+ * The payload of one report: the state, this process (copse checks it lives), and the
+ * session's directory (pi's, which follows /worktree; the process's own stays put).
+ */
+function statePayload(state: string, event: string, cwd?: string): string {
+	return JSON.stringify({ state, hook_event_name: event, pid: process.pid, cwd: cwd || process.cwd() });
 }
 
 /** Reports a state without waiting: a hook must never slow the agent, nor fail it. */
-function reportState(state: string, event: string): void {
+function reportState(state: string, event: string, cwd?: string): void {
 	try {
 		const child = spawn(copseBin(), ["hook", stateHost, event], { stdio: ["pipe", "ignore", "ignore"] });
 		child.on("error", () => {});
 		child.stdin?.on("error", () => {});
-		child.stdin?.end(statePayload(state, event));
+		child.stdin?.end(statePayload(state, event, cwd));
 	} catch {}
 }
 
 /** Reports the host's exit and waits for it: the host exits right after its shutdown handlers. */
-function reportGone(event: string): void {
+function reportGone(event: string, cwd?: string): void {
 	try {
 		execFileSync(copseBin(), ["hook", stateHost, event], {
-			input: statePayload("gone", event),
+			input: statePayload("gone", event, cwd),
 			stdio: ["pipe", "ignore", "ignore"],
 			timeout: 2_000,
 		});
@@ -720,24 +723,24 @@ function reportGone(event: string): void {
 }
 
 /** Asks the person through the host's dialog, reported as needing them while it is open. */
-async function askPerson<T>(ask: () => Promise<T>): Promise<T> {
-	reportState("blocked", "input");
+async function askPerson<T>(cwd: string, ask: () => Promise<T>): Promise<T> {
+	reportState("blocked", "input", cwd);
 	try {
 		return await ask();
 	} finally {
-		reportState("working", "tool_call");
+		reportState("working", "tool_call", cwd);
 	}
 }
 
 function registerStateReports(pi: ExtensionAPI): void {
 	for (const [event, state] of Object.entries(EVENT_STATES)) {
 		if (event === "session_shutdown") continue;
-		pi.on(event as "agent_start", async () => reportState(state, event));
+		pi.on(event as "agent_start", async (_event, ctx) => reportState(state, event, ctx?.cwd));
 	}
 	// pi says "quit" when it exits (other reasons switch sessions); omp says no reason.
-	pi.on("session_shutdown", async (event) => {
+	pi.on("session_shutdown", async (event, ctx) => {
 		const reason = (event as { reason?: string }).reason;
-		if (reason === undefined || reason === "quit") reportGone("session_shutdown");
+		if (reason === undefined || reason === "quit") reportGone("session_shutdown", ctx?.cwd);
 	});
 }
 
