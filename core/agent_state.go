@@ -105,8 +105,8 @@ func mergeAgent(agents []Agent, a Agent, weak bool, sameProcess func(pid, entry 
 			continue
 		}
 		if weak && e.State != AgentRunning && e.State != AgentUnknown {
-			if agents[i].Command == "" || agents[i].Command != a.Command {
-				agents[i].Command = a.Command
+			if a.Command != "" {
+				agents[i].Command = a.Command // the wrapper knows the program's name
 			}
 			return agents
 		}
