@@ -29,6 +29,7 @@ type fakeAgentRun struct {
 	wt     string
 	logDir string
 	window string
+	env    []string // copse list's extra environment (TMUX, for the tmux backend)
 }
 
 func startFakeAgent(t *testing.T, r *coretest.Repo, srv *tmuxtest.Server, agent, wt string) *fakeAgentRun {
@@ -75,7 +76,7 @@ func (f *fakeAgentRun) waitHook(event string) time.Time {
 // agents is what `copse list --status --json` (the built binary) shows in the worktree.
 func (f *fakeAgentRun) agents() []core.Agent {
 	f.t.Helper()
-	res := run(f.t, f.r, f.r.Root, "list", "--status", "--json")
+	res := runWith(f.t, f.r, f.r.Root, f.env, nil, "list", "--status", "--json")
 	want(f.t, res, 0)
 	var l core.Listing
 	if err := json.Unmarshal([]byte(res.stdout), &l); err != nil {
@@ -175,3 +176,51 @@ func testFakeAgentStates(t *testing.T, agent string) {
 func TestFakeClaudeCodeStatesFromItsHooks(t *testing.T) { testFakeAgentStates(t, "claude") }
 
 func TestFakeCodexStatesFromItsHooks(t *testing.T) { testFakeAgentStates(t, "codex") }
+
+// Under the tmux backend, in the window create --run made for it: the hook's word takes
+// the place of the pane's screen reading (one agent, in its window), needs-you included,
+// which the screen cannot see in a raw-mode Node TUI.
+func TestFakeClaudeCodeInItsCopseWindow(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("the fake agent runs in a private tmux server; tmux is not installed:", err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("the fake agent is a Node program; node is not installed:", err)
+	}
+	t.Parallel()
+	r := coretest.New(t)
+	want(t, run(t, r, r.Root, "init", "claude", "--hooks"), 0, "wrote")
+	srv := tmuxtest.Start(t)
+	var env []string
+	for k, v := range srv.Env() {
+		env = append(env, k+"="+v)
+	}
+	fake, _ := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "agents", "fake-agent.js"))
+	logDir := t.TempDir()
+	// The server's windows have the test's own environment: the agent gets the test's HOME.
+	cmd := "unset XDG_STATE_HOME COPSE_STATE_DIR CLAUDE_CONFIG_DIR; HOME=" + r.Home + " HOOK_LOG_DIR=" + logDir + " exec " + node + " " + fake + " claude"
+	res := runWith(t, r, r.Root, env, nil, "create", "feat/agent", "--run", cmd, "--json")
+	want(t, res, 0)
+	var out struct {
+		Path        string `json:"path"`
+		WorkspaceID string `json:"workspace_id"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || out.Path == "" || out.WorkspaceID == "" {
+		t.Fatalf("create: %v\n%s", err, res)
+	}
+	f := &fakeAgentRun{t: t, r: r, srv: srv, agent: "claude", wt: out.Path, logDir: logDir, window: out.WorkspaceID, env: env}
+	f.waitHook("SessionStart")
+	if a := f.expect(core.AgentIdle); a.Workspace != out.WorkspaceID {
+		t.Fatalf("agent %+v is not in its window %s", a, out.WorkspaceID)
+	}
+	f.send("p", "PreToolUse")
+	f.expect(core.AgentWorking)
+	f.send("a", "Notification")
+	blocked := f.expect(core.AgentBlocked)
+	if blocked.Workspace != out.WorkspaceID {
+		t.Fatalf("agent %+v is not in its window", blocked)
+	}
+	f.send("s", "Stop")
+	f.expect(core.AgentIdle)
+}
