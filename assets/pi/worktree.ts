@@ -701,14 +701,31 @@ function statePayload(state: string, event: string, cwd?: string): string {
 	return JSON.stringify({ state, hook_event_name: event, pid: process.pid, cwd: cwd || process.cwd() });
 }
 
+/** The reports under way, one after the other: the last event's must be the last written. */
+let reporting: Promise<void> = Promise.resolve();
+
 /** Reports a state without waiting: a hook must never slow the agent, nor fail it. */
 function reportState(state: string, event: string, cwd?: string): void {
-	try {
-		const child = spawn(copseBin(), ["hook", stateHost, event], { stdio: ["pipe", "ignore", "ignore"] });
-		child.on("error", () => {});
-		child.stdin?.on("error", () => {});
-		child.stdin?.end(statePayload(state, event, cwd));
-	} catch {}
+	const payload = statePayload(state, event, cwd);
+	reporting = reporting.then(
+		() =>
+			new Promise<void>((done) => {
+				const timer = setTimeout(done, 2_000); // a copse that hangs holds no later report
+				const finish = () => {
+					clearTimeout(timer);
+					done();
+				};
+				try {
+					const child = spawn(copseBin(), ["hook", stateHost, event], { stdio: ["pipe", "ignore", "ignore"] });
+					child.on("error", finish);
+					child.on("exit", finish);
+					child.stdin?.on("error", () => {});
+					child.stdin?.end(payload);
+				} catch {
+					finish();
+				}
+			}),
+	);
 }
 
 /** Reports the host's exit and waits for it: the host exits right after its shutdown handlers. */
