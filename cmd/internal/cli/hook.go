@@ -76,6 +76,10 @@ func hookRecord(agent, event, state string, p agentstate.Payload, getenv func(st
 		rec.PID, rec.Start, rec.Program = id.PID, id.Start, liveproc.ProgramName(id.Argv)
 	} else if p.PID > 0 {
 		rec.PID = p.PID
+	} else {
+		// No /proc to walk (not Linux): the hook's parent stands for the agent, and copse,
+		// which cannot check it there either, takes the record as said.
+		rec.PID = os.Getppid()
 	}
 	if rec.Program == "" {
 		rec.Program = agent
