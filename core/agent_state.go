@@ -115,9 +115,22 @@ func mergeAgent(agents []Agent, a Agent, weak bool, sameProcess func(pid, entry 
 			a.PID = e.PID
 		}
 		agents[i] = a
-		return agents
+		return dropSameProcess(agents, i, a.PID, sameProcess)
 	}
 	return append(agents, a)
+}
+
+// dropSameProcess removes the entries other than keep that stand for process pid (the
+// process copse saw running, once Herdr's workspace entry took its record).
+func dropSameProcess(agents []Agent, keep, pid int, sameProcess func(pid, entry int) bool) []Agent {
+	out := agents[:0]
+	for j, e := range agents {
+		if j != keep && e.PID != 0 && pid != 0 && sameProcess(e.PID, pid) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // applyAgentStates reads every agent record and Claude Code's registry, and merges what

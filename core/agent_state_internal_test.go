@@ -91,6 +91,10 @@ func TestMergeAgentReplacesTheScreensReading(t *testing.T) {
 	if got := mergeAgent(herdr, hookAgent, false, same); len(got) != 1 || got[0].State != AgentBlocked || got[0].Workspace != "w1" {
 		t.Errorf("herdr entry: %+v", got)
 	}
+	herdrAndRunning := []Agent{{State: AgentWorking, Workspace: "w1", Source: agentstate.SourceHerdr}, {PID: 42, Command: "node", State: AgentRunning, Source: agentstate.SourceProcess}}
+	if got := mergeAgent(herdrAndRunning, hookAgent, false, same); len(got) != 1 || got[0].State != AgentBlocked || got[0].Workspace != "w1" || got[0].PID != 42 {
+		t.Errorf("herdr entry and the same process running: %+v", got)
+	}
 	weak := Agent{PID: 42, Command: "claude", State: AgentWorking, Source: agentstate.SourceWrapper}
 	if got := mergeAgent(append([]Agent(nil), pane...), weak, true, same); len(got) != 1 || got[0].State != AgentIdle || got[0].Source != agentstate.SourceScreen || got[0].Command != "claude" {
 		t.Errorf("weak word over a screen reading: %+v", got)
