@@ -14,6 +14,7 @@ type Payload struct {
 	HookEventName    string `json:"hook_event_name"`
 	NotificationType string `json:"notification_type"`
 	Message          string `json:"message"`
+	ToolName         string `json:"tool_name"`
 	// PID is the agent's process, sent by copse's extensions (which run inside it); a
 	// hook of the agent's own finds it as the nearest program above the hook's shell.
 	PID int `json:"pid"`
@@ -65,6 +66,10 @@ var eventStates = map[string]string{
 // idle_prompt (a minute after Stop) says nothing Stop did not.
 var blockingNotifications = map[string]bool{"permission_prompt": true, "elicitation_dialog": true, "ToolPermission": true}
 
+// askingTools are Claude Code's tools that wait for the person's answer, for which it fires
+// no Notification: a question (AskUserQuestion) and a plan to approve (ExitPlanMode).
+var askingTools = map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true}
+
 // StateOf is the state one hook call says: the payload's hook_event_name, else the event
 // named on the command line. ok is false for an event that says nothing of the state
 // (SubagentStop, an idle notification), so the record keeps its last word.
@@ -84,6 +89,9 @@ func StateOf(event string, p Payload) (string, bool) {
 			return Blocked, true
 		}
 		return "", false
+	}
+	if event == "PreToolUse" && askingTools[p.ToolName] {
+		return Blocked, true
 	}
 	s, ok := eventStates[event]
 	return s, ok

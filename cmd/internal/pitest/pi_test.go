@@ -263,6 +263,8 @@ func TestWorktreeInPi(t *testing.T) {
 	p.Text(`call git_worktree_remove {"branch":"other"}`)
 	p.Keys("Enter")
 	p.WaitText("copse asks", "Remove this worktree?", "branch: other", "path: "+other)
+	// While copse's question is open, pi needs the person: its extension says so.
+	extensionAgent(t, bin, env, feat, "blocked")
 	// No is the first choice: enter alone declines, as in copse's own prompts.
 	p.WaitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No, change nothing") })
 	p.Keys("Enter")
