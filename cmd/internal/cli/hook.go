@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/copse-dev/copse/core/agentstate"
@@ -47,7 +48,10 @@ func RunHook(args []string, in io.Reader, errw io.Writer, getenv func(string) st
 	p := agentstate.ParsePayload(readHookInput(in))
 	state, ok := agentstate.StateOf(event, p)
 	if !ok {
-		debug("event " + event + p.HookEventName + " says nothing of the state")
+		if p.HookEventName != "" {
+			event = p.HookEventName
+		}
+		debug("event " + strconv.Quote(event) + " says nothing of the state: nothing written")
 		return 0
 	}
 	rec := hookRecord(agent, event, state, p, getenv)
