@@ -1,21 +1,22 @@
 #!/usr/bin/env node
-// A test agent that behaves as Claude Code and Codex do towards their hooks: a TUI with
+// A test agent that behaves as Claude Code, Codex and Gemini CLI do towards their hooks: a TUI with
 // its terminal in raw mode (so it waits in epoll, as the real ones do, never in the
 // kernel's terminal read), that reads its hooks from the agent's own settings file and runs
 // every configured command through /bin/sh with the agent's real JSON payload on stdin,
 // at each transition. Keys drive it (tmux send-keys):
 //
 //   p  a prompt: UserPromptSubmit, then PreToolUse (Bash)      -> working
-//   a  a permission prompt: Notification permission_prompt (claude) or
-//      PermissionRequest (codex)                               -> needs you
-//   y  the tool ran: PostToolUse                               -> working
-//   s  the turn is over: Stop                                  -> idle
-//   q  exit: SessionEnd (claude), then the process ends
+//      (gemini: BeforeAgent, then BeforeTool)
+//   a  a permission prompt: Notification permission_prompt (claude),
+//      PermissionRequest (codex), Notification ToolPermission (gemini)   -> needs you
+//   y  the tool ran: PostToolUse (gemini: AfterTool)           -> working
+//   s  the turn is over: Stop (gemini: AfterAgent)             -> idle
+//   q  exit: SessionEnd (claude, gemini), then the process ends
 //
 // After the hooks of an event ran it writes <HOOK_LOG_DIR>/<event> holding the time they
 // finished (ms since the epoch), and prints "hooked <event>".
 //
-// usage: node fake-agent.js claude|codex
+// usage: node fake-agent.js claude|codex|gemini
 "use strict";
 const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
@@ -24,10 +25,12 @@ const crypto = require("node:crypto");
 
 const agent = process.argv[2] || "claude";
 const home = process.env.HOME;
-const settingsFile =
-	agent === "codex"
-		? path.join(process.env.CODEX_HOME || path.join(home, ".codex"), "hooks.json")
-		: path.join(process.env.CLAUDE_CONFIG_DIR || path.join(home, ".claude"), "settings.json");
+const settingsFile = {
+	codex: path.join(process.env.CODEX_HOME || path.join(home, ".codex"), "hooks.json"),
+	gemini: path.join(home, ".gemini", "settings.json"),
+	claude: path.join(process.env.CLAUDE_CONFIG_DIR || path.join(home, ".claude"), "settings.json"),
+}[agent];
+const gemini = agent === "gemini";
 const logDir = process.env.HOOK_LOG_DIR || "";
 const sessionId = crypto.randomUUID();
 const cwd = process.cwd();
@@ -60,6 +63,7 @@ function fire(event, extra) {
 		...extra,
 	};
 	if (agent === "codex") payload.model = "gpt-5-codex";
+	if (gemini) payload.timestamp = new Date().toISOString();
 	for (const command of hooksFor(event, extra.tool_name)) {
 		spawnSync("/bin/sh", ["-c", command], {
 			input: JSON.stringify(payload),
@@ -83,11 +87,22 @@ process.stdin.on("data", (buf) => {
 	for (const key of buf.toString()) {
 		switch (key) {
 			case "p":
+				if (gemini) {
+					fire("BeforeAgent", { prompt: "list the files" });
+					fire("BeforeTool", { tool_name: "run_shell_command", tool_input: { command: "ls" } });
+					break;
+				}
 				fire("UserPromptSubmit", { prompt: "list the files" });
 				fire("PreToolUse", { ...bash, tool_use_id: "toolu_1" });
 				break;
 			case "a":
 				if (agent === "codex") fire("PermissionRequest", { ...bash, tool_use_id: "toolu_1" });
+				else if (gemini)
+					fire("Notification", {
+						notification_type: "ToolPermission",
+						message: "Tool run_shell_command requires permission",
+						details: { command: "ls" },
+					});
 				else
 					fire("Notification", {
 						message: "Claude needs your permission to use Bash",
@@ -95,13 +110,15 @@ process.stdin.on("data", (buf) => {
 					});
 				break;
 			case "y":
-				fire("PostToolUse", { ...bash, tool_use_id: "toolu_1", tool_response: { stdout: "a b", stderr: "" } });
+				if (gemini) fire("AfterTool", { tool_name: "run_shell_command", tool_input: { command: "ls" }, tool_response: {} });
+				else fire("PostToolUse", { ...bash, tool_use_id: "toolu_1", tool_response: { stdout: "a b", stderr: "" } });
 				break;
 			case "s":
-				fire("Stop", { stop_hook_active: false, last_assistant_message: "Done." });
+				if (gemini) fire("AfterAgent", { prompt: "list the files", prompt_response: "Done." });
+				else fire("Stop", { stop_hook_active: false, last_assistant_message: "Done." });
 				break;
 			case "q":
-				if (agent === "claude") fire("SessionEnd", { reason: "prompt_input_exit" });
+				if (agent !== "codex") fire("SessionEnd", { reason: "exit" });
 				process.exit(0);
 		}
 	}

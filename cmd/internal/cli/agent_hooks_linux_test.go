@@ -49,10 +49,16 @@ func startFakeAgent(t *testing.T, r *coretest.Repo, srv *tmuxtest.Server, agent,
 	return f
 }
 
+// geminiEvents are Gemini CLI's names for the events the keys make.
+var geminiEvents = map[string]string{"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "Stop": "AfterAgent"}
+
 // send types key into the agent and waits until the hooks of event have run; it returns
 // when they finished.
 func (f *fakeAgentRun) send(key, event string) time.Time {
 	f.t.Helper()
+	if g, ok := geminiEvents[event]; ok && f.agent == "gemini" {
+		event = g
+	}
 	os.Remove(filepath.Join(f.logDir, event))
 	f.srv.Run("send-keys", "-t", f.window, key)
 	return f.waitHook(event)
@@ -166,7 +172,7 @@ func testFakeAgentStates(t *testing.T, agent string) {
 		t.Errorf("the listing after the exit took %v", d)
 	}
 
-	if agent == "claude" {
+	if agent != "codex" {
 		// Quit: SessionEnd, then the process ends; nothing is left working.
 		g := startFakeAgent(t, r, srv, agent, wt)
 		g.expect(core.AgentIdle)
@@ -184,6 +190,8 @@ func testFakeAgentStates(t *testing.T, agent string) {
 func TestFakeClaudeCodeStatesFromItsHooks(t *testing.T) { testFakeAgentStates(t, "claude") }
 
 func TestFakeCodexStatesFromItsHooks(t *testing.T) { testFakeAgentStates(t, "codex") }
+
+func TestFakeGeminiCLIStatesFromItsHooks(t *testing.T) { testFakeAgentStates(t, "gemini") }
 
 // Under the tmux backend, in the window create --run made for it: the hook's word takes
 // the place of the pane's screen reading (one agent, in its window), needs-you included,
