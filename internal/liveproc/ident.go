@@ -94,9 +94,11 @@ var interpreters = map[string]bool{"node": true, "nodejs": true, "bun": true, "d
 
 // knownPackages names agents by the package their script sits in (npm installs run
 // `node …/node_modules/@anthropic-ai/claude-code/cli.js`).
+// A scoped name (@scope/pkg) is looked up before the bare one: pi and Oh My Pi both
+// ship a pi-coding-agent.
 var knownPackages = map[string]string{
 	"claude-code": "claude", "codex": "codex", "gemini-cli": "gemini", "opencode-ai": "opencode",
-	"opencode": "opencode", "pi-coding-agent": "pi", "oh-my-pi": "omp", "omp": "omp",
+	"opencode": "opencode", "pi-coding-agent": "pi", "@oh-my-pi/pi-coding-agent": "omp", "omp": "omp",
 }
 
 // genericScripts are script names that say nothing of the program (its package does).
@@ -160,6 +162,11 @@ func scriptName(script string) string {
 	// …/node_modules/@scope/pkg/[dist|bin/]cli.js: the package names it.
 	parts := strings.Split(strings.Trim(filepath.ToSlash(dir), "/"), "/")
 	for i := len(parts) - 1; i >= 0 && i >= len(parts)-3; i-- {
+		if i > 0 {
+			if agent, ok := knownPackages[parts[i-1]+"/"+parts[i]]; ok {
+				return agent
+			}
+		}
 		if agent, ok := knownPackages[parts[i]]; ok {
 			return agent
 		}

@@ -15,6 +15,7 @@ func TestProgramNameFromArgvNotComm(t *testing.T) {
 		{[]string{"node", "/usr/lib/node_modules/@google/gemini-cli/dist/index.js"}, "gemini"},
 		{[]string{"node", "/x/node_modules/@mariozechner/pi-coding-agent/dist/cli.js"}, "pi"},
 		{[]string{"node", "/work/tools/mytool/dist/cli.js"}, "mytool"},
+		{[]string{"/x/bun", "/x/node_modules/@oh-my-pi/pi-coding-agent/dist/cli.js", "--model", "m"}, "omp"},
 		{[]string{"node", "/work/testdata/agents/fake-claude.js"}, "fake-claude"},
 		{[]string{"/bin/sh", "-c", "exec FOO=1 claude --resume"}, "claude"},
 		{[]string{"sh", "-c", "aider --yes"}, "aider"},
