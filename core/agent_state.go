@@ -182,10 +182,15 @@ func (s *service) applyAgentStates(rows []Worktree) {
 // installed), from its registry entry alone: shown only while the process lives.
 func registryAgent(c *claudeSession) (Agent, bool) {
 	st := registryState(c.Status)
-	if st == "" || !liveproc.Alive(c.PID, 0) {
+	id, ok := liveproc.Identify(c.PID)
+	if st == "" || !ok {
 		return Agent{}, false
 	}
-	id, _ := liveproc.Identify(c.PID)
+	// A session cannot start before its process: an entry older than the process is a
+	// reused pid's, left by a Claude Code that crashed.
+	if at := id.StartedAt(); c.StartedAt > 0 && !at.IsZero() && time.UnixMilli(c.StartedAt).Before(at.Add(-2*time.Second)) {
+		return Agent{}, false
+	}
 	name := liveproc.ProgramName(id.Argv)
 	if name == "" {
 		name = "claude"

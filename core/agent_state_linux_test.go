@@ -164,8 +164,21 @@ func TestListReadsClaudeCodesRegistry(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfg, "sessions", strconv.Itoa(id.PID)+".json"), []byte(entry), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A second process whose entry says its session started an hour before the process
+	// did: a reused pid's stale entry, not this process.
+	_, old := startIn(t, wt)
+	stale := `{"pid":` + strconv.Itoa(old.PID) + `,"sessionId":"reg-old","cwd":"` + wt + `","status":"busy","startedAt":` + strconv.FormatInt(time.Now().Add(-time.Hour).UnixMilli(), 10) + `}`
+	if err := os.WriteFile(filepath.Join(cfg, "sessions", strconv.Itoa(old.PID)+".json"), []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	agents := agentsOf(t, s, wt)
-	if len(agents) != 1 || agents[0].State != core.AgentWorking || agents[0].Source != agentstate.SourceRegistry || agents[0].Session != "reg-1" {
+	var fromRegistry []core.Agent
+	for _, a := range agents {
+		if a.Source == agentstate.SourceRegistry {
+			fromRegistry = append(fromRegistry, a)
+		}
+	}
+	if len(fromRegistry) != 1 || fromRegistry[0].State != core.AgentWorking || fromRegistry[0].Session != "reg-1" || fromRegistry[0].PID != id.PID {
 		t.Fatalf("agents %+v", agents)
 	}
 }

@@ -3,6 +3,7 @@ package liveproc
 import (
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Ident is one process as an agent's record names it: its pid, its parent, its start time
@@ -14,6 +15,10 @@ type Ident struct {
 	Start uint64
 	Argv  []string
 }
+
+// StartedAt is when the process started, by the wall clock (zero where copse cannot tell):
+// the boot time plus its start in clock ticks (USER_HZ, 100 on Linux).
+func (id Ident) StartedAt() time.Time { return startedAt(id.Start) }
 
 // Identify reads one process (Linux; ok is false elsewhere, or when it is gone).
 func Identify(pid int) (Ident, bool) { return identify(pid) }

@@ -7,9 +7,38 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 func canIdentify() bool { return true }
+
+// userHZ is the kernel's clock tick for /proc times (USER_HZ: 100 on every Linux ABI Go
+// supports).
+const userHZ = 100
+
+var bootTime = sync.OnceValue(func() time.Time {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				return time.Unix(n, 0)
+			}
+		}
+	}
+	return time.Time{}
+})
+
+func startedAt(ticks uint64) time.Time {
+	boot := bootTime()
+	if boot.IsZero() || ticks == 0 {
+		return time.Time{}
+	}
+	return boot.Add(time.Duration(ticks) * time.Second / userHZ)
+}
 
 func identify(pid int) (Ident, bool) {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

@@ -25,6 +25,9 @@ func TestAliveNeedsTheSameStartTime(t *testing.T) {
 	if !Alive(pid, id.Start) {
 		t.Error("the running process is not alive")
 	}
+	if at := id.StartedAt(); at.Before(time.Now().Add(-5*time.Second)) || at.After(time.Now().Add(time.Second)) {
+		t.Errorf("started at %v, now is %v", at, time.Now())
+	}
 	if Alive(pid, id.Start+1) {
 		t.Error("a pid with another start time was taken for the process")
 	}
