@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/copse-dev/copse/core/agentstate"
 	"os"
 	"path/filepath"
 
@@ -176,7 +177,11 @@ func (b *herdrBackend) agents(ctx context.Context, rows []Worktree) {
 				state = herdrAgentState(w.AgentStatus)
 			}
 		}
-		rows[i].Agents = append(rows[i].Agents, Agent{State: state, Workspace: *ws})
+		a := Agent{State: state, Workspace: *ws}
+		if state != AgentUnknown {
+			a.Source = agentstate.SourceHerdr
+		}
+		rows[i].Agents = append(rows[i].Agents, a)
 	}
 }
 

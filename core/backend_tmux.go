@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/copse-dev/copse/core/agentstate"
 	"github.com/copse-dev/copse/internal/liveproc"
 	"github.com/copse-dev/copse/tmux"
 )
@@ -485,17 +486,20 @@ func (b *tmuxBackend) agents(ctx context.Context, rows []Worktree) {
 
 func paneAgent(p tmux.Pane) []Agent {
 	if p.Dead {
-		return []Agent{{Command: p.Command, State: AgentDone, Workspace: p.Window}}
+		return []Agent{{Command: p.Command, State: AgentDone, Workspace: p.Window, Source: agentstate.SourceProcess}}
 	}
 	fg := liveproc.ForegroundOf(p.PID)
 	if fg.Children == 0 && liveproc.IsShell(fg.Name) {
 		return nil // a shell at its prompt: nothing runs there
 	}
 	name := fg.Name
+	if id, ok := liveproc.AgentBelow(p.PID); ok {
+		name = liveproc.ProgramName(id.Argv) // argv, not the kernel's 15-character comm
+	}
 	if name == "" {
 		name = p.Command
 	}
-	a := Agent{PID: p.PID, Command: name, State: AgentIdle, Workspace: p.Window}
+	a := Agent{PID: p.PID, Command: name, State: AgentIdle, Workspace: p.Window, Source: agentstate.SourceScreen}
 	switch {
 	case fg.Reading:
 		a.State = AgentBlocked

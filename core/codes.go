@@ -318,6 +318,16 @@ const (
 	CodeOmpExtensionUnreadable = "omp_extension_unreadable"
 	// CodeOmpExtensionWrite means: the omp extension file cannot be written.
 	CodeOmpExtensionWrite = "omp_extension_write"
+	// CodeAgentHooksDir means: cannot tell where the agent keeps its settings: …
+	CodeAgentHooksDir = "agent_hooks_dir"
+	// CodeAgentSettingsMalformed means: the agent's settings file is not the JSON copse can merge hooks into; nothing was changed.
+	CodeAgentSettingsMalformed = "agent_settings_malformed"
+	// CodeAgentSettingsUnreadable means: the agent's settings file cannot be read.
+	CodeAgentSettingsUnreadable = "agent_settings_unreadable"
+	// CodeAgentSettingsWrite means: the agent's settings file cannot be written.
+	CodeAgentSettingsWrite = "agent_settings_write"
+	// CodeAgentPluginChanged means: the opencode plugin file was changed since copse wrote it (or copse did not write it); it was kept.
+	CodeAgentPluginChanged = "agent_plugin_changed"
 	// CodePreviewFailed means: the picker's preview could not read part of a worktree's state.
 	CodePreviewFailed = "preview_failed"
 	// CodeProjectCommandUnapproved means: .copse.conf asks to run setup or test commands no person approved on this machine; nothing ran.

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/copse-dev/copse/core/agentstate"
 	"github.com/copse-dev/copse/internal/liveproc"
 )
 
@@ -257,12 +258,16 @@ const maxRunning = 5
 func setRunning(rows []Worktree, found map[int][]liveproc.Proc) {
 	for i, ps := range found {
 		named := map[string]bool{}
+		var pids []int
 		for _, a := range rows[i].Agents {
 			named[a.Command] = true
+			if a.PID != 0 {
+				pids = append(pids, a.PID)
+			}
 		}
 		n := 0
 		for _, p := range ps {
-			if p.Shell || len(p.Cmdline) == 0 || n == maxRunning {
+			if p.Shell || len(p.Cmdline) == 0 || n == maxRunning || belowAny(p.PID, pids) {
 				continue
 			}
 			name := baseName(p.Cmdline[0])
@@ -270,8 +275,19 @@ func setRunning(rows []Worktree, found map[int][]liveproc.Proc) {
 				continue
 			}
 			named[name] = true
-			rows[i].Agents = append(rows[i].Agents, Agent{PID: p.PID, Command: name, State: AgentRunning})
+			rows[i].Agents = append(rows[i].Agents, Agent{PID: p.PID, Command: name, State: AgentRunning, Source: agentstate.SourceProcess})
 			n++
 		}
 	}
+}
+
+// belowAny reports whether pid is one of pids or runs below one: the program of a pane the
+// backend already named (by its argv, which may differ from the process's argv[0]).
+func belowAny(pid int, pids []int) bool {
+	for _, a := range pids {
+		if liveproc.Descends(pid, a) {
+			return true
+		}
+	}
+	return false
 }

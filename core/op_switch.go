@@ -112,6 +112,7 @@ func (s *service) runTarget(ctx context.Context, c *targetCmd, warnings []string
 		s.sessAt = c.target.Path
 		s.mu.Unlock()
 	}
+	s.markAgentsRead(c.target.Path) // a done agent there has now been seen
 	dest := c.target.Path
 	if c.operation == OpBack {
 		dest = s.backDir(c.target.Path)

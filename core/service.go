@@ -119,6 +119,7 @@ func (s *Service) Agents(ctx context.Context, rows []Worktree) map[string][]Agen
 	found := setProcesses(cp)
 	s.impl.backend.agents(ctx, cp)
 	setRunning(cp, found)
+	s.impl.applyAgentStates(cp)
 	out := map[string][]Agent{}
 	for _, r := range cp {
 		if len(r.Agents) > 0 {

@@ -373,6 +373,7 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 		found := setProcesses(rows)
 		s.backend.agents(ctx, rows)
 		setRunning(rows, found)
+		s.applyAgentStates(rows)
 	}
 	return &Listing{RepoRoot: s.root(), Backend: s.backend.name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
 }

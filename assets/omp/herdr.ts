@@ -307,7 +307,9 @@ function registerHerdrTool(pi: ExtensionAPI, variants: Record<string, unknown>[]
 				// omp's own prompt offers Approve first, so enter alone would approve; copse's
 				// confirmations default to No, so it asks once more, No first, where omp has a UI.
 				if (ctx.hasUI) {
-					const choice = await ctx.ui.select(`copse asks: ${approvalReason(raw)}`, [ANSWER_NO, ANSWER_YES], { signal });
+					const choice = await askPerson(ctx.cwd, () =>
+						ctx.ui.select(`copse asks: ${approvalReason(raw)}`, [ANSWER_NO, ANSWER_YES], { signal }),
+					);
 					if (choice !== ANSWER_YES) throw new Error("The person said no. Nothing was changed.");
 				}
 				const token = (await takeToken(request, ctx.cwd)) ?? (await firstToken(request, opts));
@@ -419,6 +421,7 @@ async function ompArrived(ctx: ExtensionContext, previousSessionFile: string | u
 
 export default async function (pi: ExtensionAPI) {
 	hostMove = ompMove;
+	stateHost = "omp";
 	// The seed's cap: 2 MB of output per command.
 	outputCap = 2 * 1024 * 1024;
 	await registerPiExtension(pi);

@@ -19,7 +19,7 @@
  *
  * Install: copse init pi --install   (writes this file into pi's extensions folder)
  */
-import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawn, spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import * as path from "node:path";
 import {
@@ -249,7 +249,7 @@ async function requestWithApproval(
 		// A select whose first choice is No: enter alone changes nothing, as in copse's own
 		// prompts (pi's confirm has no default, and its first choice is Yes). Dismissed, or
 		// aborted with the turn, it is a no too.
-		const choice = await ctx.ui.select(`copse asks: ${question}`, [ANSWER_NO, ANSWER_YES], { signal });
+		const choice = await askPerson(ctx.cwd, () => ctx.ui.select(`copse asks: ${question}`, [ANSWER_NO, ANSWER_YES], { signal }));
 		const yes = choice === ANSWER_YES;
 		if (!yes) throw new Error(`The person said no to: ${question}. Nothing was changed.`);
 		const token = reply.error.state_token;
@@ -676,6 +676,91 @@ function registerTools(pi: ExtensionAPI, p: Extract<Probe, { ok: true }>): void 
 	}
 }
 
+// ---------------------------------------------------------------------------------------
+// Telling copse what this agent is doing (copse list --status, the picker): first-hand,
+// from the host's own events, through `copse hook HOST EVENT` (docs/agents.md).
+
+/** The host copse's records name: pi, or omp (its adapter sets it). */
+let stateHost = "pi";
+
+/** The state each host event means; an event not listed reports nothing. */
+const EVENT_STATES: Record<string, string> = {
+	session_start: "idle",
+	agent_start: "working",
+	turn_start: "working",
+	tool_call: "working",
+	agent_end: "idle",
+	session_shutdown: "gone",
+};
+
+/**
+ * The payload of one report: the state, this process (copse checks it lives), and the
+ * session's directory (pi's, which follows /worktree; the process's own stays put).
+ */
+function statePayload(state: string, event: string, cwd?: string): string {
+	return JSON.stringify({ state, hook_event_name: event, pid: process.pid, cwd: cwd || process.cwd() });
+}
+
+/** The reports under way, one after the other: the last event's must be the last written. */
+let reporting: Promise<void> = Promise.resolve();
+
+/** Reports a state without waiting: a hook must never slow the agent, nor fail it. */
+function reportState(state: string, event: string, cwd?: string): void {
+	const payload = statePayload(state, event, cwd);
+	reporting = reporting.then(
+		() =>
+			new Promise<void>((done) => {
+				const timer = setTimeout(done, 2_000); // a copse that hangs holds no later report
+				const finish = () => {
+					clearTimeout(timer);
+					done();
+				};
+				try {
+					const child = spawn(copseBin(), ["hook", stateHost, event], { stdio: ["pipe", "ignore", "ignore"] });
+					child.on("error", finish);
+					child.on("exit", finish);
+					child.stdin?.on("error", () => {});
+					child.stdin?.end(payload);
+				} catch {
+					finish();
+				}
+			}),
+	);
+}
+
+/** Reports the host's exit and waits for it: the host exits right after its shutdown handlers. */
+function reportGone(event: string, cwd?: string): void {
+	try {
+		execFileSync(copseBin(), ["hook", stateHost, event], {
+			input: statePayload("gone", event, cwd),
+			stdio: ["pipe", "ignore", "ignore"],
+			timeout: 2_000,
+		});
+	} catch {}
+}
+
+/** Asks the person through the host's dialog, reported as needing them while it is open. */
+async function askPerson<T>(cwd: string, ask: () => Promise<T>): Promise<T> {
+	reportState("blocked", "input", cwd);
+	try {
+		return await ask();
+	} finally {
+		reportState("working", "tool_call", cwd);
+	}
+}
+
+function registerStateReports(pi: ExtensionAPI): void {
+	for (const [event, state] of Object.entries(EVENT_STATES)) {
+		if (event === "session_shutdown") continue;
+		pi.on(event as "agent_start", async (_event, ctx) => reportState(state, event, ctx?.cwd));
+	}
+	// pi says "quit" when it exits (other reasons switch sessions); omp says no reason.
+	pi.on("session_shutdown", async (event, ctx) => {
+		const reason = (event as { reason?: string }).reason;
+		if (reason === undefined || reason === "quit") reportGone("session_shutdown", ctx?.cwd);
+	});
+}
+
 /** Releases every claim this pi holds, synchronously: the host exits right after its shutdown handlers. */
 function releaseClaims(): void {
 	const p = state.probes.get(copseBin());
@@ -707,6 +792,7 @@ export default async function (pi: ExtensionAPI) {
 	const p = await probe();
 	if (p.ok) {
 		registerTools(pi, p);
+		registerStateReports(pi);
 	} else {
 		pi.on("session_start", async (event, ctx) => {
 			if (event.reason === "startup") ctx.ui.notify(p.problem, "warning");

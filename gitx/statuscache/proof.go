@@ -334,7 +334,7 @@ func (p *prover) statAs(dir int, name string, follow bool) (exists bool, typ uin
 	if err := p.info(&st); err != nil {
 		return false, 0, err
 	}
-	typ = st.Mode & unix.S_IFMT
+	typ = uint32(st.Mode) & unix.S_IFMT
 	if !follow || typ != unix.S_IFLNK {
 		return true, typ, nil
 	}

@@ -239,4 +239,11 @@ func Stopped(pid int) bool { return stopped(pid) }
 
 // StartTime is when process pid started (ok false when it does not run, or copse cannot
 // tell): with the pid, it names one process, where a pid alone may have been reused.
-func StartTime(pid int) (time.Time, bool) { return startTime(pid) }
+func StartTime(pid int) (time.Time, bool) {
+	id, ok := identify(pid)
+	if !ok {
+		return time.Time{}, false
+	}
+	t := id.StartedAt()
+	return t, !t.IsZero()
+}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 )
 
 type raw struct {
@@ -296,52 +295,4 @@ func ancestors() []int {
 		pid = ppidOf(stat)
 	}
 	return out
-}
-
-// clockTicks is USER_HZ, the unit of /proc's start times: 100 on every Linux copse runs on
-// (the kernel fixes it for user space whatever its own HZ).
-const clockTicks = 100
-
-// startTime reads field 22 of /proc/<pid>/stat (ticks after boot) and the boot time
-// (btime in /proc/stat). A zombie has ended: not running.
-func startTime(pid int) (time.Time, bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return time.Time{}, false
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return time.Time{}, false
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	// f[0] is field 3 (state), so field 22 is f[19].
-	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
-		return time.Time{}, false
-	}
-	ticks, err := strconv.ParseInt(f[19], 10, 64)
-	if err != nil {
-		return time.Time{}, false
-	}
-	boot, ok := bootTime()
-	if !ok {
-		return time.Time{}, false
-	}
-	return boot.Add(time.Duration(ticks) * time.Second / clockTicks), true
-}
-
-func bootTime() (time.Time, bool) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return time.Time{}, false
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "btime "); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err != nil {
-				return time.Time{}, false
-			}
-			return time.Unix(n, 0), true
-		}
-	}
-	return time.Time{}, false
 }

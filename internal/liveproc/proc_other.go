@@ -2,10 +2,7 @@
 
 package liveproc
 
-import (
-	"runtime"
-	"time"
-)
+import "runtime"
 
 // read: without /proc copse would have to run a program (lsof) to know, and core runs no
 // program of its own; it says it cannot tell.
@@ -27,5 +24,3 @@ func foreground(int) Foreground { return Foreground{Children: -1} }
 func stopped(int) bool { return false }
 
 func ancestors() []int { return nil }
-
-func startTime(int) (time.Time, bool) { return time.Time{}, false }

@@ -42,6 +42,10 @@ func MainMCP(serve MCPServer) int {
 }
 
 func run(f *Factory) int {
+	if IsHook(os.Args[1:]) {
+		// An agent's hook: no signal handling, no command tree, no repository.
+		return RunHook(os.Args[1:], f.In, f.Err, f.Getenv)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stop := handleSignals(cancel, os.Stderr, func() { os.Exit(130) })
@@ -452,6 +456,7 @@ retry blindly); 130 cancelled.`,
 		NewCmdTool(f),
 		NewCmdMCP(f),
 		NewCmdVersion(f),
+		NewCmdHook(f),
 	)
 	// Verbs that name an existing worktree complete its branch or path; create completes
 	// branches that could be checked out.

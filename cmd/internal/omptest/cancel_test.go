@@ -120,6 +120,11 @@ func TestHerdrWorktreeCancelEndsCopseAndHerdr(t *testing.T) {
 
 	p.Keys("Escape")
 	p.WaitFor("copse and herdr to end", func(string) bool { return !running(copse.pid) && !running(herdr.pid) })
+	// The extension's state reports (copse hook omp EVENT, one at a time, each bounded to
+	// well under a second) end on their own.
+	p.WaitFor("the state reports to end", func(string) bool {
+		return !slices.ContainsFunc(descendants(omp), func(c proc) bool { return len(c.argv) > 1 && c.argv[1] == "hook" })
+	})
 	// Nothing copse started is left anywhere under omp.
 	for _, c := range descendants(omp) {
 		if c.argv[0] == w.s.Bin || filepath.Base(c.argv[0]) == "copse" || filepath.Base(c.argv[0]) == "git" {

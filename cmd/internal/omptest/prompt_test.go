@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,6 +159,43 @@ func (p *pane) approve(yes bool) {
 	p.choose("copse asks: copse runs this only after you confirm:", answer)
 }
 
+// extensionAgent waits until copse list --status shows, in the main checkout, the omp
+// agent its extension reported, in state (inside Herdr its word takes the place of the
+// workspace's agent_status).
+func (w *world) extensionAgent(state string) {
+	w.t.Helper()
+	var last string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		cmd := exec.Command(w.copse, "list", "--status", "--json")
+		cmd.Env, cmd.Dir = w.env(), w.s.Repo
+		out, err := cmd.Output()
+		if err != nil {
+			w.t.Fatalf("copse list --status --json: %v\n%s", err, out)
+		}
+		var l struct {
+			Worktrees []struct {
+				Path   string                                    `json:"path"`
+				Agents []struct{ Command, State, Source string } `json:"agents"`
+			} `json:"worktrees"`
+		}
+		if err := json.Unmarshal(out, &l); err != nil {
+			w.t.Fatalf("copse list --status --json: %v\n%s", err, out)
+		}
+		for _, r := range l.Worktrees {
+			if r.Path != w.s.Repo {
+				continue
+			}
+			last = fmt.Sprintf("%+v", r.Agents)
+			for _, a := range r.Agents {
+				if a.Source == "extension" && a.State == state && a.Command == "omp" {
+					return
+				}
+			}
+		}
+	}
+	w.t.Fatalf("no omp agent %s (source extension) in %s; its agents: %s", state, w.s.Repo, last)
+}
+
 // deny answers omp's prompt with Deny.
 func (p *pane) deny() {
 	p.T.Helper()
@@ -234,9 +273,13 @@ func TestHerdrWorktreeApprovalInOmp(t *testing.T) {
 	}
 
 	// Enter, enter: omp's Approve, then copse's No (its first choice): nothing changes.
+	// While copse's question is open, omp needs the person: its extension tells copse.
 	before = w.snapshot()
 	p.ask(`{"operation":"remove","workspace_id":"` + id + `"}`)
-	p.approve(false)
+	p.choose("Allow tool: herdr_worktree", "Approve")
+	p.WaitText("copse asks: copse runs this only after you confirm:")
+	w.extensionAgent("blocked")
+	p.choose("copse asks: copse runs this only after you confirm:", "No, change nothing")
 	n++
 	if r := w.answered(p, n); !r.isError {
 		t.Fatalf("enter at copse's question removed: %s", r.text)

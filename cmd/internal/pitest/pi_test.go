@@ -193,6 +193,8 @@ func TestWorktreeInPi(t *testing.T) {
 	p.Text("hello from main")
 	p.Keys("Enter")
 	p.WaitText("ok: hello from main")
+	// The extension told copse first-hand: the turn is over, pi is idle in main.
+	extensionAgent(t, bin, env, r.Root, "idle")
 
 	// Short notices, not errors: already here; nothing picked.
 	p.command("/worktree main", "main")
@@ -226,6 +228,8 @@ func TestWorktreeInPi(t *testing.T) {
 	p.Text(`call bash {"command":"echo cwd=$(pwd) branch=$(git branch --show-current)"}`)
 	p.Keys("Enter")
 	p.WaitText("cwd="+feat+" branch=feat", "tool bash done")
+	// pi's state follows it to the worktree it moved to (its process stayed in main).
+	extensionAgent(t, bin, env, feat, "idle")
 
 	// git_worktree_list through the fake model: copse's list, feat current.
 	p.Text(`call git_worktree_list {}`)
@@ -259,6 +263,8 @@ func TestWorktreeInPi(t *testing.T) {
 	p.Text(`call git_worktree_remove {"branch":"other"}`)
 	p.Keys("Enter")
 	p.WaitText("copse asks", "Remove this worktree?", "branch: other", "path: "+other)
+	// While copse's question is open, pi needs the person: its extension says so.
+	extensionAgent(t, bin, env, feat, "blocked")
 	// No is the first choice: enter alone declines, as in copse's own prompts.
 	p.WaitFor("No selected", func(s string) bool { return strings.Contains(s, "→ No, change nothing") })
 	p.Keys("Enter")
@@ -404,6 +410,36 @@ func copseJSON(t *testing.T, bin string, env []string, dir string, v any, args .
 	if err := json.Unmarshal(out, v); err != nil {
 		t.Fatalf("copse %q: %v\n%s", args, err, out)
 	}
+}
+
+// extensionAgent waits until copse list --status shows, in the worktree at path, the pi
+// agent its extension reported, in state.
+func extensionAgent(t *testing.T, bin string, env []string, path, state string) {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var l struct {
+			Worktrees []struct {
+				Path   string `json:"path"`
+				Agents []struct {
+					Command, State, Source string
+				} `json:"agents"`
+			} `json:"worktrees"`
+		}
+		copseJSON(t, bin, env, path, &l, "list", "--status", "--json")
+		for _, w := range l.Worktrees {
+			if w.Path != path {
+				continue
+			}
+			last = fmt.Sprintf("%+v", w.Agents)
+			for _, a := range w.Agents {
+				if a.Source == "extension" && a.State == state && a.Command == "pi" {
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("no pi agent %s (source extension) in %s; its agents: %s", state, path, last)
 }
 
 // claims maps each worktree's branch to the session that claims it ("" for none).

@@ -1,0 +1,73 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/copse-dev/copse/core/agentstate"
+	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/internal/liveproc"
+)
+
+// TestHookWritesTheAgentsRecordAndSaysNothing: `copse hook claude` reads Claude Code's
+// payload, writes the record of the process that ran it (here the test, which runs copse
+// directly as an agent runs its hook's shell) with its start time, and prints nothing.
+func TestHookWritesTheAgentsRecordAndSaysNothing(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	state := filepath.Join(r.Base, "state")
+	env := []string{"COPSE_STATE_DIR=" + state}
+	payload := `{"session_id":"sess-9","transcript_path":"/x.jsonl","cwd":"` + r.Root + `","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}`
+	res := runWith(t, r, r.Base, env, strings.NewReader(payload), "hook", "claude", "Notification")
+	if res.code != 0 || res.stdout != "" || res.stderr != "" {
+		t.Fatalf("the hook said something:\n%s", res)
+	}
+	recs, err := agentstate.ReadAll(agentstate.Dir(func(k string) string {
+		if k == "COPSE_STATE_DIR" {
+			return state
+		}
+		return ""
+	}))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %+v, %v", recs, err)
+	}
+	rec := recs[0]
+	self, _ := liveproc.Identify(os.Getpid())
+	if rec.Agent != "claude" || rec.Session != "sess-9" || rec.State != agentstate.Blocked || rec.Source != agentstate.SourceHook ||
+		rec.Cwd != r.Root || rec.Event != "Notification" || rec.PID != os.Getpid() || rec.Start != self.Start || rec.Time.IsZero() {
+		t.Fatalf("record %+v", rec)
+	}
+}
+
+// TestHookNeverFails: whatever it is given — no payload, garbage, an unknown event, no
+// arguments, a store it cannot write — the hook exits 0 and prints nothing (the agent
+// would show it, or stop).
+func TestHookNeverFails(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	blocker := filepath.Join(r.Base, "file")
+	os.WriteFile(blocker, []byte("x"), 0o600)
+	for _, c := range []struct {
+		env  []string
+		in   string
+		args []string
+	}{
+		{nil, "", []string{"hook"}},
+		{nil, "not json", []string{"hook", "claude"}},
+		{nil, `{"hook_event_name":"Frobnicate"}`, []string{"hook", "claude"}},
+		{[]string{"COPSE_STATE_DIR=" + blocker}, `{"hook_event_name":"Stop"}`, []string{"hook", "claude", "Stop"}},
+		{nil, "", []string{"hook", "a", "b", "c"}},
+	} {
+		res := runWith(t, r, r.Base, c.env, strings.NewReader(c.in), c.args...)
+		if res.code != 0 || res.stdout != "" || res.stderr != "" {
+			t.Errorf("%s", res)
+		}
+	}
+	// COPSE_HOOK_DEBUG says why nothing was written, on stderr only.
+	res := runWith(t, r, r.Base, []string{"COPSE_STATE_DIR=" + blocker, "COPSE_HOOK_DEBUG=1"}, strings.NewReader(`{"hook_event_name":"Stop"}`), "hook", "claude")
+	if res.code != 0 || res.stdout != "" || !strings.Contains(res.stderr, "copse hook:") {
+		t.Errorf("debug: %s", res)
+	}
+}
