@@ -20,3 +20,7 @@ func marked(key, value string) ([]Proc, error) { return nil, &unknownOS{runtime.
 func readingTerminal(int) bool { return false }
 
 func foreground(int) Foreground { return Foreground{Children: -1} }
+
+func startTime(int) (uint64, bool) { return 0, false }
+
+func procReadable() bool { return false }

@@ -1,0 +1,35 @@
+package liveproc
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// A process is alive with its own start time, and not with another one (a reused pid), nor
+// once it has exited.
+func TestAliveTellsAReusedPidAndAnEndedProcess(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	start, ok := StartTime(pid)
+	if !ok || start == 0 {
+		t.Fatalf("StartTime(%d) = %d, %v", pid, start, ok)
+	}
+	if own, _ := StartTime(os.Getpid()); own == start && os.Getpid() != pid {
+		t.Logf("same tick as the test process; the reuse check below still holds")
+	}
+	if !Alive(pid, start) {
+		t.Errorf("Alive(%d, %d) = false for a running process", pid, start)
+	}
+	if Alive(pid, start+1) {
+		t.Errorf("Alive with another start time = true: a reused pid would be taken for the process")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if Alive(pid, start) {
+		t.Errorf("Alive(%d) = true after the process ended", pid)
+	}
+}
