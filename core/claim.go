@@ -15,6 +15,10 @@ import (
 type Claim struct {
 	Session string    `json:"session"`
 	Since   time.Time `json:"since"`
+	// Ended: the session is a create --run command's and the command ended (or its window
+	// closed): the claim binds nothing, and remove, prune and land go ahead without
+	// --force (the lock goes with the worktree). Listings only; never in a lock reason.
+	Ended bool `json:"ended,omitempty"`
 }
 
 const (

@@ -1,6 +1,9 @@
 package core
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // OpCreate makes a worktree, and its branch unless it exists.
 const OpCreate Operation = "create"
@@ -46,6 +49,30 @@ var createOp = &operation{
 	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
 		return s.runCreateClaim(ctx, x.plan.cmd.(*createCmd), x)
 	},
+	// A command started with --run that ends within a second did not start: said in the
+	// reply, after the lock is released (the wrapper takes it to release its claim).
+	settle: func(s *service, ctx context.Context, x *execution, out *Outcome) (*Outcome, error) {
+		c := x.plan.cmd.(*createCmd)
+		if c.run == nil || !c.run.wrapped || out == nil {
+			return out, nil
+		}
+		if w := s.quickEnd(ctx, c.run.session, out.Path, c.run.started); w != "" {
+			out.Warnings = append(out.Warnings, w)
+			for _, cl := range []*Claim{out.Claim, claimOfRow(out.Worktree)} {
+				if cl != nil {
+					cl.Ended = true
+				}
+			}
+		}
+		return out, nil
+	},
+}
+
+func claimOfRow(w *Worktree) *Claim {
+	if w == nil {
+		return nil
+	}
+	return w.Claim
 }
 
 // createdEvents are the events of a create that happened (and of its claim, if taken).
@@ -207,6 +234,9 @@ func createConfirmation(r CreateRequest, c *createCmd, baseShown string, askRun 
 
 func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, warnings []string) (*Outcome, error) {
 	pre := s.createPreState(ctx, c)
+	if c.run != nil {
+		c.run.started = time.Now()
+	}
 	ws, runErr := s.backend.create(ctx, c)
 	if runErr != nil {
 		return nil, s.failedCreate(ctx, c, before, pre, runErr)

@@ -79,9 +79,17 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 			c.live.agent = s.backend.agentStatus(ctx, ws, t.Path)
 		}
 	}
+	// A claim whose --run command ended binds nothing (agent_run.go).
+	ended := t.Locked != nil && s.claimEnded(t)
+	c.unlockFirst = ended && !r.Force
 	if !r.Force {
 		for _, rule := range []func() *Error{
-			func() *Error { return ruleNotLocked(t) },
+			func() *Error {
+				if ended {
+					return nil
+				}
+				return ruleNotLocked(t)
+			},
 			func() *Error { return ruleStatusKnown(t, c.losses) },
 			func() *Error { return ruleNoOperation(t, c.losses) },
 			func() *Error { return ruleClean(t, c.losses) },

@@ -44,7 +44,13 @@ func targetLock(s *service, _ command) lockKind {
 
 // runTargetOp runs open, switch and back.
 func runTargetOp(s *service, ctx context.Context, x *execution) (*Outcome, error) {
-	return s.runTarget(ctx, x.plan.cmd.(*targetCmd), x.warnings())
+	c := x.plan.cmd.(*targetCmd)
+	out, err := s.runTarget(ctx, c, x.warnings())
+	if err == nil && c.operation != OpBack {
+		// The person now looks at the worktree: its done agents are read (agent_run.go).
+		s.markAgentsRead(c.target.Path)
+	}
+	return out, err
 }
 
 func (s *service) prepareTarget(ctx context.Context, req Request, op Operation, path, branch, rawLabel *string, focus bool, snap snapshot) (*Plan, error) {

@@ -208,7 +208,8 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 		e.Reason, e.Detail = reason, detail
 		return e, pruneCand{}, pruneKept
 	}
-	if reason, detail := pruneStays(i == 0, s.current() != "" && canonical(s.current()) == canonical(t.Path), t); reason == PruneGone {
+	ended := t.Locked != nil && s.claimEnded(t)
+	if reason, detail := pruneStays(i == 0, s.current() != "" && canonical(s.current()) == canonical(t.Path), ended, t); reason == PruneGone {
 		e.Reason, e.Detail = reason, detail
 		return e, pruneCand{}, pruneForgotten
 	} else if reason != "" {
@@ -250,13 +251,14 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 
 // pruneStays is why prune keeps t before reading anything about it (reason "" when
 // nothing keeps it yet), or PruneGone when git already knows its directory is gone.
-func pruneStays(first, current bool, t gitx.Worktree) (string, string) {
+// ended: t's lock is a claim whose --run command ended, which keeps nothing.
+func pruneStays(first, current, ended bool, t gitx.Worktree) (string, string) {
 	switch {
 	case first || t.Bare:
 		return KeepMain, "the main checkout"
 	case current:
 		return KeepCurrent, "copse is running in it"
-	case t.Locked != nil:
+	case t.Locked != nil && !ended:
 		if cl, ok := ParseClaim(*t.Locked); ok {
 			return KeepClaimed, fmt.Sprintf("claimed by session %s since %s", cl.Session, cl.Since.Format(time.RFC3339))
 		}
@@ -304,6 +306,14 @@ func ignoredRaw(l Losses) string {
 func pruneCommands(c *pruneCmd) ([]string, error) {
 	var cmds []string
 	for _, cand := range c.remove {
+		if cand.t.Locked != nil {
+			// Only an ended claim's lock reaches here (pruneStays keeps every other).
+			un, err := gitx.WorktreeUnlock(c.cwd, cand.t.Path)
+			if err != nil {
+				return nil, builderErr(err)
+			}
+			cmds = append(cmds, un.String())
+		}
 		rm, err := gitx.WorktreeRemove(c.cwd, cand.t.Path, false, false)
 		if err != nil {
 			return nil, builderErr(err)
@@ -467,7 +477,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 			return nil, builderErr(err)
 		}
 		r, err := s.removeOne(ctx, removeStep{target: cand.t, record: true, deleteBranch: fresh.deleteBranch,
-			run: func(ctx context.Context) error { _, err := s.git.Run(ctx, rm); return err }})
+			run: func(ctx context.Context) error { return s.unlockAndRemove(ctx, fresh.cwd, cand.t, rm) }})
 		if rerr, ok := isReadBack(err); ok {
 			return nil, uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
 				"prune removed %s, but the worktree list could not be read back", Escape(cand.t.Path))

@@ -154,6 +154,7 @@ func ReadingTerminal(pid int) bool { return readingTerminal(pid) }
 // Foreground is what runs from one process: a tmux pane's first process, typically.
 type Foreground struct {
 	Name     string // its command name, or that of the first program below it that is not a shell
+	PID      int    // the process Name is of
 	Children int    // how many processes it started (-1 where copse cannot tell)
 	Reading  bool   // ReadingTerminal
 }
