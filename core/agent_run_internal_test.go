@@ -1,0 +1,58 @@
+package core
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/copse-dev/copse/core/agentstate"
+	"github.com/copse-dev/copse/gitx"
+)
+
+func TestRunProgramIsTheCommandsFirstProgram(t *testing.T) {
+	for raw, want := range map[string]string{
+		"claude --resume":      "claude",
+		"/usr/local/bin/pi -p": "pi",
+		"FOO=1 BAR=2 codex":    "codex",
+		"exec env X=1 omp":     "omp",
+		"nohup gemini; echo":   "gemini",
+		`"$HOME/bin/agent"`:    "",
+		"(cd sub && claude)":   "",
+		"claude&&":             "claude",
+		"  ":                   "",
+	} {
+		if got := runProgram(raw); got != want {
+			t.Errorf("runProgram(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+func TestClaimEndedByTheWrappersRecord(t *testing.T) {
+	alive := func(pid int, _ uint64) bool { return pid == 10 }
+	for _, c := range []struct {
+		name string
+		r    agentstate.Record
+		want bool
+	}{
+		{"done", agentstate.Record{State: agentstate.Done}, true},
+		{"working, process alive", agentstate.Record{State: agentstate.Working, PID: 10}, false},
+		{"working, process gone", agentstate.Record{State: agentstate.Working, PID: 11}, true},
+		{"working, no pid known", agentstate.Record{State: agentstate.Working}, false},
+	} {
+		if got := claimEndedBy(c.r, alive); got != c.want {
+			t.Errorf("%s: claimEndedBy = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// A claim whose --run command ended keeps nothing in prune: it goes on to the other checks.
+func TestPruneStaysPastAnEndedClaim(t *testing.T) {
+	claim := FormatClaim(Claim{Session: "agent:x", Since: time.Now()})
+	w := gitx.Worktree{Path: "/w", Locked: &claim}
+	if reason, _ := pruneStays(false, false, true, w); reason != "" {
+		t.Errorf("pruneStays(ended) = %q, want nothing keeping it yet", reason)
+	}
+	if reason, detail := pruneStays(false, false, false, w); reason != KeepClaimed || !strings.Contains(detail, "agent:x") {
+		t.Errorf("pruneStays(live claim) = %q %q, want %q", reason, detail, KeepClaimed)
+	}
+}
