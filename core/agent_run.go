@@ -336,3 +336,53 @@ func (s *service) withoutEndedClaim(t gitx.Worktree) gitx.Worktree {
 	}
 	return t
 }
+
+// firstHand reports a source whose writer logs and notifies a change itself: the wrapper
+// of a --run command, an agent's hook, copse's pi and Oh My Pi extensions.
+func firstHand(source string) bool {
+	switch source {
+	case agentstate.SourceWrapper, agentstate.SourceHook, agentstate.SourceExtension:
+		return true
+	}
+	return false
+}
+
+// notifyObserved notifies the changes to needs you or done an observer logged (list
+// --watch, the picker's re-read): on the agent's tmux window, unless the person looks at
+// it. Only under tmux; the mode is git config copse.notify.
+func (s *service) notifyObserved(ctx context.Context, events []Event) {
+	tb, ok := s.backend.(*tmuxBackend)
+	if !ok {
+		return
+	}
+	var mode notify.Mode
+	for _, ev := range events {
+		a := ev.Agent
+		if a == nil || (a.State != AgentBlocked && a.State != AgentDone) || a.Workspace == "" {
+			continue
+		}
+		if mode == "" {
+			mode = s.notifyMode(ctx)
+		}
+		old := agentstate.Record{State: a.Previous}
+		now := agentstate.Record{State: a.State, Program: a.Command, ExitCode: a.ExitCode}
+		where := ""
+		if ev.Worktree != nil {
+			where = ev.Worktree.Branch
+			if where == "" {
+				where = filepath.Base(ev.Worktree.Path)
+			}
+		}
+		_, _ = notify.Transition(ctx, notify.Target{Client: tb.client, Pane: a.Workspace, Mode: mode}, &old, now, where)
+	}
+}
+
+// notifyMode is git config copse.notify (notify.Default when unset or unknown).
+func (s *service) notifyMode(ctx context.Context) notify.Mode {
+	v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.notify")
+	if err != nil || !ok {
+		return notify.Default
+	}
+	m, _ := notify.ParseMode(v)
+	return m
+}
