@@ -150,7 +150,9 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	}
 	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
 	if askRun := runFromRequest && !typedByPerson(ctx); c.explicit || askRun {
-		p.Confirm = createConfirmation(r, c, baseShown, askRun, warnings)
+		// A confirmation shows the command it starts, whoever typed it: the person
+		// confirms the whole create.
+		p.Confirm = createConfirmation(r, c, baseShown, runFromRequest && c.run != nil, warnings)
 	}
 	return p, nil
 }
@@ -207,7 +209,7 @@ func (s *service) createBase(ctx context.Context, r CreateRequest, src branchSou
 
 // createConfirmation is what a person sees before a create with its own path, or one
 // that runs a command an agent sent.
-func createConfirmation(r CreateRequest, c *createCmd, baseShown string, askRun bool, warnings []string) *Confirmation {
+func createConfirmation(r CreateRequest, c *createCmd, baseShown string, showRun bool, warnings []string) *Confirmation {
 	conf := &Confirmation{Title: "Create a worktree at this path?"}
 	if !c.explicit {
 		conf.Title = "Create a worktree and run this command in it?"
@@ -219,7 +221,7 @@ func createConfirmation(r CreateRequest, c *createCmd, baseShown string, askRun 
 	} else {
 		conf.add("path", c.path.s)
 	}
-	if askRun {
+	if showRun {
 		conf.add("run (sh -c)", c.run.display)
 		if r.Prompt != nil {
 			conf.add("prompt", *r.Prompt)
