@@ -197,3 +197,27 @@ func TestCLIClaimOfAClosedRunWindowBindsNothing(t *testing.T) {
 		t.Errorf("%s is still there after remove: %v\n%s", path, err, rm)
 	}
 }
+
+// copse is never counted as an agent: a window where copse itself runs (here list --watch,
+// as the picker would) shows no agent on its worktree's row.
+func TestCLICopseInAWindowIsNoAgent(t *testing.T) {
+	r := coretest.New(t)
+	srv, env := runServer(t, r)
+	res := runWith(t, r, r.Root, env, nil, "create", "feat/watch", "--run", textsafeQuote(copseBin)+" list --watch", "--json")
+	want(t, res, 0)
+	path := filepath.Join(r.Base, "app.worktrees", "feat-watch")
+	var ws string
+	for _, l := range srv.Windows() {
+		if id, mark, _ := strings.Cut(l, "\t"); mark == path {
+			ws = id
+		}
+	}
+	srv.WaitFor("copse's listing in the window", func() bool { return strings.Contains(srv.Capture(ws), "feat/watch") })
+	l := runWith(t, r, r.Root, env, nil, "list", "--status", "--json")
+	want(t, l, 0)
+	if strings.Contains(l.stdout, `"command":"copse"`) || strings.Contains(l.stdout, `"agents"`) {
+		t.Errorf("copse in a window counts as an agent:\n%s", l.stdout)
+	}
+}
+
+func textsafeQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
