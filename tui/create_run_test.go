@@ -115,3 +115,46 @@ func TestFlowFormStartsAnAgentUnderTmux(t *testing.T) {
 	srv.WaitFor("the agent's output", func() bool { return strings.Contains(srv.Capture(ws), "got hello world.") })
 	f.result() // the picker switched to the new worktree and ended
 }
+
+// In a private tmux server with two agents waiting for their person, a goes to one, then
+// the other, then back to the first; the rows say "needs you" with the program's name.
+func TestFlowNextNeedsYouUnderTmux(t *testing.T) {
+	r := coretest.New(t)
+	srv := tmuxtest.Start(t)
+	getenv := func(k string) string {
+		if v, ok := srv.Env()[k]; ok {
+			return v
+		}
+		return r.Getenv(k)
+	}
+	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "auto", Getenv: getenv, Env: coretest.Env(r.Home)})
+	if err != nil || svc.BackendName() != "tmux" {
+		t.Fatalf("open under tmux: %v", err)
+	}
+	var paths []string
+	for _, b := range []string{"agent/one", "agent/two", "feat/quiet"} {
+		run := "printf 'continue? '; head -n 1; exec sleep 600"
+		if b == "feat/quiet" {
+			run = "exec sleep 600"
+		}
+		out, err := svc.Do(core.WithTypedByPerson(context.Background()), core.CreateRequest{Branch: b, Run: core.Str(run)}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, out.Path)
+	}
+	f := startFlow(t, svc, Options{})
+	f.wait("both agents needing their person", func(fr frame) bool {
+		return strings.Count(fr.view, "head needs you") == 2
+	})
+	var seen []string
+	for range 3 {
+		f.keys("a")
+		seen = append(seen, f.frame().selected)
+	}
+	if seen[0] == seen[1] || seen[0] != seen[2] || !contains(paths[:2], seen[0]) || !contains(paths[:2], seen[1]) {
+		t.Errorf("a, a, a selected %v; want the two waiting agents in turn (%v)", seen, paths[:2])
+	}
+	f.keys("q")
+	f.result()
+}
