@@ -56,3 +56,15 @@ func TestPruneStaysPastAnEndedClaim(t *testing.T) {
 		t.Errorf("pruneStays(live claim) = %q %q, want %q", reason, detail, KeepClaimed)
 	}
 }
+
+// A claim whose --run command ended does not refuse a remove; any other lock still does.
+func TestRuleNotLockedUnlessEnded(t *testing.T) {
+	claim := FormatClaim(Claim{Session: "agent:x", Since: time.Now()})
+	w := gitx.Worktree{Path: "/w", Branch: "x", Locked: &claim}
+	if e := ruleNotLockedUnlessEnded(w, true); e != nil {
+		t.Errorf("ended claim: %v, want no refusal", e)
+	}
+	if e := ruleNotLockedUnlessEnded(w, false); e == nil || e.Code != CodeClaimedWorktree {
+		t.Errorf("live claim: %v, want %s", e, CodeClaimedWorktree)
+	}
+}

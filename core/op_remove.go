@@ -80,16 +80,11 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		}
 	}
 	// A claim whose --run command ended binds nothing (agent_run.go).
-	ended := t.Locked != nil && s.claimEnded(t)
+	ended := s.claimEnded(t)
 	c.unlockFirst = ended && !r.Force
 	if !r.Force {
 		for _, rule := range []func() *Error{
-			func() *Error {
-				if ended {
-					return nil
-				}
-				return ruleNotLocked(t)
-			},
+			func() *Error { return ruleNotLockedUnlessEnded(t, ended) },
 			func() *Error { return ruleStatusKnown(t, c.losses) },
 			func() *Error { return ruleNoOperation(t, c.losses) },
 			func() *Error { return ruleClean(t, c.losses) },
