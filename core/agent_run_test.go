@@ -142,3 +142,23 @@ func TestPruneRemovesAnIdleWorktreeWhoseRunEnded(t *testing.T) {
 		t.Errorf("%s still exists: %v", done, err)
 	}
 }
+
+// A land of a worktree whose claim's --run command ended needs no --force-claim: it lands,
+// and its clean-up removes the worktree (unlocking it).
+func TestLandOfAWorktreeWhoseRunEndedNeedsNoForce(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	w := feature(t, r, "feat/ran", "ran.txt", "ran\n")
+	r.Git(r.Root, "worktree", "lock", "--reason", core.FormatClaim(core.Claim{Session: "agent:feat-ran", Since: time.Now().Add(-time.Minute)}), w)
+	wrapperRecord(t, r, "agent:feat-ran", w, agentstate.Done, 0, 0)
+	out, err := land(t, openAs(t, r, r.Root, "agent-2"), core.LandRequest{Branch: core.Str("feat/ran")})
+	if err != nil {
+		t.Fatalf("land: %v", err)
+	}
+	if out.Land == nil || out.Land.State != core.LandLanded {
+		t.Fatalf("land outcome %+v", out.Land)
+	}
+	if _, err := os.Stat(w); !os.IsNotExist(err) {
+		t.Errorf("the clean-up kept %s: %v (warnings %v)", w, err, out.Land.Warnings)
+	}
+}
