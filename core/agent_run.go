@@ -141,7 +141,12 @@ func (s *service) runEnded(ctx context.Context, r RunReport, old *agentstate.Rec
 	if w := s.logRunEnd(ctx, t, r, old); w != "" {
 		warnings = append(warnings, w)
 	}
-	if c := claimOf(t.Locked); c != nil && c.Session == r.Session {
+	// Read again: the event waited for the repository lock, which the create holds until
+	// its claim is written (a command may end before that).
+	if snap, err := s.readAndLearn(ctx); err == nil {
+		t, listed = find(snap, r.Path)
+	}
+	if c := claimOf(t.Locked); listed && c != nil && c.Session == r.Session {
 		if w := s.releaseEnded(ctx, r); w != "" {
 			warnings = append(warnings, w)
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/copse-dev/copse/core/agentstate"
 	"github.com/copse-dev/copse/core/coretest"
@@ -52,6 +53,8 @@ func TestCLICreateRunOutsideTmuxIsRefused(t *testing.T) {
 // wrapper of a --run window runs copse there).
 func runServer(t *testing.T, r *coretest.Repo) (*tmuxtest.Server, []string) {
 	srv := tmuxtest.Start(t)
+	// Before the repository goes: a wrapper's copse may still write its event or notify.
+	t.Cleanup(func() { waitWrappers(t) })
 	for _, kv := range cleanEnv(r.Home) {
 		k, v, _ := strings.Cut(kv, "=")
 		srv.Run("set-environment", "-g", k, v)
@@ -119,7 +122,11 @@ func TestCLIRunEndRecordsDoneLogsItAndReleasesTheClaim(t *testing.T) {
 		t.Errorf("done record = %+v, want exit 3 from the wrapper, program sh", rec)
 	}
 	srv.WaitFor("the claim's release", func() bool { return !lockedIn(t, r, path) })
-	events := run(t, r, r.Root, "events", "--json")
+	var events result
+	srv.WaitFor("the release's event", func() bool {
+		events = run(t, r, r.Root, "events", "--json")
+		return strings.Contains(events.stdout, `"event":"worktree.released"`)
+	})
 	want(t, events, 0)
 	var done, released int
 	for _, l := range strings.Split(strings.TrimSpace(events.stdout), "\n") {
@@ -139,9 +146,13 @@ func TestCLIRunEndRecordsDoneLogsItAndReleasesTheClaim(t *testing.T) {
 			ws = id
 		}
 	}
-	if ws == "" || srv.Run("display-message", "-p", "-t", ws, "#{window_bell_flag}") != "1" {
-		t.Errorf("the window of the ended agent (%q) has no bell: %v", ws, srv.Windows())
+	if ws == "" {
+		t.Fatalf("no window of the ended agent: %v", srv.Windows())
 	}
+	// The bell comes last, after the release.
+	srv.WaitFor("the bell of the ended agent's window", func() bool {
+		return srv.Run("display-message", "-p", "-t", ws, "#{window_bell_flag}") == "1"
+	})
 }
 
 // A command line that ends the wrapper itself (`exit N`) is still reported: its EXIT trap
@@ -221,3 +232,26 @@ func TestCLICopseInAWindowIsNoAgent(t *testing.T) {
 }
 
 func textsafeQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// waitWrappers waits (a bounded while) until no `copse agent-run` of this test binary's
+// copse runs any more.
+func waitWrappers(t *testing.T) {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		running := false
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err != nil {
+				continue
+			}
+			if args := strings.Split(string(b), "\x00"); len(args) > 1 && args[0] == copseBin && args[1] == "agent-run" {
+				running = true
+				break
+			}
+		}
+		if !running {
+			return
+		}
+	}
+	t.Log("a copse agent-run still runs after 20 s")
+}
