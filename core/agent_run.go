@@ -95,6 +95,9 @@ type RunReport struct {
 	PID      int    // the wrapper shell (the pane's process)
 	Start    uint64 // its start time (liveproc.StartTime)
 	ExitCode int    // end: the command's exit status
+	// EndedAt is when the command ended: the start of `copse agent-run end`, which the
+	// wrapper runs right after it (zero: now).
+	EndedAt time.Time
 }
 
 // RecordRunStart writes the working record of a --run command about to start. It needs no
@@ -113,8 +116,15 @@ func RecordRunEnd(getenv func(string) string, r RunReport) (old *agentstate.Reco
 	dir := agentstate.Dir(getenv)
 	old = findRunRecord(dir, r.Session, r.Path)
 	code := r.ExitCode
+	ended := r.EndedAt
+	if ended.IsZero() {
+		ended = time.Now()
+	}
 	now = agentstate.Record{Agent: runAgent, Session: r.Session, PID: r.PID, Start: r.Start, Cwd: r.Path,
-		State: agentstate.Done, ExitCode: &code, Source: agentstate.SourceWrapper, Event: "exit", Time: time.Now(), Program: r.Program}
+		State: agentstate.Done, ExitCode: &code, Source: agentstate.SourceWrapper, Event: "exit", Time: ended, Program: r.Program}
+	if old != nil && old.State == agentstate.Working && old.PID == r.PID {
+		now.Started = old.Time // this run's start record
+	}
 	return old, now, agentstate.Write(dir, now)
 }
 
@@ -280,16 +290,21 @@ func (s *service) markEnded(rows []Worktree) {
 
 // quickEnd waits, after a create --run, for the command to outlive quickExit: a command
 // that ended sooner (its program missing, a usage error) is a failed start, returned as a
-// warning with its exit status ("" when it still runs, or copse cannot tell).
-func (s *service) quickEnd(ctx context.Context, session, path string, started time.Time) string {
+// warning with its exit status ("" when it still runs, or copse cannot tell). It reads the
+// wrapper's records: the start record (written just before the command starts) sets the
+// wait, the done record says how long the command ran.
+func (s *service) quickEnd(ctx context.Context, session, path string, made time.Time) string {
 	dir := agentstate.Dir(s.opts.Getenv)
-	for deadline := started.Add(quickExit); ; {
-		if r := findRunRecord(dir, session, path); r != nil && r.State == agentstate.Done && !r.Time.Before(started) && r.ExitCode != nil {
-			what := "exit " + strconv.Itoa(*r.ExitCode)
-			if *r.ExitCode == 127 {
-				what += ": command not found"
+	deadline := made.Add(quickStartWait)
+	for {
+		r := findRunRecord(dir, session, path)
+		if r != nil && !r.Time.Before(made.Add(-time.Second)) {
+			switch r.State {
+			case agentstate.Done:
+				return quickEndWarning(*r)
+			case agentstate.Working:
+				deadline = r.Time.Add(quickExit + wrapperLatency(*r))
 			}
-			return "the command ended within a second (" + what + "): the agent did not start; its claim is released, and the window keeps a shell"
 		}
 		if !time.Now().Before(deadline) || ctx.Err() != nil {
 			return ""
@@ -300,6 +315,35 @@ func (s *service) quickEnd(ctx context.Context, session, path string, started ti
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// quickStartWait bounds the wait for the wrapper's start record: a wrapper that never
+// reports leaves create's reply without a verdict.
+const quickStartWait = 5 * time.Second
+
+// wrapperLatency is how long the wrapper took to write its start record after its shell
+// started (a loaded machine, a slow copse build), plus a margin: its end record may take as
+// long to come.
+func wrapperLatency(r agentstate.Record) time.Duration {
+	const margin = 200 * time.Millisecond
+	sh, ok := liveproc.StartedAt(r.Start)
+	if !ok || r.Start == 0 {
+		return margin
+	}
+	return min(max(r.Time.Sub(sh), 0), 5*time.Second) + margin
+}
+
+// quickEndWarning is the failed start a done record shows, "" when its command ran long
+// enough (or copse cannot tell how long).
+func quickEndWarning(r agentstate.Record) string {
+	if r.ExitCode == nil || r.Started.IsZero() || r.Time.Sub(r.Started) >= quickExit {
+		return ""
+	}
+	what := "exit " + strconv.Itoa(*r.ExitCode)
+	if *r.ExitCode == 127 {
+		what += ": command not found"
+	}
+	return "the command ended within a second (" + what + "): the agent did not start; its claim is released, and the window keeps a shell"
 }
 
 // MarkAgentsRead marks the done agents of the worktree at path as read: a person opened

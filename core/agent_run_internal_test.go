@@ -68,3 +68,26 @@ func TestRuleNotLockedUnlessEnded(t *testing.T) {
 		t.Errorf("live claim: %v, want %s", e, CodeClaimedWorktree)
 	}
 }
+
+// A done record is a failed start when its command ran less than a second, by the
+// wrapper's own times (not by when copse read them: a slow copse build or a loaded machine
+// does not hide a quick exit, nor make a long run look quick).
+func TestQuickEndWarningByHowLongTheCommandRan(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	code := func(n int) *int { return &n }
+	for _, c := range []struct {
+		name string
+		r    agentstate.Record
+		want string
+	}{
+		{"missing program", agentstate.Record{ExitCode: code(127), Started: t0, Time: t0.Add(20 * time.Millisecond)}, "exit 127: command not found"},
+		{"quick exit 0", agentstate.Record{ExitCode: code(0), Started: t0, Time: t0.Add(900 * time.Millisecond)}, "(exit 0)"},
+		{"ran long enough", agentstate.Record{ExitCode: code(1), Started: t0, Time: t0.Add(1500 * time.Millisecond)}, ""},
+		{"start unknown", agentstate.Record{ExitCode: code(1), Time: t0}, ""},
+	} {
+		got := quickEndWarning(c.r)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -2,7 +2,10 @@
 
 package liveproc
 
-import "runtime"
+import (
+	"runtime"
+	"time"
+)
 
 // read: without /proc copse would have to run a program (lsof) to know, and core runs no
 // program of its own; it says it cannot tell.
@@ -24,3 +27,5 @@ func foreground(int) Foreground { return Foreground{Children: -1} }
 func startTime(int) (uint64, bool) { return 0, false }
 
 func procReadable() bool { return false }
+
+func startedAt(uint64) (time.Time, bool) { return time.Time{}, false }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func startTime(pid int) (uint64, bool) {
@@ -30,4 +31,26 @@ func startTime(pid int) (uint64, bool) {
 func procReadable() bool {
 	_, err := os.Stat("/proc/self/stat")
 	return err == nil
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's start time: 100 on every Linux
+// architecture copse builds for.
+const clockTicks = 100
+
+// startedAt converts a start time (ticks since boot) to the wall clock through /proc/uptime.
+func startedAt(start uint64) (time.Time, bool) {
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return time.Time{}, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return time.Time{}, false
+	}
+	up, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	ago := time.Duration(up*float64(time.Second)) - time.Duration(start)*time.Second/clockTicks
+	return time.Now().Add(-ago), true
 }

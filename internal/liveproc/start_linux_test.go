@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 // A process is alive with its own start time, and not with another one (a reused pid), nor
@@ -23,6 +24,9 @@ func TestAliveTellsAReusedPidAndAnEndedProcess(t *testing.T) {
 	}
 	if !Alive(pid, start) {
 		t.Errorf("Alive(%d, %d) = false for a running process", pid, start)
+	}
+	if at, ok := StartedAt(start); !ok || time.Since(at) > 30*time.Second || time.Until(at) > 50*time.Millisecond {
+		t.Errorf("StartedAt(%d) = %v, %v; want about now", start, at, ok)
 	}
 	if Alive(pid, start+1) {
 		t.Errorf("Alive with another start time = true: a reused pid would be taken for the process")

@@ -36,6 +36,10 @@ func NewCmdAgentRun(f *Factory) *cobra.Command {
 				fmt.Fprintf(f.Err, "copse: the agent's start is not recorded: %s\n", core.Escape(err.Error()))
 			}
 		case "end":
+			// The command ended as this process started: the wrapper runs it right after.
+			if own, ok := liveproc.StartTime(os.Getpid()); ok {
+				r.EndedAt, _ = liveproc.StartedAt(own)
+			}
 			agentRunEnd(c.Context(), f, r)
 		default:
 			return usagef("the wrapper of create --run calls it", "agent-run takes start or end, not %s", core.Escape(args[0]))
