@@ -16,8 +16,9 @@ import (
 
 // When a create --run command ends. There is no watcher: the window's own script tells,
 //
-//	"$COPSE_RUN_BIN" agent-run start; trap '…agent-run end --exit "$?"' EXIT; COMMAND;
-//	copse_status=$?; trap - EXIT; "$COPSE_RUN_BIN" agent-run end --exit "$copse_status"; exec "${SHELL:-/bin/sh}"
+//	"$COPSE_RUN_BIN" agent-run start & trap '…agent-run end…' EXIT; COMMAND;
+//	copse_status=$?; trap - EXIT; "$COPSE_RUN_BIN" agent-run end --exit "$copse_status"
+//	exec "${SHELL:-/bin/sh}"
 //
 // so the command still starts from the same shell with the same argv, and once it ends
 // copse records `done` with its exit status in the agents' store (agentstate, source
@@ -61,9 +62,12 @@ func (s *service) wrapRun(ctx context.Context, raw, script string, env []string)
 	// server's, which may point elsewhere (the agent's own hooks then write here too).
 	env = append(env, "COPSE_RUN_BIN="+s.opts.Self, "COPSE_RUN_PROGRAM="+runProgram(raw), "COPSE_NOTIFY="+string(mode),
 		"COPSE_STATE_DIR="+filepath.Dir(agentstate.Dir(s.opts.Getenv)))
-	// The EXIT trap reports a command that ends the wrapper itself (an `exit` in the
-	// command line); it is dropped before the report of the usual end.
-	script = `"$COPSE_RUN_BIN" agent-run start; trap '"$COPSE_RUN_BIN" agent-run end --exit "$?"' EXIT; ` + script +
+	// The start report runs beside the command, so copse's own start-up never delays the
+	// agent (a start report that comes after the end's does not replace it). The EXIT
+	// trap reports a command that ends the wrapper itself (an `exit` in the command line);
+	// it is dropped before the report of the usual end.
+	script = `"$COPSE_RUN_BIN" agent-run start & ` +
+		`trap '"$COPSE_RUN_BIN" agent-run end --exit "$?"' EXIT; ` + script +
 		`; copse_status=$?; trap - EXIT; "$COPSE_RUN_BIN" agent-run end --exit "$copse_status"`
 	return script, env, warnings
 }
@@ -95,18 +99,28 @@ type RunReport struct {
 	PID      int    // the wrapper shell (the pane's process)
 	Start    uint64 // its start time (liveproc.StartTime)
 	ExitCode int    // end: the command's exit status
-	// EndedAt is when the command ended: the start of `copse agent-run end`, which the
-	// wrapper runs right after it (zero: now).
-	EndedAt time.Time
+	// At is when the command started (start) or ended (end): when this `copse agent-run`
+	// process was started, which the wrapper does at that moment (zero: now). copse's own
+	// start-up time (a slow build, a loaded machine) is not counted in the command's.
+	At time.Time
 }
 
 // RecordRunStart writes the working record of a --run command about to start. It needs no
 // repository (it runs before the agent, and must not slow it).
 func RecordRunStart(getenv func(string) string, r RunReport) error {
-	return agentstate.Write(agentstate.Dir(getenv), agentstate.Record{
+	dir := agentstate.Dir(getenv)
+	if old := findRunRecord(dir, r.Session, r.Path); old != nil && startCameLate(*old, r) {
+		return nil // the command ended before this report was written: the end's stands
+	}
+	return agentstate.Write(dir, agentstate.Record{
 		Agent: runAgent, Session: r.Session, PID: r.PID, Start: r.Start, Cwd: r.Path,
-		State: agentstate.Working, Source: agentstate.SourceWrapper, Event: "start", Program: r.Program,
+		State: agentstate.Working, Source: agentstate.SourceWrapper, Event: "start", Program: r.Program, Time: r.At,
 	})
+}
+
+// startCameLate reports a done record of the same wrapper at or after the start r reports.
+func startCameLate(old agentstate.Record, r RunReport) bool {
+	return old.State == agentstate.Done && old.PID == r.PID && !old.Time.Before(r.At.Add(-time.Second))
 }
 
 // RecordRunEnd writes the done record of a --run command that ended, with its exit status,
@@ -116,14 +130,21 @@ func RecordRunEnd(getenv func(string) string, r RunReport) (old *agentstate.Reco
 	dir := agentstate.Dir(getenv)
 	old = findRunRecord(dir, r.Session, r.Path)
 	code := r.ExitCode
-	ended := r.EndedAt
+	ended := r.At
 	if ended.IsZero() {
 		ended = time.Now()
 	}
 	now = agentstate.Record{Agent: runAgent, Session: r.Session, PID: r.PID, Start: r.Start, Cwd: r.Path,
 		State: agentstate.Done, ExitCode: &code, Source: agentstate.SourceWrapper, Event: "exit", Time: ended, Program: r.Program}
-	if old != nil && old.State == agentstate.Working && old.PID == r.PID {
+	switch {
+	case old != nil && old.State == agentstate.Working && old.PID == r.PID:
 		now.Started = old.Time // this run's start record
+	case old == nil || old.PID != r.PID || old.State == agentstate.Done:
+		// The start report has not been written yet (it runs beside the command): the
+		// command ended about as soon as the wrapper started.
+		if at, ok := liveproc.StartedAt(r.Start); ok && r.Start != 0 {
+			now.Started = at
+		}
 	}
 	return old, now, agentstate.Write(dir, now)
 }
@@ -295,15 +316,17 @@ func (s *service) markEnded(rows []Worktree) {
 // wait, the done record says how long the command ran.
 func (s *service) quickEnd(ctx context.Context, session, path string, made time.Time) string {
 	dir := agentstate.Dir(s.opts.Getenv)
-	deadline := made.Add(quickStartWait)
+	deadline, seen := made.Add(quickStartWait), false
 	for {
 		r := findRunRecord(dir, session, path)
 		if r != nil && !r.Time.Before(made.Add(-time.Second)) {
-			switch r.State {
-			case agentstate.Done:
+			switch {
+			case r.State == agentstate.Done:
 				return quickEndWarning(*r)
-			case agentstate.Working:
-				deadline = r.Time.Add(quickExit + wrapperLatency(*r))
+			case r.State == agentstate.Working && !seen:
+				// The end report takes about as long to come as this one took: wait a
+				// second from now, plus a margin.
+				seen, deadline = true, time.Now().Add(quickExit+wrapperMargin)
 			}
 		}
 		if !time.Now().Before(deadline) || ctx.Err() != nil {
@@ -321,17 +344,8 @@ func (s *service) quickEnd(ctx context.Context, session, path string, made time.
 // reports leaves create's reply without a verdict.
 const quickStartWait = 5 * time.Second
 
-// wrapperLatency is how long the wrapper took to write its start record after its shell
-// started (a loaded machine, a slow copse build), plus a margin: its end record may take as
-// long to come.
-func wrapperLatency(r agentstate.Record) time.Duration {
-	const margin = 200 * time.Millisecond
-	sh, ok := liveproc.StartedAt(r.Start)
-	if !ok || r.Start == 0 {
-		return margin
-	}
-	return min(max(r.Time.Sub(sh), 0), 5*time.Second) + margin
-}
+// wrapperMargin is how much later than its start report the end report may come.
+const wrapperMargin = 300 * time.Millisecond
 
 // quickEndWarning is the failed start a done record shows, "" when its command ran long
 // enough (or copse cannot tell how long).

@@ -30,16 +30,16 @@ func NewCmdAgentRun(f *Factory) *cobra.Command {
 			return nil // not in a --run window: nothing to report
 		}
 		r.Start, _ = liveproc.StartTime(r.PID)
+		// The command started, or ended, as this process started: the wrapper starts it then.
+		if own, ok := liveproc.StartTime(os.Getpid()); ok {
+			r.At, _ = liveproc.StartedAt(own)
+		}
 		switch args[0] {
 		case "start":
 			if err := core.RecordRunStart(f.Getenv, r); err != nil {
 				fmt.Fprintf(f.Err, "copse: the agent's start is not recorded: %s\n", core.Escape(err.Error()))
 			}
 		case "end":
-			// The command ended as this process started: the wrapper runs it right after.
-			if own, ok := liveproc.StartTime(os.Getpid()); ok {
-				r.EndedAt, _ = liveproc.StartedAt(own)
-			}
 			agentRunEnd(c.Context(), f, r)
 		default:
 			return usagef("the wrapper of create --run calls it", "agent-run takes start or end, not %s", core.Escape(args[0]))
