@@ -66,7 +66,8 @@ func (s *service) wrapRun(ctx context.Context, raw, script string, env []string)
 	// agent (a start report that comes after the end's does not replace it). The EXIT
 	// trap reports a command that ends the wrapper itself (an `exit` in the command line);
 	// it is dropped before the report of the usual end.
-	script = `"$COPSE_RUN_BIN" agent-run start & ` +
+	// It prints nothing into the agent's screen.
+	script = `"$COPSE_RUN_BIN" agent-run start </dev/null >/dev/null 2>&1 & ` +
 		`trap '"$COPSE_RUN_BIN" agent-run end --exit "$?"' EXIT; ` + script +
 		`; copse_status=$?; trap - EXIT; "$COPSE_RUN_BIN" agent-run end --exit "$copse_status"`
 	return script, env, warnings
