@@ -62,11 +62,10 @@ func (s *service) wrapRun(ctx context.Context, raw, script string, env []string)
 	// server's, which may point elsewhere (the agent's own hooks then write here too).
 	env = append(env, "COPSE_RUN_BIN="+s.opts.Self, "COPSE_RUN_PROGRAM="+runProgram(raw), "COPSE_NOTIFY="+string(mode),
 		"COPSE_STATE_DIR="+filepath.Dir(agentstate.Dir(s.opts.Getenv)))
-	// The start report runs beside the command, so copse's own start-up never delays the
-	// agent (a start report that comes after the end's does not replace it). The EXIT
-	// trap reports a command that ends the wrapper itself (an `exit` in the command line);
-	// it is dropped before the report of the usual end.
-	// It prints nothing into the agent's screen.
+	// The start report runs beside the command, silent, so copse's own start-up never
+	// delays the agent nor prints into its screen (a start report that comes after the
+	// end's does not replace it). The EXIT trap reports a command that ends the wrapper
+	// itself (an `exit` in the command line); it is dropped before the usual end's report.
 	script = `"$COPSE_RUN_BIN" agent-run start </dev/null >/dev/null 2>&1 & ` +
 		`trap '"$COPSE_RUN_BIN" agent-run end --exit "$?"' EXIT; ` + script +
 		`; copse_status=$?; trap - EXIT; "$COPSE_RUN_BIN" agent-run end --exit "$copse_status"`
