@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/copse-dev/copse/core/agentstate"
 	"github.com/copse-dev/copse/core/eventlog"
 )
 
@@ -92,7 +93,7 @@ func (s *service) recordAgents(ctx context.Context, began time.Time, rows []Work
 		before[a.key()] = a
 	}
 	next := agentsSeen{Observed: began.UnixNano(), Agents: []seenAgent{}}
-	var events []Event
+	var events, toNotify []Event
 	for _, r := range rows {
 		for _, a := range r.Agents {
 			if a.Workspace == "" {
@@ -104,12 +105,19 @@ func (s *service) recordAgents(ctx context.Context, began time.Time, rows []Work
 			if !ok || old.State == now.State {
 				continue // first seen (its state is in the listing), or unchanged
 			}
+			if a.Source == agentstate.SourceWrapper {
+				continue // the wrapper of a --run command logs its own end
+			}
 			events = append(events, Event{
 				Event:    EventAgentState,
 				Repo:     s.root(),
 				Worktree: &EventWorktree{ID: r.ID, Path: r.Path, Branch: r.Branch},
 				Agent:    &eventlog.Agent{PID: a.PID, Command: a.Command, Workspace: a.Workspace, State: a.State, Previous: old.State},
 			})
+			if !firstHand(a.Source) {
+				// A hook or an extension notifies its own changes (notify.Transition).
+				toNotify = append(toNotify, events[len(events)-1])
+			}
 		}
 	}
 	if len(events) > 0 {
@@ -128,6 +136,8 @@ func (s *service) recordAgents(ctx context.Context, began time.Time, rows []Work
 			}
 		}
 		release()
+		// Logged once (under the observers' flock), so notified once.
+		s.notifyObserved(ctx, toNotify)
 	}
 	b, err := json.Marshal(next)
 	if err != nil {

@@ -67,17 +67,34 @@ func (b *gitBackend) removeCmd(c *removeCmd) (gitx.Cmd, error) {
 }
 
 func (b *gitBackend) removeCommands(c *removeCmd) ([]string, error) {
+	var cmds []string
+	if c.unlockFirst {
+		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
+		if err != nil {
+			return nil, builderErr(err)
+		}
+		cmds = append(cmds, un.String())
+	}
 	cmd, err := b.removeCmd(c)
 	if err != nil {
 		return nil, builderErr(err)
 	}
-	return []string{cmd.String()}, nil
+	return append(cmds, cmd.String()), nil
 }
 
 func (b *gitBackend) remove(ctx context.Context, c *removeCmd) error {
 	cmd, err := b.removeCmd(c)
 	if err != nil {
 		return builderErr(err)
+	}
+	if c.unlockFirst {
+		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
+		if err != nil {
+			return builderErr(err)
+		}
+		if _, err := b.s.git.Run(ctx, un); err != nil {
+			return err
+		}
 	}
 	_, err = b.s.git.Run(ctx, cmd)
 	return err

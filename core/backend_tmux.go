@@ -484,6 +484,11 @@ func (b *tmuxBackend) agents(ctx context.Context, rows []Worktree) {
 	}
 }
 
+// isCopse reports a pane's program that is copse: this process, or another copse's.
+func isCopse(fg liveproc.Foreground) bool {
+	return fg.PID == os.Getpid() || fg.Name == "copse" || fg.Name == "copse-mcp"
+}
+
 func paneAgent(p tmux.Pane) []Agent {
 	if p.Dead {
 		return []Agent{{Command: p.Command, State: AgentDone, Workspace: p.Window, Source: agentstate.SourceProcess}}
@@ -491,6 +496,9 @@ func paneAgent(p tmux.Pane) []Agent {
 	fg := liveproc.ForegroundOf(p.PID)
 	if fg.Children == 0 && liveproc.IsShell(fg.Name) {
 		return nil // a shell at its prompt: nothing runs there
+	}
+	if isCopse(fg) {
+		return nil // copse itself (the picker, list --watch) is never an agent
 	}
 	name := fg.Name
 	if id, ok := liveproc.AgentBelow(p.PID); ok {

@@ -19,6 +19,10 @@ type Claim struct {
 	// (pid N)", see agentlock.go): which agent, and the process that holds it.
 	Agent string `json:"agent,omitempty"`
 	PID   int    `json:"pid,omitempty"`
+	// Ended: the session is a create --run command's and the command ended (or its window
+	// closed): the claim binds nothing, and remove, prune and land go ahead without
+	// --force (the lock goes with the worktree). Listings only; never in a lock reason.
+	Ended bool `json:"ended,omitempty"`
 }
 
 const (

@@ -44,6 +44,9 @@ type removeCmd struct {
 	losses       Losses  // what the remove deletes that git cannot give back
 	live         liveSet // the processes working in it
 	cwd          string
+	// unlockFirst: the lock is a claim whose --run command ended (Claim.Ended); a remove
+	// without --force unlocks it first, as git removes no locked worktree.
+	unlockFirst bool
 }
 
 func (createCmd) op() Operation { return OpCreate }

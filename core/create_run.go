@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/copse-dev/copse/internal/textsafe"
@@ -17,9 +18,12 @@ import (
 
 // runSpec is a command to start in a new window.
 type runSpec struct {
-	display string   // the command as given (confirmations, messages)
-	argv    []string // what the window runs: /bin/sh -c SCRIPT copse-run
-	env     []string // COPSE_BRANCH, COPSE_PATH, COPSE_PROMPT, COPSE_SESSION
+	display string    // the command as given (confirmations, messages)
+	argv    []string  // what the window runs: /bin/sh -c SCRIPT copse-run
+	env     []string  // COPSE_BRANCH, COPSE_PATH, COPSE_PROMPT, COPSE_SESSION (and the wrapper's)
+	session string    // the session the command claims the worktree as
+	wrapped bool      // the wrapper reports the command's start and end (Options.Self)
+	started time.Time // when the window was made (create's run)
 }
 
 const maxRun = 4096
@@ -105,13 +109,16 @@ func (s *service) prepareRun(ctx context.Context, r CreateRequest, c *createCmd)
 	// expects of a window they can go back to (an idle shell does not keep the worktree):
 	// what tmux starts in every window copse opens without a command: its default-command
 	// run by its default-shell, else that shell as a login shell (the tmux backend passes
-	// both as COPSE_SHELL and COPSE_SHELL_COMMAND); $SHELL when tmux did not say.
+	// both as COPSE_SHELL and COPSE_SHELL_COMMAND); $SHELL when tmux did not say. The
+	// wrapper reports the command's start and end before it (agent_run.go), with the values
+	// it needs as variables too.
+	script, env, warnings = s.wrapRun(ctx, raw, script, env)
 	script += `; if [ -n "$COPSE_SHELL" ] && [ -n "$COPSE_SHELL_COMMAND" ]; then exec "$COPSE_SHELL" -c "$COPSE_SHELL_COMMAND"; fi` +
 		`; if [ -n "$COPSE_SHELL" ]; then exec "$COPSE_SHELL" -l; fi; exec "${SHELL:-/bin/sh}"`
-	c.run = &runSpec{display: raw, argv: []string{"/bin/sh", "-c", script, "copse-run"}, env: env}
+	c.run = &runSpec{display: raw, argv: []string{"/bin/sh", "-c", script, "copse-run"}, env: env, session: id.s, wrapped: s.opts.Self != ""}
 	// A prompt in the request is what an agent tells the program it starts, even when the
 	// program is the owner's copse.run: a person sees it first, as a command in the request.
-	return fromRequest || r.Prompt != nil, nil, nil
+	return fromRequest || r.Prompt != nil, warnings, nil
 }
 
 // promptProblem says why text cannot be a prompt ("" when it can): it must be valid UTF-8

@@ -155,6 +155,7 @@ func (s *service) decorateRows(ctx context.Context, snap snapshot, rows []Worktr
 		decorate(&rows[i], ids, commonDir)
 		rows[i].Land = newestLand(jobs, rows[i])
 	}
+	s.markEnded(rows)
 }
 
 // newestLand is the worktree's latest land job (jobs are ordered by ticket), matched by id
@@ -180,6 +181,11 @@ func (s *service) decorateOne(w *Worktree) {
 		ids = worktreeIDs(commonDir)
 	}
 	decorate(w, ids, commonDir)
+	if w.Claim != nil {
+		rows := []Worktree{*w}
+		s.markEnded(rows)
+		w.Claim = rows[0].Claim
+	}
 }
 
 // worktreeOfID finds the listed worktree whose admin directory is id.

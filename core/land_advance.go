@@ -286,7 +286,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 	}
 	// The claim goes first: the work is landed, so the claim has done its job even when the
 	// worktree itself must stay (copse runs inside it).
-	if kept := claimKeeps(t, j.Session, j.TakeOver); kept != "" {
+	if kept := claimKeeps(s.withoutEndedClaim(t), j.Session, j.TakeOver); kept != "" {
 		warn("%s", kept)
 		return
 	}

@@ -64,7 +64,7 @@ func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) 
 	if !ok {
 		return nil, refused(CodeWorktreeGone, "run copse list", "%s is no longer a worktree", Escape(w.Path))
 	}
-	if kept := claimKeeps(t, c.session, c.takeOver); kept != "" {
+	if kept := claimKeeps(s.withoutEndedClaim(t), c.session, c.takeOver); kept != "" {
 		note("the clean-up would %s", keepNotKept(kept))
 		return out, nil
 	}

@@ -56,7 +56,7 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 		return nil, err
 	}
 	c.session = sess.s
-	if c.takeOver, err = landClaimVerdict(t, c.session, r.ForceClaim); err != nil {
+	if c.takeOver, err = landClaimVerdict(s.withoutEndedClaim(t), c.session, r.ForceClaim); err != nil {
 		return nil, err
 	}
 	commonDir, err := s.commonDir(ctx)

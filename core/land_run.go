@@ -658,7 +658,7 @@ func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
 		return nil, false
 	}
 	// A claim taken since the job was queued binds it like one seen at prepare.
-	if held := claimOf(t.Locked); held != nil && held.Session != j.Session && !sameClaim(held, j.TakeOver) {
+	if held := claimOf(s.withoutEndedClaim(t).Locked); held != nil && held.Session != j.Session && !sameClaim(held, j.TakeOver) {
 		r.blocked(CodeClaimedByOther, "land it from that session (or after it releases the claim), or land again with --force-claim to take the claim over (asks first)",
 			"%s is claimed by session %s since %s", Escape(t.Path), held.Session, held.Since.Format(time.RFC3339))
 		return nil, false

@@ -271,8 +271,8 @@ func setRunning(rows []Worktree, found map[int][]liveproc.Proc) {
 				continue
 			}
 			name := baseName(p.Cmdline[0])
-			if named[name] {
-				continue
+			if named[name] || name == "copse" || name == "copse-mcp" {
+				continue // copse itself (the picker, list --watch) is never an agent
 			}
 			named[name] = true
 			rows[i].Agents = append(rows[i].Agents, Agent{PID: p.PID, Command: name, State: AgentRunning, Source: agentstate.SourceProcess})

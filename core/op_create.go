@@ -1,6 +1,9 @@
 package core
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // OpCreate makes a worktree, and its branch unless it exists.
 const OpCreate Operation = "create"
@@ -46,6 +49,30 @@ var createOp = &operation{
 	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
 		return s.runCreateClaim(ctx, x.plan.cmd.(*createCmd), x)
 	},
+	// A command started with --run that ends within a second did not start: said in the
+	// reply, after the lock is released (the wrapper takes it to release its claim).
+	settle: func(s *service, ctx context.Context, x *execution, out *Outcome) (*Outcome, error) {
+		c := x.plan.cmd.(*createCmd)
+		if c.run == nil || !c.run.wrapped || out == nil {
+			return out, nil
+		}
+		if w := s.quickEnd(ctx, c.run.session, out.Path, c.run.started); w != "" {
+			out.Warnings = append(out.Warnings, w)
+			for _, cl := range []*Claim{out.Claim, claimOfRow(out.Worktree)} {
+				if cl != nil {
+					cl.Ended = true
+				}
+			}
+		}
+		return out, nil
+	},
+}
+
+func claimOfRow(w *Worktree) *Claim {
+	if w == nil {
+		return nil
+	}
+	return w.Claim
 }
 
 // createdEvents are the events of a create that happened (and of its claim, if taken).
@@ -123,7 +150,9 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	}
 	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
 	if askRun := runFromRequest && !typedByPerson(ctx); c.explicit || askRun {
-		p.Confirm = createConfirmation(r, c, baseShown, askRun, warnings)
+		// A confirmation shows the command it starts, whoever typed it: the person
+		// confirms the whole create.
+		p.Confirm = createConfirmation(r, c, baseShown, runFromRequest && c.run != nil, warnings)
 	}
 	return p, nil
 }
@@ -180,7 +209,7 @@ func (s *service) createBase(ctx context.Context, r CreateRequest, src branchSou
 
 // createConfirmation is what a person sees before a create with its own path, or one
 // that runs a command an agent sent.
-func createConfirmation(r CreateRequest, c *createCmd, baseShown string, askRun bool, warnings []string) *Confirmation {
+func createConfirmation(r CreateRequest, c *createCmd, baseShown string, showRun bool, warnings []string) *Confirmation {
 	conf := &Confirmation{Title: "Create a worktree at this path?"}
 	if !c.explicit {
 		conf.Title = "Create a worktree and run this command in it?"
@@ -192,7 +221,7 @@ func createConfirmation(r CreateRequest, c *createCmd, baseShown string, askRun 
 	} else {
 		conf.add("path", c.path.s)
 	}
-	if askRun {
+	if showRun {
 		conf.add("run (sh -c)", c.run.display)
 		if r.Prompt != nil {
 			conf.add("prompt", *r.Prompt)
@@ -207,6 +236,9 @@ func createConfirmation(r CreateRequest, c *createCmd, baseShown string, askRun 
 
 func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, warnings []string) (*Outcome, error) {
 	pre := s.createPreState(ctx, c)
+	if c.run != nil {
+		c.run.started = time.Now()
+	}
 	ws, runErr := s.backend.create(ctx, c)
 	if runErr != nil {
 		return nil, s.failedCreate(ctx, c, before, pre, runErr)

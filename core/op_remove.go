@@ -87,10 +87,13 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 			c.live.agent = s.backend.agentStatus(ctx, ws, t.Path)
 		}
 	}
+	// A claim whose --run command ended binds nothing (agent_run.go).
+	ended := s.claimEnded(t)
+	c.unlockFirst = ended && !r.Force
 	if !r.Force {
 		// Every reason at once, live processes first: a person who fixes one should not
 		// meet the next only on the second try.
-		lockRule := ruleNotLocked(t)
+		lockRule := ruleNotLockedUnlessEnded(t, ended)
 		if al, ok := s.agentLockFor(ctx, t); ok {
 			lockRule = ruleNotLockedByAgent(t, al)
 		}

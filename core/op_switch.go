@@ -44,7 +44,8 @@ func targetLock(s *service, _ command) lockKind {
 
 // runTargetOp runs open, switch and back.
 func runTargetOp(s *service, ctx context.Context, x *execution) (*Outcome, error) {
-	return s.runTarget(ctx, x.plan.cmd.(*targetCmd), x.warnings())
+	c := x.plan.cmd.(*targetCmd)
+	return s.runTarget(ctx, c, x.warnings())
 }
 
 func (s *service) prepareTarget(ctx context.Context, req Request, op Operation, path, branch, rawLabel *string, focus bool, snap snapshot) (*Plan, error) {

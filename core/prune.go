@@ -222,7 +222,8 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 		e.Reason, e.Detail = reason, detail
 		return e, pruneCand{}, pruneKept
 	}
-	if reason, detail := pruneStays(i == 0, s.current() != "" && canonical(s.current()) == canonical(t.Path), t); reason == PruneGone {
+	ended := t.Locked != nil && s.claimEnded(t)
+	if reason, detail := pruneStays(i == 0, s.current() != "" && canonical(s.current()) == canonical(t.Path), ended, t); reason == PruneGone {
 		return s.judgeGone(ctx, e, t, detail)
 	} else if reason != "" {
 		if reason == KeepLocked {
@@ -313,13 +314,14 @@ func gone(l Losses, esc func(string) string) string {
 
 // pruneStays is why prune keeps t before reading anything about it (reason "" when
 // nothing keeps it yet), or PruneGone when git already knows its directory is gone.
-func pruneStays(first, current bool, t gitx.Worktree) (string, string) {
+// ended: t's lock is a claim whose --run command ended, which keeps nothing.
+func pruneStays(first, current, ended bool, t gitx.Worktree) (string, string) {
 	switch {
 	case first || t.Bare:
 		return KeepMain, "the main checkout"
 	case current:
 		return KeepCurrent, "copse is running in it"
-	case t.Locked != nil:
+	case t.Locked != nil && !ended:
 		if cl, ok := ParseClaim(*t.Locked); ok {
 			return KeepClaimed, fmt.Sprintf("claimed by session %s since %s", cl.Session, cl.Since.Format(time.RFC3339))
 		}
@@ -367,6 +369,14 @@ func ignoredRaw(l Losses) string {
 func (s *service) pruneCommands(c *pruneCmd) ([]string, error) {
 	var cmds []string
 	for _, cand := range c.remove {
+		if cand.t.Locked != nil {
+			// Only an ended claim's lock reaches here (pruneStays keeps every other).
+			un, err := gitx.WorktreeUnlock(c.cwd, cand.t.Path)
+			if err != nil {
+				return nil, builderErr(err)
+			}
+			cmds = append(cmds, un.String())
+		}
 		rm, err := s.unforcedRemoveCommands(cand.t, cand.ws)
 		if err != nil {
 			return nil, err

@@ -28,7 +28,7 @@ func TestPruneStays(t *testing.T) {
 		{"nothing yet", false, false, gitx.Worktree{Path: "/w"}, "", ""},
 	}
 	for _, c := range cases {
-		reason, detail := pruneStays(c.first, c.cur, c.t)
+		reason, detail := pruneStays(c.first, c.cur, false, c.t)
 		if reason != c.reason || !strings.Contains(detail, c.inDet) {
 			t.Errorf("%s: pruneStays = %q %q, want %q containing %q", c.name, reason, detail, c.reason, c.inDet)
 		}

@@ -54,6 +54,19 @@ func (s *service) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, g
 		if l := s.backend.workspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
 			return errStillLive{l}
 		}
+		if t.Locked != nil {
+			// Only the lock of a claim whose --run command ended reaches a removal here
+			// (prune keeps, and land's clean-up releases, every other): unlocked only once
+			// nothing keeps the worktree, so a refusal leaves the lock as it was.
+			un, err := gitx.WorktreeUnlock(s.root(), t.Path)
+			if err != nil {
+				return builderErr(err)
+			}
+			if _, err := git.Run(ctx, un); err != nil {
+				return err
+			}
+			t.Locked = nil
+		}
 		if closeWs {
 			return s.backend.remove(ctx, &removeCmd{target: t, wsID: ws, cwd: s.root()})
 		}

@@ -214,6 +214,15 @@ func ruleNotLockedByAgent(t gitx.Worktree, l agentLock) *Error {
 		"%s (%s) is locked, %s: %s", Escape(t.Path), describe(t), l.staleWhy(), Escape(*t.Locked))
 }
 
+// ruleNotLockedUnlessEnded is ruleNotLocked, except for a claim whose create --run command
+// ended (ended): that claim binds nothing, and the remove unlocks the worktree first.
+func ruleNotLockedUnlessEnded(t gitx.Worktree, ended bool) *Error {
+	if ended {
+		return nil
+	}
+	return ruleNotLocked(t)
+}
+
 func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
 	if l.Status.Error != "" {
 		return refused(CodeStatusUnknown, "fix the worktree, or pass --force to remove it anyway",

@@ -29,6 +29,11 @@ type Options struct {
 	// (create, restore, a land's sync) in the background, and tracks those refreshes so
 	// the caller can wait for them before it exits (refresh.go).
 	Refreshes *Refreshes
+	// Self is the copse executable (an absolute path). The wrapper a create --run window
+	// starts its command in calls it when the command starts and ends (copse agent-run),
+	// so the agent's end is recorded, logged and its claim released with no watcher;
+	// empty: the wrapper only runs the command, as before.
+	Self string
 }
 
 // Plan is a prepared request: parsed into typed values, preconditions checked, the exact

@@ -24,8 +24,8 @@ func withAgents(t *testing.T, m Model) Model {
 	return m
 }
 
-// An agent waiting for input stands out on its row (in the conflict colour); a working
-// one adds nothing.
+// An agent waiting for input stands out on its row (in the conflict colour), its program
+// first; a working one says so quietly (in the ahead colour).
 func TestGoldenListNeedsYou(t *testing.T) {
 	m := withAgents(t, mixed(t, 100, 20))
 	v := plain(m)
@@ -59,5 +59,64 @@ func TestSortNeedsYouFirst(t *testing.T) {
 	}})
 	if got := visibleBranches(m); !strings.HasPrefix(got, "main docs/site agent/claude-1 feat/login") {
 		t.Fatalf("after the agents changed: %s", got)
+	}
+}
+
+// fxAllStates: an agent in each state a row names, one with a wrapper's name and a shell
+// around it (never shown), a done one that failed and an unread one.
+func fxAllStates() agentsMsg {
+	two, zero := 2, 0
+	return agentsMsg{agents: map[string][]core.Agent{
+		"/home/dev/src/app.worktrees/release-2.0":    {{PID: 41, Command: "claude", State: core.AgentBlocked, Workspace: "@3"}},
+		"/home/dev/src/app.worktrees/agent-claude-1": {{PID: 42, Command: "pi", State: core.AgentWorking, Workspace: "@4"}},
+		"/home/dev/src/app.worktrees/docs-site":      {{PID: 43, Command: "copse-run", State: core.AgentDone, ExitCode: &two, Unread: true, Workspace: "@5"}},
+		"/home/dev/src/app.worktrees/feat-rebase":    {{PID: 44, Command: "/bin/sh", State: core.AgentIdle, Workspace: "@6"}},
+		"/home/dev/src/app.worktrees/merge-upstream": {{PID: 45, Command: "codex", State: core.AgentDone, ExitCode: &zero, Workspace: "@7"}},
+		"/home/dev/src/app.worktrees/bisect":         {{PID: 46, Command: "gemini", State: core.AgentBlocked, Workspace: "@8"}},
+	}}
+}
+
+// Every agent row says its state in words, program first: working, needs you, idle, done
+// (with a non-zero exit code, ● while unread); copse's wrapper and shells never show.
+// Pinned at 120x20 in the picker's colours.
+func TestGoldenListAgentStates(t *testing.T) {
+	m := mixed(t, 120, 20)
+	msg := fxAllStates()
+	msg.seq = m.loadSeq
+	m, _ = send(t, m, msg)
+	v := plain(m)
+	for _, w := range []string{"claude needs you", "pi working", "● done (exit 2)", "idle", "codex done", "gemini needs you"} {
+		if !strings.Contains(v, w) {
+			t.Errorf("the list lacks %q:\n%s", w, v)
+		}
+	}
+	if strings.Contains(v, "copse-run") || strings.Contains(v, "/bin/sh") || strings.Contains(v, " sh ") {
+		t.Errorf("the wrapper's text shows:\n%s", v)
+	}
+	checkFrame(t, m)
+	golden.RequireEqual(t, m.View().Content)
+}
+
+// a goes to the next row whose agent needs you, after the cursor and cycling through the
+// list; with none, the status line says so and the cursor stays.
+func TestNextNeedsYouCycles(t *testing.T) {
+	m := mixed(t, 120, 20)
+	msg := fxAllStates()
+	msg.seq = m.loadSeq
+	m, _ = send(t, m, msg)
+	var seen []string
+	for range 3 {
+		m, _ = send(t, m, press("a"))
+		seen = append(seen, m.selectedPath())
+	}
+	want := []string{"/home/dev/src/app.worktrees/release-2.0", "/home/dev/src/app.worktrees/bisect", "/home/dev/src/app.worktrees/release-2.0"}
+	if strings.Join(seen, " ") != strings.Join(want, " ") {
+		t.Errorf("a, a, a went to %v, want %v", seen, want)
+	}
+	none := mixed(t, 120, 20)
+	before := none.selectedPath()
+	none, _ = send(t, none, press("a"))
+	if none.selectedPath() != before || !strings.Contains(plain(none), "no agent needs you") {
+		t.Errorf("a with no agent waiting: cursor %s (was %s)\n%s", none.selectedPath(), before, plain(none))
 	}
 }

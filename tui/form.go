@@ -12,25 +12,31 @@ import (
 	"github.com/copse-dev/copse/tui/rowmarks"
 )
 
-// Form fields, in tab order. Label and the focus toggle exist only under Herdr.
+// Form fields, in tab order: the text inputs first (every one exists; those a backend has
+// no use for are not shown), then the toggles. Label and the focus toggle are shown only
+// with workspaces (Herdr, tmux); run and prompt only under tmux, where create --run starts
+// the command in the new worktree's window.
 const (
 	fieldBranch = iota
 	fieldBase
 	fieldPath
 	fieldLabel
-	fieldFocus  // a toggle, not a text input (Herdr only)
+	fieldRun    // create --run: the command to start (an agent)
+	fieldPrompt // create --prompt: the text it is given
+	fieldFocus  // a toggle, not a text input (workspaces only)
 	fieldSwitch // toggle: switch to the new worktree after create
 	fieldSetup  // toggle: run copse.copy/copse.setup after create (shown when configured)
 )
 
-var fieldNames = [...]string{"branch", "base", "path", "label", "focus", "switch", "setup"}
+var fieldNames = [...]string{"branch", "base", "path", "label", "run", "prompt", "focus", "switch", "setup"}
 
 // form is the create dialog. It holds raw text only: every value is parsed by core, live
 // for the branch (debounced CheckBranch) and for all fields on submit (Prepare).
 type form struct {
 	inputs    []textinput.Model // branch, base, path[, label]
 	focus     int
-	workspace bool // Herdr: label and focus fields shown
+	workspace bool // Herdr or tmux: label and focus fields shown
+	run       bool // tmux: run and prompt fields shown
 	focusWS   bool // the focus toggle's value
 	switchTo  bool // the switch toggle's value (on by default)
 	runSetup  bool // the setup toggle's value (on by default)
@@ -47,8 +53,8 @@ type form struct {
 	baseSeq  int                     // bumps on every base edit; stale resolutions are dropped
 }
 
-func newForm(workspace bool, st *Styles, width int) form {
-	f := form{workspace: workspace, switchTo: true, runSetup: true}
+func newForm(workspace, run bool, st *Styles, width int) form {
+	f := form{workspace: workspace, run: run, switchTo: true, runSetup: true}
 	mk := func(placeholder string) textinput.Model {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -68,9 +74,9 @@ func newForm(workspace bool, st *Styles, width int) form {
 	}
 	f.inputs[fieldBranch].ShowSuggestions = true
 	f.inputs[fieldBase].ShowSuggestions = true
-	if workspace {
-		f.inputs = append(f.inputs, mk("workspace label (optional)"))
-	}
+	f.inputs = append(f.inputs, mk("workspace label (optional)"),
+		mk("command to start in its window, e.g. claude (optional)"),
+		mk("what the command is told (optional; needs a command)"))
 	f.setWidth(width)
 	f.inputs[0].Focus()
 	return f
@@ -96,11 +102,28 @@ func (f *form) setStyles(st *Styles) {
 	}
 }
 
+// shown reports whether field i is on the form.
+func (f form) shown(i int) bool {
+	switch i {
+	case fieldLabel, fieldFocus:
+		return f.workspace
+	case fieldRun, fieldPrompt:
+		return f.run
+	case fieldSwitch:
+		return !f.pick
+	case fieldSetup:
+		return f.setupShown()
+	}
+	return i < len(fieldNames)
+}
+
 // stops are the fields focus visits, in order: the inputs, then the toggles shown.
 func (f form) stops() []int {
 	s := make([]int, 0, len(fieldNames))
 	for i := range f.inputs {
-		s = append(s, i)
+		if f.shown(i) {
+			s = append(s, i)
+		}
 	}
 	if f.workspace {
 		s = append(s, fieldFocus)
@@ -144,7 +167,7 @@ func (f *form) toggle() {
 }
 
 func (f form) value(i int) string {
-	if i < len(f.inputs) {
+	if i < len(f.inputs) && f.shown(i) {
 		return f.inputs[i].Value()
 	}
 	return ""
@@ -167,6 +190,10 @@ func (f form) request() core.CreateRequest {
 		req.Label = opt(fieldLabel)
 		req.Focus = f.focusWS
 	}
+	// A person typed them (the picker's requests are marked so): the command starts
+	// without being asked about again, as with create --run at the command line.
+	req.Run = opt(fieldRun)
+	req.Prompt = opt(fieldPrompt)
 	return req
 }
 
@@ -180,7 +207,7 @@ func (f *form) setBranches(names []string) {
 // fieldError places a core error on the field it names, if the form has that field.
 func (f *form) fieldError(e *core.Error) bool {
 	for i, n := range fieldNames {
-		if e.Field == n && (i < len(f.inputs) || (i == fieldFocus && f.workspace) || i == fieldSetup) {
+		if e.Field == n && f.shown(i) {
 			msg := oneLine(e.Message)
 			if e.Hint != "" {
 				msg += " — " + oneLine(e.Hint)
@@ -342,6 +369,9 @@ func (f form) view(st *Styles, width int) []string {
 		return s.Render(pad(marker+fieldNames[i], formIndent))
 	}
 	for i := range f.inputs {
+		if !f.shown(i) {
+			continue
+		}
 		lines = append(lines, label(i)+f.inputs[i].View())
 		if i == fieldBase && f.errs[i] == "" && f.value(fieldBase) == "" && f.info.base != "" {
 			lines = append(lines, st.FormNote.Render(cut(strings.Repeat(" ", formIndent)+f.info.base, width)))
@@ -380,6 +410,9 @@ func (f form) view(st *Styles, width int) []string {
 				lines = append(lines, st.FormError.Render(strings.Repeat(" ", formIndent)+l))
 			}
 		}
+	}
+	if f.value(fieldRun) != "" {
+		lines = append(lines, "", st.FormNote.Render(cut("The command starts in the new worktree's tmux window, which it claims.", width)))
 	}
 	if f.value(fieldPath) != "" {
 		lines = append(lines, "", st.FormNote.Render(cut("A custom path asks for confirmation before anything runs.", width)))

@@ -64,6 +64,8 @@ type KeyMap struct {
 	Edit    key.Binding
 	Shell   key.Binding
 	Copy    key.Binding
+	// NextNeedsYou moves to the next row whose agent waits for its person, cycling.
+	NextNeedsYou key.Binding
 
 	// Remove dialog: delete the branch too.
 	DeleteBranch key.Binding
@@ -125,6 +127,8 @@ func DefaultKeyMap() KeyMap {
 		Edit:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "editor")),
 		Shell:   key.NewBinding(key.WithKeys("!"), key.WithHelp("!", "shell")),
 		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy path")),
+
+		NextNeedsYou: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "needs you")),
 
 		DeleteBranch: key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "delete branch too")),
 
@@ -216,7 +220,7 @@ func (m Model) helpFor() helpKeys {
 			{k.Switch, k.Open, k.Back, k.Filter, k.Refresh},
 			{k.New, k.Remove, k.ForceRemove, k.Land},
 			{k.Claim, k.Release, k.Force, k.Prune},
-			{k.Sort, k.Preview, k.Edit, k.Shell, k.Copy},
+			{k.Sort, k.NextNeedsYou, k.Preview, k.Edit, k.Shell, k.Copy},
 			last,
 		},
 	}

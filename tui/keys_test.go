@@ -34,8 +34,9 @@ func TestKeysDoc(t *testing.T) {
 				"-":     "shown once there is a worktree to go back to; not in `copse pick`",
 				"esc":   "one thing, the innermost: closes the full help, else clears an applied filter, else quits",
 			}},
-		{"List", []key.Binding{k.Sort, k.Preview, k.Edit, k.Shell, k.Copy},
+		{"List", []key.Binding{k.Sort, k.NextNeedsYou, k.Preview, k.Edit, k.Shell, k.Copy},
 			map[string]string{
+				"a": "to the next row whose agent needs you (blocked on a permission prompt or a question), cycling; the status line says when none does",
 				"s": "name (main first), recent activity, path, needs you first (an agent waiting for input); remembered in git config copse.sort",
 				"p": "changed files, last commits, diffstat against the merge-base with the main branch",
 				"e": "$VISUAL, else $EDITOR, in the worktree; the picker comes back when it ends",

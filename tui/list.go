@@ -233,6 +233,21 @@ func (m *Model) selectByPath(p string) {
 	m.clampCursor()
 }
 
+// nextNeedsYou moves the cursor to the next visible row (after the cursor, cycling) whose
+// agent waits for its person; the status line says so when none does.
+func (m *Model) nextNeedsYou() {
+	n := len(m.visible)
+	for step := 1; step <= n; step++ {
+		vi := (m.cursor + step) % n
+		if m.rows[m.visible[vi]].wt.NeedsYou() {
+			m.cursor = vi
+			m.clampCursor()
+			return
+		}
+	}
+	m.status = infoStatus("no agent needs you")
+}
+
 func (m *Model) moveCursor(delta int) {
 	m.cursor += delta
 	m.clampCursor()

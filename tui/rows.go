@@ -115,8 +115,16 @@ func (st *Styles) kindInk(k rowmarks.Kind) Ink {
 		return st.Behind
 	case rowmarks.Clean:
 		return st.Clean
-	case rowmarks.Pending:
+	case rowmarks.Pending, rowmarks.Idle:
 		return st.Pending
+	case rowmarks.Working:
+		return st.Ahead
+	case rowmarks.Done:
+		return st.Clean
+	case rowmarks.Failed:
+		return st.Conflict
+	case rowmarks.Unread:
+		return st.Cursor
 	}
 	return st.StatusErr
 }

@@ -133,6 +133,10 @@ func (m Model) listKeyView(k tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 		mm, cmd := m.cycleSort()
 		return mm, cmd, true
 	}
+	if key.Matches(k, ks.NextNeedsYou) {
+		m.nextNeedsYou()
+		return m, nil, true
+	}
 	r, ok := m.selected()
 	if !ok {
 		return m, nil, false

@@ -72,6 +72,9 @@ type Record struct {
 	// Read is when a person opened the agent's worktree after it ended (a done agent stays
 	// unread until then).
 	Read time.Time `json:"read,omitzero"`
+	// Started is when the command started, on a wrapper's done record (its Time is when the
+	// command ended): how long it ran, so a command that ended at once is a failed start.
+	Started time.Time `json:"started,omitzero"`
 }
 
 // Dir is the store's directory for the environment getenv reads.
@@ -163,6 +166,13 @@ func read(name string) (Record, error) {
 	}
 	err = json.Unmarshal(b, &r)
 	return r, err
+}
+
+// Read is the record of agent and session (else pid), ok false when there is none (or it
+// cannot be read).
+func Read(dir, agent, session string, pid int) (Record, bool) {
+	r, err := read(filepath.Join(dir, Name(agent, session, pid)))
+	return r, err == nil
 }
 
 // ReadAll returns every readable record of dir (none when dir does not exist). A damaged

@@ -64,6 +64,8 @@ type Agent struct {
 	Workspace string `json:"workspace,omitempty"`
 	State     string `json:"state"`
 	Previous  string `json:"previous"`
+	// ExitCode is a done agent's exit status (0 included), where its wrapper told it.
+	ExitCode *int `json:"exit_code,omitempty"`
 }
 
 // Path is where the log of the repository with commonDir lives.

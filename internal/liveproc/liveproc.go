@@ -176,6 +176,7 @@ func ReadingTerminal(pid int) bool { return readingTerminal(pid) }
 // Foreground is what runs from one process: a tmux pane's first process, typically.
 type Foreground struct {
 	Name     string // its command name, or that of the first program below it that is not a shell
+	PID      int    // the process Name is of
 	Children int    // how many processes it started (-1 where copse cannot tell)
 	Reading  bool   // ReadingTerminal
 }
@@ -236,6 +237,21 @@ func Marked(key, value string) ([]Proc, error) { return marked(key, value) }
 // under a tracer): it holds what it holds and does nothing until continued. False where
 // copse cannot tell, and for a process that is gone.
 func Stopped(pid int) bool { return stopped(pid) }
+
+// StartTicks is process pid's start time as the kernel counts it (clock ticks since
+// boot, /proc/PID/stat field 22), ok false when it does not run or copse cannot tell: with
+// the pid, it names one process (Alive takes it back).
+func StartTicks(pid int) (uint64, bool) {
+	id, ok := identify(pid)
+	return id.Start, ok
+}
+
+// StartedAt is the wall-clock time of a start time StartTicks read (false where copse
+// cannot tell).
+func StartedAt(ticks uint64) (time.Time, bool) {
+	t := startedAt(ticks)
+	return t, !t.IsZero()
+}
 
 // StartTime is when process pid started (ok false when it does not run, or copse cannot
 // tell): with the pid, it names one process, where a pid alone may have been reused.

@@ -258,11 +258,11 @@ func comm(pid int) string {
 
 func foreground(pid int) Foreground {
 	kids := childrenOf(pid)
-	f := Foreground{Name: comm(pid), Children: len(kids), Reading: readingTerminal(pid)}
+	f := Foreground{Name: comm(pid), PID: pid, Children: len(kids), Reading: readingTerminal(pid)}
 	// Below a wrapper shell (sh -c 'agent …'), the agent is the first program that is
 	// not a shell.
 	for depth, cur := 0, kids; depth < 3 && isShell([]string{f.Name}) && len(cur) > 0; depth++ {
-		f.Name = comm(cur[0])
+		f.Name, f.PID = comm(cur[0]), cur[0]
 		cur = childrenOf(cur[0])
 	}
 	return f

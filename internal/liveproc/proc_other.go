@@ -2,7 +2,10 @@
 
 package liveproc
 
-import "runtime"
+import (
+	"runtime"
+	"time"
+)
 
 // read: without /proc copse would have to run a program (lsof) to know, and core runs no
 // program of its own; it says it cannot tell.

@@ -1,5 +1,5 @@
 // Package rowmarks is the one vocabulary for what a worktree row says about its state: the
-// markers (main, rebasing, ⚑ claimed, locked, prunable, [workspace], needs you, N proc, a land job) and the badges
+// markers (main, rebasing, ⚑ claimed, locked, prunable, [workspace], each agent's state word, N proc, a land job) and the badges
 // (✚ changes, ✖ conflicts, ↑ ahead, ↓ behind, rebase, merge, ✓ clean, ? unknown). Both
 // `copse list` and the picker build their rows from it, so the same state reads the same
 // in both. It returns plain, already escaped text with a semantic Kind per piece; it must
@@ -9,6 +9,7 @@ package rowmarks
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/internal/textsafe"
@@ -34,6 +35,11 @@ const (
 	Blocked               // a land that stopped and needs its owner
 	Live                  // processes work in it (remove, prune and land's clean-up keep it)
 	NeedsYou              // an agent there waits for a person (core.AgentBlocked)
+	Working               // an agent there works (core.AgentWorking)
+	Idle                  // an agent there waits for its next prompt (core.AgentIdle)
+	Done                  // an agent there ended with exit status 0 (core.AgentDone)
+	Failed                // an agent there ended with another exit status
+	Unread                // a done agent nobody looked at since it ended
 )
 
 // Piece is one marker or badge. Text is what every row shows, escaped and short; Detail is
@@ -88,7 +94,12 @@ func markers(wt core.Worktree, session int) []Piece {
 		if session > 0 {
 			who = textsafe.Cut(who, session)
 		}
-		out = append(out, Piece{Text: "⚑ " + who, Kind: Claimed})
+		p := Piece{Text: "⚑ " + who, Kind: Claimed}
+		if c.Ended {
+			// The --run command that held it ended: remove, prune and land go ahead.
+			p.Text += " (ended)"
+		}
+		out = append(out, p)
 	} else if wt.Locked != nil {
 		text := "locked"
 		if wt.LockStale {
@@ -102,13 +113,64 @@ func markers(wt core.Worktree, session int) []Piece {
 	if ws := wt.WorkspaceID; ws != nil && *ws != "" {
 		out = append(out, Piece{Text: "[" + textsafe.Escape(*ws) + "]", Kind: Workspace})
 	}
-	if wt.NeedsYou() {
-		out = append(out, Piece{Text: "needs you", Kind: NeedsYou})
-	}
+	out = append(out, Agents(wt)...)
 	if n := wt.Processes; n != nil && *n > 0 {
 		out = append(out, Piece{Text: strconv.Itoa(*n) + " proc", Kind: Live})
 	}
 	return out
+}
+
+// MaxProgram bounds an agent's program name on a row.
+const MaxProgram = 16
+
+// Agents are the state words of a worktree's agents, one piece each, its program first:
+// "claude working", "pi needs you", "idle", "codex done (exit 2)"; a done agent nobody has
+// looked at since is marked "●" until its worktree is opened. Processes that are only
+// known to run (outside any window) and agents in no known state are counted by the
+// "N proc" marker, not named here.
+func Agents(wt core.Worktree) []Piece {
+	var out []Piece
+	for _, a := range wt.Agents {
+		var p Piece
+		switch a.State {
+		case core.AgentBlocked:
+			p = Piece{Text: "needs you", Kind: NeedsYou}
+		case core.AgentWorking:
+			p = Piece{Text: "working", Kind: Working}
+		case core.AgentIdle:
+			p = Piece{Text: "idle", Kind: Idle}
+		case core.AgentDone:
+			p = Piece{Text: "done", Kind: Done}
+			if a.ExitCode != nil && *a.ExitCode != 0 {
+				p = Piece{Text: "done (exit " + strconv.Itoa(*a.ExitCode) + ")", Kind: Failed}
+			}
+		default:
+			continue
+		}
+		if name := Program(a); name != "" {
+			p.Text = name + " " + p.Text
+		}
+		if a.State == core.AgentDone && a.Unread {
+			p.Text, p.Kind = "● "+p.Text, Unread
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Program is the name an agent row shows for its program: the base name of its command,
+// escaped and bounded, never the text of a wrapper copse or a shell put around it ("" then,
+// and when unknown).
+func Program(a core.Agent) string {
+	name := a.Command
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	switch strings.TrimPrefix(name, "-") {
+	case "", "copse-run", "copse", "sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "ash", "busybox":
+		return ""
+	}
+	return textsafe.Cut(textsafe.Escape(name), MaxProgram)
 }
 
 // Badges are the status of a worktree: ✚ uncommitted changes other than conflicts, ✖

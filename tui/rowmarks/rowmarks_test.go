@@ -100,12 +100,50 @@ func TestLand(t *testing.T) {
 	}
 }
 
-func TestNeedsYouMarker(t *testing.T) {
-	blocked := core.Worktree{Agents: []core.Agent{{State: core.AgentWorking}, {State: core.AgentBlocked}}}
-	if got := texts(Markers(blocked)); got != "needs you" {
-		t.Errorf("a blocked agent: markers %q", got)
+// Every agent of a row gets its state word, its program first; a wrapper copse or a shell
+// put around it never shows as the program; a done agent shows a non-zero exit code, and
+// an unread one its mark; a process only known to run, or an agent in no known state, has
+// no word (the proc count covers it).
+func TestAgentStateWords(t *testing.T) {
+	two, zero := 2, 0
+	wt := core.Worktree{Agents: []core.Agent{
+		{Command: "claude", State: core.AgentWorking},
+		{Command: "/usr/bin/pi", State: core.AgentBlocked},
+		{Command: "copse-run", State: core.AgentIdle},
+		{Command: "/bin/sh", State: core.AgentIdle},
+		{Command: "codex", State: core.AgentDone, ExitCode: &two},
+		{Command: "omp", State: core.AgentDone, ExitCode: &zero, Unread: true},
+		{Command: "node", State: core.AgentRunning},
+		{State: core.AgentUnknown},
+		{Command: "evil\x1b[2J", State: core.AgentWorking},
+	}}
+	got := Agents(wt)
+	want := []Piece{
+		{Text: "claude working", Kind: Working},
+		{Text: "pi needs you", Kind: NeedsYou},
+		{Text: "idle", Kind: Idle},
+		{Text: "idle", Kind: Idle},
+		{Text: "codex done (exit 2)", Kind: Failed},
+		{Text: "● omp done", Kind: Unread},
+		{Text: `evil\x1b[2J working`, Kind: Working},
 	}
-	if got := texts(Markers(core.Worktree{Agents: []core.Agent{{State: core.AgentWorking}, {State: core.AgentIdle}}})); got != "" {
-		t.Errorf("no agent waits: markers %q", got)
+	if len(got) != len(want) {
+		t.Fatalf("Agents = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("agent %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if m := texts(Markers(core.Worktree{Agents: []core.Agent{{Command: "claude", State: core.AgentBlocked}}})); m != "claude needs you" {
+		t.Errorf("markers of a row with a blocked agent: %q", m)
+	}
+}
+
+// A claim whose --run command ended says so on its marker.
+func TestEndedClaimMarker(t *testing.T) {
+	wt := core.Worktree{Claim: &core.Claim{Session: "agent:x", Ended: true}}
+	if m := texts(Markers(wt)); m != "⚑ agent:x (ended)" {
+		t.Errorf("markers %q", m)
 	}
 }

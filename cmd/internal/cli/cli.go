@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -370,7 +371,17 @@ func (f *Factory) openService(ctx context.Context, listFirst bool) (*core.Servic
 	// COPSE_PREVIOUS comes from the shell integration: the directory this shell left.
 	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv, Env: f.Env,
 		Previous: f.Getenv("COPSE_PREVIOUS"), OnLockWait: f.lockWaitNotice, ListFirst: listFirst,
-		Refreshes: f.indexRefreshes()})
+		Refreshes: f.indexRefreshes(), Self: selfPath()})
+}
+
+// selfPath is this copse's executable, for the wrapper of create --run ("" when unknown:
+// the wrapper then only runs the command).
+func selfPath() string {
+	exe, err := os.Executable()
+	if err != nil || !filepath.IsAbs(exe) {
+		return ""
+	}
+	return exe
 }
 
 func (f *Factory) indexRefreshes() *core.Refreshes {
@@ -457,6 +468,7 @@ retry blindly); 130 cancelled.`,
 		NewCmdMCP(f),
 		NewCmdVersion(f),
 		NewCmdHook(f),
+		NewCmdAgentRun(f),
 	)
 	// Verbs that name an existing worktree complete its branch or path; create completes
 	// branches that could be checked out.

@@ -106,6 +106,9 @@ func eventLine(ev core.Event, home string) string {
 	if a := ev.Agent; a != nil {
 		// agent.state: the change first, then which agent it is.
 		s += " " + core.Escape(a.Previous) + "->" + core.Escape(a.State)
+		if a.ExitCode != nil {
+			s += " exit=" + strconv.Itoa(*a.ExitCode)
+		}
 		if a.Command != "" {
 			s += " command=" + core.Escape(a.Command)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core/agentstate"
+	"github.com/copse-dev/copse/core/notify"
 	"github.com/copse-dev/copse/internal/liveproc"
 	"github.com/spf13/cobra"
 )
@@ -55,10 +57,37 @@ func RunHook(args []string, in io.Reader, errw io.Writer, getenv func(string) st
 		return 0
 	}
 	rec := hookRecord(agent, event, state, p, getenv)
-	if err := agentstate.Write(agentstate.Dir(getenv), rec); err != nil {
+	dir := agentstate.Dir(getenv)
+	old, had := agentstate.Read(dir, rec.Agent, rec.Session, rec.PID)
+	if err := agentstate.Write(dir, rec); err != nil {
 		debug(err.Error())
+		return 0
 	}
+	hookNotify(getenv, had, old, rec, debug)
 	return 0
+}
+
+// hookNotifyWait bounds the one tmux run a notification costs: the agent waits for its hook.
+const hookNotifyWait = 300 * time.Millisecond
+
+// hookNotify tells the person of a turn to needs-you or done (core/notify: tmux's bell on
+// the agent's window, an OSC notification where chosen), once per transition: the record
+// the hook replaced says what the state was. Only inside tmux; never for the pane in view.
+// The observers (list --watch, the picker) leave a hook's changes to the hook.
+func hookNotify(getenv func(string) string, had bool, old, now agentstate.Record, debug func(string)) {
+	tgt, ok := notify.FromEnv(getenv)
+	if !ok {
+		return
+	}
+	var prev *agentstate.Record
+	if had {
+		prev = &old
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hookNotifyWait)
+	defer cancel()
+	if _, err := notify.Transition(ctx, tgt, prev, now, filepath.Base(now.Cwd)); err != nil {
+		debug("notification not sent: " + err.Error())
+	}
 }
 
 // hookRecord is the record one hook call writes: the agent's process found above the

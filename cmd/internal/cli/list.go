@@ -327,15 +327,17 @@ const maxMarkCells = 70
 // ("" for none); the picker paints the same kinds from its theme.
 func kindColour(k rowmarks.Kind) string {
 	switch k {
-	case rowmarks.Main, rowmarks.Workspace:
+	case rowmarks.Main, rowmarks.Workspace, rowmarks.Working:
 		return ansiCyan
 	case rowmarks.Progress, rowmarks.Claimed, rowmarks.Locked, rowmarks.Changes, rowmarks.Live:
 		return ansiYellow
-	case rowmarks.Prunable, rowmarks.Conflicts, rowmarks.Unknown, rowmarks.Blocked, rowmarks.NeedsYou:
+	case rowmarks.Prunable, rowmarks.Conflicts, rowmarks.Unknown, rowmarks.Blocked, rowmarks.NeedsYou, rowmarks.Failed:
 		return ansiRed
-	case rowmarks.Clean:
+	case rowmarks.Clean, rowmarks.Done:
 		return ansiGreen
-	case rowmarks.Pending:
+	case rowmarks.Unread:
+		return ansiBold + ansiGreen
+	case rowmarks.Pending, rowmarks.Idle:
 		return ansiDim
 	}
 	return ""
