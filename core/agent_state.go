@@ -96,7 +96,7 @@ func decideAgent(w agentWord) (a Agent, weak, show bool) {
 // mergeAgent puts a record's agent into a row's agents: it replaces the entry the
 // backend found for the same process (the pane whose program it is, the process working
 // there) or Herdr's entry for the row's workspace, and is added when there is none. A
-// weak word leaves a screen reading as it is.
+// weak word leaves a screen reading as it is, and adds nothing where the screen saw none.
 func mergeAgent(agents []Agent, a Agent, weak bool, sameProcess func(pid, entry int) bool) []Agent {
 	for i, e := range agents {
 		same := e.PID != 0 && a.PID != 0 && sameProcess(a.PID, e.PID)
@@ -105,8 +105,11 @@ func mergeAgent(agents []Agent, a Agent, weak bool, sameProcess func(pid, entry 
 			continue
 		}
 		if weak && e.State != AgentRunning && e.State != AgentUnknown {
-			if a.Command != "" {
-				agents[i].Command = a.Command // the wrapper knows the program's name
+			// The entry names the program from its argv (the screen's reading, an agent's
+			// own word); the wrapper only knows the command line's first word, which may be
+			// a builtin (`unset X; exec agent`): it names the program only where nothing did.
+			if agents[i].Command == "" {
+				agents[i].Command = a.Command
 			}
 			return agents
 		}
@@ -116,6 +119,11 @@ func mergeAgent(agents []Agent, a Agent, weak bool, sameProcess func(pid, entry 
 		}
 		agents[i] = a
 		return dropSameProcess(agents, i, a.PID, sameProcess)
+	}
+	if weak {
+		// The wrapper's running command, which the screen read as nothing: a shell, or
+		// copse itself (list --watch, the picker), which is never an agent.
+		return agents
 	}
 	return append(agents, a)
 }

@@ -96,8 +96,19 @@ func TestMergeAgentReplacesTheScreensReading(t *testing.T) {
 		t.Errorf("herdr entry and the same process running: %+v", got)
 	}
 	weak := Agent{PID: 42, Command: "claude", State: AgentWorking, Source: agentstate.SourceWrapper}
-	if got := mergeAgent(append([]Agent(nil), pane...), weak, true, same); len(got) != 1 || got[0].State != AgentIdle || got[0].Source != agentstate.SourceScreen || got[0].Command != "claude" {
+	// The screen's name is from the program's argv; the wrapper's is the command line's
+	// first word (`unset X; exec …` would say unset): the screen's stays.
+	if got := mergeAgent(append([]Agent(nil), pane...), weak, true, same); len(got) != 1 || got[0].State != AgentIdle || got[0].Source != agentstate.SourceScreen || got[0].Command != "node" {
 		t.Errorf("weak word over a screen reading: %+v", got)
+	}
+	unnamed := []Agent{{PID: 40, State: AgentIdle, Workspace: "@3", Source: agentstate.SourceScreen}}
+	if got := mergeAgent(unnamed, weak, true, same); len(got) != 1 || got[0].Command != "claude" {
+		t.Errorf("weak word over an unnamed screen reading: %+v", got)
+	}
+	// Where the screen saw nothing (a shell, or copse itself in the window), the wrapper's
+	// running command adds no agent.
+	if got := mergeAgent(nil, weak, true, same); len(got) != 0 {
+		t.Errorf("weak word with no screen reading added %+v", got)
 	}
 	other := []Agent{{PID: 7, Command: "vim", State: AgentRunning, Source: agentstate.SourceProcess}}
 	if got := mergeAgent(other, hookAgent, false, same); len(got) != 2 || got[1].State != AgentBlocked {
