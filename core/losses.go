@@ -503,7 +503,35 @@ func (s *service) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) e
 	if err != nil {
 		return err
 	}
-	return s.heldByRefs(ctx, root, refs, l)
+	if err := s.heldByRefs(ctx, root, refs, l); err != nil {
+		return err
+	}
+	return s.heldByAdminModules(ctx, admin, l)
+}
+
+// heldByAdminModules reads the submodule repositories the admin directory of a worktree
+// whose directory is gone keeps (modules/…): git deletes them with it. One with commits
+// on no remote of its own counts as such a submodule and cannot be recorded (a record
+// fetches from the submodule's checkout, which is gone), so it keeps the worktree; one
+// that cannot be read is unknown, never nothing.
+func (s *service) heldByAdminModules(ctx context.Context, admin string, l *Losses) error {
+	mods, err := gitx.AdminModules(admin)
+	if err != nil {
+		return err
+	}
+	for _, rel := range mods {
+		name := strings.ReplaceAll(strings.TrimPrefix(rel, "modules/"), "/modules/", "/")
+		r := HeldRepo{Path: name, dir: filepath.Join(admin, filepath.FromSlash(rel))}
+		if r.Unpushed, err = s.git.ModuleUnkeptCount(ctx, r.dir); err != nil {
+			r.Unknown = statusError(err)
+		}
+		if r.Unpushed == 0 && r.Unknown == "" {
+			continue
+		}
+		l.Submodules = append(l.Submodules, r)
+		l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
+	}
+	return nil
 }
 
 // heldBySubmodules reads the submodules of the worktree. One whose repository is deleted

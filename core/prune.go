@@ -284,6 +284,12 @@ func (s *service) judgeGone(ctx context.Context, e PruneEntry, t gitx.Worktree, 
 		e.Reason, e.Detail = KeepStatusUnknown, "directory gone, and cannot tell what its admin directory holds: "+l.Status.Error
 		return e, pruneCand{}, pruneKept
 	}
+	if len(l.Submodules) > 0 {
+		// A submodule repository with commits on no remote: what no record can keep.
+		e.Reason, e.Detail = KeepSubmodule, fmt.Sprintf("directory gone, and its admin directory keeps %s whose commits go with it: %s",
+			plural(len(l.Submodules), "submodule repository"), heldNames(l.Submodules))
+		return e, pruneCand{}, pruneKept
+	}
 	e.Reason, e.Detail = PruneGone, detail
 	cand := pruneCand{t: t, id: e.ID, head: t.Head, record: len(l.keep) > 0}
 	if cand.record {

@@ -283,9 +283,17 @@ func goneHint(t gitx.Worktree, hint string) string {
 	return "its directory is gone: put it back (after moving it, git worktree repair) and keep them on a branch, or pass --force to record them for `copse restore`"
 }
 
+// goneSubmoduleHint: the submodule repositories a gone worktree's admin directory keeps
+// can be pushed only from a checkout, and no record can keep them.
+const goneSubmoduleHint = "its directory is gone: put it back (after moving it, git worktree repair), push the submodules' commits (git -C <submodule> push), then remove again"
+
 func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 	if len(l.Submodules) > 0 {
-		return refused(CodeSubmoduleUnpushed, "push them (git -C <submodule> push; a commit only its reflog holds needs a branch first: git -C <submodule> branch <name> <commit>), or pass --force to record them for `copse restore`",
+		hint := "push them (git -C <submodule> push; a commit only its reflog holds needs a branch first: git -C <submodule> branch <name> <commit>), or pass --force to record them for `copse restore`"
+		if t.Prunable != nil {
+			hint = goneSubmoduleHint
+		}
+		return refused(CodeSubmoduleUnpushed, hint,
 			"%s holds %s whose git directory git deletes with the worktree: %s",
 			Escape(t.Path), plural(len(l.Submodules), "submodule"), heldNames(l.Submodules))
 	}
@@ -296,9 +304,13 @@ func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 // it does not delete ("no record, no remove"). Nothing gets past this one.
 func ruleRecordable(t gitx.Worktree, l Losses) *Error {
 	if len(l.unrecordable) > 0 {
-		return refused(CodeNotRecordable, "commit (or stash) the changes inside them, or move them out of the worktree; then remove again",
-			"cannot record what removing %s would delete, so nothing is removed: a record keeps the commits of a submodule or nested repository, not their uncommitted changes: %s",
-			Escape(t.Path), sample(l.unrecordable, len(l.unrecordable)))
+		hint, why := "commit (or stash) the changes inside them, or move them out of the worktree; then remove again",
+			"a record keeps the commits of a submodule or nested repository, not their uncommitted changes"
+		if t.Prunable != nil {
+			hint, why = goneSubmoduleHint, "a record fetches a submodule's commits from its checkout, which is gone"
+		}
+		return refused(CodeNotRecordable, hint, "cannot record what removing %s would delete, so nothing is removed: %s: %s",
+			Escape(t.Path), why, sample(l.unrecordable, len(l.unrecordable)))
 	}
 	return nil
 }

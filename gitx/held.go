@@ -324,6 +324,73 @@ func (r *Runner) UnpushedCount(ctx context.Context, dir string) (int, error) {
 	return r.count(ctx, c)
 }
 
+// AdminModules lists the submodule repositories a worktree's admin directory keeps under
+// modules/ (the git directories of its submodules, and of theirs, inside each one's own
+// modules/), as paths below the admin directory: "modules/lib",
+// "modules/lib/modules/deep". For a worktree whose directory is gone they are all that is
+// left of its submodules, and git deletes them with the admin directory. A git directory
+// is a directory holding a HEAD; any other directory is part of a submodule name with a
+// slash in it.
+func AdminModules(admin string) ([]string, error) {
+	var found []string
+	if err := adminModules(admin, "modules", 0, &found); err != nil {
+		return nil, fmt.Errorf("gitx: reading the submodule repositories in %s: %w", admin, err)
+	}
+	return found, nil
+}
+
+// maxModulesDepth bounds the directories adminModules descends: past it, an error.
+const maxModulesDepth = 32
+
+func adminModules(admin, rel string, depth int, found *[]string) error {
+	if depth > maxModulesDepth {
+		return fmt.Errorf("%s is nested more than %d directories deep", rel, maxModulesDepth)
+	}
+	entries, err := os.ReadDir(filepath.Join(admin, filepath.FromSlash(rel)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no modules/ (of the admin directory, or of a submodule's git directory)
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		sub := rel + "/" + e.Name()
+		if _, err := os.Lstat(filepath.Join(admin, filepath.FromSlash(sub), "HEAD")); err == nil {
+			*found = append(*found, sub)
+			sub += "/modules" // only its own modules/ can hold more; its objects and refs cannot
+		}
+		if err := adminModules(admin, sub, depth+1, found); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ModuleUnkeptCountCmd counts the commits the submodule repository at gitDir holds on no
+// remote-tracking ref of its own, its reflogs' included: what is lost when that git
+// directory goes. It is for a git directory whose checkout is gone (one AdminModules
+// found): its core.worktree names that checkout, which git would fail to enter, so git is
+// told the git directory is the work tree too (rev-list reads no work tree).
+func ModuleUnkeptCountCmd(gitDir string) (Cmd, error) {
+	if err := check("rev-list", checkDir(gitDir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: gitDir, args: []string{"rev-list", "--count", "--all", "--reflog", "--not", "--remotes"}, read: true,
+		env: []string{"GIT_DIR=" + gitDir, "GIT_WORK_TREE=" + gitDir}}, nil
+}
+
+// ModuleUnkeptCount runs ModuleUnkeptCountCmd.
+func (r *Runner) ModuleUnkeptCount(ctx context.Context, gitDir string) (int, error) {
+	c, err := ModuleUnkeptCountCmd(gitDir)
+	if err != nil {
+		return 0, err
+	}
+	return r.count(ctx, c)
+}
+
 // GitlinksCmd lists the submodules of the worktree at dir: index entries of mode 160000.
 // Only those records are kept, so a large index costs no memory.
 func GitlinksCmd(dir string) (Cmd, error) {
