@@ -718,13 +718,11 @@ func (s *service) newPatches(ctx context.Context, dir, head string, tips []strin
 // heldRepo reads a repository inside the worktree: its uncommitted changes (from the
 // safety status, so its config hides nothing) and its commits on no remote of its own.
 func (s *service) heldRepo(ctx context.Context, rel, dir string) HeldRepo {
-	r := HeldRepo{Path: rel, dir: dir}
-	st, _, err := s.git.SafetyStatus(ctx, dir)
-	if err != nil {
-		r.Unknown = statusError(err)
+	r := s.changesOf(ctx, rel, dir)
+	if r.Unknown != "" {
 		return r
 	}
-	r.Changes = st.Staged + st.Unstaged + st.Untracked + st.Conflicted
+	var err error
 	if r.Unpushed, err = s.git.UnpushedCount(ctx, dir); err != nil {
 		// An empty repository (unborn HEAD, no refs) has nothing to push.
 		if _, herr := s.git.ResolveCommit(ctx, dir, "HEAD"); herr == nil {

@@ -515,12 +515,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 		s.dropExpiredRecords(ctx, out, true)
 		return out, nil
 	}
-	shown := map[string]bool{}
-	if old, ok := p.cmd.(*pruneCmd); ok {
-		for _, c := range old.remove {
-			shown[canonical(c.t.Path)] = true
-		}
-	}
+	shown := shownIn(p, func(c *pruneCmd) []pruneCand { return c.remove })
 	rep := &fresh.report
 	removed := rep.Removed
 	rep.Removed = []PruneEntry{}
@@ -589,16 +584,23 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 	return out, nil
 }
 
+// shownIn is the worktrees (canonical paths) the prune plan asked showed in one of its
+// lists (which picks it): what a run may act on.
+func shownIn(asked *Plan, which func(*pruneCmd) []pruneCand) map[string]bool {
+	shown := map[string]bool{}
+	if old, ok := asked.cmd.(*pruneCmd); ok {
+		for _, c := range which(old) {
+			shown[canonical(c.t.Path)] = true
+		}
+	}
+	return shown
+}
+
 // forgetGone forgets, under the lock, the worktrees whose directory is gone that are so now
 // AND were shown in the confirmation, each on its own (`git worktree remove` of a missing
 // directory drops only its admin directory), recorded first when it holds commits.
 func (s *service) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, x *execution, out *Outcome) error {
-	shown := map[string]bool{}
-	if old, ok := asked.cmd.(*pruneCmd); ok {
-		for _, c := range old.forget {
-			shown[canonical(c.t.Path)] = true
-		}
-	}
+	shown := shownIn(asked, func(c *pruneCmd) []pruneCand { return c.forget })
 	rep := &fresh.report
 	forgotten := rep.Forgotten
 	rep.Forgotten = []PruneEntry{}

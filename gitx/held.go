@@ -72,6 +72,12 @@ func ParseReflog(b []byte) ([]string, error) {
 // UnkeptCommitsCmd lists the commits reachable from oids but from no branch, tag or
 // remote-tracking ref: what nothing outside the worktree keeps.
 func UnkeptCommitsCmd(dir string, oids []string) (Cmd, error) {
+	return revListNotCmd(dir, oids, "--branches", "--tags", "--remotes")
+}
+
+// revListNotCmd lists the commits reachable from oids (at least one) but from none of the
+// refs the options after --not name.
+func revListNotCmd(dir string, oids []string, not ...string) (Cmd, error) {
 	reasons := []string{checkDir(dir)}
 	if len(oids) == 0 {
 		reasons = append(reasons, "no commits")
@@ -83,7 +89,7 @@ func UnkeptCommitsCmd(dir string, oids []string) (Cmd, error) {
 		return Cmd{}, err
 	}
 	args := append([]string{"rev-list", "--ignore-missing"}, oids...)
-	args = append(args, "--not", "--branches", "--tags", "--remotes")
+	args = append(append(args, "--not"), not...)
 	return Cmd{dir: dir, args: args, read: true}, nil
 }
 
@@ -91,18 +97,7 @@ func UnkeptCommitsCmd(dir string, oids []string) (Cmd, error) {
 // HEAD) of the repository at dir: in a submodule whose repository goes with the worktree,
 // what only its reflogs still name.
 func UnreferencedCommitsCmd(dir string, oids []string) (Cmd, error) {
-	reasons := []string{checkDir(dir)}
-	if len(oids) == 0 {
-		reasons = append(reasons, "no commits")
-	}
-	for _, o := range oids {
-		reasons = append(reasons, checkOID("commit", o))
-	}
-	if err := check("rev-list", reasons...); err != nil {
-		return Cmd{}, err
-	}
-	args := append([]string{"rev-list", "--ignore-missing"}, oids...)
-	return Cmd{dir: dir, args: append(args, "--not", "--all"), read: true}, nil
+	return revListNotCmd(dir, oids, "--all")
 }
 
 // UnreferencedCommits runs UnreferencedCommitsCmd in batches of unkeptBatch commits.
