@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,6 +48,25 @@ type Losses struct {
 	// unrecordable is what a record cannot keep, so a forced path refuses: uncommitted
 	// changes inside a submodule or a nested repository (a record keeps their commits).
 	unrecordable []string
+	// counted is the commits already counted as Detached or Reflog, and refsOnly those of
+	// RefCommits that are not among them: a per-worktree ref often holds a commit the
+	// reflog holds too, and a sum of all three would count it twice.
+	counted  map[string]bool
+	refsOnly int
+}
+
+// heldCount is how many distinct commits only the worktree holds: its detached HEAD's,
+// its HEAD reflog's and its per-worktree refs', each commit once.
+func (l Losses) heldCount() int { return l.Detached + l.Reflog + l.refsOnly }
+
+// count notes commits as counted (see Losses.counted).
+func (l *Losses) count(commits []string) {
+	if l.counted == nil {
+		l.counted = map[string]bool{}
+	}
+	for _, c := range commits {
+		l.counted[c] = true
+	}
 }
 
 // HeldRepo is a repository inside the worktree (a submodule or a nested repository) and
@@ -375,6 +395,7 @@ func (s *service) heldByReflog(ctx context.Context, dir, gitDir, head string, l 
 			for _, c := range mine {
 				delete(lost, c)
 			}
+			l.count(mine)
 		}
 		lost = s.newPatches(ctx, dir, head, tips, lost)
 	}
@@ -384,6 +405,7 @@ func (s *service) heldByReflog(ctx context.Context, dir, gitDir, head string, l 
 		}
 	}
 	l.Reflog = len(lost)
+	l.count(slices.Collect(maps.Keys(lost)))
 	return nil
 }
 
@@ -462,6 +484,11 @@ func (s *service) heldByRefs(ctx context.Context, dir string, refs []gitx.HeldRe
 	}
 	if len(unkept) > 0 {
 		l.RefCommits = len(unkept)
+		for _, c := range unkept {
+			if !l.counted[c] {
+				l.refsOnly++
+			}
+		}
 		for _, r := range refs {
 			l.WorktreeRefs = append(l.WorktreeRefs, r.Name)
 			l.keep = append(l.keep, KeptCommit{What: r.Name, Commit: r.Commit})

@@ -579,3 +579,24 @@ func TestGoneWorktreeWithPushedSubmodulesIsForgotten(t *testing.T) {
 		t.Errorf("still listed:\n%s", wl)
 	}
 }
+
+// A commit both the HEAD reflog and a per-worktree ref of a gone worktree hold is one
+// commit: prune says it holds 1, not 2 (the sum of the two counts).
+func TestGoneWorktreeCountsACommitItsReflogAndARefBothHoldOnce(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	c := detachedCommit(r, wt, "feat")
+	r.Git(wt, "update-ref", "refs/worktree/keep", c)
+	if err := os.Rename(wt, wt+"-moved-by-hand"); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, r, r.Root)
+	dry, err := do(t, s, core.PruneRequest{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dry.Prune.Forgotten) != 1 || !strings.Contains(dry.Prune.Forgotten[0].Detail, "recorded first: it holds 1 commit only it held (HEAD reflog, refs/worktree/keep)") {
+		t.Fatalf("dry run: %+v", dry.Prune)
+	}
+}

@@ -303,7 +303,7 @@ func (s *service) judgeGone(ctx context.Context, e PruneEntry, t gitx.Worktree, 
 // nothing else does: "2 commits only it held (detached HEAD, HEAD reflog, refs/worktree/x)",
 // the ref names passed through esc.
 func gone(l Losses, esc func(string) string) string {
-	n := l.Detached + l.Reflog + l.RefCommits
+	n := l.heldCount()
 	var where []string
 	if l.Detached > 0 {
 		where = append(where, "detached HEAD")
