@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -533,7 +534,30 @@ func (s *service) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) e
 	if err := s.heldByRefs(ctx, root, refs, l); err != nil {
 		return err
 	}
+	if err := s.stagedInAdmin(ctx, admin, head, l); err != nil {
+		return err
+	}
 	return s.heldByAdminModules(ctx, admin, l)
+}
+
+// stagedInAdmin counts what the index in the admin directory of a worktree whose
+// directory is gone has staged (it differs from HEAD): the staged version of a file exists
+// in no commit and, once git forgets the worktree, in no index either. A record of a gone
+// worktree keeps its commits only, so these cannot be recorded.
+func (s *service) stagedInAdmin(ctx context.Context, admin, head string, l *Losses) error {
+	index := filepath.Join(admin, "index")
+	if _, err := os.Lstat(index); head == "" || errors.Is(err, fs.ErrNotExist) {
+		return nil // unborn, or never checked out: nothing staged
+	}
+	n, err := s.git.IndexChanges(ctx, s.root(), index, head)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		l.Status.Staged = n
+		l.unrecordable = append(l.unrecordable, plural(n, "staged change")+" only its index holds")
+	}
+	return nil
 }
 
 // heldByAdminModules reads the submodule repositories the admin directory of a worktree

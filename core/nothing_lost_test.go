@@ -600,3 +600,41 @@ func TestGoneWorktreeCountsACommitItsReflogAndARefBothHoldOnce(t *testing.T) {
 		t.Fatalf("dry run: %+v", dry.Prune)
 	}
 }
+
+// The index in a gone worktree's admin directory may hold a staged version of a file no
+// commit has (staged, then edited again, then the checkout moved away): git deletes it
+// with the admin directory, and a record of a gone worktree keeps commits only. Prune
+// keeps the worktree, remove refuses, a forced remove refuses as not_recordable; nothing
+// changes. A gone worktree whose index matches its HEAD is forgotten as before.
+func TestGoneWorktreeWhoseIndexHoldsStagedChangesIsKept(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	clean := r.AddWorktree("other", "other")
+	coretest.WriteFile(t, filepath.Join(wt, "staged.txt"), "the staged version\n")
+	r.Git(wt, "add", "staged.txt")
+	coretest.WriteFile(t, filepath.Join(wt, "staged.txt"), "edited after staging\n")
+	for _, p := range []string{wt, clean} {
+		if err := os.Rename(p, p+"-moved-by-hand"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	dry, err := do(t, s, core.PruneRequest{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := reasons(dry.Prune)
+	if got["feat"] != "kept:dirty" || got["other"] != "forgotten:directory_gone" {
+		t.Errorf("prune: feat is %q (want kept:dirty), other %q (want forgotten:directory_gone)", got["feat"], got["other"])
+	}
+	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt)})
+	wantCode(t, err, core.KindRefused, "dirty_worktree")
+	if e := core.AsError(err); !strings.Contains(e.Message, "1 staged change") || !strings.Contains(e.Hint, "its directory is gone") {
+		t.Errorf("the refusal does not say what is staged or the way out: %s / %s", e.Message, e.Hint)
+	}
+	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	wantCode(t, err, core.KindRefused, "not_recordable")
+	r.Unchanged(before)
+}

@@ -284,6 +284,10 @@ func (s *service) judgeGone(ctx context.Context, e PruneEntry, t gitx.Worktree, 
 		e.Reason, e.Detail = KeepStatusUnknown, "directory gone, and cannot tell what its admin directory holds: "+l.Status.Error
 		return e, pruneCand{}, pruneKept
 	}
+	if l.Status.Dirty() {
+		e.Reason, e.Detail = KeepDirty, "directory gone, and its index holds "+plural(l.Status.Staged, "staged change")+" no commit has"
+		return e, pruneCand{}, pruneKept
+	}
 	if len(l.Submodules) > 0 {
 		// A submodule repository with commits on no remote: what no record can keep.
 		e.Reason, e.Detail = KeepSubmodule, fmt.Sprintf("directory gone, and its admin directory keeps %s whose commits go with it: %s",

@@ -232,6 +232,9 @@ func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
 
 func ruleClean(t gitx.Worktree, l Losses) *Error {
 	switch {
+	case l.Status.Dirty() && t.Prunable != nil:
+		return refused(CodeDirtyWorktree, goneSubmoduleHint,
+			"%s (%s) is gone, and its index holds %s no commit has", Escape(t.Path), describe(t), plural(l.Status.Staged, "staged change"))
 	case l.Status.Dirty():
 		return refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
 			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), l.changes())
@@ -283,9 +286,10 @@ func goneHint(t gitx.Worktree, hint string) string {
 	return "its directory is gone: put it back (after moving it, git worktree repair) and keep them on a branch, or pass --force to record them for `copse restore`"
 }
 
-// goneSubmoduleHint: the submodule repositories a gone worktree's admin directory keeps
-// can be pushed only from a checkout, and no record can keep them.
-const goneSubmoduleHint = "its directory is gone: put it back (after moving it, git worktree repair), push the submodules' commits (git -C <submodule> push), then remove again"
+// goneSubmoduleHint: what a gone worktree's admin directory keeps beyond commits (its
+// index's staged changes, its submodules' repositories) can be committed or pushed only
+// from a checkout, and no record can keep it.
+const goneSubmoduleHint = "its directory is gone: put it back (after moving it, git worktree repair), commit what it staged and push its submodules' commits (git -C <submodule> push), then remove again"
 
 func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 	if len(l.Submodules) > 0 {
@@ -307,7 +311,7 @@ func ruleRecordable(t gitx.Worktree, l Losses) *Error {
 		hint, why := "commit (or stash) the changes inside them, or move them out of the worktree; then remove again",
 			"a record keeps the commits of a submodule or nested repository, not their uncommitted changes"
 		if t.Prunable != nil {
-			hint, why = goneSubmoduleHint, "a record fetches a submodule's commits from its checkout, which is gone"
+			hint, why = goneSubmoduleHint, "a record of a worktree whose checkout is gone keeps its commits, not what it staged nor its submodules' repositories"
 		}
 		return refused(CodeNotRecordable, hint, "cannot record what removing %s would delete, so nothing is removed: %s: %s",
 			Escape(t.Path), why, sample(l.unrecordable, len(l.unrecordable)))

@@ -386,6 +386,32 @@ func (r *Runner) ModuleUnkeptCount(ctx context.Context, gitDir string) (int, err
 	return r.count(ctx, c)
 }
 
+// IndexChangesCmd lists (NUL-separated paths) the entries of the index file indexFile
+// that differ from commit head's tree: for a worktree whose directory is gone, what its
+// admin directory's index has staged, read from the main checkout dir without any
+// checkout. git treats a missing index file as an empty one, so the caller reads only one
+// that exists.
+func IndexChangesCmd(dir, indexFile, head string) (Cmd, error) {
+	if err := check("diff-index", checkDir(dir), checkPath("index file", indexFile), checkOID("commit", head)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"diff-index", "--cached", "--name-only", "-z", "--no-renames", head, "--"}, read: true,
+		env: []string{"GIT_INDEX_FILE=" + indexFile}}, nil
+}
+
+// IndexChanges runs IndexChangesCmd and counts the paths.
+func (r *Runner) IndexChanges(ctx context.Context, dir, indexFile, head string) (int, error) {
+	c, err := IndexChangesCmd(dir, indexFile, head)
+	if err != nil {
+		return 0, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	return bytes.Count(out, []byte{0}), nil
+}
+
 // GitlinksCmd lists the submodules of the worktree at dir: index entries of mode 160000.
 // Only those records are kept, so a large index costs no memory.
 func GitlinksCmd(dir string) (Cmd, error) {
