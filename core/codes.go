@@ -122,7 +122,7 @@ const (
 	CodeWorktreeOnlyCommits = "worktree_only_commits"
 	// CodeSubmoduleUnpushed means: a submodule whose git directory goes with the worktree holds commits on none of its remotes.
 	CodeSubmoduleUnpushed = "submodule_unpushed"
-	// CodeNotRecordable means: a forced path cannot record what it would delete (uncommitted changes inside a submodule or nested repository); nothing was removed.
+	// CodeNotRecordable means: a forced path cannot record what it would delete (uncommitted changes inside a submodule or nested repository, or the commits of a submodule repository a gone worktree's admin directory keeps); nothing was removed.
 	CodeNotRecordable = "not_recordable"
 	// CodeDetachedWorktree means: land: the worktree is detached; land needs a branch.
 	CodeDetachedWorktree = "detached_worktree"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,6 +49,25 @@ type Losses struct {
 	// unrecordable is what a record cannot keep, so a forced path refuses: uncommitted
 	// changes inside a submodule or a nested repository (a record keeps their commits).
 	unrecordable []string
+	// counted is the commits already counted as Detached or Reflog, and refsOnly those of
+	// RefCommits that are not among them: a per-worktree ref often holds a commit the
+	// reflog holds too, and a sum of all three would count it twice.
+	counted  map[string]bool
+	refsOnly int
+}
+
+// heldCount is how many distinct commits only the worktree holds: its detached HEAD's,
+// its HEAD reflog's and its per-worktree refs', each commit once.
+func (l Losses) heldCount() int { return l.Detached + l.Reflog + l.refsOnly }
+
+// count notes commits as counted (see Losses.counted).
+func (l *Losses) count(commits []string) {
+	if l.counted == nil {
+		l.counted = map[string]bool{}
+	}
+	for _, c := range commits {
+		l.counted[c] = true
+	}
 }
 
 // HeldRepo is a repository inside the worktree (a submodule or a nested repository) and
@@ -375,6 +396,7 @@ func (s *service) heldByReflog(ctx context.Context, dir, gitDir, head string, l 
 			for _, c := range mine {
 				delete(lost, c)
 			}
+			l.count(mine)
 		}
 		lost = s.newPatches(ctx, dir, head, tips, lost)
 	}
@@ -384,6 +406,7 @@ func (s *service) heldByReflog(ctx context.Context, dir, gitDir, head string, l 
 		}
 	}
 	l.Reflog = len(lost)
+	l.count(slices.Collect(maps.Keys(lost)))
 	return nil
 }
 
@@ -462,6 +485,11 @@ func (s *service) heldByRefs(ctx context.Context, dir string, refs []gitx.HeldRe
 	}
 	if len(unkept) > 0 {
 		l.RefCommits = len(unkept)
+		for _, c := range unkept {
+			if !l.counted[c] {
+				l.refsOnly++
+			}
+		}
 		for _, r := range refs {
 			l.WorktreeRefs = append(l.WorktreeRefs, r.Name)
 			l.keep = append(l.keep, KeptCommit{What: r.Name, Commit: r.Commit})
@@ -503,7 +531,58 @@ func (s *service) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) e
 	if err != nil {
 		return err
 	}
-	return s.heldByRefs(ctx, root, refs, l)
+	if err := s.heldByRefs(ctx, root, refs, l); err != nil {
+		return err
+	}
+	if err := s.stagedInAdmin(ctx, admin, head, l); err != nil {
+		return err
+	}
+	return s.heldByAdminModules(ctx, admin, l)
+}
+
+// stagedInAdmin counts what the index in the admin directory of a worktree whose
+// directory is gone has staged (it differs from HEAD): the staged version of a file exists
+// in no commit and, once git forgets the worktree, in no index either. A record of a gone
+// worktree keeps its commits only, so these cannot be recorded.
+func (s *service) stagedInAdmin(ctx context.Context, admin, head string, l *Losses) error {
+	index := filepath.Join(admin, "index")
+	if _, err := os.Lstat(index); head == "" || errors.Is(err, fs.ErrNotExist) {
+		return nil // unborn, or never checked out: nothing staged
+	}
+	n, err := s.git.IndexChanges(ctx, s.root(), index, head)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		l.Status.Staged = n
+		l.unrecordable = append(l.unrecordable, plural(n, "staged change")+" only its index holds")
+	}
+	return nil
+}
+
+// heldByAdminModules reads the submodule repositories the admin directory of a worktree
+// whose directory is gone keeps (modules/…): git deletes them with it. One with commits
+// on no remote of its own counts as such a submodule and cannot be recorded (a record
+// fetches from the submodule's checkout, which is gone), so it keeps the worktree; one
+// that cannot be read is unknown, never nothing.
+func (s *service) heldByAdminModules(ctx context.Context, admin string, l *Losses) error {
+	mods, err := gitx.AdminModules(admin)
+	if err != nil {
+		return err
+	}
+	for _, rel := range mods {
+		name := strings.ReplaceAll(strings.TrimPrefix(rel, "modules/"), "/modules/", "/")
+		r := HeldRepo{Path: name, dir: filepath.Join(admin, filepath.FromSlash(rel))}
+		if r.Unpushed, err = s.git.ModuleUnkeptCount(ctx, r.dir); err != nil {
+			r.Unknown = statusError(err)
+		}
+		if r.Unpushed == 0 && r.Unknown == "" {
+			continue
+		}
+		l.Submodules = append(l.Submodules, r)
+		l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
+	}
+	return nil
 }
 
 // heldBySubmodules reads the submodules of the worktree. One whose repository is deleted
@@ -690,13 +769,11 @@ func (s *service) newPatches(ctx context.Context, dir, head string, tips []strin
 // heldRepo reads a repository inside the worktree: its uncommitted changes (from the
 // safety status, so its config hides nothing) and its commits on no remote of its own.
 func (s *service) heldRepo(ctx context.Context, rel, dir string) HeldRepo {
-	r := HeldRepo{Path: rel, dir: dir}
-	st, _, err := s.git.SafetyStatus(ctx, dir)
-	if err != nil {
-		r.Unknown = statusError(err)
+	r := s.changesOf(ctx, rel, dir)
+	if r.Unknown != "" {
 		return r
 	}
-	r.Changes = st.Staged + st.Unstaged + st.Untracked + st.Conflicted
+	var err error
 	if r.Unpushed, err = s.git.UnpushedCount(ctx, dir); err != nil {
 		// An empty repository (unborn HEAD, no refs) has nothing to push.
 		if _, herr := s.git.ResolveCommit(ctx, dir, "HEAD"); herr == nil {

@@ -502,3 +502,139 @@ func TestNestedRepositoryReflogOnlyCommitIsRecorded(t *testing.T) {
 		t.Errorf("the record does not keep the nested repository's reflog commit %s: %v", lost, err)
 	}
 }
+
+// goneWithSubmodule makes a worktree "feat" with a submodule "sub" (its repository in the
+// worktree's admin directory, modules/sub), gives that repository a commit its remote
+// lacks when unpushed, and moves the checkout away by hand.
+func goneWithSubmodule(t *testing.T, r *coretest.Repo, unpushed bool) (wt, commit string) {
+	t.Helper()
+	wt = r.AddWorktree("feat", "feat")
+	sub := withSubmodule(r, wt)
+	if unpushed {
+		commit = submoduleCommit(r, sub)
+	}
+	if err := os.Rename(wt, wt+"-moved-by-hand"); err != nil {
+		t.Fatal(err)
+	}
+	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); !strings.Contains(wl, "prunable") {
+		t.Fatalf("precondition: git should list the worktree as prunable:\n%s", wl)
+	}
+	return wt, commit
+}
+
+// The admin directory of a worktree whose checkout is gone keeps its submodules'
+// repositories (modules/…), which git deletes with it. One holding a commit on no remote
+// keeps the worktree: prune does not forget it, remove refuses, and a forced remove,
+// which cannot record a repository whose checkout is gone, refuses too; nothing changes.
+func TestGoneWorktreeWithAnUnpushedSubmoduleRepositoryIsKept(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt, commit := goneWithSubmodule(t, r, true)
+	modules := filepath.Join(r.Root, ".git", "worktrees", "feat", "modules", "sub")
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	p, err := s.Prepare(context.Background(), core.PruneRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reasons(out.Prune)["feat"]; got != "kept:submodule" {
+		t.Errorf("prune: feat is %q, want kept:submodule (%+v)", got, out.Prune)
+	}
+	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt)})
+	wantCode(t, err, core.KindRefused, "submodule_unpushed")
+	if e := core.AsError(err); !strings.Contains(e.Message, "sub (1 commit on no remote)") || !strings.Contains(e.Hint, "its directory is gone") {
+		t.Errorf("the refusal does not name the submodule or the way out: %s / %s", e.Message, e.Hint)
+	}
+	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	wantCode(t, err, core.KindRefused, "not_recordable")
+	r.Unchanged(before)
+	if _, err := r.TryGit(r.Root, "--git-dir="+modules, "--work-tree="+modules, "cat-file", "-e", commit); err != nil {
+		t.Errorf("the submodule's commit %s is gone from %s: %v", commit, modules, err)
+	}
+}
+
+// A gone worktree whose submodule repositories hold nothing their remotes lack is
+// forgotten as before: the check keeps only what would be lost.
+func TestGoneWorktreeWithPushedSubmodulesIsForgotten(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt, _ := goneWithSubmodule(t, r, false)
+	s := open(t, r, r.Root)
+	p, err := s.Prepare(context.Background(), core.PruneRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reasons(out.Prune)["feat"]; got != "forgotten:directory_gone" {
+		t.Errorf("prune: feat is %q, want forgotten:directory_gone (%+v)", got, out.Prune)
+	}
+	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); strings.Contains(wl, wt+"\n") {
+		t.Errorf("still listed:\n%s", wl)
+	}
+}
+
+// A commit both the HEAD reflog and a per-worktree ref of a gone worktree hold is one
+// commit: prune says it holds 1, not 2 (the sum of the two counts).
+func TestGoneWorktreeCountsACommitItsReflogAndARefBothHoldOnce(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	c := detachedCommit(r, wt, "feat")
+	r.Git(wt, "update-ref", "refs/worktree/keep", c)
+	if err := os.Rename(wt, wt+"-moved-by-hand"); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, r, r.Root)
+	dry, err := do(t, s, core.PruneRequest{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dry.Prune.Forgotten) != 1 || !strings.Contains(dry.Prune.Forgotten[0].Detail, "recorded first: it holds 1 commit only it held (HEAD reflog, refs/worktree/keep)") {
+		t.Fatalf("dry run: %+v", dry.Prune)
+	}
+}
+
+// The index in a gone worktree's admin directory may hold a staged version of a file no
+// commit has (staged, then edited again, then the checkout moved away): git deletes it
+// with the admin directory, and a record of a gone worktree keeps commits only. Prune
+// keeps the worktree, remove refuses, a forced remove refuses as not_recordable; nothing
+// changes. A gone worktree whose index matches its HEAD is forgotten as before.
+func TestGoneWorktreeWhoseIndexHoldsStagedChangesIsKept(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	wt := r.AddWorktree("feat", "feat")
+	clean := r.AddWorktree("other", "other")
+	coretest.WriteFile(t, filepath.Join(wt, "staged.txt"), "the staged version\n")
+	r.Git(wt, "add", "staged.txt")
+	coretest.WriteFile(t, filepath.Join(wt, "staged.txt"), "edited after staging\n")
+	for _, p := range []string{wt, clean} {
+		if err := os.Rename(p, p+"-moved-by-hand"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := open(t, r, r.Root)
+	before := r.Snapshot()
+	dry, err := do(t, s, core.PruneRequest{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := reasons(dry.Prune)
+	if got["feat"] != "kept:dirty" || got["other"] != "forgotten:directory_gone" {
+		t.Errorf("prune: feat is %q (want kept:dirty), other %q (want forgotten:directory_gone)", got["feat"], got["other"])
+	}
+	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt)})
+	wantCode(t, err, core.KindRefused, "dirty_worktree")
+	if e := core.AsError(err); !strings.Contains(e.Message, "1 staged change") || !strings.Contains(e.Hint, "its directory is gone") {
+		t.Errorf("the refusal does not say what is staged or the way out: %s / %s", e.Message, e.Hint)
+	}
+	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
+	wantCode(t, err, core.KindRefused, "not_recordable")
+	r.Unchanged(before)
+}

@@ -112,7 +112,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 			return nil, forceHelps(e)
 		}
 	}
-	if r.Force && t.Prunable == nil {
+	if r.Force {
 		if e := ruleRecordable(t, c.losses); e != nil {
 			return nil, e
 		}

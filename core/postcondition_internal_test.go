@@ -335,7 +335,7 @@ func TestPrunePostconditions(t *testing.T) {
 		if err := os.RemoveAll(wt); err != nil {
 			t.Fatal(err)
 		}
-		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...).Allow("for-each-ref").Allow("rev-list")
+		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...).Allow("for-each-ref").Allow("rev-list").Allow("diff-index")
 		f.Expect("worktree", "remove", "--", wt).Real()
 		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: unable to read"))
 		_, err := withFake(t, r, PruneRequest{}, f)
@@ -345,7 +345,7 @@ func TestPrunePostconditions(t *testing.T) {
 		r := coretest.New(t)
 		wt := r.AddWorktree("feat", "feat")
 		head := r.Git(wt, "rev-parse", "HEAD")
-		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...).Allow("for-each-ref").Allow("rev-list")
+		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...).Allow("for-each-ref").Allow("rev-list").Allow("diff-index")
 		f.Expect("worktree", "remove", "--", wt).Real()
 		// git removed it, but its list still names it: half a removal, as far as copse can tell.
 		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {

@@ -285,6 +285,16 @@ func (s *service) judgeGone(ctx context.Context, e PruneEntry, t gitx.Worktree, 
 		e.Reason, e.Detail = KeepStatusUnknown, "directory gone, and cannot tell what its admin directory holds: "+l.Status.Error
 		return e, pruneCand{}, pruneKept
 	}
+	if l.Status.Dirty() {
+		e.Reason, e.Detail = KeepDirty, "directory gone, and its index holds "+plural(l.Status.Staged, "staged change")+" no commit has"
+		return e, pruneCand{}, pruneKept
+	}
+	if len(l.Submodules) > 0 {
+		// A submodule repository with commits on no remote: what no record can keep.
+		e.Reason, e.Detail = KeepSubmodule, fmt.Sprintf("directory gone, and its admin directory keeps %s whose commits go with it: %s",
+			plural(len(l.Submodules), "submodule repository"), heldNames(l.Submodules))
+		return e, pruneCand{}, pruneKept
+	}
 	e.Reason, e.Detail = PruneGone, detail
 	cand := pruneCand{t: t, id: e.ID, head: t.Head, record: len(l.keep) > 0}
 	if cand.record {
@@ -298,7 +308,7 @@ func (s *service) judgeGone(ctx context.Context, e PruneEntry, t gitx.Worktree, 
 // nothing else does: "2 commits only it held (detached HEAD, HEAD reflog, refs/worktree/x)",
 // the ref names passed through esc.
 func gone(l Losses, esc func(string) string) string {
-	n := l.Detached + l.Reflog + l.RefCommits
+	n := l.heldCount()
 	var where []string
 	if l.Detached > 0 {
 		where = append(where, "detached HEAD")
@@ -519,12 +529,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 		s.dropExpiredRecords(ctx, out, true)
 		return out, nil
 	}
-	shown := map[string]bool{}
-	if old, ok := p.cmd.(*pruneCmd); ok {
-		for _, c := range old.remove {
-			shown[canonical(c.t.Path)] = true
-		}
-	}
+	shown := shownIn(p, func(c *pruneCmd) []pruneCand { return c.remove })
 	rep := &fresh.report
 	removed := rep.Removed
 	rep.Removed = []PruneEntry{}
@@ -593,16 +598,23 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 	return out, nil
 }
 
+// shownIn is the worktrees (canonical paths) the prune plan asked showed in one of its
+// lists (which picks it): what a run may act on.
+func shownIn(asked *Plan, which func(*pruneCmd) []pruneCand) map[string]bool {
+	shown := map[string]bool{}
+	if old, ok := asked.cmd.(*pruneCmd); ok {
+		for _, c := range which(old) {
+			shown[canonical(c.t.Path)] = true
+		}
+	}
+	return shown
+}
+
 // forgetGone forgets, under the lock, the worktrees whose directory is gone that are so now
 // AND were shown in the confirmation, each on its own (`git worktree remove` of a missing
 // directory drops only its admin directory), recorded first when it holds commits.
 func (s *service) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, x *execution, out *Outcome) error {
-	shown := map[string]bool{}
-	if old, ok := asked.cmd.(*pruneCmd); ok {
-		for _, c := range old.forget {
-			shown[canonical(c.t.Path)] = true
-		}
-	}
+	shown := shownIn(asked, func(c *pruneCmd) []pruneCand { return c.forget })
 	rep := &fresh.report
 	forgotten := rep.Forgotten
 	rep.Forgotten = []PruneEntry{}

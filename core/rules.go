@@ -241,6 +241,9 @@ func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
 
 func ruleClean(t gitx.Worktree, l Losses) *Error {
 	switch {
+	case l.Status.Dirty() && t.Prunable != nil:
+		return refused(CodeDirtyWorktree, goneSubmoduleHint,
+			"%s (%s) is gone, and its index holds %s no commit has", Escape(t.Path), describe(t), plural(l.Status.Staged, "staged change"))
 	case l.Status.Dirty():
 		return refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
 			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), l.changes())
@@ -292,9 +295,18 @@ func goneHint(t gitx.Worktree, hint string) string {
 	return "its directory is gone: put it back (after moving it, git worktree repair) and keep them on a branch, or pass --force to record them for `copse restore`"
 }
 
+// goneSubmoduleHint: what a gone worktree's admin directory keeps beyond commits (its
+// index's staged changes, its submodules' repositories) can be committed or pushed only
+// from a checkout, and no record can keep it.
+const goneSubmoduleHint = "its directory is gone: put it back (after moving it, git worktree repair), commit what it staged and push its submodules' commits (git -C <submodule> push), then remove again"
+
 func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 	if len(l.Submodules) > 0 {
-		return refused(CodeSubmoduleUnpushed, "push them (git -C <submodule> push; a commit only its reflog holds needs a branch first: git -C <submodule> branch <name> <commit>), or pass --force to record them for `copse restore`",
+		hint := "push them (git -C <submodule> push; a commit only its reflog holds needs a branch first: git -C <submodule> branch <name> <commit>), or pass --force to record them for `copse restore`"
+		if t.Prunable != nil {
+			hint = goneSubmoduleHint
+		}
+		return refused(CodeSubmoduleUnpushed, hint,
 			"%s holds %s whose git directory git deletes with the worktree: %s",
 			Escape(t.Path), plural(len(l.Submodules), "submodule"), heldNames(l.Submodules))
 	}
@@ -305,9 +317,13 @@ func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 // it does not delete ("no record, no remove"). Nothing gets past this one.
 func ruleRecordable(t gitx.Worktree, l Losses) *Error {
 	if len(l.unrecordable) > 0 {
-		return refused(CodeNotRecordable, "commit (or stash) the changes inside them, or move them out of the worktree; then remove again",
-			"cannot record what removing %s would delete, so nothing is removed: a record keeps the commits of a submodule or nested repository, not their uncommitted changes: %s",
-			Escape(t.Path), sample(l.unrecordable, len(l.unrecordable)))
+		hint, why := "commit (or stash) the changes inside them, or move them out of the worktree; then remove again",
+			"a record keeps the commits of a submodule or nested repository, not their uncommitted changes"
+		if t.Prunable != nil {
+			hint, why = goneSubmoduleHint, "a record of a worktree whose checkout is gone keeps its commits, not what it staged nor its submodules' repositories"
+		}
+		return refused(CodeNotRecordable, hint, "cannot record what removing %s would delete, so nothing is removed: %s: %s",
+			Escape(t.Path), why, sample(l.unrecordable, len(l.unrecordable)))
 	}
 	return nil
 }

@@ -101,15 +101,7 @@ func branchesHolding(name string, trees []gitx.Worktree) []string {
 			part = append(part, t.Branch)
 		}
 	}
-	out := last
-	if len(out) == 0 {
-		out = part
-	}
-	slices.Sort(out)
-	if len(out) > 3 {
-		out = out[:3]
-	}
-	return out
+	return bestThree(last, part)
 }
 
 // CloseNames are the names nearest to typed, for a front end's "did you mean": those that
@@ -135,9 +127,15 @@ func CloseNames(typed string, names []string) []string {
 			near = append(near, n)
 		}
 	}
-	out := prefixed
+	return bestThree(prefixed, near)
+}
+
+// bestThree is what a "did you mean" offers: the better matches (else the others), at
+// most three, in name order.
+func bestThree(better, others []string) []string {
+	out := better
 	if len(out) == 0 {
-		out = near
+		out = others
 	}
 	slices.Sort(out)
 	if len(out) > 3 {

@@ -67,14 +67,7 @@ func (r *Runner) LocalConfigValue(ctx context.Context, dir, key string) (string,
 	if err != nil {
 		return "", false, err
 	}
-	out, err := r.Run(ctx, c)
-	if exitedOneSilently(err) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	return strings.TrimSuffix(string(out), "\n"), true, nil
+	return r.configGet(ctx, c)
 }
 
 // SetConfig runs ConfigSet.

@@ -72,6 +72,12 @@ func ParseReflog(b []byte) ([]string, error) {
 // UnkeptCommitsCmd lists the commits reachable from oids but from no branch, tag or
 // remote-tracking ref: what nothing outside the worktree keeps.
 func UnkeptCommitsCmd(dir string, oids []string) (Cmd, error) {
+	return revListNotCmd(dir, oids, "--branches", "--tags", "--remotes")
+}
+
+// revListNotCmd lists the commits reachable from oids (at least one) but from none of the
+// refs the options after --not name.
+func revListNotCmd(dir string, oids []string, not ...string) (Cmd, error) {
 	reasons := []string{checkDir(dir)}
 	if len(oids) == 0 {
 		reasons = append(reasons, "no commits")
@@ -83,7 +89,7 @@ func UnkeptCommitsCmd(dir string, oids []string) (Cmd, error) {
 		return Cmd{}, err
 	}
 	args := append([]string{"rev-list", "--ignore-missing"}, oids...)
-	args = append(args, "--not", "--branches", "--tags", "--remotes")
+	args = append(append(args, "--not"), not...)
 	return Cmd{dir: dir, args: args, read: true}, nil
 }
 
@@ -91,18 +97,7 @@ func UnkeptCommitsCmd(dir string, oids []string) (Cmd, error) {
 // HEAD) of the repository at dir: in a submodule whose repository goes with the worktree,
 // what only its reflogs still name.
 func UnreferencedCommitsCmd(dir string, oids []string) (Cmd, error) {
-	reasons := []string{checkDir(dir)}
-	if len(oids) == 0 {
-		reasons = append(reasons, "no commits")
-	}
-	for _, o := range oids {
-		reasons = append(reasons, checkOID("commit", o))
-	}
-	if err := check("rev-list", reasons...); err != nil {
-		return Cmd{}, err
-	}
-	args := append([]string{"rev-list", "--ignore-missing"}, oids...)
-	return Cmd{dir: dir, args: append(args, "--not", "--all"), read: true}, nil
+	return revListNotCmd(dir, oids, "--all")
 }
 
 // UnreferencedCommits runs UnreferencedCommitsCmd in batches of unkeptBatch commits.
@@ -322,6 +317,99 @@ func (r *Runner) UnpushedCount(ctx context.Context, dir string) (int, error) {
 		return 0, err
 	}
 	return r.count(ctx, c)
+}
+
+// AdminModules lists the submodule repositories a worktree's admin directory keeps under
+// modules/ (the git directories of its submodules, and of theirs, inside each one's own
+// modules/), as paths below the admin directory: "modules/lib",
+// "modules/lib/modules/deep". For a worktree whose directory is gone they are all that is
+// left of its submodules, and git deletes them with the admin directory. A git directory
+// is a directory holding a HEAD; any other directory is part of a submodule name with a
+// slash in it.
+func AdminModules(admin string) ([]string, error) {
+	var found []string
+	if err := adminModules(admin, "modules", 0, &found); err != nil {
+		return nil, fmt.Errorf("gitx: reading the submodule repositories in %s: %w", admin, err)
+	}
+	return found, nil
+}
+
+// maxModulesDepth bounds the directories adminModules descends: past it, an error.
+const maxModulesDepth = 32
+
+func adminModules(admin, rel string, depth int, found *[]string) error {
+	if depth > maxModulesDepth {
+		return fmt.Errorf("%s is nested more than %d directories deep", rel, maxModulesDepth)
+	}
+	entries, err := os.ReadDir(filepath.Join(admin, filepath.FromSlash(rel)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no modules/ (of the admin directory, or of a submodule's git directory)
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		sub := rel + "/" + e.Name()
+		if _, err := os.Lstat(filepath.Join(admin, filepath.FromSlash(sub), "HEAD")); err == nil {
+			*found = append(*found, sub)
+			sub += "/modules" // only its own modules/ can hold more; its objects and refs cannot
+		}
+		if err := adminModules(admin, sub, depth+1, found); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ModuleUnkeptCountCmd counts the commits the submodule repository at gitDir holds on no
+// remote-tracking ref of its own, its reflogs' included: what is lost when that git
+// directory goes. It is for a git directory whose checkout is gone (one AdminModules
+// found): its core.worktree names that checkout, which git would fail to enter, so git is
+// told the git directory is the work tree too (rev-list reads no work tree).
+func ModuleUnkeptCountCmd(gitDir string) (Cmd, error) {
+	if err := check("rev-list", checkDir(gitDir)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: gitDir, args: []string{"rev-list", "--count", "--all", "--reflog", "--not", "--remotes"}, read: true,
+		env: []string{"GIT_DIR=" + gitDir, "GIT_WORK_TREE=" + gitDir}}, nil
+}
+
+// ModuleUnkeptCount runs ModuleUnkeptCountCmd.
+func (r *Runner) ModuleUnkeptCount(ctx context.Context, gitDir string) (int, error) {
+	c, err := ModuleUnkeptCountCmd(gitDir)
+	if err != nil {
+		return 0, err
+	}
+	return r.count(ctx, c)
+}
+
+// IndexChangesCmd lists (NUL-separated paths) the entries of the index file indexFile
+// that differ from commit head's tree: for a worktree whose directory is gone, what its
+// admin directory's index has staged, read from the main checkout dir without any
+// checkout. git treats a missing index file as an empty one, so the caller reads only one
+// that exists.
+func IndexChangesCmd(dir, indexFile, head string) (Cmd, error) {
+	if err := check("diff-index", checkDir(dir), checkPath("index file", indexFile), checkOID("commit", head)); err != nil {
+		return Cmd{}, err
+	}
+	return Cmd{dir: dir, args: []string{"diff-index", "--cached", "--name-only", "-z", "--no-renames", head, "--"}, read: true,
+		env: []string{"GIT_INDEX_FILE=" + indexFile}}, nil
+}
+
+// IndexChanges runs IndexChangesCmd and counts the paths.
+func (r *Runner) IndexChanges(ctx context.Context, dir, indexFile, head string) (int, error) {
+	c, err := IndexChangesCmd(dir, indexFile, head)
+	if err != nil {
+		return 0, err
+	}
+	out, err := r.Run(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	return bytes.Count(out, []byte{0}), nil
 }
 
 // GitlinksCmd lists the submodules of the worktree at dir: index entries of mode 160000.

@@ -237,3 +237,45 @@ func TestAdminRefs(t *testing.T) {
 		t.Error("a reftable admin directory was read as holding no refs")
 	}
 }
+
+// AdminModules finds every submodule repository a worktree's admin directory keeps: one
+// whose name has a slash (modules/libs/a) and a submodule's own (…/modules/deep); and
+// ModuleUnkeptCount reads them once the checkout is gone (their core.worktree points
+// nowhere), counting a commit none of their remotes has.
+func TestAdminModulesAndTheirUnkeptCommitsOnceTheCheckoutIsGone(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	inner := s.initRepo("inner")
+	outer := s.initRepo("outer")
+	s.git(outer, "-c", "protocol.file.allow=always", "submodule", "add", "-q", inner, "deep")
+	s.git(outer, "commit", "-q", "-m", "add deep")
+	repo := s.initRepo("repo")
+	wt := s.path("wt")
+	s.git(repo, "worktree", "add", "-q", "-b", "feat", wt)
+	s.git(wt, "-c", "protocol.file.allow=always", "submodule", "add", "-q", outer, "libs/a")
+	s.git(wt, "-c", "protocol.file.allow=always", "submodule", "update", "--init", "--recursive", "-q")
+	admin := filepath.Join(repo, ".git", "worktrees", "wt")
+	got, err := AdminModules(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"modules/libs/a", "modules/libs/a/modules/deep"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("AdminModules = %q, want %q", got, want)
+	}
+	deep := filepath.Join(admin, "modules", "libs", "a", "modules", "deep")
+	c := s.git(filepath.Join(wt, "libs", "a", "deep"), "commit-tree", "-p", "HEAD", "-m", "only here", "HEAD^{tree}")
+	s.git(filepath.Join(wt, "libs", "a", "deep"), "update-ref", "refs/heads/side", strings.TrimSpace(c))
+	if err := os.Rename(wt, wt+"-moved"); err != nil {
+		t.Fatal(err)
+	}
+	for dir, n := range map[string]int{filepath.Join(admin, "modules", "libs", "a"): 0, deep: 1} {
+		got, err := s.runner().ModuleUnkeptCount(context.Background(), dir)
+		if err != nil || got != n {
+			t.Errorf("ModuleUnkeptCount(%s) = %d, %v; want %d", dir, got, err, n)
+		}
+	}
+	if none, err := AdminModules(s.path("repo", ".git")); err != nil || len(none) != 0 {
+		t.Errorf("an admin directory without modules/ holds %q, %v; want none", none, err)
+	}
+}

@@ -38,6 +38,12 @@ func (r *Runner) ConfigValue(ctx context.Context, dir, key string) (string, bool
 	if err != nil {
 		return "", false, err
 	}
+	return r.configGet(ctx, c)
+}
+
+// configGet runs a git config --get of one key: its value without the final newline git
+// adds, ok false when git says (exit 1, silently) that no config sets it.
+func (r *Runner) configGet(ctx context.Context, c Cmd) (string, bool, error) {
 	out, err := r.Run(ctx, c)
 	if exitedOneSilently(err) {
 		return "", false, nil
