@@ -491,7 +491,13 @@ func isCopse(fg liveproc.Foreground) bool {
 
 func paneAgent(p tmux.Pane) []Agent {
 	if p.Dead {
-		return []Agent{{Command: p.Command, State: AgentDone, Workspace: p.Window, Source: agentstate.SourceProcess}}
+		// A done agent always carries its exit code; tmux keeps it with the dead pane.
+		a := Agent{Command: p.Command, State: AgentDone, Workspace: p.Window, Source: agentstate.SourceProcess}
+		if p.ExitCode >= 0 {
+			code := p.ExitCode
+			a.ExitCode = &code
+		}
+		return []Agent{a}
 	}
 	fg := liveproc.ForegroundOf(p.PID)
 	if fg.Children == 0 && liveproc.IsShell(fg.Name) {
