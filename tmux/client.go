@@ -21,8 +21,8 @@ type Pane struct {
 	// ExitCode is a dead pane's exit status (#{pane_dead_status}), or 128+N when signal N
 	// ended it (#{pane_dead_signal}, as a shell reports it); -1 when tmux names neither.
 	ExitCode int
-	Command        string    // the pane's foreground command (untrusted text)
-	Session        string    // $N: the session of the window
+	Command  string // the pane's foreground command (untrusted text)
+	Session  string // $N: the session of the window
 }
 
 // SessionOf returns the session ($N) and window (@N) that hold pane.
