@@ -105,8 +105,10 @@ func mergeAgent(agents []Agent, a Agent, weak bool, sameProcess func(pid, entry 
 			continue
 		}
 		if weak && e.State != AgentRunning && e.State != AgentUnknown {
-			if a.Command != "" {
-				agents[i].Command = a.Command // the wrapper knows the program's name
+			if a.Command != "" && (e.Source == agentstate.SourceScreen || e.Source == agentstate.SourceProcess) {
+				// The wrapper knows the program's name better than the screen's guess, but
+				// not better than the agent's own record (its argv, read by the hook).
+				agents[i].Command = a.Command
 			}
 			return agents
 		}

@@ -99,6 +99,11 @@ func TestMergeAgentReplacesTheScreensReading(t *testing.T) {
 	if got := mergeAgent(append([]Agent(nil), pane...), weak, true, same); len(got) != 1 || got[0].State != AgentIdle || got[0].Source != agentstate.SourceScreen || got[0].Command != "claude" {
 		t.Errorf("weak word over a screen reading: %+v", got)
 	}
+	hooked := []Agent{{PID: 40, Command: "claude", State: AgentBlocked, Workspace: "@3", Source: agentstate.SourceHook}}
+	wrapper := Agent{PID: 42, Command: "node", State: AgentWorking, Source: agentstate.SourceWrapper}
+	if got := mergeAgent(hooked, wrapper, true, same); len(got) != 1 || got[0].Command != "claude" || got[0].State != AgentBlocked {
+		t.Errorf("weak word over the agent's own record: %+v; want the hook's name and state kept", got)
+	}
 	other := []Agent{{PID: 7, Command: "vim", State: AgentRunning, Source: agentstate.SourceProcess}}
 	if got := mergeAgent(other, hookAgent, false, same); len(got) != 2 || got[1].State != AgentBlocked {
 		t.Errorf("unmatched: %+v", got)
