@@ -129,3 +129,18 @@ func TestAgentDayEndToEndInTmux(t *testing.T) {
 		return !strings.Contains(srv.Run("list-windows", "-a", "-F", "#{window_id}"), ws)
 	})
 }
+
+// A --run command that exits 0 within a second did not start either: the reply says so with
+// its exit code, and its claim does not stay live.
+func TestCLIRunThatExitsAtOnceWithZeroIsAFailedStart(t *testing.T) {
+	r := coretest.New(t)
+	srv, env := runServer(t, r)
+	res := runWith(t, r, r.Root, env, nil, "create", "feat/quick", "--run", "true", "--json")
+	want(t, res, 0, "did not start", "exit 0")
+	path := filepath.Join(r.Base, "app.worktrees", "feat-quick")
+	srv.WaitFor("the claim's release", func() bool { return !lockedIn(t, r, path) })
+	rec := runRecord(t, srv, r, "agent:feat-quick", agentstate.Done)
+	if rec.ExitCode == nil || *rec.ExitCode != 0 {
+		t.Errorf("done record %+v; want exit code 0", rec)
+	}
+}
