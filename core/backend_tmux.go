@@ -492,7 +492,7 @@ func isCopse(fg liveproc.Foreground) bool {
 func paneAgent(p tmux.Pane) []Agent {
 	if p.Dead {
 		// A done agent always carries its exit code; tmux keeps it with the dead pane.
-		a := Agent{Command: p.Command, State: AgentDone, Workspace: p.Window, Source: agentstate.SourceProcess}
+		a := Agent{Command: p.Command, State: AgentDone, Workspace: p.Window, Source: agentstate.SourceProcess, Since: p.DeadSince}
 		if p.ExitCode >= 0 {
 			code := p.ExitCode
 			a.ExitCode = &code
@@ -519,6 +519,8 @@ func paneAgent(p tmux.Pane) []Agent {
 		a.State = AgentBlocked
 	case time.Since(p.WindowActivity) < AgentQuietAfter:
 		a.State = AgentWorking
+	default:
+		a.Since = p.WindowActivity // quiet since its window last printed
 	}
 	return []Agent{a}
 }

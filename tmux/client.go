@@ -21,8 +21,10 @@ type Pane struct {
 	// ExitCode is a dead pane's exit status (#{pane_dead_status}), or 128+N when signal N
 	// ended it (#{pane_dead_signal}, as a shell reports it); -1 when tmux names neither.
 	ExitCode int
-	Command  string // the pane's foreground command (untrusted text)
-	Session  string // $N: the session of the window
+	// DeadSince is when a dead pane's command ended (#{pane_dead_time}; zero when unknown).
+	DeadSince time.Time
+	Command   string // the pane's foreground command (untrusted text)
+	Session   string // $N: the session of the window
 }
 
 // SessionOf returns the session ($N) and window (@N) that hold pane.
@@ -123,6 +125,9 @@ func (c *Client) pane(cmd Cmd, r []string) (Pane, error) {
 	}
 	p.WindowActivity = time.Unix(act, 0)
 	p.ExitCode = deadStatus(p.Dead, r[11], r[12])
+	if sec, err := strconv.ParseInt(r[13], 10, 64); p.Dead && err == nil && sec > 0 {
+		p.DeadSince = time.Unix(sec, 0)
+	}
 	return p, nil
 }
 

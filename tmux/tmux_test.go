@@ -288,4 +288,13 @@ func TestDeadPaneCarriesItsExitStatus(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("exit codes by window = %v; want %v", got, want)
 	}
+	panes, err := c.AllPanes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range panes {
+		if ended := time.Since(p.DeadSince); p.Dead != (ended < time.Minute && ended > -2*time.Second) {
+			t.Errorf("pane %s (dead %v) ended at %v; want its end time, just now, for a dead pane only", p.ID, p.Dead, p.DeadSince)
+		}
+	}
 }
