@@ -88,6 +88,9 @@ func runProgram(raw string) string {
 			return ""
 		}
 		argv := []string{strings.TrimRight(w, ";&|")}
+		if liveproc.IsShell(filepath.Base(argv[0])) {
+			return filepath.Base(argv[0]) // `sh -c "…"`: its quoted line is not split here
+		}
 		if len(argv[0]) == len(w) { // the command's own words, up to the first ; & or |
 			for _, a := range words[i+1:] {
 				if cut := strings.TrimRight(a, ";&|"); cut != a {

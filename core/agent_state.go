@@ -105,9 +105,10 @@ func mergeAgent(agents []Agent, a Agent, weak bool, sameProcess func(pid, entry 
 			continue
 		}
 		if weak && e.State != AgentRunning && e.State != AgentUnknown {
-			if a.Command != "" && (e.Source == agentstate.SourceScreen || e.Source == agentstate.SourceProcess) {
-				// The wrapper knows the program's name better than the screen's guess, but
-				// not better than the agent's own record (its argv, read by the hook).
+			if a.Command != "" && !e.namedByArgv && (e.Source == agentstate.SourceScreen || e.Source == agentstate.SourceProcess) {
+				// The wrapper's name, guessed from its command line, is better than the
+				// kernel's 15-character comm, but not than a running program's own argv
+				// (the screen's, or the agent's own record, read by its hook).
 				agents[i].Command = a.Command
 			}
 			return agents
@@ -163,6 +164,9 @@ func (s *service) applyAgentStates(rows []Worktree) {
 			_ = agentstate.Remove(dir, r.Agent, r.Session, r.PID) // its process is gone: a stale word
 		}
 		a, weak, show := decideAgent(w)
+		if weak && runsCopse(a.PID) {
+			show = false // a --run of copse itself (list --watch, the picker) is never an agent
+		}
 		if show && w.alive {
 			byPID[r.PID] = a
 		}
@@ -181,6 +185,12 @@ func (s *service) applyAgentStates(rows []Worktree) {
 			}
 		}
 	}
+}
+
+// runsCopse reports whether copse is the foreground program of the terminal of pid (a --run
+// wrapper's shell).
+func runsCopse(pid int) bool {
+	return pid > 0 && isCopse(liveproc.ForegroundOf(pid))
 }
 
 // lockHolderAgents gives a row claimed by an agent's own lock (Claude Code's worktrees, see

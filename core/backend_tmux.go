@@ -506,14 +506,15 @@ func paneAgent(p tmux.Pane) []Agent {
 	if isCopse(fg) {
 		return nil // copse itself (the picker, list --watch) is never an agent
 	}
-	name := fg.Name
+	name, fromArgv := fg.Name, false
 	if id, ok := liveproc.AgentBelow(p.PID); ok {
 		name = liveproc.ProgramName(id.Argv) // argv, not the kernel's 15-character comm
+		fromArgv = name != ""
 	}
 	if name == "" {
 		name = p.Command
 	}
-	a := Agent{PID: p.PID, Command: name, State: AgentIdle, Workspace: p.Window, Source: agentstate.SourceScreen}
+	a := Agent{PID: p.PID, Command: name, State: AgentIdle, Workspace: p.Window, Source: agentstate.SourceScreen, namedByArgv: fromArgv}
 	switch {
 	case fg.Reading:
 		a.State = AgentBlocked
