@@ -342,8 +342,9 @@ func (s *service) quickEnd(ctx context.Context, session, path string, made time.
 				return quickEndWarning(*r)
 			case r.State == agentstate.Working && !seen:
 				// The end report takes about as long to come as this one took: wait a
-				// second from now, plus a margin.
-				seen, deadline = true, time.Now().Add(quickExit+wrapperMargin)
+				// second from now, plus a margin of at least that latency (a loaded
+				// machine slows both reports alike).
+				seen, deadline = true, time.Now().Add(quickExit+max(wrapperMargin, time.Since(made)))
 			}
 		}
 		if !time.Now().Before(deadline) || ctx.Err() != nil {

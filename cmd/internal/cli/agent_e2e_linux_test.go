@@ -144,3 +144,27 @@ func TestCLIRunThatExitsAtOnceWithZeroIsAFailedStart(t *testing.T) {
 		t.Errorf("done record %+v; want exit code 0", rec)
 	}
 }
+
+// git config copse.notify off: a --run agent's end is recorded and its claim released as
+// always, but its window does not ring (the default, on, rings it:
+// TestCLIRunEndRecordsDoneLogsItAndReleasesTheClaim).
+func TestCLIRunEndWithNotifyOffDoesNotRing(t *testing.T) {
+	r := coretest.New(t)
+	srv, env := runServer(t, r)
+	r.Git(r.Root, "config", "copse.notify", "off")
+	res := runWith(t, r, r.Root, env, nil, "create", "feat/quiet", "--run", `sh -c "sleep 1.5; exit 3"`, "--json")
+	want(t, res, 0)
+	var created struct {
+		WorkspaceID string `json:"workspace_id"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &created); err != nil || created.WorkspaceID == "" {
+		t.Fatalf("create: %v\n%s", err, res)
+	}
+	runRecord(t, srv, r, "agent:feat-quiet", agentstate.Done)
+	path := filepath.Join(r.Base, "app.worktrees", "feat-quiet")
+	srv.WaitFor("the claim's release", func() bool { return !lockedIn(t, r, path) })
+	waitWrappers(t) // the bell would come last, from the wrapper's copse
+	if b := srv.Run("display-message", "-p", "-t", created.WorkspaceID, "#{window_bell_flag}"); b != "0" {
+		t.Errorf("copse.notify off, yet the ended agent's window rang (bell flag %s)", b)
+	}
+}
