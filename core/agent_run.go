@@ -73,10 +73,12 @@ func (s *service) wrapRun(ctx context.Context, raw, script string, env []string)
 }
 
 // runProgram is the program a command line starts, for the views: its first word that is
-// not a variable assignment or exec/env/command/nohup, without its directory ("" when the
-// line starts with something else, a quote or a parenthesis).
+// not a variable assignment or exec/env/command/nohup, without its directory, named as
+// liveproc names a process by its argv (`node …/claude-code/cli.js` is claude, not node);
+// "" when the line starts with something else, a quote or a parenthesis.
 func runProgram(raw string) string {
-	for _, w := range strings.Fields(raw) {
+	words := strings.Fields(raw)
+	for i, w := range words {
 		switch {
 		case w == "exec" || w == "env" || w == "command" || w == "nohup":
 			continue
@@ -85,8 +87,23 @@ func runProgram(raw string) string {
 		case strings.ContainsAny(w[:1], `'"({$\`):
 			return ""
 		}
-		w = strings.TrimRight(w, ";&|")
-		return filepath.Base(w)
+		argv := []string{strings.TrimRight(w, ";&|")}
+		if liveproc.IsShell(filepath.Base(argv[0])) {
+			return filepath.Base(argv[0]) // `sh -c "…"`: its quoted line is not split here
+		}
+		if len(argv[0]) == len(w) { // the command's own words, up to the first ; & or |
+			for _, a := range words[i+1:] {
+				if cut := strings.TrimRight(a, ";&|"); cut != a {
+					argv = append(argv, cut)
+					break
+				}
+				argv = append(argv, a)
+			}
+		}
+		if name := liveproc.ProgramName(argv); name != "" {
+			return name
+		}
+		return filepath.Base(argv[0])
 	}
 	return ""
 }
@@ -325,8 +342,9 @@ func (s *service) quickEnd(ctx context.Context, session, path string, made time.
 				return quickEndWarning(*r)
 			case r.State == agentstate.Working && !seen:
 				// The end report takes about as long to come as this one took: wait a
-				// second from now, plus a margin.
-				seen, deadline = true, time.Now().Add(quickExit+wrapperMargin)
+				// second from now, plus a margin of at least that latency (a loaded
+				// machine slows both reports alike).
+				seen, deadline = true, time.Now().Add(quickExit+max(wrapperMargin, time.Since(made)))
 			}
 		}
 		if !time.Now().Before(deadline) || ctx.Err() != nil {

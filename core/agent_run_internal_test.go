@@ -20,6 +20,9 @@ func TestRunProgramIsTheCommandsFirstProgram(t *testing.T) {
 		"(cd sub && claude)":   "",
 		"claude&&":             "claude",
 		"  ":                   "",
+		"HOOK_LOG_DIR=/l node /npm/lib/node_modules/@anthropic-ai/claude-code/cli.js --resume": "claude",
+		"node ./fake-agent.js claude; echo":                                                    "fake-agent",
+		"python3 -u bot.py":                                                                    "bot",
 	} {
 		if got := runProgram(raw); got != want {
 			t.Errorf("runProgram(%q) = %q, want %q", raw, got, want)

@@ -105,10 +105,10 @@ func mergeAgent(agents []Agent, a Agent, weak bool, sameProcess func(pid, entry 
 			continue
 		}
 		if weak && e.State != AgentRunning && e.State != AgentUnknown {
-			// The entry names the program from its argv (the screen's reading, an agent's
-			// own word); the wrapper only knows the command line's first word, which may be
-			// a builtin (`unset X; exec agent`): it names the program only where nothing did.
-			if agents[i].Command == "" {
+			if a.Command != "" && !e.namedByArgv && (e.Source == agentstate.SourceScreen || e.Source == agentstate.SourceProcess) {
+				// The wrapper's name, guessed from its command line, is better than the
+				// kernel's 15-character comm, but not than a running program's own argv
+				// (the screen's, or the agent's own record, read by its hook).
 				agents[i].Command = a.Command
 			}
 			return agents
@@ -153,6 +153,8 @@ func (s *service) applyAgentStates(rows []Worktree) {
 	dir := agentstate.Dir(getenv)
 	recs, _ := agentstate.ReadAll(dir)
 	reg := readClaudeRegistry(claudeConfigDir(getenv))
+	byPID := map[int]Agent{} // the live agents the records and the registry show, for the locks' holders
+	defer func() { lockHolderAgents(rows, byPID) }()
 	if len(recs) == 0 && len(reg) == 0 {
 		return
 	}
@@ -166,11 +168,14 @@ func (s *service) applyAgentStates(rows []Worktree) {
 		} else if r.State != agentstate.Done {
 			_ = agentstate.Remove(dir, r.Agent, r.Session, r.PID) // its process is gone: a stale word
 		}
-		i := find(r.Cwd)
-		if i < 0 {
-			continue
+		a, weak, show := decideAgent(w)
+		if weak && runsCopse(a.PID) {
+			show = false // a --run of copse itself (list --watch, the picker) is never an agent
 		}
-		if a, weak, show := decideAgent(w); show {
+		if show && w.alive {
+			byPID[r.PID] = a
+		}
+		if i := find(r.Cwd); i >= 0 && show {
 			rows[i].Agents = mergeAgent(rows[i].Agents, a, weak, liveproc.Descends)
 		}
 	}
@@ -179,11 +184,65 @@ func (s *service) applyAgentStates(rows []Worktree) {
 			continue
 		}
 		if a, ok := registryAgent(c); ok {
+			byPID[pid] = a
 			if i := find(c.Cwd); i >= 0 {
 				rows[i].Agents = mergeAgent(rows[i].Agents, a, false, liveproc.Descends)
 			}
 		}
 	}
+}
+
+// runsCopse reports whether copse is the foreground program of the terminal of pid (a --run
+// wrapper's shell).
+func runsCopse(pid int) bool {
+	return pid > 0 && isCopse(liveproc.ForegroundOf(pid))
+}
+
+// lockHolderAgents gives a row claimed by an agent's own lock (Claude Code's worktrees, see
+// agentlock.go) that agent with its state when the row does not list its process already:
+// the state its records or registry give (byPID), else that its process runs. The claim
+// says who holds the worktree; the agent row says what it is doing, even when the session
+// works from another directory.
+func lockHolderAgents(rows []Worktree, byPID map[int]Agent) {
+	for i := range rows {
+		c := rows[i].Claim
+		if c == nil || c.Agent == "" || c.PID <= 0 || listsProcess(rows[i].Agents, c.PID) {
+			continue
+		}
+		a, ok := byPID[c.PID]
+		if !ok {
+			a, ok = runningAgent(c.PID, c.Agent)
+		}
+		if ok {
+			a.Workspace = ""
+			rows[i].Agents = append(rows[i].Agents, a)
+		}
+	}
+}
+
+// listsProcess reports whether agents has an entry for pid (its own, or a pane or process
+// it runs under or below).
+func listsProcess(agents []Agent, pid int) bool {
+	for _, e := range agents {
+		if e.PID != 0 && (liveproc.Descends(e.PID, pid) || liveproc.Descends(pid, e.PID)) {
+			return true
+		}
+	}
+	return false
+}
+
+// runningAgent is a live process that said nothing of its state: running, named from its
+// argv (fallback: the agent's name).
+func runningAgent(pid int, agent string) (Agent, bool) {
+	id, ok := liveproc.Identify(pid)
+	if !ok {
+		return Agent{}, false
+	}
+	name := liveproc.ProgramName(id.Argv)
+	if name == "" {
+		name = agent
+	}
+	return Agent{PID: pid, Command: name, State: AgentRunning, Source: agentstate.SourceProcess}, true
 }
 
 // registryAgent is a Claude Code process copse has no hook record of (hooks not

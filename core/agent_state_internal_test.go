@@ -96,9 +96,9 @@ func TestMergeAgentReplacesTheScreensReading(t *testing.T) {
 		t.Errorf("herdr entry and the same process running: %+v", got)
 	}
 	weak := Agent{PID: 42, Command: "claude", State: AgentWorking, Source: agentstate.SourceWrapper}
-	// The screen's name is from the program's argv; the wrapper's is the command line's
-	// first word (`unset X; exec …` would say unset): the screen's stays.
-	if got := mergeAgent(append([]Agent(nil), pane...), weak, true, same); len(got) != 1 || got[0].State != AgentIdle || got[0].Source != agentstate.SourceScreen || got[0].Command != "node" {
+	// A screen reading named by the kernel's comm (not namedByArgv): the wrapper's name
+	// is the better one; its state stays the screen's.
+	if got := mergeAgent(append([]Agent(nil), pane...), weak, true, same); len(got) != 1 || got[0].State != AgentIdle || got[0].Source != agentstate.SourceScreen || got[0].Command != "claude" {
 		t.Errorf("weak word over a screen reading: %+v", got)
 	}
 	unnamed := []Agent{{PID: 40, State: AgentIdle, Workspace: "@3", Source: agentstate.SourceScreen}}
@@ -109,6 +109,16 @@ func TestMergeAgentReplacesTheScreensReading(t *testing.T) {
 	// running command adds no agent.
 	if got := mergeAgent(nil, weak, true, same); len(got) != 0 {
 		t.Errorf("weak word with no screen reading added %+v", got)
+	}
+	hooked := []Agent{{PID: 40, Command: "claude", State: AgentBlocked, Workspace: "@3", Source: agentstate.SourceHook}}
+	wrapper := Agent{PID: 42, Command: "node", State: AgentWorking, Source: agentstate.SourceWrapper}
+	if got := mergeAgent(hooked, wrapper, true, same); len(got) != 1 || got[0].Command != "claude" || got[0].State != AgentBlocked {
+		t.Errorf("weak word over the agent's own record: %+v; want the hook's name and state kept", got)
+	}
+	byArgv := []Agent{{PID: 40, Command: "head", State: AgentBlocked, Workspace: "@3", Source: agentstate.SourceScreen, namedByArgv: true}}
+	guess := Agent{PID: 40, Command: "echo", State: AgentWorking, Source: agentstate.SourceWrapper}
+	if got := mergeAgent(byArgv, guess, true, same); len(got) != 1 || got[0].Command != "head" || got[0].State != AgentBlocked {
+		t.Errorf("weak word over a program named by its argv: %+v; want the running program's name", got)
 	}
 	other := []Agent{{PID: 7, Command: "vim", State: AgentRunning, Source: agentstate.SourceProcess}}
 	if got := mergeAgent(other, hookAgent, false, same); len(got) != 2 || got[1].State != AgentBlocked {

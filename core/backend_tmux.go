@@ -491,7 +491,13 @@ func isCopse(fg liveproc.Foreground) bool {
 
 func paneAgent(p tmux.Pane) []Agent {
 	if p.Dead {
-		return []Agent{{Command: p.Command, State: AgentDone, Workspace: p.Window, Source: agentstate.SourceProcess}}
+		// A done agent always carries its exit code; tmux keeps it with the dead pane.
+		a := Agent{Command: p.Command, State: AgentDone, Workspace: p.Window, Source: agentstate.SourceProcess, Since: p.DeadSince}
+		if p.ExitCode >= 0 {
+			code := p.ExitCode
+			a.ExitCode = &code
+		}
+		return []Agent{a}
 	}
 	fg := liveproc.ForegroundOf(p.PID)
 	if fg.Children == 0 && liveproc.IsShell(fg.Name) {
@@ -500,19 +506,22 @@ func paneAgent(p tmux.Pane) []Agent {
 	if isCopse(fg) {
 		return nil // copse itself (the picker, list --watch) is never an agent
 	}
-	name := fg.Name
+	name, fromArgv := fg.Name, false
 	if id, ok := liveproc.AgentBelow(p.PID); ok {
 		name = liveproc.ProgramName(id.Argv) // argv, not the kernel's 15-character comm
+		fromArgv = name != ""
 	}
 	if name == "" {
 		name = p.Command
 	}
-	a := Agent{PID: p.PID, Command: name, State: AgentIdle, Workspace: p.Window, Source: agentstate.SourceScreen}
+	a := Agent{PID: p.PID, Command: name, State: AgentIdle, Workspace: p.Window, Source: agentstate.SourceScreen, namedByArgv: fromArgv}
 	switch {
 	case fg.Reading:
 		a.State = AgentBlocked
 	case time.Since(p.WindowActivity) < AgentQuietAfter:
 		a.State = AgentWorking
+	default:
+		a.Since = p.WindowActivity // quiet since its window last printed
 	}
 	return []Agent{a}
 }

@@ -270,12 +270,20 @@ func setRunning(rows []Worktree, found map[int][]liveproc.Proc) {
 			if p.Shell || len(p.Cmdline) == 0 || n == maxRunning || belowAny(p.PID, pids) {
 				continue
 			}
-			name := baseName(p.Cmdline[0])
+			// The name a person knows it by, from its argv (`node …/claude-code/cli.js` is
+			// claude), not argv[0] alone nor the kernel's 15-character comm.
+			name := liveproc.ProgramName(p.Cmdline)
+			byArgv := name != ""
+			if !byArgv {
+				name = baseName(p.Cmdline[0])
+			}
 			if named[name] || name == "copse" || name == "copse-mcp" {
 				continue // copse itself (the picker, list --watch) is never an agent
 			}
 			named[name] = true
-			rows[i].Agents = append(rows[i].Agents, Agent{PID: p.PID, Command: name, State: AgentRunning, Source: agentstate.SourceProcess})
+			a := Agent{PID: p.PID, Command: name, State: AgentRunning, Source: agentstate.SourceProcess, namedByArgv: byArgv}
+			a.Since, _ = liveproc.StartTime(p.PID) // running since it started
+			rows[i].Agents = append(rows[i].Agents, a)
 			n++
 		}
 	}

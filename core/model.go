@@ -53,6 +53,9 @@ type Agent struct {
 	Unread bool `json:"unread,omitempty"`
 	// Session is the agent's own session id, where it names one (hooks, registries).
 	Session string `json:"session,omitempty"`
+	// namedByArgv: Command is the running program's own argv's name (a screen or process
+	// reading), which a --run wrapper's guess from its command line does not replace.
+	namedByArgv bool
 }
 
 // The states of an Agent. Herdr reports the first five for its workspaces; under tmux copse

@@ -102,7 +102,7 @@ func Survey(pane string) (Cmd, error) {
 // paneFields are what ListPanes reads of each pane; the untrusted texts come last only by
 // habit: the framing (parse.go) does not depend on it.
 var paneFields = []string{"window_id", "window_index", "window_active", "window_activity", "pane_id", "pane_pid",
-	"pane_dead", MarkOption, "pane_current_command", "window_name", "session_id"}
+	"pane_dead", MarkOption, "pane_current_command", "window_name", "session_id", "pane_dead_status", "pane_dead_signal", "pane_dead_time"}
 
 // ListAllPanes lists every pane of every session of the server: a worktree's window may be
 // in another session than copse's (one run for the whole server).

@@ -18,8 +18,13 @@ type Pane struct {
 	ID             string    // %N
 	PID            int       // the pane's first process (its shell or the command it runs)
 	Dead           bool      // the process ended and the pane stays (remain-on-exit)
-	Command        string    // the pane's foreground command (untrusted text)
-	Session        string    // $N: the session of the window
+	// ExitCode is a dead pane's exit status (#{pane_dead_status}), or 128+N when signal N
+	// ended it (#{pane_dead_signal}, as a shell reports it); -1 when tmux names neither.
+	ExitCode int
+	// DeadSince is when a dead pane's command ended (#{pane_dead_time}; zero when unknown).
+	DeadSince time.Time
+	Command   string // the pane's foreground command (untrusted text)
+	Session   string // $N: the session of the window
 }
 
 // SessionOf returns the session ($N) and window (@N) that hold pane.
@@ -119,7 +124,26 @@ func (c *Client) pane(cmd Cmd, r []string) (Pane, error) {
 		return Pane{}, c.wrong(cmd, "a pane row has a field of the wrong shape")
 	}
 	p.WindowActivity = time.Unix(act, 0)
+	p.ExitCode = deadStatus(p.Dead, r[11], r[12])
+	if sec, err := strconv.ParseInt(r[13], 10, 64); p.Dead && err == nil && sec > 0 {
+		p.DeadSince = time.Unix(sec, 0)
+	}
 	return p, nil
+}
+
+// deadStatus reads a dead pane's exit: its status, else 128+signal, else -1 (not dead, or a
+// tmux that does not say).
+func deadStatus(dead bool, status, signal string) int {
+	if !dead {
+		return -1
+	}
+	if n, err := strconv.Atoi(status); err == nil && n >= 0 {
+		return n
+	}
+	if n, err := strconv.Atoi(signal); err == nil && n > 0 {
+		return 128 + n
+	}
+	return -1
 }
 
 // NewWindow makes the window, marks it for a.Dir and returns its id. When the mark cannot

@@ -257,3 +257,44 @@ func TestKillWindowAfterWaitsForTheProcess(t *testing.T) {
 		}
 	}
 }
+
+// A dead pane (remain-on-exit) carries the exit status of its command, and 128+N when
+// signal N ended it: a done agent always has its exit code.
+func TestDeadPaneCarriesItsExitStatus(t *testing.T) {
+	s := tmuxtest.Start(t)
+	c := client(s)
+	ctx := context.Background()
+	s.Run("set-option", "-g", "remain-on-exit", "on")
+	three := s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "-t", s.Session, "--", "sh", "-c", "exit 3")
+	zero := s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "-t", s.Session, "--", "true")
+	killed := s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "-t", s.Session, "--", "sh", "-c", "kill -TERM $$")
+	want := map[string]int{three: 3, zero: 0, killed: 128 + 15, s.Window: -1}
+	var got map[string]int
+	s.WaitFor("the three commands to end", func() bool {
+		panes, err := c.AllPanes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = map[string]int{}
+		dead := 0
+		for _, p := range panes {
+			got[p.Window] = p.ExitCode
+			if p.Dead {
+				dead++
+			}
+		}
+		return dead == 3
+	})
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("exit codes by window = %v; want %v", got, want)
+	}
+	panes, err := c.AllPanes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range panes {
+		if ended := time.Since(p.DeadSince); p.Dead != (ended < time.Minute && ended > -2*time.Second) {
+			t.Errorf("pane %s (dead %v) ended at %v; want its end time, just now, for a dead pane only", p.ID, p.Dead, p.DeadSince)
+		}
+	}
+}

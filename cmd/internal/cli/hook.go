@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -140,8 +141,13 @@ func readHookInput(in io.Reader) []byte {
 	}
 	got := make(chan []byte, 1)
 	go func() {
-		b, _ := io.ReadAll(io.LimitReader(in, hookInputLimit))
-		got <- b
+		// The payload is one JSON object: it is complete when the object closes, whether
+		// or not the agent then closes the pipe.
+		var raw json.RawMessage
+		if err := json.NewDecoder(io.LimitReader(in, hookInputLimit)).Decode(&raw); err != nil {
+			raw = nil
+		}
+		got <- raw
 	}()
 	select {
 	case b := <-got:

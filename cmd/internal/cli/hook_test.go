@@ -2,9 +2,11 @@ package cli_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/copse-dev/copse/core/agentstate"
 	"github.com/copse-dev/copse/core/coretest"
@@ -69,5 +71,50 @@ func TestHookNeverFails(t *testing.T) {
 	res := runWith(t, r, r.Base, []string{"COPSE_STATE_DIR=" + blocker, "COPSE_HOOK_DEBUG=1"}, strings.NewReader(`{"hook_event_name":"Stop"}`), "hook", "claude")
 	if res.code != 0 || res.stdout != "" || !strings.Contains(res.stderr, "copse hook:") {
 		t.Errorf("debug: %s", res)
+	}
+}
+
+// An agent that never closes its hook's stdin does not hold the hook: copse reads the
+// payload for a bounded while (hookReadTimeout), writes what it got and exits 0, well
+// within a second and a half even on a loaded machine.
+func TestHookWithStdinLeftOpenExitsQuickly(t *testing.T) {
+	t.Parallel()
+	r := coretest.New(t)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close() // kept open while the hook runs, as a careless agent would
+	pw.WriteString(`{"session_id":"s-open","hook_event_name":"Stop","cwd":"` + r.Root + `"}`)
+	cmd := exec.Command(copseBin, "hook", "claude", "Stop")
+	cmd.Env = cleanEnv(r.Home)
+	cmd.Stdin = pr
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the hook failed: %v", err)
+		}
+		if took := time.Since(began); took > 1500*time.Millisecond && !raceEnabled {
+			t.Errorf("the hook took %v with its stdin left open", took)
+		}
+		recs, _ := agentstate.ReadAll(agentstate.Dir(func(k string) string {
+			if k == "HOME" {
+				return r.Home
+			}
+			return ""
+		}))
+		if len(recs) != 1 || recs[0].Session != "s-open" || recs[0].State != agentstate.Idle {
+			t.Errorf("records %+v; want the payload read before the bound: s-open idle", recs)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the hook waited for its stdin to close")
 	}
 }
