@@ -150,10 +150,17 @@ func mergeSettingsFile(f *Factory, path string, h hookHost, want map[string]stri
 	return err
 }
 
-// writeFileMode replaces path with content in one rename, with the given permissions.
+// writeFileMode replaces path with content in one rename, with the given permissions (a
+// folder it makes is the user's alone: an agent's settings may hold secrets).
 func writeFileMode(path string, content []byte, mode fs.FileMode) error {
+	return writeFileIn(path, content, 0o700, mode)
+}
+
+// writeFileIn replaces path with content in one rename (a reader sees the old file or the
+// new one), with permissions mode, making its folder with dirMode when it is missing.
+func writeFileIn(path string, content []byte, dirMode, mode fs.FileMode) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(dir, ".copse-*.tmp")

@@ -109,27 +109,8 @@ func installExtension(f *Factory, h agentHost, force bool) error {
 	return err
 }
 
-// writeFileAtomic replaces path with content in one rename, so pi never loads half a file.
+// writeFileAtomic replaces path with content in one rename, so pi never loads half a file
+// (its folder made readable by all, as pi's own are).
 func writeFileAtomic(path string, content []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".copse-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeFileIn(path, content, 0o755, 0o644)
 }
