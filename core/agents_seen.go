@@ -12,6 +12,7 @@ import (
 
 	"github.com/copse-dev/copse/core/agentstate"
 	"github.com/copse-dev/copse/core/eventlog"
+	"github.com/copse-dev/copse/internal/atomicfile"
 )
 
 // An observer (list --watch, the picker's agent re-read) compares what it sees with the last
@@ -143,7 +144,7 @@ func (s *service) recordAgents(ctx context.Context, began time.Time, rows []Work
 	if err != nil {
 		return []string{"agent states not recorded: " + Escape(err.Error())}
 	}
-	if err := writeByRename(filepath.Join(dir, agentsSeenFile), b); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, agentsSeenFile), b, 0o600); err != nil {
 		return []string{"agent states not recorded: " + Escape(err.Error())}
 	}
 	return nil
@@ -167,28 +168,6 @@ func flockFor(ctx context.Context, name string, wait time.Duration) (func(), err
 		}
 		time.Sleep(delay)
 	}
-}
-
-// writeByRename replaces name with b whole: a reader sees the old record or the new one.
-func writeByRename(name string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }
 
 // inWorkspaces reports an agent of rows in a workspace: the only ones whose state changes.

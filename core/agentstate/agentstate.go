@@ -26,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/copse-dev/copse/internal/atomicfile"
 )
 
 // The states an agent reports. Gone means the agent's session ended (SessionEnd): its
@@ -138,24 +140,7 @@ func Write(dir string, r Record) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".rec.*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return atomicfile.Write(name, b, 0o600)
 }
 
 func read(name string) (Record, error) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/internal/atomicfile"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
@@ -159,27 +160,10 @@ func writeFileMode(path string, content []byte, mode fs.FileMode) error {
 // writeFileIn replaces path with content in one rename (a reader sees the old file or the
 // new one), with permissions mode, making its folder with dirMode when it is missing.
 func writeFileIn(path string, content []byte, dirMode, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, dirMode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".copse-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, content, mode)
 }
 
 // opencodePluginMark starts the plugin file copse writes: a file without it is the
