@@ -260,12 +260,7 @@ func goneWithCommits(t *testing.T, r *coretest.Repo) (string, map[string]string)
 	r.Git(wt, "checkout", "-q", "--detach")
 	r.Git(wt, "commit", "-q", "--allow-empty", "-m", "detached work")
 	held["detached HEAD"] = r.Git(wt, "rev-parse", "HEAD")
-	if err := os.Rename(wt, wt+"-moved-by-hand"); err != nil {
-		t.Fatal(err)
-	}
-	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); !strings.Contains(wl, "prunable") {
-		t.Fatalf("precondition: git should list the worktree as prunable:\n%s", wl)
-	}
+	moveByHand(t, r, wt)
 	return wt, held
 }
 
@@ -456,9 +451,7 @@ func TestGoneWorktreeWhoseAdminDirectoryCannotBeReadIsKept(t *testing.T) {
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "feat") // holding nothing but what cannot be read
 	coretest.WriteFile(t, filepath.Join(r.Root, ".git", "worktrees", "feat", "refs", "worktree", "broken"), "not a commit\n")
-	if err := os.Rename(wt, wt+"-moved-by-hand"); err != nil {
-		t.Fatal(err)
-	}
+	moveByHand(t, r, wt)
 	s := open(t, r, r.Root)
 	before := r.Snapshot()
 	_, err := do(t, s, core.RemoveRequest{Path: core.Str(wt)})
@@ -513,12 +506,7 @@ func goneWithSubmodule(t *testing.T, r *coretest.Repo, unpushed bool) (wt, commi
 	if unpushed {
 		commit = submoduleCommit(r, sub)
 	}
-	if err := os.Rename(wt, wt+"-moved-by-hand"); err != nil {
-		t.Fatal(err)
-	}
-	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); !strings.Contains(wl, "prunable") {
-		t.Fatalf("precondition: git should list the worktree as prunable:\n%s", wl)
-	}
+	moveByHand(t, r, wt)
 	return wt, commit
 }
 
@@ -588,9 +576,7 @@ func TestGoneWorktreeCountsACommitItsReflogAndARefBothHoldOnce(t *testing.T) {
 	wt := r.AddWorktree("feat", "feat")
 	c := detachedCommit(r, wt, "feat")
 	r.Git(wt, "update-ref", "refs/worktree/keep", c)
-	if err := os.Rename(wt, wt+"-moved-by-hand"); err != nil {
-		t.Fatal(err)
-	}
+	moveByHand(t, r, wt)
 	s := open(t, r, r.Root)
 	dry, err := do(t, s, core.PruneRequest{DryRun: true})
 	if err != nil {
@@ -615,9 +601,7 @@ func TestGoneWorktreeWhoseIndexHoldsStagedChangesIsKept(t *testing.T) {
 	r.Git(wt, "add", "staged.txt")
 	coretest.WriteFile(t, filepath.Join(wt, "staged.txt"), "edited after staging\n")
 	for _, p := range []string{wt, clean} {
-		if err := os.Rename(p, p+"-moved-by-hand"); err != nil {
-			t.Fatal(err)
-		}
+		moveByHand(t, r, p)
 	}
 	s := open(t, r, r.Root)
 	before := r.Snapshot()
@@ -637,4 +621,16 @@ func TestGoneWorktreeWhoseIndexHoldsStagedChangesIsKept(t *testing.T) {
 	_, err = do(t, s, core.RemoveRequest{Path: core.Str(wt), Force: true})
 	wantCode(t, err, core.KindRefused, "not_recordable")
 	r.Unchanged(before)
+}
+
+// moveByHand moves the checkout wt away as a person would (mv), which makes git call the
+// worktree prunable: its admin directory stays with whatever only it holds.
+func moveByHand(t *testing.T, r *coretest.Repo, wt string) {
+	t.Helper()
+	if err := os.Rename(wt, wt+"-moved-by-hand"); err != nil {
+		t.Fatal(err)
+	}
+	if wl := r.Git(r.Root, "worktree", "list", "--porcelain"); !strings.Contains(wl, "prunable") {
+		t.Fatalf("precondition: git should list the worktree as prunable:\n%s", wl)
+	}
 }
