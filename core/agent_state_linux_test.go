@@ -14,6 +14,7 @@ import (
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/agentstate"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 	"github.com/copse-dev/copse/internal/liveproc"
 )
 
@@ -62,7 +63,7 @@ func TestListShowsTheAgentsOwnWordAndDropsItWhenTheProcessDies(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestListShowsADoneCommandWithItsExitCode(t *testing.T) {
 	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("done", "wt-done")
-	s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestListReadsClaudeCodesRegistry(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestSwitchMarksADoneAgentRead(t *testing.T) {
 	r := coretest.New(t)
 	wt := r.AddWorktree("seen", "wt-seen")
 	other := r.AddWorktree("unseen", "wt-unseen")
-	s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

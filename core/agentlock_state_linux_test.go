@@ -10,6 +10,7 @@ import (
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/agentstate"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // A Claude Code worktree's lock is shown as a claim with the agent's state: the state its
@@ -38,7 +39,7 @@ func TestClaudeLockClaimCarriesTheAgentsState(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfg, "sessions", strconv.Itoa(waiting)+".json"), []byte(entry), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

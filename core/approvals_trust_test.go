@@ -11,6 +11,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // The approvals file is trusted only when it and every directory above it up to the
@@ -25,7 +26,7 @@ func TestApprovalsAreTrustedOnlyWhenTheirFileAndDirectoriesAreTheUsersAlone(t *t
 	r.Git(r.Root, "config", "-f", filepath.Join(r.Root, core.ProjectConfigFile), "--add", "copse.setup", "touch '"+marker+"'")
 	wt := r.AddWorktree("feat", "feat")
 	ctx := context.Background()
-	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(ctx, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestApprovalsInADirectoryAnotherUserOwnsAreNotTrusted(t *testing.T) {
 	r := coretest.New(t)
 	r.Git(r.Root, "config", "-f", filepath.Join(r.Root, core.ProjectConfigFile), "--add", "copse.setup", "true")
 	ctx := context.Background()
-	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(ctx, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 	"github.com/copse-dev/copse/herdr/herdrdouble"
 	"github.com/copse-dev/copse/internal/testexec"
 )
@@ -104,7 +105,7 @@ func withEnv(kv ...string) hwOpt        { return func(o *core.Options) { o.Env =
 // open opens a Service in dir under backend auto with the double; knobs apply to action.
 func (w *hw) open(t *testing.T, dir string, k herdrdouble.Knobs, action string, opts ...hwOpt) *core.Service {
 	t.Helper()
-	o := core.Options{Dir: dir, Backend: "auto", Getenv: w.getenv(nil), Env: w.knobs(k, action)}
+	o := core.Options{Registry: ops.All, Dir: dir, Backend: "auto", Getenv: w.getenv(nil), Env: w.knobs(k, action)}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -225,7 +226,7 @@ func TestHerdrDetectionVersions(t *testing.T) {
 		t.Run(tc.version, func(t *testing.T) {
 			bin := link(tc.version)
 			for _, backend := range []string{"", "auto", "herdr"} {
-				s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: backend, Getenv: env(bin), Env: coretest.Env(r.Home)})
+				s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: r.Root, Backend: backend, Getenv: env(bin), Env: coretest.Env(r.Home)})
 				if tc.ok {
 					if err != nil || s.BackendName() != "herdr" {
 						t.Fatalf("backend %q: %v", backend, err)
@@ -238,7 +239,7 @@ func TestHerdrDetectionVersions(t *testing.T) {
 				}
 			}
 			// --backend git never asks Herdr.
-			s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: "git", Getenv: env(bin), Env: coretest.Env(r.Home)})
+			s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: env(bin), Env: coretest.Env(r.Home)})
 			if err != nil || s.BackendName() != "git" {
 				t.Fatalf("git: %v", err)
 			}
@@ -259,7 +260,7 @@ func TestHerdrDetectionOutsideHerdr(t *testing.T) {
 	}
 	noEnv := w.getenv(map[string]string{"HERDR_ENV": "", "HERDR_BIN_PATH": bin})
 	for _, backend := range []string{"", "auto"} {
-		s, err := core.Open(bg, core.Options{Dir: w.Root, Backend: backend, Getenv: noEnv, Env: coretest.Env(w.Home)})
+		s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: w.Root, Backend: backend, Getenv: noEnv, Env: coretest.Env(w.Home)})
 		if err != nil || s.BackendName() != "git" || s.HasWorkspaces() {
 			t.Fatalf("auto outside Herdr: %v", err)
 		}
@@ -267,7 +268,7 @@ func TestHerdrDetectionOutsideHerdr(t *testing.T) {
 			t.Fatalf("session %q", s.Session())
 		}
 	}
-	_, err := core.Open(bg, core.Options{Dir: w.Root, Backend: "herdr", Getenv: noEnv, Env: coretest.Env(w.Home)})
+	_, err := core.Open(bg, core.Options{Registry: ops.All, Dir: w.Root, Backend: "herdr", Getenv: noEnv, Env: coretest.Env(w.Home)})
 	wantCode(t, err, core.KindUsage, "herdr_not_detected")
 	wantExit(t, err, 2)
 	if !strings.Contains(err.Error(), "HERDR_ENV") {
@@ -282,10 +283,10 @@ func TestHerdrDetectionBrokenBinary(t *testing.T) {
 	t.Parallel()
 	w := newHW(t)
 	missing := w.getenv(map[string]string{"HERDR_BIN_PATH": filepath.Join(t.TempDir(), "nope")})
-	_, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: missing, Env: coretest.Env(w.Home)})
+	_, err := core.Open(bg, core.Options{Registry: ops.All, Dir: w.Root, Getenv: missing, Env: coretest.Env(w.Home)})
 	wantCode(t, err, core.KindFailed, "herdr_unusable")
 	relative := w.getenv(map[string]string{"HERDR_BIN_PATH": "bin/herdr"})
-	_, err = core.Open(bg, core.Options{Dir: w.Root, Backend: "herdr", Getenv: relative, Env: coretest.Env(w.Home)})
+	_, err = core.Open(bg, core.Options{Registry: ops.All, Dir: w.Root, Backend: "herdr", Getenv: relative, Env: coretest.Env(w.Home)})
 	wantCode(t, err, core.KindFailed, "herdr_unusable")
 }
 
@@ -293,7 +294,7 @@ func TestHerdrSession(t *testing.T) {
 	t.Parallel()
 	w := newHW(t)
 	for id, want := range map[string]string{"wG": "wG", "": "herdr", "w:bad": "herdr"} {
-		s, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: w.getenv(map[string]string{"HERDR_WORKSPACE_ID": id}), Env: w.knobs(herdrdouble.Knobs{}, "")})
+		s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: w.Root, Getenv: w.getenv(map[string]string{"HERDR_WORKSPACE_ID": id}), Env: w.knobs(herdrdouble.Knobs{}, "")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,11 +313,11 @@ func TestHerdrBareRepository(t *testing.T) {
 	w.Git(w.Base, "clone", "-q", "--bare", w.Root, bare)
 	wt := filepath.Join(w.Base, "bare-wt")
 	w.Git(bare, "worktree", "add", "-q", wt, "main")
-	s, err := core.Open(bg, core.Options{Dir: wt, Getenv: w.getenv(nil), Env: w.knobs(herdrdouble.Knobs{}, "")})
+	s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: wt, Getenv: w.getenv(nil), Env: w.knobs(herdrdouble.Knobs{}, "")})
 	if err != nil || s.BackendName() != "git" {
 		t.Fatalf("auto in a bare repository: %v", err)
 	}
-	_, err = core.Open(bg, core.Options{Dir: wt, Backend: "herdr", Getenv: w.getenv(nil), Env: coretest.Env(w.Home)})
+	_, err = core.Open(bg, core.Options{Registry: ops.All, Dir: wt, Backend: "herdr", Getenv: w.getenv(nil), Env: coretest.Env(w.Home)})
 	wantCode(t, err, core.KindUsage, "herdr_not_detected")
 	if !strings.Contains(err.Error(), "bare") {
 		t.Fatalf("%v", err)
@@ -949,7 +950,7 @@ func TestHerdrRemoveOwnWorkspaceRefused(t *testing.T) {
 	t.Parallel()
 	w := newHW(t)
 	path, ws := w.create(t, "mine")
-	s, err := core.Open(bg, core.Options{Dir: w.Root, Getenv: w.getenv(map[string]string{"HERDR_WORKSPACE_ID": ws}), Env: w.knobs(herdrdouble.Knobs{}, "")})
+	s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: w.Root, Getenv: w.getenv(map[string]string{"HERDR_WORKSPACE_ID": ws}), Env: w.knobs(herdrdouble.Knobs{}, "")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1028,7 +1029,7 @@ func TestHerdrDetectionRunsBesideTheList(t *testing.T) {
 	if err := testexec.WriteFile(gitBin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	o := core.Options{Dir: w.Root, Backend: "auto", GitBin: gitBin, ListFirst: true,
+	o := core.Options{Registry: ops.All, Dir: w.Root, Backend: "auto", GitBin: gitBin, ListFirst: true,
 		Getenv: w.getenv(map[string]string{"HERDR_BIN_PATH": herdrBin}), Env: w.knobs(herdrdouble.Knobs{}, "")}
 	s, err := core.Open(bg, o)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // The tmux flows that finish (issue 28): marks of gone worktrees, panes attributed to their
@@ -26,7 +27,7 @@ func (w *tw) openAs(t *testing.T, pane string) *core.Service {
 		}
 		return w.getenv(k)
 	}
-	s, err := core.Open(bg, core.Options{Dir: w.Root, Backend: "auto", Getenv: getenv, Env: coretest.Env(w.Home)})
+	s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: w.Root, Backend: "auto", Getenv: getenv, Env: coretest.Env(w.Home)})
 	if err != nil || s.BackendName() != "tmux" {
 		t.Fatalf("open as pane %s: %v", pane, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 	"github.com/copse-dev/copse/internal/testexec"
 	"github.com/copse-dev/copse/tmux/tmuxtest"
 )
@@ -42,7 +43,7 @@ func (w *tw) getenv(k string) string {
 // open opens a Service under backend auto, as a copse started in the server's first pane.
 func (w *tw) open(t *testing.T) *core.Service {
 	t.Helper()
-	s, err := core.Open(bg, core.Options{Dir: w.Root, Backend: "auto", Getenv: w.getenv, Env: coretest.Env(w.Home)})
+	s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: w.Root, Backend: "auto", Getenv: w.getenv, Env: coretest.Env(w.Home)})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -296,7 +297,7 @@ func TestRunIsRefusedWithoutATmuxWindow(t *testing.T) {
 
 func TestBackendTmuxOutsideTmuxIsAUsageError(t *testing.T) {
 	r := coretest.New(t)
-	_, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "tmux", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	_, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "tmux", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	var e *core.Error
 	if !errors.As(err, &e) || e.Code != core.CodeTmuxNotDetected || e.Kind != core.KindUsage {
 		t.Fatalf("err = %v; want %s", err, core.CodeTmuxNotDetected)
@@ -406,7 +407,7 @@ func TestTmuxListAsksTmuxOnce(t *testing.T) {
 		return strings.Fields(string(b))
 	}
 	feat := w.AddWorktree("feat", "app.worktrees/feat")
-	opts := core.Options{Dir: w.Root, Getenv: w.getenv, Env: coretest.Env(w.Home), TmuxBin: bin, ListFirst: true}
+	opts := core.Options{Registry: ops.All, Dir: w.Root, Getenv: w.getenv, Env: coretest.Env(w.Home), TmuxBin: bin, ListFirst: true}
 	s, err := core.Open(bg, opts)
 	if err != nil || s.BackendName() != "tmux" {
 		t.Fatalf("open: %v", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/core/eventlog"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // openAs opens a Service whose environment names a session (COPSE_SESSION).
@@ -24,7 +25,7 @@ func openAs(t *testing.T, r *coretest.Repo, dir, session string) *core.Service {
 		}
 		return r.Getenv(k)
 	}
-	s, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: dir, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -517,7 +518,7 @@ func TestSessionFromHerdrWorkspace(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -248,6 +248,8 @@ const (
 	CodeNoEditor = "no_editor"
 	// CodeNoPlan means: Execute was given no plan, or a plan of another operation (a bug in the caller).
 	CodeNoPlan = "no_plan"
+	// CodeNoOperations means: Open was given no Registry (a bug in the caller).
+	CodeNoOperations = "no_operations"
 	// CodeNoPreviousWorktree means: there is no previous worktree in this session.
 	CodeNoPreviousWorktree = "no_previous_worktree"
 	// CodeNoRemoteBranch means: the remote has no such branch.

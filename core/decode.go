@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/copse-dev/copse/internal/textsafe"
@@ -28,7 +27,7 @@ import (
 // encoding/json is not used to fill the struct because it keeps the last of duplicate
 // keys, matches names case-insensitively, accepts null for anything and replaces broken
 // UTF-8 silently; each of those would let two readers of the same bytes disagree.
-func Decode(data []byte) (Request, error) {
+func (r *Registry) Decode(data []byte) (Request, error) {
 	if !utf8.Valid(data) {
 		return nil, usage(CodeInvalidJSON, "", schemaHint, "request is not valid UTF-8")
 	}
@@ -46,20 +45,20 @@ func Decode(data []byte) (Request, error) {
 	opNode, ok := root.member("operation")
 	if !ok {
 		return nil, usage(CodeMissingField, "operation", schemaHint,
-			"request has no \"operation\" (one of %s)", opList())
+			"request has no \"operation\" (one of %s)", r.opList())
 	}
 	if opNode.kind != kindString {
 		return nil, usage(CodeWrongType, "operation", schemaHint,
 			"\"operation\" must be a string, got %s", opNode.kind)
 	}
 	op := Operation(opNode.str)
-	zero, ok := NewRequest(op)
+	zero, ok := r.NewRequest(op)
 	if !ok {
 		return nil, usage(CodeUnknownOperation, "operation", schemaHint,
-			"unknown operation %s (one of %s)", quoteName(opNode.str), opList())
+			"unknown operation %s (one of %s)", quoteName(opNode.str), r.opList())
 	}
 
-	spec := specOf(op)
+	spec := r.specs()[op]
 	v := reflect.New(reflect.TypeOf(zero)).Elem()
 	for _, m := range root.obj {
 		if m.key == "operation" {
@@ -88,9 +87,9 @@ func safeName(s string) string { return textsafe.Cut(Escape(s), 64) }
 
 func quoteName(s string) string { return `"` + safeName(s) + `"` }
 
-func opList() string {
-	names := make([]string, len(Operations()))
-	for i, op := range Operations() {
+func (r *Registry) opList() string {
+	names := make([]string, len(r.ops))
+	for i, op := range r.Operations() {
 		names[i] = string(op)
 	}
 	return strings.Join(names, ", ")
@@ -121,17 +120,6 @@ type variantSpec struct {
 	fields []fieldSpec // struct order
 	groups []string    // oneof group names, first-seen order
 }
-
-var specs = sync.OnceValue(func() map[Operation]*variantSpec {
-	m := map[Operation]*variantSpec{}
-	for _, op := range Operations() {
-		zero, _ := NewRequest(op)
-		m[op] = buildSpec(op, reflect.TypeOf(zero))
-	}
-	return m
-})
-
-func specOf(op Operation) *variantSpec { return specs()[op] }
 
 // buildSpec panics on a tag it does not understand: the union is closed and compiled in,
 // so a bad tag is a programming error that every test run catches at once.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // decodeCase is one request of the shared table: Decode must accept it (code == "") and
@@ -91,7 +92,7 @@ func TestDecode(t *testing.T) {
 	t.Parallel()
 	for _, tc := range decodeCases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := core.Decode([]byte(tc.in))
+			got, err := ops.All.Decode([]byte(tc.in))
 			if tc.code == "" {
 				if err != nil {
 					t.Fatalf("Decode(%s): %v", tc.in, err)
@@ -140,7 +141,7 @@ func TestDecodeMessagesNameTheField(t *testing.T) {
 		`{"operation":"teleport"}`:                           `"teleport"`,
 		`{"operation":"list","x\u001b[2J\n\u202e":1}`:        `"x\x1b[2J\n\u202e"`,
 	} {
-		_, err := core.Decode([]byte(in))
+		_, err := ops.All.Decode([]byte(in))
 		e := mustUsage(t, err)
 		if !strings.Contains(e.Message, want) {
 			t.Errorf("Decode(%s): message %q does not name %s", in, e.Message, want)
@@ -153,7 +154,7 @@ func TestDecodeMessagesNameTheField(t *testing.T) {
 
 func TestDecodeLongKeyIsCut(t *testing.T) {
 	t.Parallel()
-	_, err := core.Decode([]byte(`{"operation":"list","` + strings.Repeat("k", 5000) + `":1}`))
+	_, err := ops.All.Decode([]byte(`{"operation":"list","` + strings.Repeat("k", 5000) + `":1}`))
 	e := mustUsage(t, err)
 	if len(e.Message) > 400 {
 		t.Fatalf("message not cut: %d bytes", len(e.Message))
@@ -185,7 +186,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 		if tc.code != "" {
 			continue
 		}
-		again, err := core.Decode(encode(t, tc.want))
+		again, err := ops.All.Decode(encode(t, tc.want))
 		if err != nil || !reflect.DeepEqual(again, tc.want) {
 			t.Errorf("%s: round trip gave %#v, %v", tc.name, again, err)
 		}
@@ -199,7 +200,7 @@ func TestDecodeRejectsMalformed(t *testing.T) {
 		`{,"operation":"list"}`, `{"operation":"list"]`, `{"operation":'list'}`, "\ufeff{\"operation\":\"list\"}",
 		`{"operation":"list"}}`, `{"operation":"list","status":tru}`, `{"operation":"li\st"}`,
 	} {
-		if _, err := core.Decode([]byte(in)); err == nil {
+		if _, err := ops.All.Decode([]byte(in)); err == nil {
 			t.Errorf("accepted %q", in)
 		} else {
 			mustUsage(t, err)

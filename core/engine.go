@@ -24,7 +24,7 @@ func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
 // prepareLocking is prepare; with wait false it takes no lock at all (a dry run: it looks
 // at the repository as it is now, and neither waits for a holder nor makes the lock file).
 func (s *service) prepareLocking(ctx context.Context, req Request, wait bool) (*Plan, error) {
-	if req != nil && wait && !changesNothing(req) {
+	if req != nil && wait && !s.reg.changesNothing(req) {
 		// Checks of a mutation wait for any mutation under way (in this process or
 		// another copse), so they never see a half-made worktree and refuse it for the
 		// wrong reason. Execute checks again under the lock before it runs anything.
@@ -53,11 +53,11 @@ func (s *service) readAndLearn(ctx context.Context) (snapshot, error) {
 // prepareWith parses req against one snapshot of git's worktree list. It changes nothing.
 func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (*Plan, error) {
 	if req == nil {
-		return nil, usage(CodeMissingOperation, "operation", "name one of: "+operationNames(), "no request")
+		return nil, usage(CodeMissingOperation, "operation", "name one of: "+s.reg.operationNames(), "no request")
 	}
-	op, ok := lookup(req.Op())
+	op, ok := s.reg.lookup(req.Op())
 	if !ok {
-		return nil, usage(CodeUnknownOperation, "operation", "name one of: "+operationNames(), "unknown request %T", req)
+		return nil, usage(CodeUnknownOperation, "operation", "name one of: "+s.reg.operationNames(), "unknown request %T", req)
 	}
 	// Bad input first: a malformed token is refused before any check of the state.
 	exp := expectedToken(req)
@@ -115,12 +115,12 @@ func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 	if p == nil || p.cmd == nil || p.Request == nil {
 		return nil, usage(CodeNoPlan, "", "call Prepare first", "nothing to execute: the plan is empty")
 	}
-	op, ok := lookup(p.Request.Op())
+	op, ok := s.reg.lookup(p.Request.Op())
 	if !ok || op.run == nil {
-		return nil, usage(CodeUnknownOperation, "operation", "name one of: "+operationNames(), "cannot execute %T", p.cmd)
+		return nil, usage(CodeUnknownOperation, "operation", "name one of: "+s.reg.operationNames(), "cannot execute %T", p.cmd)
 	}
 	x := &execution{asked: p, plan: p}
-	if changesNothing(p.Request) || op.lockOf(s, p.cmd) == lockQueue {
+	if s.reg.changesNothing(p.Request) || op.lockOf(s, p.cmd) == lockQueue {
 		return op.run(s, ctx, x)
 	}
 	out, err := s.runLocked(ctx, op, x)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // FuzzDecode: Decode never panics, every failure is a usage error, and any accepted
@@ -32,7 +33,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(tc.in))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		req, err := core.Decode(data)
+		req, err := ops.All.Decode(data)
 		if err != nil {
 			if req != nil {
 				t.Fatalf("request %#v returned with error %v", req, err)
@@ -46,7 +47,7 @@ func FuzzDecode(f *testing.F) {
 		if !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
-		again, err := core.Decode(encode(t, req))
+		again, err := ops.All.Decode(encode(t, req))
 		if err != nil {
 			t.Fatalf("re-encoded %#v rejected: %v", req, err)
 		}

@@ -38,7 +38,7 @@ func herdrService(t *testing.T) (*Service, *coretest.Repo, string, string) {
 		}
 	}
 	ctx := context.Background()
-	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "herdr", Getenv: getenv, Env: env})
+	svc, err := Open(ctx, Options{Registry: testOps, Dir: r.Root, Backend: "herdr", Getenv: getenv, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func BenchmarkListIDs(b *testing.B) {
 	for i := range 100 {
 		r.Git(r.Root, "worktree", "add", "-q", "--detach", fmt.Sprintf("%s/wt/%03d", r.Base, i))
 	}
-	s, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := Open(context.Background(), Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		b.Fatal(err)
 	}

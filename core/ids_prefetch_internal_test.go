@@ -84,7 +84,7 @@ func TestListIDsWithPrefetch(t *testing.T) {
 
 func listIDsFrom(t *testing.T, r *coretest.Repo, bin, dir string, want []string, wantUsed bool) {
 	t.Helper()
-	s, err := Open(context.Background(), Options{Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), ListFirst: true, GitBin: bin})
+	s, err := Open(context.Background(), Options{Registry: testOps, Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), ListFirst: true, GitBin: bin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestNoPrefetchWithoutListFirst(t *testing.T) {
 	t.Parallel()
 	r := coretest.New(t)
 	r.AddWorktree("a", filepath.Join(r.Base, "wt", "a"))
-	s, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := Open(context.Background(), Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

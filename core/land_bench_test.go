@@ -12,6 +12,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // BenchmarkLandOverhead compares a whole `land` with an empty gate (queue, preflight,
@@ -21,7 +22,7 @@ import (
 // ratio: what the queue, the records and the safety reads cost on top of git.
 func BenchmarkLandOverhead(b *testing.B) {
 	r := coretest.New(b)
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		b.Fatal(err)
 	}

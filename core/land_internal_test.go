@@ -29,7 +29,7 @@ func TestLandSyncFailureRollsBackOrIsUncertain(t *testing.T) {
 				coretest.WriteFile(t, lockMain, "")
 			}
 		}
-		svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+		svc, err := Open(context.Background(), Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestLandAdvanceUnverified(t *testing.T) {
 	old := r.Git(r.Root, "rev-parse", "target")
 	testHookAfterSwap = func() { r.Git(r.Root, "update-ref", "refs/heads/target", old) }
 	defer func() { testHookAfterSwap = nil }()
-	svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	svc, err := Open(context.Background(), Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // copse list reads the worktree list from git's files, with no git process, and its state
@@ -26,7 +27,7 @@ func TestListRunsNoGitAndItsTokenIsGits(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: getenv, Env: env, ListFirst: true})
+	s, err := core.Open(ctx, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: getenv, Env: env, ListFirst: true})
 	if err != nil {
 		t.Fatal(err)
 	}

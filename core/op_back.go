@@ -13,7 +13,7 @@ func (BackRequest) Op() Operation                 { return OpBack }
 func (BackRequest) isRequest()                    {}
 func (r BackRequest) expectedStateToken() *string { return r.ExpectedStateToken }
 
-var backOp = &operation{
+var BackOp = &operation{
 	name:     OpBack,
 	doc:      "return to the previous worktree of this session",
 	approval: ApprovalExecute,

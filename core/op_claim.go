@@ -22,7 +22,7 @@ func (r ClaimRequest) idTarget() (*string, []*string) {
 }
 func (r ClaimRequest) atPath(p *string) Request { r.Path, r.ID = p, nil; return r }
 
-var claimOp = &operation{
+var ClaimOp = &operation{
 	name:     OpClaim,
 	doc:      "claim a worktree for a session (a git worktree lock copse writes); force takes over and needs confirmation",
 	approval: ApprovalExecute,

@@ -25,7 +25,7 @@ func (CreateRequest) Op() Operation                 { return OpCreate }
 func (CreateRequest) isRequest()                    {}
 func (r CreateRequest) expectedStateToken() *string { return r.ExpectedStateToken }
 
-var createOp = &operation{
+var CreateOp = &operation{
 	name:     OpCreate,
 	doc:      "create a worktree (and its branch unless it exists)",
 	approval: ApprovalExecute,

@@ -27,7 +27,7 @@ func (LandRequest) Op() Operation                 { return OpLand }
 func (LandRequest) isRequest()                    {}
 func (r LandRequest) expectedStateToken() *string { return r.ExpectedStateToken }
 
-var landOp = &operation{
+var LandOp = &operation{
 	name: OpLand,
 	doc: "land a worktree's branch onto a target through the repository's FIFO queue: rebase, test gate, " +
 		"fast-forward with compare-and-swap, then remove the worktree and branch (unless keep)",

@@ -17,7 +17,7 @@ type landDrainCmd struct{}
 
 func (landDrainCmd) op() Operation { return OpLandDrain }
 
-var landDrainOp = &operation{
+var LandDrainOp = &operation{
 	name:     OpLandDrain,
 	doc:      "run the queued land jobs nobody waits for, in queue order; the reply lists the jobs it ran",
 	approval: ApprovalExecute,

@@ -17,7 +17,7 @@ type landStatusCmd struct{ ticket int64 } // 0 = every job
 
 func (landStatusCmd) op() Operation { return OpLandStatus }
 
-var landStatusOp = &operation{
+var LandStatusOp = &operation{
 	name:     OpLandStatus,
 	doc:      "read land jobs: one by id, or all of the repository's jobs",
 	approval: ApprovalRead,

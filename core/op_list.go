@@ -16,7 +16,7 @@ type listCmd struct{ withStatus bool }
 
 func (listCmd) op() Operation { return OpList }
 
-var listOp = &operation{
+var ListOp = &operation{
 	name:     OpList,
 	doc:      "list every worktree, branch first",
 	approval: ApprovalRead,

@@ -23,7 +23,7 @@ func (r OpenRequest) idTarget() (*string, []*string) {
 }
 func (r OpenRequest) atPath(p *string) Request { r.Path, r.ID = p, nil; return r }
 
-var openOp = &operation{
+var OpenOp = &operation{
 	name:     OpOpen,
 	doc:      "open an existing worktree (a Herdr workspace; without Herdr, same as switch)",
 	approval: ApprovalExecute,

@@ -16,7 +16,7 @@ func (PruneRequest) Op() Operation                 { return OpPrune }
 func (PruneRequest) isRequest()                    {}
 func (r PruneRequest) expectedStateToken() *string { return r.ExpectedStateToken }
 
-var pruneOp = &operation{
+var PruneOp = &operation{
 	name:     OpPrune,
 	doc:      "remove idle, clean, unclaimed worktrees with nothing unique, and forget those whose directory is gone; asks unless dry_run",
 	approval: ApprovalDestructive,

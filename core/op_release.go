@@ -20,7 +20,7 @@ func (r ReleaseRequest) idTarget() (*string, []*string) {
 }
 func (r ReleaseRequest) atPath(p *string) Request { r.Path, r.ID = p, nil; return r }
 
-var releaseOp = &operation{
+var ReleaseOp = &operation{
 	name:     OpRelease,
 	doc:      "release a session's claim; force releases another session's claim or a human's lock and needs confirmation",
 	approval: ApprovalExecute,

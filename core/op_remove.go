@@ -30,7 +30,7 @@ func (r RemoveRequest) idTarget() (*string, []*string) {
 }
 func (r RemoveRequest) atPath(p *string) Request { r.Path, r.ID = p, nil; return r }
 
-var removeOp = &operation{
+var RemoveOp = &operation{
 	name:     OpRemove,
 	doc:      "remove a worktree (always needs a human's confirmation)",
 	approval: ApprovalDestructive,

@@ -16,7 +16,7 @@ func (RestoreRequest) Op() Operation                 { return OpRestore }
 func (RestoreRequest) isRequest()                    {}
 func (r RestoreRequest) expectedStateToken() *string { return r.ExpectedStateToken }
 
-var restoreOp = &operation{
+var RestoreOp = &operation{
 	name:     OpRestore,
 	doc:      "bring back a worktree that a forced remove recorded (list: show what can be restored)",
 	approval: ApprovalExecute,

@@ -20,7 +20,7 @@ func (r SwitchRequest) idTarget() (*string, []*string) {
 }
 func (r SwitchRequest) atPath(p *string) Request { r.Path, r.ID = p, nil; return r }
 
-var switchOp = &operation{
+var SwitchOp = &operation{
 	name:     OpSwitch,
 	doc:      "switch to an existing worktree",
 	approval: ApprovalExecute,

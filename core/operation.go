@@ -2,7 +2,9 @@ package core
 
 import (
 	"context"
+	"reflect"
 	"strings"
+	"sync"
 )
 
 // An operation is everything copse knows about one kind of request, declared once, next
@@ -54,26 +56,38 @@ const (
 	lockQueue
 )
 
-// registry lists every operation in a stable order: the schema's, the tool's and the docs'.
-var registry = []*operation{
-	listOp,
-	createOp,
-	openOp,
-	switchOp,
-	removeOp,
-	backOp,
-	restoreOp,
-	claimOp,
-	releaseOp,
-	pruneOp,
-	landOp,
-	landStatusOp,
-	landDrainOp,
+// A Registry is the list of operations a Service serves, in a stable order: the
+// schema's, the tool's and the docs'. core declares none itself: the caller hands the
+// list to Open (cmd hands core/ops's), so the engine never imports an operation family.
+type Registry struct {
+	ops   []*operation
+	specs func() map[Operation]*variantSpec
+}
+
+// NewRegistry lists ops in the order given (schema, tool list, docs). Two operations of
+// one name are a programming error and panic at once, as a bad request tag does.
+func NewRegistry(ops ...*operation) *Registry {
+	seen := map[Operation]bool{}
+	for _, o := range ops {
+		if seen[o.name] {
+			panic("core.NewRegistry: operation " + string(o.name) + " listed twice")
+		}
+		seen[o.name] = true
+	}
+	r := &Registry{ops: ops}
+	r.specs = sync.OnceValue(func() map[Operation]*variantSpec {
+		m := map[Operation]*variantSpec{}
+		for _, o := range r.ops {
+			m[o.name] = buildSpec(o.name, reflect.TypeOf(o.request))
+		}
+		return m
+	})
+	return r
 }
 
 // lookup is the operation named op.
-func lookup(op Operation) (*operation, bool) {
-	for _, o := range registry {
+func (r *Registry) lookup(op Operation) (*operation, bool) {
+	for _, o := range r.ops {
 		if o.name == op {
 			return o, true
 		}
@@ -83,34 +97,34 @@ func lookup(op Operation) (*operation, bool) {
 
 // Operations lists every variant in a stable order (schema generation, docs, tests); each
 // call returns a new slice, so no caller can change another's.
-func Operations() []Operation {
-	out := make([]Operation, len(registry))
-	for i, o := range registry {
+func (r *Registry) Operations() []Operation {
+	out := make([]Operation, len(r.ops))
+	for i, o := range r.ops {
 		out[i] = o.name
 	}
 	return out
 }
 
 // OperationDoc is the operation's one-line description ("" for an unknown one).
-func OperationDoc(op Operation) string {
-	if o, ok := lookup(op); ok {
+func (r *Registry) OperationDoc(op Operation) string {
+	if o, ok := r.lookup(op); ok {
 		return o.doc
 	}
 	return ""
 }
 
 // operationNames is the list a hint names: "list, create, open, …".
-func operationNames() string {
-	names := make([]string, len(registry))
-	for i, o := range registry {
+func (r *Registry) operationNames() string {
+	names := make([]string, len(r.ops))
+	for i, o := range r.ops {
 		names[i] = string(o.name)
 	}
 	return strings.Join(names, ", ")
 }
 
 // ApprovalOf is the operation's approval class for agent hosts.
-func ApprovalOf(op Operation) Approval {
-	if o, ok := lookup(op); ok {
+func (r *Registry) ApprovalOf(op Operation) Approval {
+	if o, ok := r.lookup(op); ok {
 		return o.approval
 	}
 	return ApprovalExecute
@@ -118,25 +132,30 @@ func ApprovalOf(op Operation) Approval {
 
 // NeedsConfirmation reports whether a person must say yes before req runs (each
 // operation declares its rule next to its request type).
-func NeedsConfirmation(req Request) bool {
+func (r *Registry) NeedsConfirmation(req Request) bool {
 	if req == nil {
 		return false
 	}
-	o, ok := lookup(req.Op())
+	o, ok := r.lookup(req.Op())
 	return ok && o.confirms != nil && o.confirms(req)
 }
 
+// Changes reports whether req may change anything; a request that changes nothing takes
+// no repository lock and is not prepared twice. The picker asks this rather than keep a
+// list of its own.
+func (r *Registry) Changes(req Request) bool { return !r.changesNothing(req) }
+
 // NewRequest returns a zero value of the variant named op (decoder and schema use it).
-func NewRequest(op Operation) (Request, bool) {
-	if o, ok := lookup(op); ok {
+func (r *Registry) NewRequest(op Operation) (Request, bool) {
+	if o, ok := r.lookup(op); ok {
 		return o.request, true
 	}
 	return nil, false
 }
 
 // changesNothing reports requests that change nothing: they take no repository lock.
-func changesNothing(req Request) bool {
-	o, ok := lookup(req.Op())
+func (r *Registry) changesNothing(req Request) bool {
+	o, ok := r.lookup(req.Op())
 	return ok && o.changes != nil && !o.changes(req)
 }
 

@@ -31,7 +31,7 @@ func readOnlyGit(f *gitxtest.Fake) *gitxtest.Fake {
 func withFake(t *testing.T, r *coretest.Repo, req Request, f *gitxtest.Fake) (*Outcome, error) {
 	t.Helper()
 	ctx := context.Background()
-	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	svc, err := Open(ctx, Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestSwitchRefusesWhatGitListsAsGone(t *testing.T) {
 			r := coretest.New(t)
 			wt := r.AddWorktree("feat", "feat")
 			ctx := context.Background()
-			svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+			svc, err := Open(ctx, Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,7 +268,7 @@ func TestRestorePostconditions(t *testing.T) {
 	removed := func(t *testing.T) (*coretest.Repo, string, string) {
 		r := coretest.New(t)
 		wt := r.AddWorktree("feat", "feat")
-		svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+		svc, err := Open(context.Background(), Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // Setup itself refuses an unapproved project command, whoever calls it (the picker's
@@ -25,7 +26,7 @@ func TestSetupRefusesUnapprovedProjectCommands(t *testing.T) {
 	r.Write(".env", "A=1\n")
 	wt := r.AddWorktree("feat", "feat")
 	ctx := context.Background()
-	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(ctx, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestSetupStepsGetOptionsEnv(t *testing.T) {
 	out := filepath.Join(r.Base, "step-saw")
 	r.Git(r.Root, "config", "--add", "copse.setup", `printf '%s|%s' "$COPSE_TEST_MARK" "$(git config --global copse-test.who)" > '`+out+`'`)
 	ctx := context.Background()
-	s, err := core.Open(ctx, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv,
+	s, err := core.Open(ctx, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv,
 		Env: append(coretest.Env(r.Home), "COPSE_TEST_MARK=from Options.Env")})
 	if err != nil {
 		t.Fatal(err)

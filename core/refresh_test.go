@@ -7,6 +7,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // A worktree copse creates is left with no racily clean index entry: once the second of
@@ -37,7 +38,7 @@ func TestLandSyncLeavesNoRacyIndex(t *testing.T) {
 	feature(t, r, "feat/a", "a.txt", "a\n")
 	commitOn(t, r, r.Root, "m.txt", "m\n")
 	refreshes := core.NewRefreshes()
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Refreshes: refreshes})
+	s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Refreshes: refreshes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestCreateWritesUntrackedCacheUnlessTurnedOff(t *testing.T) {
 func createRefreshed(t *testing.T, r *coretest.Repo) *core.Outcome {
 	t.Helper()
 	refreshes := core.NewRefreshes()
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Refreshes: refreshes})
+	s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Refreshes: refreshes})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func TestRemoveOneRealGit(t *testing.T) {
 	r := coretest.New(t)
 	path := r.AddWorktree("feat", "app.worktrees/feat")
 	coretest.WriteFile(t, filepath.Join(path, "notes.txt"), "unsaved\n") // untracked: git refuses without --force
-	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	svc, err := Open(ctx, Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

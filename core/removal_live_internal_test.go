@@ -18,7 +18,7 @@ import (
 // their live check.
 func openGit(t *testing.T, r *coretest.Repo, hook func(path string)) *Service {
 	t.Helper()
-	svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	svc, err := Open(context.Background(), Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func forceRemoved(t *testing.T) (*coretest.Repo, *Service, *Outcome) {
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat/old", "old")
 	coretest.WriteFile(t, filepath.Join(wt, "f"), "x\n")
-	svc, err := Open(context.Background(), Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	svc, err := Open(context.Background(), Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestRestoreRecreatesBranchAwayFromHead(t *testing.T) {
 	head := r.Git(wt, "rev-parse", "HEAD")
 	coretest.WriteFile(t, filepath.Join(wt, "wip"), "in the middle\n")
 	ctx := context.Background()
-	svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	svc, err := Open(ctx, Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // A program working in a worktree that says nothing of itself (no hooks, no registry) is
@@ -26,7 +27,7 @@ func TestRunningAgentIsNamedFromItsArgvAndRunsSinceItStarted(t *testing.T) {
 	coretest.WriteFile(t, cli, "setTimeout(() => {}, 600000);\n")
 	began := time.Now()
 	pid := coretest.StartLive(t, wt, node, cli)
-	s, err := core.Open(bg, core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(bg, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,11 +29,11 @@ const SchemaDraft = "https://json-schema.org/draft/2020-12/schema"
 // Value rules (no control characters, no leading '-', lengths, ref names) are not in the
 // schema; Service.Prepare enforces them with messages that say what is wrong.
 // Each call returns a fresh value the caller may modify.
-func Schema() map[string]any {
-	variants := make([]any, 0, len(Operations()))
-	ops := make([]any, 0, len(Operations()))
-	for _, op := range Operations() {
-		variants = append(variants, variantSchema(specOf(op)))
+func (r *Registry) Schema() map[string]any {
+	variants := make([]any, 0, len(r.ops))
+	ops := make([]any, 0, len(r.ops))
+	for _, op := range r.Operations() {
+		variants = append(variants, r.variantSchema(r.specs()[op]))
 		ops = append(ops, string(op))
 	}
 	return map[string]any{
@@ -53,20 +53,20 @@ func Schema() map[string]any {
 
 // SchemaJSON is Schema as indented JSON (what `copse tool --schema` prints), without
 // HTML escaping so that "<branch-slug>" reads as written.
-func SchemaJSON() ([]byte, error) {
+func (r *Registry) SchemaJSON() ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(Schema()); err != nil {
+	if err := enc.Encode(r.Schema()); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-func variantSchema(s *variantSpec) map[string]any {
+func (r *Registry) variantSchema(s *variantSpec) map[string]any {
 	props := map[string]any{
-		"operation": map[string]any{"type": "string", "const": string(s.op), "description": OperationDoc(s.op)},
+		"operation": map[string]any{"type": "string", "const": string(s.op), "description": r.OperationDoc(s.op)},
 	}
 	required := []any{"operation"}
 	for _, f := range s.fields {
@@ -84,12 +84,12 @@ func variantSchema(s *variantSpec) map[string]any {
 	}
 	v := map[string]any{
 		"title":                string(s.op),
-		"description":          OperationDoc(s.op),
+		"description":          r.OperationDoc(s.op),
 		"type":                 "object",
 		"properties":           props,
 		"required":             required,
 		"additionalProperties": false,
-		"x-approval":           string(ApprovalOf(s.op)),
+		"x-approval":           string(r.ApprovalOf(s.op)),
 	}
 	var groups []any
 	for _, g := range s.groups {
@@ -106,7 +106,7 @@ func variantSchema(s *variantSpec) map[string]any {
 	default:
 		v["allOf"] = groups
 	}
-	if c, ok := confirmCondition(s); ok {
+	if c, ok := r.confirmCondition(s); ok {
 		v["x-confirm-if"] = c
 	}
 	return v
@@ -116,17 +116,17 @@ func variantSchema(s *variantSpec) map[string]any {
 // schema's note follows each operation's declared rule (op_*.go) instead of restating it. The probe
 // values are placeholders: NeedsConfirmation looks at which fields are given, not at
 // their values.
-func confirmCondition(s *variantSpec) (any, bool) {
-	zero, _ := NewRequest(s.op)
+func (r *Registry) confirmCondition(s *variantSpec) (any, bool) {
+	zero, _ := r.NewRequest(s.op)
 	base := reflect.New(reflect.TypeOf(zero)).Elem()
 	for _, f := range s.fields {
 		if f.required {
 			setProbe(base, f)
 		}
 	}
-	if NeedsConfirmation(base.Interface().(Request)) {
+	if r.NeedsConfirmation(base.Interface().(Request)) {
 		// Always, unless a field (prune's dry_run) turns it off.
-		if off := confirmExceptions(s, base); off != nil {
+		if off := r.confirmExceptions(s, base); off != nil {
 			return map[string]any{"not": off}, true
 		}
 		return true, true
@@ -139,7 +139,7 @@ func confirmCondition(s *variantSpec) (any, bool) {
 		v := reflect.New(base.Type()).Elem()
 		v.Set(base)
 		setProbe(v, f)
-		if !NeedsConfirmation(v.Interface().(Request)) {
+		if !r.NeedsConfirmation(v.Interface().(Request)) {
 			continue
 		}
 		cond := map[string]any{"required": []any{f.name}}
@@ -172,7 +172,7 @@ func setProbe(v reflect.Value, f fieldSpec) {
 
 // confirmExceptions finds the boolean fields that, set, make a request that otherwise
 // always asks need no confirmation (prune's dry_run); nil when there are none.
-func confirmExceptions(s *variantSpec, base reflect.Value) any {
+func (r *Registry) confirmExceptions(s *variantSpec, base reflect.Value) any {
 	var conds []any
 	for _, f := range s.fields {
 		if f.required || f.typ != typeBool {
@@ -181,7 +181,7 @@ func confirmExceptions(s *variantSpec, base reflect.Value) any {
 		v := reflect.New(base.Type()).Elem()
 		v.Set(base)
 		setProbe(v, f)
-		if NeedsConfirmation(v.Interface().(Request)) {
+		if r.NeedsConfirmation(v.Interface().(Request)) {
 			continue
 		}
 		conds = append(conds, map[string]any{"required": []any{f.name}, "properties": map[string]any{f.name: map[string]any{"const": true}}})

@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // variant is what the schema says about one operation, read back from Schema().
@@ -25,7 +26,7 @@ type variant struct {
 
 func schemaVariants(t *testing.T) map[core.Operation]variant {
 	t.Helper()
-	s := core.Schema()
+	s := ops.All.Schema()
 	if s["$schema"] != core.SchemaDraft || s["type"] != "object" {
 		t.Fatalf("top level: $schema %v, type %v", s["$schema"], s["type"])
 	}
@@ -115,7 +116,7 @@ func decodeMap(t *testing.T, m map[string]any) (core.Request, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return core.Decode(b)
+	return ops.All.Decode(b)
 }
 
 func codeOf(err error) string {
@@ -131,7 +132,7 @@ func codeOf(err error) string {
 func TestSchemaNoDrift(t *testing.T) {
 	t.Parallel()
 	vs := schemaVariants(t)
-	if got, want := slices.Sorted(maps.Keys(vs)), slices.Sorted(slices.Values(core.Operations())); !slices.Equal(got, want) {
+	if got, want := slices.Sorted(maps.Keys(vs)), slices.Sorted(slices.Values(ops.All.Operations())); !slices.Equal(got, want) {
 		t.Fatalf("schema operations %v, want %v", got, want)
 	}
 	allNames := map[string]bool{"nope": true, "Branch": true, "operation_": true}
@@ -140,7 +141,7 @@ func TestSchemaNoDrift(t *testing.T) {
 			allNames[name] = true
 		}
 	}
-	for _, op := range core.Operations() {
+	for _, op := range ops.All.Operations() {
 		v := vs[op]
 		t.Run(string(op), func(t *testing.T) {
 			base := v.minimal(op)
@@ -208,7 +209,7 @@ func TestSchemaNoDrift(t *testing.T) {
 					t.Errorf("all of %v: got %v, want exactly_one", g, err)
 				}
 			}
-			if got, want := v.raw["x-approval"], string(core.ApprovalOf(op)); got != want {
+			if got, want := v.raw["x-approval"], string(ops.All.ApprovalOf(op)); got != want {
 				t.Errorf("x-approval = %v, want %v", got, want)
 			}
 		})
@@ -236,7 +237,7 @@ func TestSchemaConfirmNotes(t *testing.T) {
 
 func TestSchemaJSONIsSchema(t *testing.T) {
 	t.Parallel()
-	b, err := core.SchemaJSON()
+	b, err := ops.All.SchemaJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,7 @@ func TestSchemaJSONIsSchema(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := json.Marshal(core.Schema())
+	want, _ := json.Marshal(ops.All.Schema())
 	got, _ := json.Marshal(back)
 	if !bytes.Equal(got, want) {
 		t.Fatal("SchemaJSON differs from Schema")
@@ -261,7 +262,7 @@ func TestSchemaJSONIsSchema(t *testing.T) {
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	b, err := core.SchemaJSON()
+	b, err := ops.All.SchemaJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestSchemaValidatorAgrees(t *testing.T) {
 	for _, v := range vs {
 		maps.Copy(names, v.props)
 	}
-	for _, op := range core.Operations() {
+	for _, op := range ops.All.Operations() {
 		for _, name := range slices.Sorted(maps.Keys(names)) {
 			for _, val := range append([]any{sample(names[name])}, wrongFor(names[name])...) {
 				b, _ := json.Marshal(map[string]any{"operation": op, name: val})
@@ -314,7 +315,7 @@ func TestSchemaValidatorAgrees(t *testing.T) {
 	sort.Strings(inputs)
 	inputs = slices.Compact(inputs)
 	for _, in := range inputs {
-		_, decErr := core.Decode([]byte(in))
+		_, decErr := ops.All.Decode([]byte(in))
 		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(in))
 		var valErr error
 		if err != nil {

@@ -8,6 +8,9 @@ import (
 // Options configure a Service. Zero values mean: current directory, auto backend,
 // os.Getenv, git on PATH.
 type Options struct {
+	// Registry is the operations the Service serves (cmd hands core/ops.All); Open
+	// refuses to start without one.
+	Registry *Registry
 	Dir      string              // any directory inside the repository
 	Backend  string              // "auto" (default), "git", "herdr" or "tmux"
 	Getenv   func(string) string // environment (tests inject); os.Getenv when nil
@@ -233,6 +236,9 @@ func (p *Plan) CheckApproval() error {
 	}
 	return nil
 }
+
+// Registry is the operations this Service serves (decode, schema, confirmation rules).
+func (s *Service) Registry() *Registry { return s.impl.reg }
 
 // SessionPath is the worktree this session is in: where the last switch or back went,
 // else the worktree copse started in ("" when outside any).

@@ -10,11 +10,12 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 func open(t *testing.T, r *coretest.Repo, dir string) *core.Service {
 	t.Helper()
-	s, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -347,7 +348,7 @@ func TestSwitchAndBack(t *testing.T) {
 func TestNotARepository(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: func(string) string { return "" }, Env: coretest.Env(dir)})
+	_, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: dir, Backend: "git", Getenv: func(string) string { return "" }, Env: coretest.Env(dir)})
 	wantCode(t, err, core.KindUsage, "not_a_repository")
 	if core.ExitCode(err) != 2 {
 		t.Fatal("exit code")
@@ -402,7 +403,7 @@ func TestBackToShellPrevious(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Previous: sub})
+	s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Previous: sub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +413,7 @@ func TestBackToShellPrevious(t *testing.T) {
 	}
 	// A relative or foreign previous directory is ignored, never guessed at.
 	for _, prev := range []string{"a/deep", t.TempDir()} {
-		s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Previous: prev})
+		s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), Previous: prev})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // loggedGit is a git that appends each command line to log, for counting git statuses.
@@ -44,7 +45,7 @@ func TestListStatusReusesProvedStatuses(t *testing.T) {
 	// clock has passed the second the files were written in.
 	pastTheSecond()
 
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), GitBin: wrapper})
+	s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), GitBin: wrapper})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestListStatusUpstreamAsGitResolvesIt(t *testing.T) {
 	r.Git(a, "commit", "-q", "--allow-empty", "-m", "ahead")
 	wrapper, log := loggedGit(t, r)
 	pastTheSecond()
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), GitBin: wrapper})
+	s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home), GitBin: wrapper})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestDisplayStatusesFollowTheRepositoryUntrackedCache(t *testing.T) {
 				r.Git(r.Root, "config", "core.untrackedCache", tc.config)
 			}
 			ctx := context.Background()
-			svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+			svc, err := Open(ctx, Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestCachedListingReadsNoUntrackedSetting(t *testing.T) {
 	r.AddWorktree("feat/a", "a")
 	ctx := context.Background()
 	open := func() *Service {
-		svc, err := Open(ctx, Options{Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+		svc, err := Open(ctx, Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 func TestDefaultPathAndHeadCommit(t *testing.T) {
@@ -127,7 +128,7 @@ func TestEditorAndShellCommands(t *testing.T) {
 	t.Parallel()
 	r := coretest.New(t)
 	env := map[string]string{"EDITOR": "vi -n"}
-	s, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: func(k string) string { return env[k] }, Env: coretest.Env(r.Home)})
+	s, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: func(k string) string { return env[k] }, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

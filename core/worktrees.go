@@ -22,6 +22,7 @@ import (
 
 // service holds one repository's state. Everything that reads git goes through s.git.
 type service struct {
+	reg      *Registry
 	opts     Options
 	git      *gitx.Runner
 	dir      string // where copse was started (-C)
@@ -84,7 +85,11 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return nil, usage(CodeBadDir, "dir", "pass -C with an existing directory", "%s is not a directory", Escape(abs))
 	}
+	if opts.Registry == nil {
+		return nil, usage(CodeNoOperations, "", "hand Open a Registry (core/ops.All)", "core.Open was given no operations")
+	}
 	s := &service{
+		reg:     opts.Registry,
 		opts:    opts,
 		git:     &gitx.Runner{Bin: opts.GitBin, Timeout: opts.Timeout, Env: opts.Env},
 		dir:     abs,

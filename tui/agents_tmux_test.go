@@ -10,6 +10,7 @@ import (
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/core/eventlog"
+	"github.com/copse-dev/copse/core/ops"
 	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/copse-dev/copse/tmux/tmuxtest"
 )
@@ -25,7 +26,7 @@ func TestFlowNeedsYouAppearsWithoutAKeypress(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "auto", Getenv: getenv, Env: coretest.Env(r.Home)})
+	svc, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "auto", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil || svc.BackendName() != "tmux" {
 		t.Fatalf("open under tmux: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // fxClaimed is fxMixed with the agent's worktree claimed by its session.
@@ -102,7 +103,7 @@ func TestFlowClaimReleasePrune(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
+	svc, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestFlowClaimHeldOffersForceKey(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
+	svc, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

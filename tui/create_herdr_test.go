@@ -8,6 +8,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 	"github.com/copse-dev/copse/herdr/herdrdouble"
 	"github.com/copse-dev/copse/internal/testexec"
 )
@@ -40,7 +41,7 @@ func TestFlowCreateSwitchFocusesHerdrWorkspace(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "auto", Getenv: getenv,
+	svc, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "auto", Getenv: getenv,
 		Env: append(coretest.Env(r.Home), knobs...)})
 	if err != nil || !svc.HasWorkspaces() {
 		t.Fatalf("open under the double: %v (workspaces %v)", err, err == nil && svc.HasWorkspaces())

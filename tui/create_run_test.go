@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 	"github.com/copse-dev/copse/tmux/tmuxtest"
 )
 
@@ -79,7 +80,7 @@ func TestFlowFormStartsAnAgentUnderTmux(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "auto", Getenv: getenv, Env: coretest.Env(r.Home)})
+	svc, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "auto", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil || svc.BackendName() != "tmux" {
 		t.Fatalf("open under tmux: %v", err)
 	}
@@ -127,7 +128,7 @@ func TestFlowNextNeedsYouUnderTmux(t *testing.T) {
 		}
 		return r.Getenv(k)
 	}
-	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "auto", Getenv: getenv, Env: coretest.Env(r.Home)})
+	svc, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "auto", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil || svc.BackendName() != "tmux" {
 		t.Fatalf("open under tmux: %v", err)
 	}

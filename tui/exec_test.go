@@ -10,6 +10,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // serviceWithEnv is a git-backend Service whose environment adds env to the test repo's.
@@ -21,7 +22,7 @@ func serviceWithEnv(t *testing.T, r *coretest.Repo, env map[string]string) *core
 		}
 		return r.Getenv(k)
 	}
-	svc, err := core.Open(context.Background(), core.Options{Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
+	svc, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}

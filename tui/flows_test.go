@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // teatest flows against real git: temporary repositories made by real `git`, a real
@@ -74,7 +75,7 @@ const flowTimeout = 15 * time.Second
 
 func openService(t *testing.T, r *coretest.Repo, dir string) *core.Service {
 	t.Helper()
-	svc, err := core.Open(context.Background(), core.Options{Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	svc, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: dir, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatalf("core.Open: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 func TestFormRequiresBranchAndDebouncesCheck(t *testing.T) {
@@ -72,7 +73,7 @@ func TestFormBuildsRequestFromRawValues(t *testing.T) {
 		req.Label == nil || *req.Label != "agent one" || !req.Focus {
 		t.Errorf("request = %+v", req)
 	}
-	if !core.NeedsConfirmation(req) {
+	if !ops.All.NeedsConfirmation(req) {
 		t.Error("a create with a path must need confirmation")
 	}
 }

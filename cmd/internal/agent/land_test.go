@@ -6,6 +6,7 @@ import (
 
 	"github.com/copse-dev/copse/cmd/internal/agent/agenttest"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // land without wait queues and returns the job; land_status reads it; land with wait runs
@@ -57,7 +58,7 @@ func TestToolLandQueueStatusWait(t *testing.T) {
 
 func TestSchemaHasLand(t *testing.T) {
 	var land, status map[string]any
-	for _, v := range core.Schema()["oneOf"].([]any) {
+	for _, v := range ops.All.Schema()["oneOf"].([]any) {
 		m := v.(map[string]any)
 		switch m["title"] {
 		case "land":

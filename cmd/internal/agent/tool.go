@@ -12,6 +12,7 @@ import (
 	"io"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/ops"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
@@ -91,7 +92,7 @@ func runTool(ctx context.Context, open Opener, in io.Reader, approved bool) (*co
 		return nil, &core.Error{Kind: core.KindUsage, Code: core.CodeTooLarge, Message: "request is larger than 1 MiB",
 			Hint: "pass one small JSON request on stdin"}
 	}
-	req, err := core.Decode(data)
+	req, err := ops.All.Decode(data)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func writeReply(out io.Writer, rep Reply) {
 
 // WriteSchema prints the request JSON Schema (`copse tool --schema`).
 func WriteSchema(out io.Writer) error {
-	b, err := core.SchemaJSON()
+	b, err := ops.All.SchemaJSON()
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"syscall"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/ops"
 	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -369,7 +370,7 @@ func (f *Factory) openToList(ctx context.Context) (*core.Service, error) {
 
 func (f *Factory) openService(ctx context.Context, listFirst bool) (*core.Service, error) {
 	// COPSE_PREVIOUS comes from the shell integration: the directory this shell left.
-	return f.OpenService(ctx, core.Options{Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv, Env: f.Env,
+	return f.OpenService(ctx, core.Options{Registry: ops.All, Dir: f.Global.Dir, Backend: f.Global.Backend, Getenv: f.Getenv, Env: f.Env,
 		Previous: f.Getenv("COPSE_PREVIOUS"), OnLockWait: f.lockWaitNotice, ListFirst: listFirst,
 		Refreshes: f.indexRefreshes(), Self: selfPath()})
 }

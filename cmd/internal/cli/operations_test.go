@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // Every operation of core's registry has a command line, and that command exists.
 func TestEveryOperationHasACommand(t *testing.T) {
 	root := NewCmdRoot(NewFactory())
 	seen := map[core.Operation]bool{}
-	for _, op := range core.Operations() {
+	for _, op := range ops.All.Operations() {
 		seen[op] = true
 		line, ok := operationCommands[op]
 		if !ok {
@@ -55,15 +56,15 @@ const (
 func operationTable(t *testing.T) string {
 	t.Helper()
 	variants := map[string]map[string]any{}
-	for _, v := range core.Schema()["oneOf"].([]any) {
+	for _, v := range ops.All.Schema()["oneOf"].([]any) {
 		m := v.(map[string]any)
 		variants[m["title"].(string)] = m
 	}
 	var b strings.Builder
 	b.WriteString("| operation | command line | approval | a person confirms | what it does |\n|---|---|---|---|---|\n")
-	for _, op := range core.Operations() {
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s |\n", op, operationCommands[op], core.ApprovalOf(op),
-			confirmText(variants[string(op)]["x-confirm-if"]), core.OperationDoc(op))
+	for _, op := range ops.All.Operations() {
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s |\n", op, operationCommands[op], ops.All.ApprovalOf(op),
+			confirmText(variants[string(op)]["x-confirm-if"]), ops.All.OperationDoc(op))
 	}
 	return b.String()
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/copse-dev/copse/cmd/internal/agent"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // ToolName is the one MCP tool copse serves.
@@ -54,7 +55,7 @@ type pendingConfirm struct {
 }
 
 // NewMCPServer returns the MCP server: one tool, "worktree", whose input schema is
-// core.Schema() and whose arguments are decoded by core.Decode from their raw bytes,
+// ops.All.Schema() and whose arguments are decoded by core.Decode from their raw bytes,
 // the same parser as `copse tool`.
 //
 // Requests that need confirmation (remove; create with a path) ask the human through
@@ -79,7 +80,7 @@ func newMCPServer(open agent.Opener, version string, versions []string) *mcp.Ser
 		Name:        ToolName,
 		Title:       "git worktrees",
 		Description: toolDescription(),
-		InputSchema: core.Schema(),
+		InputSchema: ops.All.Schema(),
 		// One tool serves every operation, from list (read) to remove (destructive), and
 		// annotations describe a tool, not a call. They therefore state the worst case, so
 		// a host that gates on them asks before calling: not read-only, destructive, not
@@ -101,12 +102,12 @@ func ptr[T any](v T) *T { return &v }
 
 // toolDescription is generated from core so the approval classes cannot drift.
 func toolDescription() string {
-	var ops []string
-	for _, op := range core.Operations() {
-		ops = append(ops, fmt.Sprintf("%s (%s)", op, core.ApprovalOf(op)))
+	var names []string
+	for _, op := range ops.All.Operations() {
+		names = append(names, fmt.Sprintf("%s (%s)", op, ops.All.ApprovalOf(op)))
 	}
 	return "Manage this repository's git worktrees. One request per call, chosen by \"operation\": " +
-		strings.Join(ops, ", ") + ". " +
+		strings.Join(names, ", ") + ". " +
 		"remove, prune (unless dry_run), a forced claim or release, create with an explicit path, and a land with force_claim or a test command ask the user to confirm (MCP elicitation) before anything runs; " +
 		"a client without elicitation gets needs_approval. Requests are strict: unknown, duplicate or mistyped fields are rejected. " +
 		`A create's result names where a new branch starts, "base":{"ref","commit"} (without a base: git config copse.base, else the main checkout's branch). ` +
@@ -163,7 +164,7 @@ func (s *mcpServer) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	s.dropExpired(time.Now())
 
 	// Decode first: bad input is refused before the repository is even opened.
-	r, err := core.Decode(req.Params.Arguments)
+	r, err := ops.All.Decode(req.Params.Arguments)
 	if err != nil {
 		return errResult(err), nil
 	}

@@ -3,16 +3,16 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"github.com/copse-dev/copse/cmd/internal/agent"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/copse-dev/copse/cmd/internal/agent"
+	"github.com/copse-dev/copse/core/ops"
 
-	"github.com/copse-dev/copse/core"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // answer is what the fake human says to an elicitation; nil means the client has no
@@ -94,16 +94,16 @@ func TestMCPListsOneToolWithTheSchema(t *testing.T) {
 	}
 	tool := res.Tools[0]
 	got, _ := json.Marshal(tool.InputSchema)
-	want, _ := json.Marshal(core.Schema())
+	want, _ := json.Marshal(ops.All.Schema())
 	if string(got) != string(want) {
-		t.Errorf("input schema differs from core.Schema():\n got %s\nwant %s", got, want)
+		t.Errorf("input schema differs from ops.All.Schema():\n got %s\nwant %s", got, want)
 	}
 	a := tool.Annotations
 	if a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint || a.IdempotentHint {
 		t.Errorf("annotations %+v: want the worst case (destructive, not read-only, not idempotent)", a)
 	}
-	for _, op := range core.Operations() {
-		if !strings.Contains(tool.Description, string(op)+" ("+string(core.ApprovalOf(op))+")") {
+	for _, op := range ops.All.Operations() {
+		if !strings.Contains(tool.Description, string(op)+" ("+string(ops.All.ApprovalOf(op))+")") {
 			t.Errorf("description lacks %s's approval class: %s", op, tool.Description)
 		}
 	}

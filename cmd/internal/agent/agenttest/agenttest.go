@@ -14,6 +14,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // Fixture is a real repository (main checkout on main, plus a linked worktree on branch
@@ -37,7 +38,7 @@ func New(t *testing.T) *Fixture {
 
 // Open is the fixture's agent.Opener: the main checkout, the git backend.
 func (f *Fixture) Open(ctx context.Context) (*core.Service, error) {
-	return core.Open(ctx, core.Options{Dir: f.Root, Backend: "git", Getenv: f.Getenv, Env: coretest.Env(f.Home)})
+	return core.Open(ctx, core.Options{Registry: ops.All, Dir: f.Root, Backend: "git", Getenv: f.Getenv, Env: coretest.Env(f.Home)})
 }
 
 // NoOpen is an Opener for requests that must be refused before the repository is opened.

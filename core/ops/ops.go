@@ -1,0 +1,23 @@
+// Package ops is the list of every operation copse serves, in the order the schema, the
+// tool's list and the docs show them. cmd hands it to core.Open; core itself imports no
+// operation, so a family can change without the engine knowing.
+package ops
+
+import "github.com/copse-dev/copse/core"
+
+// All is every operation, in a stable order.
+var All = core.NewRegistry(
+	core.ListOp,
+	core.CreateOp,
+	core.OpenOp,
+	core.SwitchOp,
+	core.RemoveOp,
+	core.BackOp,
+	core.RestoreOp,
+	core.ClaimOp,
+	core.ReleaseOp,
+	core.PruneOp,
+	core.LandOp,
+	core.LandStatusOp,
+	core.LandDrainOp,
+)
