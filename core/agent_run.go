@@ -45,7 +45,7 @@ const runEndTimeout = 10 * time.Second
 // wrapRun adds the start and end reports around script (the command, its prompt appended)
 // and the environment they read; the notification mode comes from git config
 // copse.notify. Without Options.Self it returns script as it is.
-func (s *service) wrapRun(ctx context.Context, raw, script string, env []string) (string, []string, []string) {
+func (s *Env) wrapRun(ctx context.Context, raw, script string, env []string) (string, []string, []string) {
 	if s.opts.Self == "" || !filepath.IsAbs(s.opts.Self) {
 		return script, env, nil
 	}
@@ -174,7 +174,7 @@ func (s *Service) RunEnded(ctx context.Context, r RunReport, old *agentstate.Rec
 	return s.impl.runEnded(ctx, r, old, now)
 }
 
-func (s *service) runEnded(ctx context.Context, r RunReport, old *agentstate.Record, now agentstate.Record) []string {
+func (s *Env) runEnded(ctx context.Context, r RunReport, old *agentstate.Record, now agentstate.Record) []string {
 	ctx, cancel := context.WithTimeout(ctx, runEndTimeout)
 	defer cancel()
 	var warnings []string
@@ -213,7 +213,7 @@ func (s *service) runEnded(ctx context.Context, r RunReport, old *agentstate.Rec
 
 // logRunEnd appends the agent.state … -> done event under the repository lock (its seq is
 // handed out there); a warning when it could not.
-func (s *service) logRunEnd(ctx context.Context, t gitx.Worktree, r RunReport, old *agentstate.Record) string {
+func (s *Env) logRunEnd(ctx context.Context, t gitx.Worktree, r RunReport, old *agentstate.Record) string {
 	cd, err := s.commonDir(ctx)
 	if err != nil {
 		return "the agent's end is not logged: " + AsError(err).Message
@@ -242,7 +242,7 @@ func (s *service) logRunEnd(ctx context.Context, t gitx.Worktree, r RunReport, o
 }
 
 // releaseEnded releases the claim of the ended command's session, as that session would.
-func (s *service) releaseEnded(ctx context.Context, r RunReport) string {
+func (s *Env) releaseEnded(ctx context.Context, r RunReport) string {
 	p, err := s.prepare(ctx, ReleaseRequest{Path: Str(r.Path), Session: Str(r.Session)})
 	if err == nil {
 		_, err = s.execute(ctx, p)
@@ -270,7 +270,7 @@ type runEnds map[string]agentstate.Record
 
 func runEndKey(path, session string) string { return canonical(path) + "\x00" + session }
 
-func (s *service) readRunEnds() runEnds {
+func (s *Env) readRunEnds() runEnds {
 	recs, _ := agentstate.ReadAll(agentstate.Dir(s.opts.Getenv))
 	out := runEnds{}
 	for _, r := range recs {
@@ -305,13 +305,13 @@ func claimEndedBy(r agentstate.Record, alive func(pid int, start uint64) bool) b
 }
 
 // claimEnded reports that t's lock is a claim whose --run command ended.
-func (s *service) claimEnded(t gitx.Worktree) bool {
+func (s *Env) claimEnded(t gitx.Worktree) bool {
 	c := claimOf(t.Locked)
 	return c != nil && s.readRunEnds().ended(t.Path, c)
 }
 
 // markEnded sets Claim.Ended on rows whose claim ended.
-func (s *service) markEnded(rows []Worktree) {
+func (s *Env) markEnded(rows []Worktree) {
 	var ends runEnds
 	for i := range rows {
 		if rows[i].Claim == nil {
@@ -331,7 +331,7 @@ func (s *service) markEnded(rows []Worktree) {
 // warning with its exit status ("" when it still runs, or copse cannot tell). It reads the
 // wrapper's records: the start record (written just before the command starts) sets the
 // wait, the done record says how long the command ran.
-func (s *service) quickEnd(ctx context.Context, session, path string, made time.Time) string {
+func (s *Env) quickEnd(ctx context.Context, session, path string, made time.Time) string {
 	dir := agentstate.Dir(s.opts.Getenv)
 	deadline, seen := made.Add(quickStartWait), false
 	for {
@@ -380,7 +380,7 @@ func quickEndWarning(r agentstate.Record) string {
 
 // withoutEndedClaim is t as land judges its claim: a claim whose --run command ended is no
 // claim (t.Locked nil); the clean-up still unlocks the worktree it finds locked.
-func (s *service) withoutEndedClaim(t gitx.Worktree) gitx.Worktree {
+func (s *Env) withoutEndedClaim(t gitx.Worktree) gitx.Worktree {
 	if t.Locked != nil && s.claimEnded(t) {
 		t.Locked = nil
 	}
@@ -400,7 +400,7 @@ func firstHand(source string) bool {
 // notifyObserved notifies the changes to needs you or done an observer logged (list
 // --watch, the picker's re-read): on the agent's tmux window, unless the person looks at
 // it. Only under tmux; the mode is git config copse.notify.
-func (s *service) notifyObserved(ctx context.Context, events []Event) {
+func (s *Env) notifyObserved(ctx context.Context, events []Event) {
 	tb, ok := s.backend.(*tmuxBackend)
 	if !ok {
 		return
@@ -428,7 +428,7 @@ func (s *service) notifyObserved(ctx context.Context, events []Event) {
 }
 
 // notifyMode is git config copse.notify (notify.Default when unset or unknown).
-func (s *service) notifyMode(ctx context.Context) notify.Mode {
+func (s *Env) notifyMode(ctx context.Context) notify.Mode {
 	v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.notify")
 	if err != nil || !ok {
 		return notify.Default

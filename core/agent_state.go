@@ -145,7 +145,7 @@ func dropSameProcess(agents []Agent, keep, pid int, sameProcess func(pid, entry 
 // they say into the agents of the rows whose tree holds the agent's directory (the
 // deepest, for nested worktrees). Records of processes that are gone are removed, except
 // a done command's (it waits to be read).
-func (s *service) applyAgentStates(rows []Worktree) {
+func (s *Env) applyAgentStates(rows []Worktree) {
 	getenv := s.opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -336,7 +336,7 @@ func readClaudeRegistry(dir string) map[int]*claudeSession {
 // it itself. Errors are ignored: unread is a display hint.
 func (s *Service) MarkAgentsRead(path string) { s.impl.markAgentsRead(path) }
 
-func (s *service) markAgentsRead(path string) {
+func (s *Env) markAgentsRead(path string) {
 	getenv := s.opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv

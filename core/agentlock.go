@@ -113,7 +113,7 @@ func (l agentLock) holder() string {
 }
 
 // agentLockFor judges t's lock when an agent wrote it (ok false otherwise).
-func (s *service) agentLockFor(ctx context.Context, t gitx.Worktree) (agentLock, bool) {
+func (s *Env) agentLockFor(ctx context.Context, t gitx.Worktree) (agentLock, bool) {
 	if t.Locked == nil {
 		return agentLock{}, false
 	}

@@ -62,7 +62,7 @@ func (s *Service) RecordAgents(ctx context.Context, began time.Time, rows []Work
 	return s.impl.recordAgents(ctx, began, rows)
 }
 
-func (s *service) recordAgents(ctx context.Context, began time.Time, rows []Worktree) []string {
+func (s *Env) recordAgents(ctx context.Context, began time.Time, rows []Worktree) []string {
 	cd, err := s.commonDir(ctx)
 	if err != nil {
 		return []string{"agent states not recorded: " + AsError(err).Error()}

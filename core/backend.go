@@ -67,19 +67,19 @@ type configRead struct {
 }
 
 // mayBeHerdr says whether the backend chosen by want (after config) may be Herdr's.
-func mayBeHerdr(s *service, want string) bool {
+func mayBeHerdr(s *Env, want string) bool {
 	return s.opts.Getenv("HERDR_ENV") == "1" && (want == "" || want == "auto" || want == "herdr")
 }
 
 // wantsTmux says whether the backend chosen by want (after config) is tmux's.
-func wantsTmux(s *service, want string) bool {
+func wantsTmux(s *Env, want string) bool {
 	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
 	inTmux := s.opts.Getenv("TMUX") != ""
 	return want == "tmux" || (inTmux && !inHerdr && (want == "" || want == "auto"))
 }
 
 // startBackendReads begins the reads pickBackend will need for want, beside git's list.
-func startBackendReads(ctx context.Context, s *service, want string) *startup {
+func startBackendReads(ctx context.Context, s *Env, want string) *startup {
 	st := &startup{}
 	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
 	inTmux := s.opts.Getenv("TMUX") != ""
@@ -117,7 +117,7 @@ func startBackendReads(ctx context.Context, s *service, want string) *startup {
 	return st
 }
 
-func pickBackend(ctx context.Context, s *service, want string, pre *startup) (backend, error) {
+func pickBackend(ctx context.Context, s *Env, want string, pre *startup) (backend, error) {
 	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
 	inTmux := s.opts.Getenv("TMUX") != ""
 	if pre.done != nil {
@@ -183,7 +183,7 @@ type ownWindowCloser interface {
 }
 
 // ownWindow is the backend's ownWindow, "" for a backend without one.
-func (s *service) ownWindow(ctx context.Context, path string) string {
+func (s *Env) ownWindow(ctx context.Context, path string) string {
 	if b, ok := s.backend.(ownWindowCloser); ok {
 		return b.ownWindow(ctx, path)
 	}
@@ -192,7 +192,7 @@ func (s *service) ownWindow(ctx context.Context, path string) string {
 
 // closeOwnWindow has workspace ws close once copse has ended, and says so (warn): the
 // person's window is about to go.
-func (s *service) closeOwnWindow(ctx context.Context, ws string, warn func(string, ...any)) {
+func (s *Env) closeOwnWindow(ctx context.Context, ws string, warn func(string, ...any)) {
 	b, ok := s.backend.(ownWindowCloser)
 	if !ok {
 		return

@@ -9,7 +9,7 @@ import (
 
 // gitBackend works anywhere: git makes and removes worktrees, and switching hands the path
 // to the shell integration (COPSE_CD_FILE) or prints it. Without workspaces, open is switch.
-type gitBackend struct{ s *service }
+type gitBackend struct{ s *Env }
 
 func (b *gitBackend) name() string                               { return "git" }
 func (b *gitBackend) hasWorkspaces() bool                        { return false }

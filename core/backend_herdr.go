@@ -29,7 +29,7 @@ import (
 //     uncertain, whatever git says (Herdr acted on something; never retry).
 
 type herdrBackend struct {
-	s      *service
+	s      *Env
 	git    *gitBackend // worktrees without an open workspace are removed by git
 	client *herdr.Client
 	det    herdr.Detection
@@ -50,7 +50,7 @@ func (e *notInHerdr) Is(target error) bool { return target == errNotInHerdr }
 // newHerdrBackend detects Herdr (HERDR_ENV=1, HERDR_BIN_PATH or herdr on PATH, version at
 // least herdr.MinVersion; herdr.Detect caches the answer in memory for ten minutes) and
 // checks that the repository has a main work tree to scope every call with.
-func newHerdrBackend(ctx context.Context, s *service) (backend, error) {
+func newHerdrBackend(ctx context.Context, s *Env) (backend, error) {
 	getenv := s.opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -96,7 +96,7 @@ func newHerdrBackend(ctx context.Context, s *service) (backend, error) {
 
 // herdrRepoProblem says why this repository cannot be driven through Herdr: every call is
 // scoped with --cwd <main checkout>, so there must be a main work tree at an absolute path.
-func herdrRepoProblem(s *service) string {
+func herdrRepoProblem(s *Env) string {
 	root := s.root()
 	if root == "" || !filepath.IsAbs(root) {
 		return "the repository has no main checkout at an absolute path to scope herdr worktree commands with"

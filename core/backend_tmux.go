@@ -28,7 +28,7 @@ import (
 // (@N), read from a listing of the session, never by name.
 
 type tmuxBackend struct {
-	s      *service
+	s      *Env
 	git    *gitBackend
 	client *tmux.Client
 	tsess  string // $N: the session of the pane copse runs in
@@ -54,7 +54,7 @@ var errNotInTmux = errors.New("not running inside tmux")
 
 // tmuxClient is the client for the tmux server copse runs under and the pane it runs in,
 // or errNotInTmux, or an error saying why that tmux cannot be used.
-func tmuxClient(s *service) (*tmux.Client, string, error) {
+func tmuxClient(s *Env) (*tmux.Client, string, error) {
 	sock := tmux.SocketFromEnv(s.opts.Getenv("TMUX"))
 	if sock == "" {
 		return nil, "", errNotInTmux
@@ -87,7 +87,7 @@ type tmuxSurvey struct {
 
 // startTmuxSurvey begins the survey, or returns nil when copse is not inside a usable tmux
 // (newTmuxBackend then says why, if tmux is the backend).
-func startTmuxSurvey(ctx context.Context, s *service) *tmuxSurvey {
+func startTmuxSurvey(ctx context.Context, s *Env) *tmuxSurvey {
 	c, pane, err := tmuxClient(s)
 	if err != nil {
 		return nil
@@ -101,7 +101,7 @@ func startTmuxSurvey(ctx context.Context, s *service) *tmuxSurvey {
 	return sv
 }
 
-func newTmuxBackend(ctx context.Context, s *service, sv *tmuxSurvey) (backend, error) {
+func newTmuxBackend(ctx context.Context, s *Env, sv *tmuxSurvey) (backend, error) {
 	if sv == nil {
 		c, pane, err := tmuxClient(s)
 		if err != nil {
@@ -731,7 +731,7 @@ func (b *tmuxBackend) focus(ctx context.Context, ws string) error {
 
 // seedHistory gives back, in a new process, the worktree the last switch in this tmux
 // session left (see switchTo).
-func (b *tmuxBackend) seedHistory(_ context.Context, snap snapshot) {
+func (b *tmuxBackend) seedHistory(_ context.Context, snap Snapshot) {
 	b.prevMu.Lock()
 	prev := b.previous
 	b.prevMu.Unlock()

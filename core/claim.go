@@ -95,7 +95,7 @@ func lockedReason(r string) string {
 	return r
 }
 
-func (s *service) prepareClaim(ctx context.Context, req Request, snap snapshot) (*Plan, error) {
+func (s *Env) prepareClaim(ctx context.Context, req Request, snap Snapshot) (*Plan, error) {
 	var (
 		path, branch, session *string
 		force, release        bool
@@ -132,7 +132,7 @@ func (s *service) prepareClaim(ctx context.Context, req Request, snap snapshot) 
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Request: req, cmd: c, Commands: cmds, Warnings: warnings}
+	p := &Plan{Request: req, Cmd: c, Commands: cmds, Warnings: warnings}
 	if force {
 		p.Confirm = claimConfirmation(c)
 	}
@@ -230,9 +230,9 @@ func claimConfirmation(c *claimCmd) *Confirmation {
 
 // runClaim locks or unlocks under the repository lock and reads git back: the claim is
 // what `git worktree list` shows afterwards, nothing else.
-func (s *service) runClaim(ctx context.Context, c *claimCmd, x *execution) (*Outcome, error) {
+func (s *Env) runClaim(ctx context.Context, c *claimCmd, x *Execution) (*Outcome, error) {
 	op := c.op()
-	warnings := x.warnings()
+	warnings := x.Warnings()
 	if c.already {
 		return &Outcome{Operation: op, Worktree: s.row(c.target, ""), Path: c.target.Path, Claim: c.held, Warnings: warnings}, nil
 	}
@@ -274,13 +274,13 @@ func (s *service) runClaim(ctx context.Context, c *claimCmd, x *execution) (*Out
 	if !c.release {
 		out.Claim = &want
 	}
-	x.emit(ev, out.Worktree)
+	x.Emit(ev, out.Worktree)
 	return out, nil
 }
 
 // relock unlocks (when locked) and, for a claim, locks with reason. runErr is git's
 // answer, judged once the list is read back; err is a command that could not be built.
-func (s *service) relock(ctx context.Context, c *claimCmd, reason string) (runErr, err error) {
+func (s *Env) relock(ctx context.Context, c *claimCmd, reason string) (runErr, err error) {
 	unlocked := false
 	if c.target.Locked != nil {
 		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
@@ -346,7 +346,7 @@ func lockUnchanged(a, b *string) bool {
 
 // prepareCreateClaim reads create's claim and session: with claim, the session is
 // required, and the lock command joins the create's commands.
-func (s *service) prepareCreateClaim(r CreateRequest, c *createCmd, cmds []string) ([]string, error) {
+func (s *Env) prepareCreateClaim(r CreateRequest, c *createCmd, cmds []string) ([]string, error) {
 	if !r.Claim {
 		if r.Session != nil {
 			id, err := ParseSession("session", *r.Session)
@@ -371,8 +371,8 @@ func (s *service) prepareCreateClaim(r CreateRequest, c *createCmd, cmds []strin
 
 // runCreateClaim is create, then, still under the same lock, the claim: no other copse
 // can see the new worktree unclaimed.
-func (s *service) runCreateClaim(ctx context.Context, c *createCmd, x *execution) (*Outcome, error) {
-	out, err := s.runCreate(ctx, c, x.before, x.warnings())
+func (s *Env) runCreateClaim(ctx context.Context, c *createCmd, x *Execution) (*Outcome, error) {
+	out, err := s.runCreate(ctx, c, x.Before, x.Warnings())
 	if err != nil {
 		return out, err
 	}

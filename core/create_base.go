@@ -58,7 +58,7 @@ type baseChoice struct {
 
 // requestedBase resolves a base the request names, in the worktree the session is in
 // (so HEAD and @{-1} mean what they mean there: the caller chose them).
-func (s *service) requestedBase(ctx context.Context, raw string) (baseChoice, error) {
+func (s *Env) requestedBase(ctx context.Context, raw string) (baseChoice, error) {
 	b, err := s.parseBase(ctx, raw)
 	if err != nil {
 		return baseChoice{}, err
@@ -72,7 +72,7 @@ func (s *service) requestedBase(ctx context.Context, raw string) (baseChoice, er
 
 // localBranchOf is the local branch ref names at dir by git's own resolution ("" when it
 // names a tag, a remote branch or a commit).
-func (s *service) localBranchOf(ctx context.Context, dir, ref string) (string, error) {
+func (s *Env) localBranchOf(ctx context.Context, dir, ref string) (string, error) {
 	full, err := s.git.FullRefName(ctx, dir, ref)
 	if err != nil {
 		return "", gitFailure(CodeResolveBaseFailed, err, "cannot resolve the base")
@@ -88,7 +88,7 @@ func (s *service) localBranchOf(ctx context.Context, dir, ref string) (string, e
 // copse.base when set, else the main checkout's branch. A main checkout without a branch
 // (detached, or a bare repository whose HEAD is detached) gives its HEAD commit, with a
 // warning saying so; one with no commit at all is refused, asking for --base.
-func (s *service) defaultBase(ctx context.Context, snap snapshot) (baseChoice, error) {
+func (s *Env) defaultBase(ctx context.Context, snap Snapshot) (baseChoice, error) {
 	main := s.root()
 	v, ok, err := s.git.ConfigValue(ctx, main, "copse.base")
 	if err != nil {
@@ -139,7 +139,7 @@ func (s *service) defaultBase(ctx context.Context, snap snapshot) (baseChoice, e
 
 // configBase resolves git config copse.base in the main checkout: a setting is the
 // repository's, so HEAD in it means the main checkout's HEAD, wherever copse runs.
-func (s *service) configBase(ctx context.Context, main, v string) (baseChoice, error) {
+func (s *Env) configBase(ctx context.Context, main, v string) (baseChoice, error) {
 	const hint = "set a branch, tag or commit that exists (git config copse.base main), or unset it (git config --unset copse.base)"
 	if checkText("copse.base", v, maxRef) != nil {
 		return baseChoice{}, usage(CodeBadBaseConfig, "copse.base", hint, "git config copse.base is %s, which is not a plain ref", quote(v))
@@ -243,7 +243,7 @@ func readWorktreeMeta(commonDir, id string) (worktreeMeta, bool) {
 
 // recordCreate writes the new worktree's metadata. The create has happened whatever
 // this does, so a failure is a warning that says what land will do instead.
-func (s *service) recordCreate(ctx context.Context, c *createCmd, w *Worktree) string {
+func (s *Env) recordCreate(ctx context.Context, c *createCmd, w *Worktree) string {
 	base := c.startBase()
 	commonDir, err := s.commonDir(ctx)
 	id := w.ID

@@ -72,7 +72,7 @@ type branchSource struct {
 //
 // It runs `git remote` (and for-each-ref over refs/remotes/ only when it must look for a
 // remote branch); it changes nothing.
-func (s *service) resolveCreateBranch(ctx context.Context, raw string, hasBase bool) (branchSource, error) {
+func (s *Env) resolveCreateBranch(ctx context.Context, raw string, hasBase bool) (branchSource, error) {
 	name, err := s.parseBranch(ctx, "branch", raw)
 	if err != nil {
 		return branchSource{}, err
@@ -131,7 +131,7 @@ func splitRemote(name string, remotes []string) (gitx.RemoteBranch, bool) {
 
 // namedRemoteBranch resolves an explicit origin/name: the remote branch must exist, and
 // the local name must be free.
-func (s *service) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, hasBase bool) (branchSource, error) {
+func (s *Env) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, hasBase bool) (branchSource, error) {
 	if hasBase {
 		return branchSource{}, usage(CodeBaseWithRemoteBranch, "base", "drop the base: the new branch starts at "+Escape(rb.String()),
 			"%s names a remote branch; a base applies only to a new branch of your own", Escape(rb.String()))
@@ -176,7 +176,7 @@ func ambiguousRemote(b branchSource) *Error {
 }
 
 // createKind is Service.CreateKind.
-func (s *service) createKind(ctx context.Context, raw string, hasBase bool) (CreateKind, error) {
+func (s *Env) createKind(ctx context.Context, raw string, hasBase bool) (CreateKind, error) {
 	b, err := s.resolveCreateBranch(ctx, raw, hasBase)
 	if err != nil {
 		return CreateKind{}, err
@@ -203,7 +203,7 @@ func (s *Service) CreateKind(ctx context.Context, raw string, withBase bool) (Cr
 // add --track set it; Herdr creates the branch at the commit without --track, so copse sets
 // it. Either way git's config is read back, so "tracking it" is never said of a branch
 // that does not track.
-func (s *service) trackRemote(ctx context.Context, c *createCmd) error {
+func (s *Env) trackRemote(ctx context.Context, c *createCmd) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
 	hint := "set it by hand: git branch --set-upstream-to=" + quoteDisplay(c.remote.String()) + " " + quoteDisplay(c.branch.s)
@@ -228,7 +228,7 @@ func (s *service) trackRemote(ctx context.Context, c *createCmd) error {
 
 // createCommands are the commands a create runs: the backend's, and for a branch from a
 // remote under Herdr (which cannot --track) the git command that sets the upstream.
-func (s *service) createCommands(c *createCmd) ([]string, error) {
+func (s *Env) createCommands(c *createCmd) ([]string, error) {
 	cmds, err := s.backend.createCommands(c)
 	if err != nil || c.remote == nil || !s.backend.hasWorkspaces() {
 		return cmds, err

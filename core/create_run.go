@@ -39,7 +39,7 @@ var runPlaceholders = strings.NewReplacer(
 // --prompt. It returns nil when there is nothing to run, and whether the command or its
 // prompt came in the request (then an agent may have chosen it: it needs a person's
 // approval unless a person typed it, see WithTypedByPerson).
-func (s *service) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fromRequest bool, warnings []string, err error) {
+func (s *Env) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fromRequest bool, warnings []string, err error) {
 	raw, fromRequest := "", r.Run != nil
 	if fromRequest {
 		// Bad input first, whatever the backend: an empty or hostile command is exit 2.

@@ -21,7 +21,7 @@ type createPre struct {
 	adminDir   string      // <common>/worktrees when it did not exist: git may leave it empty
 }
 
-func (s *service) createPreState(ctx context.Context, c *createCmd) createPre {
+func (s *Env) createPreState(ctx context.Context, c *createCmd) createPre {
 	pre := createPre{parents: missingParents(c.path.s)}
 	if fi, err := os.Lstat(c.path.s); err == nil && fi.IsDir() {
 		pre.dirExisted, pre.dirMode = true, fi.Mode().Perm()
@@ -44,7 +44,7 @@ func (s *service) createPreState(ctx context.Context, c *createCmd) createPre {
 // the lock Execute holds, copse takes back what remains of what this create made and
 // proves the state is the one before (worktree list, branch, path, config): then the
 // failure is exit 1, with git's own error. What cannot be taken back is named, exit 3.
-func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapshot, pre createPre, runErr error) error {
+func (s *Env) failedCreate(ctx context.Context, c *createCmd, before Snapshot, pre createPre, runErr error) error {
 	var be *Error
 	if errors.As(runErr, &be) && be.Kind == KindUncertain {
 		return be // the backend already knows precisely what is uncertain
@@ -109,7 +109,7 @@ func (s *service) failedCreate(ctx context.Context, c *createCmd, before snapsho
 // only if it did not exist before), the upstream settings --track wrote, and the parent
 // folders made for it. A directory that existed (empty) before is made again. It returns
 // what it took back and what is still different from before.
-func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snapshot, pre createPre, listed, madeBranch bool) (taken, remains []string) {
+func (s *Env) takeBackCreate(ctx context.Context, c *createCmd, before Snapshot, pre createPre, listed, madeBranch bool) (taken, remains []string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
 	taken = s.undoCreate(rctx, c, pre, listed, madeBranch)
@@ -117,7 +117,7 @@ func (s *service) takeBackCreate(ctx context.Context, c *createCmd, before snaps
 }
 
 // undoCreate takes back each piece of the create it can, and says which it took back.
-func (s *service) undoCreate(rctx context.Context, c *createCmd, pre createPre, listed, madeBranch bool) (taken []string) {
+func (s *Env) undoCreate(rctx context.Context, c *createCmd, pre createPre, listed, madeBranch bool) (taken []string) {
 	run := func(cmd gitx.Cmd, err error) error {
 		if err != nil {
 			return err
@@ -159,7 +159,7 @@ func (s *service) undoCreate(rctx context.Context, c *createCmd, pre createPre, 
 
 // createRemains proves the take-back: every piece compared with before, each one still
 // different named.
-func (s *service) createRemains(rctx context.Context, c *createCmd, before snapshot, pre createPre, madeBranch bool) (remains []string) {
+func (s *Env) createRemains(rctx context.Context, c *createCmd, before Snapshot, pre createPre, madeBranch bool) (remains []string) {
 	after, err := s.read(rctx)
 	switch {
 	case err != nil:

@@ -17,13 +17,13 @@ import (
 //
 // A request that changes nothing runs on its plan as made, without a lock.
 
-func (s *service) prepare(ctx context.Context, req Request) (*Plan, error) {
+func (s *Env) prepare(ctx context.Context, req Request) (*Plan, error) {
 	return s.prepareLocking(ctx, req, true)
 }
 
 // prepareLocking is prepare; with wait false it takes no lock at all (a dry run: it looks
 // at the repository as it is now, and neither waits for a holder nor makes the lock file).
-func (s *service) prepareLocking(ctx context.Context, req Request, wait bool) (*Plan, error) {
+func (s *Env) prepareLocking(ctx context.Context, req Request, wait bool) (*Plan, error) {
 	if req != nil && wait && !s.reg.changesNothing(req) {
 		// Checks of a mutation wait for any mutation under way (in this process or
 		// another copse), so they never see a half-made worktree and refuse it for the
@@ -42,7 +42,7 @@ func (s *service) prepareLocking(ctx context.Context, req Request, wait bool) (*
 }
 
 // readAndLearn lists the worktrees and updates what the service knows of the repository.
-func (s *service) readAndLearn(ctx context.Context) (snapshot, error) {
+func (s *Env) readAndLearn(ctx context.Context) (Snapshot, error) {
 	snap, err := s.read(ctx)
 	if err == nil {
 		s.learn(snap)
@@ -51,7 +51,7 @@ func (s *service) readAndLearn(ctx context.Context) (snapshot, error) {
 }
 
 // prepareWith parses req against one snapshot of git's worktree list. It changes nothing.
-func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (*Plan, error) {
+func (s *Env) prepareWith(ctx context.Context, req Request, snap Snapshot) (*Plan, error) {
 	if req == nil {
 		return nil, usage(CodeMissingOperation, "operation", "name one of: "+s.reg.operationNames(), "no request")
 	}
@@ -71,7 +71,7 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 	if err != nil {
 		return nil, err
 	}
-	p, err := op.prepare(s, ctx, req, snap)
+	p, err := op.Prepare(s, ctx, req, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -89,10 +89,10 @@ func (s *service) prepareWith(ctx context.Context, req Request, snap snapshot) (
 
 // execution is one run of a plan: what the caller prepared, what was prepared again under
 // the lock, the worktree list read there, and the events the run produced.
-type execution struct {
-	asked  *Plan    // as the caller prepared it (and a person may have confirmed)
-	plan   *Plan    // prepared again under the lock; asked itself when nothing changes
-	before snapshot // the worktree list read under the lock (empty when nothing changes)
+type Execution struct {
+	Asked  *Plan    // as the caller prepared it (and a person may have confirmed)
+	Plan   *Plan    // prepared again under the lock; asked itself when nothing changes
+	Before Snapshot // the worktree list read under the lock (empty when nothing changes)
 	events []pendingEvent
 }
 
@@ -104,35 +104,35 @@ type pendingEvent struct {
 
 // emit records ev (about wt) for the engine to write once the run returns, whatever it
 // returns: what happened before a failure is logged too.
-func (x *execution) emit(ev Event, wt *Worktree) {
+func (x *Execution) Emit(ev Event, wt *Worktree) {
 	x.events = append(x.events, pendingEvent{ev, wt})
 }
 
 // warnings are the plan's warnings, carried onto the outcome.
-func (x *execution) warnings() []string { return x.plan.Warnings }
+func (x *Execution) Warnings() []string { return x.Plan.Warnings }
 
-func (s *service) execute(ctx context.Context, p *Plan) (*Outcome, error) {
-	if p == nil || p.cmd == nil || p.Request == nil {
+func (s *Env) execute(ctx context.Context, p *Plan) (*Outcome, error) {
+	if p == nil || p.Cmd == nil || p.Request == nil {
 		return nil, usage(CodeNoPlan, "", "call Prepare first", "nothing to execute: the plan is empty")
 	}
 	op, ok := s.reg.lookup(p.Request.Op())
-	if !ok || op.run == nil {
-		return nil, usage(CodeUnknownOperation, "operation", "name one of: "+s.reg.operationNames(), "cannot execute %T", p.cmd)
+	if !ok || op.Run == nil {
+		return nil, usage(CodeUnknownOperation, "operation", "name one of: "+s.reg.operationNames(), "cannot execute %T", p.Cmd)
 	}
-	x := &execution{asked: p, plan: p}
-	if s.reg.changesNothing(p.Request) || op.lockOf(s, p.cmd) == lockQueue {
-		return op.run(s, ctx, x)
+	x := &Execution{Asked: p, Plan: p}
+	if s.reg.changesNothing(p.Request) || op.lockOf(s, p.Cmd) == LockQueue {
+		return op.Run(s, ctx, x)
 	}
 	out, err := s.runLocked(ctx, op, x)
-	if err != nil || op.settle == nil {
+	if err != nil || op.Settle == nil {
 		return out, err
 	}
-	return op.settle(s, ctx, x, out)
+	return op.Settle(s, ctx, x, out)
 }
 
 // runLocked is the part of Execute under the lock: read, prepare again, compare, run, emit.
-func (s *service) runLocked(ctx context.Context, op *operation, x *execution) (*Outcome, error) {
-	unlock, err := s.lockOfKind(ctx, op.lockOf(s, x.asked.cmd))
+func (s *Env) runLocked(ctx context.Context, op *Op, x *Execution) (*Outcome, error) {
+	unlock, err := s.lockOfKind(ctx, op.lockOf(s, x.Asked.Cmd))
 	if err != nil {
 		return nil, err
 	}
@@ -144,45 +144,45 @@ func (s *service) runLocked(ctx context.Context, op *operation, x *execution) (*
 	if err != nil {
 		return nil, err
 	}
-	fresh, err := s.prepareWith(ctx, x.asked.Request, snap)
+	fresh, err := s.prepareWith(ctx, x.Asked.Request, snap)
 	if err != nil {
 		return nil, err
 	}
 	// A confirmed plan runs only if, under the lock, it would show exactly what the person
 	// approved: the same worktree list and the same confirmation.
-	if x.asked.Confirm != nil && fresh.Token != x.asked.Token {
+	if x.Asked.Confirm != nil && fresh.Token != x.Asked.Token {
 		return nil, refused(CodeStaleState, "look again and confirm again; nothing ran",
-			"the worktree list or what the %s would change changed after the confirmation was shown; nothing ran", op.name)
+			"the worktree list or what the %s would change changed after the confirmation was shown; nothing ran", op.Name)
 	}
-	if op.recheck != nil {
-		if err := op.recheck(x.asked.cmd, fresh.cmd); err != nil {
+	if op.Recheck != nil {
+		if err := op.Recheck(x.Asked.Cmd, fresh.Cmd); err != nil {
 			return nil, err
 		}
 	}
-	x.plan, x.before = fresh, snap
-	out, err := op.run(s, ctx, x)
+	x.Plan, x.Before = fresh, snap
+	out, err := op.Run(s, ctx, x)
 	s.writeEvents(out, x.events)
 	return out, err
 }
 
 // lockOf is the lock kind o declares for c.
-func (o *operation) lockOf(s *service, c command) lockKind {
-	if o.lock == nil {
-		return lockRepo
+func (o *Op) lockOf(s *Env, c Command) LockKind {
+	if o.Lock == nil {
+		return LockRepo
 	}
-	return o.lock(s, c)
+	return o.Lock(s, c)
 }
 
 // lockOfKind takes the lock of kind k.
-func (s *service) lockOfKind(ctx context.Context, k lockKind) (func(), error) {
-	if k == lockWaitOnly {
+func (s *Env) lockOfKind(ctx context.Context, k LockKind) (func(), error) {
+	if k == LockWaitOnly {
 		return s.lockExisting(ctx)
 	}
 	return s.lock(ctx)
 }
 
 // lock takes the repository lock (in-process mutex plus the file lock in the git common dir).
-func (s *service) lock(ctx context.Context) (func(), error) {
+func (s *Env) lock(ctx context.Context) (func(), error) {
 	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
@@ -214,7 +214,7 @@ func staleToken(exp string) *Error {
 // one a path gets. The worktree itself travels in ctx (idTarget): its path is git's own
 // record and may hold characters (a newline) that copse refuses in a typed path; an id is
 // how such a worktree is named. An id together with another target is refused.
-func (s *service) resolveID(ctx context.Context, req Request, snap snapshot) (Request, context.Context, error) {
+func (s *Env) resolveID(ctx context.Context, req Request, snap Snapshot) (Request, context.Context, error) {
 	r, ok := req.(byID)
 	if !ok {
 		return req, ctx, nil

@@ -51,7 +51,7 @@ func (s *Service) CommonDir(ctx context.Context) (string, error) { return s.impl
 // emit appends ev for a mutation that happened, under the lock execute holds. The change
 // is done either way: a log that cannot be written is a warning on the outcome, not a
 // failure of the mutation.
-func (s *service) emit(out *Outcome, ev Event, wt *Worktree) {
+func (s *Env) emit(out *Outcome, ev Event, wt *Worktree) {
 	s.mu.Lock()
 	commonDir := s.repo.commonDir
 	s.mu.Unlock()
@@ -75,7 +75,7 @@ func (s *service) emit(out *Outcome, ev Event, wt *Worktree) {
 
 // writeEvents appends the events a run produced, under the lock the engine holds. A
 // warning about one that could not be written goes on the outcome when there is one.
-func (s *service) writeEvents(out *Outcome, events []pendingEvent) {
+func (s *Env) writeEvents(out *Outcome, events []pendingEvent) {
 	if out == nil {
 		out = &Outcome{} // the run failed: what it did is logged, the warning has nowhere to go
 	}

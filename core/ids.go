@@ -79,7 +79,7 @@ func adminDir(commonDir, id string) string { return filepath.Join(commonDir, "wo
 // listCommonDir finds the common dir for list without another git process when it can:
 // the cached one, else the main checkout's .git directory (or the bare repository
 // itself), checked by the admin layout git keeps there; else it asks git.
-func (s *service) listCommonDir(ctx context.Context, snap snapshot) (string, error) {
+func (s *Env) listCommonDir(ctx context.Context, snap Snapshot) (string, error) {
 	s.mu.Lock()
 	commonDir := s.repo.commonDir
 	s.mu.Unlock()
@@ -135,7 +135,7 @@ func decorate(w *Worktree, ids map[string]string, commonDir string) {
 
 // decorateRows fills ids and claims of list's rows. Ids are extra: if the admin
 // directories cannot be read, rows go without them (git's list stays the truth).
-func (s *service) decorateRows(ctx context.Context, snap snapshot, rows []Worktree) {
+func (s *Env) decorateRows(ctx context.Context, snap Snapshot, rows []Worktree) {
 	var ids map[string]string
 	var jobs []LandJob
 	commonDir, err := s.listCommonDir(ctx, snap)
@@ -172,7 +172,7 @@ func newestLand(jobs []LandJob, w Worktree) *LandJob {
 }
 
 // decorateOne fills one outcome row; mutations have read the common dir already.
-func (s *service) decorateOne(w *Worktree) {
+func (s *Env) decorateOne(w *Worktree) {
 	s.mu.Lock()
 	commonDir := s.repo.commonDir
 	s.mu.Unlock()
@@ -189,7 +189,7 @@ func (s *service) decorateOne(w *Worktree) {
 }
 
 // worktreeOfID finds the listed worktree whose admin directory is id.
-func (s *service) worktreeOfID(ctx context.Context, snap snapshot, raw string) (gitx.Worktree, error) {
+func (s *Env) worktreeOfID(ctx context.Context, snap Snapshot, raw string) (gitx.Worktree, error) {
 	id, err := ParseWorktreeID(raw)
 	if err != nil {
 		return gitx.Worktree{}, err

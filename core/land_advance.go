@@ -146,7 +146,7 @@ func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) 
 // old to the commit to: a refusal when it cannot be kept in step, nil when it can. It only
 // reads; land's advance and its dry run both decide on it. failure names what could not
 // be read (CodeWorktreeUnreadable for its git directory) when err is set.
-func (s *service) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to string) (refusal *Error, failure string, err error) {
+func (s *Env) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to string) (refusal *Error, failure string, err error) {
 	gd, err := gitx.WorktreeGitDir(h.Path)
 	if err != nil {
 		return nil, CodeWorktreeUnreadable, err
@@ -395,7 +395,7 @@ func claimKeeps(t gitx.Worktree, session string, takeOver *Claim) string {
 // reads; the clean-up and land's dry run both decide on it. beforeLand is the dry run's
 // case: the branch's own commits are not landed yet, and the land is what puts them on the
 // target, so they are not counted as lost.
-func (s *service) worktreeKeeps(ctx context.Context, t gitx.Worktree, ws string, beforeLand bool) (Losses, string) {
+func (s *Env) worktreeKeeps(ctx context.Context, t gitx.Worktree, ws string, beforeLand bool) (Losses, string) {
 	if own := s.ownWindow(ctx, t.Path); own != "" {
 		// copse runs in the worktree's own tmux window, which closes once copse has
 		// answered (closeOwnWindow): the shell that started copse, and copse, go with it;
@@ -427,7 +427,7 @@ func liveKeeps(path string, l liveSet) string {
 		Escape(path), plural(len(l.procs), "process"), describeProcs(l.procs), quoteDisplay(path))
 }
 
-func (s *service) emitWorktree(commonDir, event string, j *LandJob) {
+func (s *Env) emitWorktree(commonDir, event string, j *LandJob) {
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Session: j.Session,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
 	if event == EventRemoved {

@@ -156,7 +156,7 @@ func (r *landRun) rebaseSparesIgnored(ctx context.Context, orig, onto string) bo
 // ignoredInRebase lists the ignored files of the worktree at w that stand at paths a
 // rebase of orig onto onto writes: those where the two differ, and those any of the
 // branch's commits touch. It only reads; land's rebase and its dry run both decide on it.
-func (s *service) ignoredInRebase(ctx context.Context, w, orig, onto string) ([]string, error) {
+func (s *Env) ignoredInRebase(ctx context.Context, w, orig, onto string) ([]string, error) {
 	_, ignored, err := s.git.ChangedAndIgnored(ctx, w)
 	if err != nil || len(ignored) == 0 {
 		return nil, err

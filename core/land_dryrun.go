@@ -16,7 +16,7 @@ import (
 // (refused, as the rebase would block), the checkout of the target (refused, as the
 // advance would block), and what the clean-up would keep. The commands are the ones the
 // land would run, with the commits known now; a target that moves in between changes them.
-func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
+func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 	w := c.target
 	root := s.root()
 	onto, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+c.into.s)
@@ -91,7 +91,7 @@ func (s *service) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) 
 // own commit; one with merge commits is rebased keeping them; the ignored files the
 // rebase would replace refuse it. It returns the tree the target would receive, whether
 // the branch merges cleanly, and the commit that lands (or "<rebased commit>").
-func (s *service) dryRebase(ctx context.Context, c *landCmd, onto string, out *Outcome) (tree string, clean bool, landed string, err error) {
+func (s *Env) dryRebase(ctx context.Context, c *landCmd, onto string, out *Outcome) (tree string, clean bool, landed string, err error) {
 	w := c.target
 	orig := w.Head
 	onTop, err := s.git.Ancestor(ctx, s.root(), onto, orig)

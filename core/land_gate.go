@@ -76,7 +76,7 @@ func procPIDs(procs []gateProc) string {
 
 // noGateLeft refuses a land of a worktree while processes of an earlier land's test gate
 // still run there: they may still change the tree this land would test and land.
-func (s *service) noGateLeft(commonDir, path string) error {
+func (s *Env) noGateLeft(commonDir, path string) error {
 	jobs, err := readJobs(landjobs.Dir(commonDir))
 	if err != nil {
 		return failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")

@@ -39,7 +39,7 @@ type landCmd struct {
 
 func (*landCmd) op() Operation { return OpLand }
 
-func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot) (*Plan, error) {
+func (s *Env) prepareLand(ctx context.Context, r LandRequest, snap Snapshot) (*Plan, error) {
 	t, err := s.landTarget(ctx, r, snap)
 	if err != nil {
 		return nil, err
@@ -92,12 +92,12 @@ func (s *service) prepareLand(ctx context.Context, r LandRequest, snap snapshot)
 	if err := s.noGateLeft(commonDir, t.Path); err != nil {
 		return nil, err
 	}
-	return &Plan{Request: r, cmd: c, Confirm: landConfirmation(ctx, r, c)}, nil
+	return &Plan{Request: r, Cmd: c, Confirm: landConfirmation(ctx, r, c)}, nil
 }
 
 // landTarget is the worktree a land names by exactly one of path, branch or id; a
 // worktree mid-rebase is found by the branch it is rebasing, and lands as that branch.
-func (s *service) landTarget(ctx context.Context, r LandRequest, snap snapshot) (gitx.Worktree, error) {
+func (s *Env) landTarget(ctx context.Context, r LandRequest, snap Snapshot) (gitx.Worktree, error) {
 	n := 0
 	for _, v := range []*string{r.Path, r.Branch, r.ID} {
 		if v != nil {
@@ -212,7 +212,7 @@ func landConfirmation(ctx context.Context, r LandRequest, c *landCmd) *Confirmat
 // notQueued refuses a second land of a worktree that already has one queued or running.
 // A dry run (which holds no lock) only reads: a job whose owner is gone does not count, as
 // the real land would mark it abandoned first.
-func (s *service) notQueued(ctx context.Context, commonDir, path string, dry bool) error {
+func (s *Env) notQueued(ctx context.Context, commonDir, path string, dry bool) error {
 	dir := landjobs.Dir(commonDir)
 	var jobs []LandJob
 	var err error
@@ -239,7 +239,7 @@ func (s *service) notQueued(ctx context.Context, commonDir, path string, dry boo
 
 // landSettings reads the test command, its timeout and the retry count (flags win over
 // git config copse.test, copse.testTimeout, copse.landRetries).
-func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) error {
+func (s *Env) landSettings(ctx context.Context, r LandRequest, c *landCmd) error {
 	// One git process for the three settings; git prints the keys lower-cased.
 	cfg, err := s.git.ConfigMatching(ctx, s.root(), `^copse\.(test|testtimeout|landretries)$`)
 	if err != nil {
@@ -297,7 +297,7 @@ func (s *service) landSettings(ctx context.Context, r LandRequest, c *landCmd) e
 // record proves copse started it; with abort set (at the head of the queue, under the
 // repository lock) that rebase is then aborted. Prepare calls it with abort unset, so it
 // changes nothing.
-func (s *service) preflight(ctx context.Context, c *landCmd, commonDir string, abort bool) error {
+func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort bool) error {
 	w := c.target.Path
 	gd, err := gitx.WorktreeGitDir(w)
 	if err != nil {
@@ -383,7 +383,7 @@ func (s *service) preflight(ctx context.Context, c *landCmd, commonDir string, a
 
 // rebaseIsOurs is the rebase a land job record of this worktree describes exactly as the
 // one in progress (same head-name, orig-head and onto), the latest such; nil when none does.
-func (s *service) rebaseIsOurs(commonDir, w string, rb *gitx.RebaseState) (*LandRebase, error) {
+func (s *Env) rebaseIsOurs(commonDir, w string, rb *gitx.RebaseState) (*LandRebase, error) {
 	jobs, err := readJobs(landjobs.Dir(commonDir))
 	if err != nil {
 		return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")

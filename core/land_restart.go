@@ -26,7 +26,7 @@ type LandStopped struct {
 }
 
 // rebaseStopState reads what the rebase stopped at w holds now.
-func (s *service) rebaseStopState(ctx context.Context, w string) (*LandStopped, error) {
+func (s *Env) rebaseStopState(ctx context.Context, w string) (*LandStopped, error) {
 	head, entries, err := s.git.StatusEntries(ctx, w)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func stoppedChanges(then, now *LandStopped) []string {
 // ruleRestartAbortsNothingMade: --force-restart aborts the rebase a land left open only
 // while it holds exactly what it held when the land stopped (rec, read then); a rebase a
 // person has worked in since, or one whose state at the stop is not known, is refused.
-func (s *service) ruleRestartAbortsNothingMade(ctx context.Context, w string, rec *LandRebase) error {
+func (s *Env) ruleRestartAbortsNothingMade(ctx context.Context, w string, rec *LandRebase) error {
 	hint := "finish the resolution (git add, git rebase --continue) and land again; or, if nothing in it is yours to keep, abort it yourself (git -C " + quoteDisplay(w) + " rebase --abort) and land again"
 	if rec.Stopped == nil {
 		return refused(CodeRebaseChanged, hint,

@@ -40,7 +40,7 @@ func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
 // readQueue reads every record, first marking abandoned the unfinished jobs whose owner
 // died (their liveness lock is free), so what is shown is what is true. locked: the caller
 // holds the repository lock already.
-func (s *service) readQueue(ctx context.Context, dir string, locked bool) ([]LandJob, error) {
+func (s *Env) readQueue(ctx context.Context, dir string, locked bool) ([]LandJob, error) {
 	jobs, err := readJobs(dir)
 	if err != nil {
 		return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
@@ -96,7 +96,7 @@ func LandError(j *LandJob) error {
 	return e
 }
 
-func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, error) {
+func (s *Env) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, error) {
 	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func (s *service) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, er
 
 // enqueueLand writes the job record: the engine holds the repository lock and has checked,
 // on a worktree list read under it, that the land is still the one asked for.
-func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error) {
+func (s *Env) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error) {
 	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (s *service) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error)
 
 // awaitLand runs after the lock is released: without wait it says where the job stands
 // in the queue; with wait it runs the queue until the job ends, reporting progress.
-func (s *service) awaitLand(ctx context.Context, c *landCmd, out *Outcome) (*Outcome, error) {
+func (s *Env) awaitLand(ctx context.Context, c *landCmd, out *Outcome) (*Outcome, error) {
 	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
@@ -193,7 +193,7 @@ func (s *service) awaitLand(ctx context.Context, c *landCmd, out *Outcome) (*Out
 
 // drainLand runs every queued job nobody is waiting for, in queue order, waiting behind
 // jobs that other live processes run.
-func (s *service) drainLand(ctx context.Context) (*Outcome, error) {
+func (s *Env) drainLand(ctx context.Context) (*Outcome, error) {
 	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
@@ -221,7 +221,7 @@ func landProgressOf(ctx context.Context) func(LandProgress) {
 
 // emit appends a lifecycle event for job j; a failure becomes a warning (the land itself
 // stands). The caller holds the repository lock.
-func (s *service) emitLand(commonDir, event string, j *LandJob, reason string) []string {
+func (s *Env) emitLand(commonDir, event string, j *LandJob, reason string) []string {
 	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
 	if event == EventLandLanded {
@@ -236,7 +236,7 @@ func (s *service) emitLand(commonDir, event string, j *LandJob, reason string) [
 // landLoop runs the queue from this process. With mine set it returns when that job has
 // ended; with mine empty (drain) it returns when no queued job is left that nobody owns.
 // Only the head of the queue (lowest unfinished ticket) ever runs.
-func (s *service) landLoop(ctx context.Context, dir, mine string, owner *livenessOwner, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
+func (s *Env) landLoop(ctx context.Context, dir, mine string, owner *livenessOwner, progress func(LandProgress), ran func(LandJob)) (*LandJob, error) {
 	lastPos, lastHead := -1, ""
 	watch := &stoppedWatch{s: s, ctx: ctx}
 	for {
@@ -289,7 +289,7 @@ func (s *service) landLoop(ctx context.Context, dir, mine string, owner *livenes
 // takeTurn acts on the head of the queue for this process: runs it when this process
 // holds it, abandons it when its owner died, adopts it when nobody owns it. again: the
 // queue changed, read it again now (false: wait for it).
-func (s *service) takeTurn(ctx context.Context, dir, mine string, head *LandJob, owner *livenessOwner, progress func(LandProgress), ran func(LandJob)) (again bool, err error) {
+func (s *Env) takeTurn(ctx context.Context, dir, mine string, head *LandJob, owner *livenessOwner, progress func(LandProgress), ran func(LandJob)) (again bool, err error) {
 	switch {
 	case holds(dir, head.Job, owner):
 		if head.Job != mine {
@@ -348,7 +348,7 @@ func cancelQueued(dir string, me *LandJob) {
 }
 
 // adopt takes over a queued job that nobody waits for (queued with --no-wait).
-func (s *service) adopt(dir, job string, me *livenessOwner) bool {
+func (s *Env) adopt(dir, job string, me *livenessOwner) bool {
 	ok, err := takeLiveness(dir, job, me)
 	if err != nil || !ok {
 		return false
@@ -369,7 +369,7 @@ func (s *service) adopt(dir, job string, me *livenessOwner) bool {
 // abandon marks a job whose owner died (its liveness lock was free). The caller holds
 // that lock now. The record is read again first: an owner that finished wrote its final
 // state before it let go of the lock.
-func (s *service) abandon(ctx context.Context, dir, job string, locked bool) {
+func (s *Env) abandon(ctx context.Context, dir, job string, locked bool) {
 	defer dropLiveness(dir, job)
 	j, err := landjobs.Read[LandJob](dir, job)
 	if err != nil || j.State.Finished() {
@@ -413,14 +413,14 @@ func abandonedState(j LandJob) string {
 
 // landRun is one job being run by this process.
 type landRun struct {
-	s              *service
+	s              *Env
 	dir, commonDir string
 	j              *LandJob
 	progress       func(LandProgress)
 	cmd            *landCmd
 	locked         bool      // this run holds the repository lock (events need it)
 	head           string    // the worktree's commit when the job reached the head of the queue
-	snap           *snapshot // the worktree list advance read (clean-up reuses it under the same lock)
+	snap           *Snapshot // the worktree list advance read (clean-up reuses it under the same lock)
 }
 
 func (r *landRun) save(phase LandPhase) {
@@ -433,7 +433,7 @@ func (r *landRun) save(phase LandPhase) {
 
 // runJob runs the head job (this process holds its liveness lock) to its end, writes the
 // final record and releases the lock.
-func (s *service) runJob(ctx context.Context, dir string, j *LandJob, progress func(LandProgress)) *LandJob {
+func (s *Env) runJob(ctx context.Context, dir string, j *LandJob, progress func(LandProgress)) *LandJob {
 	defer dropLiveness(dir, j.Job)
 	r := &landRun{s: s, dir: dir, commonDir: filepath.Dir(filepath.Dir(dir)), j: j, progress: progress}
 	j.State, j.Started, j.PID, j.Position = LandRunning, nowStamp(), os.Getpid(), 0

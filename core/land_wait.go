@@ -19,7 +19,7 @@ import (
 
 // stoppedWatch is one waiter's view of the head job's owner.
 type stoppedWatch struct {
-	s       *service
+	s       *Env
 	ctx     context.Context
 	job     string    // the head job seen stopped ("" while it runs)
 	since   time.Time // when it was first seen stopped

@@ -97,7 +97,7 @@ func processLock(commonDir string) *repoLock {
 
 // lockExisting is the lock for a mutation's checks (Prepare, dry runs): it waits for a
 // holder like lock does, but never creates the lock file. No file means no holder.
-func (s *service) lockExisting(ctx context.Context) (func(), error) {
+func (s *Env) lockExisting(ctx context.Context) (func(), error) {
 	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (s *service) lockExisting(ctx context.Context) (func(), error) {
 // lockRepo takes both locks, waiting until ctx is done or copse.lockTimeout passes. With
 // create false a missing lock file is not made (and the flock half is skipped). The
 // returned func releases what was taken.
-func (s *service) lockRepo(ctx context.Context, commonDir string, create bool) (func(), error) {
+func (s *Env) lockRepo(ctx context.Context, commonDir string, create bool) (func(), error) {
 	w := &lockWait{s: s, ctx: ctx, start: time.Now()}
 	rl := processLock(commonDir)
 	self := LockHolder{PID: os.Getpid(), Command: processCommand(), Since: time.Now().UTC().Truncate(time.Second)}
@@ -187,7 +187,7 @@ func (s *service) lockRepo(ctx context.Context, commonDir string, create bool) (
 // without, a missing file is (nil, false, nil). A file this process may not write (a
 // read-only repository checked by a dry run) is opened read-only: flock needs no more,
 // only the holder record is skipped.
-func (s *service) openLockFile(ctx context.Context, commonDir string, create bool) (*os.File, bool, error) {
+func (s *Env) openLockFile(ctx context.Context, commonDir string, create bool) (*os.File, bool, error) {
 	name := filepath.Join(commonDir, lockFileName)
 	for {
 		f, err := os.OpenFile(name, os.O_RDWR, 0)
@@ -233,7 +233,7 @@ func lockOpenErr(commonDir string, err error) error {
 // mode (nil: leave the umask's mode), following git's calc_shared_perm: "group" (true, 1)
 // adds group read/write, "all" (world, everybody, 2) adds read for others too, and an
 // octal mode such as 0640 replaces the permission bits.
-func (s *service) sharedPerm(ctx context.Context) (func(fs.FileMode) fs.FileMode, error) {
+func (s *Env) sharedPerm(ctx context.Context) (func(fs.FileMode) fs.FileMode, error) {
 	v, ok, err := s.git.ConfigValue(ctx, s.dir, "core.sharedRepository")
 	if err != nil {
 		return nil, gitFailure(CodeConfigFailed, err, "cannot read git config core.sharedRepository")
@@ -307,7 +307,7 @@ func processCommand() string {
 // lockWait is one contended wait: it names the holder after LockNoticeAfter and gives up
 // after the configured timeout, read on the first contention.
 type lockWait struct {
-	s        *service
+	s        *Env
 	ctx      context.Context
 	start    time.Time
 	holder   func() LockHolder
@@ -357,7 +357,7 @@ func (w *lockWait) check() error {
 }
 
 // lockTimeout is copse.lockTimeout: a Go duration ("45s", "2m") or whole seconds, at most a day.
-func (s *service) lockTimeout(ctx context.Context) (time.Duration, error) {
+func (s *Env) lockTimeout(ctx context.Context) (time.Duration, error) {
 	v, ok, err := s.git.ConfigValue(ctx, s.dir, "copse.lockTimeout")
 	if err != nil {
 		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config copse.lockTimeout")

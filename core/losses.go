@@ -117,7 +117,7 @@ func heldNames(rs []HeldRepo) string {
 
 // losses reads what removing t would lose. A failure to read any part is Status.Error:
 // the caller refuses without --force, because "could not tell" is never "nothing".
-func (s *service) losses(ctx context.Context, t gitx.Worktree) Losses {
+func (s *Env) losses(ctx context.Context, t gitx.Worktree) Losses {
 	var l Losses
 	if t.Prunable != nil {
 		// The directory is gone, but its admin directory is not: what git deletes with it
@@ -163,7 +163,7 @@ func (s *service) losses(ctx context.Context, t gitx.Worktree) Losses {
 	return l
 }
 
-func (s *service) uniqueOf(ctx context.Context, t gitx.Worktree, l *Losses) int {
+func (s *Env) uniqueOf(ctx context.Context, t gitx.Worktree, l *Losses) int {
 	if t.Branch == "" {
 		return 0
 	}
@@ -285,7 +285,7 @@ func plural(n int, noun string) string {
 // hereWithin reports a directory copse or its session is in that lies anywhere inside
 // path: the directory copse started in (-C), the process's working directory, and where
 // this session switched to. Removing any of them would pull the floor from under it.
-func (s *service) hereWithin(path string) (string, bool) {
+func (s *Env) hereWithin(path string) (string, bool) {
 	cp := canonical(path)
 	var places []string
 	places = append(places, s.dir)
@@ -326,7 +326,7 @@ const maxNewPatchTips = 32
 // directory lies in the worktree's own git directory (or inside it) with commits on no
 // remote, and for each nested repository its changes and unpushed commits. It fills l
 // and l.keep (what a record must keep).
-func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) error {
+func (s *Env) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) error {
 	gitDir, err := gitx.WorktreeGitDir(t.Path)
 	if err != nil {
 		return err
@@ -372,7 +372,7 @@ func (s *service) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) e
 // whose change is not in HEAD either (a rebase or a message-only amend leaves equivalent
 // commits behind).
 // dir is where git runs: the worktree, or the main checkout for one whose directory is gone.
-func (s *service) heldByReflog(ctx context.Context, dir, gitDir, head string, l *Losses) error {
+func (s *Env) heldByReflog(ctx context.Context, dir, gitDir, head string, l *Losses) error {
 	tips, err := gitx.ReflogCommits(filepath.Join(gitDir, "logs", "HEAD"))
 	if err != nil || len(tips) == 0 {
 		return err
@@ -417,7 +417,7 @@ func (s *service) heldByReflog(ctx context.Context, dir, gitDir, head string, l 
 // proved equal in content (land_changed_content blocks a land whose copies differ, and
 // clears Commit). Only records whose tips are among lost are asked about. A record or a
 // git answer that cannot be read proves nothing: the commits stay lost.
-func (s *service) dropLandedOriginals(ctx context.Context, dir string, lost map[string]bool) {
+func (s *Env) dropLandedOriginals(ctx context.Context, dir string, lost map[string]bool) {
 	if len(lost) == 0 {
 		return
 	}
@@ -471,7 +471,7 @@ func rebaseOrig(rb *LandRebase) string {
 
 // heldByRefs counts the commits only the worktree's own refs (refs/worktree/*, read in
 // dir) reach.
-func (s *service) heldByRefs(ctx context.Context, dir string, refs []gitx.HeldRef, l *Losses) error {
+func (s *Env) heldByRefs(ctx context.Context, dir string, refs []gitx.HeldRef, l *Losses) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -502,7 +502,7 @@ func (s *service) heldByRefs(ctx context.Context, dir string, refs []gitx.HeldRe
 // checkout moved by hand, a drive not mounted) holds that git deletes with it: a detached
 // HEAD's commits, its HEAD reflog's, its per-worktree refs'. git runs in the main
 // checkout; the files are read where git keeps them.
-func (s *service) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) error {
+func (s *Env) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) error {
 	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return err
@@ -544,7 +544,7 @@ func (s *service) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) e
 // directory is gone has staged (it differs from HEAD): the staged version of a file exists
 // in no commit and, once git forgets the worktree, in no index either. A record of a gone
 // worktree keeps its commits only, so these cannot be recorded.
-func (s *service) stagedInAdmin(ctx context.Context, admin, head string, l *Losses) error {
+func (s *Env) stagedInAdmin(ctx context.Context, admin, head string, l *Losses) error {
 	index := filepath.Join(admin, "index")
 	if _, err := os.Lstat(index); head == "" || errors.Is(err, fs.ErrNotExist) {
 		return nil // unborn, or never checked out: nothing staged
@@ -565,7 +565,7 @@ func (s *service) stagedInAdmin(ctx context.Context, admin, head string, l *Loss
 // on no remote of its own counts as such a submodule and cannot be recorded (a record
 // fetches from the submodule's checkout, which is gone), so it keeps the worktree; one
 // that cannot be read is unknown, never nothing.
-func (s *service) heldByAdminModules(ctx context.Context, admin string, l *Losses) error {
+func (s *Env) heldByAdminModules(ctx context.Context, admin string, l *Losses) error {
 	mods, err := gitx.AdminModules(admin)
 	if err != nil {
 		return err
@@ -592,7 +592,7 @@ func (s *service) heldByAdminModules(ctx context.Context, admin string, l *Losse
 // .git/modules, clone --separate-git-dir) keeps its commits, but its uncommitted changes
 // live in the worktree and go with it; no record keeps them. A directory git never
 // initialised is one git status does not look into: files there are untracked work.
-func (s *service) heldBySubmodules(ctx context.Context, t gitx.Worktree, gitDir string, l *Losses) error {
+func (s *Env) heldBySubmodules(ctx context.Context, t gitx.Worktree, gitDir string, l *Losses) error {
 	return s.submodulesIn(ctx, t.Path, gitDir, t.Path, "", 0, l)
 }
 
@@ -603,7 +603,7 @@ const maxSubmoduleDepth = 8
 // submodulesIn reads the submodules of the repository checked out at dir (the worktree
 // top, or a submodule of it, named prefix), and theirs in turn: a submodule's own
 // submodules keep their git directories inside its git directory, so they go too.
-func (s *service) submodulesIn(ctx context.Context, top, gitDir, dir, prefix string, depth int, l *Losses) error {
+func (s *Env) submodulesIn(ctx context.Context, top, gitDir, dir, prefix string, depth int, l *Losses) error {
 	if depth > maxSubmoduleDepth {
 		return fmt.Errorf("submodules nested more than %d deep at %s are not read", maxSubmoduleDepth, strings.TrimSuffix(prefix, "/"))
 	}
@@ -628,7 +628,7 @@ func (s *service) submodulesIn(ctx context.Context, top, gitDir, dir, prefix str
 
 // heldBySubmodule reads one submodule (rel, checked out at dir) into l, and says whether
 // it is initialised (has a .git whose repository could be read).
-func (s *service) heldBySubmodule(ctx context.Context, top, gitDir, rel, dir string, l *Losses) (bool, error) {
+func (s *Env) heldBySubmodule(ctx context.Context, top, gitDir, rel, dir string, l *Losses) (bool, error) {
 	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
 		return false, l.uninitialisedFiles(rel, dir)
 	}
@@ -664,7 +664,7 @@ func (s *service) heldBySubmodule(ctx context.Context, top, gitDir, rel, dir str
 // repository (in its git directory sgd) holds: left by `git submodule update` on a
 // detached HEAD, then reset away. They go with its git directory, so they count, and a
 // record keeps them.
-func (s *service) repoReflog(ctx context.Context, sgd string, r *HeldRepo) error {
+func (s *Env) repoReflog(ctx context.Context, sgd string, r *HeldRepo) error {
 	if r.Unknown != "" {
 		return nil
 	}
@@ -718,7 +718,7 @@ func (l *Losses) uninitialisedFiles(rel, dir string) error {
 }
 
 // changesOf reads only the uncommitted changes of a repository inside the worktree.
-func (s *service) changesOf(ctx context.Context, rel, dir string) HeldRepo {
+func (s *Env) changesOf(ctx context.Context, rel, dir string) HeldRepo {
 	r := HeldRepo{Path: rel, dir: dir}
 	st, _, err := s.git.SafetyStatus(ctx, dir)
 	if err != nil {
@@ -741,7 +741,7 @@ func (l *Losses) keepRepo(kind string, r HeldRepo) {
 // newPatches keeps of lost only the commits whose change HEAD does not have, comparing
 // the reflog entries that are lost one by one (at most maxNewPatchTips; past that, or
 // when a comparison fails, everything stays lost).
-func (s *service) newPatches(ctx context.Context, dir, head string, tips []string, lost map[string]bool) map[string]bool {
+func (s *Env) newPatches(ctx context.Context, dir, head string, tips []string, lost map[string]bool) map[string]bool {
 	var check []string
 	for _, tip := range tips {
 		if lost[tip] {
@@ -768,7 +768,7 @@ func (s *service) newPatches(ctx context.Context, dir, head string, tips []strin
 
 // heldRepo reads a repository inside the worktree: its uncommitted changes (from the
 // safety status, so its config hides nothing) and its commits on no remote of its own.
-func (s *service) heldRepo(ctx context.Context, rel, dir string) HeldRepo {
+func (s *Env) heldRepo(ctx context.Context, rel, dir string) HeldRepo {
 	r := s.changesOf(ctx, rel, dir)
 	if r.Unknown != "" {
 		return r

@@ -5,39 +5,19 @@ import (
 	"time"
 )
 
-// OpCreate makes a worktree, and its branch unless it exists.
-const OpCreate Operation = "create"
-
-type CreateRequest struct {
-	Branch             string  `json:"branch" copse:"required" doc:"branch to create, or an existing local branch no worktree holds"`
-	Base               *string `json:"base,omitempty" doc:"commit-ish to start a new branch from (default: git config copse.base, else the main checkout's branch)"`
-	Path               *string `json:"path,omitempty" doc:"absolute checkout path (default <parent>/<repo>.worktrees/<branch-slug>); needs confirmation"`
-	Label              *string `json:"label,omitempty" doc:"workspace label (Herdr; tmux: the window name)"`
-	Focus              bool    `json:"focus,omitempty" doc:"focus the new workspace (Herdr workspace or tmux window)"`
-	Claim              bool    `json:"claim,omitempty" doc:"claim the new worktree for the session in the same locked step"`
-	Session            *string `json:"session,omitempty" doc:"session for claim (default COPSE_SESSION, else the Herdr workspace)"`
-	Run                *string `json:"run,omitempty" doc:"shell command to start in the new worktree's tmux window ({branch}, {path}, {prompt} are passed as quoted variables); needs approval; implies claim"`
-	Prompt             *string `json:"prompt,omitempty" doc:"text for run's {prompt} (appended as its last argument when the command has no {prompt})"`
-	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
-}
-
-func (CreateRequest) Op() Operation                 { return OpCreate }
-func (CreateRequest) isRequest()                    {}
-func (r CreateRequest) expectedStateToken() *string { return r.ExpectedStateToken }
-
-var CreateOp = &operation{
-	name:     OpCreate,
-	doc:      "create a worktree (and its branch unless it exists)",
-	approval: ApprovalExecute,
-	request:  CreateRequest{},
+var CreateOp = &Op{
+	Name:     OpCreate,
+	Doc:      "create a worktree (and its branch unless it exists)",
+	Approval: ApprovalExecute,
+	Request:  CreateRequest{},
 	// A path the caller chose is a place on disk a person should see first; a command to
 	// run is a shell command an agent may have chosen, as land's test (one a person typed,
 	// or git config copse.run, is not asked again); so is a prompt for that command.
-	confirms: ruleOf(func(r CreateRequest) bool { return r.Path != nil || r.Run != nil || r.Prompt != nil }),
-	prepare:  prepareAs((*service).prepareCreate),
+	Confirms: RuleOf(func(r CreateRequest) bool { return r.Path != nil || r.Run != nil || r.Prompt != nil }),
+	Prepare:  PrepareAs((*Env).prepareCreate),
 	// The base is resolved to a commit when prepared; a branch that moved since is a
 	// different create than the one asked for.
-	recheck: func(asked, fresh command) error {
+	Recheck: func(asked, fresh Command) error {
 		old, okOld := asked.(*createCmd)
 		c, ok := fresh.(*createCmd)
 		if okOld && ok && old.base.OID != c.base.OID {
@@ -46,13 +26,13 @@ var CreateOp = &operation{
 		}
 		return nil
 	},
-	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
-		return s.runCreateClaim(ctx, x.plan.cmd.(*createCmd), x)
+	Run: func(s *Env, ctx context.Context, x *Execution) (*Outcome, error) {
+		return s.runCreateClaim(ctx, x.Plan.Cmd.(*createCmd), x)
 	},
 	// A command started with --run that ends within a second did not start: said in the
 	// reply, after the lock is released (the wrapper takes it to release its claim).
-	settle: func(s *service, ctx context.Context, x *execution, out *Outcome) (*Outcome, error) {
-		c := x.plan.cmd.(*createCmd)
+	Settle: func(s *Env, ctx context.Context, x *Execution, out *Outcome) (*Outcome, error) {
+		c := x.Plan.Cmd.(*createCmd)
 		if c.run == nil || !c.run.wrapped || out == nil {
 			return out, nil
 		}
@@ -76,18 +56,18 @@ func claimOfRow(w *Worktree) *Claim {
 }
 
 // createdEvents are the events of a create that happened (and of its claim, if taken).
-func createdEvents(x *execution, out *Outcome) {
+func createdEvents(x *Execution, out *Outcome) {
 	ev := Event{Event: EventCreated, Commit: out.Worktree.Head}
 	if out.Claim != nil {
 		ev.Session = out.Claim.Session
 	}
-	x.emit(ev, out.Worktree)
+	x.Emit(ev, out.Worktree)
 	if out.Claim != nil {
-		x.emit(Event{Event: EventClaimed, Session: out.Claim.Session}, out.Worktree)
+		x.Emit(Event{Event: EventClaimed, Session: out.Claim.Session}, out.Worktree)
 	}
 }
 
-func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snapshot) (*Plan, error) {
+func (s *Env) prepareCreate(ctx context.Context, r CreateRequest, snap Snapshot) (*Plan, error) {
 	if err := checkText("branch", r.Branch, maxBranch); err != nil {
 		return nil, err
 	}
@@ -148,7 +128,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 	if cmds, err = s.prepareCreateClaim(r, c, cmds); err != nil {
 		return nil, err
 	}
-	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: warnings}
+	p := &Plan{Request: r, Cmd: c, Commands: cmds, Warnings: warnings}
 	if askRun := runFromRequest && !typedByPerson(ctx); c.explicit || askRun {
 		// A confirmation shows the command it starts, whoever typed it: the person
 		// confirms the whole create.
@@ -160,7 +140,7 @@ func (s *service) prepareCreate(ctx context.Context, r CreateRequest, snap snaps
 // createBase decides where the new checkout starts: the existing branch's tip, the
 // remote-tracking branch, or a base (requested, copse.base, else the main checkout's
 // branch). It returns how the confirmation shows it.
-func (s *service) createBase(ctx context.Context, r CreateRequest, src branchSource, c *createCmd, snap snapshot) (string, []string, error) {
+func (s *Env) createBase(ctx context.Context, r CreateRequest, src branchSource, c *createCmd, snap Snapshot) (string, []string, error) {
 	branch := c.branch
 	var warnings []string
 	baseShown := "(existing branch)"
@@ -234,7 +214,7 @@ func createConfirmation(r CreateRequest, c *createCmd, baseShown string, showRun
 	return conf
 }
 
-func (s *service) runCreate(ctx context.Context, c *createCmd, before snapshot, warnings []string) (*Outcome, error) {
+func (s *Env) runCreate(ctx context.Context, c *createCmd, before Snapshot, warnings []string) (*Outcome, error) {
 	pre := s.createPreState(ctx, c)
 	if c.run != nil {
 		c.run.started = time.Now()

@@ -2,28 +2,17 @@ package core
 
 import "context"
 
-// OpLandStatus reads land job records.
-const OpLandStatus Operation = "land_status"
-
-// LandStatusRequest reads land job records: one job, or every job of the repository.
-type LandStatusRequest struct {
-	Job *string `json:"job,omitempty" doc:"job id (e.g. land-7); all jobs when absent"`
-}
-
-func (LandStatusRequest) Op() Operation { return OpLandStatus }
-func (LandStatusRequest) isRequest()    {}
-
 type landStatusCmd struct{ ticket int64 } // 0 = every job
 
 func (landStatusCmd) op() Operation { return OpLandStatus }
 
-var LandStatusOp = &operation{
-	name:     OpLandStatus,
-	doc:      "read land jobs: one by id, or all of the repository's jobs",
-	approval: ApprovalRead,
-	request:  LandStatusRequest{},
-	changes:  never,
-	prepare: prepareAs(func(_ *service, _ context.Context, r LandStatusRequest, _ snapshot) (*Plan, error) {
+var LandStatusOp = &Op{
+	Name:     OpLandStatus,
+	Doc:      "read land jobs: one by id, or all of the repository's jobs",
+	Approval: ApprovalRead,
+	Request:  LandStatusRequest{},
+	Changes:  No,
+	Prepare: PrepareAs(func(_ *Env, _ context.Context, r LandStatusRequest, _ Snapshot) (*Plan, error) {
 		c := landStatusCmd{}
 		if r.Job != nil {
 			t, err := ParseJobID(*r.Job)
@@ -32,9 +21,9 @@ var LandStatusOp = &operation{
 			}
 			c.ticket = t
 		}
-		return &Plan{cmd: c}, nil
+		return &Plan{Cmd: c}, nil
 	}),
-	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
-		return s.landStatus(ctx, x.plan.cmd.(landStatusCmd))
+	Run: func(s *Env, ctx context.Context, x *Execution) (*Outcome, error) {
+		return s.landStatus(ctx, x.Plan.Cmd.(landStatusCmd))
 	},
 }

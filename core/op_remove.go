@@ -9,54 +9,33 @@ import (
 	"github.com/copse-dev/copse/gitx"
 )
 
-// OpRemove removes a worktree; a person always confirms it.
-const OpRemove Operation = "remove"
-
-type RemoveRequest struct {
-	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of the worktree to remove"`
-	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of the worktree to remove"`
-	WorkspaceID        *string `json:"workspace_id,omitempty" copse:"oneof=target" doc:"Herdr workspace id of the worktree to remove"`
-	ID                 *string `json:"id,omitempty" copse:"oneof=target" doc:"id of the worktree to remove (copse list --json)"`
-	Force              bool    `json:"force,omitempty" doc:"remove even if dirty or locked; delete an unmerged branch"`
-	DeleteBranch       bool    `json:"delete_branch,omitempty" doc:"also delete the worktree's branch"`
-	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
-}
-
-func (RemoveRequest) Op() Operation                 { return OpRemove }
-func (RemoveRequest) isRequest()                    {}
-func (r RemoveRequest) expectedStateToken() *string { return r.ExpectedStateToken }
-func (r RemoveRequest) idTarget() (*string, []*string) {
-	return r.ID, []*string{r.Path, r.Branch, r.WorkspaceID}
-}
-func (r RemoveRequest) atPath(p *string) Request { r.Path, r.ID = p, nil; return r }
-
-var RemoveOp = &operation{
-	name:     OpRemove,
-	doc:      "remove a worktree (always needs a human's confirmation)",
-	approval: ApprovalDestructive,
-	request:  RemoveRequest{},
-	confirms: always,
-	prepare:  prepareAs((*service).prepareRemove),
-	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
-		out, err := s.runRemove(ctx, x.plan.cmd.(*removeCmd), x.before, x.warnings())
+var RemoveOp = &Op{
+	Name:     OpRemove,
+	Doc:      "remove a worktree (always needs a human's confirmation)",
+	Approval: ApprovalDestructive,
+	Request:  RemoveRequest{},
+	Confirms: Yes,
+	Prepare:  PrepareAs((*Env).prepareRemove),
+	Run: func(s *Env, ctx context.Context, x *Execution) (*Outcome, error) {
+		out, err := s.runRemove(ctx, x.Plan.Cmd.(*removeCmd), x.Before, x.Warnings())
 		if err != nil {
 			return out, err
 		}
-		if x.plan.Confirm != nil {
+		if x.Plan.Confirm != nil {
 			// What the confirmation told (the branch stays, with its commits); the plan's
 			// own notice about recording is answered by the outcome's restore id.
-			out.Notices = x.plan.Confirm.Notices
+			out.Notices = x.Plan.Confirm.Notices
 		}
-		if l := x.plan.cmd.(*removeCmd).losses; l.Ignored > 0 {
+		if l := x.Plan.Cmd.(*removeCmd).losses; l.Ignored > 0 {
 			// Deleted with it, as the confirmation said: the result says which (no record keeps them).
 			out.Notices = append(append([]string(nil), out.Notices...), "deleted with it: "+l.ignoredNamed()+" (ignored files are not recorded)")
 		}
-		x.emit(Event{Event: EventRemoved, Commit: out.Worktree.Head, BranchDeleted: out.BranchDeleted}, out.Worktree)
+		x.Emit(Event{Event: EventRemoved, Commit: out.Worktree.Head, BranchDeleted: out.BranchDeleted}, out.Worktree)
 		return out, nil
 	},
 }
 
-func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snapshot) (*Plan, error) {
+func (s *Env) prepareRemove(ctx context.Context, r RemoveRequest, snap Snapshot) (*Plan, error) {
 	t, ws, err := s.resolveTarget(ctx, snap, r.Path, r.Branch, r.WorkspaceID)
 	if err != nil {
 		return nil, err
@@ -150,7 +129,7 @@ func (s *service) prepareRemove(ctx context.Context, r RemoveRequest, snap snaps
 		// The dry run shows the plan's notices, not the confirmation: it names them too.
 		notices = append(append([]string(nil), notices...), "removing it deletes "+c.losses.ignoredNamed()+" (ignored files are not recorded)")
 	}
-	return &Plan{Request: r, cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings, Notices: notices}, nil
+	return &Plan{Request: r, Cmd: c, Commands: cmds, Confirm: conf, Warnings: conf.Warnings, Notices: notices}, nil
 }
 
 // removeConfirmation shows the target as it was named, what else identifies it, what
@@ -218,7 +197,7 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 	return conf
 }
 
-func (s *service) runRemove(ctx context.Context, c *removeCmd, before snapshot, warnings []string) (*Outcome, error) {
+func (s *Env) runRemove(ctx context.Context, c *removeCmd, before Snapshot, warnings []string) (*Outcome, error) {
 	gone := s.row(c.target, c.wsID)
 	r, err := s.removeOne(ctx, removeStep{target: c.target, record: recordsRemove(c), deleteBranch: c.deleteBranch,
 		before: &before.token, run: func(ctx context.Context) error { return s.backend.remove(ctx, c) }})

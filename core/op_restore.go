@@ -2,31 +2,17 @@ package core
 
 import "context"
 
-// OpRestore brings back a worktree a forced remove recorded (or lists them).
-const OpRestore Operation = "restore"
-
-type RestoreRequest struct {
-	ID                 *string `json:"id,omitempty" doc:"id of a removed worktree (restore with list shows them); default: the most recent"`
-	List               bool    `json:"list,omitempty" doc:"list what can be restored, with age and size, instead of restoring"`
-	Path               *string `json:"path,omitempty" doc:"absolute path to restore to (default: where it was); needs confirmation"`
-	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
-}
-
-func (RestoreRequest) Op() Operation                 { return OpRestore }
-func (RestoreRequest) isRequest()                    {}
-func (r RestoreRequest) expectedStateToken() *string { return r.ExpectedStateToken }
-
-var RestoreOp = &operation{
-	name:     OpRestore,
-	doc:      "bring back a worktree that a forced remove recorded (list: show what can be restored)",
-	approval: ApprovalExecute,
-	request:  RestoreRequest{},
+var RestoreOp = &Op{
+	Name:     OpRestore,
+	Doc:      "bring back a worktree that a forced remove recorded (list: show what can be restored)",
+	Approval: ApprovalExecute,
+	Request:  RestoreRequest{},
 	// Also asked at run time when the original path is an existing empty directory.
-	confirms: ruleOf(func(r RestoreRequest) bool { return r.Path != nil }),
-	changes:  ruleOf(func(r RestoreRequest) bool { return !r.List }),
-	prepare:  prepareAs((*service).prepareRestore),
+	Confirms: RuleOf(func(r RestoreRequest) bool { return r.Path != nil }),
+	Changes:  RuleOf(func(r RestoreRequest) bool { return !r.List }),
+	Prepare:  PrepareAs((*Env).prepareRestore),
 	// "The most recent" is resolved when prepared; a newer record since is another restore.
-	recheck: func(asked, fresh command) error {
+	Recheck: func(asked, fresh Command) error {
 		old, okOld := asked.(*restoreCmd)
 		c, ok := fresh.(*restoreCmd)
 		if okOld && ok && old.entry.ID != c.entry.ID {
@@ -35,12 +21,12 @@ var RestoreOp = &operation{
 		}
 		return nil
 	},
-	run: func(s *service, ctx context.Context, x *execution) (*Outcome, error) {
-		c, ok := x.plan.cmd.(*restoreCmd)
+	Run: func(s *Env, ctx context.Context, x *Execution) (*Outcome, error) {
+		c, ok := x.Plan.Cmd.(*restoreCmd)
 		if !ok {
 			return s.restoreList(ctx)
 		}
-		out, err := s.runRestore(ctx, c, x.before, x.warnings())
+		out, err := s.runRestore(ctx, c, x.Before, x.Warnings())
 		if err != nil || out.Worktree == nil {
 			return out, err
 		}
@@ -48,7 +34,7 @@ var RestoreOp = &operation{
 		if out.Restored != nil {
 			ev.Reason = "restored " + out.Restored.ID
 		}
-		x.emit(ev, out.Worktree)
+		x.Emit(ev, out.Worktree)
 		return out, nil
 	},
 }

@@ -2,53 +2,35 @@ package core
 
 import "context"
 
-// OpSwitch moves the session to an existing worktree.
-const OpSwitch Operation = "switch"
-
-type SwitchRequest struct {
-	Path               *string `json:"path,omitempty" copse:"oneof=target" doc:"absolute path of an existing worktree"`
-	Branch             *string `json:"branch,omitempty" copse:"oneof=target" doc:"branch of an existing worktree"`
-	ID                 *string `json:"id,omitempty" copse:"oneof=target" doc:"id of an existing worktree (copse list --json)"`
-	ExpectedStateToken *string `json:"expected_state_token,omitempty" doc:"state_token from list or needs_approval; if the state changed since, nothing runs (stale_state)"`
-}
-
-func (SwitchRequest) Op() Operation                 { return OpSwitch }
-func (SwitchRequest) isRequest()                    {}
-func (r SwitchRequest) expectedStateToken() *string { return r.ExpectedStateToken }
-func (r SwitchRequest) idTarget() (*string, []*string) {
-	return r.ID, []*string{r.Path, r.Branch}
-}
-func (r SwitchRequest) atPath(p *string) Request { r.Path, r.ID = p, nil; return r }
-
-var SwitchOp = &operation{
-	name:     OpSwitch,
-	doc:      "switch to an existing worktree",
-	approval: ApprovalExecute,
-	request:  SwitchRequest{},
-	prepare: prepareAs(func(s *service, ctx context.Context, r SwitchRequest, snap snapshot) (*Plan, error) {
+var SwitchOp = &Op{
+	Name:     OpSwitch,
+	Doc:      "switch to an existing worktree",
+	Approval: ApprovalExecute,
+	Request:  SwitchRequest{},
+	Prepare: PrepareAs(func(s *Env, ctx context.Context, r SwitchRequest, snap Snapshot) (*Plan, error) {
 		return s.prepareTarget(ctx, r, OpSwitch, r.Path, r.Branch, nil, true, snap)
 	}),
-	lock: targetLock,
-	run:  runTargetOp,
+	Lock: targetLock,
+	Run:  runTargetOp,
 }
 
 // targetLock: a switch, back or open without workspaces changes nothing in git. It waits
 // for a holder like any request, but never creates the lock file (read-only commands
 // leave no trace in the repository).
-func targetLock(s *service, _ command) lockKind {
+func targetLock(s *Env, _ Command) LockKind {
 	if s.backend.hasWorkspaces() {
-		return lockRepo
+		return LockRepo
 	}
-	return lockWaitOnly
+	return LockWaitOnly
 }
 
 // runTargetOp runs open, switch and back.
-func runTargetOp(s *service, ctx context.Context, x *execution) (*Outcome, error) {
-	c := x.plan.cmd.(*targetCmd)
-	return s.runTarget(ctx, c, x.warnings())
+func runTargetOp(s *Env, ctx context.Context, x *Execution) (*Outcome, error) {
+	c := x.Plan.Cmd.(*targetCmd)
+	return s.runTarget(ctx, c, x.Warnings())
 }
 
-func (s *service) prepareTarget(ctx context.Context, req Request, op Operation, path, branch, rawLabel *string, focus bool, snap snapshot) (*Plan, error) {
+func (s *Env) prepareTarget(ctx context.Context, req Request, op Operation, path, branch, rawLabel *string, focus bool, snap Snapshot) (*Plan, error) {
 	t, ws, err := s.resolveTarget(ctx, snap, path, branch, nil)
 	if err != nil && branch != nil {
 		if b, berr := s.parseBranch(ctx, "branch", *branch); berr == nil {
@@ -84,10 +66,10 @@ func (s *service) prepareTarget(ctx context.Context, req Request, op Operation, 
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Request: req, cmd: c, Commands: cmds, Warnings: warnings}, nil
+	return &Plan{Request: req, Cmd: c, Commands: cmds, Warnings: warnings}, nil
 }
 
-func (s *service) runTarget(ctx context.Context, c *targetCmd, warnings []string) (*Outcome, error) {
+func (s *Env) runTarget(ctx context.Context, c *targetCmd, warnings []string) (*Outcome, error) {
 	var (
 		ws  string
 		err error

@@ -15,70 +15,70 @@ import (
 //
 // Adding an operation is one file (request type, command, operation value; see
 // docs/dev/operations.md) plus one line in registry.
-type operation struct {
-	name Operation
+type Op struct {
+	Name Operation
 	// doc is one line: the schema's description, the tool's list, the docs' table.
-	doc      string
-	approval Approval
+	Doc      string
+	Approval Approval
 	// request is the zero value of the variant (decoder and schema read its fields).
-	request Request
+	Request Request
 	// confirms reports whether a person must say yes before req runs; nil: never.
-	confirms func(req Request) bool
+	Confirms func(req Request) bool
 	// changes reports whether req changes anything; nil: always. A request that changes
 	// nothing takes no lock and is not prepared twice: it runs on the plan as made.
-	changes func(req Request) bool
+	Changes func(req Request) bool
 	// lock is the lock the run takes; nil: the repository lock.
-	lock func(s *service, c command) lockKind
+	Lock func(s *Env, c Command) LockKind
 	// prepare parses req against one snapshot of git's worktree list; it changes nothing.
-	prepare func(s *service, ctx context.Context, req Request, snap snapshot) (*Plan, error)
+	Prepare func(s *Env, ctx context.Context, req Request, snap Snapshot) (*Plan, error)
 	// recheck compares the command the caller saw with the one prepared again under the
 	// lock, for what the state token does not cover (a base that moved); nil: nothing more.
-	recheck func(asked, fresh command) error
+	Recheck func(asked, fresh Command) error
 	// run does the work. For a request that changes something it runs under the lock on
 	// the plan prepared again there, and reads back and verifies what it did.
-	run func(s *service, ctx context.Context, x *execution) (*Outcome, error)
+	Run func(s *Env, ctx context.Context, x *Execution) (*Outcome, error)
 	// settle runs after the lock is released, on run's outcome (land waits in its queue
 	// there); nil: nothing.
-	settle func(s *service, ctx context.Context, x *execution, out *Outcome) (*Outcome, error)
+	Settle func(s *Env, ctx context.Context, x *Execution, out *Outcome) (*Outcome, error)
 }
 
 // lockKind is what a run holds while it changes something.
-type lockKind int
+type LockKind int
 
 const (
 	// lockRepo: the repository lock (in-process mutex plus the file in the common dir).
-	lockRepo lockKind = iota
+	LockRepo LockKind = iota
 	// lockWaitOnly: wait for a holder, never create the lock file. For runs that change
 	// nothing in git (switch without workspaces) and so leave no trace in the repository.
-	lockWaitOnly
+	LockWaitOnly
 	// lockQueue: the land queue's own locks order the run (each job takes the repository
 	// lock for its short critical steps); the engine takes none and prepares nothing again.
-	lockQueue
+	LockQueue
 )
 
 // A Registry is the list of operations a Service serves, in a stable order: the
 // schema's, the tool's and the docs'. core declares none itself: the caller hands the
 // list to Open (cmd hands core/ops's), so the engine never imports an operation family.
 type Registry struct {
-	ops   []*operation
+	ops   []*Op
 	specs func() map[Operation]*variantSpec
 }
 
 // NewRegistry lists ops in the order given (schema, tool list, docs). Two operations of
 // one name are a programming error and panic at once, as a bad request tag does.
-func NewRegistry(ops ...*operation) *Registry {
+func NewRegistry(ops ...*Op) *Registry {
 	seen := map[Operation]bool{}
 	for _, o := range ops {
-		if seen[o.name] {
-			panic("core.NewRegistry: operation " + string(o.name) + " listed twice")
+		if seen[o.Name] {
+			panic("core.NewRegistry: operation " + string(o.Name) + " listed twice")
 		}
-		seen[o.name] = true
+		seen[o.Name] = true
 	}
 	r := &Registry{ops: ops}
 	r.specs = sync.OnceValue(func() map[Operation]*variantSpec {
 		m := map[Operation]*variantSpec{}
 		for _, o := range r.ops {
-			m[o.name] = buildSpec(o.name, reflect.TypeOf(o.request))
+			m[o.Name] = buildSpec(o.Name, reflect.TypeOf(o.Request))
 		}
 		return m
 	})
@@ -86,9 +86,9 @@ func NewRegistry(ops ...*operation) *Registry {
 }
 
 // lookup is the operation named op.
-func (r *Registry) lookup(op Operation) (*operation, bool) {
+func (r *Registry) lookup(op Operation) (*Op, bool) {
 	for _, o := range r.ops {
-		if o.name == op {
+		if o.Name == op {
 			return o, true
 		}
 	}
@@ -100,7 +100,7 @@ func (r *Registry) lookup(op Operation) (*operation, bool) {
 func (r *Registry) Operations() []Operation {
 	out := make([]Operation, len(r.ops))
 	for i, o := range r.ops {
-		out[i] = o.name
+		out[i] = o.Name
 	}
 	return out
 }
@@ -108,7 +108,7 @@ func (r *Registry) Operations() []Operation {
 // OperationDoc is the operation's one-line description ("" for an unknown one).
 func (r *Registry) OperationDoc(op Operation) string {
 	if o, ok := r.lookup(op); ok {
-		return o.doc
+		return o.Doc
 	}
 	return ""
 }
@@ -117,7 +117,7 @@ func (r *Registry) OperationDoc(op Operation) string {
 func (r *Registry) operationNames() string {
 	names := make([]string, len(r.ops))
 	for i, o := range r.ops {
-		names[i] = string(o.name)
+		names[i] = string(o.Name)
 	}
 	return strings.Join(names, ", ")
 }
@@ -125,7 +125,7 @@ func (r *Registry) operationNames() string {
 // ApprovalOf is the operation's approval class for agent hosts.
 func (r *Registry) ApprovalOf(op Operation) Approval {
 	if o, ok := r.lookup(op); ok {
-		return o.approval
+		return o.Approval
 	}
 	return ApprovalExecute
 }
@@ -137,7 +137,7 @@ func (r *Registry) NeedsConfirmation(req Request) bool {
 		return false
 	}
 	o, ok := r.lookup(req.Op())
-	return ok && o.confirms != nil && o.confirms(req)
+	return ok && o.Confirms != nil && o.Confirms(req)
 }
 
 // Changes reports whether req may change anything; a request that changes nothing takes
@@ -148,7 +148,7 @@ func (r *Registry) Changes(req Request) bool { return !r.changesNothing(req) }
 // NewRequest returns a zero value of the variant named op (decoder and schema use it).
 func (r *Registry) NewRequest(op Operation) (Request, bool) {
 	if o, ok := r.lookup(op); ok {
-		return o.request, true
+		return o.Request, true
 	}
 	return nil, false
 }
@@ -156,7 +156,7 @@ func (r *Registry) NewRequest(op Operation) (Request, bool) {
 // changesNothing reports requests that change nothing: they take no repository lock.
 func (r *Registry) changesNothing(req Request) bool {
 	o, ok := r.lookup(req.Op())
-	return ok && o.changes != nil && !o.changes(req)
+	return ok && o.Changes != nil && !o.Changes(req)
 }
 
 // stateBound is a request that may carry the state_token it was sent against.
@@ -183,19 +183,19 @@ type byID interface {
 }
 
 // prepareAs adapts an operation's typed prepare to the registry's shape.
-func prepareAs[R Request](f func(s *service, ctx context.Context, r R, snap snapshot) (*Plan, error)) func(*service, context.Context, Request, snapshot) (*Plan, error) {
-	return func(s *service, ctx context.Context, req Request, snap snapshot) (*Plan, error) {
+func PrepareAs[R Request](f func(s *Env, ctx context.Context, r R, snap Snapshot) (*Plan, error)) func(*Env, context.Context, Request, Snapshot) (*Plan, error) {
+	return func(s *Env, ctx context.Context, req Request, snap Snapshot) (*Plan, error) {
 		return f(s, ctx, req.(R), snap)
 	}
 }
 
 // ruleOf adapts a typed confirmation rule to the registry's shape.
-func ruleOf[R Request](f func(r R) bool) func(Request) bool {
+func RuleOf[R Request](f func(r R) bool) func(Request) bool {
 	return func(req Request) bool { return f(req.(R)) }
 }
 
 // always is the confirmation (or change) rule that holds for every request.
-func always(Request) bool { return true }
+func Yes(Request) bool { return true }
 
 // never is the rule that holds for none.
-func never(Request) bool { return false }
+func No(Request) bool { return false }

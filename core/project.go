@@ -120,7 +120,7 @@ func (s *Service) Unapproved(cmds []string) ([]string, error) {
 	return s.impl.unapproved(cmds)
 }
 
-func (si *service) unapproved(cmds []string) ([]string, error) {
+func (si *Env) unapproved(cmds []string) ([]string, error) {
 	file := approvalsFile(si.opts.Getenv)
 	if _, err := os.Lstat(file); err == nil {
 		if err := checkApprovalsTrust(file, approvalsConfigDir(si.opts.Getenv)); err != nil {

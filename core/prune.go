@@ -107,7 +107,7 @@ func ParseIdle(field, raw string) (time.Duration, error) {
 	return d, nil
 }
 
-func (s *service) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration, error) {
+func (s *Env) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration, error) {
 	if r.OlderThan != nil {
 		return ParseIdle("older_than", *r.OlderThan)
 	}
@@ -132,7 +132,7 @@ func (s *service) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration
 	return d, nil
 }
 
-func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapshot) (*Plan, error) {
+func (s *Env) preparePrune(ctx context.Context, r PruneRequest, snap Snapshot) (*Plan, error) {
 	older, err := s.pruneAfter(ctx, r)
 	if err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ func (s *service) preparePrune(ctx context.Context, r PruneRequest, snap snapsho
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Request: r, cmd: c, Commands: cmds, Warnings: sc.warnings}
+	p := &Plan{Request: r, Cmd: c, Commands: cmds, Warnings: sc.warnings}
 	if !r.DryRun && (len(c.remove) > 0 || len(c.forget) > 0) {
 		p.Confirm = pruneConfirmation(c, older, sc.warnings)
 		p.Warnings = p.Confirm.Warnings
@@ -213,7 +213,7 @@ const (
 // judgeForPrune reads what prune needs about the worktree t (the i-th git lists), cheapest
 // first, and gives its report entry and fate; a candidate to remove comes with what the
 // confirmation says about it.
-func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Worktree) (PruneEntry, pruneCand, pruneFate) {
+func (s *Env) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Worktree) (PruneEntry, pruneCand, pruneFate) {
 	e := PruneEntry{Path: t.Path, Branch: t.Branch}
 	if !t.Bare && i > 0 {
 		e.ID = idOf(sc.ids, t.Path)
@@ -279,7 +279,7 @@ func (s *service) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t git
 // a detached HEAD, a HEAD reflog and refs/worktree/* with commits nothing else has. Those
 // are recorded first (as a removal is), so forgetting it loses nothing; what cannot be
 // read keeps it.
-func (s *service) judgeGone(ctx context.Context, e PruneEntry, t gitx.Worktree, detail string) (PruneEntry, pruneCand, pruneFate) {
+func (s *Env) judgeGone(ctx context.Context, e PruneEntry, t gitx.Worktree, detail string) (PruneEntry, pruneCand, pruneFate) {
 	l := s.losses(ctx, t)
 	if l.Status.Error != "" {
 		e.Reason, e.Detail = KeepStatusUnknown, "directory gone, and cannot tell what its admin directory holds: "+l.Status.Error
@@ -376,7 +376,7 @@ func ignoredRaw(l Losses) string {
 }
 
 // pruneCommands are the commands prune would run, for the plan.
-func (s *service) pruneCommands(c *pruneCmd) ([]string, error) {
+func (s *Env) pruneCommands(c *pruneCmd) ([]string, error) {
 	var cmds []string
 	for _, cand := range c.remove {
 		if cand.t.Locked != nil {
@@ -521,8 +521,8 @@ func idleFor(commonDir, id string, now time.Time) (time.Duration, bool) {
 
 // runPrune removes, under the lock, the worktrees that are prunable now AND were shown
 // in the confirmation; a worktree that changed since is kept with its new reason.
-func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (*Outcome, error) {
-	p, freshPlan := x.asked, x.plan
+func (s *Env) runPrune(ctx context.Context, fresh *pruneCmd, x *Execution) (*Outcome, error) {
+	p, freshPlan := x.Asked, x.Plan
 	out := &Outcome{Operation: OpPrune, DryRun: fresh.dryRun, Prune: &fresh.report, Warnings: freshPlan.Warnings}
 	if fresh.dryRun {
 		out.Commands = freshPlan.Commands
@@ -584,7 +584,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 		}
 		e.RestoreID = saved.ID
 		rep.Removed = append(rep.Removed, e)
-		x.emit(Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head, BranchDeleted: e.BranchDeleted},
+		x.Emit(Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head, BranchDeleted: e.BranchDeleted},
 			&Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
 	}
 	if err := s.forgetGone(ctx, fresh, p, x, out); err != nil {
@@ -602,7 +602,7 @@ func (s *service) runPrune(ctx context.Context, fresh *pruneCmd, x *execution) (
 // lists (which picks it): what a run may act on.
 func shownIn(asked *Plan, which func(*pruneCmd) []pruneCand) map[string]bool {
 	shown := map[string]bool{}
-	if old, ok := asked.cmd.(*pruneCmd); ok {
+	if old, ok := asked.Cmd.(*pruneCmd); ok {
 		for _, c := range which(old) {
 			shown[canonical(c.t.Path)] = true
 		}
@@ -613,7 +613,7 @@ func shownIn(asked *Plan, which func(*pruneCmd) []pruneCand) map[string]bool {
 // forgetGone forgets, under the lock, the worktrees whose directory is gone that are so now
 // AND were shown in the confirmation, each on its own (`git worktree remove` of a missing
 // directory drops only its admin directory), recorded first when it holds commits.
-func (s *service) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, x *execution, out *Outcome) error {
+func (s *Env) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, x *Execution, out *Outcome) error {
 	shown := shownIn(asked, func(c *pruneCmd) []pruneCand { return c.forget })
 	rep := &fresh.report
 	forgotten := rep.Forgotten
@@ -656,7 +656,7 @@ func (s *service) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, 
 			e.RestoreID = r.saved.ID
 		}
 		rep.Forgotten = append(rep.Forgotten, e)
-		x.emit(Event{Event: EventPruned, Reason: PruneGone}, &Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
+		x.Emit(Event{Event: EventPruned, Reason: PruneGone}, &Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
 	}
 	return nil
 }
@@ -690,7 +690,7 @@ func pruneRefusedDetail(runErr error) string {
 // dropExpiredRecords drops (dry: names) the restore and land records past their keep
 // time into the report. It is house-keeping after the worktrees are done: a failure is a
 // warning, never the prune's failure, and it keeps what it could not drop.
-func (s *service) dropExpiredRecords(ctx context.Context, out *Outcome, dry bool) {
+func (s *Env) dropExpiredRecords(ctx context.Context, out *Outcome, dry bool) {
 	now := time.Now()
 	rep := out.Prune
 	ids, err := s.dropRemovedBefore(ctx, now, dry)
@@ -720,7 +720,7 @@ func gitErrText(err error) string {
 
 // pruneDeleteBranch deletes a branch prune found to hold nothing unique, checking again
 // under the lock first.
-func (s *service) pruneDeleteBranch(ctx context.Context, cwd, branch string) bool {
+func (s *Env) pruneDeleteBranch(ctx context.Context, cwd, branch string) bool {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
 	if n, err := s.git.UniqueCommits(rctx, cwd, branch); err != nil || n > 0 {

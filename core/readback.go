@@ -17,7 +17,7 @@ import (
 // caller's context was cancelled: after an interrupt the user must learn what state is left.
 const readBackTimeout = 30 * time.Second
 
-func (s *service) sessionAt() string {
+func (s *Env) sessionAt() string {
 	s.mu.Lock()
 	at := s.sessAt
 	s.mu.Unlock()
@@ -28,13 +28,13 @@ func (s *service) sessionAt() string {
 }
 
 // readBack lists the worktrees after a mutation, even if ctx was cancelled.
-func (s *service) readBack(ctx context.Context) (snapshot, error) {
+func (s *Env) readBack(ctx context.Context) (Snapshot, error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
 	return s.read(rctx)
 }
 
-func find(snap snapshot, path string) (gitx.Worktree, bool) {
+func find(snap Snapshot, path string) (gitx.Worktree, bool) {
 	cp := canonical(path)
 	for _, t := range snap.trees {
 		if canonical(t.Path) == cp {
@@ -49,7 +49,7 @@ func exists(path string) bool {
 	return err == nil
 }
 
-func (s *service) row(t gitx.Worktree, ws string) *Worktree {
+func (s *Env) row(t gitx.Worktree, ws string) *Worktree {
 	w := &Worktree{Branch: t.Branch, Path: t.Path, Head: t.Head, Detached: t.Detached, Bare: t.Bare,
 		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.root(), Current: t.Path == s.current(),
 		Rebasing: t.Rebasing, Bisecting: t.Bisecting}

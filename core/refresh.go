@@ -51,7 +51,7 @@ const refreshTimeout = 10 * time.Second
 // the current second (the checkout has just finished). Its result changes nothing the
 // caller reports: a held index.lock or a failure leaves the index as git left it, which is
 // correct, only slower to read.
-func (s *service) refreshAfterCheckout(dir string) {
+func (s *Env) refreshAfterCheckout(dir string) {
 	r := s.opts.Refreshes
 	if r == nil {
 		return
@@ -72,7 +72,7 @@ func (s *service) refreshAfterCheckout(dir string) {
 
 // holdRefreshes keeps this process's refreshes from running git until the returned func is
 // called (a land's sync, which must find the target's index unlocked).
-func (s *service) holdRefreshes() func() {
+func (s *Env) holdRefreshes() func() {
 	r := s.opts.Refreshes
 	if r == nil {
 		return func() {}

@@ -29,7 +29,7 @@ type removeStep struct {
 type removal struct {
 	saved          *RemovedEntry // the record made first; nil when none, or dropped again
 	runErr         error         // what the removal itself returned
-	after          snapshot
+	after          Snapshot
 	listed, onDisk bool
 	verdict        removalVerdict
 }
@@ -68,7 +68,7 @@ func judgeRemoval(failed, listed, onDisk, prunable, sameList bool) removalVerdic
 // removeOne makes one removal. Its error is the record's (nothing was removed) or the
 // read back's (the removal ran; what it did is unknown): each caller names them in its
 // own words.
-func (s *service) removeOne(ctx context.Context, st removeStep) (removal, error) {
+func (s *Env) removeOne(ctx context.Context, st removeStep) (removal, error) {
 	var r removal
 	if st.record {
 		saved, err := s.snapshotForRemoval(ctx, st.target, st.deleteBranch)

@@ -28,7 +28,7 @@ func stillLive(err error) (liveSet, bool) {
 
 // workspaceAt is the workspace (tmux window, Herdr workspace) the worktree at path is open
 // in, "" when none or without workspaces.
-func (s *service) workspaceAt(ctx context.Context, snap snapshot, path string) (string, error) {
+func (s *Env) workspaceAt(ctx context.Context, snap Snapshot, path string) (string, error) {
 	wsOf, err := s.workspacesOf(ctx, snap)
 	if err != nil {
 		return "", err
@@ -39,14 +39,14 @@ func (s *service) workspaceAt(ctx context.Context, snap snapshot, path string) (
 // unforcedRemoval is the run of a removal prune or land's clean-up decided on: the live
 // check, then the remove, never forced, through the backend when the worktree has a
 // workspace (which it closes, as remove does) and through git (with runner git) when not.
-func (s *service) unforcedRemoval(t gitx.Worktree, ws string, git *gitx.Runner) func(context.Context) error {
+func (s *Env) unforcedRemoval(t gitx.Worktree, ws string, git *gitx.Runner) func(context.Context) error {
 	return s.liveCheckedRemoval(t, ws, ws != "", git)
 }
 
 // liveCheckedRemoval looks at the processes as the window or workspace ws's (none: the
 // directory's alone) right before the removal, and removes the worktree through the
 // backend when closeWs (which closes ws with it), else with git alone.
-func (s *service) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *gitx.Runner) func(context.Context) error {
+func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *gitx.Runner) func(context.Context) error {
 	return func(ctx context.Context) error {
 		if s.beforeLiveCheck != nil {
 			s.beforeLiveCheck(t.Path)
@@ -83,12 +83,12 @@ func (s *service) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, g
 // the one copse runs in: the processes are judged as that window's (copse and the shell
 // that started it go with the window), and git removes the worktree; the window itself is
 // closed once copse has answered (closeOwnWindow), never under it.
-func (s *service) unforcedRemovalInOwnWindow(t gitx.Worktree, own string, git *gitx.Runner) func(context.Context) error {
+func (s *Env) unforcedRemovalInOwnWindow(t gitx.Worktree, own string, git *gitx.Runner) func(context.Context) error {
 	return s.liveCheckedRemoval(t, own, false, git)
 }
 
 // unforcedRemoveCommands are the commands unforcedRemoval runs, for a plan.
-func (s *service) unforcedRemoveCommands(t gitx.Worktree, ws string) ([]string, error) {
+func (s *Env) unforcedRemoveCommands(t gitx.Worktree, ws string) ([]string, error) {
 	if ws != "" {
 		return s.backend.removeCommands(&removeCmd{target: t, wsID: ws, cwd: s.root()})
 	}

@@ -53,8 +53,8 @@ func TestPruneKeepsAWorktreeAProcessStartedInAfterItsScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.cmd.(*pruneCmd).remove) != 1 {
-		t.Fatalf("prune would not remove the idle worktree: %+v", p.cmd.(*pruneCmd).report)
+	if len(p.Cmd.(*pruneCmd).remove) != 1 {
+		t.Fatalf("prune would not remove the idle worktree: %+v", p.Cmd.(*pruneCmd).report)
 	}
 	out, err := svc.Execute(context.Background(), p)
 	if err != nil {

@@ -111,7 +111,7 @@ func parseEntry(ref gitx.RemovedRef) (RemovedEntry, error) {
 
 // removedEntries lists the records, newest first, with the ones that cannot be read as
 // warnings (they are never dropped or restored: copse does not guess).
-func (s *service) removedEntries(ctx context.Context) ([]RemovedEntry, []string, error) {
+func (s *Env) removedEntries(ctx context.Context) ([]RemovedEntry, []string, error) {
 	refs, err := s.git.ListRemoved(ctx, s.root())
 	if err != nil {
 		return nil, nil, gitFailure(CodeListRemovedFailed, err, "cannot list removed worktrees")
@@ -132,7 +132,7 @@ func (s *service) removedEntries(ctx context.Context) ([]RemovedEntry, []string,
 
 // dropSnapshot forgets a record whose remove did not happen (best effort: an entry left
 // behind only clutters the list until it expires).
-func (s *service) dropSnapshot(ctx context.Context, e *RemovedEntry) {
+func (s *Env) dropSnapshot(ctx context.Context, e *RemovedEntry) {
 	if e == nil {
 		return
 	}
@@ -146,12 +146,12 @@ func (s *service) dropSnapshot(ctx context.Context, e *RemovedEntry) {
 // dropExpiredRemoved deletes the records older than copse.keepRemoved (prune calls it
 // under the repository lock) and returns their ids. Each ref is deleted with a
 // compare-and-swap on the commit it was read at.
-func (s *service) dropExpiredRemoved(ctx context.Context) ([]string, error) {
+func (s *Env) dropExpiredRemoved(ctx context.Context) ([]string, error) {
 	return s.dropRemovedBefore(ctx, time.Now(), false)
 }
 
 // dropRemovedBefore drops the records expired at now; with dry, it only names them.
-func (s *service) dropRemovedBefore(ctx context.Context, now time.Time, dry bool) ([]string, error) {
+func (s *Env) dropRemovedBefore(ctx context.Context, now time.Time, dry bool) ([]string, error) {
 	keep, err := s.keepRemoved(ctx)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 
 // parseBranch checks raw, then lets git say whether it is a branch name and what it names
 // (`@{-1}` becomes the branch it refers to); the name git prints back is the one used.
-func (s *service) parseBranch(ctx context.Context, field, raw string) (BranchName, error) {
+func (s *Env) parseBranch(ctx context.Context, field, raw string) (BranchName, error) {
 	if err := checkText(field, raw, maxBranch); err != nil {
 		return BranchName{}, err
 	}
@@ -42,7 +42,7 @@ func (s *service) parseBranch(ctx context.Context, field, raw string) (BranchNam
 }
 
 // parseBase resolves raw to a commit now; the OID travels with the command.
-func (s *service) parseBase(ctx context.Context, raw string) (BaseCommit, error) {
+func (s *Env) parseBase(ctx context.Context, raw string) (BaseCommit, error) {
 	if err := checkText("base", raw, maxRef); err != nil {
 		return BaseCommit{}, err
 	}
@@ -58,7 +58,7 @@ func (s *service) parseBase(ctx context.Context, raw string) (BaseCommit, error)
 }
 
 // at is the directory the session is in: where relative refs (HEAD, @{-1}) are read.
-func (s *service) at() string {
+func (s *Env) at() string {
 	if s.current() != "" {
 		return s.current()
 	}
@@ -67,7 +67,7 @@ func (s *service) at() string {
 
 // defaultPath is <copse.root>/<slug> when git config copse.root is set, else
 // <parent of main checkout>/<repo>.worktrees/<slug>.
-func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
+func (s *Env) defaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
 	root, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.root")
 	if err != nil {
 		return AbsPath{}, gitFailure(CodeConfigFailed, err, "cannot read git config copse.root")
@@ -87,7 +87,7 @@ func (s *service) defaultPath(ctx context.Context, b BranchName) (AbsPath, error
 }
 
 // checkNewPath runs the rules for the path of a new worktree (create, restore).
-func (s *service) checkNewPath(ctx context.Context, snap snapshot, p AbsPath) error {
+func (s *Env) checkNewPath(ctx context.Context, snap Snapshot, p AbsPath) error {
 	commonDir, err := s.commonDir(ctx)
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func short(oid string) string {
 }
 
 // resolveTarget finds the one worktree a request names by path, branch or workspace id.
-func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch, ws *string) (gitx.Worktree, string, error) {
+func (s *Env) resolveTarget(ctx context.Context, snap Snapshot, path, branch, ws *string) (gitx.Worktree, string, error) {
 	n := 0
 	for _, v := range []*string{path, branch, ws} {
 		if v != nil {
@@ -183,7 +183,7 @@ func (s *service) resolveTarget(ctx context.Context, snap snapshot, path, branch
 
 // workspacesOf maps each worktree's path to the workspace it is open in (empty without
 // workspaces).
-func (s *service) workspacesOf(ctx context.Context, snap snapshot) (map[string]string, error) {
+func (s *Env) workspacesOf(ctx context.Context, snap Snapshot) (map[string]string, error) {
 	wsOf := map[string]string{}
 	if !s.backend.hasWorkspaces() {
 		return wsOf, nil
@@ -250,7 +250,7 @@ func checkEnterable(t gitx.Worktree) error {
 
 // leavingWarning: switching away from uncommitted work is allowed (it stays where it is),
 // but the user hears about it.
-func (s *service) leavingWarning(ctx context.Context, c *targetCmd) []string {
+func (s *Env) leavingWarning(ctx context.Context, c *targetCmd) []string {
 	if c.from == "" || canonical(c.from) == canonical(c.target.Path) {
 		return nil
 	}
@@ -266,7 +266,7 @@ func (s *service) leavingWarning(ctx context.Context, c *targetCmd) []string {
 }
 
 // existsIn reports whether a path is a live (listed, not prunable) worktree of snap.
-func (s *service) existsIn(snap snapshot) func(string) bool {
+func (s *Env) existsIn(snap Snapshot) func(string) bool {
 	live := map[string]bool{}
 	for _, t := range snap.trees {
 		if !t.Bare && t.Prunable == nil {

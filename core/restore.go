@@ -89,7 +89,7 @@ func (restoreListCmd) op() Operation { return OpRestore }
 // refs/copse/removed/<id>. The caller holds the repository lock. Nothing in the worktree
 // changes: the record is made with temporary index files. An error means nothing was
 // recorded, and the caller must not delete anything.
-func (s *service) snapshotForRemoval(ctx context.Context, t gitx.Worktree, deleteBranch bool) (RemovedEntry, error) {
+func (s *Env) snapshotForRemoval(ctx context.Context, t gitx.Worktree, deleteBranch bool) (RemovedEntry, error) {
 	e, err := s.recordWorktree(ctx, t, deleteBranch)
 	if err != nil {
 		var ce *Error
@@ -115,7 +115,7 @@ func (s *service) snapshotForRemoval(ctx context.Context, t gitx.Worktree, delet
 // recordWorktree decides what the record of t holds (its metadata, the nested
 // repositories left out, the commits only it holds, the branch tip) and refuses what
 // cannot be recorded (not_recordable); gitx.RecordWorktree writes it.
-func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch bool) (RemovedEntry, error) {
+func (s *Env) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch bool) (RemovedEntry, error) {
 	root := s.root()
 	now := time.Now().UTC() // full precision: the newest record must sort first
 	meta := removedMeta{V: 1, Path: t.Path, Branch: t.Branch, DeleteBranch: deleteBranch, Time: now}
@@ -174,7 +174,7 @@ func (s *service) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBra
 // brings the foreign ones into this repository, so the record can keep them all as its
 // parents. What a record cannot keep (uncommitted changes inside a submodule or a nested
 // repository) is an error: nothing may be removed then.
-func (s *service) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, error) {
+func (s *Env) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, error) {
 	l := s.losses(ctx, t)
 	if l.Status.Error != "" {
 		return nil, errors.New("cannot read what it holds: " + l.Status.Error)
@@ -205,12 +205,12 @@ func (s *service) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, 
 
 // keepRemoved reads copse.keepRemoved: how long records are kept (default 14 days).
 // Accepted: "<n>d", "<n>w", a Go duration ("36h"), at most 100 years, or "never".
-func (s *service) keepRemoved(ctx context.Context) (time.Duration, error) {
+func (s *Env) keepRemoved(ctx context.Context) (time.Duration, error) {
 	return s.keepFor(ctx, keepRemovedKey)
 }
 
 // keepFor reads a retention setting (copse.keepRemoved, copse.keepLands): default 14 days.
-func (s *service) keepFor(ctx context.Context, key string) (time.Duration, error) {
+func (s *Env) keepFor(ctx context.Context, key string) (time.Duration, error) {
 	v, ok, err := s.git.ConfigValue(ctx, s.root(), key)
 	if err != nil {
 		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config "+key)
@@ -225,7 +225,7 @@ func (s *service) keepFor(ctx context.Context, key string) (time.Duration, error
 	return d, nil
 }
 
-func (s *service) restoreList(ctx context.Context) (*Outcome, error) {
+func (s *Env) restoreList(ctx context.Context) (*Outcome, error) {
 	keep, err := s.keepRemoved(ctx)
 	if err != nil {
 		return nil, err
@@ -248,7 +248,7 @@ func (s *service) restoreList(ctx context.Context) (*Outcome, error) {
 
 // findRemoved picks the record named by raw (its id, or a unique prefix of at least 4
 // characters), or the newest when raw is nil.
-func (s *service) findRemoved(ctx context.Context, raw *string) (RemovedEntry, error) {
+func (s *Env) findRemoved(ctx context.Context, raw *string) (RemovedEntry, error) {
 	entries, _, err := s.removedEntries(ctx)
 	if err != nil {
 		return RemovedEntry{}, err
@@ -293,7 +293,7 @@ func checkID(id string) error {
 	return nil
 }
 
-func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap snapshot) (*Plan, error) {
+func (s *Env) prepareRestore(ctx context.Context, r RestoreRequest, snap Snapshot) (*Plan, error) {
 	// Every raw value is checked before anything is looked up: bad input is exit 2.
 	// (expected_state_token is checked by prepareWith, through expectedStateToken.)
 	var path AbsPath
@@ -313,7 +313,7 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 			return nil, usage(CodeListWithID, "list", "pass either list or an id (and path), not both",
 				"list shows every removed worktree; it takes no id or path")
 		}
-		return &Plan{Request: r, cmd: restoreListCmd{}}, nil
+		return &Plan{Request: r, Cmd: restoreListCmd{}}, nil
 	}
 	e, err := s.findRemoved(ctx, r.ID)
 	if err != nil {
@@ -341,7 +341,7 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 	}
 	warnings = append(warnings, recordWarnings(e)...)
 	warnings = append(warnings, s.copiesNotRestored(ctx, c.path.s)...)
-	p := &Plan{Request: r, cmd: c, Warnings: warnings, Commands: cmds}
+	p := &Plan{Request: r, Cmd: c, Warnings: warnings, Commands: cmds}
 	// Restoring only adds a worktree; it asks when the place was chosen by the caller
 	// or is an existing (empty) directory, as create does.
 	if into := exists(c.path.s); r.Path != nil || into {
@@ -352,7 +352,7 @@ func (s *service) prepareRestore(ctx context.Context, r RestoreRequest, snap sna
 
 // restorePlace is where the worktree comes back: the path asked for (chosen), or where it
 // was, each checked as a new worktree's place.
-func (s *service) restorePlace(ctx context.Context, snap snapshot, e RemovedEntry, chosen bool, path AbsPath) (AbsPath, error) {
+func (s *Env) restorePlace(ctx context.Context, snap Snapshot, e RemovedEntry, chosen bool, path AbsPath) (AbsPath, error) {
 	if chosen {
 		return path, s.checkNewPath(ctx, snap, path)
 	}
@@ -403,7 +403,7 @@ func restoreCommands(c *restoreCmd) ([]string, error) {
 // files): the record never held them, and copse setup copies them again. Nothing when the
 // repository copies nothing; a config that cannot be read says nothing here (create and
 // setup report it).
-func (s *service) copiesNotRestored(ctx context.Context, path string) []string {
+func (s *Env) copiesNotRestored(ctx context.Context, path string) []string {
 	cfg, err := s.setupConfig(ctx)
 	if err != nil || (len(cfg.Copy) == 0 && len(cfg.Include) == 0) {
 		return nil
@@ -454,7 +454,7 @@ func restoreConfirmation(c *restoreCmd, into bool, warnings []string) *Confirmat
 // restoreBranchMode: the recorded branch when it is free (checked out nowhere, and
 // either gone, to be recreated at the recorded tip, or still at the recorded HEAD), else
 // a detached HEAD, with a warning saying why.
-func (s *service) restoreBranchMode(ctx context.Context, snap snapshot, e RemovedEntry) (int, string, []string, error) {
+func (s *Env) restoreBranchMode(ctx context.Context, snap Snapshot, e RemovedEntry) (int, string, []string, error) {
 	for _, t := range snap.trees {
 		if t.Branch == e.Branch {
 			return gitx.AddDetached, "", []string{fmt.Sprintf("branch %s is checked out at %s; restoring detached at %s",
@@ -486,7 +486,7 @@ func changesText(e RemovedEntry) string {
 	return plural(e.Files, "file") + " changed, " + plural(int(e.Bytes), "byte")
 }
 
-func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot, warnings []string) (*Outcome, error) {
+func (s *Env) runRestore(ctx context.Context, c *restoreCmd, before Snapshot, warnings []string) (*Outcome, error) {
 	e := c.entry
 	add, err := gitx.WorktreeAddNoCheckout(c.cwd, c.path.s, c.mode, c.branch, e.Head)
 	if err != nil {
@@ -529,7 +529,7 @@ func (s *service) runRestore(ctx context.Context, c *restoreCmd, before snapshot
 
 // readBackAdded reads the worktree list back after an add (even if ctx was cancelled),
 // and finds the worktree at path in it.
-func (s *service) readBackAdded(ctx context.Context, path string) (gitx.Worktree, bool, snapshot, error) {
+func (s *Env) readBackAdded(ctx context.Context, path string) (gitx.Worktree, bool, Snapshot, error) {
 	after, err := s.readBack(ctx)
 	if err != nil {
 		return gitx.Worktree{}, false, after, err
@@ -580,7 +580,7 @@ func restoreMismatch(c *restoreCmd, t gitx.Worktree, listed bool) error {
 // restoreRest finishes a restore whose files are back: the branch recreated, the base it
 // was created from recorded again, the kept commits given refs, and the record dropped.
 // Each that fails is a warning (the record is kept when it still holds something).
-func (s *service) restoreRest(ctx, wctx context.Context, c *restoreCmd, t gitx.Worktree, warnings []string) []string {
+func (s *Env) restoreRest(ctx, wctx context.Context, c *restoreCmd, t gitx.Worktree, warnings []string) []string {
 	e := c.entry
 	if c.recreate != "" {
 		// Create-only: a branch of that name made meanwhile is never moved.
@@ -612,7 +612,7 @@ func (s *service) restoreRest(ctx, wctx context.Context, c *restoreCmd, t gitx.W
 
 // restoreMeta records again the base the worktree was created from (land's default
 // --into); a warning when it could not.
-func (s *service) restoreMeta(ctx context.Context, e RemovedEntry, t gitx.Worktree) []string {
+func (s *Env) restoreMeta(ctx context.Context, e RemovedEntry, t gitx.Worktree) []string {
 	commonDir, err := s.commonDir(ctx)
 	id := ""
 	if err == nil {
@@ -644,7 +644,7 @@ func keptText(e RemovedEntry) string {
 // (refs/copse/kept/<id>/<n>, create-only), and puts the worktree's refs/worktree/* refs
 // back in the restored worktree. Refs of an operation (refs/bisect, refs/rewritten) are
 // not put back: the operation itself did not survive the remove.
-func (s *service) restoreKept(ctx context.Context, dir string, e RemovedEntry) error {
+func (s *Env) restoreKept(ctx context.Context, dir string, e RemovedEntry) error {
 	for i, k := range e.Kept {
 		c, err := gitx.UpdateRefCreate(s.root(), keptRefPrefix+e.ID+"/"+strconv.Itoa(i+1), k.Commit)
 		if err != nil {
@@ -666,7 +666,7 @@ func (s *service) restoreKept(ctx context.Context, dir string, e RemovedEntry) e
 	return nil
 }
 
-func (s *service) restoreTimeout() time.Duration {
+func (s *Env) restoreTimeout() time.Duration {
 	if s.opts.Timeout > 0 {
 		return 4 * s.opts.Timeout
 	}
@@ -675,7 +675,7 @@ func (s *service) restoreTimeout() time.Duration {
 
 // writeBack writes the recorded working files (a one-tree read-tree onto the empty
 // index of a worktree added without checkout), then puts the recorded index back.
-func (s *service) writeBack(ctx context.Context, dir string, e RemovedEntry) error {
+func (s *Env) writeBack(ctx context.Context, dir string, e RemovedEntry) error {
 	files, err := gitx.ReadTreeCheckout(dir, e.worktreeTree)
 	if err != nil {
 		return err
@@ -693,7 +693,7 @@ func (s *service) writeBack(ctx context.Context, dir string, e RemovedEntry) err
 
 // verifyRestored records the restored worktree again and compares: the index must give
 // the recorded index tree and the working files the recorded worktree tree.
-func (s *service) verifyRestored(ctx context.Context, dir string, e RemovedEntry) error {
+func (s *Env) verifyRestored(ctx context.Context, dir string, e RemovedEntry) error {
 	got, err := s.git.RecordTrees(ctx, s.root(), dir, e.Head, nil)
 	if err != nil {
 		return err

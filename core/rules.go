@@ -18,7 +18,7 @@ import (
 // ---- create
 
 // ruleBranchFree: a branch is checked out in at most one worktree.
-func ruleBranchFree(branch BranchName, snap snapshot) *Error {
+func ruleBranchFree(branch BranchName, snap Snapshot) *Error {
 	for _, t := range snap.trees {
 		if t.Branch == branch.s {
 			how := "checked out"
@@ -56,7 +56,7 @@ func rulePathOutsideGitDir(p AbsPath, commonDir string) *Error {
 }
 
 // rulePathOutsideWorktrees: the path is not a worktree and does not lie inside one.
-func rulePathOutsideWorktrees(p AbsPath, snap snapshot) *Error {
+func rulePathOutsideWorktrees(p AbsPath, snap Snapshot) *Error {
 	cp := canonical(p.s)
 	for _, t := range snap.trees {
 		tp := canonical(t.Path)
@@ -137,7 +137,7 @@ func ruleHasPrevious(found bool) *Error {
 // ---- remove (the Herdr rules are at the end)
 
 // ruleNotMain: the main checkout holds the repository; copse never removes it.
-func ruleNotMain(t gitx.Worktree, snap snapshot) *Error {
+func ruleNotMain(t gitx.Worktree, snap Snapshot) *Error {
 	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
 		return refused(CodeMainCheckout, "remove linked worktrees only; the main checkout holds the repository",
 			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), describe(t))
@@ -147,7 +147,7 @@ func ruleNotMain(t gitx.Worktree, snap snapshot) *Error {
 
 // ruleNotHere: never remove the directory copse, its caller or its session is in, at
 // the worktree's root or anywhere below it.
-func (s *service) ruleNotHere(t gitx.Worktree) *Error {
+func (s *Env) ruleNotHere(t gitx.Worktree) *Error {
 	if at, ok := s.hereWithin(t.Path); ok {
 		where := ""
 		if canonical(at) != canonical(t.Path) {
@@ -167,7 +167,7 @@ func (s *service) ruleNotHere(t gitx.Worktree) *Error {
 
 // ruleHoldsNoWorktree: a worktree that contains another registered worktree would take
 // it along. Not even --force gets past this: remove or move the inner one first.
-func ruleHoldsNoWorktree(t gitx.Worktree, snap snapshot) *Error {
+func ruleHoldsNoWorktree(t gitx.Worktree, snap Snapshot) *Error {
 	outer := canonical(t.Path)
 	for _, o := range snap.trees {
 		if o.Path == t.Path || o.Bare {
@@ -358,7 +358,7 @@ func forceHelps(e *Error) *Error {
 
 // ruleClaimable: the main checkout (or the bare repository) holds the repository; only
 // linked worktrees are claimed.
-func ruleClaimable(t gitx.Worktree, snap snapshot) *Error {
+func ruleClaimable(t gitx.Worktree, snap Snapshot) *Error {
 	if t.Bare || (len(snap.trees) > 0 && t.Path == snap.trees[0].Path) {
 		return refused(CodeMainCheckout, "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
 			"%s is the main checkout (%s); it cannot be claimed", Escape(t.Path), describe(t))
@@ -425,7 +425,7 @@ func ruleRecordedHead(e RemovedEntry) *Error {
 
 // ruleLandable: land moves a linked worktree's branch into the target; the main checkout
 // holds the target, and a detached worktree has no branch to land.
-func ruleLandable(t gitx.Worktree, snap snapshot) *Error {
+func ruleLandable(t gitx.Worktree, snap Snapshot) *Error {
 	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
 		return refused(CodeMainCheckout, "land a linked worktree; the main checkout holds the target",
 			"%s is the main checkout; copse lands linked worktrees into it", Escape(t.Path))

@@ -21,7 +21,7 @@ func TestRules(t *testing.T) {
 		return gitx.Worktree{Path: path, Branch: branch, Head: "0123456789abcdef"}
 	}
 	main, feat := wt(filepath.Join(dir, "main"), "main"), wt(filepath.Join(dir, "feat"), "feat")
-	snap := snapshot{trees: []gitx.Worktree{main, feat}}
+	snap := Snapshot{trees: []gitx.Worktree{main, feat}}
 	abs := func(p string) AbsPath { return AbsPath{s: p} }
 	full := filepath.Join(dir, "full")
 	if err := os.MkdirAll(filepath.Join(full, "x"), 0o755); err != nil {
@@ -46,8 +46,8 @@ func TestRules(t *testing.T) {
 	dirty := Losses{Status: Status{Unstaged: 2}}
 	me := SessionID{s: "me"}
 	other := &Claim{Session: "other", Since: time.Unix(0, 0).UTC()}
-	here := &service{dir: filepath.Join(feat.Path, "sub")}
-	elsewhere := &service{dir: filepath.Join(dir, "elsewhere")}
+	here := &Env{dir: filepath.Join(feat.Path, "sub")}
+	elsewhere := &Env{dir: filepath.Join(dir, "elsewhere")}
 
 	cases := []struct {
 		name     string
@@ -70,7 +70,7 @@ func TestRules(t *testing.T) {
 		{"back has previous", ruleHasPrevious(false), ruleHasPrevious(true), "no_previous_worktree", "previous"},
 		{"remove not main", ruleNotMain(main, snap), ruleNotMain(feat, snap), "main_checkout", main.Path},
 		{"remove not here", here.ruleNotHere(feat), elsewhere.ruleNotHere(feat), "current_worktree", feat.Path},
-		{"remove holds no worktree", ruleHoldsNoWorktree(wt(dir, "outer"), snapshot{trees: []gitx.Worktree{wt(dir, "outer"), feat}}), ruleHoldsNoWorktree(feat, snap), "contains_worktree", feat.Path},
+		{"remove holds no worktree", ruleHoldsNoWorktree(wt(dir, "outer"), Snapshot{trees: []gitx.Worktree{wt(dir, "outer"), feat}}), ruleHoldsNoWorktree(feat, snap), "contains_worktree", feat.Path},
 		{"delete has branch", ruleDeleteHasBranch(wt(feat.Path, ""), true), ruleDeleteHasBranch(wt(feat.Path, ""), false), "no_branch", feat.Path},
 		{"not locked", ruleNotLocked(locked), ruleNotLocked(feat), "locked_worktree", "on a usb disk"},
 		{"not claimed", ruleNotLocked(claimed), nil, "claimed_worktree", "other"},

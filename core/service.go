@@ -53,16 +53,16 @@ type Plan struct {
 	Token     StateToken
 	ListToken StateToken
 
-	cmd command // the typed command; unexported so only Prepare can make one
+	Cmd Command // the typed command; unexported so only Prepare can make one
 }
 
 // command is implemented by each typed command (createCmd, removeCmd, ...).
-type command interface{ op() Operation }
+type Command interface{ op() Operation }
 
 // Service is the safety core for one repository. It is safe for concurrent use; mutations
 // are serialised by an in-process mutex plus an advisory file lock in the git common dir.
 type Service struct {
-	impl *service
+	impl *Env
 }
 
 // Open finds the repository holding opts.Dir, detects the backend and returns the Service.
@@ -191,7 +191,7 @@ func (s *Service) PrepareDryRun(ctx context.Context, req Request) (*Plan, error)
 // DryRun returns what Execute would do: the checks passed and the commands, changing nothing.
 func (s *Service) DryRun(p *Plan) *Outcome {
 	out := &Outcome{Operation: p.Request.Op(), DryRun: true, Commands: p.Commands, Warnings: p.Warnings, Notices: p.Notices}
-	if c, ok := p.cmd.(*createCmd); ok {
+	if c, ok := p.Cmd.(*createCmd); ok {
 		out.Base = c.startBase()
 	}
 	return out

@@ -95,7 +95,7 @@ func (s *Service) SetupConfig(ctx context.Context) (SetupConfig, error) {
 	return s.impl.setupConfig(ctx)
 }
 
-func (s *service) setupConfig(ctx context.Context) (SetupConfig, error) {
+func (s *Env) setupConfig(ctx context.Context) (SetupConfig, error) {
 	var c SetupConfig
 	var err error
 	root := s.root()
@@ -142,7 +142,7 @@ func (s *service) setupConfig(ctx context.Context) (SetupConfig, error) {
 
 // projectTest reads copse.test from .copse.conf ("" when there is none; the last value wins,
 // as git config's does).
-func (s *service) projectTest(ctx context.Context) (string, error) {
+func (s *Env) projectTest(ctx context.Context) (string, error) {
 	root := s.root()
 	file := filepath.Join(root, ProjectConfigFile)
 	if _, err := os.Lstat(file); err != nil {
@@ -250,7 +250,7 @@ func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, o
 
 // setupFiles are the files of the main checkout the setup copies (copse.copy, then
 // .worktreeinclude), and the copse.copy patterns it refuses.
-func (s *service) setupFiles(ctx context.Context, cfg SetupConfig) ([]string, []SetupRefusal, error) {
+func (s *Env) setupFiles(ctx context.Context, cfg SetupConfig) ([]string, []SetupRefusal, error) {
 	root := s.root()
 	var files []string
 	var refused []SetupRefusal

@@ -25,7 +25,7 @@ type untrackedSetting struct {
 // of 20,000 files went from 168 to 40 ms of CPU). Set to anything, git does what it says:
 // a false (the user knows this filesystem's directory times lie) turns the refresh into a
 // plain stat refresh, and display statuses read no cache.
-func (s *service) untrackedCache(ctx context.Context) (display, refresh gitx.UntrackedCache) {
+func (s *Env) untrackedCache(ctx context.Context) (display, refresh gitx.UntrackedCache) {
 	u := &s.untracked
 	u.mu.Lock()
 	defer u.mu.Unlock()

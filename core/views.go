@@ -196,7 +196,7 @@ func (s *Service) ShellCommand(path string) *exec.Cmd {
 
 // childEnv is the environment of a program the person runs from copse (editor, shell):
 // the process's plus Options.Env, as copse's own git gets it (a nil Env would drop the latter).
-func (s *service) childEnv() []string { return append(os.Environ(), s.opts.Env...) }
+func (s *Env) childEnv() []string { return append(os.Environ(), s.opts.Env...) }
 
 // fullOID: what git prints as a commit id (a row without one, like a bare repository's,
 // has nothing to describe).

@@ -21,7 +21,7 @@ import (
 )
 
 // service holds one repository's state. Everything that reads git goes through s.git.
-type service struct {
+type Env struct {
 	reg      *Registry
 	opts     Options
 	git      *gitx.Runner
@@ -43,7 +43,7 @@ type service struct {
 	// first is the snapshot Open read; the first List uses it instead of running git
 	// again, so `copse list` costs exactly one git process.
 	firstMu sync.Mutex
-	first   *snapshot
+	first   *Snapshot
 	firstAt time.Time
 
 	// beforeLiveCheck, set only by tests, runs right before an unforced removal (prune,
@@ -60,7 +60,7 @@ type repoState struct {
 }
 
 // snapshot is one reading of `git worktree list --porcelain -z`.
-type snapshot struct {
+type Snapshot struct {
 	trees []gitx.Worktree
 	token StateToken
 	ids   *idPrefetch // Open's snapshot only: the ids read while git listed
@@ -88,7 +88,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	if opts.Registry == nil {
 		return nil, usage(CodeNoOperations, "", "hand Open a Registry (core/ops.All)", "core.Open was given no operations")
 	}
-	s := &service{
+	s := &Env{
 		reg:     opts.Registry,
 		opts:    opts,
 		git:     &gitx.Runner{Bin: opts.GitBin, Timeout: opts.Timeout, Env: opts.Env},
@@ -97,7 +97,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	}
 	s.statusCache.Env = opts.Env
 	pre := startBackendReads(ctx, s, opts.Backend)
-	var snap snapshot
+	var snap Snapshot
 	if opts.ListFirst {
 		snap, err = s.readDisplay(ctx, func() *idPrefetch { return prefetchIDs(abs) })
 	} else {
@@ -127,7 +127,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 }
 
 // supersedeFirst drops Open's reading: any newer one supersedes it.
-func (s *service) supersedeFirst() {
+func (s *Env) supersedeFirst() {
 	s.firstMu.Lock()
 	s.first = nil
 	s.firstMu.Unlock()
@@ -141,10 +141,10 @@ func (s *service) supersedeFirst() {
 // would print them (the same bytes, so the same state token), else as read does. The ids
 // come with a reading from the files; prefetch starts their reading beside git's when
 // git must list. Every decision reads git itself (read).
-func (s *service) readDisplay(ctx context.Context, prefetch func() *idPrefetch) (snapshot, error) {
+func (s *Env) readDisplay(ctx context.Context, prefetch func() *idPrefetch) (Snapshot, error) {
 	if trees, d, ok := s.git.WorktreesFromFiles(s.dir); ok {
 		if err := s.verifyDirect(ctx, d.Raw); err != nil {
-			return snapshot{}, err
+			return Snapshot{}, err
 		}
 		s.supersedeFirst()
 		// The common dir, resolved as git's rev-parse --path-format=absolute gives it: the
@@ -156,7 +156,7 @@ func (s *service) readDisplay(ctx context.Context, prefetch func() *idPrefetch) 
 		}
 		s.mu.Unlock()
 		sum := sha256.Sum256(d.Raw)
-		return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12])), ids: readIDs(d.CommonDir, d.IDs)}, nil
+		return Snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12])), ids: readIDs(d.CommonDir, d.IDs)}, nil
 	}
 	var ids *idPrefetch
 	if prefetch != nil {
@@ -174,7 +174,7 @@ func (s *service) readDisplay(ctx context.Context, prefetch func() *idPrefetch) 
 // makes, not only the reader's own tests (coretest.Env carries it).
 const VerifyDirectListEnv = "COPSE_VERIFY_DIRECT_LIST"
 
-func (s *service) verifyDirect(ctx context.Context, raw []byte) error {
+func (s *Env) verifyDirect(ctx context.Context, raw []byte) error {
 	if s.opts.Getenv(VerifyDirectListEnv) != "1" {
 		return nil
 	}
@@ -191,7 +191,7 @@ func (s *service) verifyDirect(ctx context.Context, raw []byte) error {
 
 // read lists the worktrees with git. Failure to list from dir means dir is not in a
 // repository.
-func (s *service) read(ctx context.Context) (snapshot, error) {
+func (s *Env) read(ctx context.Context) (Snapshot, error) {
 	s.supersedeFirst()
 	dir := s.listDir()
 	trees, raw, err := s.git.Worktrees(ctx, dir)
@@ -210,20 +210,20 @@ func (s *service) read(ctx context.Context) (snapshot, error) {
 	if err != nil {
 		var ge *gitx.Error
 		if errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "not a git repository") {
-			return snapshot{}, &Error{Kind: KindUsage, Code: CodeNotARepository, Err: err,
+			return Snapshot{}, &Error{Kind: KindUsage, Code: CodeNotARepository, Err: err,
 				Message: Escape(s.dir) + " is not inside a git repository",
 				Hint:    "cd into a repository or pass -C DIR"}
 		}
-		return snapshot{}, gitFailure(CodeListFailed, err, "cannot list worktrees")
+		return Snapshot{}, gitFailure(CodeListFailed, err, "cannot list worktrees")
 	}
 	sum := sha256.Sum256(raw)
-	return snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
+	return Snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
 }
 
 // listDir is where git lists the worktrees from: the directory copse started in, or the
 // main checkout once that directory is gone (a land typed in the worktree it cleaned up
 // reads the list back after removing it).
-func (s *service) listDir() string {
+func (s *Env) listDir() string {
 	if root := s.root(); root != "" && !exists(s.dir) {
 		return root
 	}
@@ -244,7 +244,7 @@ const firstTTL = 2 * time.Second
 // learn updates the main checkout and current worktree from a snapshot. Several
 // requests may run at once on one Service (the picker checks a branch name while an
 // operation runs), so the fields are guarded by s.mu.
-func (s *service) learn(snap snapshot) {
+func (s *Env) learn(snap Snapshot) {
 	root := s.root()
 	if len(snap.trees) > 0 {
 		root = snap.trees[0].Path
@@ -280,20 +280,20 @@ func (s *service) learn(snap snapshot) {
 	s.mu.Unlock()
 }
 
-func (s *service) root() string {
+func (s *Env) root() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.repo.root
 }
 
-func (s *service) current() string {
+func (s *Env) current() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.repo.current
 }
 
 // commonDir asks git once for the common git directory (the lock lives there).
-func (s *service) commonDir(ctx context.Context) (string, error) {
+func (s *Env) commonDir(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	commonDir := s.repo.commonDir
 	s.mu.Unlock()
@@ -310,7 +310,7 @@ func (s *service) commonDir(ctx context.Context) (string, error) {
 	return commonDir, nil
 }
 
-func (s *service) rows(snap snapshot) []Worktree {
+func (s *Env) rows(snap Snapshot) []Worktree {
 	out := make([]Worktree, 0, len(snap.trees))
 	for i, t := range snap.trees {
 		out = append(out, Worktree{
@@ -323,7 +323,7 @@ func (s *service) rows(snap snapshot) []Worktree {
 	return out
 }
 
-func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
+func (s *Env) list(ctx context.Context, withStatus bool) (*Listing, error) {
 	s.firstMu.Lock()
 	first := s.first
 	if time.Since(s.firstAt) > firstTTL {
@@ -331,7 +331,7 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 	}
 	s.first = nil
 	s.firstMu.Unlock()
-	var snap snapshot
+	var snap Snapshot
 	if first != nil {
 		snap = *first
 	} else {
@@ -386,7 +386,7 @@ func (s *service) list(ctx context.Context, withStatus bool) (*Listing, error) {
 // defaultWorkers bounds the status pool: git status is part CPU, part I/O wait.
 func defaultWorkers() int { return min(max(2*runtime.NumCPU(), 4), 16) }
 
-func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emit func(StatusResult)) {
+func (s *Env) statuses(ctx context.Context, q *StatusQueue, workers int, emit func(StatusResult)) {
 	if workers <= 0 {
 		workers = defaultWorkers()
 	}
@@ -434,7 +434,7 @@ func (s *service) statuses(ctx context.Context, q *StatusQueue, workers int, emi
 // displayStatus is a worktree's status for a listing (list --status, the picker, pick):
 // the cached one when the status cache proves nothing it depends on has changed, else
 // git's, which is then cached. Nothing that decides anything calls it; they call status.
-func (s *service) displayStatus(ctx context.Context, pass *statuscache.Pass, path string) Status {
+func (s *Env) displayStatus(ctx context.Context, pass *statuscache.Pass, path string) Status {
 	if ctx.Err() != nil {
 		return Status{Error: "status not computed: cancelled"}
 	}
@@ -457,7 +457,7 @@ func (s *service) displayStatus(ctx context.Context, pass *statuscache.Pass, pat
 
 // status reads one worktree's status from git, with the untracked cache off (it informs a
 // decision); a failure becomes Status.Error for that row.
-func (s *service) status(ctx context.Context, path string) Status {
+func (s *Env) status(ctx context.Context, path string) Status {
 	if ctx.Err() != nil {
 		return Status{Error: "status not computed: cancelled"}
 	}
@@ -485,7 +485,7 @@ func fromGitStatus(st gitx.Status) Status {
 	}
 }
 
-func (s *service) branches(ctx context.Context) ([]string, error) {
+func (s *Env) branches(ctx context.Context) ([]string, error) {
 	b, err := s.git.Branches(ctx, s.dir)
 	if err != nil {
 		return nil, gitFailure(CodeBranchesFailed, err, "cannot list branches")
@@ -577,7 +577,7 @@ func within(p, dir string) bool {
 // $PWD, which may be a subdirectory: history gets the worktree that holds it, and back
 // returns to that very directory while it exists. A relative path, or one in no live
 // worktree, is ignored.
-func (s *service) seedPrevious(snap snapshot, prev string) {
+func (s *Env) seedPrevious(snap Snapshot, prev string) {
 	if prev == "" || !filepath.IsAbs(prev) || s.backend.hasWorkspaces() {
 		return
 	}
@@ -602,7 +602,7 @@ func (s *service) seedPrevious(snap snapshot, prev string) {
 
 // backDir is where back should land in worktree root: the exact directory the shell
 // left, if it lies in that worktree and still exists, else the root.
-func (s *service) backDir(root string) string {
+func (s *Env) backDir(root string) string {
 	s.mu.Lock()
 	exact, ok := s.returnTo[canonical(root)]
 	s.mu.Unlock()

@@ -8,7 +8,7 @@ import (
 
 // worktreesDir is <parent of the main checkout>/<repo>.worktrees: the folder copse's
 // default paths (without git config copse.root) put every worktree in.
-func (s *service) worktreesDir() string {
+func (s *Env) worktreesDir() string {
 	// A bare layout's "main" is repo.git: its worktrees go to repo.worktrees.
 	name := strings.TrimSuffix(filepath.Base(s.root()), ".git")
 	if name == "" {
@@ -22,7 +22,7 @@ func (s *service) worktreesDir() string {
 // made it), and left behind it is clutter beside the repository. os.Remove of a directory
 // never removes one with anything in it, so nothing else can be lost; a folder that is not
 // empty, or not there, stays as it is and says nothing.
-func (s *service) dropEmptyWorktreesDir(removed string) {
+func (s *Env) dropEmptyWorktreesDir(removed string) {
 	dir := s.worktreesDir()
 	if parent := filepath.Dir(removed); parent != dir && canonical(parent) != canonical(dir) {
 		return
