@@ -51,7 +51,7 @@ func (s *Env) wrapRun(ctx context.Context, raw, script string, env []string) (st
 	}
 	var warnings []string
 	mode := notify.Default
-	if v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.notify"); err == nil && ok {
+	if v, ok, err := s.git.ConfigValue(ctx, s.Root(), "copse.notify"); err == nil && ok {
 		m, known := notify.ParseMode(v)
 		if !known {
 			warnings = append(warnings, "git config copse.notify is "+quote(v)+", which copse does not know (bell, osc9, osc777 or off); using "+string(m))
@@ -224,10 +224,10 @@ func (s *Env) logRunEnd(ctx context.Context, t gitx.Worktree, r RunReport, old *
 	}
 	code := r.ExitCode
 	ws := ""
-	if tb, ok := s.backend.(*tmuxBackend); ok {
+	if tb, ok := s.Backend.(*tmuxBackend); ok {
 		ws = tb.window
 	}
-	ev := Event{Event: EventAgentState, Repo: s.root(), Session: r.Session,
+	ev := Event{Event: EventAgentState, Repo: s.Root(), Session: r.Session,
 		Worktree: &EventWorktree{ID: idOf(worktreeIDs(cd), t.Path), Path: t.Path, Branch: t.Branch},
 		Agent:    &eventlog.Agent{PID: r.PID, Command: r.Program, Workspace: ws, State: AgentDone, Previous: prev, ExitCode: &code}}
 	release, err := s.lockRepo(ctx, cd, true)
@@ -257,7 +257,7 @@ func (s *Env) releaseEnded(ctx context.Context, r RunReport) string {
 func findRunRecord(dir, session, path string) *agentstate.Record {
 	recs, _ := agentstate.ReadAll(dir)
 	for i := range recs {
-		if r := recs[i]; r.Agent == runAgent && r.Session == session && canonical(r.Cwd) == canonical(path) {
+		if r := recs[i]; r.Agent == runAgent && r.Session == session && Canonical(r.Cwd) == Canonical(path) {
 			return &recs[i]
 		}
 	}
@@ -268,7 +268,7 @@ func findRunRecord(dir, session, path string) *agentstate.Record {
 // a decision.
 type runEnds map[string]agentstate.Record
 
-func runEndKey(path, session string) string { return canonical(path) + "\x00" + session }
+func runEndKey(path, session string) string { return Canonical(path) + "\x00" + session }
 
 func (s *Env) readRunEnds() runEnds {
 	recs, _ := agentstate.ReadAll(agentstate.Dir(s.opts.Getenv))
@@ -401,7 +401,7 @@ func firstHand(source string) bool {
 // --watch, the picker's re-read): on the agent's tmux window, unless the person looks at
 // it. Only under tmux; the mode is git config copse.notify.
 func (s *Env) notifyObserved(ctx context.Context, events []Event) {
-	tb, ok := s.backend.(*tmuxBackend)
+	tb, ok := s.Backend.(*tmuxBackend)
 	if !ok {
 		return
 	}
@@ -429,7 +429,7 @@ func (s *Env) notifyObserved(ctx context.Context, events []Event) {
 
 // notifyMode is git config copse.notify (notify.Default when unset or unknown).
 func (s *Env) notifyMode(ctx context.Context) notify.Mode {
-	v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.notify")
+	v, ok, err := s.git.ConfigValue(ctx, s.Root(), "copse.notify")
 	if err != nil || !ok {
 		return notify.Default
 	}

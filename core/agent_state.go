@@ -271,14 +271,14 @@ func rowFinder(rows []Worktree) func(dir string) int {
 	at := make(map[string]int, len(rows))
 	for i, r := range rows {
 		if !r.Bare && r.Prunable == nil {
-			at[canonical(r.Path)] = i
+			at[Canonical(r.Path)] = i
 		}
 	}
 	return func(dir string) int {
 		if dir == "" || !filepath.IsAbs(dir) {
 			return -1
 		}
-		for p := canonical(dir); ; {
+		for p := Canonical(dir); ; {
 			if i, ok := at[p]; ok {
 				return i
 			}
@@ -334,22 +334,22 @@ func readClaudeRegistry(dir string) map[int]*claudeSession {
 // MarkAgentsRead marks the done agents working in the worktree at path as read (a done
 // agent stays unread until its row is opened or its worktree switched to); a switch does
 // it itself. Errors are ignored: unread is a display hint.
-func (s *Service) MarkAgentsRead(path string) { s.impl.markAgentsRead(path) }
+func (s *Service) MarkAgentsRead(path string) { s.impl.MarkAgentsRead(path) }
 
-func (s *Env) markAgentsRead(path string) {
+func (s *Env) MarkAgentsRead(path string) {
 	getenv := s.opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	dir := agentstate.Dir(getenv)
 	recs, _ := agentstate.ReadAll(dir)
-	root := canonical(path)
+	root := Canonical(path)
 	now := time.Now()
 	for _, r := range recs {
 		if r.State != agentstate.Done || !r.Read.IsZero() || r.Cwd == "" {
 			continue
 		}
-		if c := canonical(r.Cwd); c == root || strings.HasPrefix(c, root+string(filepath.Separator)) {
+		if c := Canonical(r.Cwd); c == root || strings.HasPrefix(c, root+string(filepath.Separator)) {
 			r.Read = now
 			_ = agentstate.Write(dir, r)
 		}

@@ -111,7 +111,7 @@ func (s *Env) recordAgents(ctx context.Context, began time.Time, rows []Worktree
 			}
 			events = append(events, Event{
 				Event:    EventAgentState,
-				Repo:     s.root(),
+				Repo:     s.Root(),
 				Worktree: &EventWorktree{ID: r.ID, Path: r.Path, Branch: r.Branch},
 				Agent:    &eventlog.Agent{PID: a.PID, Command: a.Command, Workspace: a.Workspace, State: a.State, Previous: old.State},
 			})

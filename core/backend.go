@@ -10,38 +10,38 @@ import (
 
 // backend carries out mutations; the engine owns parsing, preconditions, locking and
 // postconditions (always read back from git), so every backend gets the same guarantees.
-type backend interface {
-	name() string
-	hasWorkspaces() bool
+type Backend interface {
+	Name() string
+	HasWorkspaces() bool
 	// session is the history key of this process under the backend.
-	session() string
+	Session() string
 	// annotate adds what the backend knows to git's rows (Herdr: open workspace ids).
-	annotate(ctx context.Context, rows []Worktree) error
+	Annotate(ctx context.Context, rows []Worktree) error
 	// agentStatus describes the agent of workspace ws, which shows the worktree at path, for
 	// a message about the processes working there ("" when the backend has no
 	// workspaces). It never fails: what it cannot tell it says.
-	agentStatus(ctx context.Context, ws, path string) string
+	AgentStatus(ctx context.Context, ws, path string) string
 	// workspaceLive scans for the processes a remove of the worktree at path, open in
 	// workspace ws ("" when none), would take the floor from or end.
-	workspaceLive(ctx context.Context, path, ws string) liveSet
+	WorkspaceLive(ctx context.Context, path, ws string) liveSet
 	// closesWorkspace is the remove confirmation's line about closing workspace ws.
-	closesWorkspace(ws string) string
+	ClosesWorkspace(ws string) string
 	// agents adds to rows (annotated) what runs in their workspaces. It never fails: a
 	// backend that cannot tell adds an AgentUnknown entry for the workspace.
-	agents(ctx context.Context, rows []Worktree)
+	Agents(ctx context.Context, rows []Worktree)
 
 	// The exact commands each mutation would run (dry run and plans).
-	createCommands(c *createCmd) ([]string, error)
-	openCommands(c *targetCmd) ([]string, error)
-	switchCommands(c *targetCmd) ([]string, error)
-	removeCommands(c *removeCmd) ([]string, error)
+	CreateCommands(c *createCmd) ([]string, error)
+	OpenCommands(c *TargetSpec) ([]string, error)
+	SwitchCommands(c *TargetSpec) ([]string, error)
+	RemoveCommands(c *removeCmd) ([]string, error)
 
 	// The mutations. They return the workspace id involved, if any. A returned *Error keeps
 	// its kind (refused, uncertain); any other error is reconciled by the engine with git.
-	create(ctx context.Context, c *createCmd) (workspace string, err error)
-	open(ctx context.Context, c *targetCmd) (workspace string, err error)
-	switchTo(ctx context.Context, c *targetCmd) (workspace string, err error)
-	remove(ctx context.Context, c *removeCmd) error
+	Create(ctx context.Context, c *createCmd) (workspace string, err error)
+	Open(ctx context.Context, c *TargetSpec) (workspace string, err error)
+	SwitchTo(ctx context.Context, c *TargetSpec) (workspace string, err error)
+	Remove(ctx context.Context, c *removeCmd) error
 }
 
 // errNotInHerdr is returned by newHerdrBackend when detection finds no usable Herdr;
@@ -117,7 +117,7 @@ func startBackendReads(ctx context.Context, s *Env, want string) *startup {
 	return st
 }
 
-func pickBackend(ctx context.Context, s *Env, want string, pre *startup) (backend, error) {
+func pickBackend(ctx context.Context, s *Env, want string, pre *startup) (Backend, error) {
 	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
 	inTmux := s.opts.Getenv("TMUX") != ""
 	if pre.done != nil {
@@ -184,7 +184,7 @@ type ownWindowCloser interface {
 
 // ownWindow is the backend's ownWindow, "" for a backend without one.
 func (s *Env) ownWindow(ctx context.Context, path string) string {
-	if b, ok := s.backend.(ownWindowCloser); ok {
+	if b, ok := s.Backend.(ownWindowCloser); ok {
 		return b.ownWindow(ctx, path)
 	}
 	return ""
@@ -193,7 +193,7 @@ func (s *Env) ownWindow(ctx context.Context, path string) string {
 // closeOwnWindow has workspace ws close once copse has ended, and says so (warn): the
 // person's window is about to go.
 func (s *Env) closeOwnWindow(ctx context.Context, ws string, warn func(string, ...any)) {
-	b, ok := s.backend.(ownWindowCloser)
+	b, ok := s.Backend.(ownWindowCloser)
 	if !ok {
 		return
 	}

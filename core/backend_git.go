@@ -11,10 +11,10 @@ import (
 // to the shell integration (COPSE_CD_FILE) or prints it. Without workspaces, open is switch.
 type gitBackend struct{ s *Env }
 
-func (b *gitBackend) name() string                               { return "git" }
-func (b *gitBackend) hasWorkspaces() bool                        { return false }
-func (b *gitBackend) session() string                            { return "shell" }
-func (b *gitBackend) annotate(context.Context, []Worktree) error { return nil }
+func (b *gitBackend) Name() string                               { return "git" }
+func (b *gitBackend) HasWorkspaces() bool                        { return false }
+func (b *gitBackend) Session() string                            { return "shell" }
+func (b *gitBackend) Annotate(context.Context, []Worktree) error { return nil }
 
 func (b *gitBackend) createCmd(c *createCmd) (gitx.Cmd, error) {
 	if c.existing {
@@ -26,7 +26,7 @@ func (b *gitBackend) createCmd(c *createCmd) (gitx.Cmd, error) {
 	return gitx.WorktreeAddNew(c.cwd, c.path.String(), c.branch.String(), c.base.OID)
 }
 
-func (b *gitBackend) createCommands(c *createCmd) ([]string, error) {
+func (b *gitBackend) CreateCommands(c *createCmd) ([]string, error) {
 	cmd, err := b.createCmd(c)
 	if err != nil {
 		return nil, builderErr(err)
@@ -34,7 +34,7 @@ func (b *gitBackend) createCommands(c *createCmd) ([]string, error) {
 	return []string{cmd.String()}, nil
 }
 
-func (b *gitBackend) create(ctx context.Context, c *createCmd) (string, error) {
+func (b *gitBackend) Create(ctx context.Context, c *createCmd) (string, error) {
 	cmd, err := b.createCmd(c)
 	if err != nil {
 		return "", builderErr(err)
@@ -44,29 +44,29 @@ func (b *gitBackend) create(ctx context.Context, c *createCmd) (string, error) {
 }
 
 // Switching runs nothing: the path goes to the shell. The "command" shown is the cd.
-func (b *gitBackend) switchCommands(c *targetCmd) ([]string, error) {
-	return []string{"cd " + quoteDisplay(c.target.Path)}, nil
+func (b *gitBackend) SwitchCommands(c *TargetSpec) ([]string, error) {
+	return []string{"cd " + quoteDisplay(c.Target.Path)}, nil
 }
-func (b *gitBackend) openCommands(c *targetCmd) ([]string, error)          { return b.switchCommands(c) }
-func (b *gitBackend) switchTo(context.Context, *targetCmd) (string, error) { return "", nil }
-func (b *gitBackend) open(context.Context, *targetCmd) (string, error)     { return "", nil }
+func (b *gitBackend) OpenCommands(c *TargetSpec) ([]string, error)          { return b.SwitchCommands(c) }
+func (b *gitBackend) SwitchTo(context.Context, *TargetSpec) (string, error) { return "", nil }
+func (b *gitBackend) Open(context.Context, *TargetSpec) (string, error)     { return "", nil }
 
 // agentStatus: git opens no workspaces, so there is no agent to describe.
-func (b *gitBackend) agentStatus(context.Context, string, string) string { return "" }
+func (b *gitBackend) AgentStatus(context.Context, string, string) string { return "" }
 
-func (b *gitBackend) workspaceLive(_ context.Context, path, _ string) liveSet {
+func (b *gitBackend) WorkspaceLive(_ context.Context, path, _ string) liveSet {
 	return liveIn(path, "")
 }
 
-func (b *gitBackend) closesWorkspace(string) string { return "" }
+func (b *gitBackend) ClosesWorkspace(string) string { return "" }
 
-func (b *gitBackend) agents(context.Context, []Worktree) {}
+func (b *gitBackend) Agents(context.Context, []Worktree) {}
 
 func (b *gitBackend) removeCmd(c *removeCmd) (gitx.Cmd, error) {
 	return gitx.WorktreeRemove(c.cwd, c.target.Path, c.force, c.target.Locked != nil)
 }
 
-func (b *gitBackend) removeCommands(c *removeCmd) ([]string, error) {
+func (b *gitBackend) RemoveCommands(c *removeCmd) ([]string, error) {
 	var cmds []string
 	if c.unlockFirst {
 		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
@@ -82,7 +82,7 @@ func (b *gitBackend) removeCommands(c *removeCmd) ([]string, error) {
 	return append(cmds, cmd.String()), nil
 }
 
-func (b *gitBackend) remove(ctx context.Context, c *removeCmd) error {
+func (b *gitBackend) Remove(ctx context.Context, c *removeCmd) error {
 	cmd, err := b.removeCmd(c)
 	if err != nil {
 		return builderErr(err)

@@ -50,7 +50,7 @@ func (e *notInHerdr) Is(target error) bool { return target == errNotInHerdr }
 // newHerdrBackend detects Herdr (HERDR_ENV=1, HERDR_BIN_PATH or herdr on PATH, version at
 // least herdr.MinVersion; herdr.Detect caches the answer in memory for ten minutes) and
 // checks that the repository has a main work tree to scope every call with.
-func newHerdrBackend(ctx context.Context, s *Env) (backend, error) {
+func newHerdrBackend(ctx context.Context, s *Env) (Backend, error) {
 	getenv := s.opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -97,28 +97,28 @@ func newHerdrBackend(ctx context.Context, s *Env) (backend, error) {
 // herdrRepoProblem says why this repository cannot be driven through Herdr: every call is
 // scoped with --cwd <main checkout>, so there must be a main work tree at an absolute path.
 func herdrRepoProblem(s *Env) string {
-	root := s.root()
+	root := s.Root()
 	if root == "" || !filepath.IsAbs(root) {
 		return "the repository has no main checkout at an absolute path to scope herdr worktree commands with"
 	}
 	s.firstMu.Lock()
 	first := s.first
 	s.firstMu.Unlock()
-	if first != nil && len(first.trees) > 0 && first.trees[0].Bare {
+	if first != nil && len(first.Trees) > 0 && first.Trees[0].Bare {
 		return "the repository is bare: herdr worktree commands need a main work tree (" + Escape(root) + " has none)"
 	}
 	return ""
 }
 
-func (b *herdrBackend) name() string        { return "herdr" }
-func (b *herdrBackend) hasWorkspaces() bool { return true }
-func (b *herdrBackend) session() string     { return b.sess }
+func (b *herdrBackend) Name() string        { return "herdr" }
+func (b *herdrBackend) HasWorkspaces() bool { return true }
+func (b *herdrBackend) Session() string     { return b.sess }
 
 // annotate sets each row's open workspace from `herdr worktree list --cwd <main>`,
 // matching checkouts by canonical path. A failed list is an error: showing no workspaces
 // would make remove go through git and leave a workspace on a deleted checkout.
-func (b *herdrBackend) annotate(ctx context.Context, rows []Worktree) error {
-	l, err := b.client.List(ctx, b.s.root())
+func (b *herdrBackend) Annotate(ctx context.Context, rows []Worktree) error {
+	l, err := b.client.List(ctx, b.s.Root())
 	if err != nil {
 		return herdrFailure("list", err)
 	}
@@ -129,7 +129,7 @@ func (b *herdrBackend) annotate(ctx context.Context, rows []Worktree) error {
 // worktree list does not carry it). It only adds to a refusal or a confirmation that
 // processes already decide, so a failed call is said ("agent status unknown") and refuses
 // nothing more. A workspace that Herdr says shows another checkout is not believed.
-func (b *herdrBackend) agentStatus(ctx context.Context, ws, path string) string {
+func (b *herdrBackend) AgentStatus(ctx context.Context, ws, path string) string {
 	head := "its Herdr workspace " + ws + ": "
 	list, err := b.client.Workspaces(ctx)
 	if err != nil {
@@ -139,7 +139,7 @@ func (b *herdrBackend) agentStatus(ctx context.Context, ws, path string) string 
 		if w.WorkspaceID != ws {
 			continue
 		}
-		if w.Worktree != nil && canonical(w.Worktree.CheckoutPath) != canonical(path) {
+		if w.Worktree != nil && Canonical(w.Worktree.CheckoutPath) != Canonical(path) {
 			return head + "agent status unknown (herdr workspace list says it shows " + herdrText(w.Worktree.CheckoutPath, 200) + ")"
 		}
 		return head + agentPhrase(w.AgentStatus)
@@ -149,16 +149,16 @@ func (b *herdrBackend) agentStatus(ctx context.Context, ws, path string) string 
 
 // workspaceLive: the idle shells of the workspace's panes carry its id in their
 // environment (HERDR_WORKSPACE_ID).
-func (b *herdrBackend) workspaceLive(_ context.Context, path, ws string) liveSet {
+func (b *herdrBackend) WorkspaceLive(_ context.Context, path, ws string) liveSet {
 	return liveIn(path, ws)
 }
 
-func (b *herdrBackend) closesWorkspace(ws string) string {
+func (b *herdrBackend) ClosesWorkspace(ws string) string {
 	return "Herdr closes workspace " + ws + " and ends the processes running in it"
 }
 
 // agents gives each row with a workspace its agent_status, from one `herdr workspace list`.
-func (b *herdrBackend) agents(ctx context.Context, rows []Worktree) {
+func (b *herdrBackend) Agents(ctx context.Context, rows []Worktree) {
 	var list []herdr.WorkspaceInfo
 	var err error
 	for i := range rows {
@@ -173,7 +173,7 @@ func (b *herdrBackend) agents(ctx context.Context, rows []Worktree) {
 		}
 		state := AgentUnknown
 		for _, w := range list {
-			if w.WorkspaceID == *ws && (w.Worktree == nil || canonical(w.Worktree.CheckoutPath) == canonical(rows[i].Path)) {
+			if w.WorkspaceID == *ws && (w.Worktree == nil || Canonical(w.Worktree.CheckoutPath) == Canonical(rows[i].Path)) {
 				state = herdrAgentState(w.AgentStatus)
 			}
 		}
@@ -215,7 +215,7 @@ func agentPhrase(status string) string {
 func annotateRows(rows []Worktree, l herdr.ListResult) error {
 	idx := make(map[string]int, len(rows))
 	for i, r := range rows {
-		idx[canonical(r.Path)] = i
+		idx[Canonical(r.Path)] = i
 	}
 	for _, w := range l.Worktrees {
 		if w.OpenWorkspaceID == "" {
@@ -228,7 +228,7 @@ func annotateRows(rows []Worktree, l herdr.ListResult) error {
 					herdrText(w.OpenWorkspaceID, 40), herdrText(w.Path, 200)),
 				Hint: "run copse with --backend git; please report this"}
 		}
-		if i, ok := idx[canonical(w.Path)]; ok {
+		if i, ok := idx[Canonical(w.Path)]; ok {
 			ws := id.s
 			rows[i].WorkspaceID = &ws
 		}
@@ -244,7 +244,7 @@ func (b *herdrBackend) createArgs(c *createCmd) herdr.CreateArgs {
 	return herdr.CreateArgs{Cwd: c.cwd, Branch: c.branch.s, Base: c.base.OID, Path: c.path.s, Label: c.label.s, Focus: c.focus}
 }
 
-func (b *herdrBackend) createCommands(c *createCmd) ([]string, error) {
+func (b *herdrBackend) CreateCommands(c *createCmd) ([]string, error) {
 	cmd, err := herdr.CreateCmd(b.createArgs(c))
 	if err != nil {
 		return nil, builderErr(err)
@@ -252,16 +252,16 @@ func (b *herdrBackend) createCommands(c *createCmd) ([]string, error) {
 	return []string{cmd.String()}, nil
 }
 
-func (b *herdrBackend) create(ctx context.Context, c *createCmd) (string, error) {
+func (b *herdrBackend) Create(ctx context.Context, c *createCmd) (string, error) {
 	r, err := b.client.Create(ctx, b.createArgs(c))
 	if err != nil {
 		return "", herdrFailure("create", err)
 	}
 	var why []string
-	if canonical(r.Worktree.Path) != canonical(c.path.s) {
+	if Canonical(r.Worktree.Path) != Canonical(c.path.s) {
 		why = append(why, "it names checkout "+herdrText(r.Worktree.Path, 200)+", not "+Escape(c.path.s))
 	}
-	if ww := r.Workspace.Worktree; ww != nil && ww.CheckoutPath != "" && canonical(ww.CheckoutPath) != canonical(c.path.s) {
+	if ww := r.Workspace.Worktree; ww != nil && ww.CheckoutPath != "" && Canonical(ww.CheckoutPath) != Canonical(c.path.s) {
 		why = append(why, "its workspace shows checkout "+herdrText(ww.CheckoutPath, 200)+", not "+Escape(c.path.s))
 	}
 	if r.Worktree.Branch != c.branch.s {
@@ -282,18 +282,18 @@ func (b *herdrBackend) create(ctx context.Context, c *createCmd) (string, error)
 
 // ---- open, switch, back
 
-func (b *herdrBackend) openArgs(c *targetCmd, focus bool, label Label) herdr.OpenArgs {
+func (b *herdrBackend) openArgs(c *TargetSpec, focus bool, label Label) herdr.OpenArgs {
 	// Always the path git listed, also when the request named a branch: Herdr then opens
 	// exactly the checkout the engine checked.
-	return herdr.OpenArgs{Cwd: c.cwd, Path: c.target.Path, Label: label.s, Focus: focus}
+	return herdr.OpenArgs{Cwd: c.Cwd, Path: c.Target.Path, Label: label.s, Focus: focus}
 }
 
-func (b *herdrBackend) openCommands(c *targetCmd) ([]string, error) {
-	return b.commands(b.openArgs(c, c.focus, c.label))
+func (b *herdrBackend) OpenCommands(c *TargetSpec) ([]string, error) {
+	return b.commands(b.openArgs(c, c.Focus, c.Label))
 }
 
 // switch (and back) is open with focus: the workspace showing the worktree comes forward.
-func (b *herdrBackend) switchCommands(c *targetCmd) ([]string, error) {
+func (b *herdrBackend) SwitchCommands(c *TargetSpec) ([]string, error) {
 	return b.commands(b.openArgs(c, true, Label{}))
 }
 
@@ -305,31 +305,31 @@ func (b *herdrBackend) commands(a herdr.OpenArgs) ([]string, error) {
 	return []string{cmd.String()}, nil
 }
 
-func (b *herdrBackend) open(ctx context.Context, c *targetCmd) (string, error) {
-	return b.openWith(ctx, c, b.openArgs(c, c.focus, c.label))
+func (b *herdrBackend) Open(ctx context.Context, c *TargetSpec) (string, error) {
+	return b.openWith(ctx, c, b.openArgs(c, c.Focus, c.Label))
 }
 
-func (b *herdrBackend) switchTo(ctx context.Context, c *targetCmd) (string, error) {
+func (b *herdrBackend) SwitchTo(ctx context.Context, c *TargetSpec) (string, error) {
 	return b.openWith(ctx, c, b.openArgs(c, true, Label{}))
 }
 
-func (b *herdrBackend) openWith(ctx context.Context, c *targetCmd, args herdr.OpenArgs) (string, error) {
+func (b *herdrBackend) openWith(ctx context.Context, c *TargetSpec, args herdr.OpenArgs) (string, error) {
 	r, err := b.client.Open(ctx, args) // a builder refusal comes back as *herdr.ArgError
 	if err != nil {
 		return "", b.reconcileOpen(ctx, c, err)
 	}
 	var why []string
-	if canonical(r.Worktree.Path) != canonical(c.target.Path) {
-		why = append(why, "it names checkout "+herdrText(r.Worktree.Path, 200)+", not "+Escape(c.target.Path))
+	if Canonical(r.Worktree.Path) != Canonical(c.Target.Path) {
+		why = append(why, "it names checkout "+herdrText(r.Worktree.Path, 200)+", not "+Escape(c.Target.Path))
 	}
-	if ww := r.Workspace.Worktree; ww != nil && ww.CheckoutPath != "" && canonical(ww.CheckoutPath) != canonical(c.target.Path) {
-		why = append(why, "its workspace shows checkout "+herdrText(ww.CheckoutPath, 200)+", not "+Escape(c.target.Path))
+	if ww := r.Workspace.Worktree; ww != nil && ww.CheckoutPath != "" && Canonical(ww.CheckoutPath) != Canonical(c.Target.Path) {
+		why = append(why, "its workspace shows checkout "+herdrText(ww.CheckoutPath, 200)+", not "+Escape(c.Target.Path))
 	}
 	// A worktree mid-rebase or mid-bisect is detached to git (and so to Herdr), though copse
 	// lists it under the branch it holds: Herdr naming no branch there is no mismatch.
-	heldOnly := c.target.Detached && r.Worktree.Branch == ""
-	if c.target.Branch != "" && r.Worktree.Branch != c.target.Branch && !heldOnly {
-		why = append(why, "it names branch "+herdrText(r.Worktree.Branch, 100)+", not "+Escape(c.target.Branch))
+	heldOnly := c.Target.Detached && r.Worktree.Branch == ""
+	if c.Target.Branch != "" && r.Worktree.Branch != c.Target.Branch && !heldOnly {
+		why = append(why, "it names branch "+herdrText(r.Worktree.Branch, 100)+", not "+Escape(c.Target.Branch))
 	}
 	ws, err := ParseWorkspaceID(r.Workspace.WorkspaceID)
 	if err != nil {
@@ -345,14 +345,14 @@ func (b *herdrBackend) openWith(ctx context.Context, c *targetCmd, args herdr.Op
 // or unreadable reply) the engine's token comparison cannot tell; Herdr's own list can.
 // The same workspace (or none) shows the target as before: nothing was opened or closed, a
 // plain failure. A workspace appeared, changed or went away: uncertain.
-func (b *herdrBackend) reconcileOpen(ctx context.Context, c *targetCmd, runErr error) error {
+func (b *herdrBackend) reconcileOpen(ctx context.Context, c *TargetSpec, runErr error) error {
 	e := herdrFailure("open", runErr)
 	if !mayHaveActed(runErr) {
 		return e
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
-	l, err := b.client.List(rctx, c.cwd)
+	l, err := b.client.List(rctx, c.Cwd)
 	if err != nil {
 		return &Error{Kind: uncertainOr(e), Code: CodeOpenUnverified, Err: runErr,
 			Message: e.Message + "; Herdr's workspaces could not be read back: " + herdrText(err.Error(), 300),
@@ -360,27 +360,27 @@ func (b *herdrBackend) reconcileOpen(ctx context.Context, c *targetCmd, runErr e
 	}
 	now := ""
 	for _, w := range l.Worktrees {
-		if canonical(w.Path) == canonical(c.target.Path) {
+		if Canonical(w.Path) == Canonical(c.Target.Path) {
 			now = w.OpenWorkspaceID
 		}
 	}
 	switch {
-	case now == "" && c.wsID == "":
-		e.Message += "; no workspace shows " + Escape(c.target.Path) + ", so nothing was opened"
+	case now == "" && c.WsID == "":
+		e.Message += "; no workspace shows " + Escape(c.Target.Path) + ", so nothing was opened"
 		return e
-	case now == c.wsID:
+	case now == c.WsID:
 		// The same workspace shows it as before: nothing was opened or closed. Only its
 		// focus or label may have changed, which is harmless to ask for again.
-		e.Message += "; " + Escape(c.target.Path) + " is still open in workspace " + Escape(c.wsID) +
+		e.Message += "; " + Escape(c.Target.Path) + " is still open in workspace " + Escape(c.WsID) +
 			" and nothing else was opened (whether its focus or label changed is unknown)"
 		return e
 	case now == "":
 		return &Error{Kind: uncertainOr(e), Code: CodeOpenUncertain, Err: runErr,
-			Message: e.Message + "; workspace " + Escape(c.wsID) + " no longer shows " + Escape(c.target.Path),
+			Message: e.Message + "; workspace " + Escape(c.WsID) + " no longer shows " + Escape(c.Target.Path),
 			Hint:    "look at Herdr's sidebar before trying again"}
 	default:
 		return &Error{Kind: uncertainOr(e), Code: CodeOpenUncertain, Err: runErr,
-			Message: e.Message + "; workspace " + herdrText(now, 40) + " now shows " + Escape(c.target.Path),
+			Message: e.Message + "; workspace " + herdrText(now, 40) + " now shows " + Escape(c.Target.Path),
 			Hint:    "look at Herdr's sidebar before trying again"}
 	}
 }
@@ -395,9 +395,9 @@ func uncertainOr(e *Error) Kind {
 
 // ---- remove
 
-func (b *herdrBackend) removeCommands(c *removeCmd) ([]string, error) {
+func (b *herdrBackend) RemoveCommands(c *removeCmd) ([]string, error) {
 	if c.wsID == "" {
-		return b.git.removeCommands(c)
+		return b.git.RemoveCommands(c)
 	}
 	cmd, err := b.removeCmd(c)
 	if err != nil {
@@ -422,9 +422,9 @@ func (b *herdrBackend) removeCmd(c *removeCmd) (herdr.Cmd, error) {
 
 // remove goes through Herdr when a workspace shows the worktree (Herdr closes it and, with
 // --force, ends its processes), and through git, exactly as the git backend, otherwise.
-func (b *herdrBackend) remove(ctx context.Context, c *removeCmd) error {
+func (b *herdrBackend) Remove(ctx context.Context, c *removeCmd) error {
 	if c.wsID == "" {
-		return b.git.remove(ctx, c)
+		return b.git.Remove(ctx, c)
 	}
 	if _, err := b.removeCmd(c); err != nil {
 		return err
@@ -433,7 +433,7 @@ func (b *herdrBackend) remove(ctx context.Context, c *removeCmd) error {
 	if err != nil {
 		return herdrFailure("remove", err)
 	}
-	if canonical(r.Path) != canonical(c.target.Path) {
+	if Canonical(r.Path) != Canonical(c.target.Path) {
 		return replyMismatch("remove", []string{"it names checkout " + herdrText(r.Path, 200) + ", not " + Escape(c.target.Path)})
 	}
 	return nil

@@ -101,7 +101,7 @@ func startTmuxSurvey(ctx context.Context, s *Env) *tmuxSurvey {
 	return sv
 }
 
-func newTmuxBackend(ctx context.Context, s *Env, sv *tmuxSurvey) (backend, error) {
+func newTmuxBackend(ctx context.Context, s *Env, sv *tmuxSurvey) (Backend, error) {
 	if sv == nil {
 		c, pane, err := tmuxClient(s)
 		if err != nil {
@@ -137,7 +137,7 @@ func previousWindow(at tmux.Place, panes []tmux.Pane) string {
 	}
 	for _, p := range panes {
 		if p.Window == at.PreviousWindow && p.Session == at.Session {
-			if p.Mark == "" || canonical(p.Mark) == canonical(at.Previous) {
+			if p.Mark == "" || Canonical(p.Mark) == Canonical(at.Previous) {
 				return p.Window
 			}
 			return ""
@@ -185,11 +185,11 @@ func (b *tmuxBackend) dropFirst() {
 	b.firstMu.Unlock()
 }
 
-func (b *tmuxBackend) name() string        { return "tmux" }
-func (b *tmuxBackend) hasWorkspaces() bool { return true }
+func (b *tmuxBackend) Name() string        { return "tmux" }
+func (b *tmuxBackend) HasWorkspaces() bool { return true }
 
 // session is the window copse runs in: remove refuses to close it (ruleNotOwnWorkspace).
-func (b *tmuxBackend) session() string { return b.window }
+func (b *tmuxBackend) Session() string { return b.window }
 
 // tmuxWindow is one window copse marked for a worktree, with its own panes.
 type tmuxWindow struct {
@@ -225,7 +225,7 @@ func (b *tmuxBackend) windows(ctx context.Context) (map[string][]tmuxWindow, err
 		if p.Mark == "" {
 			continue
 		}
-		k := canonical(p.Mark)
+		k := Canonical(p.Mark)
 		ws := out[k]
 		if n := len(ws); n > 0 && ws[n-1].id == p.Window {
 			ws[n-1].panes = append(ws[n-1].panes, p)
@@ -259,7 +259,7 @@ func windowIn(ws []tmuxWindow, id string) *tmuxWindow {
 // worktree's window any more, and a worktree made there later gets a window of its own. A
 // worktree git still lists keeps its window even while its directory is missing
 // (prunable: moved by hand, or on a drive not mounted now), so a remove still closes it.
-func (b *tmuxBackend) annotate(ctx context.Context, rows []Worktree) error {
+func (b *tmuxBackend) Annotate(ctx context.Context, rows []Worktree) error {
 	ws, err := b.windows(ctx)
 	if err != nil {
 		return err
@@ -273,7 +273,7 @@ func (b *tmuxBackend) annotate(ctx context.Context, rows []Worktree) error {
 		k := rows[i].Path
 		w, ok := ws[k]
 		if !ok {
-			k = canonical(rows[i].Path)
+			k = Canonical(rows[i].Path)
 			w, ok = ws[k]
 		}
 		if ok && len(w) > 0 {
@@ -310,7 +310,7 @@ func (b *tmuxBackend) panesOf(ctx context.Context, ws, path string) ([]tmux.Pane
 	if err != nil {
 		return nil, err
 	}
-	if w := windowIn(all[canonical(path)], ws); w != nil {
+	if w := windowIn(all[Canonical(path)], ws); w != nil {
 		return w.panes, nil
 	}
 	return nil, nil
@@ -318,7 +318,7 @@ func (b *tmuxBackend) panesOf(ctx context.Context, ws, path string) ([]tmux.Pane
 
 // agentStatus says what runs in the panes of the worktree's window: each pane's
 // foreground command, and how long ago the window last printed.
-func (b *tmuxBackend) agentStatus(ctx context.Context, ws, path string) string {
+func (b *tmuxBackend) AgentStatus(ctx context.Context, ws, path string) string {
 	head := "its tmux window " + ws + ": "
 	ps, err := b.panesOf(ctx, ws, path)
 	if err != nil {
@@ -372,7 +372,7 @@ func ownChain(panes map[int]tmux.Pane) map[int]bool {
 // what runs in the panes of its window wherever its directory is (closing the window ends
 // it). The shells tmux started for the window's panes, idle (no child), do not count, nor
 // does copse itself with the shell that started it.
-func (b *tmuxBackend) workspaceLive(ctx context.Context, path, ws string) liveSet {
+func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) liveSet {
 	if ws == "" {
 		return liveIn(path, "")
 	}
@@ -458,7 +458,7 @@ func baseName(s string) string {
 // window: an idle shell is nothing; a pane whose program waits to read the terminal is
 // blocked (needs you); one whose window printed lately is working; else idle; a pane whose
 // command ended is done.
-func (b *tmuxBackend) agents(ctx context.Context, rows []Worktree) {
+func (b *tmuxBackend) Agents(ctx context.Context, rows []Worktree) {
 	var all map[string][]tmuxWindow
 	var err error
 	listed := false
@@ -471,7 +471,7 @@ func (b *tmuxBackend) agents(ctx context.Context, rows []Worktree) {
 			all, err = b.windows(ctx)
 			listed = true
 		}
-		wins := all[canonical(rows[i].Path)]
+		wins := all[Canonical(rows[i].Path)]
 		if err != nil || windowIn(wins, *ws) == nil {
 			rows[i].Agents = append(rows[i].Agents, Agent{State: AgentUnknown, Workspace: *ws})
 			continue
@@ -527,7 +527,7 @@ func paneAgent(p tmux.Pane) []Agent {
 }
 
 // closesWorkspace is the confirmation's line about the window a remove closes.
-func (b *tmuxBackend) closesWorkspace(ws string) string {
+func (b *tmuxBackend) ClosesWorkspace(ws string) string {
 	return "copse closes tmux window " + ws + " (tmux ends the processes of its panes)"
 }
 
@@ -548,8 +548,8 @@ func (b *tmuxBackend) windowArgs(dir, branch string, label Label, focus bool, ru
 	return a
 }
 
-func (b *tmuxBackend) createCommands(c *createCmd) ([]string, error) {
-	cmds, err := b.git.createCommands(c)
+func (b *tmuxBackend) CreateCommands(c *createCmd) ([]string, error) {
+	cmds, err := b.git.CreateCommands(c)
 	if err != nil {
 		return nil, err
 	}
@@ -575,8 +575,8 @@ func (b *tmuxBackend) newWindowCommands(a tmux.NewWindowArgs) ([]string, error) 
 
 // create makes the worktree with git, then its window. A window that cannot be opened
 // leaves a good worktree: that is said precisely (and `copse open` opens it), not undone.
-func (b *tmuxBackend) create(ctx context.Context, c *createCmd) (string, error) {
-	if _, err := b.git.create(ctx, c); err != nil {
+func (b *tmuxBackend) Create(ctx context.Context, c *createCmd) (string, error) {
+	if _, err := b.git.Create(ctx, c); err != nil {
 		return "", err
 	}
 	a := b.windowArgs(c.path.s, c.branch.s, c.label, c.focus, c.run)
@@ -603,15 +603,15 @@ func (b *tmuxBackend) create(ctx context.Context, c *createCmd) (string, error) 
 
 // ---- open, switch, back
 
-func (b *tmuxBackend) openCommands(c *targetCmd) ([]string, error) {
-	return b.targetCommands(c, c.focus)
+func (b *tmuxBackend) OpenCommands(c *TargetSpec) ([]string, error) {
+	return b.targetCommands(c, c.Focus)
 }
 
-func (b *tmuxBackend) switchCommands(c *targetCmd) ([]string, error) {
+func (b *tmuxBackend) SwitchCommands(c *TargetSpec) ([]string, error) {
 	return b.targetCommands(c, true)
 }
 
-func (b *tmuxBackend) targetCommands(c *targetCmd, focus bool) ([]string, error) {
+func (b *tmuxBackend) targetCommands(c *TargetSpec, focus bool) ([]string, error) {
 	if ws := b.targetWindow(c); ws != "" {
 		if !focus {
 			return nil, nil // already open, left where it is
@@ -625,23 +625,23 @@ func (b *tmuxBackend) targetCommands(c *targetCmd, focus bool) ([]string, error)
 		}
 		return []string{cmd.String()}, nil
 	}
-	return b.newWindowCommands(b.windowArgs(c.target.Path, c.target.Branch, c.label, focus, nil))
+	return b.newWindowCommands(b.windowArgs(c.Target.Path, c.Target.Branch, c.Label, focus, nil))
 }
 
 // targetWindow is the window an open, switch or back goes to ("" when it opens one): for
 // back, the window the last switch left, as tmux's last-window (even one copse did not
 // make: the session's first window, in the main checkout), while it is marked for no other
 // worktree; else the worktree's own window.
-func (b *tmuxBackend) targetWindow(c *targetCmd) string {
-	if c.operation == OpBack {
+func (b *tmuxBackend) targetWindow(c *TargetSpec) string {
+	if c.Operation == OpBack {
 		b.prevMu.Lock()
 		w, p := b.prevWindow, b.previous
 		b.prevMu.Unlock()
-		if w != "" && p != "" && canonical(p) == canonical(c.target.Path) {
+		if w != "" && p != "" && Canonical(p) == Canonical(c.Target.Path) {
 			return w
 		}
 	}
-	return c.wsID
+	return c.WsID
 }
 
 // elsewhere: window ws is in another session than copse's, as the last listing saw it.
@@ -652,14 +652,14 @@ func (b *tmuxBackend) elsewhere(ws string) bool {
 	return ok && sess != b.tsess
 }
 
-func (b *tmuxBackend) open(ctx context.Context, c *targetCmd) (string, error) {
-	return b.openWindow(ctx, c, c.focus)
+func (b *tmuxBackend) Open(ctx context.Context, c *TargetSpec) (string, error) {
+	return b.openWindow(ctx, c, c.Focus)
 }
 
 // switchTo (switch and back) brings the window forward, opening it when it has none, and
 // records the worktree and the window it leaves in the tmux session, so that a later
 // `copse back` (its own process) returns there.
-func (b *tmuxBackend) switchTo(ctx context.Context, c *targetCmd) (string, error) {
+func (b *tmuxBackend) SwitchTo(ctx context.Context, c *TargetSpec) (string, error) {
 	// The window the person is looking at as they leave: copse's session's current one (the
 	// picker's window is not it once a switch from the picker moved on).
 	b.prevMu.Lock()
@@ -677,17 +677,17 @@ func (b *tmuxBackend) switchTo(ctx context.Context, c *targetCmd) (string, error
 	if left == ws {
 		left = ""
 	}
-	if c.from != "" && canonical(c.from) != canonical(c.target.Path) {
+	if c.From != "" && Canonical(c.From) != Canonical(c.Target.Path) {
 		// Only back's memory is lost when this fails; the switch itself happened.
-		_ = b.client.SetPrevious(context.WithoutCancel(ctx), b.tsess, c.from, left)
+		_ = b.client.SetPrevious(context.WithoutCancel(ctx), b.tsess, c.From, left)
 		b.prevMu.Lock()
-		b.previous, b.prevWindow = c.from, left
+		b.previous, b.prevWindow = c.From, left
 		b.prevMu.Unlock()
 	}
 	return ws, nil
 }
 
-func (b *tmuxBackend) openWindow(ctx context.Context, c *targetCmd, focus bool) (string, error) {
+func (b *tmuxBackend) openWindow(ctx context.Context, c *TargetSpec, focus bool) (string, error) {
 	if ws := b.targetWindow(c); ws != "" {
 		if !focus {
 			return ws, nil
@@ -696,7 +696,7 @@ func (b *tmuxBackend) openWindow(ctx context.Context, c *targetCmd, focus bool) 
 		if err == nil {
 			return ws, nil
 		}
-		if ws == c.wsID {
+		if ws == c.WsID {
 			return "", err
 		}
 		// The window back would return to was closed since: the worktree's own window, or
@@ -706,7 +706,7 @@ func (b *tmuxBackend) openWindow(ctx context.Context, c *targetCmd, focus bool) 
 		b.prevMu.Unlock()
 		return b.openWindow(ctx, c, focus)
 	}
-	id, err := b.client.NewWindow(ctx, b.windowArgs(c.target.Path, c.target.Branch, c.label, focus, nil))
+	id, err := b.client.NewWindow(ctx, b.windowArgs(c.Target.Path, c.Target.Branch, c.Label, focus, nil))
 	if err != nil {
 		return "", tmuxFailure("new-window", err)
 	}
@@ -738,8 +738,8 @@ func (b *tmuxBackend) seedHistory(_ context.Context, snap Snapshot) {
 	if prev == "" {
 		return
 	}
-	if b.s.existsIn(snap)(prev) {
-		b.s.history.Visit(b.s.session, prev)
+	if b.s.ExistsIn(snap)(prev) {
+		b.s.History.Visit(b.s.Session, prev)
 	}
 }
 
@@ -749,7 +749,7 @@ func (b *tmuxBackend) seedHistory(_ context.Context, snap Snapshot) {
 // copse runs elsewhere, or tmux cannot say).
 func (b *tmuxBackend) ownWindow(ctx context.Context, path string) string {
 	all, err := b.windows(ctx)
-	if err != nil || windowIn(all[canonical(path)], b.window) == nil {
+	if err != nil || windowIn(all[Canonical(path)], b.window) == nil {
 		return ""
 	}
 	return b.window
@@ -766,8 +766,8 @@ func (b *tmuxBackend) closeAfterExit(ctx context.Context, ws string) error {
 
 // ---- remove
 
-func (b *tmuxBackend) removeCommands(c *removeCmd) ([]string, error) {
-	cmds, err := b.git.removeCommands(c)
+func (b *tmuxBackend) RemoveCommands(c *removeCmd) ([]string, error) {
+	cmds, err := b.git.RemoveCommands(c)
 	if err != nil || c.wsID == "" {
 		return cmds, err
 	}
@@ -780,11 +780,11 @@ func (b *tmuxBackend) removeCommands(c *removeCmd) ([]string, error) {
 
 // remove removes the worktree with git first (a refusal then leaves the window as it was),
 // then closes its window.
-func (b *tmuxBackend) remove(ctx context.Context, c *removeCmd) error {
+func (b *tmuxBackend) Remove(ctx context.Context, c *removeCmd) error {
 	if e := ruleNotOwnWorkspace(c, b.window); e != nil {
 		return e
 	}
-	if err := b.git.remove(ctx, c); err != nil {
+	if err := b.git.Remove(ctx, c); err != nil {
 		return err
 	}
 	if c.wsID == "" {

@@ -81,13 +81,6 @@ type claimCmd struct {
 	cwd     string
 }
 
-func (c claimCmd) op() Operation {
-	if c.release {
-		return OpRelease
-	}
-	return OpClaim
-}
-
 func lockedReason(r string) string {
 	if r == "" {
 		return "no reason given"
@@ -107,14 +100,14 @@ func (s *Env) prepareClaim(ctx context.Context, req Request, snap Snapshot) (*Pl
 	case ReleaseRequest:
 		path, branch, session, force, release, verb = r.Path, r.Branch, r.Session, r.Force, true, "release"
 	}
-	t, _, err := s.resolveTarget(ctx, snap, path, branch, nil)
+	t, _, err := s.ResolveTarget(ctx, snap, path, branch, nil)
 	if err != nil {
 		return nil, err
 	}
 	if e := ruleClaimable(t, snap); e != nil {
 		return nil, e
 	}
-	c := &claimCmd{release: release, target: t, force: force, cwd: s.root()}
+	c := &claimCmd{release: release, target: t, force: force, cwd: s.Root()}
 	if release && force {
 		// A forced release needs no session: it is the way out when the holder is gone.
 		if c.session, _, err = resolveSession(session, s.opts.Getenv); err != nil {
@@ -231,10 +224,13 @@ func claimConfirmation(c *claimCmd) *Confirmation {
 // runClaim locks or unlocks under the repository lock and reads git back: the claim is
 // what `git worktree list` shows afterwards, nothing else.
 func (s *Env) runClaim(ctx context.Context, c *claimCmd, x *Execution) (*Outcome, error) {
-	op := c.op()
+	op := OpClaim
+	if c.release {
+		op = OpRelease
+	}
 	warnings := x.Warnings()
 	if c.already {
-		return &Outcome{Operation: op, Worktree: s.row(c.target, ""), Path: c.target.Path, Claim: c.held, Warnings: warnings}, nil
+		return &Outcome{Operation: op, Worktree: s.Row(c.target, ""), Path: c.target.Path, Claim: c.held, Warnings: warnings}, nil
 	}
 	want := Claim{Session: c.session.s, Since: time.Now().UTC().Truncate(time.Second)}
 	reason := FormatClaim(want)
@@ -268,7 +264,7 @@ func (s *Env) runClaim(ctx context.Context, c *claimCmd, x *Execution) (*Outcome
 		return nil, uncertain(string(op)+"_uncertain", runErr, "run `copse list` and claim or release again as needed",
 			"%s of %s did not end as asked; the worktree is now %s", op, Escape(c.target.Path), state)
 	}
-	out := &Outcome{Operation: op, Worktree: s.row(t, ""), Path: t.Path, Warnings: warnings}
+	out := &Outcome{Operation: op, Worktree: s.Row(t, ""), Path: t.Path, Warnings: warnings}
 	ev, previous := claimEvent(c)
 	out.Previous = previous
 	if !c.release {
@@ -394,7 +390,7 @@ func (s *Env) runCreateClaim(ctx context.Context, c *createCmd, x *Execution) (*
 	if rerr == nil {
 		s.learn(after)
 		if t, ok := find(after, out.Path); ok && t.Locked != nil && *t.Locked == reason {
-			out.Worktree = s.row(t, out.WorkspaceID)
+			out.Worktree = s.Row(t, out.WorkspaceID)
 			out.Claim = &want
 			createdEvents(x, out)
 			return out, nil

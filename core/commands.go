@@ -25,15 +25,15 @@ type createCmd struct {
 }
 
 // targetCmd names an existing worktree for open, switch and back.
-type targetCmd struct {
-	target    gitx.Worktree
-	from      string // the worktree the session leaves ("" when none)
-	label     Label
-	focus     bool
-	cwd       string
-	operation Operation // OpOpen, OpSwitch or OpBack
-	wsID      string    // open workspace of the target, if known
-	leaving   *Status
+type TargetSpec struct {
+	Target    gitx.Worktree
+	From      string // the worktree the session leaves ("" when none)
+	Label     Label
+	Focus     bool
+	Cwd       string
+	Operation Operation // OpOpen, OpSwitch or OpBack
+	WsID      string    // open workspace of the target, if known
+	Leaving   *Status
 }
 
 type removeCmd struct {
@@ -48,9 +48,3 @@ type removeCmd struct {
 	// without --force unlocks it first, as git removes no locked worktree.
 	unlockFirst bool
 }
-
-func (createCmd) op() Operation { return OpCreate }
-func (removeCmd) op() Operation { return OpRemove }
-
-// targetCmd serves three operations; which one it is, it keeps.
-func (c targetCmd) op() Operation { return c.operation }

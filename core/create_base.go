@@ -89,7 +89,7 @@ func (s *Env) localBranchOf(ctx context.Context, dir, ref string) (string, error
 // (detached, or a bare repository whose HEAD is detached) gives its HEAD commit, with a
 // warning saying so; one with no commit at all is refused, asking for --base.
 func (s *Env) defaultBase(ctx context.Context, snap Snapshot) (baseChoice, error) {
-	main := s.root()
+	main := s.Root()
 	v, ok, err := s.git.ConfigValue(ctx, main, "copse.base")
 	if err != nil {
 		return baseChoice{}, gitFailure(CodeConfigFailed, err, "cannot read git config copse.base")
@@ -97,10 +97,10 @@ func (s *Env) defaultBase(ctx context.Context, snap Snapshot) (baseChoice, error
 	if v = strings.TrimSpace(v); ok && v != "" {
 		return s.configBase(ctx, main, v)
 	}
-	if len(snap.trees) == 0 {
+	if len(snap.Trees) == 0 {
 		return baseChoice{}, usage(CodeUnknownBase, "base", "pass --base REF", "git lists no main checkout to start a new branch from")
 	}
-	t := snap.trees[0]
+	t := snap.Trees[0]
 	branch := t.Branch
 	switch {
 	case t.Bare:

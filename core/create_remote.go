@@ -73,20 +73,20 @@ type branchSource struct {
 // It runs `git remote` (and for-each-ref over refs/remotes/ only when it must look for a
 // remote branch); it changes nothing.
 func (s *Env) resolveCreateBranch(ctx context.Context, raw string, hasBase bool) (branchSource, error) {
-	name, err := s.parseBranch(ctx, "branch", raw)
+	name, err := s.ParseBranch(ctx, "branch", raw)
 	if err != nil {
 		return branchSource{}, err
 	}
 	var remotes []string
 	if strings.Contains(name.s, "/") || !hasBase {
-		if remotes, err = s.git.Remotes(ctx, s.root()); err != nil {
+		if remotes, err = s.git.Remotes(ctx, s.Root()); err != nil {
 			return branchSource{}, gitFailure(CodeRemoteListFailed, err, "cannot list the remotes")
 		}
 	}
 	if rb, ok := splitRemote(name.s, remotes); ok {
 		return s.namedRemoteBranch(ctx, rb, hasBase)
 	}
-	exists, err := s.git.BranchExists(ctx, s.root(), name.s)
+	exists, err := s.git.BranchExists(ctx, s.Root(), name.s)
 	if err != nil {
 		return branchSource{}, gitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
 	}
@@ -96,7 +96,7 @@ func (s *Env) resolveCreateBranch(ctx context.Context, raw string, hasBase bool)
 	if hasBase || len(remotes) == 0 {
 		return branchSource{branch: name, source: CreateNew}, nil
 	}
-	all, err := s.git.RemoteTrackingBranches(ctx, s.root(), remotes)
+	all, err := s.git.RemoteTrackingBranches(ctx, s.Root(), remotes)
 	if err != nil {
 		return branchSource{}, gitFailure(CodeRemoteBranchesFailed, err, "cannot list the remote branches")
 	}
@@ -136,11 +136,11 @@ func (s *Env) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, hasBa
 		return branchSource{}, usage(CodeBaseWithRemoteBranch, "base", "drop the base: the new branch starts at "+Escape(rb.String()),
 			"%s names a remote branch; a base applies only to a new branch of your own", Escape(rb.String()))
 	}
-	local, err := s.parseBranch(ctx, "branch", rb.Name)
+	local, err := s.ParseBranch(ctx, "branch", rb.Name)
 	if err != nil {
 		return branchSource{}, err
 	}
-	oid, err := s.git.ResolveCommit(ctx, s.root(), "refs/remotes/"+rb.String())
+	oid, err := s.git.ResolveCommit(ctx, s.Root(), "refs/remotes/"+rb.String())
 	if err != nil {
 		if refusedByGit(err) {
 			return branchSource{}, refused(CodeNoRemoteBranch,
@@ -150,7 +150,7 @@ func (s *Env) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, hasBa
 		return branchSource{}, gitFailure(CodeResolveRemoteFailed, err, "cannot resolve the remote branch")
 	}
 	rb.OID = oid
-	exists, err := s.git.BranchExists(ctx, s.root(), local.s)
+	exists, err := s.git.BranchExists(ctx, s.Root(), local.s)
 	if err != nil {
 		return branchSource{}, gitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
 	}
@@ -207,7 +207,7 @@ func (s *Env) trackRemote(ctx context.Context, c *createCmd) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
 	hint := "set it by hand: git branch --set-upstream-to=" + quoteDisplay(c.remote.String()) + " " + quoteDisplay(c.branch.s)
-	if s.backend.hasWorkspaces() {
+	if s.Backend.HasWorkspaces() {
 		cmd, err := gitx.BranchSetUpstream(c.cwd, c.branch.s, c.remote.Remote, c.remote.Name)
 		if err != nil {
 			return builderErr(err)
@@ -229,8 +229,8 @@ func (s *Env) trackRemote(ctx context.Context, c *createCmd) error {
 // createCommands are the commands a create runs: the backend's, and for a branch from a
 // remote under Herdr (which cannot --track) the git command that sets the upstream.
 func (s *Env) createCommands(c *createCmd) ([]string, error) {
-	cmds, err := s.backend.createCommands(c)
-	if err != nil || c.remote == nil || !s.backend.hasWorkspaces() {
+	cmds, err := s.Backend.CreateCommands(c)
+	if err != nil || c.remote == nil || !s.Backend.HasWorkspaces() {
 		return cmds, err
 	}
 	up, err := gitx.BranchSetUpstream(c.cwd, c.branch.s, c.remote.Remote, c.remote.Name)

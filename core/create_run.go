@@ -47,8 +47,8 @@ func (s *Env) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fr
 			return false, nil, err
 		}
 		raw = *r.Run
-	} else if s.backend.name() == "tmux" {
-		v, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.run")
+	} else if s.Backend.Name() == "tmux" {
+		v, ok, err := s.git.ConfigValue(ctx, s.Root(), "copse.run")
 		if err != nil {
 			return false, nil, gitFailure(CodeConfigFailed, err, "cannot read git config copse.run")
 		}
@@ -63,20 +63,20 @@ func (s *Env) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fr
 		}
 		return false, nil, nil
 	}
-	if !s.backend.hasWorkspaces() || s.backend.name() != "tmux" {
+	if !s.Backend.HasWorkspaces() || s.Backend.Name() != "tmux" {
 		if !fromRequest {
 			// The owner's default for windows; this backend opens none.
-			return false, []string{"git config copse.run is set, but the " + s.backend.name() + " backend has no tmux window to start it in; not started"}, nil
+			return false, []string{"git config copse.run is set, but the " + s.Backend.Name() + " backend has no tmux window to start it in; not started"}, nil
 		}
 		why := "copse does not run it in the foreground"
-		if s.backend.name() == "herdr" {
+		if s.Backend.Name() == "herdr" {
 			// Herdr's worktree commands open a workspace but start nothing in its pane.
 			why = "Herdr gives copse no way to start a program in a pane, and copse does not run it in the foreground"
 		}
 		return false, nil, refused(CodeRunNeedsWorkspace,
 			"run copse inside tmux (or with --backend tmux), or create the worktree without --run and start the command yourself",
 			"--run starts %s in the new worktree's tmux window, but this is the %s backend: %s",
-			quote(raw), s.backend.name(), why)
+			quote(raw), s.Backend.Name(), why)
 	}
 	if err := checkText("run", raw, maxRun); err != nil {
 		return false, nil, err

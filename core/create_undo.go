@@ -57,7 +57,7 @@ func (s *Env) failedCreate(ctx context.Context, c *createCmd, before Snapshot, p
 	}
 	s.learn(after)
 	_, listed := find(after, c.path.s)
-	if listed && s.backend.hasWorkspaces() {
+	if listed && s.Backend.HasWorkspaces() {
 		// Herdr may have a workspace on it: taking the checkout away under it is not
 		// copse's call. Report it.
 		return uncertain(CodeCreateUncertain, runErr, "run `copse list` and check "+quoteDisplay(c.path.s),

@@ -55,7 +55,7 @@ func (s *Env) emit(out *Outcome, ev Event, wt *Worktree) {
 	s.mu.Lock()
 	commonDir := s.repo.commonDir
 	s.mu.Unlock()
-	ev.Repo = s.root()
+	ev.Repo = s.Root()
 	if wt != nil {
 		ev.Worktree = &EventWorktree{ID: wt.ID, Path: wt.Path, Branch: wt.Branch}
 	}

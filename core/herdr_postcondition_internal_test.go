@@ -51,9 +51,9 @@ func herdrService(t *testing.T) (*Service, *coretest.Repo, string, string) {
 
 func herdrClient(t *testing.T, svc *Service) *herdr.Client {
 	t.Helper()
-	b, ok := svc.impl.backend.(*herdrBackend)
+	b, ok := svc.impl.Backend.(*herdrBackend)
 	if !ok {
-		t.Fatalf("backend %T, want herdr", svc.impl.backend)
+		t.Fatalf("backend %T, want herdr", svc.impl.Backend)
 	}
 	return b.client
 }

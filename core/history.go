@@ -56,7 +56,7 @@ func (h *History) Peek(session string) (string, bool) {
 }
 
 // lookup is Previous without forgetting anything: Prepare must change nothing.
-func (h *History) lookup(session string, exists func(path string) bool) (string, bool) {
+func (h *History) Lookup(session string, exists func(path string) bool) (string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	st := h.stacks[session]
@@ -71,6 +71,6 @@ func (h *History) lookup(session string, exists func(path string) bool) (string,
 // Has reports whether session has a worktree to go back to for which exists is true,
 // forgetting nothing (a picker hides its back key when there is none).
 func (h *History) Has(session string, exists func(path string) bool) bool {
-	_, ok := h.lookup(session, exists)
+	_, ok := h.Lookup(session, exists)
 	return ok
 }

@@ -64,9 +64,9 @@ func idOf(ids map[string]string, path string) string {
 	if id, ok := ids[path]; ok {
 		return id
 	}
-	cp := canonical(path)
+	cp := Canonical(path)
 	for p, id := range ids {
-		if canonical(p) == cp {
+		if Canonical(p) == cp {
 			return id
 		}
 	}
@@ -86,8 +86,8 @@ func (s *Env) listCommonDir(ctx context.Context, snap Snapshot) (string, error) 
 	if commonDir != "" {
 		return commonDir, nil
 	}
-	if len(snap.trees) > 0 {
-		main := snap.trees[0]
+	if len(snap.Trees) > 0 {
+		main := snap.Trees[0]
 		guess := main.Path
 		if !main.Bare {
 			guess = filepath.Join(main.Path, ".git")
@@ -163,7 +163,7 @@ func (s *Env) decorateRows(ctx context.Context, snap Snapshot, rows []Worktree) 
 func newestLand(jobs []LandJob, w Worktree) *LandJob {
 	for i := len(jobs) - 1; i >= 0; i-- {
 		jw := jobs[i].Worktree
-		if (w.ID != "" && jw.ID != "" && jw.ID == w.ID) || ((w.ID == "" || jw.ID == "") && canonical(jw.Path) == canonical(w.Path)) {
+		if (w.ID != "" && jw.ID != "" && jw.ID == w.ID) || ((w.ID == "" || jw.ID == "") && Canonical(jw.Path) == Canonical(w.Path)) {
 			j := jobs[i]
 			return &j
 		}

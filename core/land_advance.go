@@ -17,7 +17,7 @@ import (
 // blocked, failed or uncertain.
 func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 	s, j := r.s, r.j
-	root := s.root()
+	root := s.Root()
 	into := j.Into
 	old, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+into)
 	if err != nil {
@@ -39,7 +39,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 		return false, false
 	}
 	r.snap = &snap // the clean-up, under the same lock, starts from this list
-	holder, refusal := targetHolder(snap.trees, into, busyBranchOf)
+	holder, refusal := targetHolder(snap.Trees, into, busyBranchOf)
 	if refusal != nil {
 		r.blocked(refusal.Code, refusal.Hint, "%s", refusal.Message)
 		return false, false
@@ -244,7 +244,7 @@ func (r *landRun) sync(ctx context.Context, h gitx.Worktree, old string) bool {
 		s.refreshAfterCheckout(h.Path)
 		return true
 	}
-	back, err := gitx.UpdateRefCAS(s.root(), j.Into, old, j.Commit, "copse land "+j.Job+": roll back")
+	back, err := gitx.UpdateRefCAS(s.Root(), j.Into, old, j.Commit, "copse land "+j.Job+": roll back")
 	if err == nil {
 		_, err = s.git.Run(ctx, back)
 	}
@@ -291,7 +291,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		return
 	}
 	if t.Locked != nil {
-		un, err := gitx.WorktreeUnlock(s.root(), t.Path)
+		un, err := gitx.WorktreeUnlock(s.Root(), t.Path)
 		if err == nil {
 			_, err = s.git.Run(ctx, un)
 		}
@@ -358,7 +358,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		// Deleted as by remove, and like remove's confirmation the land says which.
 		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), l.ignoredNamed())
 	}
-	del, err := gitx.DeleteRefCAS(s.root(), j.Worktree.Branch, j.Commit)
+	del, err := gitx.DeleteRefCAS(s.Root(), j.Worktree.Branch, j.Commit)
 	if err == nil {
 		_, err = s.git.Run(ctx, del)
 	}
@@ -400,12 +400,12 @@ func (s *Env) worktreeKeeps(ctx context.Context, t gitx.Worktree, ws string, bef
 		// copse runs in the worktree's own tmux window, which closes once copse has
 		// answered (closeOwnWindow): the shell that started copse, and copse, go with it;
 		// anything else working there keeps the worktree.
-		if l := s.backend.workspaceLive(ctx, t.Path, own); len(l.procs) > 0 || l.unknown != "" {
+		if l := s.Backend.WorkspaceLive(ctx, t.Path, own); len(l.procs) > 0 || l.unknown != "" {
 			return Losses{}, fmt.Sprintf("kept %s: %s; remove it when they end (`copse remove %s`)", Escape(t.Path), l.keptBy(), quoteDisplay(t.Path))
 		}
-	} else if cur := s.current(); cur != "" && canonical(cur) == canonical(t.Path) {
+	} else if cur := s.current(); cur != "" && Canonical(cur) == Canonical(t.Path) {
 		return Losses{}, fmt.Sprintf("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
-	} else if l := s.backend.workspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
+	} else if l := s.Backend.WorkspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
 		// Judged as remove judges them: the idle shells of the worktree's window (ws) do
 		// not keep it.
 		return Losses{}, liveKeeps(t.Path, l)
@@ -428,7 +428,7 @@ func liveKeeps(path string, l liveSet) string {
 }
 
 func (s *Env) emitWorktree(commonDir, event string, j *LandJob) {
-	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Session: j.Session,
+	ev := Event{Event: event, Repo: s.Root(), Job: j.Job, Session: j.Session,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
 	if event == EventRemoved {
 		ev.Commit, ev.BranchDeleted = j.Commit, j.BranchGone

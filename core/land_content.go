@@ -21,7 +21,7 @@ import (
 // that merged the target in, and drop what its merges changed). ok is false when the job
 // has finished on an error.
 func (r *landRun) alreadyOnTop(ctx context.Context, orig, onto string) (done, ok bool) {
-	on, err := r.s.git.Ancestor(ctx, r.s.root(), onto, orig)
+	on, err := r.s.git.Ancestor(ctx, r.s.Root(), onto, orig)
 	if err != nil {
 		r.gitErr(PhaseRebase, err, "cannot check whether "+Escape(r.j.Worktree.Branch)+" already contains "+Escape(r.j.Into))
 		return false, false
@@ -55,7 +55,7 @@ func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges [
 	if commit == orig {
 		return true // nothing was rewritten
 	}
-	root := s.root()
+	root := s.Root()
 	want, clean, err := s.git.MergeTree(ctx, root, onto, orig)
 	if err != nil {
 		r.gitErr(PhaseRebase, err, "cannot compute what the land should bring "+Escape(j.Into))

@@ -18,7 +18,7 @@ import (
 // land would run, with the commits known now; a target that moves in between changes them.
 func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 	w := c.target
-	root := s.root()
+	root := s.Root()
 	onto, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+c.into.s)
 	if err != nil {
 		return nil, gitFailure(CodeBranchLookupFailed, err, "cannot read the target branch "+Escape(c.into.s))
@@ -43,7 +43,7 @@ func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range snap.trees {
+	for _, h := range snap.Trees {
 		if h.Bare || h.Branch != c.into.s || !clean {
 			continue
 		}
@@ -94,7 +94,7 @@ func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 func (s *Env) dryRebase(ctx context.Context, c *landCmd, onto string, out *Outcome) (tree string, clean bool, landed string, err error) {
 	w := c.target
 	orig := w.Head
-	onTop, err := s.git.Ancestor(ctx, s.root(), onto, orig)
+	onTop, err := s.git.Ancestor(ctx, s.Root(), onto, orig)
 	if err != nil {
 		return "", false, "", gitFailure(CodeRebaseFailed, err, "cannot check whether "+Escape(w.Branch)+" already contains "+Escape(c.into.s))
 	}

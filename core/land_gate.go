@@ -81,9 +81,9 @@ func (s *Env) noGateLeft(commonDir, path string) error {
 	if err != nil {
 		return failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}
-	cp := canonical(path)
+	cp := Canonical(path)
 	for _, j := range jobs {
-		if j.Gate == nil || !j.State.Finished() || canonical(j.Worktree.Path) != cp {
+		if j.Gate == nil || !j.State.Finished() || Canonical(j.Worktree.Path) != cp {
 			continue
 		}
 		if procs := gateProcesses(j.Gate); len(procs) > 0 {

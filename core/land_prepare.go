@@ -37,14 +37,12 @@ type landCmd struct {
 	owner        *livenessOwner // set when queued: the liveness token of a job this process waits for
 }
 
-func (*landCmd) op() Operation { return OpLand }
-
 func (s *Env) prepareLand(ctx context.Context, r LandRequest, snap Snapshot) (*Plan, error) {
 	t, err := s.landTarget(ctx, r, snap)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkEnterable(t); err != nil {
+	if err := CheckEnterable(t); err != nil {
 		return nil, err
 	}
 	if e := ruleLandable(t, snap); e != nil {
@@ -65,16 +63,16 @@ func (s *Env) prepareLand(ctx context.Context, r LandRequest, snap Snapshot) (*P
 	}
 	c.id = idOf(worktreeIDs(commonDir), t.Path)
 	if r.Into != nil {
-		if c.into, err = s.parseBranch(ctx, "into", *r.Into); err != nil {
+		if c.into, err = s.ParseBranch(ctx, "into", *r.Into); err != nil {
 			return nil, err
 		}
-	} else if c.into, err = defaultInto(recordedInto(commonDir, c.id), snap.trees[0]); err != nil {
+	} else if c.into, err = defaultInto(recordedInto(commonDir, c.id), snap.Trees[0]); err != nil {
 		return nil, err
 	}
 	if e := ruleIntoOtherBranch(t, c.into); e != nil {
 		return nil, e
 	}
-	if ok, err := s.git.BranchExists(ctx, s.root(), c.into.s); err != nil {
+	if ok, err := s.git.BranchExists(ctx, s.Root(), c.into.s); err != nil {
 		return nil, gitFailure(CodeBranchLookupFailed, err, "cannot check the target branch")
 	} else if !ok {
 		return nil, refused(CodeTargetMissing, "create it, or pass another --into",
@@ -115,10 +113,10 @@ func (s *Env) landTarget(ctx context.Context, r LandRequest, snap Snapshot) (git
 	if r.ID != nil {
 		t, err = s.worktreeOfID(ctx, snap, *r.ID)
 	} else {
-		t, _, err = s.resolveTarget(ctx, snap, r.Path, r.Branch, nil)
+		t, _, err = s.ResolveTarget(ctx, snap, r.Path, r.Branch, nil)
 		if e := AsError(err); r.Branch != nil && e != nil && e.Code == CodeNoSuchWorktree {
 			// A worktree in the middle of rebasing the branch is listed as detached.
-			for _, cand := range snap.trees {
+			for _, cand := range snap.Trees {
 				if !cand.Bare && cand.Detached && rebasingBranch(cand) == *r.Branch {
 					t, err = cand, nil
 				}
@@ -224,12 +222,12 @@ func (s *Env) notQueued(ctx context.Context, commonDir, path string, dry bool) e
 	} else if jobs, err = s.readQueue(ctx, dir, true); err != nil { // prepare holds the repository lock
 		return err
 	}
-	cp := canonical(path)
+	cp := Canonical(path)
 	for _, j := range jobs {
 		if dry && j.Owned && !j.State.Finished() && ownerGone(dir, j.Job) {
 			continue
 		}
-		if !j.State.Finished() && canonical(j.Worktree.Path) == cp {
+		if !j.State.Finished() && Canonical(j.Worktree.Path) == cp {
 			return refused(CodeAlreadyQueued, "wait for it (`copse land status "+j.Job+"`), or cancel the process that waits for it",
 				"%s already has a land %s: %s (%s)", Escape(path), j.State, j.Job, j.Phase)
 		}
@@ -241,7 +239,7 @@ func (s *Env) notQueued(ctx context.Context, commonDir, path string, dry bool) e
 // git config copse.test, copse.testTimeout, copse.landRetries).
 func (s *Env) landSettings(ctx context.Context, r LandRequest, c *landCmd) error {
 	// One git process for the three settings; git prints the keys lower-cased.
-	cfg, err := s.git.ConfigMatching(ctx, s.root(), `^copse\.(test|testtimeout|landretries)$`)
+	cfg, err := s.git.ConfigMatching(ctx, s.Root(), `^copse\.(test|testtimeout|landretries)$`)
 	if err != nil {
 		return gitFailure(CodeConfigFailed, err, "cannot read git config copse.*")
 	}
@@ -389,9 +387,9 @@ func (s *Env) rebaseIsOurs(commonDir, w string, rb *gitx.RebaseState) (*LandReba
 		return nil, failed(CodeLandQueueUnreadable, err, "", "cannot read the land queue")
 	}
 	var ours *LandRebase
-	cw := canonical(w)
+	cw := Canonical(w)
 	for _, j := range jobs {
-		if j.Rebase == nil || !j.State.Finished() || canonical(j.Worktree.Path) != cw {
+		if j.Rebase == nil || !j.State.Finished() || Canonical(j.Worktree.Path) != cw {
 			continue
 		}
 		if j.Rebase.HeadName == rb.HeadName && j.Rebase.OrigHead == rb.OrigHead && j.Rebase.Onto == rb.Onto {

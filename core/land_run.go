@@ -222,7 +222,7 @@ func landProgressOf(ctx context.Context) func(LandProgress) {
 // emit appends a lifecycle event for job j; a failure becomes a warning (the land itself
 // stands). The caller holds the repository lock.
 func (s *Env) emitLand(commonDir, event string, j *LandJob, reason string) []string {
-	ev := Event{Event: event, Repo: s.root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
+	ev := Event{Event: event, Repo: s.Root(), Job: j.Job, Into: j.Into, Session: j.Session, Reason: reason,
 		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
 	if event == EventLandLanded {
 		ev.Commit, ev.BranchDeleted = j.Commit, j.BranchGone
@@ -563,7 +563,7 @@ func (r *landRun) run(ctx context.Context) {
 	}
 
 	for attempt := 0; ; attempt++ {
-		onto, err := s.git.ResolveCommit(ctx, s.root(), "refs/heads/"+j.Into)
+		onto, err := s.git.ResolveCommit(ctx, s.Root(), "refs/heads/"+j.Into)
 		if err != nil {
 			if refusedByGit(err) {
 				r.blocked(CodeTargetMissing, "create it, or land with another --into", "the target branch %s does not exist", Escape(j.Into))
@@ -844,10 +844,10 @@ func (s *Service) LandDefaults(ctx context.Context, path string) (into, test str
 	if commonDir, err := s.impl.commonDir(ctx); err == nil {
 		into = recordedInto(commonDir, idOf(worktreeIDs(commonDir), path))
 	}
-	if into == "" && len(snap.trees) > 0 && !snap.trees[0].Bare {
-		into = snap.trees[0].Branch
+	if into == "" && len(snap.Trees) > 0 && !snap.Trees[0].Bare {
+		into = snap.Trees[0].Branch
 	}
-	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.root(), "copse.test")
+	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.Root(), "copse.test")
 	if err != nil {
 		return into, "", gitFailure(CodeConfigFailed, err, "cannot read git config copse.test")
 	}
@@ -877,7 +877,7 @@ type DefaultGate struct {
 // An unapproved .copse.conf test is returned with Approved false: the land refuses it.
 func (s *Service) DefaultLandGate(ctx context.Context) (DefaultGate, error) {
 	si := s.impl
-	v, ok, err := si.git.ConfigValue(ctx, si.root(), "copse.test")
+	v, ok, err := si.git.ConfigValue(ctx, si.Root(), "copse.test")
 	if err != nil {
 		return DefaultGate{}, gitFailure(CodeConfigFailed, err, "cannot read git config copse.test")
 	}

@@ -63,7 +63,7 @@ func TestIdleShellsOfTheWorktreesWorkspaceDoNotCount(t *testing.T) {
 	}
 	// The confirmation says Herdr closes the idle shell with the workspace.
 	w := gitx.Worktree{Path: wt, Branch: "feat"}
-	conf := removeConfirmation(RemoveRequest{Branch: Str("feat"), Force: true}, w, "wT", Losses{}, l, (&herdrBackend{}).closesWorkspace("wT"))
+	conf := removeConfirmation(RemoveRequest{Branch: Str("feat"), Force: true}, w, "wT", Losses{}, l, (&herdrBackend{}).ClosesWorkspace("wT"))
 	if want := fmt.Sprintf("Herdr closes workspace wT and ends the processes running in it, among them 1 idle shell of its panes (pid %d)", idle); !strings.Contains(conf.Line(), want) {
 		t.Fatalf("confirmation %q does not say %q", conf.Line(), want)
 	}

@@ -167,7 +167,7 @@ func (s *Env) uniqueOf(ctx context.Context, t gitx.Worktree, l *Losses) int {
 	if t.Branch == "" {
 		return 0
 	}
-	n, err := s.git.UniqueCommits(ctx, s.root(), t.Branch)
+	n, err := s.git.UniqueCommits(ctx, s.Root(), t.Branch)
 	if err != nil && l.Status.Error == "" {
 		l.Status.Error = "cannot count the branch's unpushed commits: " + statusError(err)
 	}
@@ -286,17 +286,17 @@ func plural(n int, noun string) string {
 // path: the directory copse started in (-C), the process's working directory, and where
 // this session switched to. Removing any of them would pull the floor from under it.
 func (s *Env) hereWithin(path string) (string, bool) {
-	cp := canonical(path)
+	cp := Canonical(path)
 	var places []string
 	places = append(places, s.dir)
 	if wd, err := os.Getwd(); err == nil {
 		places = append(places, wd)
 	}
-	if at := s.sessionAt(); at != "" {
+	if at := s.SessionAt(); at != "" {
 		places = append(places, at)
 	}
 	for _, p := range places {
-		if within(canonical(p), cp) {
+		if within(Canonical(p), cp) {
 			return p, true
 		}
 	}
@@ -354,7 +354,7 @@ func (s *Env) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) error
 	for _, p := range l.Nested {
 		r := s.heldRepo(ctx, strings.TrimSuffix(p, "/")+"/", filepath.Join(t.Path, filepath.FromSlash(strings.TrimSuffix(p, "/"))))
 		// Its own HEAD reflog goes with it when its git directory lies inside the worktree.
-		if ngd, err := gitx.WorktreeGitDir(r.dir); err == nil && within(canonical(ngd), canonical(t.Path)) {
+		if ngd, err := gitx.WorktreeGitDir(r.dir); err == nil && within(Canonical(ngd), Canonical(t.Path)) {
 			if err := s.repoReflog(ctx, ngd, &r); err != nil {
 				r.Unknown = statusError(err)
 			}
@@ -511,7 +511,7 @@ func (s *Env) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) error
 	if id == "" {
 		return errors.New("cannot find the admin directory git keeps for it under " + filepath.Join(commonDir, "worktrees"))
 	}
-	admin, root := adminDir(commonDir, id), s.root()
+	admin, root := adminDir(commonDir, id), s.Root()
 	head := ""
 	if t.Head != "" && !allZero(t.Head) {
 		head = t.Head
@@ -549,7 +549,7 @@ func (s *Env) stagedInAdmin(ctx context.Context, admin, head string, l *Losses) 
 	if _, err := os.Lstat(index); head == "" || errors.Is(err, fs.ErrNotExist) {
 		return nil // unborn, or never checked out: nothing staged
 	}
-	n, err := s.git.IndexChanges(ctx, s.root(), index, head)
+	n, err := s.git.IndexChanges(ctx, s.Root(), index, head)
 	if err != nil {
 		return err
 	}
@@ -639,7 +639,7 @@ func (s *Env) heldBySubmodule(ctx context.Context, top, gitDir, rel, dir string,
 		l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+")")
 		return false, nil
 	}
-	if !within(canonical(sgd), canonical(gitDir)) && !within(canonical(sgd), canonical(top)) {
+	if !within(Canonical(sgd), Canonical(gitDir)) && !within(Canonical(sgd), Canonical(top)) {
 		if r := s.changesOf(ctx, rel, dir); r.Changes > 0 || r.Unknown != "" {
 			l.unrecordable = append(l.unrecordable, "submodule "+r.Path+" ("+r.describe()+"; its repository "+sgd+" stays, they do not)")
 		}

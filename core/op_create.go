@@ -76,14 +76,14 @@ func (s *Env) prepareCreate(ctx context.Context, r CreateRequest, snap Snapshot)
 		return nil, err
 	}
 	branch := src.branch
-	c := &createCmd{branch: branch, cwd: s.root(), focus: r.Focus}
+	c := &createCmd{branch: branch, cwd: s.Root(), focus: r.Focus}
 	var warnings []string
 	if r.Label != nil {
 		if c.label, err = ParseLabel(*r.Label); err != nil {
 			return nil, err
 		}
 	}
-	if !s.backend.hasWorkspaces() && (r.Label != nil || r.Focus) {
+	if !s.Backend.HasWorkspaces() && (r.Label != nil || r.Focus) {
 		warnings = append(warnings, "label and focus apply only inside Herdr or tmux; ignored")
 	}
 	if e := ruleBranchFree(branch, snap); e != nil {
@@ -219,7 +219,7 @@ func (s *Env) runCreate(ctx context.Context, c *createCmd, before Snapshot, warn
 	if c.run != nil {
 		c.run.started = time.Now()
 	}
-	ws, runErr := s.backend.create(ctx, c)
+	ws, runErr := s.Backend.Create(ctx, c)
 	if runErr != nil {
 		return nil, s.failedCreate(ctx, c, before, pre, runErr)
 	}
@@ -251,7 +251,7 @@ func (s *Env) runCreate(ctx context.Context, c *createCmd, before Snapshot, warn
 		// What copse did, as asked: information, not a warning.
 		notices = append(notices, "created branch "+Escape(c.branch.s)+" from "+Escape(c.remote.String())+" (tracking it)")
 	}
-	row := s.row(t, ws)
+	row := s.Row(t, ws)
 	if w := s.recordCreate(ctx, c, row); w != "" {
 		warnings = append(warnings, w)
 	}

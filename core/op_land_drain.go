@@ -4,8 +4,6 @@ import "context"
 
 type landDrainCmd struct{}
 
-func (landDrainCmd) op() Operation { return OpLandDrain }
-
 var LandDrainOp = &Op{
 	Name:     OpLandDrain,
 	Doc:      "run the queued land jobs nobody waits for, in queue order; the reply lists the jobs it ran",

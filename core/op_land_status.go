@@ -4,8 +4,6 @@ import "context"
 
 type landStatusCmd struct{ ticket int64 } // 0 = every job
 
-func (landStatusCmd) op() Operation { return OpLandStatus }
-
 var LandStatusOp = &Op{
 	Name:     OpLandStatus,
 	Doc:      "read land jobs: one by id, or all of the repository's jobs",

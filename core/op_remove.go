@@ -36,11 +36,11 @@ var RemoveOp = &Op{
 }
 
 func (s *Env) prepareRemove(ctx context.Context, r RemoveRequest, snap Snapshot) (*Plan, error) {
-	t, ws, err := s.resolveTarget(ctx, snap, r.Path, r.Branch, r.WorkspaceID)
+	t, ws, err := s.ResolveTarget(ctx, snap, r.Path, r.Branch, r.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
-	c := &removeCmd{target: t, wsID: ws, force: r.Force, deleteBranch: r.DeleteBranch, cwd: s.root()}
+	c := &removeCmd{target: t, wsID: ws, force: r.Force, deleteBranch: r.DeleteBranch, cwd: s.Root()}
 	// Rules that nothing gets past, then the ones --force gets past; each names what it
 	// protects and how to proceed.
 	// The workspace copse runs in comes before what works there: a remove typed in another
@@ -51,7 +51,7 @@ func (s *Env) prepareRemove(ctx context.Context, r RemoveRequest, snap Snapshot)
 		func() *Error { return s.ruleNotHere(t) },
 		func() *Error { return ruleHoldsNoWorktree(t, snap) },
 		func() *Error { return ruleDeleteHasBranch(t, r.DeleteBranch) },
-		func() *Error { return ruleNotOwnWorkspace(c, s.backend.session()) },
+		func() *Error { return ruleNotOwnWorkspace(c, s.Backend.Session()) },
 	} {
 		if e := rule(); e != nil {
 			return nil, e
@@ -59,11 +59,11 @@ func (s *Env) prepareRemove(ctx context.Context, r RemoveRequest, snap Snapshot)
 	}
 	c.losses = s.losses(ctx, t)
 	if t.Prunable == nil {
-		c.live = s.backend.workspaceLive(ctx, t.Path, ws)
+		c.live = s.Backend.WorkspaceLive(ctx, t.Path, ws)
 		if ws != "" && (len(c.live.procs) > 0 || c.live.unknown != "") {
 			// One Herdr call, and only when the refusal or the confirmation speaks of
 			// processes: a remove with nothing working in it is not slowed down.
-			c.live.agent = s.backend.agentStatus(ctx, ws, t.Path)
+			c.live.agent = s.Backend.AgentStatus(ctx, ws, t.Path)
 		}
 	}
 	// A claim whose --run command ended binds nothing (agent_run.go).
@@ -87,7 +87,7 @@ func (s *Env) prepareRemove(ctx context.Context, r RemoveRequest, snap Snapshot)
 			ruleNoWorktreeOnlyCommits(t, c.losses),
 			ruleSubmodulesPushed(t, c.losses),
 			ruleBranchMerged(t, c.losses, r.DeleteBranch),
-		}, forceWouldEnd(c.live, ws, s.backend.closesWorkspace(ws))); e != nil {
+		}, forceWouldEnd(c.live, ws, s.Backend.ClosesWorkspace(ws))); e != nil {
 			return nil, forceHelps(e)
 		}
 	}
@@ -99,24 +99,24 @@ func (s *Env) prepareRemove(ctx context.Context, r RemoveRequest, snap Snapshot)
 	// Herdr's rules, which not even --force gets past (the backend's builder checks them
 	// again before it runs anything).
 	herdrOnly := ruleHerdrNotLocked(c)
-	if s.backend.name() != "herdr" {
+	if s.Backend.Name() != "herdr" {
 		herdrOnly = nil // git removes a locked worktree in one step (tmux closes the window after)
 	}
 	if herdrOnly != nil {
 		return nil, herdrOnly
 	}
-	cmds, err := s.backend.removeCommands(c)
+	cmds, err := s.Backend.RemoveCommands(c)
 	if err != nil {
 		return nil, err
 	}
 	if r.DeleteBranch {
-		bd, err := gitx.BranchDelete(s.root(), t.Branch, true)
+		bd, err := gitx.BranchDelete(s.Root(), t.Branch, true)
 		if err != nil {
 			return nil, builderErr(err)
 		}
 		cmds = append(cmds, bd.String())
 	}
-	conf := removeConfirmation(r, t, ws, c.losses, c.live, s.backend.closesWorkspace(ws))
+	conf := removeConfirmation(r, t, ws, c.losses, c.live, s.Backend.ClosesWorkspace(ws))
 	notices := conf.Notices
 	if recordsRemove(c) {
 		// Said in the plan (the dry run shows it), not in the confirmation's token: it is
@@ -198,9 +198,9 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 }
 
 func (s *Env) runRemove(ctx context.Context, c *removeCmd, before Snapshot, warnings []string) (*Outcome, error) {
-	gone := s.row(c.target, c.wsID)
+	gone := s.Row(c.target, c.wsID)
 	r, err := s.removeOne(ctx, removeStep{target: c.target, record: recordsRemove(c), deleteBranch: c.deleteBranch,
-		before: &before.token, run: func(ctx context.Context) error { return s.backend.remove(ctx, c) }})
+		before: &before.token, run: func(ctx context.Context) error { return s.Backend.Remove(ctx, c) }})
 	if rerr, ok := isReadBack(err); ok {
 		return nil, uncertain(CodeRemoveUnverified, rerr, "run `copse list` to see what exists",
 			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))

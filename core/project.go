@@ -132,7 +132,7 @@ func (si *Env) unapproved(cmds []string) ([]string, error) {
 		return nil, failed(CodeApprovalsUnreadable, err, "fix or remove the file, then approve again: `copse approve`",
 			"cannot read the approved project commands: %s", Escape(err.Error()))
 	}
-	root := si.root()
+	root := si.Root()
 	var out []string
 	for _, c := range cmds {
 		if !keys[approvalKey(root, c)] && !slices.Contains(out, c) {
@@ -166,7 +166,7 @@ func (s *Service) Approve(commands []string) error {
 	if err != nil {
 		return failed(CodeApprovalsUnreadable, err, "check the file", "cannot write %s: %s", Escape(file), Escape(err.Error()))
 	}
-	root := si.root()
+	root := si.Root()
 	var b strings.Builder
 	for _, c := range commands {
 		b.WriteString(approvalKey(root, c) + "\n")

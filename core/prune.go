@@ -92,8 +92,6 @@ type pruneCmd struct {
 	cwd          string
 }
 
-func (pruneCmd) op() Operation { return OpPrune }
-
 // ParseIdle reads an idle threshold: a Go duration ("90m", "72h"), whole days ("3d") or
 // weeks ("2w"), at most 100 years, or "never" (nothing is pruned for being idle).
 func ParseIdle(field, raw string) (time.Duration, error) {
@@ -111,7 +109,7 @@ func (s *Env) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration, er
 	if r.OlderThan != nil {
 		return ParseIdle("older_than", *r.OlderThan)
 	}
-	v, ok, err := s.git.ConfigValue(ctx, s.root(), pruneAfterConfig)
+	v, ok, err := s.git.ConfigValue(ctx, s.Root(), pruneAfterConfig)
 	if err != nil {
 		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config "+pruneAfterConfig)
 	}
@@ -149,7 +147,7 @@ func (s *Env) preparePrune(ctx context.Context, r PruneRequest, snap Snapshot) (
 	if err != nil {
 		return nil, err
 	}
-	c := &pruneCmd{deleteBranch: r.DeleteBranch, dryRun: r.DryRun, cwd: s.root()}
+	c := &pruneCmd{deleteBranch: r.DeleteBranch, dryRun: r.DryRun, cwd: s.Root()}
 	c.report = PruneReport{OlderThan: FormatSpan(older), Removed: []PruneEntry{}, Forgotten: []PruneEntry{}, Kept: []PruneEntry{}}
 	// The worktrees' workspaces: their idle shells are judged as remove judges them, and a
 	// worktree's window or workspace is closed with it.
@@ -158,12 +156,12 @@ func (s *Env) preparePrune(ctx context.Context, r PruneRequest, snap Snapshot) (
 		return nil, err
 	}
 	sc := &pruneScan{commonDir: commonDir, ids: worktreeIDs(commonDir), jobs: landJobs(commonDir), now: time.Now(), older: older, live: &liveScan{}, wsOf: wsOf}
-	for _, t := range snap.trees {
+	for _, t := range snap.Trees {
 		if !t.Bare && t.Prunable == nil {
 			sc.live.paths = append(sc.live.paths, t.Path)
 		}
 	}
-	for i, t := range snap.trees {
+	for i, t := range snap.Trees {
 		e, cand, fate := s.judgeForPrune(ctx, sc, i, t)
 		switch fate {
 		case pruneKept:
@@ -223,7 +221,7 @@ func (s *Env) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Wo
 		return e, pruneCand{}, pruneKept
 	}
 	ended := t.Locked != nil && s.claimEnded(t)
-	if reason, detail := pruneStays(i == 0, s.current() != "" && canonical(s.current()) == canonical(t.Path), ended, t); reason == PruneGone {
+	if reason, detail := pruneStays(i == 0, s.current() != "" && Canonical(s.current()) == Canonical(t.Path), ended, t); reason == PruneGone {
 		return s.judgeGone(ctx, e, t, detail)
 	} else if reason != "" {
 		if reason == KeepLocked {
@@ -246,7 +244,7 @@ func (s *Env) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Wo
 	var procs []liveproc.Proc
 	var unknown string
 	if ws != "" {
-		l := s.backend.workspaceLive(ctx, t.Path, ws)
+		l := s.Backend.WorkspaceLive(ctx, t.Path, ws)
 		procs, unknown = l.procs, l.unknown
 	} else {
 		procs, unknown = sc.live.in(t.Path)
@@ -535,7 +533,7 @@ func (s *Env) runPrune(ctx context.Context, fresh *pruneCmd, x *Execution) (*Out
 	rep.Removed = []PruneEntry{}
 	for i, cand := range fresh.remove {
 		e := removed[i]
-		if !shown[canonical(cand.t.Path)] {
+		if !shown[Canonical(cand.t.Path)] {
 			e.Reason, e.Detail = KeepNotConfirmed, "became prunable after the confirmation was shown; prune again"
 			rep.Kept = append(rep.Kept, e)
 			continue
@@ -604,7 +602,7 @@ func shownIn(asked *Plan, which func(*pruneCmd) []pruneCand) map[string]bool {
 	shown := map[string]bool{}
 	if old, ok := asked.Cmd.(*pruneCmd); ok {
 		for _, c := range which(old) {
-			shown[canonical(c.t.Path)] = true
+			shown[Canonical(c.t.Path)] = true
 		}
 	}
 	return shown
@@ -620,7 +618,7 @@ func (s *Env) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, x *E
 	rep.Forgotten = []PruneEntry{}
 	for i, cand := range fresh.forget {
 		e := forgotten[i]
-		if !shown[canonical(cand.t.Path)] || ctx.Err() != nil {
+		if !shown[Canonical(cand.t.Path)] || ctx.Err() != nil {
 			e.Reason, e.Detail = KeepNotConfirmed, "its directory went after the confirmation was shown; prune again"
 			if ctx.Err() != nil {
 				e.Detail = "not forgotten: cancelled"
@@ -753,7 +751,7 @@ func (l landIndex) find(id, path string) (landJob, bool) {
 	if j, ok := l.byPath[path]; ok {
 		return j, true
 	}
-	j, ok := l.byPath[canonical(path)]
+	j, ok := l.byPath[Canonical(path)]
 	return j, ok
 }
 
@@ -826,7 +824,7 @@ func landJobs(commonDir string) landIndex {
 			idx.byID[id] = l.job
 		} else if p, ok := strings.CutPrefix(key, "path:"); ok {
 			idx.byPath[p] = l.job
-			idx.byPath[canonical(p)] = l.job
+			idx.byPath[Canonical(p)] = l.job
 		}
 	}
 	return idx

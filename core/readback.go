@@ -17,7 +17,16 @@ import (
 // caller's context was cancelled: after an interrupt the user must learn what state is left.
 const readBackTimeout = 30 * time.Second
 
-func (s *Env) sessionAt() string {
+// setSessionAt records where this session now is (a switch or back went there).
+func (s *Env) SetSessionAt(path string) {
+	s.mu.Lock()
+	s.sessAt = path
+	s.mu.Unlock()
+}
+
+// sessionAt is where this session is: where its last switch or back went, else where
+// copse started.
+func (s *Env) SessionAt() string {
 	s.mu.Lock()
 	at := s.sessAt
 	s.mu.Unlock()
@@ -35,9 +44,9 @@ func (s *Env) readBack(ctx context.Context) (Snapshot, error) {
 }
 
 func find(snap Snapshot, path string) (gitx.Worktree, bool) {
-	cp := canonical(path)
-	for _, t := range snap.trees {
-		if canonical(t.Path) == cp {
+	cp := Canonical(path)
+	for _, t := range snap.Trees {
+		if Canonical(t.Path) == cp {
 			return t, true
 		}
 	}
@@ -49,9 +58,9 @@ func exists(path string) bool {
 	return err == nil
 }
 
-func (s *Env) row(t gitx.Worktree, ws string) *Worktree {
+func (s *Env) Row(t gitx.Worktree, ws string) *Worktree {
 	w := &Worktree{Branch: t.Branch, Path: t.Path, Head: t.Head, Detached: t.Detached, Bare: t.Bare,
-		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.root(), Current: t.Path == s.current(),
+		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.Root(), Current: t.Path == s.current(),
 		Rebasing: t.Rebasing, Bisecting: t.Bisecting}
 	if ws != "" {
 		w.WorkspaceID = &ws

@@ -93,7 +93,7 @@ func TestRemoveOneRealGit(t *testing.T) {
 	}
 	s := svc.impl
 	remove := func(ctx context.Context) error {
-		rm, err := gitx.WorktreeRemove(s.root(), path, false, false)
+		rm, err := gitx.WorktreeRemove(s.Root(), path, false, false)
 		if err != nil {
 			return err
 		}

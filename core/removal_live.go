@@ -51,14 +51,14 @@ func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *
 		if s.beforeLiveCheck != nil {
 			s.beforeLiveCheck(t.Path)
 		}
-		if l := s.backend.workspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
+		if l := s.Backend.WorkspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
 			return errStillLive{l}
 		}
 		if t.Locked != nil {
 			// Only the lock of a claim whose --run command ended reaches a removal here
 			// (prune keeps, and land's clean-up releases, every other): unlocked only once
 			// nothing keeps the worktree, so a refusal leaves the lock as it was.
-			un, err := gitx.WorktreeUnlock(s.root(), t.Path)
+			un, err := gitx.WorktreeUnlock(s.Root(), t.Path)
 			if err != nil {
 				return builderErr(err)
 			}
@@ -68,9 +68,9 @@ func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *
 			t.Locked = nil
 		}
 		if closeWs {
-			return s.backend.remove(ctx, &removeCmd{target: t, wsID: ws, cwd: s.root()})
+			return s.Backend.Remove(ctx, &removeCmd{target: t, wsID: ws, cwd: s.Root()})
 		}
-		rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
+		rm, err := gitx.WorktreeRemove(s.Root(), t.Path, false, false)
 		if err != nil {
 			return builderErr(err)
 		}
@@ -90,9 +90,9 @@ func (s *Env) unforcedRemovalInOwnWindow(t gitx.Worktree, own string, git *gitx.
 // unforcedRemoveCommands are the commands unforcedRemoval runs, for a plan.
 func (s *Env) unforcedRemoveCommands(t gitx.Worktree, ws string) ([]string, error) {
 	if ws != "" {
-		return s.backend.removeCommands(&removeCmd{target: t, wsID: ws, cwd: s.root()})
+		return s.Backend.RemoveCommands(&removeCmd{target: t, wsID: ws, cwd: s.Root()})
 	}
-	rm, err := gitx.WorktreeRemove(s.root(), t.Path, false, false)
+	rm, err := gitx.WorktreeRemove(s.Root(), t.Path, false, false)
 	if err != nil {
 		return nil, builderErr(err)
 	}

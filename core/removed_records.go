@@ -112,7 +112,7 @@ func parseEntry(ref gitx.RemovedRef) (RemovedEntry, error) {
 // removedEntries lists the records, newest first, with the ones that cannot be read as
 // warnings (they are never dropped or restored: copse does not guess).
 func (s *Env) removedEntries(ctx context.Context) ([]RemovedEntry, []string, error) {
-	refs, err := s.git.ListRemoved(ctx, s.root())
+	refs, err := s.git.ListRemoved(ctx, s.Root())
 	if err != nil {
 		return nil, nil, gitFailure(CodeListRemovedFailed, err, "cannot list removed worktrees")
 	}
@@ -138,7 +138,7 @@ func (s *Env) dropSnapshot(ctx context.Context, e *RemovedEntry) {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
-	if c, err := gitx.UpdateRefDelete(s.root(), gitx.RemovedRefPrefix+e.ID, e.Commit); err == nil {
+	if c, err := gitx.UpdateRefDelete(s.Root(), gitx.RemovedRefPrefix+e.ID, e.Commit); err == nil {
 		_, _ = s.git.Run(rctx, c)
 	}
 }
@@ -169,7 +169,7 @@ func (s *Env) dropRemovedBefore(ctx context.Context, now time.Time, dry bool) ([
 			dropped = append(dropped, e.ID)
 			continue
 		}
-		c, err := gitx.UpdateRefDelete(s.root(), gitx.RemovedRefPrefix+e.ID, e.Commit)
+		c, err := gitx.UpdateRefDelete(s.Root(), gitx.RemovedRefPrefix+e.ID, e.Commit)
 		if err != nil {
 			return dropped, builderErr(err)
 		}

@@ -18,7 +18,7 @@ import (
 
 // parseBranch checks raw, then lets git say whether it is a branch name and what it names
 // (`@{-1}` becomes the branch it refers to); the name git prints back is the one used.
-func (s *Env) parseBranch(ctx context.Context, field, raw string) (BranchName, error) {
+func (s *Env) ParseBranch(ctx context.Context, field, raw string) (BranchName, error) {
 	if err := checkText(field, raw, maxBranch); err != nil {
 		return BranchName{}, err
 	}
@@ -68,7 +68,7 @@ func (s *Env) at() string {
 // defaultPath is <copse.root>/<slug> when git config copse.root is set, else
 // <parent of main checkout>/<repo>.worktrees/<slug>.
 func (s *Env) defaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
-	root, ok, err := s.git.ConfigValue(ctx, s.root(), "copse.root")
+	root, ok, err := s.git.ConfigValue(ctx, s.Root(), "copse.root")
 	if err != nil {
 		return AbsPath{}, gitFailure(CodeConfigFailed, err, "cannot read git config copse.root")
 	}
@@ -123,7 +123,7 @@ func short(oid string) string {
 }
 
 // resolveTarget finds the one worktree a request names by path, branch or workspace id.
-func (s *Env) resolveTarget(ctx context.Context, snap Snapshot, path, branch, ws *string) (gitx.Worktree, string, error) {
+func (s *Env) ResolveTarget(ctx context.Context, snap Snapshot, path, branch, ws *string) (gitx.Worktree, string, error) {
 	n := 0
 	for _, v := range []*string{path, branch, ws} {
 		if v != nil {
@@ -132,7 +132,7 @@ func (s *Env) resolveTarget(ctx context.Context, snap Snapshot, path, branch, ws
 	}
 	if n != 1 {
 		names := "path or branch"
-		if ws != nil || s.backend.hasWorkspaces() {
+		if ws != nil || s.Backend.HasWorkspaces() {
 			names = "path, branch or workspace_id"
 		}
 		return gitx.Worktree{}, "", usage(CodeExactlyOne, "target", "name the worktree by exactly one of "+names,
@@ -151,28 +151,28 @@ func (s *Env) resolveTarget(ctx context.Context, snap Snapshot, path, branch, ws
 		if err != nil {
 			return gitx.Worktree{}, "", err
 		}
-		t, err := worktreeAt(snap.trees, p)
+		t, err := worktreeAt(snap.Trees, p)
 		return t, wsOf[t.Path], err
 	case branch != nil:
-		b, err := s.parseBranch(ctx, "branch", *branch)
+		b, err := s.ParseBranch(ctx, "branch", *branch)
 		if err != nil {
 			return gitx.Worktree{}, "", err
 		}
-		t, err := worktreeOn(snap.trees, b)
+		t, err := worktreeOn(snap.Trees, b)
 		return t, wsOf[t.Path], err
 	default:
 		id, err := WorkspaceID{*ws}, error(nil)
-		if s.backend.name() != "tmux" || !tmux.IsWindowID(*ws) { // under tmux: a window id, @N
+		if s.Backend.Name() != "tmux" || !tmux.IsWindowID(*ws) { // under tmux: a window id, @N
 			id, err = ParseWorkspaceID(*ws)
 		}
 		if err != nil {
 			return gitx.Worktree{}, "", err
 		}
-		if !s.backend.hasWorkspaces() {
+		if !s.Backend.HasWorkspaces() {
 			return gitx.Worktree{}, "", usage(CodeNoWorkspaces, "workspace_id", "name the worktree by path or branch",
-				"workspace ids exist only inside Herdr or tmux; this is the %s backend", s.backend.name())
+				"workspace ids exist only inside Herdr or tmux; this is the %s backend", s.Backend.Name())
 		}
-		for _, t := range snap.trees {
+		for _, t := range snap.Trees {
 			if wsOf[t.Path] == id.s {
 				return t, id.s, nil
 			}
@@ -185,11 +185,11 @@ func (s *Env) resolveTarget(ctx context.Context, snap Snapshot, path, branch, ws
 // workspaces).
 func (s *Env) workspacesOf(ctx context.Context, snap Snapshot) (map[string]string, error) {
 	wsOf := map[string]string{}
-	if !s.backend.hasWorkspaces() {
+	if !s.Backend.HasWorkspaces() {
 		return wsOf, nil
 	}
 	rows := s.rows(snap)
-	if err := s.backend.annotate(ctx, rows); err != nil {
+	if err := s.Backend.Annotate(ctx, rows); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
@@ -202,9 +202,9 @@ func (s *Env) workspacesOf(ctx context.Context, snap Snapshot) (map[string]strin
 
 // worktreeAt is the worktree git lists at p, by canonical path.
 func worktreeAt(trees []gitx.Worktree, p AbsPath) (gitx.Worktree, error) {
-	cp := canonical(p.s)
+	cp := Canonical(p.s)
 	for _, t := range trees {
-		if canonical(t.Path) == cp {
+		if Canonical(t.Path) == cp {
 			return t, nil
 		}
 	}
@@ -238,7 +238,7 @@ func worktreeOn(trees []gitx.Worktree, b BranchName) (gitx.Worktree, error) {
 }
 
 // checkEnterable runs the rules for a worktree one can open or switch to.
-func checkEnterable(t gitx.Worktree) error {
+func CheckEnterable(t gitx.Worktree) error {
 	if e := ruleNotBare(t); e != nil {
 		return e
 	}
@@ -250,30 +250,30 @@ func checkEnterable(t gitx.Worktree) error {
 
 // leavingWarning: switching away from uncommitted work is allowed (it stays where it is),
 // but the user hears about it.
-func (s *Env) leavingWarning(ctx context.Context, c *targetCmd) []string {
-	if c.from == "" || canonical(c.from) == canonical(c.target.Path) {
+func (s *Env) LeavingWarning(ctx context.Context, c *TargetSpec) []string {
+	if c.From == "" || Canonical(c.From) == Canonical(c.Target.Path) {
 		return nil
 	}
-	if _, err := os.Stat(c.from); err != nil {
+	if _, err := os.Stat(c.From); err != nil {
 		return nil
 	}
-	st := s.status(ctx, c.from)
-	c.leaving = &st
+	st := s.status(ctx, c.From)
+	c.Leaving = &st
 	if st.Error == "" && st.Dirty() {
-		return []string{fmt.Sprintf("%s has %s; they stay there", Escape(c.from), plural(st.Changes(), "uncommitted change"))}
+		return []string{fmt.Sprintf("%s has %s; they stay there", Escape(c.From), plural(st.Changes(), "uncommitted change"))}
 	}
 	return nil
 }
 
 // existsIn reports whether a path is a live (listed, not prunable) worktree of snap.
-func (s *Env) existsIn(snap Snapshot) func(string) bool {
+func (s *Env) ExistsIn(snap Snapshot) func(string) bool {
 	live := map[string]bool{}
-	for _, t := range snap.trees {
+	for _, t := range snap.Trees {
 		if !t.Bare && t.Prunable == nil {
-			live[canonical(t.Path)] = true
+			live[Canonical(t.Path)] = true
 		}
 	}
-	return func(p string) bool { return live[canonical(p)] }
+	return func(p string) bool { return live[Canonical(p)] }
 }
 
 // refusedByGit: the value itself was refused, by gitx's builder or by git's exit status
@@ -290,7 +290,7 @@ func refusedByGit(err error) bool {
 // createOffered is a no_such_worktree refusal of branch b with the create offered as well:
 // open and switch go to a branch, and a branch without a worktree can get one. A typo of a
 // branch that is checked out is the likelier mistake, so the near names stay first.
-func createOffered(err error, trees []gitx.Worktree, b string) error {
+func CreateOffered(err error, trees []gitx.Worktree, b string) error {
 	e := AsError(err)
 	if e == nil || e.Code != CodeNoSuchWorktree {
 		return err

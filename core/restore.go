@@ -81,9 +81,6 @@ type restoreCmd struct {
 
 type restoreListCmd struct{}
 
-func (restoreCmd) op() Operation     { return OpRestore }
-func (restoreListCmd) op() Operation { return OpRestore }
-
 // snapshotForRemoval records the worktree t (HEAD, index, working files including
 // untracked but not ignored ones; the branch tip when deleteBranch) under
 // refs/copse/removed/<id>. The caller holds the repository lock. Nothing in the worktree
@@ -116,7 +113,7 @@ func (s *Env) snapshotForRemoval(ctx context.Context, t gitx.Worktree, deleteBra
 // repositories left out, the commits only it holds, the branch tip) and refuses what
 // cannot be recorded (not_recordable); gitx.RecordWorktree writes it.
 func (s *Env) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch bool) (RemovedEntry, error) {
-	root := s.root()
+	root := s.Root()
 	now := time.Now().UTC() // full precision: the newest record must sort first
 	meta := removedMeta{V: 1, Path: t.Path, Branch: t.Branch, DeleteBranch: deleteBranch, Time: now}
 	if commonDir, err := s.commonDir(ctx); err == nil {
@@ -192,7 +189,7 @@ func (s *Env) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, erro
 				oids = append(oids, tip.Commit)
 			}
 		}
-		f, err := gitx.FetchObjects(s.root(), r.dir, oids)
+		f, err := gitx.FetchObjects(s.Root(), r.dir, oids)
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +208,7 @@ func (s *Env) keepRemoved(ctx context.Context) (time.Duration, error) {
 
 // keepFor reads a retention setting (copse.keepRemoved, copse.keepLands): default 14 days.
 func (s *Env) keepFor(ctx context.Context, key string) (time.Duration, error) {
-	v, ok, err := s.git.ConfigValue(ctx, s.root(), key)
+	v, ok, err := s.git.ConfigValue(ctx, s.Root(), key)
 	if err != nil {
 		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config "+key)
 	}
@@ -322,7 +319,7 @@ func (s *Env) prepareRestore(ctx context.Context, r RestoreRequest, snap Snapsho
 	if e := ruleRecordedHead(e); e != nil {
 		return nil, e
 	}
-	c := &restoreCmd{entry: e, cwd: s.root(), path: path}
+	c := &restoreCmd{entry: e, cwd: s.Root(), path: path}
 	if c.path, err = s.restorePlace(ctx, snap, e, r.Path != nil, path); err != nil {
 		return nil, err
 	}
@@ -455,13 +452,13 @@ func restoreConfirmation(c *restoreCmd, into bool, warnings []string) *Confirmat
 // either gone, to be recreated at the recorded tip, or still at the recorded HEAD), else
 // a detached HEAD, with a warning saying why.
 func (s *Env) restoreBranchMode(ctx context.Context, snap Snapshot, e RemovedEntry) (int, string, []string, error) {
-	for _, t := range snap.trees {
+	for _, t := range snap.Trees {
 		if t.Branch == e.Branch {
 			return gitx.AddDetached, "", []string{fmt.Sprintf("branch %s is checked out at %s; restoring detached at %s",
 				Escape(e.Branch), Escape(t.Path), short(e.Head))}, nil
 		}
 	}
-	tip, err := s.git.ResolveCommit(ctx, s.root(), "refs/heads/"+e.Branch)
+	tip, err := s.git.ResolveCommit(ctx, s.Root(), "refs/heads/"+e.Branch)
 	if _, exited := gitx.ExitCode(err); err != nil && exited {
 		if e.BranchTip != "" && e.BranchTip != e.Head {
 			return gitx.AddDetached, e.BranchTip, []string{fmt.Sprintf("branch %s was at %s, not at HEAD %s: it is recreated there, and the worktree comes back detached at %s",
@@ -524,7 +521,7 @@ func (s *Env) runRestore(ctx context.Context, c *restoreCmd, before Snapshot, wa
 	}
 	s.refreshAfterCheckout(c.path.s)
 	warnings = s.restoreRest(ctx, wctx, c, t, warnings)
-	return &Outcome{Operation: OpRestore, Worktree: s.row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
+	return &Outcome{Operation: OpRestore, Worktree: s.Row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
 }
 
 // readBackAdded reads the worktree list back after an add (even if ctx was cancelled),
@@ -646,7 +643,7 @@ func keptText(e RemovedEntry) string {
 // not put back: the operation itself did not survive the remove.
 func (s *Env) restoreKept(ctx context.Context, dir string, e RemovedEntry) error {
 	for i, k := range e.Kept {
-		c, err := gitx.UpdateRefCreate(s.root(), keptRefPrefix+e.ID+"/"+strconv.Itoa(i+1), k.Commit)
+		c, err := gitx.UpdateRefCreate(s.Root(), keptRefPrefix+e.ID+"/"+strconv.Itoa(i+1), k.Commit)
 		if err != nil {
 			return err
 		}
@@ -694,7 +691,7 @@ func (s *Env) writeBack(ctx context.Context, dir string, e RemovedEntry) error {
 // verifyRestored records the restored worktree again and compares: the index must give
 // the recorded index tree and the working files the recorded worktree tree.
 func (s *Env) verifyRestored(ctx context.Context, dir string, e RemovedEntry) error {
-	got, err := s.git.RecordTrees(ctx, s.root(), dir, e.Head, nil)
+	got, err := s.git.RecordTrees(ctx, s.Root(), dir, e.Head, nil)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 
 // ruleBranchFree: a branch is checked out in at most one worktree.
 func ruleBranchFree(branch BranchName, snap Snapshot) *Error {
-	for _, t := range snap.trees {
+	for _, t := range snap.Trees {
 		if t.Branch == branch.s {
 			how := "checked out"
 			switch {
@@ -48,7 +48,7 @@ func ruleNoBaseForExisting(branch BranchName, hasBase bool) *Error {
 // rulePathOutsideGitDir: a checkout inside the git directory (symlinks resolved) would
 // be read by git as its own metadata.
 func rulePathOutsideGitDir(p AbsPath, commonDir string) *Error {
-	if within(canonical(p.s), canonical(commonDir)) {
+	if within(Canonical(p.s), Canonical(commonDir)) {
 		return usage(CodePathInsideGitDir, "path", "pick a path outside the repository's git directory",
 			"%s lies inside the git directory %s", Escape(p.s), Escape(commonDir))
 	}
@@ -57,9 +57,9 @@ func rulePathOutsideGitDir(p AbsPath, commonDir string) *Error {
 
 // rulePathOutsideWorktrees: the path is not a worktree and does not lie inside one.
 func rulePathOutsideWorktrees(p AbsPath, snap Snapshot) *Error {
-	cp := canonical(p.s)
-	for _, t := range snap.trees {
-		tp := canonical(t.Path)
+	cp := Canonical(p.s)
+	for _, t := range snap.Trees {
+		tp := Canonical(t.Path)
 		if cp == tp {
 			return refused(CodePathIsWorktree, "pick another path", "%s is already the worktree of %s", Escape(p.s), describe(t))
 		}
@@ -118,15 +118,15 @@ func ruleNotPrunable(t gitx.Worktree) *Error {
 // ruleNotAlreadyThere: without workspaces there is nothing to open or focus, so going where
 // you are is a no-op the user should hear about. Under Herdr, opening the current worktree
 // is fine (it opens or focuses its workspace); switching to it is not.
-func ruleNotAlreadyThere(op Operation, workspaces bool, from string, t gitx.Worktree) *Error {
-	if (op == OpSwitch || !workspaces) && from != "" && canonical(from) == canonical(t.Path) {
+func RuleNotAlreadyThere(op Operation, workspaces bool, from string, t gitx.Worktree) *Error {
+	if (op == OpSwitch || !workspaces) && from != "" && Canonical(from) == Canonical(t.Path) {
 		return refused(CodeAlreadyHere, "pick another worktree", "you are already in %s (%s)", Escape(t.Path), describe(t))
 	}
 	return nil
 }
 
 // ruleHasPrevious: back needs a worktree this session left, still listed.
-func ruleHasPrevious(found bool) *Error {
+func RuleHasPrevious(found bool) *Error {
 	if !found {
 		return refused(CodeNoPreviousWorktree, "switch to a worktree first; back returns to the one you left",
 			"there is no previous worktree in this session")
@@ -138,7 +138,7 @@ func ruleHasPrevious(found bool) *Error {
 
 // ruleNotMain: the main checkout holds the repository; copse never removes it.
 func ruleNotMain(t gitx.Worktree, snap Snapshot) *Error {
-	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
+	if len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path {
 		return refused(CodeMainCheckout, "remove linked worktrees only; the main checkout holds the repository",
 			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), describe(t))
 	}
@@ -150,13 +150,13 @@ func ruleNotMain(t gitx.Worktree, snap Snapshot) *Error {
 func (s *Env) ruleNotHere(t gitx.Worktree) *Error {
 	if at, ok := s.hereWithin(t.Path); ok {
 		where := ""
-		if canonical(at) != canonical(t.Path) {
+		if Canonical(at) != Canonical(t.Path) {
 			where = " (from " + Escape(at) + ", inside it)"
 		}
 		// The main checkout is always there to switch to: the hint names it, so it runs as
 		// written.
 		other := "TARGET"
-		if root := s.root(); root != "" && canonical(root) != canonical(t.Path) {
+		if root := s.Root(); root != "" && Canonical(root) != Canonical(t.Path) {
 			other = quoteDisplay(root)
 		}
 		return refused(CodeCurrentWorktree, "switch to another worktree first (`copse switch "+other+"`), then remove this one",
@@ -168,12 +168,12 @@ func (s *Env) ruleNotHere(t gitx.Worktree) *Error {
 // ruleHoldsNoWorktree: a worktree that contains another registered worktree would take
 // it along. Not even --force gets past this: remove or move the inner one first.
 func ruleHoldsNoWorktree(t gitx.Worktree, snap Snapshot) *Error {
-	outer := canonical(t.Path)
-	for _, o := range snap.trees {
+	outer := Canonical(t.Path)
+	for _, o := range snap.Trees {
 		if o.Path == t.Path || o.Bare {
 			continue
 		}
-		if inner := canonical(o.Path); inner != outer && within(inner, outer) {
+		if inner := Canonical(o.Path); inner != outer && within(inner, outer) {
 			return refused(CodeContainsWorktree, "remove or move the inner worktree first (git worktree move), then this one",
 				"%s contains another worktree, %s (%s); removing it would delete that one too", Escape(t.Path), Escape(o.Path), describe(o))
 		}
@@ -359,7 +359,7 @@ func forceHelps(e *Error) *Error {
 // ruleClaimable: the main checkout (or the bare repository) holds the repository; only
 // linked worktrees are claimed.
 func ruleClaimable(t gitx.Worktree, snap Snapshot) *Error {
-	if t.Bare || (len(snap.trees) > 0 && t.Path == snap.trees[0].Path) {
+	if t.Bare || (len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path) {
 		return refused(CodeMainCheckout, "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
 			"%s is the main checkout (%s); it cannot be claimed", Escape(t.Path), describe(t))
 	}
@@ -426,7 +426,7 @@ func ruleRecordedHead(e RemovedEntry) *Error {
 // ruleLandable: land moves a linked worktree's branch into the target; the main checkout
 // holds the target, and a detached worktree has no branch to land.
 func ruleLandable(t gitx.Worktree, snap Snapshot) *Error {
-	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
+	if len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path {
 		return refused(CodeMainCheckout, "land a linked worktree; the main checkout holds the target",
 			"%s is the main checkout; copse lands linked worktrees into it", Escape(t.Path))
 	}

@@ -21,7 +21,7 @@ func TestRules(t *testing.T) {
 		return gitx.Worktree{Path: path, Branch: branch, Head: "0123456789abcdef"}
 	}
 	main, feat := wt(filepath.Join(dir, "main"), "main"), wt(filepath.Join(dir, "feat"), "feat")
-	snap := Snapshot{trees: []gitx.Worktree{main, feat}}
+	snap := Snapshot{Trees: []gitx.Worktree{main, feat}}
 	abs := func(p string) AbsPath { return AbsPath{s: p} }
 	full := filepath.Join(dir, "full")
 	if err := os.MkdirAll(filepath.Join(full, "x"), 0o755); err != nil {
@@ -65,12 +65,12 @@ func TestRules(t *testing.T) {
 		{"path free (a file)", rulePathFree(abs(file)), rulePathFree(abs(filepath.Join(dir, "absent"))), "path_exists", file},
 		{"not bare", ruleNotBare(bare), ruleNotBare(main), "bare_repository", main.Path},
 		{"not prunable", ruleNotPrunable(gone), ruleNotPrunable(feat), "prunable_worktree", feat.Path},
-		{"switch not where you are", ruleNotAlreadyThere(OpSwitch, true, feat.Path, feat), ruleNotAlreadyThere(OpSwitch, true, main.Path, feat), "already_here", feat.Path},
-		{"open not where you are without workspaces", ruleNotAlreadyThere(OpOpen, false, feat.Path, feat), ruleNotAlreadyThere(OpOpen, true, feat.Path, feat), "already_here", feat.Path},
-		{"back has previous", ruleHasPrevious(false), ruleHasPrevious(true), "no_previous_worktree", "previous"},
+		{"switch not where you are", RuleNotAlreadyThere(OpSwitch, true, feat.Path, feat), RuleNotAlreadyThere(OpSwitch, true, main.Path, feat), "already_here", feat.Path},
+		{"open not where you are without workspaces", RuleNotAlreadyThere(OpOpen, false, feat.Path, feat), RuleNotAlreadyThere(OpOpen, true, feat.Path, feat), "already_here", feat.Path},
+		{"back has previous", RuleHasPrevious(false), RuleHasPrevious(true), "no_previous_worktree", "previous"},
 		{"remove not main", ruleNotMain(main, snap), ruleNotMain(feat, snap), "main_checkout", main.Path},
 		{"remove not here", here.ruleNotHere(feat), elsewhere.ruleNotHere(feat), "current_worktree", feat.Path},
-		{"remove holds no worktree", ruleHoldsNoWorktree(wt(dir, "outer"), Snapshot{trees: []gitx.Worktree{wt(dir, "outer"), feat}}), ruleHoldsNoWorktree(feat, snap), "contains_worktree", feat.Path},
+		{"remove holds no worktree", ruleHoldsNoWorktree(wt(dir, "outer"), Snapshot{Trees: []gitx.Worktree{wt(dir, "outer"), feat}}), ruleHoldsNoWorktree(feat, snap), "contains_worktree", feat.Path},
 		{"delete has branch", ruleDeleteHasBranch(wt(feat.Path, ""), true), ruleDeleteHasBranch(wt(feat.Path, ""), false), "no_branch", feat.Path},
 		{"not locked", ruleNotLocked(locked), ruleNotLocked(feat), "locked_worktree", "on a usb disk"},
 		{"not claimed", ruleNotLocked(claimed), nil, "claimed_worktree", "other"},

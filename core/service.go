@@ -56,8 +56,9 @@ type Plan struct {
 	Cmd Command // the typed command; unexported so only Prepare can make one
 }
 
-// command is implemented by each typed command (createCmd, removeCmd, ...).
-type Command interface{ op() Operation }
+// A Command is the typed command an operation's prepare makes (createCmd, removeCmd, …)
+// and its run reads back; only the operation that made it knows its type.
+type Command any
 
 // Service is the safety core for one repository. It is safe for concurrent use; mutations
 // are serialised by an in-process mutex plus an advisory file lock in the git common dir.
@@ -70,14 +71,14 @@ type Service struct {
 func Open(ctx context.Context, opts Options) (*Service, error) { return openService(ctx, opts) }
 
 // BackendName is "git" or "herdr".
-func (s *Service) BackendName() string { return s.impl.backend.name() }
+func (s *Service) BackendName() string { return s.impl.Backend.Name() }
 
 // HasWorkspaces reports a workspace backend (Herdr): `open` differs from `switch` and the
 // picker shows its `o` key.
-func (s *Service) HasWorkspaces() bool { return s.impl.backend.hasWorkspaces() }
+func (s *Service) HasWorkspaces() bool { return s.impl.Backend.HasWorkspaces() }
 
 // RepoRoot is the main checkout's path.
-func (s *Service) RepoRoot() string { return s.impl.root() }
+func (s *Service) RepoRoot() string { return s.impl.Root() }
 
 // CurrentPath is the worktree this process runs in ("" when outside any).
 func (s *Service) CurrentPath() string { return s.impl.current() }
@@ -85,7 +86,7 @@ func (s *Service) CurrentPath() string { return s.impl.current() }
 // List reads every worktree, branch first. With status, every row gets a Status computed
 // on a bounded worker pool (a row that failed carries Status.Error).
 func (s *Service) List(ctx context.Context, withStatus bool) (*Listing, error) {
-	return s.impl.list(ctx, withStatus)
+	return s.impl.List(ctx, withStatus)
 }
 
 // Statuses computes the status of each path on a pool of at most workers goroutines and
@@ -125,7 +126,7 @@ func (s *Service) Agents(ctx context.Context, rows []Worktree) map[string][]Agen
 		cp[i] = r
 	}
 	found := setProcesses(cp)
-	s.impl.backend.agents(ctx, cp)
+	s.impl.Backend.Agents(ctx, cp)
 	setRunning(cp, found)
 	s.impl.applyAgentStates(cp)
 	out := map[string][]Agent{}
@@ -147,11 +148,11 @@ func (s *Service) AllBranches(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	remotes, err := s.impl.git.Remotes(ctx, s.impl.root())
+	remotes, err := s.impl.git.Remotes(ctx, s.impl.Root())
 	if err != nil {
 		return nil, gitFailure(CodeBranchesFailed, err, "cannot list remotes")
 	}
-	remote, err := s.impl.git.RemoteTrackingBranches(ctx, s.impl.root(), remotes)
+	remote, err := s.impl.git.RemoteTrackingBranches(ctx, s.impl.Root(), remotes)
 	if err != nil {
 		return nil, gitFailure(CodeBranchesFailed, err, "cannot list remote branches")
 	}
@@ -164,7 +165,7 @@ func (s *Service) AllBranches(ctx context.Context) ([]string, error) {
 // CheckBranch runs the branch parser on raw (git check-ref-format included) and returns
 // the name git resolves it to, or the same error Prepare would give.
 func (s *Service) CheckBranch(ctx context.Context, raw string) (string, error) {
-	b, err := s.impl.parseBranch(ctx, "branch", raw)
+	b, err := s.impl.ParseBranch(ctx, "branch", raw)
 	return b.String(), err
 }
 
@@ -242,10 +243,10 @@ func (s *Service) Registry() *Registry { return s.impl.reg }
 
 // SessionPath is the worktree this session is in: where the last switch or back went,
 // else the worktree copse started in ("" when outside any).
-func (s *Service) SessionPath() string { return s.impl.sessionAt() }
+func (s *Service) SessionPath() string { return s.impl.SessionAt() }
 
 // History is this process's in-memory session history (back-switching).
-func (s *Service) History() *History { return s.impl.history }
+func (s *Service) History() *History { return s.impl.History }
 
 // Session is the history key of this process (Herdr workspace id, or "shell").
-func (s *Service) Session() string { return s.impl.session }
+func (s *Service) Session() string { return s.impl.Session }

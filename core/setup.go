@@ -98,7 +98,7 @@ func (s *Service) SetupConfig(ctx context.Context) (SetupConfig, error) {
 func (s *Env) setupConfig(ctx context.Context) (SetupConfig, error) {
 	var c SetupConfig
 	var err error
-	root := s.root()
+	root := s.Root()
 	if c.Copy, err = s.git.ConfigValues(ctx, root, "copse.copy"); err != nil {
 		return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.copy")
 	}
@@ -143,7 +143,7 @@ func (s *Env) setupConfig(ctx context.Context) (SetupConfig, error) {
 // projectTest reads copse.test from .copse.conf ("" when there is none; the last value wins,
 // as git config's does).
 func (s *Env) projectTest(ctx context.Context) (string, error) {
-	root := s.root()
+	root := s.Root()
 	file := filepath.Join(root, ProjectConfigFile)
 	if _, err := os.Lstat(file); err != nil {
 		return "", nil
@@ -173,13 +173,13 @@ func (s *Service) SetupTarget(ctx context.Context, path, branch *string) (string
 			return "", usage(CodeNoTarget, "target", "name the worktree: `copse setup TARGET`", "copse is not running in a worktree")
 		}
 		t, _ = find(snap, cur)
-	} else if t, _, err = si.resolveTarget(ctx, snap, path, branch, nil); err != nil {
+	} else if t, _, err = si.ResolveTarget(ctx, snap, path, branch, nil); err != nil {
 		return "", err
 	}
-	if err := checkEnterable(t); err != nil {
+	if err := CheckEnterable(t); err != nil {
 		return "", err
 	}
-	if len(snap.trees) > 0 && t.Path == snap.trees[0].Path {
+	if len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path {
 		return "", refused(CodeMainCheckout, "name a linked worktree; setup copies from the main checkout into it",
 			"%s is the main checkout, where setup copies from", Escape(t.Path))
 	}
@@ -199,7 +199,7 @@ func (s *Service) Setup(ctx context.Context, path string, cfg SetupConfig, out i
 func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, out io.Writer, copied func(*SetupReport)) (*SetupReport, error) {
 	si := s.impl
 	rep := &SetupReport{Path: path}
-	root := si.root()
+	root := si.Root()
 	// Checked before anything is copied, whoever calls (the picker, an agent's create): a
 	// project command runs only once a person approved it, and a refused setup changes nothing.
 	if missing, err := s.Unapproved(cfg.Project); err != nil {
@@ -251,7 +251,7 @@ func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, o
 // setupFiles are the files of the main checkout the setup copies (copse.copy, then
 // .worktreeinclude), and the copse.copy patterns it refuses.
 func (s *Env) setupFiles(ctx context.Context, cfg SetupConfig) ([]string, []SetupRefusal, error) {
-	root := s.root()
+	root := s.Root()
 	var files []string
 	var refused []SetupRefusal
 	if len(cfg.Copy) > 0 {

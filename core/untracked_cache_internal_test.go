@@ -73,7 +73,7 @@ func TestDisplayStatusesFollowTheRepositoryUntrackedCache(t *testing.T) {
 			}
 			log := &argvLog{}
 			svc.impl.git.Exec = log
-			if _, err := svc.impl.list(ctx, true); err != nil {
+			if _, err := svc.impl.List(ctx, true); err != nil {
 				t.Fatal(err)
 			}
 			statuses := log.commands("status")
@@ -126,7 +126,7 @@ func TestCachedListingReadsNoUntrackedSetting(t *testing.T) {
 	first := open()
 	firstLog := &argvLog{}
 	first.impl.git.Exec = firstLog
-	if _, err := first.impl.list(ctx, true); err != nil {
+	if _, err := first.impl.List(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(firstLog.commands("config")); n != 1 {
@@ -135,7 +135,7 @@ func TestCachedListingReadsNoUntrackedSetting(t *testing.T) {
 	second := open()
 	log := &argvLog{}
 	second.impl.git.Exec = log
-	if _, err := second.impl.list(ctx, true); err != nil {
+	if _, err := second.impl.List(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if st := log.commands("status"); len(st) != 0 {

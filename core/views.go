@@ -18,7 +18,7 @@ import (
 // DefaultPath is where `create` would put a worktree for the branch raw names (the
 // branch is parsed exactly as Prepare parses it).
 func (s *Service) DefaultPath(ctx context.Context, raw string) (string, error) {
-	b, err := s.impl.parseBranch(ctx, "branch", raw)
+	b, err := s.impl.ParseBranch(ctx, "branch", raw)
 	if err != nil {
 		return "", err
 	}
@@ -61,7 +61,7 @@ func (s *Service) Commits(ctx context.Context, oids []string) (map[string]Commit
 			valid = append(valid, o)
 		}
 	}
-	got, err := s.impl.git.Commits(ctx, s.impl.root(), valid)
+	got, err := s.impl.git.Commits(ctx, s.impl.Root(), valid)
 	if err != nil {
 		return nil, gitFailure(CodeLogFailed, err, "cannot read the last commits")
 	}
@@ -87,7 +87,7 @@ var SortOrders = []string{SortName, SortRecent, SortPath, SortNeedsYou}
 
 // SortOrder reads git config copse.sort; unset or unknown values are SortName.
 func (s *Service) SortOrder(ctx context.Context) string {
-	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.root(), "copse.sort")
+	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.Root(), "copse.sort")
 	if err != nil || !ok {
 		return SortName
 	}
@@ -113,7 +113,7 @@ func (s *Service) SetSortOrder(ctx context.Context, order string) error {
 	if !known {
 		return usage(CodeBadSort, "sort", "use one of "+strings.Join(SortOrders, ", "), "sort order %s is not known", quote(order))
 	}
-	root := s.impl.root()
+	root := s.impl.Root()
 	_, local, err := s.impl.git.LocalConfigValue(ctx, root, "copse.sort")
 	if err != nil {
 		return gitFailure(CodeConfigFailed, err, "cannot read the repository's git config copse.sort")

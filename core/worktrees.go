@@ -27,9 +27,9 @@ type Env struct {
 	git      *gitx.Runner
 	dir      string // where copse was started (-C)
 	repo     repoState
-	backend  backend
-	history  *History
-	session  string
+	Backend  Backend
+	History  *History
+	Session  string
 	mu       sync.Mutex        // guards repo, sessAt and returnTo
 	returnTo map[string]string // canonical worktree → the exact directory back returns to
 	sessAt   string            // where this session is after a switch ("" = where copse started)
@@ -61,7 +61,7 @@ type repoState struct {
 
 // snapshot is one reading of `git worktree list --porcelain -z`.
 type Snapshot struct {
-	trees []gitx.Worktree
+	Trees []gitx.Worktree
 	token StateToken
 	ids   *idPrefetch // Open's snapshot only: the ids read while git listed
 }
@@ -93,7 +93,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		opts:    opts,
 		git:     &gitx.Runner{Bin: opts.GitBin, Timeout: opts.Timeout, Env: opts.Env},
 		dir:     abs,
-		history: NewHistory(),
+		History: NewHistory(),
 	}
 	s.statusCache.Env = opts.Env
 	pre := startBackendReads(ctx, s, opts.Backend)
@@ -112,10 +112,10 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.backend = be
-	s.session = opts.Session
-	if s.session == "" {
-		s.session = be.session()
+	s.Backend = be
+	s.Session = opts.Session
+	if s.Session == "" {
+		s.Session = be.Session()
 	}
 	s.seedPrevious(snap, opts.Previous)
 	if tb, ok := be.(*tmuxBackend); ok {
@@ -131,7 +131,7 @@ func (s *Env) supersedeFirst() {
 	s.firstMu.Lock()
 	s.first = nil
 	s.firstMu.Unlock()
-	if tb, ok := s.backend.(*tmuxBackend); ok {
+	if tb, ok := s.Backend.(*tmuxBackend); ok {
 		tb.dropFirst() // and the panes tmux listed beside it
 	}
 }
@@ -156,7 +156,7 @@ func (s *Env) readDisplay(ctx context.Context, prefetch func() *idPrefetch) (Sna
 		}
 		s.mu.Unlock()
 		sum := sha256.Sum256(d.Raw)
-		return Snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12])), ids: readIDs(d.CommonDir, d.IDs)}, nil
+		return Snapshot{Trees: trees, token: StateToken(hex.EncodeToString(sum[:12])), ids: readIDs(d.CommonDir, d.IDs)}, nil
 	}
 	var ids *idPrefetch
 	if prefetch != nil {
@@ -217,14 +217,14 @@ func (s *Env) read(ctx context.Context) (Snapshot, error) {
 		return Snapshot{}, gitFailure(CodeListFailed, err, "cannot list worktrees")
 	}
 	sum := sha256.Sum256(raw)
-	return Snapshot{trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
+	return Snapshot{Trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
 }
 
 // listDir is where git lists the worktrees from: the directory copse started in, or the
 // main checkout once that directory is gone (a land typed in the worktree it cleaned up
 // reads the list back after removing it).
 func (s *Env) listDir() string {
-	if root := s.root(); root != "" && !exists(s.dir) {
+	if root := s.Root(); root != "" && !exists(s.dir) {
 		return root
 	}
 	return s.dir
@@ -245,9 +245,9 @@ const firstTTL = 2 * time.Second
 // requests may run at once on one Service (the picker checks a branch name while an
 // operation runs), so the fields are guarded by s.mu.
 func (s *Env) learn(snap Snapshot) {
-	root := s.root()
-	if len(snap.trees) > 0 {
-		root = snap.trees[0].Path
+	root := s.Root()
+	if len(snap.Trees) > 0 {
+		root = snap.Trees[0].Path
 	}
 	current := ""
 	// Fast path: git records worktree paths as given, usually already canonical; resolve
@@ -255,16 +255,16 @@ func (s *Env) learn(snap Snapshot) {
 	for _, resolve := range []bool{false, true} {
 		here := s.dir
 		if resolve {
-			here = canonical(s.dir)
+			here = Canonical(s.dir)
 		}
 		best := -1
-		for _, t := range snap.trees {
+		for _, t := range snap.Trees {
 			if t.Bare {
 				continue
 			}
 			p := t.Path
 			if resolve {
-				p = canonical(p)
+				p = Canonical(p)
 			}
 			if within(here, p) && len(p) > best {
 				best = len(p)
@@ -280,7 +280,7 @@ func (s *Env) learn(snap Snapshot) {
 	s.mu.Unlock()
 }
 
-func (s *Env) root() string {
+func (s *Env) Root() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.repo.root
@@ -311,8 +311,8 @@ func (s *Env) commonDir(ctx context.Context) (string, error) {
 }
 
 func (s *Env) rows(snap Snapshot) []Worktree {
-	out := make([]Worktree, 0, len(snap.trees))
-	for i, t := range snap.trees {
+	out := make([]Worktree, 0, len(snap.Trees))
+	for i, t := range snap.Trees {
 		out = append(out, Worktree{
 			Branch: t.Branch, Path: t.Path, Head: t.Head,
 			Main: i == 0 && !t.Bare, Current: t.Path == s.current(),
@@ -323,7 +323,7 @@ func (s *Env) rows(snap Snapshot) []Worktree {
 	return out
 }
 
-func (s *Env) list(ctx context.Context, withStatus bool) (*Listing, error) {
+func (s *Env) List(ctx context.Context, withStatus bool) (*Listing, error) {
 	s.firstMu.Lock()
 	first := s.first
 	if time.Since(s.firstAt) > firstTTL {
@@ -346,7 +346,7 @@ func (s *Env) list(ctx context.Context, withStatus bool) (*Listing, error) {
 	var warnings []string
 	// git's list is the truth; the backend's annotations are extra. If Herdr cannot be
 	// asked, show git's rows and say plainly that workspace ids are missing.
-	if err := s.backend.annotate(ctx, rows); err != nil {
+	if err := s.Backend.Annotate(ctx, rows); err != nil {
 		if ctx.Err() != nil {
 			return nil, AsError(err)
 		}
@@ -376,11 +376,11 @@ func (s *Env) list(ctx context.Context, withStatus bool) (*Listing, error) {
 			}
 		}
 		found := setProcesses(rows)
-		s.backend.agents(ctx, rows)
+		s.Backend.Agents(ctx, rows)
 		setRunning(rows, found)
 		s.applyAgentStates(rows)
 	}
-	return &Listing{RepoRoot: s.root(), Backend: s.backend.name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
+	return &Listing{RepoRoot: s.Root(), Backend: s.Backend.Name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
 }
 
 // defaultWorkers bounds the status pool: git status is part CPU, part I/O wait.
@@ -541,7 +541,7 @@ func firstLine(s string) string {
 
 // canonical resolves symlinks of the longest existing prefix of p, so that two spellings
 // of one place compare equal and a path reached through a symlink is seen for what it is.
-func canonical(p string) string {
+func Canonical(p string) string {
 	p = filepath.Clean(p)
 	rest := ""
 	cur := p
@@ -578,33 +578,33 @@ func within(p, dir string) bool {
 // returns to that very directory while it exists. A relative path, or one in no live
 // worktree, is ignored.
 func (s *Env) seedPrevious(snap Snapshot, prev string) {
-	if prev == "" || !filepath.IsAbs(prev) || s.backend.hasWorkspaces() {
+	if prev == "" || !filepath.IsAbs(prev) || s.Backend.HasWorkspaces() {
 		return
 	}
-	cp := canonical(prev)
+	cp := Canonical(prev)
 	best := ""
-	for _, t := range snap.trees {
+	for _, t := range snap.Trees {
 		if t.Bare || t.Prunable != nil {
 			continue
 		}
-		if within(cp, canonical(t.Path)) && len(t.Path) > len(best) {
+		if within(cp, Canonical(t.Path)) && len(t.Path) > len(best) {
 			best = t.Path
 		}
 	}
 	if best == "" {
 		return
 	}
-	s.history.Visit(s.session, best)
+	s.History.Visit(s.Session, best)
 	s.mu.Lock()
-	s.returnTo = map[string]string{canonical(best): filepath.Clean(prev)}
+	s.returnTo = map[string]string{Canonical(best): filepath.Clean(prev)}
 	s.mu.Unlock()
 }
 
 // backDir is where back should land in worktree root: the exact directory the shell
 // left, if it lies in that worktree and still exists, else the root.
-func (s *Env) backDir(root string) string {
+func (s *Env) BackDir(root string) string {
 	s.mu.Lock()
-	exact, ok := s.returnTo[canonical(root)]
+	exact, ok := s.returnTo[Canonical(root)]
 	s.mu.Unlock()
 	if ok {
 		if st, err := os.Stat(exact); err == nil && st.IsDir() {

@@ -10,11 +10,11 @@ import (
 // default paths (without git config copse.root) put every worktree in.
 func (s *Env) worktreesDir() string {
 	// A bare layout's "main" is repo.git: its worktrees go to repo.worktrees.
-	name := strings.TrimSuffix(filepath.Base(s.root()), ".git")
+	name := strings.TrimSuffix(filepath.Base(s.Root()), ".git")
 	if name == "" {
-		name = filepath.Base(s.root())
+		name = filepath.Base(s.Root())
 	}
-	return filepath.Join(filepath.Dir(s.root()), name+".worktrees")
+	return filepath.Join(filepath.Dir(s.Root()), name+".worktrees")
 }
 
 // dropEmptyWorktreesDir removes the <repo>.worktrees folder when the worktree just
@@ -24,7 +24,7 @@ func (s *Env) worktreesDir() string {
 // empty, or not there, stays as it is and says nothing.
 func (s *Env) dropEmptyWorktreesDir(removed string) {
 	dir := s.worktreesDir()
-	if parent := filepath.Dir(removed); parent != dir && canonical(parent) != canonical(dir) {
+	if parent := filepath.Dir(removed); parent != dir && Canonical(parent) != Canonical(dir) {
 		return
 	}
 	_ = os.Remove(dir)

@@ -3,16 +3,20 @@
 // operation, so a family can change without the engine knowing.
 package ops
 
-import "github.com/copse-dev/copse/core"
+import (
+	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/op/list"
+	"github.com/copse-dev/copse/core/op/target"
+)
 
 // All is every operation, in a stable order.
 var All = core.NewRegistry(
-	core.ListOp,
+	list.Op,
 	core.CreateOp,
-	core.OpenOp,
-	core.SwitchOp,
+	target.OpenOp,
+	target.SwitchOp,
 	core.RemoveOp,
-	core.BackOp,
+	target.BackOp,
 	core.RestoreOp,
 	core.ClaimOp,
 	core.ReleaseOp,
