@@ -1,4 +1,7 @@
-package core
+package core_test
+
+import "github.com/copse-dev/copse/core"
+
 
 import (
 	"os"
@@ -28,7 +31,7 @@ func TestPruneNeverRemovesWhatItCouldNotRecord(t *testing.T) {
 	f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...).Allow("-c").Allow("write-tree")
 	f.ExpectPrefix("commit-tree").Returns("", gitxtest.ExitError(nil, 128, "fatal: unable to write object: No space left on device"))
 	// Any git worktree remove would be an unexpected command and fail the test.
-	out, err := withFake(t, r, PruneRequest{}, f)
+	out, err := withFake(t, r, core.PruneRequest{}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +39,7 @@ func TestPruneNeverRemovesWhatItCouldNotRecord(t *testing.T) {
 		t.Fatalf("report %+v", out.Prune)
 	}
 	k := out.Prune.Kept[1]
-	if k.Path != wt || k.Reason != KeepRemoveRefused || !strings.Contains(k.Detail, "could not record it") || !strings.Contains(k.Detail, "No space left") {
+	if k.Path != wt || k.Reason != core.KeepRemoveRefused || !strings.Contains(k.Detail, "could not record it") || !strings.Contains(k.Detail, "No space left") {
 		t.Fatalf("kept %+v; want remove_refused saying the record failed and why", k)
 	}
 	r.Unchanged(before)

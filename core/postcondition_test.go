@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"bytes"
@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 	"github.com/copse-dev/copse/gitx/gitxtest"
 )
 
@@ -28,10 +30,10 @@ func readOnlyGit(f *gitxtest.Fake) *gitxtest.Fake {
 
 // withFake opens a service on r and prepares req with real git, then puts f in front of
 // git for Execute.
-func withFake(t *testing.T, r *coretest.Repo, req Request, f *gitxtest.Fake) (*Outcome, error) {
+func withFake(t *testing.T, r *coretest.Repo, req core.Request, f *gitxtest.Fake) (*core.Outcome, error) {
 	t.Helper()
 	ctx := context.Background()
-	svc, err := Open(ctx, Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	svc, err := core.Open(ctx, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,14 +41,14 @@ func withFake(t *testing.T, r *coretest.Repo, req Request, f *gitxtest.Fake) (*O
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.impl.git.Exec = f
+	core.SetGitExec(svc, f)
 	return svc.Execute(ctx, p)
 }
 
 func wantUncertain(t *testing.T, err error, code, mentions string) {
 	t.Helper()
-	e := AsError(err)
-	if e == nil || e.Kind != KindUncertain || e.Code != code || e.Hint == "" || !strings.Contains(e.Message, mentions) {
+	e := core.AsError(err)
+	if e == nil || e.Kind != core.KindUncertain || e.Code != code || e.Hint == "" || !strings.Contains(e.Message, mentions) {
 		t.Fatalf("got %v (%+v); want an uncertain %s naming %s, with a hint", err, e, code, mentions)
 	}
 }
@@ -74,7 +76,7 @@ func TestCreatePostconditions(t *testing.T) {
 		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
 			return bytes.ReplaceAll(b, []byte("HEAD "+head), []byte("HEAD "+other))
 		})
-		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
+		_, err := withFake(t, r, core.CreateRequest{Branch: "new"}, f)
 		wantUncertain(t, err, "create_wrong_commit", "app.worktrees/new")
 	})
 	t.Run("wrong branch", func(t *testing.T) {
@@ -84,7 +86,7 @@ func TestCreatePostconditions(t *testing.T) {
 		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
 			return bytes.ReplaceAll(b, []byte("branch refs/heads/new"), []byte("branch refs/heads/elsewhere"))
 		})
-		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
+		_, err := withFake(t, r, core.CreateRequest{Branch: "new"}, f)
 		wantUncertain(t, err, "create_wrong_branch", "branch new")
 	})
 	t.Run("no directory", func(t *testing.T) {
@@ -99,7 +101,7 @@ func TestCreatePostconditions(t *testing.T) {
 			}
 			return b
 		})
-		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
+		_, err := withFake(t, r, core.CreateRequest{Branch: "new"}, f)
 		wantUncertain(t, err, "create_no_directory", path)
 	})
 	t.Run("upstream not set", func(t *testing.T) {
@@ -112,7 +114,7 @@ func TestCreatePostconditions(t *testing.T) {
 		// git created the branch with --track, but its config does not show the upstream.
 		f.Expect("config", "--get", "--end-of-options", "branch.feat.remote").Returns("", gitxtest.ExitError(nil, 1, ""))
 		f.Expect("config", "--get", "--end-of-options", "branch.feat.merge").Real()
-		_, err := withFake(t, r, CreateRequest{Branch: "feat"}, f)
+		_, err := withFake(t, r, core.CreateRequest{Branch: "feat"}, f)
 		wantUncertain(t, err, "upstream_not_set", "origin/feat")
 	})
 	t.Run("claim not made", func(t *testing.T) {
@@ -120,7 +122,7 @@ func TestCreatePostconditions(t *testing.T) {
 		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
 		f.Expect(createArgs(r, "new")...).Real()
 		f.ExpectPrefix("worktree", "lock", "--reason").Returns("", gitxtest.ExitError(nil, 128, "fatal: cannot lock"))
-		_, err := withFake(t, r, CreateRequest{Branch: "new", Claim: true, Session: Str("agent-1")}, f)
+		_, err := withFake(t, r, core.CreateRequest{Branch: "new", Claim: true, Session: core.Str("agent-1")}, f)
 		wantUncertain(t, err, "claim_after_create_failed", "agent-1")
 		if got := r.Git(r.Root, "worktree", "list"); !strings.Contains(got, "app.worktrees/new") || strings.Contains(got, "locked") {
 			t.Errorf("want the worktree created and not locked:\n%s", got)
@@ -133,9 +135,9 @@ func TestCreatePostconditions(t *testing.T) {
 		// git made the worktree but failed (a hook, say); taking it back fails too.
 		f.Expect(createArgs(r, "new")...).RealButFails(gitxtest.ExitError(nil, 1, "error: the hook failed"))
 		f.Expect("worktree", "remove", "--force", "--", path).Returns("", gitxtest.ExitError(nil, 128, "fatal: cannot remove"))
-		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
+		_, err := withFake(t, r, core.CreateRequest{Branch: "new"}, f)
 		wantUncertain(t, err, "create_not_taken_back", path)
-		if e := AsError(err); !strings.Contains(e.Message, "remain") {
+		if e := core.AsError(err); !strings.Contains(e.Message, "remain") {
 			t.Errorf("the message does not say what remains: %s", e.Message)
 		}
 		if got := r.Git(r.Root, "worktree", "list"); !strings.Contains(got, path) {
@@ -147,7 +149,7 @@ func TestCreatePostconditions(t *testing.T) {
 		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
 		f.Expect(createArgs(r, "new")...).Real()
 		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: index file corrupt"))
-		_, err := withFake(t, r, CreateRequest{Branch: "new"}, f)
+		_, err := withFake(t, r, core.CreateRequest{Branch: "new"}, f)
 		wantUncertain(t, err, "create_unverified", "app.worktrees/new")
 	})
 }
@@ -168,7 +170,7 @@ func TestRemovePostconditions(t *testing.T) {
 		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...)
 		f.Expect("worktree", "remove", "--", wt).Real()
 		f.Expect("branch", "-D", "--", "feat").Returns("", gitxtest.ExitError(nil, 1, "error: cannot lock ref 'refs/heads/feat'"))
-		_, err := withFake(t, r, RemoveRequest{Path: Str(wt), DeleteBranch: true}, f)
+		_, err := withFake(t, r, core.RemoveRequest{Path: core.Str(wt), DeleteBranch: true}, f)
 		wantUncertain(t, err, "branch_not_deleted", "feat")
 		if _, err := os.Stat(wt); !os.IsNotExist(err) {
 			t.Errorf("the worktree should be gone (only the branch delete failed): %v", err)
@@ -183,7 +185,7 @@ func TestRemovePostconditions(t *testing.T) {
 		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
 		f.Expect("worktree", "remove", "--", wt).Real()
 		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: unable to read"))
-		_, err := withFake(t, r, RemoveRequest{Path: Str(wt)}, f)
+		_, err := withFake(t, r, core.RemoveRequest{Path: core.Str(wt)}, f)
 		wantUncertain(t, err, "remove_unverified", wt)
 	})
 	t.Run("git fails and nothing changed", func(t *testing.T) {
@@ -192,8 +194,8 @@ func TestRemovePostconditions(t *testing.T) {
 		before := r.Snapshot()
 		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
 		f.Expect("worktree", "remove", "--", wt).Returns("", gitxtest.ExitError(nil, 128, "fatal: something odd"))
-		_, err := withFake(t, r, RemoveRequest{Path: Str(wt)}, f)
-		if e := AsError(err); e == nil || e.Kind != KindFailed || e.Code != "remove_failed" || !strings.Contains(e.Message, "something odd") {
+		_, err := withFake(t, r, core.RemoveRequest{Path: core.Str(wt)}, f)
+		if e := core.AsError(err); e == nil || e.Kind != core.KindFailed || e.Code != "remove_failed" || !strings.Contains(e.Message, "something odd") {
 			t.Fatalf("got %v; want remove_failed with git's message", err)
 		}
 		r.Unchanged(before)
@@ -203,7 +205,7 @@ func TestRemovePostconditions(t *testing.T) {
 		wt := r.AddWorktree("feat", "feat")
 		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
 		f.Expect("worktree", "remove", "--", wt).RealButFails(gitxtest.ExitError(nil, -1, "killed"))
-		_, err := withFake(t, r, RemoveRequest{Path: Str(wt)}, f)
+		_, err := withFake(t, r, core.RemoveRequest{Path: core.Str(wt)}, f)
 		wantUncertain(t, err, "remove_interrupted", wt)
 	})
 	t.Run("git says dirty", func(t *testing.T) {
@@ -213,8 +215,8 @@ func TestRemovePostconditions(t *testing.T) {
 		f := readOnlyGit(gitxtest.New(t)).Allow(listArgs()...)
 		// Changed between the check and the remove: git refuses, copse says why.
 		f.Expect("worktree", "remove", "--", wt).Returns("", gitxtest.ExitError(nil, 128, "fatal: '"+wt+"' contains modified or untracked files, use --force to delete it"))
-		_, err := withFake(t, r, RemoveRequest{Path: Str(wt)}, f)
-		if e := AsError(err); e == nil || e.Kind != KindRefused || e.Code != "dirty_worktree" || !e.ForceHelps {
+		_, err := withFake(t, r, core.RemoveRequest{Path: core.Str(wt)}, f)
+		if e := core.AsError(err); e == nil || e.Kind != core.KindRefused || e.Code != "dirty_worktree" || !e.ForceHelps {
 			t.Fatalf("got %v; want a dirty_worktree refusal --force gets past", err)
 		}
 		r.Unchanged(before)
@@ -245,16 +247,16 @@ func TestSwitchRefusesWhatGitListsAsGone(t *testing.T) {
 			r := coretest.New(t)
 			wt := r.AddWorktree("feat", "feat")
 			ctx := context.Background()
-			svc, err := Open(ctx, Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+			svc, err := core.Open(ctx, core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			f := readOnlyGit(gitxtest.New(t))
 			f.Expect(listArgs()...).Rewritten(func(b []byte) []byte { return c.edit(b, wt) })
-			svc.impl.git.Exec = f
+			core.SetGitExec(svc, f)
 			before := r.Snapshot()
-			_, err = svc.Prepare(ctx, SwitchRequest{Path: Str(wt)})
-			if e := AsError(err); e == nil || e.Kind != KindRefused || e.Code != c.code || !strings.Contains(e.Message, wt) {
+			_, err = svc.Prepare(ctx, core.SwitchRequest{Path: core.Str(wt)})
+			if e := core.AsError(err); e == nil || e.Kind != core.KindRefused || e.Code != c.code || !strings.Contains(e.Message, wt) {
 				t.Fatalf("got %v; want %s naming %s", err, c.code, wt)
 			}
 			r.Unchanged(before)
@@ -268,11 +270,11 @@ func TestRestorePostconditions(t *testing.T) {
 	removed := func(t *testing.T) (*coretest.Repo, string, string) {
 		r := coretest.New(t)
 		wt := r.AddWorktree("feat", "feat")
-		svc, err := Open(context.Background(), Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+		svc, err := core.Open(context.Background(), core.Options{Registry: ops.All, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := svc.Do(context.Background(), RemoveRequest{Path: Str(wt), Force: true}, true)
+		out, err := svc.Do(context.Background(), core.RemoveRequest{Path: core.Str(wt), Force: true}, true)
 		if err != nil || out.RestoreID == "" {
 			t.Fatalf("remove: %v, %+v", err, out)
 		}
@@ -287,7 +289,7 @@ func TestRestorePostconditions(t *testing.T) {
 		r, wt, id := removed(t)
 		f := restoreGit(t, wt)
 		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: unable to read"))
-		_, err := withFake(t, r, RestoreRequest{ID: Str(id)}, f)
+		_, err := withFake(t, r, core.RestoreRequest{ID: core.Str(id)}, f)
 		wantUncertain(t, err, "restore_unverified", wt)
 	})
 	t.Run("not listed", func(t *testing.T) {
@@ -298,7 +300,7 @@ func TestRestorePostconditions(t *testing.T) {
 			end := start + bytes.Index(b[start:], []byte("\x00\x00")) + 2
 			return append(append([]byte{}, b[:start]...), b[end:]...)
 		})
-		_, err := withFake(t, r, RestoreRequest{ID: Str(id)}, f)
+		_, err := withFake(t, r, core.RestoreRequest{ID: core.Str(id)}, f)
 		wantUncertain(t, err, "restore_not_listed", wt)
 	})
 	t.Run("wrong commit", func(t *testing.T) {
@@ -313,7 +315,7 @@ func TestRestorePostconditions(t *testing.T) {
 			i := bytes.Index(b, []byte("worktree "+wt+"\x00"))
 			return append(b[:i:i], bytes.Replace(b[i:], []byte("HEAD "+head), []byte("HEAD "+other), 1)...)
 		})
-		_, err := withFake(t, r, RestoreRequest{ID: Str(id)}, f)
+		_, err := withFake(t, r, core.RestoreRequest{ID: core.Str(id)}, f)
 		wantUncertain(t, err, "restore_wrong_commit", wt)
 	})
 	t.Run("wrong branch", func(t *testing.T) {
@@ -322,7 +324,7 @@ func TestRestorePostconditions(t *testing.T) {
 		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
 			return bytes.Replace(b, []byte("branch refs/heads/feat"), []byte("branch refs/heads/elsewhere"), 1)
 		})
-		_, err := withFake(t, r, RestoreRequest{ID: Str(id)}, f)
+		_, err := withFake(t, r, core.RestoreRequest{ID: core.Str(id)}, f)
 		wantUncertain(t, err, "restore_wrong_branch", wt)
 	})
 }
@@ -338,7 +340,7 @@ func TestPrunePostconditions(t *testing.T) {
 		f := snapshotGit(readOnlyGit(gitxtest.New(t))).Allow(listArgs()...).Allow("for-each-ref").Allow("rev-list").Allow("diff-index")
 		f.Expect("worktree", "remove", "--", wt).Real()
 		f.Expect(listArgs()...).Returns("", gitxtest.ExitError(nil, 128, "fatal: unable to read"))
-		_, err := withFake(t, r, PruneRequest{}, f)
+		_, err := withFake(t, r, core.PruneRequest{}, f)
 		wantUncertain(t, err, "prune_unverified", "could not be read back")
 	})
 	t.Run("gone from disk but still listed", func(t *testing.T) {
@@ -351,7 +353,7 @@ func TestPrunePostconditions(t *testing.T) {
 		f.Expect(listArgs()...).Rewritten(func(b []byte) []byte {
 			return append(b, []byte("worktree "+wt+"\x00HEAD "+head+"\x00branch refs/heads/feat\x00\x00")...)
 		})
-		_, err := withFake(t, r, PruneRequest{OlderThan: Str("0s")}, f)
+		_, err := withFake(t, r, core.PruneRequest{OlderThan: core.Str("0s")}, f)
 		wantUncertain(t, err, "prune_incomplete", wt)
 	})
 }

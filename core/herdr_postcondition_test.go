@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"context"
@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/ops"
 	"github.com/copse-dev/copse/herdr"
 	"github.com/copse-dev/copse/herdr/herdrdouble"
 	"github.com/copse-dev/copse/herdr/herdrtest"
@@ -17,7 +19,7 @@ import (
 
 // herdrService opens the repository under the Herdr backend (the double), with a worktree
 // opened in a workspace; it returns the service, the worktree and its workspace id.
-func herdrService(t *testing.T) (*Service, *coretest.Repo, string, string) {
+func herdrService(t *testing.T) (*core.Service, *coretest.Repo, string, string) {
 	t.Helper()
 	r := coretest.New(t)
 	bin := herdrdouble.Build(t)
@@ -38,24 +40,24 @@ func herdrService(t *testing.T) (*Service, *coretest.Repo, string, string) {
 		}
 	}
 	ctx := context.Background()
-	svc, err := Open(ctx, Options{Registry: testOps, Dir: r.Root, Backend: "herdr", Getenv: getenv, Env: env})
+	svc, err := core.Open(ctx, core.Options{Registry: ops.All, Dir: r.Root, Backend: "herdr", Getenv: getenv, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := svc.Do(ctx, CreateRequest{Branch: "feat"}, true)
+	out, err := svc.Do(ctx, core.CreateRequest{Branch: "feat"}, true)
 	if err != nil || out.WorkspaceID == "" {
 		t.Fatalf("create through the double: %v %+v", err, out)
 	}
 	return svc, r, out.Path, out.WorkspaceID
 }
 
-func herdrClient(t *testing.T, svc *Service) *herdr.Client {
+func herdrClient(t *testing.T, svc *core.Service) *herdr.Client {
 	t.Helper()
-	b, ok := svc.impl.Backend.(*herdrBackend)
-	if !ok {
-		t.Fatalf("backend %T, want herdr", svc.impl.Backend)
+	c := core.HerdrClientOf(svc)
+	if c == nil {
+		t.Fatalf("backend %s, want herdr", svc.BackendName())
 	}
-	return b.client
+	return c
 }
 
 // Herdr printed past the output cap while opening: a failure that may have acted, so copse
@@ -69,9 +71,9 @@ func TestHerdrOpenOutputLimit(t *testing.T) {
 		Returns("", &herdr.Error{Kind: herdr.ErrOutputLimit, Started: true, ExitCode: -1, Message: "output passed the 2 MiB limit"})
 	herdrClient(t, svc).Exec = f
 	before := r.Snapshot()
-	_, err := svc.Do(context.Background(), OpenRequest{Path: &path}, true)
-	e := AsError(err)
-	if e == nil || e.Code != CodeHerdrOutputLimit || e.Kind != KindFailed || !strings.Contains(e.Message, "still open in workspace "+ws) {
+	_, err := svc.Do(context.Background(), core.OpenRequest{Path: &path}, true)
+	e := core.AsError(err)
+	if e == nil || e.Code != core.CodeHerdrOutputLimit || e.Kind != core.KindFailed || !strings.Contains(e.Message, "still open in workspace "+ws) {
 		t.Fatalf("got %v (%+v); want herdr_output_limit, failed, naming workspace %s", err, e, ws)
 	}
 	r.Unchanged(before)
@@ -88,9 +90,9 @@ func TestHerdrOpenUnverified(t *testing.T) {
 	f.ExpectPrefix("worktree", "list").
 		Returns("", &herdr.Error{Kind: herdr.ErrReply, Code: "server_not_running", ExitCode: 1, Message: "the server went away"})
 	herdrClient(t, svc).Exec = f
-	_, err := svc.Do(context.Background(), OpenRequest{Path: &path}, true)
-	e := AsError(err)
-	if e == nil || e.Code != CodeOpenUnverified || e.Kind != KindUncertain || !strings.Contains(e.Message, "could not be read back") {
+	_, err := svc.Do(context.Background(), core.OpenRequest{Path: &path}, true)
+	e := core.AsError(err)
+	if e == nil || e.Code != core.CodeOpenUnverified || e.Kind != core.KindUncertain || !strings.Contains(e.Message, "could not be read back") {
 		t.Fatalf("got %v (%+v); want an uncertain open_unverified", err, e)
 	}
 }

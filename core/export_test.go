@@ -1,0 +1,20 @@
+package core
+
+import (
+	"github.com/copse-dev/copse/gitx"
+	"github.com/copse-dev/copse/herdr"
+)
+
+// What core's external tests may reach inside a Service: the git runner's executor (to put
+// a fault in front of real git) and the Herdr client. Compiled into tests only.
+
+// SetGitExec puts exec in front of the service's git for every later run.
+func SetGitExec(s *Service, exec gitx.Executor) { s.impl.git.Exec = exec }
+
+// HerdrClientOf is the Herdr client of a service on the Herdr backend (nil on another).
+func HerdrClientOf(s *Service) *herdr.Client {
+	if b, ok := s.impl.Backend.(*herdrBackend); ok {
+		return b.client
+	}
+	return nil
+}
