@@ -46,12 +46,12 @@ const runEndTimeout = 10 * time.Second
 // and the environment they read; the notification mode comes from git config
 // copse.notify. Without Options.Self it returns script as it is.
 func (s *Env) wrapRun(ctx context.Context, raw, script string, env []string) (string, []string, []string) {
-	if s.opts.Self == "" || !filepath.IsAbs(s.opts.Self) {
+	if s.Opts.Self == "" || !filepath.IsAbs(s.Opts.Self) {
 		return script, env, nil
 	}
 	var warnings []string
 	mode := notify.Default
-	if v, ok, err := s.git.ConfigValue(ctx, s.Root(), "copse.notify"); err == nil && ok {
+	if v, ok, err := s.Git.ConfigValue(ctx, s.Root(), "copse.notify"); err == nil && ok {
 		m, known := notify.ParseMode(v)
 		if !known {
 			warnings = append(warnings, "git config copse.notify is "+quote(v)+", which copse does not know (bell, osc9, osc777 or off); using "+string(m))
@@ -60,8 +60,8 @@ func (s *Env) wrapRun(ctx context.Context, raw, script string, env []string) (st
 	}
 	// The store this copse reads, named outright: the window's environment is the tmux
 	// server's, which may point elsewhere (the agent's own hooks then write here too).
-	env = append(env, "COPSE_RUN_BIN="+s.opts.Self, "COPSE_RUN_PROGRAM="+runProgram(raw), "COPSE_NOTIFY="+string(mode),
-		"COPSE_STATE_DIR="+filepath.Dir(agentstate.Dir(s.opts.Getenv)))
+	env = append(env, "COPSE_RUN_BIN="+s.Opts.Self, "COPSE_RUN_PROGRAM="+runProgram(raw), "COPSE_NOTIFY="+string(mode),
+		"COPSE_STATE_DIR="+filepath.Dir(agentstate.Dir(s.Opts.Getenv)))
 	// The start report runs beside the command, silent, so copse's own start-up never
 	// delays the agent nor prints into its screen (a start report that comes after the
 	// end's does not replace it). The EXIT trap reports a command that ends the wrapper
@@ -182,7 +182,7 @@ func (s *Env) runEnded(ctx context.Context, r RunReport, old *agentstate.Record,
 	if err != nil {
 		return append(warnings, "the agent's end is not logged: "+AsError(err).Message)
 	}
-	t, listed := find(snap, r.Path)
+	t, listed := Find(snap, r.Path)
 	if !listed {
 		return append(warnings, "the agent's end is not logged: git no longer lists "+Escape(r.Path))
 	}
@@ -192,14 +192,14 @@ func (s *Env) runEnded(ctx context.Context, r RunReport, old *agentstate.Record,
 	// Read again: the event waited for the repository lock, which the create holds until
 	// its claim is written (a command may end before that).
 	if snap, err := s.readAndLearn(ctx); err == nil {
-		t, listed = find(snap, r.Path)
+		t, listed = Find(snap, r.Path)
 	}
 	if c := claimOf(t.Locked); listed && c != nil && c.Session == r.Session {
 		if w := s.releaseEnded(ctx, r); w != "" {
 			warnings = append(warnings, w)
 		}
 	}
-	if tgt, ok := notify.FromEnv(s.opts.Getenv); ok {
+	if tgt, ok := notify.FromEnv(s.Opts.Getenv); ok {
 		where := t.Branch
 		if where == "" {
 			where = filepath.Base(t.Path)
@@ -271,7 +271,7 @@ type runEnds map[string]agentstate.Record
 func runEndKey(path, session string) string { return Canonical(path) + "\x00" + session }
 
 func (s *Env) readRunEnds() runEnds {
-	recs, _ := agentstate.ReadAll(agentstate.Dir(s.opts.Getenv))
+	recs, _ := agentstate.ReadAll(agentstate.Dir(s.Opts.Getenv))
 	out := runEnds{}
 	for _, r := range recs {
 		if r.Agent == runAgent && r.Source == agentstate.SourceWrapper && r.Session != "" && r.Cwd != "" {
@@ -332,7 +332,7 @@ func (s *Env) markEnded(rows []Worktree) {
 // wrapper's records: the start record (written just before the command starts) sets the
 // wait, the done record says how long the command ran.
 func (s *Env) quickEnd(ctx context.Context, session, path string, made time.Time) string {
-	dir := agentstate.Dir(s.opts.Getenv)
+	dir := agentstate.Dir(s.Opts.Getenv)
 	deadline, seen := made.Add(quickStartWait), false
 	for {
 		r := findRunRecord(dir, session, path)
@@ -429,7 +429,7 @@ func (s *Env) notifyObserved(ctx context.Context, events []Event) {
 
 // notifyMode is git config copse.notify (notify.Default when unset or unknown).
 func (s *Env) notifyMode(ctx context.Context) notify.Mode {
-	v, ok, err := s.git.ConfigValue(ctx, s.Root(), "copse.notify")
+	v, ok, err := s.Git.ConfigValue(ctx, s.Root(), "copse.notify")
 	if err != nil || !ok {
 		return notify.Default
 	}

@@ -146,7 +146,7 @@ func dropSameProcess(agents []Agent, keep, pid int, sameProcess func(pid, entry 
 // deepest, for nested worktrees). Records of processes that are gone are removed, except
 // a done command's (it waits to be read).
 func (s *Env) applyAgentStates(rows []Worktree) {
-	getenv := s.opts.Getenv
+	getenv := s.Opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -337,7 +337,7 @@ func readClaudeRegistry(dir string) map[int]*claudeSession {
 func (s *Service) MarkAgentsRead(path string) { s.impl.MarkAgentsRead(path) }
 
 func (s *Env) MarkAgentsRead(path string) {
-	getenv := s.opts.Getenv
+	getenv := s.Opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}

@@ -68,21 +68,21 @@ type configRead struct {
 
 // mayBeHerdr says whether the backend chosen by want (after config) may be Herdr's.
 func mayBeHerdr(s *Env, want string) bool {
-	return s.opts.Getenv("HERDR_ENV") == "1" && (want == "" || want == "auto" || want == "herdr")
+	return s.Opts.Getenv("HERDR_ENV") == "1" && (want == "" || want == "auto" || want == "herdr")
 }
 
 // wantsTmux says whether the backend chosen by want (after config) is tmux's.
 func wantsTmux(s *Env, want string) bool {
-	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
-	inTmux := s.opts.Getenv("TMUX") != ""
+	inHerdr := s.Opts.Getenv("HERDR_ENV") == "1"
+	inTmux := s.Opts.Getenv("TMUX") != ""
 	return want == "tmux" || (inTmux && !inHerdr && (want == "" || want == "auto"))
 }
 
 // startBackendReads begins the reads pickBackend will need for want, beside git's list.
 func startBackendReads(ctx context.Context, s *Env, want string) *startup {
 	st := &startup{}
-	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
-	inTmux := s.opts.Getenv("TMUX") != ""
+	inHerdr := s.Opts.Getenv("HERDR_ENV") == "1"
+	inTmux := s.Opts.Getenv("TMUX") != ""
 	// git config copse.backend matters only where there is a choice, inside Herdr or tmux;
 	// elsewhere it costs a git process on every command for nothing.
 	st.asked = want == "" && (inHerdr || inTmux)
@@ -95,7 +95,7 @@ func startBackendReads(ctx context.Context, s *Env, want string) *startup {
 		w := want
 		if st.asked {
 			r := &st.config
-			r.value, r.ok, r.err = s.git.ConfigValue(ctx, s.dir, "copse.backend")
+			r.value, r.ok, r.err = s.Git.ConfigValue(ctx, s.dir, "copse.backend")
 			if r.err != nil {
 				return
 			}
@@ -111,21 +111,21 @@ func startBackendReads(ctx context.Context, s *Env, want string) *startup {
 		if mayBeHerdr(s, w) {
 			// The answer is herdr.Detect's cache; newHerdrBackend asks again and finds it
 			// (a binary that could not be started is not cached: it is tried again there).
-			_, _ = herdr.Detect(ctx, s.opts.Getenv)
+			_, _ = herdr.Detect(ctx, s.Opts.Getenv)
 		}
 	}()
 	return st
 }
 
 func pickBackend(ctx context.Context, s *Env, want string, pre *startup) (Backend, error) {
-	inHerdr := s.opts.Getenv("HERDR_ENV") == "1"
-	inTmux := s.opts.Getenv("TMUX") != ""
+	inHerdr := s.Opts.Getenv("HERDR_ENV") == "1"
+	inTmux := s.Opts.Getenv("TMUX") != ""
 	if pre.done != nil {
 		<-pre.done
 	}
 	if pre.asked {
 		if r := pre.config; r.err != nil {
-			return nil, gitFailure(CodeConfigFailed, r.err, "cannot read git config copse.backend")
+			return nil, GitFailure(CodeConfigFailed, r.err, "cannot read git config copse.backend")
 		} else if r.ok {
 			want = strings.TrimSpace(r.value)
 		}

@@ -29,7 +29,7 @@ func (b *gitBackend) createCmd(c *createCmd) (gitx.Cmd, error) {
 func (b *gitBackend) CreateCommands(c *createCmd) ([]string, error) {
 	cmd, err := b.createCmd(c)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	return []string{cmd.String()}, nil
 }
@@ -37,9 +37,9 @@ func (b *gitBackend) CreateCommands(c *createCmd) ([]string, error) {
 func (b *gitBackend) Create(ctx context.Context, c *createCmd) (string, error) {
 	cmd, err := b.createCmd(c)
 	if err != nil {
-		return "", builderErr(err)
+		return "", BuilderErr(err)
 	}
-	_, err = b.s.git.Run(ctx, cmd)
+	_, err = b.s.Git.Run(ctx, cmd)
 	return "", err
 }
 
@@ -71,13 +71,13 @@ func (b *gitBackend) RemoveCommands(c *removeCmd) ([]string, error) {
 	if c.unlockFirst {
 		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
 		if err != nil {
-			return nil, builderErr(err)
+			return nil, BuilderErr(err)
 		}
 		cmds = append(cmds, un.String())
 	}
 	cmd, err := b.removeCmd(c)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	return append(cmds, cmd.String()), nil
 }
@@ -85,23 +85,23 @@ func (b *gitBackend) RemoveCommands(c *removeCmd) ([]string, error) {
 func (b *gitBackend) Remove(ctx context.Context, c *removeCmd) error {
 	cmd, err := b.removeCmd(c)
 	if err != nil {
-		return builderErr(err)
+		return BuilderErr(err)
 	}
 	if c.unlockFirst {
 		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
 		if err != nil {
-			return builderErr(err)
+			return BuilderErr(err)
 		}
-		if _, err := b.s.git.Run(ctx, un); err != nil {
+		if _, err := b.s.Git.Run(ctx, un); err != nil {
 			return err
 		}
 	}
-	_, err = b.s.git.Run(ctx, cmd)
+	_, err = b.s.Git.Run(ctx, cmd)
 	return err
 }
 
 // builderErr: a builder refusing a value the parsers accepted is a bug, reported as bad input.
-func builderErr(err error) *Error {
+func BuilderErr(err error) *Error {
 	return &Error{Kind: KindUsage, Code: CodeBadArgument, Err: err, Message: Escape(err.Error()),
 		Hint: "this value passed copse's parser but not the command builder; please report it"}
 }

@@ -51,7 +51,7 @@ func (e *notInHerdr) Is(target error) bool { return target == errNotInHerdr }
 // least herdr.MinVersion; herdr.Detect caches the answer in memory for ten minutes) and
 // checks that the repository has a main work tree to scope every call with.
 func newHerdrBackend(ctx context.Context, s *Env) (Backend, error) {
-	getenv := s.opts.Getenv
+	getenv := s.Opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -78,13 +78,13 @@ func newHerdrBackend(ctx context.Context, s *Env) (Backend, error) {
 			Hint:    "check HERDR_BIN_PATH and that `herdr --version` works, or run copse with --backend git"}
 	}
 	env := os.Environ()
-	if len(s.opts.Env) > 0 {
-		env = append(env, s.opts.Env...)
+	if len(s.Opts.Env) > 0 {
+		env = append(env, s.Opts.Env...)
 	}
 	b := &herdrBackend{
 		s:      s,
 		git:    &gitBackend{s: s},
-		client: &herdr.Client{Bin: det.Bin, Timeout: s.opts.Timeout, Env: env},
+		client: &herdr.Client{Bin: det.Bin, Timeout: s.Opts.Timeout, Env: env},
 		det:    det,
 		sess:   "herdr",
 	}
@@ -247,7 +247,7 @@ func (b *herdrBackend) createArgs(c *createCmd) herdr.CreateArgs {
 func (b *herdrBackend) CreateCommands(c *createCmd) ([]string, error) {
 	cmd, err := herdr.CreateCmd(b.createArgs(c))
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	return []string{cmd.String()}, nil
 }
@@ -300,7 +300,7 @@ func (b *herdrBackend) SwitchCommands(c *TargetSpec) ([]string, error) {
 func (b *herdrBackend) commands(a herdr.OpenArgs) ([]string, error) {
 	cmd, err := herdr.OpenCmd(a)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	return []string{cmd.String()}, nil
 }
@@ -350,7 +350,7 @@ func (b *herdrBackend) reconcileOpen(ctx context.Context, c *TargetSpec, runErr 
 	if !mayHaveActed(runErr) {
 		return e
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 	defer cancel()
 	l, err := b.client.List(rctx, c.Cwd)
 	if err != nil {
@@ -415,7 +415,7 @@ func (b *herdrBackend) removeCmd(c *removeCmd) (herdr.Cmd, error) {
 	}
 	cmd, err := herdr.RemoveCmd(c.wsID, c.force)
 	if err != nil {
-		return herdr.Cmd{}, builderErr(err)
+		return herdr.Cmd{}, BuilderErr(err)
 	}
 	return cmd, nil
 }
@@ -447,7 +447,7 @@ func (b *herdrBackend) Remove(ctx context.Context, c *removeCmd) error {
 func herdrFailure(action string, err error) *Error {
 	var ae *herdr.ArgError
 	if errors.As(err, &ae) {
-		return builderErr(err)
+		return BuilderErr(err)
 	}
 	var he *herdr.Error
 	if !errors.As(err, &he) {

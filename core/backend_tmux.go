@@ -55,21 +55,21 @@ var errNotInTmux = errors.New("not running inside tmux")
 // tmuxClient is the client for the tmux server copse runs under and the pane it runs in,
 // or errNotInTmux, or an error saying why that tmux cannot be used.
 func tmuxClient(s *Env) (*tmux.Client, string, error) {
-	sock := tmux.SocketFromEnv(s.opts.Getenv("TMUX"))
+	sock := tmux.SocketFromEnv(s.Opts.Getenv("TMUX"))
 	if sock == "" {
 		return nil, "", errNotInTmux
 	}
-	pane := s.opts.Getenv("TMUX_PANE")
+	pane := s.Opts.Getenv("TMUX_PANE")
 	if !tmux.IsPaneID(pane) {
 		return nil, "", &Error{Kind: KindFailed, Code: CodeTmuxUnusable,
 			Message: "TMUX is set but TMUX_PANE is " + quote(pane) + ", not a tmux pane id: copse cannot tell which tmux session it runs in",
 			Hint:    "run copse from a shell inside a tmux pane, or use --backend git"}
 	}
 	env := os.Environ()
-	if len(s.opts.Env) > 0 {
-		env = append(env, s.opts.Env...)
+	if len(s.Opts.Env) > 0 {
+		env = append(env, s.Opts.Env...)
 	}
-	return &tmux.Client{Bin: s.opts.TmuxBin, Socket: sock, Timeout: s.opts.Timeout, Env: env}, pane, nil
+	return &tmux.Client{Bin: s.Opts.TmuxBin, Socket: sock, Timeout: s.Opts.Timeout, Env: env}, pane, nil
 }
 
 // tmuxSurvey is the one tmux run copse makes at start (tmux.Client.Survey), begun beside
@@ -563,11 +563,11 @@ func (b *tmuxBackend) CreateCommands(c *createCmd) ([]string, error) {
 func (b *tmuxBackend) newWindowCommands(a tmux.NewWindowArgs) ([]string, error) {
 	nw, err := tmux.NewWindow(a)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	mark, err := tmux.SetWindowMark("@0", a.Dir)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	// The mark's target is the id new-window prints; shown as a placeholder.
 	return []string{nw.String(), strings.Replace(mark.String(), "@0", "<new window>", 1)}, nil
@@ -621,7 +621,7 @@ func (b *tmuxBackend) targetCommands(c *TargetSpec, focus bool) ([]string, error
 			cmd, err = tmux.SwitchClient(ws)
 		}
 		if err != nil {
-			return nil, builderErr(err)
+			return nil, BuilderErr(err)
 		}
 		return []string{cmd.String()}, nil
 	}
@@ -773,7 +773,7 @@ func (b *tmuxBackend) RemoveCommands(c *removeCmd) ([]string, error) {
 	}
 	kill, err := tmux.KillWindow(c.wsID)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	return append(cmds, kill.String()), nil
 }
@@ -807,7 +807,7 @@ func (b *tmuxBackend) Remove(ctx context.Context, c *removeCmd) error {
 func tmuxFailure(verb string, err error) *Error {
 	var ae *tmux.ArgError
 	if errors.As(err, &ae) {
-		return builderErr(err)
+		return BuilderErr(err)
 	}
 	var te *tmux.Error
 	if errors.As(err, &te) && te.Kind == tmux.ErrCanceled {

@@ -46,7 +46,7 @@ type ConfirmField struct {
 	Value string
 }
 
-func (c *Confirmation) add(name, raw string) {
+func (c *Confirmation) Add(name, raw string) {
 	c.Fields = append(c.Fields, ConfirmField{Name: name, Value: Escape(raw)})
 }
 

@@ -73,9 +73,9 @@ func (s *Env) requestedBase(ctx context.Context, raw string) (baseChoice, error)
 // localBranchOf is the local branch ref names at dir by git's own resolution ("" when it
 // names a tag, a remote branch or a commit).
 func (s *Env) localBranchOf(ctx context.Context, dir, ref string) (string, error) {
-	full, err := s.git.FullRefName(ctx, dir, ref)
+	full, err := s.Git.FullRefName(ctx, dir, ref)
 	if err != nil {
-		return "", gitFailure(CodeResolveBaseFailed, err, "cannot resolve the base")
+		return "", GitFailure(CodeResolveBaseFailed, err, "cannot resolve the base")
 	}
 	b, ok := strings.CutPrefix(full, "refs/heads/")
 	if !ok {
@@ -90,9 +90,9 @@ func (s *Env) localBranchOf(ctx context.Context, dir, ref string) (string, error
 // warning saying so; one with no commit at all is refused, asking for --base.
 func (s *Env) defaultBase(ctx context.Context, snap Snapshot) (baseChoice, error) {
 	main := s.Root()
-	v, ok, err := s.git.ConfigValue(ctx, main, "copse.base")
+	v, ok, err := s.Git.ConfigValue(ctx, main, "copse.base")
 	if err != nil {
-		return baseChoice{}, gitFailure(CodeConfigFailed, err, "cannot read git config copse.base")
+		return baseChoice{}, GitFailure(CodeConfigFailed, err, "cannot read git config copse.base")
 	}
 	if v = strings.TrimSpace(v); ok && v != "" {
 		return s.configBase(ctx, main, v)
@@ -105,34 +105,34 @@ func (s *Env) defaultBase(ctx context.Context, snap Snapshot) (baseChoice, error
 	switch {
 	case t.Bare:
 		// A bare repository's HEAD names its default branch (or is detached).
-		ref, err := s.git.SymbolicHeadRef(ctx, t.Path)
+		ref, err := s.Git.SymbolicHeadRef(ctx, t.Path)
 		if err != nil {
-			return baseChoice{}, gitFailure(CodeResolveBaseFailed, err, "cannot read HEAD of the bare repository")
+			return baseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot read HEAD of the bare repository")
 		}
 		branch, _ = strings.CutPrefix(ref, "refs/heads/")
 	case branch == "":
 		branch = rebasingBranch(t) // mid-rebase its branch still names where it was
 	}
 	if branch == "" {
-		oid, err := s.git.ResolveCommit(ctx, t.Path, "HEAD")
+		oid, err := s.Git.ResolveCommit(ctx, t.Path, "HEAD")
 		if err != nil {
 			if refusedByGit(err) {
 				return baseChoice{}, usage(CodeUnknownBase, "base", "pass --base REF, or set git config copse.base",
 					"the main checkout has no branch and no commit to start a new branch from")
 			}
-			return baseChoice{}, gitFailure(CodeResolveBaseFailed, err, "cannot resolve HEAD of the main checkout")
+			return baseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve HEAD of the main checkout")
 		}
 		return baseChoice{base: BaseCommit{Ref: oid, OID: oid}, from: BaseFromMain,
 			warning: "the main checkout has no branch checked out: the new branch starts at its HEAD commit " + short(oid) +
 				" (pass --base or set git config copse.base to choose)"}, nil
 	}
-	oid, err := s.git.ResolveCommit(ctx, main, "refs/heads/"+branch)
+	oid, err := s.Git.ResolveCommit(ctx, main, "refs/heads/"+branch)
 	if err != nil {
 		if refusedByGit(err) {
 			return baseChoice{}, usage(CodeUnknownBase, "base", "commit on it first, or pass --base REF",
 				"the main checkout's branch %s has no commit to start a new branch from", Escape(branch))
 		}
-		return baseChoice{}, gitFailure(CodeResolveBaseFailed, err, "cannot resolve the main checkout's branch")
+		return baseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve the main checkout's branch")
 	}
 	return baseChoice{base: BaseCommit{Ref: branch, OID: oid}, branch: branch, from: BaseFromMain}, nil
 }
@@ -144,12 +144,12 @@ func (s *Env) configBase(ctx context.Context, main, v string) (baseChoice, error
 	if checkText("copse.base", v, maxRef) != nil {
 		return baseChoice{}, usage(CodeBadBaseConfig, "copse.base", hint, "git config copse.base is %s, which is not a plain ref", quote(v))
 	}
-	oid, err := s.git.ResolveCommit(ctx, main, v)
+	oid, err := s.Git.ResolveCommit(ctx, main, v)
 	if err != nil {
 		if refusedByGit(err) {
 			return baseChoice{}, usage(CodeBadBaseConfig, "copse.base", hint, "git config copse.base is %s, which does not name a commit", quote(v))
 		}
-		return baseChoice{}, gitFailure(CodeResolveBaseFailed, err, "cannot resolve git config copse.base")
+		return baseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve git config copse.base")
 	}
 	branch, err := s.localBranchOf(ctx, main, v)
 	if err != nil {

@@ -79,16 +79,16 @@ func (s *Env) resolveCreateBranch(ctx context.Context, raw string, hasBase bool)
 	}
 	var remotes []string
 	if strings.Contains(name.s, "/") || !hasBase {
-		if remotes, err = s.git.Remotes(ctx, s.Root()); err != nil {
-			return branchSource{}, gitFailure(CodeRemoteListFailed, err, "cannot list the remotes")
+		if remotes, err = s.Git.Remotes(ctx, s.Root()); err != nil {
+			return branchSource{}, GitFailure(CodeRemoteListFailed, err, "cannot list the remotes")
 		}
 	}
 	if rb, ok := splitRemote(name.s, remotes); ok {
 		return s.namedRemoteBranch(ctx, rb, hasBase)
 	}
-	exists, err := s.git.BranchExists(ctx, s.Root(), name.s)
+	exists, err := s.Git.BranchExists(ctx, s.Root(), name.s)
 	if err != nil {
-		return branchSource{}, gitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
+		return branchSource{}, GitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
 	}
 	if exists {
 		return branchSource{branch: name, source: CreateExisting}, nil
@@ -96,9 +96,9 @@ func (s *Env) resolveCreateBranch(ctx context.Context, raw string, hasBase bool)
 	if hasBase || len(remotes) == 0 {
 		return branchSource{branch: name, source: CreateNew}, nil
 	}
-	all, err := s.git.RemoteTrackingBranches(ctx, s.Root(), remotes)
+	all, err := s.Git.RemoteTrackingBranches(ctx, s.Root(), remotes)
 	if err != nil {
-		return branchSource{}, gitFailure(CodeRemoteBranchesFailed, err, "cannot list the remote branches")
+		return branchSource{}, GitFailure(CodeRemoteBranchesFailed, err, "cannot list the remote branches")
 	}
 	var matches []gitx.RemoteBranch
 	for _, rb := range all {
@@ -140,19 +140,19 @@ func (s *Env) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, hasBa
 	if err != nil {
 		return branchSource{}, err
 	}
-	oid, err := s.git.ResolveCommit(ctx, s.Root(), "refs/remotes/"+rb.String())
+	oid, err := s.Git.ResolveCommit(ctx, s.Root(), "refs/remotes/"+rb.String())
 	if err != nil {
 		if refusedByGit(err) {
 			return branchSource{}, refused(CodeNoRemoteBranch,
 				"fetch it first (git fetch "+quoteDisplay(rb.Remote)+"), or check the name: git branch -r lists the remote branches",
 				"remote %s has no branch %s (there is no %s)", Escape(rb.Remote), Escape(rb.Name), Escape("refs/remotes/"+rb.String()))
 		}
-		return branchSource{}, gitFailure(CodeResolveRemoteFailed, err, "cannot resolve the remote branch")
+		return branchSource{}, GitFailure(CodeResolveRemoteFailed, err, "cannot resolve the remote branch")
 	}
 	rb.OID = oid
-	exists, err := s.git.BranchExists(ctx, s.Root(), local.s)
+	exists, err := s.Git.BranchExists(ctx, s.Root(), local.s)
 	if err != nil {
-		return branchSource{}, gitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
+		return branchSource{}, GitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
 	}
 	if exists {
 		return branchSource{}, refused(CodeBranchExists,
@@ -204,23 +204,23 @@ func (s *Service) CreateKind(ctx context.Context, raw string, withBase bool) (Cr
 // it. Either way git's config is read back, so "tracking it" is never said of a branch
 // that does not track.
 func (s *Env) trackRemote(ctx context.Context, c *createCmd) error {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 	defer cancel()
 	hint := "set it by hand: git branch --set-upstream-to=" + quoteDisplay(c.remote.String()) + " " + quoteDisplay(c.branch.s)
 	if s.Backend.HasWorkspaces() {
 		cmd, err := gitx.BranchSetUpstream(c.cwd, c.branch.s, c.remote.Remote, c.remote.Name)
 		if err != nil {
-			return builderErr(err)
+			return BuilderErr(err)
 		}
-		if _, err := s.git.Run(rctx, cmd); err != nil {
-			return uncertain(CodeUpstreamNotSet, err, hint,
+		if _, err := s.Git.Run(rctx, cmd); err != nil {
+			return Uncertain(CodeUpstreamNotSet, err, hint,
 				"the worktree of %s was created at %s, but its upstream could not be set", Escape(c.branch.s), Escape(c.remote.String()))
 		}
 	}
-	remote, _, err1 := s.git.ConfigValue(rctx, c.cwd, "branch."+c.branch.s+".remote")
-	merge, _, err2 := s.git.ConfigValue(rctx, c.cwd, "branch."+c.branch.s+".merge")
+	remote, _, err1 := s.Git.ConfigValue(rctx, c.cwd, "branch."+c.branch.s+".remote")
+	merge, _, err2 := s.Git.ConfigValue(rctx, c.cwd, "branch."+c.branch.s+".merge")
 	if err1 != nil || err2 != nil || remote != c.remote.Remote || merge != "refs/heads/"+c.remote.Name {
-		return uncertain(CodeUpstreamNotSet, errors.Join(err1, err2), hint,
+		return Uncertain(CodeUpstreamNotSet, errors.Join(err1, err2), hint,
 			"the worktree of %s was created at %s, but git does not show %s as its upstream", Escape(c.branch.s), Escape(c.remote.String()), Escape(c.remote.String()))
 	}
 	return nil
@@ -235,7 +235,7 @@ func (s *Env) createCommands(c *createCmd) ([]string, error) {
 	}
 	up, err := gitx.BranchSetUpstream(c.cwd, c.branch.s, c.remote.Remote, c.remote.Name)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	return append(cmds, up.String()), nil
 }

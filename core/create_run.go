@@ -48,9 +48,9 @@ func (s *Env) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fr
 		}
 		raw = *r.Run
 	} else if s.Backend.Name() == "tmux" {
-		v, ok, err := s.git.ConfigValue(ctx, s.Root(), "copse.run")
+		v, ok, err := s.Git.ConfigValue(ctx, s.Root(), "copse.run")
 		if err != nil {
-			return false, nil, gitFailure(CodeConfigFailed, err, "cannot read git config copse.run")
+			return false, nil, GitFailure(CodeConfigFailed, err, "cannot read git config copse.run")
 		}
 		if ok && strings.TrimSpace(v) != "" {
 			raw = strings.TrimSpace(v)
@@ -115,7 +115,7 @@ func (s *Env) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fr
 	script, env, warnings = s.wrapRun(ctx, raw, script, env)
 	script += `; if [ -n "$COPSE_SHELL" ] && [ -n "$COPSE_SHELL_COMMAND" ]; then exec "$COPSE_SHELL" -c "$COPSE_SHELL_COMMAND"; fi` +
 		`; if [ -n "$COPSE_SHELL" ]; then exec "$COPSE_SHELL" -l; fi; exec "${SHELL:-/bin/sh}"`
-	c.run = &runSpec{display: raw, argv: []string{"/bin/sh", "-c", script, "copse-run"}, env: env, session: id.s, wrapped: s.opts.Self != ""}
+	c.run = &runSpec{display: raw, argv: []string{"/bin/sh", "-c", script, "copse-run"}, env: env, session: id.s, wrapped: s.Opts.Self != ""}
 	// A prompt in the request is what an agent tells the program it starts, even when the
 	// program is the owner's copse.run: a person sees it first, as a command in the request.
 	return fromRequest || r.Prompt != nil, warnings, nil

@@ -30,7 +30,7 @@ func (s *Env) createPreState(ctx context.Context, c *createCmd) createPre {
 		pre.adminDir = filepath.Join(commonDir, "worktrees")
 	}
 	if c.remote != nil {
-		had, err := s.git.BranchConfigured(ctx, c.cwd, c.branch.s)
+		had, err := s.Git.BranchConfigured(ctx, c.cwd, c.branch.s)
 		// Unknown counts as "had": copse never removes settings it cannot prove it made.
 		pre.hadConfig = had || err != nil
 	}
@@ -49,18 +49,18 @@ func (s *Env) failedCreate(ctx context.Context, c *createCmd, before Snapshot, p
 	if errors.As(runErr, &be) && be.Kind == KindUncertain {
 		return be // the backend already knows precisely what is uncertain
 	}
-	cancelled := errors.Is(runErr, context.Canceled) || isGitKind(runErr, gitx.ErrCanceled)
-	after, err := s.readBack(ctx)
+	cancelled := errors.Is(runErr, context.Canceled) || IsGitKind(runErr, gitx.ErrCanceled)
+	after, err := s.ReadBack(ctx)
 	if err != nil {
-		return uncertain(CodeCreateUnverified, err, "run `copse list` to see what exists",
+		return Uncertain(CodeCreateUnverified, err, "run `copse list` to see what exists",
 			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
-	s.learn(after)
-	_, listed := find(after, c.path.s)
+	s.Learn(after)
+	_, listed := Find(after, c.path.s)
 	if listed && s.Backend.HasWorkspaces() {
 		// Herdr may have a workspace on it: taking the checkout away under it is not
 		// copse's call. Report it.
-		return uncertain(CodeCreateUncertain, runErr, "run `copse list` and check "+quoteDisplay(c.path.s),
+		return Uncertain(CodeCreateUncertain, runErr, "run `copse list` and check "+quoteDisplay(c.path.s),
 			"create failed (%s) but git lists %s", Escape(errText(runErr)), Escape(c.path.s))
 	}
 	// A branch git says already existed was made by someone else between copse's check
@@ -75,11 +75,11 @@ func (s *Env) failedCreate(ctx context.Context, c *createCmd, before Snapshot, p
 	case be != nil:
 		cp := *be
 		out = &cp
-	case isGitKind(runErr, gitx.ErrOutputLimit):
-		out = gitFailure(CodeOutputLimit, runErr, "git was stopped")
+	case IsGitKind(runErr, gitx.ErrOutputLimit):
+		out = GitFailure(CodeOutputLimit, runErr, "git was stopped")
 		out.Hint = "make the post-checkout hook quieter (or redirect its output to a file), then create again"
 	default:
-		out = gitFailure(CodeCreateFailed, runErr, "git could not create the worktree")
+		out = GitFailure(CodeCreateFailed, runErr, "git could not create the worktree")
 	}
 	if len(remains) > 0 {
 		kind := KindUncertain
@@ -110,7 +110,7 @@ func (s *Env) failedCreate(ctx context.Context, c *createCmd, before Snapshot, p
 // folders made for it. A directory that existed (empty) before is made again. It returns
 // what it took back and what is still different from before.
 func (s *Env) takeBackCreate(ctx context.Context, c *createCmd, before Snapshot, pre createPre, listed, madeBranch bool) (taken, remains []string) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 	defer cancel()
 	taken = s.undoCreate(rctx, c, pre, listed, madeBranch)
 	return taken, s.createRemains(rctx, c, before, pre, madeBranch)
@@ -122,7 +122,7 @@ func (s *Env) undoCreate(rctx context.Context, c *createCmd, pre createPre, list
 		if err != nil {
 			return err
 		}
-		_, err = s.git.Run(rctx, cmd)
+		_, err = s.Git.Run(rctx, cmd)
 		return err
 	}
 	if listed && run(gitx.WorktreeRemove(c.cwd, c.path.s, true, false)) == nil {
@@ -139,13 +139,13 @@ func (s *Env) undoCreate(rctx context.Context, c *createCmd, pre createPre, list
 		}
 	}
 	if madeBranch {
-		if still, err := s.git.BranchExists(rctx, c.cwd, c.branch.s); err == nil && still &&
+		if still, err := s.Git.BranchExists(rctx, c.cwd, c.branch.s); err == nil && still &&
 			run(gitx.BranchDeleteIfAt(c.cwd, c.branch.s, c.base.OID)) == nil {
 			taken = append(taken, "branch "+Escape(c.branch.s))
 		}
 	}
 	if c.remote != nil && !pre.hadConfig {
-		if has, err := s.git.BranchConfigured(rctx, c.cwd, c.branch.s); err == nil && has &&
+		if has, err := s.Git.BranchConfigured(rctx, c.cwd, c.branch.s); err == nil && has &&
 			run(gitx.BranchConfigRemove(c.cwd, c.branch.s)) == nil {
 			taken = append(taken, "its upstream settings")
 		}
@@ -165,14 +165,14 @@ func (s *Env) createRemains(rctx context.Context, c *createCmd, before Snapshot,
 	case err != nil:
 		remains = append(remains, "an unknown state (the worktree list could not be read back: "+Escape(errText(err))+")")
 	case after.token != before.token:
-		s.learn(after)
-		if t, ok := find(after, c.path.s); ok {
+		s.Learn(after)
+		if t, ok := Find(after, c.path.s); ok {
 			remains = append(remains, "the worktree "+Escape(c.path.s)+" ("+describe(t)+")")
 		} else {
 			remains = append(remains, "a changed worktree list")
 		}
 	default:
-		s.learn(after)
+		s.Learn(after)
 	}
 	if exists(c.path.s) != pre.dirExisted {
 		if pre.dirExisted {
@@ -191,12 +191,12 @@ func (s *Env) createRemains(rctx context.Context, c *createCmd, before Snapshot,
 		}
 	}
 	if madeBranch {
-		if still, err := s.git.BranchExists(rctx, c.cwd, c.branch.s); err != nil || still {
+		if still, err := s.Git.BranchExists(rctx, c.cwd, c.branch.s); err != nil || still {
 			remains = append(remains, "branch "+Escape(c.branch.s))
 		}
 	}
 	if c.remote != nil && !pre.hadConfig {
-		if has, err := s.git.BranchConfigured(rctx, c.cwd, c.branch.s); err != nil || has {
+		if has, err := s.Git.BranchConfigured(rctx, c.cwd, c.branch.s); err != nil || has {
 			remains = append(remains, "the settings branch."+Escape(c.branch.s)+".*")
 		}
 	}

@@ -45,7 +45,7 @@ func (s *Env) prepareLocking(ctx context.Context, req Request, wait bool) (*Plan
 func (s *Env) readAndLearn(ctx context.Context) (Snapshot, error) {
 	snap, err := s.read(ctx)
 	if err == nil {
-		s.learn(snap)
+		s.Learn(snap)
 	}
 	return snap, err
 }

@@ -78,7 +78,7 @@ func failed(code string, err error, hint, format string, args ...any) *Error {
 	return &Error{Kind: KindFailed, Code: code, Err: err, Hint: hint, Message: fmt.Sprintf(format, args...)}
 }
 
-func uncertain(code string, err error, hint, format string, args ...any) *Error {
+func Uncertain(code string, err error, hint, format string, args ...any) *Error {
 	return &Error{Kind: KindUncertain, Code: code, Err: err, Hint: hint, Message: fmt.Sprintf(format, args...)}
 }
 

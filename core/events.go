@@ -60,7 +60,7 @@ func (s *Env) emit(out *Outcome, ev Event, wt *Worktree) {
 		ev.Worktree = &EventWorktree{ID: wt.ID, Path: wt.Path, Branch: wt.Branch}
 	}
 	if ev.Session == "" {
-		if id, ok, _ := resolveSession(nil, s.opts.Getenv); ok {
+		if id, ok, _ := ResolveSession(nil, s.Opts.Getenv); ok {
 			ev.Session = id.s
 		}
 	}

@@ -9,7 +9,7 @@ import (
 // a fault in front of real git) and the Herdr client. Compiled into tests only.
 
 // SetGitExec puts exec in front of the service's git for every later run.
-func SetGitExec(s *Service, exec gitx.Executor) { s.impl.git.Exec = exec }
+func SetGitExec(s *Service, exec gitx.Executor) { s.impl.Git.Exec = exec }
 
 // HerdrClientOf is the Herdr client of a service on the Herdr backend (nil on another).
 func HerdrClientOf(s *Service) *herdr.Client {

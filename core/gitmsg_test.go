@@ -24,7 +24,7 @@ func TestGitMessagePicksErrorLines(t *testing.T) {
 	}
 	// gitFailure (every git failure core reports) uses it.
 	err := &gitx.Error{Kind: gitx.ErrExit, ExitCode: 128, Stderr: "Preparing worktree (new branch 'x')\nfatal: could not create leading directories of 'x'\n"}
-	e := gitFailure("create_failed", err, "git could not create the worktree")
+	e := GitFailure("create_failed", err, "git could not create the worktree")
 	if !strings.HasSuffix(e.Message, ": fatal: could not create leading directories of 'x'") || !errors.Is(e, err) {
 		t.Fatalf("gitFailure message %q", e.Message)
 	}

@@ -202,7 +202,7 @@ func (s *Env) worktreeOfID(ctx context.Context, snap Snapshot, raw string) (gitx
 		if got != id {
 			continue
 		}
-		if t, ok := find(snap, p); ok {
+		if t, ok := Find(snap, p); ok {
 			return t, nil
 		}
 	}

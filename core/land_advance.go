@@ -19,7 +19,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 	s, j := r.s, r.j
 	root := s.Root()
 	into := j.Into
-	old, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+into)
+	old, err := s.Git.ResolveCommit(ctx, root, "refs/heads/"+into)
 	if err != nil {
 		r.gitErr(PhaseAdvance, err, "cannot read the target branch "+Escape(into))
 		return false, false
@@ -27,7 +27,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 	if old != onto {
 		return true, false
 	}
-	if ok, err := s.git.Ancestor(ctx, root, old, j.Commit); err != nil {
+	if ok, err := s.Git.Ancestor(ctx, root, old, j.Commit); err != nil {
 		r.gitErr(PhaseAdvance, err, "cannot check that the land is a fast-forward")
 		return false, false
 	} else if !ok {
@@ -49,11 +49,11 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 	}
 	upd, err := gitx.UpdateRefCAS(root, into, j.Commit, old, "copse land "+j.Job+": "+j.Worktree.Branch)
 	if err != nil {
-		r.refusal(PhaseAdvance, builderErr(err))
+		r.refusal(PhaseAdvance, BuilderErr(err))
 		return false, false
 	}
-	if _, err := s.git.Run(ctx, upd); err != nil {
-		cur, rerr := s.git.ResolveCommit(ctx, root, "refs/heads/"+into)
+	if _, err := s.Git.Run(ctx, upd); err != nil {
+		cur, rerr := s.Git.ResolveCommit(ctx, root, "refs/heads/"+into)
 		if rerr == nil && cur != old {
 			return true, false // someone moved it between our read and the swap
 		}
@@ -69,7 +69,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 			return false, false
 		}
 	}
-	cur, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+into)
+	cur, err := s.Git.ResolveCommit(ctx, root, "refs/heads/"+into)
 	if err != nil || cur != j.Commit {
 		r.finish(LandUncertain, CodeAdvanceUnverified, "the target "+Escape(into)+" was advanced, but reading it back did not show "+short(j.Commit),
 			"check git log "+Escape(into)+" before doing anything else")
@@ -158,7 +158,7 @@ func (s *Env) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to 
 		return refused(CodeTargetBusy, "finish or abort the "+op+" in "+quoteDisplay(h.Path)+", then land again",
 			"%s is checked out in %s, where a %s is in progress", Escape(into), Escape(h.Path), op), "", nil
 	}
-	ref, err := s.git.SymbolicHeadRef(ctx, h.Path)
+	ref, err := s.Git.SymbolicHeadRef(ctx, h.Path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -168,14 +168,14 @@ func (s *Env) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to 
 	// Ignored files count too: read-tree -m -u overwrites or deletes an ignored file (or a
 	// whole ignored directory, a nested repository in it included) that stands where the
 	// land adds, changes or removes a path, and nothing of it could be restored.
-	dirty, ignored, err := s.git.ChangedAndIgnored(ctx, h.Path)
+	dirty, ignored, err := s.Git.ChangedAndIgnored(ctx, h.Path)
 	if err != nil {
 		return nil, "", err
 	}
 	// Changes git status does not show (assume-unchanged, skip-worktree) are the person's
 	// work too, and read-tree overwrites them silently: the same part of "what would be
 	// lost" that remove refuses on.
-	hidden, err := s.git.HiddenChanges(ctx, h.Path)
+	hidden, err := s.Git.HiddenChanges(ctx, h.Path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -183,7 +183,7 @@ func (s *Env) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to 
 	if len(dirty) == 0 && len(ignored) == 0 {
 		return nil, "", nil
 	}
-	incoming, err := s.git.ChangedPaths(ctx, h.Path, old, to)
+	incoming, err := s.Git.ChangedPaths(ctx, h.Path, old, to)
 	if err != nil {
 		return nil, "", err
 	}
@@ -232,23 +232,23 @@ func (r *landRun) sync(ctx context.Context, h gitx.Worktree, old string) bool {
 	release := s.holdRefreshes()
 	defer release()
 	if refresh, err := gitx.RefreshIndex(h.Path); err == nil {
-		_, _ = s.git.Run(ctx, refresh) // only refreshes stat data; read-tree judges the result
+		_, _ = s.Git.Run(ctx, refresh) // only refreshes stat data; read-tree judges the result
 	}
 	rt, err := gitx.ReadTreeSync(h.Path, old, j.Commit)
 	if err != nil {
-		r.refusal(PhaseAdvance, builderErr(err))
+		r.refusal(PhaseAdvance, BuilderErr(err))
 		return false
 	}
-	_, syncErr := s.git.Run(ctx, rt)
+	_, syncErr := s.Git.Run(ctx, rt)
 	if syncErr == nil {
 		s.refreshAfterCheckout(h.Path)
 		return true
 	}
 	back, err := gitx.UpdateRefCAS(s.Root(), j.Into, old, j.Commit, "copse land "+j.Job+": roll back")
 	if err == nil {
-		_, err = s.git.Run(ctx, back)
+		_, err = s.Git.Run(ctx, back)
 	}
-	why := gitFailure(CodeSyncFailed, syncErr, "git read-tree failed").Message
+	why := GitFailure(CodeSyncFailed, syncErr, "git read-tree failed").Message
 	if err != nil {
 		r.finish(LandUncertain, CodeRollbackFailed,
 			"the checkout of "+Escape(j.Into)+" in "+Escape(h.Path)+" could not be synced ("+why+"), and moving "+Escape(j.Into)+" back to "+short(old)+" failed too",
@@ -279,7 +279,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		}
 		r.snap = &snap
 	}
-	t, ok := find(*r.snap, j.Worktree.Path)
+	t, ok := Find(*r.snap, j.Worktree.Path)
 	if !ok {
 		warn("the worktree %s is already gone", Escape(j.Worktree.Path))
 		return
@@ -293,10 +293,10 @@ func (r *landRun) cleanup(ctx context.Context) {
 	if t.Locked != nil {
 		un, err := gitx.WorktreeUnlock(s.Root(), t.Path)
 		if err == nil {
-			_, err = s.git.Run(ctx, un)
+			_, err = s.Git.Run(ctx, un)
 		}
 		if err != nil {
-			warn("kept %s: cannot release its claim (%s)", Escape(t.Path), AsError(gitFailure(CodeUnlockFailed, err, "git worktree unlock failed")).Message)
+			warn("kept %s: cannot release its claim (%s)", Escape(t.Path), AsError(GitFailure(CodeUnlockFailed, err, "git worktree unlock failed")).Message)
 			return
 		}
 		j.Released = true
@@ -316,7 +316,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		warn("%s", kept)
 		return
 	}
-	long := *s.git
+	long := *s.Git
 	long.Timeout = landGitTimeout
 	// Recorded first (no record, no remove), read back and verified as remove does. The
 	// list is not compared: the land's run is long and other worktrees move meanwhile. The
@@ -341,7 +341,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 			warn("%s", liveKeeps(t.Path, live))
 			return
 		}
-		warn("kept %s: %s", Escape(t.Path), gitFailure(CodeRemoveFailed, rr.runErr, "git worktree remove refused").Message)
+		warn("kept %s: %s", Escape(t.Path), GitFailure(CodeRemoveFailed, rr.runErr, "git worktree remove refused").Message)
 		return
 	case removalPartial, removalIncomplete:
 		warn("%s; run `copse list` (git worktree prune forgets a worktree whose directory is gone)", removeState(t.Path, rr.listed, rr.onDisk))
@@ -360,7 +360,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 	}
 	del, err := gitx.DeleteRefCAS(s.Root(), j.Worktree.Branch, j.Commit)
 	if err == nil {
-		_, err = s.git.Run(ctx, del)
+		_, err = s.Git.Run(ctx, del)
 	}
 	j.BranchGone = err == nil
 	// After the branch's delete, so the event says whether it went.

@@ -21,7 +21,7 @@ import (
 // that merged the target in, and drop what its merges changed). ok is false when the job
 // has finished on an error.
 func (r *landRun) alreadyOnTop(ctx context.Context, orig, onto string) (done, ok bool) {
-	on, err := r.s.git.Ancestor(ctx, r.s.Root(), onto, orig)
+	on, err := r.s.Git.Ancestor(ctx, r.s.Root(), onto, orig)
 	if err != nil {
 		r.gitErr(PhaseRebase, err, "cannot check whether "+Escape(r.j.Worktree.Branch)+" already contains "+Escape(r.j.Into))
 		return false, false
@@ -36,7 +36,7 @@ func (r *landRun) alreadyOnTop(ctx context.Context, orig, onto string) (done, ok
 // (tip's side of onto..tip). The rebase keeps such merges (--rebase-merges) and the
 // proof names them when what they changed would be lost.
 func (r *landRun) mergesOnBranch(ctx context.Context, onto, tip string) ([]string, bool) {
-	merges, err := r.s.git.MergeCommits(ctx, r.j.Worktree.Path, onto, tip)
+	merges, err := r.s.Git.MergeCommits(ctx, r.j.Worktree.Path, onto, tip)
 	if err != nil {
 		r.gitErr(PhaseRebase, err, "cannot list the merge commits on "+Escape(r.j.Worktree.Branch))
 		return nil, false
@@ -56,12 +56,12 @@ func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges [
 		return true // nothing was rewritten
 	}
 	root := s.Root()
-	want, clean, err := s.git.MergeTree(ctx, root, onto, orig)
+	want, clean, err := s.Git.MergeTree(ctx, root, onto, orig)
 	if err != nil {
 		r.gitErr(PhaseRebase, err, "cannot compute what the land should bring "+Escape(j.Into))
 		return false
 	}
-	got, err := s.git.TreeOf(ctx, root, commit)
+	got, err := s.Git.TreeOf(ctx, root, commit)
 	if err != nil {
 		r.gitErr(PhaseRebase, err, "cannot read the rebased tree")
 		return false
@@ -71,7 +71,7 @@ func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges [
 	}
 	var what string
 	if clean {
-		paths, err := s.git.ChangedPaths(ctx, root, want, got)
+		paths, err := s.Git.ChangedPaths(ctx, root, want, got)
 		if err != nil {
 			r.gitErr(PhaseRebase, err, "cannot list what the rebase changed")
 			return false
@@ -110,23 +110,23 @@ func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges [
 func (r *landRun) putBack(ctx context.Context, orig, commit string) string {
 	s, j := r.s, r.j
 	w := j.Worktree.Path
-	head, err := s.git.ResolveCommit(ctx, w, "HEAD")
+	head, err := s.Git.ResolveCommit(ctx, w, "HEAD")
 	if err != nil {
-		return gitFailure(CodeLandGitFailed, err, "cannot read the worktree's commit").Message
+		return GitFailure(CodeLandGitFailed, err, "cannot read the worktree's commit").Message
 	}
-	ref, err := s.git.SymbolicHeadRef(ctx, w)
+	ref, err := s.Git.SymbolicHeadRef(ctx, w)
 	if err != nil {
-		return gitFailure(CodeLandGitFailed, err, "cannot read the worktree's branch").Message
+		return GitFailure(CodeLandGitFailed, err, "cannot read the worktree's branch").Message
 	}
 	if head != commit || ref != "refs/heads/"+j.Worktree.Branch {
 		return "the worktree is at " + short(head) + " on " + Escape(strings.TrimPrefix(ref, "refs/heads/")) + " now, not at the rebased " + short(commit)
 	}
 	cmd, err := gitx.ResetKeep(w, orig)
 	if err == nil {
-		_, err = s.git.Run(ctx, cmd)
+		_, err = s.Git.Run(ctx, cmd)
 	}
 	if err != nil {
-		return gitFailure(CodeLandGitFailed, err, "git reset --keep failed").Message
+		return GitFailure(CodeLandGitFailed, err, "git reset --keep failed").Message
 	}
 	return ""
 }
@@ -157,15 +157,15 @@ func (r *landRun) rebaseSparesIgnored(ctx context.Context, orig, onto string) bo
 // rebase of orig onto onto writes: those where the two differ, and those any of the
 // branch's commits touch. It only reads; land's rebase and its dry run both decide on it.
 func (s *Env) ignoredInRebase(ctx context.Context, w, orig, onto string) ([]string, error) {
-	_, ignored, err := s.git.ChangedAndIgnored(ctx, w)
+	_, ignored, err := s.Git.ChangedAndIgnored(ctx, w)
 	if err != nil || len(ignored) == 0 {
 		return nil, err
 	}
-	differ, err := s.git.ChangedPaths(ctx, w, orig, onto)
+	differ, err := s.Git.ChangedPaths(ctx, w, orig, onto)
 	if err != nil {
 		return nil, err
 	}
-	touched, err := s.git.TouchedPaths(ctx, w, onto, orig)
+	touched, err := s.Git.TouchedPaths(ctx, w, onto, orig)
 	if err != nil {
 		return nil, err
 	}

@@ -19,9 +19,9 @@ import (
 func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 	w := c.target
 	root := s.Root()
-	onto, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+c.into.s)
+	onto, err := s.Git.ResolveCommit(ctx, root, "refs/heads/"+c.into.s)
 	if err != nil {
-		return nil, gitFailure(CodeBranchLookupFailed, err, "cannot read the target branch "+Escape(c.into.s))
+		return nil, GitFailure(CodeBranchLookupFailed, err, "cannot read the target branch "+Escape(c.into.s))
 	}
 	out := &Outcome{Operation: OpLand, DryRun: true, Path: w.Path}
 	note := func(format string, args ...any) { out.Notices = append(out.Notices, fmt.Sprintf(format, args...)) }
@@ -49,7 +49,7 @@ func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 		}
 		refusal, _, err := s.holderVerdict(ctx, h, c.into.s, onto, tree)
 		if err != nil {
-			return nil, gitFailure(CodeStatusFailed, err, "cannot read the checkout of "+Escape(c.into.s)+" at "+Escape(h.Path))
+			return nil, GitFailure(CodeStatusFailed, err, "cannot read the checkout of "+Escape(c.into.s)+" at "+Escape(h.Path))
 		}
 		if refusal != nil {
 			return nil, refusal
@@ -60,7 +60,7 @@ func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 		note("the worktree and branch %s stay (--keep)", Escape(w.Branch))
 		return out, nil
 	}
-	t, ok := find(snap, w.Path)
+	t, ok := Find(snap, w.Path)
 	if !ok {
 		return nil, refused(CodeWorktreeGone, "run copse list", "%s is no longer a worktree", Escape(w.Path))
 	}
@@ -94,30 +94,30 @@ func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 func (s *Env) dryRebase(ctx context.Context, c *landCmd, onto string, out *Outcome) (tree string, clean bool, landed string, err error) {
 	w := c.target
 	orig := w.Head
-	onTop, err := s.git.Ancestor(ctx, s.Root(), onto, orig)
+	onTop, err := s.Git.Ancestor(ctx, s.Root(), onto, orig)
 	if err != nil {
-		return "", false, "", gitFailure(CodeRebaseFailed, err, "cannot check whether "+Escape(w.Branch)+" already contains "+Escape(c.into.s))
+		return "", false, "", GitFailure(CodeRebaseFailed, err, "cannot check whether "+Escape(w.Branch)+" already contains "+Escape(c.into.s))
 	}
 	if !onTop {
 		if over, err := s.ignoredInRebase(ctx, w.Path, orig, onto); err != nil {
-			return "", false, "", gitFailure(CodeStatusFailed, err, "cannot read which ignored files of "+Escape(w.Path)+" the rebase would replace")
+			return "", false, "", GitFailure(CodeStatusFailed, err, "cannot read which ignored files of "+Escape(w.Path)+" the rebase would replace")
 		} else if len(over) > 0 {
 			return "", false, "", worktreeIgnoredRefusal(w.Path, c.into.s, onto, over)
 		}
 	}
 	// What the target receives: the target merged with the branch, which the rebased tree
 	// must equal (land's proof). A branch that does not merge cleanly stops the rebase.
-	tree, clean, err = s.git.MergeTree(ctx, w.Path, onto, orig)
+	tree, clean, err = s.Git.MergeTree(ctx, w.Path, onto, orig)
 	if err != nil {
-		return "", false, "", gitFailure(CodeRebaseFailed, err, "cannot merge "+Escape(w.Branch)+" with "+Escape(c.into.s)+" in memory")
+		return "", false, "", GitFailure(CodeRebaseFailed, err, "cannot merge "+Escape(w.Branch)+" with "+Escape(c.into.s)+" in memory")
 	}
 	if onTop {
 		out.Notices = append(out.Notices, fmt.Sprintf("%s already contains %s (%s): it is not rebased and lands as it is", Escape(w.Branch), Escape(c.into.s), short(onto)))
 		return tree, true, orig, nil
 	}
-	merges, err := s.git.MergeCommits(ctx, w.Path, onto, orig)
+	merges, err := s.Git.MergeCommits(ctx, w.Path, onto, orig)
 	if err != nil {
-		return "", false, "", gitFailure(CodeRebaseFailed, err, "cannot list the merge commits on "+Escape(w.Branch))
+		return "", false, "", GitFailure(CodeRebaseFailed, err, "cannot list the merge commits on "+Escape(w.Branch))
 	}
 	build := gitx.Rebase
 	if len(merges) > 0 {

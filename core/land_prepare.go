@@ -49,7 +49,7 @@ func (s *Env) prepareLand(ctx context.Context, r LandRequest, snap Snapshot) (*P
 		return nil, e
 	}
 	c := &landCmd{target: t, keep: r.Keep, forceRestart: r.ForceRestart, wait: r.Wait, dryRun: r.DryRun, expected: r.ExpectedStateToken}
-	sess, _, err := resolveSession(r.Session, s.opts.Getenv)
+	sess, _, err := ResolveSession(r.Session, s.Opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +72,8 @@ func (s *Env) prepareLand(ctx context.Context, r LandRequest, snap Snapshot) (*P
 	if e := ruleIntoOtherBranch(t, c.into); e != nil {
 		return nil, e
 	}
-	if ok, err := s.git.BranchExists(ctx, s.Root(), c.into.s); err != nil {
-		return nil, gitFailure(CodeBranchLookupFailed, err, "cannot check the target branch")
+	if ok, err := s.Git.BranchExists(ctx, s.Root(), c.into.s); err != nil {
+		return nil, GitFailure(CodeBranchLookupFailed, err, "cannot check the target branch")
 	} else if !ok {
 		return nil, refused(CodeTargetMissing, "create it, or pass another --into",
 			"the target branch %s does not exist", Escape(c.into.s))
@@ -189,16 +189,16 @@ func landConfirmation(ctx context.Context, r LandRequest, c *landCmd) *Confirmat
 	if c.takeOver != nil {
 		conf.Title = "Land this worktree, taking over its claim (forced)?"
 	}
-	conf.add("path", c.target.Path)
+	conf.Add("path", c.target.Path)
 	if c.target.Branch != "" {
-		conf.add("branch", c.target.Branch)
+		conf.Add("branch", c.target.Branch)
 	}
-	conf.add("into", c.into.s)
+	conf.Add("into", c.into.s)
 	if agentCommand {
-		conf.add("test (sh -c)", *r.Test)
+		conf.Add("test (sh -c)", *r.Test)
 	}
 	if c.session != "" {
-		conf.add("session", c.session)
+		conf.Add("session", c.session)
 	}
 	if c.takeOver != nil {
 		conf.Losses = append(conf.Losses, fmt.Sprintf("session %s holds it since %s and loses its claim",
@@ -239,9 +239,9 @@ func (s *Env) notQueued(ctx context.Context, commonDir, path string, dry bool) e
 // git config copse.test, copse.testTimeout, copse.landRetries).
 func (s *Env) landSettings(ctx context.Context, r LandRequest, c *landCmd) error {
 	// One git process for the three settings; git prints the keys lower-cased.
-	cfg, err := s.git.ConfigMatching(ctx, s.Root(), `^copse\.(test|testtimeout|landretries)$`)
+	cfg, err := s.Git.ConfigMatching(ctx, s.Root(), `^copse\.(test|testtimeout|landretries)$`)
 	if err != nil {
-		return gitFailure(CodeConfigFailed, err, "cannot read git config copse.*")
+		return GitFailure(CodeConfigFailed, err, "cannot read git config copse.*")
 	}
 	raw, field, from := "", "test", GateFromRequest
 	if r.Test != nil {
@@ -306,7 +306,7 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 		return failed(CodeWorktreeUnreadable, err, "", "cannot read the rebase state of %s", Escape(w))
 	}
 	if rb != nil {
-		conflicts, _ := s.git.Conflicted(ctx, w)
+		conflicts, _ := s.Git.Conflicted(ctx, w)
 		if !c.forceRestart {
 			msg := "a rebase is in progress in " + Escape(w)
 			if len(conflicts) > 0 {
@@ -332,10 +332,10 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 		if abort {
 			cmd, err := gitx.RebaseAbort(w)
 			if err != nil {
-				return builderErr(err)
+				return BuilderErr(err)
 			}
-			if _, err := s.git.Run(ctx, cmd); err != nil {
-				return gitFailure(CodeRebaseAbortFailed, err, "cannot abort the rebase copse started")
+			if _, err := s.Git.Run(ctx, cmd); err != nil {
+				return GitFailure(CodeRebaseAbortFailed, err, "cannot abort the rebase copse started")
 			}
 			if again, _ := gitx.ReadRebase(gd); again != nil {
 				return failed(CodeRebaseAbortFailed, nil, "abort it by hand: git -C "+quoteDisplay(w)+" rebase --abort",
@@ -353,9 +353,9 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 		return refused(CodeOperationInProgress, "finish or abort the "+op+" first, then land again",
 			"a %s is in progress in %s", op, Escape(w))
 	}
-	dirty, err := s.git.DirtyPaths(ctx, w)
+	dirty, err := s.Git.DirtyPaths(ctx, w)
 	if err != nil {
-		return gitFailure(CodeStatusFailed, err, "cannot read the status of "+Escape(w))
+		return GitFailure(CodeStatusFailed, err, "cannot read the status of "+Escape(w))
 	}
 	if len(dirty) > 0 {
 		return refused(CodeWorktreeDirty, "commit (or remove) them first; land moves only committed work",

@@ -27,7 +27,7 @@ type LandStopped struct {
 
 // rebaseStopState reads what the rebase stopped at w holds now.
 func (s *Env) rebaseStopState(ctx context.Context, w string) (*LandStopped, error) {
-	head, entries, err := s.git.StatusEntries(ctx, w)
+	head, entries, err := s.Git.StatusEntries(ctx, w)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (s *Env) ruleRestartAbortsNothingMade(ctx context.Context, w string, rec *L
 	}
 	now, err := s.rebaseStopState(ctx, w)
 	if err != nil {
-		return gitFailure(CodeStatusFailed, err, "cannot read the status of "+Escape(w))
+		return GitFailure(CodeStatusFailed, err, "cannot read the status of "+Escape(w))
 	}
 	if changed := stoppedChanges(rec.Stopped, now); len(changed) > 0 {
 		return refused(CodeRebaseChanged, hint,

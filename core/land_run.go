@@ -376,7 +376,7 @@ func (s *Env) abandon(ctx context.Context, dir, job string, locked bool) {
 		return
 	}
 	if !locked {
-		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 		defer cancel()
 		unlock, err := s.lock(lctx)
 		if err != nil {
@@ -467,7 +467,7 @@ func (r *landRun) finish(state LandState, code, msg, hint string) {
 	if event != "" {
 		ok := r.locked
 		if !ok {
-			lctx, cancel := context.WithTimeout(context.Background(), readBackTimeout)
+			lctx, cancel := context.WithTimeout(context.Background(), ReadBackTimeout)
 			defer cancel()
 			if u, err := r.s.lock(lctx); err == nil {
 				ok = true
@@ -496,7 +496,7 @@ func (r *landRun) cancelled(phase LandPhase, remaining string) {
 
 // gitErr finishes the job as failed (or cancelled) from a git error in phase.
 func (r *landRun) gitErr(phase LandPhase, err error, what string) {
-	e := gitFailure(CodeLandGitFailed, err, what)
+	e := GitFailure(CodeLandGitFailed, err, what)
 	if e.Kind == KindCancelled {
 		r.cancelled(phase, r.remaining(phase))
 		return
@@ -549,7 +549,7 @@ func (r *landRun) run(ctx context.Context) {
 	}
 	if ok && j.ForceRestart {
 		// An aborted rebase moved the branch back: read where it is now.
-		if r.head, err = s.git.ResolveCommit(ctx, j.Worktree.Path, "HEAD"); err != nil {
+		if r.head, err = s.Git.ResolveCommit(ctx, j.Worktree.Path, "HEAD"); err != nil {
 			r.locked = false
 			unlock()
 			r.gitErr(PhasePreflight, err, "cannot read the worktree's commit")
@@ -563,7 +563,7 @@ func (r *landRun) run(ctx context.Context) {
 	}
 
 	for attempt := 0; ; attempt++ {
-		onto, err := s.git.ResolveCommit(ctx, s.Root(), "refs/heads/"+j.Into)
+		onto, err := s.Git.ResolveCommit(ctx, s.Root(), "refs/heads/"+j.Into)
 		if err != nil {
 			if refusedByGit(err) {
 				r.blocked(CodeTargetMissing, "create it, or land with another --into", "the target branch %s does not exist", Escape(j.Into))
@@ -644,7 +644,7 @@ func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
 		r.refusal(PhasePreflight, err)
 		return nil, false
 	}
-	t, ok := find(snap, j.Worktree.Path)
+	t, ok := Find(snap, j.Worktree.Path)
 	if !ok || t.Prunable != nil {
 		r.blocked(CodeWorktreeGone, "create it again, or check `copse list`", "the worktree %s is gone", Escape(j.Worktree.Path))
 		return nil, false
@@ -706,22 +706,22 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 	}
 	cmd, err := build(w, onto)
 	if err != nil {
-		r.refusal(PhaseRebase, builderErr(err))
+		r.refusal(PhaseRebase, BuilderErr(err))
 		return false
 	}
-	long := *s.git
+	long := *s.Git
 	long.Timeout = landGitTimeout
 	_, runErr := long.Run(ctx, cmd)
 	if runErr != nil {
-		if isGitKind(runErr, gitx.ErrCanceled) || ctx.Err() != nil {
+		if IsGitKind(runErr, gitx.ErrCanceled) || ctx.Err() != nil {
 			r.cancelled(PhaseRebase, r.remaining(PhaseRebase))
 			return false
 		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 		defer cancel()
 		gd, _ := gitx.WorktreeGitDir(w)
 		if rb, _ := gitx.ReadRebase(gd); rb != nil {
-			conflicts, _ := s.git.Conflicted(rctx, w)
+			conflicts, _ := s.Git.Conflicted(rctx, w)
 			j.Conflicts = conflicts
 			// What it holds now, before anyone resolves anything: --force-restart aborts
 			// only a rebase that still holds exactly this (unknown: it refuses).
@@ -737,11 +737,11 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 				"%s; the rebase is left open in %s", what, Escape(w))
 			return false
 		}
-		e := gitFailure(CodeRebaseFailed, runErr, "git rebase failed")
+		e := GitFailure(CodeRebaseFailed, runErr, "git rebase failed")
 		r.blocked(CodeRebaseFailed, "run git -C "+quoteDisplay(w)+" rebase "+short(onto)+" yourself to see why", "%s", e.Message)
 		return false
 	}
-	commit, err := s.git.ResolveCommit(ctx, w, "HEAD")
+	commit, err := s.Git.ResolveCommit(ctx, w, "HEAD")
 	if err != nil {
 		r.gitErr(PhaseRebase, err, "cannot read the rebased commit")
 		return false
@@ -765,7 +765,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 	// and the group before the gate can start anything: a later copse finds what still
 	// runs even after this one died.
 	j.Gate = newGate(j.Job)
-	env := append(append([]string{}, s.opts.Env...),
+	env := append(append([]string{}, s.Opts.Env...),
 		"COPSE_LAND_JOB="+j.Job, "COPSE_LAND_INTO="+j.Into, "COPSE_LAND_COMMIT="+j.Commit, gateMarkerEnv+"="+j.Gate.Marker)
 	_ = writeJob(r.dir, j)
 	logHint := "the output is in " + quoteDisplay(j.Log)
@@ -804,12 +804,12 @@ func (r *landRun) gate(ctx context.Context) bool {
 		return false
 	}
 	// The gate passed; it judged this commit and this tree only if it left them alone.
-	head, err := s.git.ResolveCommit(ctx, j.Worktree.Path, "HEAD")
+	head, err := s.Git.ResolveCommit(ctx, j.Worktree.Path, "HEAD")
 	if err != nil {
 		r.gitErr(PhaseTest, err, "cannot read the worktree's commit after the test")
 		return false
 	}
-	ref, err := s.git.SymbolicHeadRef(ctx, j.Worktree.Path)
+	ref, err := s.Git.SymbolicHeadRef(ctx, j.Worktree.Path)
 	if err != nil {
 		r.gitErr(PhaseTest, err, "cannot read the worktree's branch after the test")
 		return false
@@ -820,7 +820,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 			short(head), Escape(strings.TrimPrefix(ref, "refs/heads/")), short(j.Commit), Escape(j.Worktree.Branch))
 		return false
 	}
-	dirty, err := s.git.DirtyPaths(ctx, j.Worktree.Path)
+	dirty, err := s.Git.DirtyPaths(ctx, j.Worktree.Path)
 	if err != nil {
 		r.gitErr(PhaseTest, err, "cannot read the worktree's status after the test")
 		return false
@@ -847,9 +847,9 @@ func (s *Service) LandDefaults(ctx context.Context, path string) (into, test str
 	if into == "" && len(snap.Trees) > 0 && !snap.Trees[0].Bare {
 		into = snap.Trees[0].Branch
 	}
-	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.Root(), "copse.test")
+	v, ok, err := s.impl.Git.ConfigValue(ctx, s.impl.Root(), "copse.test")
 	if err != nil {
-		return into, "", gitFailure(CodeConfigFailed, err, "cannot read git config copse.test")
+		return into, "", GitFailure(CodeConfigFailed, err, "cannot read git config copse.test")
 	}
 	if ok {
 		test = strings.TrimSpace(v)
@@ -877,9 +877,9 @@ type DefaultGate struct {
 // An unapproved .copse.conf test is returned with Approved false: the land refuses it.
 func (s *Service) DefaultLandGate(ctx context.Context) (DefaultGate, error) {
 	si := s.impl
-	v, ok, err := si.git.ConfigValue(ctx, si.Root(), "copse.test")
+	v, ok, err := si.Git.ConfigValue(ctx, si.Root(), "copse.test")
 	if err != nil {
-		return DefaultGate{}, gitFailure(CodeConfigFailed, err, "cannot read git config copse.test")
+		return DefaultGate{}, GitFailure(CodeConfigFailed, err, "cannot read git config copse.test")
 	}
 	if v = strings.TrimSpace(v); ok && v != "" {
 		return DefaultGate{Command: v, From: GateFromGitConfig, Approved: true}, nil

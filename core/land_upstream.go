@@ -24,11 +24,11 @@ type landUpstream struct {
 // tracking ref is gone. Errors only lose a notice, so they are not reported.
 func (r *landRun) readUpstream(ctx context.Context, branch string) (u landUpstream, ok bool) {
 	s := r.s
-	tracking, remote, ref, ok, err := s.git.Upstream(ctx, s.Root(), branch)
+	tracking, remote, ref, ok, err := s.Git.Upstream(ctx, s.Root(), branch)
 	if err != nil || !ok {
 		return u, false
 	}
-	commit, err := s.git.ResolveCommit(ctx, s.Root(), tracking)
+	commit, err := s.Git.ResolveCommit(ctx, s.Root(), tracking)
 	if err != nil {
 		return u, false
 	}
@@ -44,7 +44,7 @@ func (r *landRun) branchNotice(ctx context.Context, u landUpstream, deleted bool
 	if u.commit == j.Commit {
 		return ""
 	}
-	onlyUp, onlyLanded, err := r.s.git.Divergence(ctx, r.s.Root(), u.commit, j.Commit)
+	onlyUp, onlyLanded, err := r.s.Git.Divergence(ctx, r.s.Root(), u.commit, j.Commit)
 	if err != nil {
 		return ""
 	}
@@ -80,7 +80,7 @@ func (r *landRun) targetNotice(ctx context.Context) string {
 	if !ok || u.commit == j.Commit {
 		return ""
 	}
-	behind, ahead, err := r.s.git.Divergence(ctx, r.s.Root(), u.commit, j.Commit)
+	behind, ahead, err := r.s.Git.Divergence(ctx, r.s.Root(), u.commit, j.Commit)
 	if err != nil || ahead == 0 {
 		return ""
 	}

@@ -112,7 +112,7 @@ func (s *Env) lockRepo(ctx context.Context, commonDir string, create bool) (func
 	w := &lockWait{s: s, ctx: ctx, start: time.Now()}
 	rl := processLock(commonDir)
 	self := LockHolder{PID: os.Getpid(), Command: processCommand(), Since: time.Now().UTC().Truncate(time.Second)}
-	if sess, ok, err := resolveSession(nil, s.opts.Getenv); err == nil && ok {
+	if sess, ok, err := ResolveSession(nil, s.Opts.Getenv); err == nil && ok {
 		self.Session = sess.s // the agent's session, when this copse runs for one
 	}
 
@@ -234,9 +234,9 @@ func lockOpenErr(commonDir string, err error) error {
 // adds group read/write, "all" (world, everybody, 2) adds read for others too, and an
 // octal mode such as 0640 replaces the permission bits.
 func (s *Env) sharedPerm(ctx context.Context) (func(fs.FileMode) fs.FileMode, error) {
-	v, ok, err := s.git.ConfigValue(ctx, s.dir, "core.sharedRepository")
+	v, ok, err := s.Git.ConfigValue(ctx, s.dir, "core.sharedRepository")
 	if err != nil {
-		return nil, gitFailure(CodeConfigFailed, err, "cannot read git config core.sharedRepository")
+		return nil, GitFailure(CodeConfigFailed, err, "cannot read git config core.sharedRepository")
 	}
 	if !ok {
 		return nil, nil
@@ -327,7 +327,7 @@ func (w *lockWait) check() error {
 	waited := time.Since(w.start)
 	if !w.notified && waited >= LockNoticeAfter {
 		w.notified = true
-		notify := w.s.opts.OnLockWait
+		notify := w.s.Opts.OnLockWait
 		if fn, ok := w.ctx.Value(lockNoticeKey{}).(func(LockHolder)); ok {
 			notify = fn
 		}
@@ -358,9 +358,9 @@ func (w *lockWait) check() error {
 
 // lockTimeout is copse.lockTimeout: a Go duration ("45s", "2m") or whole seconds, at most a day.
 func (s *Env) lockTimeout(ctx context.Context) (time.Duration, error) {
-	v, ok, err := s.git.ConfigValue(ctx, s.dir, "copse.lockTimeout")
+	v, ok, err := s.Git.ConfigValue(ctx, s.dir, "copse.lockTimeout")
 	if err != nil {
-		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config copse.lockTimeout")
+		return 0, GitFailure(CodeConfigFailed, err, "cannot read git config copse.lockTimeout")
 	}
 	if !ok {
 		return DefaultLockTimeout, nil

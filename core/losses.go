@@ -128,7 +128,7 @@ func (s *Env) losses(ctx context.Context, t gitx.Worktree) Losses {
 		l.Unique = s.uniqueOf(ctx, t, &l)
 		return l
 	}
-	st, op, err := s.git.SafetyStatus(ctx, t.Path)
+	st, op, err := s.Git.SafetyStatus(ctx, t.Path)
 	if err != nil {
 		l.Status.Error = statusError(err)
 		return l
@@ -145,12 +145,12 @@ func (s *Env) losses(ctx context.Context, t gitx.Worktree) Losses {
 			l.IgnoredSample = append(l.IgnoredSample, x)
 		}
 	}
-	if l.Hidden, err = s.git.HiddenChanges(ctx, t.Path); err != nil {
+	if l.Hidden, err = s.Git.HiddenChanges(ctx, t.Path); err != nil {
 		l.Status.Error = statusError(err)
 		return l
 	}
 	if t.Detached && t.Head != "" && !allZero(t.Head) {
-		if l.Detached, err = s.git.UnreachableCommits(ctx, t.Path, t.Head); err != nil {
+		if l.Detached, err = s.Git.UnreachableCommits(ctx, t.Path, t.Head); err != nil {
 			l.Status.Error = statusError(err)
 			return l
 		}
@@ -167,7 +167,7 @@ func (s *Env) uniqueOf(ctx context.Context, t gitx.Worktree, l *Losses) int {
 	if t.Branch == "" {
 		return 0
 	}
-	n, err := s.git.UniqueCommits(ctx, s.Root(), t.Branch)
+	n, err := s.Git.UniqueCommits(ctx, s.Root(), t.Branch)
 	if err != nil && l.Status.Error == "" {
 		l.Status.Error = "cannot count the branch's unpushed commits: " + statusError(err)
 	}
@@ -341,7 +341,7 @@ func (s *Env) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) error
 	if l.Detached > 0 {
 		l.keep = append(l.keep, KeptCommit{What: "detached HEAD", Commit: head})
 	}
-	refs, err := s.git.WorktreeRefs(ctx, t.Path)
+	refs, err := s.Git.WorktreeRefs(ctx, t.Path)
 	if err != nil {
 		return err
 	}
@@ -377,7 +377,7 @@ func (s *Env) heldByReflog(ctx context.Context, dir, gitDir, head string, l *Los
 	if err != nil || len(tips) == 0 {
 		return err
 	}
-	unkept, err := s.git.UnkeptCommits(ctx, dir, tips)
+	unkept, err := s.Git.UnkeptCommits(ctx, dir, tips)
 	if err != nil {
 		return err
 	}
@@ -389,7 +389,7 @@ func (s *Env) heldByReflog(ctx context.Context, dir, gitDir, head string, l *Los
 	if head != "" {
 		// Commits of a detached HEAD are counted as Detached, not twice.
 		if l.Detached > 0 {
-			mine, err := s.git.UnkeptCommits(ctx, dir, []string{head})
+			mine, err := s.Git.UnkeptCommits(ctx, dir, []string{head})
 			if err != nil {
 				return err
 			}
@@ -434,10 +434,10 @@ func (s *Env) dropLandedOriginals(ctx context.Context, dir string, lost map[stri
 		if len(tips) == 0 {
 			continue
 		}
-		if on, err := s.git.Ancestor(ctx, dir, j.Commit, "refs/heads/"+j.Into); err != nil || !on {
+		if on, err := s.Git.Ancestor(ctx, dir, j.Commit, "refs/heads/"+j.Into); err != nil || !on {
 			continue
 		}
-		replaced, err := s.git.UnkeptCommits(ctx, dir, tips)
+		replaced, err := s.Git.UnkeptCommits(ctx, dir, tips)
 		if err != nil {
 			continue
 		}
@@ -479,7 +479,7 @@ func (s *Env) heldByRefs(ctx context.Context, dir string, refs []gitx.HeldRef, l
 	for _, r := range refs {
 		oids = append(oids, r.Commit)
 	}
-	unkept, err := s.git.UnkeptCommits(ctx, dir, oids)
+	unkept, err := s.Git.UnkeptCommits(ctx, dir, oids)
 	if err != nil {
 		return err
 	}
@@ -517,7 +517,7 @@ func (s *Env) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) error
 		head = t.Head
 	}
 	if t.Detached && head != "" {
-		if l.Detached, err = s.git.UnreachableCommits(ctx, root, head); err != nil {
+		if l.Detached, err = s.Git.UnreachableCommits(ctx, root, head); err != nil {
 			return err
 		}
 	}
@@ -549,7 +549,7 @@ func (s *Env) stagedInAdmin(ctx context.Context, admin, head string, l *Losses) 
 	if _, err := os.Lstat(index); head == "" || errors.Is(err, fs.ErrNotExist) {
 		return nil // unborn, or never checked out: nothing staged
 	}
-	n, err := s.git.IndexChanges(ctx, s.Root(), index, head)
+	n, err := s.Git.IndexChanges(ctx, s.Root(), index, head)
 	if err != nil {
 		return err
 	}
@@ -573,7 +573,7 @@ func (s *Env) heldByAdminModules(ctx context.Context, admin string, l *Losses) e
 	for _, rel := range mods {
 		name := strings.ReplaceAll(strings.TrimPrefix(rel, "modules/"), "/modules/", "/")
 		r := HeldRepo{Path: name, dir: filepath.Join(admin, filepath.FromSlash(rel))}
-		if r.Unpushed, err = s.git.ModuleUnkeptCount(ctx, r.dir); err != nil {
+		if r.Unpushed, err = s.Git.ModuleUnkeptCount(ctx, r.dir); err != nil {
 			r.Unknown = statusError(err)
 		}
 		if r.Unpushed == 0 && r.Unknown == "" {
@@ -607,7 +607,7 @@ func (s *Env) submodulesIn(ctx context.Context, top, gitDir, dir, prefix string,
 	if depth > maxSubmoduleDepth {
 		return fmt.Errorf("submodules nested more than %d deep at %s are not read", maxSubmoduleDepth, strings.TrimSuffix(prefix, "/"))
 	}
-	subs, err := s.git.Gitlinks(ctx, dir)
+	subs, err := s.Git.Gitlinks(ctx, dir)
 	if err != nil {
 		return err
 	}
@@ -672,7 +672,7 @@ func (s *Env) repoReflog(ctx context.Context, sgd string, r *HeldRepo) error {
 	if err != nil || len(tips) == 0 {
 		return err
 	}
-	only, err := s.git.UnreferencedCommits(ctx, r.dir, tips)
+	only, err := s.Git.UnreferencedCommits(ctx, r.dir, tips)
 	if err != nil {
 		return err
 	}
@@ -720,7 +720,7 @@ func (l *Losses) uninitialisedFiles(rel, dir string) error {
 // changesOf reads only the uncommitted changes of a repository inside the worktree.
 func (s *Env) changesOf(ctx context.Context, rel, dir string) HeldRepo {
 	r := HeldRepo{Path: rel, dir: dir}
-	st, _, err := s.git.SafetyStatus(ctx, dir)
+	st, _, err := s.Git.SafetyStatus(ctx, dir)
 	if err != nil {
 		r.Unknown = statusError(err)
 		return r
@@ -753,7 +753,7 @@ func (s *Env) newPatches(ctx context.Context, dir, head string, tips []string, l
 	}
 	still := map[string]bool{}
 	for _, tip := range check {
-		news, err := s.git.NewPatches(ctx, dir, head, tip)
+		news, err := s.Git.NewPatches(ctx, dir, head, tip)
 		if err != nil {
 			return lost
 		}
@@ -774,18 +774,18 @@ func (s *Env) heldRepo(ctx context.Context, rel, dir string) HeldRepo {
 		return r
 	}
 	var err error
-	if r.Unpushed, err = s.git.UnpushedCount(ctx, dir); err != nil {
+	if r.Unpushed, err = s.Git.UnpushedCount(ctx, dir); err != nil {
 		// An empty repository (unborn HEAD, no refs) has nothing to push.
-		if _, herr := s.git.ResolveCommit(ctx, dir, "HEAD"); herr == nil {
+		if _, herr := s.Git.ResolveCommit(ctx, dir, "HEAD"); herr == nil {
 			r.Unknown = statusError(err)
 		}
 		return r
 	}
 	if r.Unpushed > 0 {
-		if h, err := s.git.ResolveCommit(ctx, dir, "HEAD"); err == nil {
+		if h, err := s.Git.ResolveCommit(ctx, dir, "HEAD"); err == nil {
 			r.tips = append(r.tips, gitx.HeldRef{Name: "HEAD", Commit: h})
 		}
-		tips, err := s.git.RepoTips(ctx, dir)
+		tips, err := s.Git.RepoTips(ctx, dir)
 		if err != nil {
 			r.Unknown = statusError(err)
 			return r

@@ -194,21 +194,21 @@ func createConfirmation(r CreateRequest, c *createCmd, baseShown string, showRun
 	if !c.explicit {
 		conf.Title = "Create a worktree and run this command in it?"
 	}
-	conf.add("branch", r.Branch)
-	conf.add("base", baseShown)
+	conf.Add("branch", r.Branch)
+	conf.Add("base", baseShown)
 	if c.explicit {
-		conf.add("path", *r.Path)
+		conf.Add("path", *r.Path)
 	} else {
-		conf.add("path", c.path.s)
+		conf.Add("path", c.path.s)
 	}
 	if showRun {
-		conf.add("run (sh -c)", c.run.display)
+		conf.Add("run (sh -c)", c.run.display)
 		if r.Prompt != nil {
-			conf.add("prompt", *r.Prompt)
+			conf.Add("prompt", *r.Prompt)
 		}
 	}
 	if c.claim {
-		conf.add("claim for", c.session.String())
+		conf.Add("claim for", c.session.String())
 	}
 	conf.Warnings = warnings
 	return conf
@@ -225,21 +225,21 @@ func (s *Env) runCreate(ctx context.Context, c *createCmd, before Snapshot, warn
 	}
 	t, listed, _, err := s.readBackAdded(ctx, c.path.s)
 	if err != nil {
-		return nil, uncertain(CodeCreateUnverified, err, "run `copse list` to see what exists",
+		return nil, Uncertain(CodeCreateUnverified, err, "run `copse list` to see what exists",
 			"create of %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
 	switch {
 	case !listed:
-		return nil, uncertain(CodeCreateNotListed, nil, "run `copse list`; do not retry blindly",
+		return nil, Uncertain(CodeCreateNotListed, nil, "run `copse list`; do not retry blindly",
 			"create reported success but git does not list %s", Escape(c.path.s))
 	case t.Branch != c.branch.s:
-		return nil, uncertain(CodeCreateWrongBranch, nil, "inspect the worktree before using it",
+		return nil, Uncertain(CodeCreateWrongBranch, nil, "inspect the worktree before using it",
 			"git lists %s on %s, not on branch %s", Escape(c.path.s), describe(t), Escape(c.branch.s))
 	case t.Head != c.base.OID:
-		return nil, uncertain(CodeCreateWrongCommit, nil, "inspect the worktree before using it",
+		return nil, Uncertain(CodeCreateWrongCommit, nil, "inspect the worktree before using it",
 			"git lists %s at %s, not at %s (%s)", Escape(c.path.s), short(t.Head), short(c.base.OID), Escape(c.base.Ref))
 	case !exists(c.path.s):
-		return nil, uncertain(CodeCreateNoDirectory, nil, "run git worktree prune if the directory is really gone",
+		return nil, Uncertain(CodeCreateNoDirectory, nil, "run git worktree prune if the directory is really gone",
 			"git lists %s but the directory does not exist", Escape(c.path.s))
 	}
 	s.refreshAfterCheckout(t.Path)

@@ -112,7 +112,7 @@ func (s *Env) prepareRemove(ctx context.Context, r RemoveRequest, snap Snapshot)
 	if r.DeleteBranch {
 		bd, err := gitx.BranchDelete(s.Root(), t.Branch, true)
 		if err != nil {
-			return nil, builderErr(err)
+			return nil, BuilderErr(err)
 		}
 		cmds = append(cmds, bd.String())
 	}
@@ -139,24 +139,24 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 	conf := &Confirmation{Title: "Remove this worktree?"}
 	switch {
 	case r.Path != nil:
-		conf.add("path", *r.Path)
+		conf.Add("path", *r.Path)
 	case r.Branch != nil:
-		conf.add("branch", *r.Branch)
+		conf.Add("branch", *r.Branch)
 	case r.WorkspaceID != nil:
-		conf.add("workspace", *r.WorkspaceID)
+		conf.Add("workspace", *r.WorkspaceID)
 	}
 	if r.Branch == nil {
 		if t.Branch != "" {
-			conf.add("branch", t.Branch)
+			conf.Add("branch", t.Branch)
 		} else {
-			conf.add("head", "detached at "+short(t.Head))
+			conf.Add("head", "detached at "+short(t.Head))
 		}
 	}
 	if r.Path == nil {
-		conf.add("path", t.Path)
+		conf.Add("path", t.Path)
 	}
 	if ws != "" && r.WorkspaceID == nil {
-		conf.add("workspace", ws)
+		conf.Add("workspace", ws)
 	}
 	if r.DeleteBranch {
 		// What the branch holds that nothing else does; the loss line below spells it out.
@@ -202,7 +202,7 @@ func (s *Env) runRemove(ctx context.Context, c *removeCmd, before Snapshot, warn
 	r, err := s.removeOne(ctx, removeStep{target: c.target, record: recordsRemove(c), deleteBranch: c.deleteBranch,
 		before: &before.token, run: func(ctx context.Context) error { return s.Backend.Remove(ctx, c) }})
 	if rerr, ok := isReadBack(err); ok {
-		return nil, uncertain(CodeRemoveUnverified, rerr, "run `copse list` to see what exists",
+		return nil, Uncertain(CodeRemoveUnverified, rerr, "run `copse list` to see what exists",
 			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))
 	}
 	if err != nil {
@@ -219,14 +219,14 @@ func (s *Env) runRemove(ctx context.Context, c *removeCmd, before Snapshot, warn
 	if c.deleteBranch {
 		cmd, err := gitx.BranchDelete(c.cwd, c.target.Branch, true)
 		if err != nil {
-			return nil, builderErr(err)
+			return nil, BuilderErr(err)
 		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 		defer cancel()
-		_, delErr := s.git.Run(rctx, cmd)
-		still, err := s.git.BranchExists(rctx, c.cwd, c.target.Branch)
+		_, delErr := s.Git.Run(rctx, cmd)
+		still, err := s.Git.BranchExists(rctx, c.cwd, c.target.Branch)
 		if delErr != nil || err != nil || still {
-			return nil, uncertain(CodeBranchNotDeleted, delErr, "delete it by hand: git branch -D "+quoteDisplay(c.target.Branch),
+			return nil, Uncertain(CodeBranchNotDeleted, delErr, "delete it by hand: git branch -D "+quoteDisplay(c.target.Branch),
 				"the worktree %s was removed, but branch %s could not be deleted", Escape(c.target.Path), Escape(c.target.Branch))
 		}
 		out.BranchDeleted = true
@@ -242,7 +242,7 @@ func removeFailure(path string, r removal) error {
 	case removalDone:
 		return nil
 	case removalIncomplete:
-		return uncertain(CodeRemoveIncomplete, nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
+		return Uncertain(CodeRemoveIncomplete, nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
 			"%s", removeState(path, r.listed, r.onDisk))
 	case removalNothing:
 		if e := AsError(runErr); e.Kind == KindUncertain {
@@ -261,7 +261,7 @@ func removeFailure(path string, r removal) error {
 			return forceHelps(refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
 				"%s has uncommitted changes", Escape(path)))
 		}
-		return gitFailure(CodeRemoveFailed, runErr, "git could not remove the worktree")
+		return GitFailure(CodeRemoveFailed, runErr, "git could not remove the worktree")
 	}
 	if e := AsError(runErr); e.Kind == KindUncertain {
 		return e

@@ -121,9 +121,9 @@ func (s *Service) Unapproved(cmds []string) ([]string, error) {
 }
 
 func (si *Env) unapproved(cmds []string) ([]string, error) {
-	file := approvalsFile(si.opts.Getenv)
+	file := approvalsFile(si.Opts.Getenv)
 	if _, err := os.Lstat(file); err == nil {
-		if err := checkApprovalsTrust(file, approvalsConfigDir(si.opts.Getenv)); err != nil {
+		if err := checkApprovalsTrust(file, approvalsConfigDir(si.Opts.Getenv)); err != nil {
 			return nil, err
 		}
 	}
@@ -147,12 +147,12 @@ func (si *Env) unapproved(cmds []string) ([]string, error) {
 // (copse tool, MCP, pi) reaches it.
 func (s *Service) Approve(commands []string) error {
 	si := s.impl
-	file := approvalsFile(si.opts.Getenv)
+	file := approvalsFile(si.Opts.Getenv)
 	if file == "" {
 		return failed(CodeApprovalsUnreadable, nil, "set HOME or XDG_CONFIG_HOME to an absolute path",
 			"nowhere to keep approvals: neither XDG_CONFIG_HOME nor HOME is an absolute path")
 	}
-	if err := checkApprovalsTrust(file, approvalsConfigDir(si.opts.Getenv)); err != nil {
+	if err := checkApprovalsTrust(file, approvalsConfigDir(si.Opts.Getenv)); err != nil {
 		return err
 	}
 	if _, err := readApprovals(file); err != nil {

@@ -109,9 +109,9 @@ func (s *Env) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration, er
 	if r.OlderThan != nil {
 		return ParseIdle("older_than", *r.OlderThan)
 	}
-	v, ok, err := s.git.ConfigValue(ctx, s.Root(), pruneAfterConfig)
+	v, ok, err := s.Git.ConfigValue(ctx, s.Root(), pruneAfterConfig)
 	if err != nil {
-		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config "+pruneAfterConfig)
+		return 0, GitFailure(CodeConfigFailed, err, "cannot read git config "+pruneAfterConfig)
 	}
 	if !ok {
 		return defaultPruneAfter, nil
@@ -333,7 +333,7 @@ func pruneStays(first, current, ended bool, t gitx.Worktree) (string, string) {
 		if cl, ok := ParseClaim(*t.Locked); ok {
 			return KeepClaimed, fmt.Sprintf("claimed by session %s since %s", cl.Session, cl.Since.Format(time.RFC3339))
 		}
-		return KeepLocked, "locked by a human: " + Escape(lockedReason(*t.Locked))
+		return KeepLocked, "locked by a human: " + Escape(LockedReason(*t.Locked))
 	case t.Prunable != nil:
 		return PruneGone, "directory gone: " + Escape(*t.Prunable)
 	}
@@ -381,7 +381,7 @@ func (s *Env) pruneCommands(c *pruneCmd) ([]string, error) {
 			// Only an ended claim's lock reaches here (pruneStays keeps every other).
 			un, err := gitx.WorktreeUnlock(c.cwd, cand.t.Path)
 			if err != nil {
-				return nil, builderErr(err)
+				return nil, BuilderErr(err)
 			}
 			cmds = append(cmds, un.String())
 		}
@@ -393,7 +393,7 @@ func (s *Env) pruneCommands(c *pruneCmd) ([]string, error) {
 		if c.deleteBranch && cand.t.Branch != "" {
 			bd, err := gitx.BranchDelete(c.cwd, cand.t.Branch, true)
 			if err != nil {
-				return nil, builderErr(err)
+				return nil, BuilderErr(err)
 			}
 			cmds = append(cmds, bd.String())
 		}
@@ -403,7 +403,7 @@ func (s *Env) pruneCommands(c *pruneCmd) ([]string, error) {
 		// the ones not shown, and the ones whose commits were not recorded, alike.
 		rm, err := gitx.WorktreeRemove(c.cwd, cand.t.Path, false, false)
 		if err != nil {
-			return nil, builderErr(err)
+			return nil, BuilderErr(err)
 		}
 		cmds = append(cmds, rm.String())
 	}
@@ -429,14 +429,14 @@ func pruneConfirmation(c *pruneCmd, older time.Duration, warnings []string) *Con
 		if ig := c.remove[i].ignored; ig != "" {
 			v += "; " + ig
 		}
-		conf.add("remove", v)
+		conf.Add("remove", v)
 	}
 	for i, e := range c.report.Forgotten {
 		v := e.Path
 		if h := c.forget[i].held; h != "" {
 			v += "; " + h
 		}
-		conf.add("forget", v)
+		conf.Add("forget", v)
 	}
 	if c.deleteBranch {
 		conf.Warnings = append(conf.Warnings, "their branches are deleted too (they hold no unique commits)")
@@ -546,9 +546,9 @@ func (s *Env) runPrune(ctx context.Context, fresh *pruneCmd, x *Execution) (*Out
 		// Recorded first, like a forced remove: `copse restore ID` brings it back. The
 		// processes are looked at again right before git removes it.
 		r, err := s.removeOne(ctx, removeStep{target: cand.t, record: true, deleteBranch: fresh.deleteBranch,
-			run: s.unforcedRemoval(cand.t, cand.ws, s.git)})
+			run: s.unforcedRemoval(cand.t, cand.ws, s.Git)})
 		if rerr, ok := isReadBack(err); ok {
-			return nil, uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
+			return nil, Uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
 				"prune removed %s, but the worktree list could not be read back", Escape(cand.t.Path))
 		}
 		if err != nil {
@@ -565,7 +565,7 @@ func (s *Env) runPrune(ctx context.Context, fresh *pruneCmd, x *Execution) (*Out
 			rep.Kept = append(rep.Kept, e)
 			continue
 		case removalPartial, removalIncomplete:
-			return nil, uncertain(CodePruneIncomplete, r.runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
+			return nil, Uncertain(CodePruneIncomplete, r.runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
 				"%s", removeState(cand.t.Path, r.listed, r.onDisk))
 		}
 		if r.verdict == removalGoneAnyway && r.runErr != nil {
@@ -628,12 +628,12 @@ func (s *Env) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, x *E
 		}
 		rm, err := gitx.WorktreeRemove(fresh.cwd, cand.t.Path, false, false)
 		if err != nil {
-			return builderErr(err)
+			return BuilderErr(err)
 		}
 		r, err := s.removeOne(ctx, removeStep{target: cand.t, record: cand.record,
-			run: func(ctx context.Context) error { _, err := s.git.Run(ctx, rm); return err }})
+			run: func(ctx context.Context) error { _, err := s.Git.Run(ctx, rm); return err }})
 		if rerr, ok := isReadBack(err); ok {
-			return uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
+			return Uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
 				"prune forgot %s, but the worktree list could not be read back", Escape(cand.t.Path))
 		}
 		if err != nil {
@@ -647,7 +647,7 @@ func (s *Env) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, x *E
 			rep.Kept = append(rep.Kept, e)
 			continue
 		case removalPartial, removalIncomplete:
-			return uncertain(CodePruneIncomplete, r.runErr, "run `copse list`",
+			return Uncertain(CodePruneIncomplete, r.runErr, "run `copse list`",
 				"%s", removeState(cand.t.Path, r.listed, r.onDisk))
 		}
 		if r.saved != nil {
@@ -719,17 +719,17 @@ func gitErrText(err error) string {
 // pruneDeleteBranch deletes a branch prune found to hold nothing unique, checking again
 // under the lock first.
 func (s *Env) pruneDeleteBranch(ctx context.Context, cwd, branch string) bool {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 	defer cancel()
-	if n, err := s.git.UniqueCommits(rctx, cwd, branch); err != nil || n > 0 {
+	if n, err := s.Git.UniqueCommits(rctx, cwd, branch); err != nil || n > 0 {
 		return false
 	}
 	bd, err := gitx.BranchDelete(cwd, branch, true)
 	if err != nil {
 		return false
 	}
-	_, err = s.git.Run(rctx, bd)
-	still, err2 := s.git.BranchExists(rctx, cwd, branch)
+	_, err = s.Git.Run(rctx, bd)
+	still, err2 := s.Git.BranchExists(rctx, cwd, branch)
 	return err == nil && err2 == nil && !still
 }
 

@@ -15,7 +15,7 @@ import (
 
 // readBackTimeout bounds the reads that check a mutation's result. They run even when the
 // caller's context was cancelled: after an interrupt the user must learn what state is left.
-const readBackTimeout = 30 * time.Second
+const ReadBackTimeout = 30 * time.Second
 
 // setSessionAt records where this session now is (a switch or back went there).
 func (s *Env) SetSessionAt(path string) {
@@ -37,13 +37,13 @@ func (s *Env) SessionAt() string {
 }
 
 // readBack lists the worktrees after a mutation, even if ctx was cancelled.
-func (s *Env) readBack(ctx context.Context) (Snapshot, error) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+func (s *Env) ReadBack(ctx context.Context) (Snapshot, error) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 	defer cancel()
 	return s.read(rctx)
 }
 
-func find(snap Snapshot, path string) (gitx.Worktree, bool) {
+func Find(snap Snapshot, path string) (gitx.Worktree, bool) {
 	cp := Canonical(path)
 	for _, t := range snap.Trees {
 		if Canonical(t.Path) == cp {
@@ -69,7 +69,7 @@ func (s *Env) Row(t gitx.Worktree, ws string) *Worktree {
 	return w
 }
 
-func isGitKind(err error, k gitx.ErrKind) bool {
+func IsGitKind(err error, k gitx.ErrKind) bool {
 	var ge *gitx.Error
 	return errors.As(err, &ge) && ge.Kind == k
 }

@@ -52,7 +52,7 @@ const refreshTimeout = 10 * time.Second
 // caller reports: a held index.lock or a failure leaves the index as git left it, which is
 // correct, only slower to read.
 func (s *Env) refreshAfterCheckout(dir string) {
-	r := s.opts.Refreshes
+	r := s.Opts.Refreshes
 	if r == nil {
 		return
 	}
@@ -66,14 +66,14 @@ func (s *Env) refreshAfterCheckout(dir string) {
 		_, untracked := s.untrackedCache(ctx)
 		r.running.Lock()
 		defer r.running.Unlock()
-		_, _ = s.git.RefreshStat(ctx, dir, untracked)
+		_, _ = s.Git.RefreshStat(ctx, dir, untracked)
 	}()
 }
 
 // holdRefreshes keeps this process's refreshes from running git until the returned func is
 // called (a land's sync, which must find the target's index unlocked).
 func (s *Env) holdRefreshes() func() {
-	r := s.opts.Refreshes
+	r := s.Opts.Refreshes
 	if r == nil {
 		return func() {}
 	}

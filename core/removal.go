@@ -78,13 +78,13 @@ func (s *Env) removeOne(ctx context.Context, st removeStep) (removal, error) {
 		r.saved = &saved
 	}
 	r.runErr = st.run(ctx)
-	after, err := s.readBack(ctx)
+	after, err := s.ReadBack(ctx)
 	if err != nil {
 		return r, errReadBack{err}
 	}
-	s.learn(after)
+	s.Learn(after)
 	r.after = after
-	_, r.listed = find(after, st.target.Path)
+	_, r.listed = Find(after, st.target.Path)
 	r.onDisk = exists(st.target.Path)
 	same := st.before == nil || after.token == *st.before
 	r.verdict = judgeRemoval(r.runErr != nil, r.listed, r.onDisk, st.target.Prunable != nil, same)
@@ -126,7 +126,7 @@ func isReadBack(err error) (error, bool) {
 
 // cancelledRun: the removal (or any git run) ended because it was cancelled.
 func cancelledRun(err error) bool {
-	return errors.Is(err, context.Canceled) || isGitKind(err, gitx.ErrCanceled)
+	return errors.Is(err, context.Canceled) || IsGitKind(err, gitx.ErrCanceled)
 }
 
 func removeState(path string, listed, onDisk bool) string {

@@ -60,7 +60,7 @@ func TestRemoveFailureCodes(t *testing.T) {
 		{"cancelled half way", removal{verdict: removalPartial, runErr: context.Canceled, listed: true}, CodeRemoveInterrupted, KindCancelled},
 		{"failed half way", removal{verdict: removalPartial, runErr: other, onDisk: true}, CodeRemoveInterrupted, KindUncertain},
 		{"gone though failed", removal{verdict: removalGoneAnyway, runErr: other}, CodeRemoveInterrupted, KindUncertain},
-		{"uncertain backend", removal{verdict: removalNothing, runErr: uncertain(CodeRemoveUnverified, nil, "h", "m"), listed: true, onDisk: true}, CodeRemoveUnverified, KindUncertain},
+		{"uncertain backend", removal{verdict: removalNothing, runErr: Uncertain(CodeRemoveUnverified, nil, "h", "m"), listed: true, onDisk: true}, CodeRemoveUnverified, KindUncertain},
 	}
 	for _, c := range cases {
 		err := removeFailure("/x", c.r)
@@ -97,7 +97,7 @@ func TestRemoveOneRealGit(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, err = s.git.Run(ctx, rm)
+		_, err = s.Git.Run(ctx, rm)
 		return err
 	}
 	step := func() removeStep {
@@ -105,7 +105,7 @@ func TestRemoveOneRealGit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wt, ok := find(snap, path)
+		wt, ok := Find(snap, path)
 		if !ok {
 			t.Fatalf("%s is not listed", path)
 		}

@@ -60,7 +60,7 @@ func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *
 			// nothing keeps the worktree, so a refusal leaves the lock as it was.
 			un, err := gitx.WorktreeUnlock(s.Root(), t.Path)
 			if err != nil {
-				return builderErr(err)
+				return BuilderErr(err)
 			}
 			if _, err := git.Run(ctx, un); err != nil {
 				return err
@@ -72,7 +72,7 @@ func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *
 		}
 		rm, err := gitx.WorktreeRemove(s.Root(), t.Path, false, false)
 		if err != nil {
-			return builderErr(err)
+			return BuilderErr(err)
 		}
 		_, err = git.Run(ctx, rm)
 		return err
@@ -94,7 +94,7 @@ func (s *Env) unforcedRemoveCommands(t gitx.Worktree, ws string) ([]string, erro
 	}
 	rm, err := gitx.WorktreeRemove(s.Root(), t.Path, false, false)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	return []string{rm.String()}, nil
 }

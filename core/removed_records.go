@@ -112,9 +112,9 @@ func parseEntry(ref gitx.RemovedRef) (RemovedEntry, error) {
 // removedEntries lists the records, newest first, with the ones that cannot be read as
 // warnings (they are never dropped or restored: copse does not guess).
 func (s *Env) removedEntries(ctx context.Context) ([]RemovedEntry, []string, error) {
-	refs, err := s.git.ListRemoved(ctx, s.Root())
+	refs, err := s.Git.ListRemoved(ctx, s.Root())
 	if err != nil {
-		return nil, nil, gitFailure(CodeListRemovedFailed, err, "cannot list removed worktrees")
+		return nil, nil, GitFailure(CodeListRemovedFailed, err, "cannot list removed worktrees")
 	}
 	var out []RemovedEntry
 	var warnings []string
@@ -136,10 +136,10 @@ func (s *Env) dropSnapshot(ctx context.Context, e *RemovedEntry) {
 	if e == nil {
 		return
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 	defer cancel()
 	if c, err := gitx.UpdateRefDelete(s.Root(), gitx.RemovedRefPrefix+e.ID, e.Commit); err == nil {
-		_, _ = s.git.Run(rctx, c)
+		_, _ = s.Git.Run(rctx, c)
 	}
 }
 
@@ -171,10 +171,10 @@ func (s *Env) dropRemovedBefore(ctx context.Context, now time.Time, dry bool) ([
 		}
 		c, err := gitx.UpdateRefDelete(s.Root(), gitx.RemovedRefPrefix+e.ID, e.Commit)
 		if err != nil {
-			return dropped, builderErr(err)
+			return dropped, BuilderErr(err)
 		}
-		if _, err := s.git.Run(ctx, c); err != nil {
-			return dropped, gitFailure(CodeDropRemovedFailed, err, "cannot drop the expired record "+e.ID)
+		if _, err := s.Git.Run(ctx, c); err != nil {
+			return dropped, GitFailure(CodeDropRemovedFailed, err, "cannot drop the expired record "+e.ID)
 		}
 		dropped = append(dropped, e.ID)
 	}

@@ -22,13 +22,13 @@ func (s *Env) ParseBranch(ctx context.Context, field, raw string) (BranchName, e
 	if err := checkText(field, raw, maxBranch); err != nil {
 		return BranchName{}, err
 	}
-	name, err := s.git.ResolveBranchName(ctx, s.at(), raw)
+	name, err := s.Git.ResolveBranchName(ctx, s.at(), raw)
 	if err != nil {
 		if refusedByGit(err) {
 			return BranchName{}, usage(CodeInvalidBranch, field, "pick a valid branch name (see git help check-ref-format)",
 				"%s %s is not a valid branch name", field, quote(raw))
 		}
-		return BranchName{}, gitFailure(CodeCheckBranchFailed, err, "cannot check the branch name")
+		return BranchName{}, GitFailure(CodeCheckBranchFailed, err, "cannot check the branch name")
 	}
 	if err := checkText(field, name, maxBranch); err != nil {
 		return BranchName{}, err
@@ -46,13 +46,13 @@ func (s *Env) parseBase(ctx context.Context, raw string) (BaseCommit, error) {
 	if err := checkText("base", raw, maxRef); err != nil {
 		return BaseCommit{}, err
 	}
-	oid, err := s.git.ResolveCommit(ctx, s.at(), raw)
+	oid, err := s.Git.ResolveCommit(ctx, s.at(), raw)
 	if err != nil {
 		if refusedByGit(err) {
 			return BaseCommit{}, usage(CodeUnknownBase, "base", "name an existing branch, tag or commit (git log --oneline shows some)",
 				"base %s does not name a commit", quote(raw))
 		}
-		return BaseCommit{}, gitFailure(CodeResolveBaseFailed, err, "cannot resolve the base")
+		return BaseCommit{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve the base")
 	}
 	return BaseCommit{Ref: raw, OID: oid}, nil
 }
@@ -68,9 +68,9 @@ func (s *Env) at() string {
 // defaultPath is <copse.root>/<slug> when git config copse.root is set, else
 // <parent of main checkout>/<repo>.worktrees/<slug>.
 func (s *Env) defaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
-	root, ok, err := s.git.ConfigValue(ctx, s.Root(), "copse.root")
+	root, ok, err := s.Git.ConfigValue(ctx, s.Root(), "copse.root")
 	if err != nil {
-		return AbsPath{}, gitFailure(CodeConfigFailed, err, "cannot read git config copse.root")
+		return AbsPath{}, GitFailure(CodeConfigFailed, err, "cannot read git config copse.root")
 	}
 	var dir string
 	if ok {
@@ -242,7 +242,7 @@ func CheckEnterable(t gitx.Worktree) error {
 	if e := ruleNotBare(t); e != nil {
 		return e
 	}
-	if e := ruleNotPrunable(t); e != nil {
+	if e := RuleNotPrunable(t); e != nil {
 		return e
 	}
 	return nil

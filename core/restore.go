@@ -93,7 +93,7 @@ func (s *Env) snapshotForRemoval(ctx context.Context, t gitx.Worktree, deleteBra
 		if errors.As(err, &ce) && (ce.Kind == KindCancelled || ce.Code == CodeNotRecordable) {
 			return RemovedEntry{}, ce
 		}
-		if errors.Is(err, context.Canceled) || isGitKind(err, gitx.ErrCanceled) {
+		if errors.Is(err, context.Canceled) || IsGitKind(err, gitx.ErrCanceled) {
 			return RemovedEntry{}, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: err,
 				Message: "cancelled while recording " + Escape(t.Path) + "; nothing was removed"}
 		}
@@ -127,7 +127,7 @@ func (s *Env) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch 
 	// The directory is gone: only HEAD and the branch can be recorded.
 	meta.DirMissing = t.Prunable != nil || !exists(t.Path)
 	if !meta.DirMissing {
-		nested, err := s.git.Nested(ctx, t.Path)
+		nested, err := s.Git.Nested(ctx, t.Path)
 		if err != nil {
 			return RemovedEntry{}, err
 		}
@@ -141,7 +141,7 @@ func (s *Env) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch 
 		return RemovedEntry{}, err
 	}
 	if t.Branch != "" {
-		if tip, err := s.git.ResolveCommit(ctx, root, "refs/heads/"+t.Branch); err == nil {
+		if tip, err := s.Git.ResolveCommit(ctx, root, "refs/heads/"+t.Branch); err == nil {
 			meta.BranchTip = tip
 		} else if _, exited := gitx.ExitCode(err); !exited {
 			return RemovedEntry{}, err
@@ -151,7 +151,7 @@ func (s *Env) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch 
 	for _, k := range meta.Kept {
 		keep = append(keep, k.Commit)
 	}
-	rec, err := s.git.RecordWorktree(ctx, gitx.WorktreeRecord{
+	rec, err := s.Git.RecordWorktree(ctx, gitx.WorktreeRecord{
 		Root: root, Dir: t.Path, Missing: meta.DirMissing, Head: meta.Head, BranchTip: meta.BranchTip,
 		Skip: meta.NotRecorded, Keep: keep, IndexMessage: "copse: index of " + Escape(t.Path),
 		Message: func(rec gitx.RecordedWorktree) (string, error) {
@@ -193,7 +193,7 @@ func (s *Env) keepHeld(ctx context.Context, t gitx.Worktree) ([]KeptCommit, erro
 		if err != nil {
 			return nil, err
 		}
-		if _, err := s.git.Run(ctx, f); err != nil {
+		if _, err := s.Git.Run(ctx, f); err != nil {
 			return nil, err
 		}
 	}
@@ -208,9 +208,9 @@ func (s *Env) keepRemoved(ctx context.Context) (time.Duration, error) {
 
 // keepFor reads a retention setting (copse.keepRemoved, copse.keepLands): default 14 days.
 func (s *Env) keepFor(ctx context.Context, key string) (time.Duration, error) {
-	v, ok, err := s.git.ConfigValue(ctx, s.Root(), key)
+	v, ok, err := s.Git.ConfigValue(ctx, s.Root(), key)
 	if err != nil {
-		return 0, gitFailure(CodeConfigFailed, err, "cannot read git config "+key)
+		return 0, GitFailure(CodeConfigFailed, err, "cannot read git config "+key)
 	}
 	if !ok {
 		return defaultKeep, nil
@@ -370,25 +370,25 @@ func restoreCommands(c *restoreCmd) ([]string, error) {
 	e := c.entry
 	add, err := gitx.WorktreeAddNoCheckout(c.cwd, c.path.s, c.mode, c.branch, e.Head)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	files, err := gitx.ReadTreeCheckout(c.path.s, e.worktreeTree)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	index, err := gitx.ReadTreeIndex(c.path.s, e.indexTree)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	drop, err := gitx.UpdateRefDelete(c.cwd, gitx.RemovedRefPrefix+e.ID, e.Commit)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	cmds := []string{add.String(), files.String(), index.String()}
 	if c.recreate != "" {
 		branch, err := gitx.UpdateRefCreate(c.cwd, "refs/heads/"+e.Branch, c.recreate)
 		if err != nil {
-			return nil, builderErr(err)
+			return nil, BuilderErr(err)
 		}
 		cmds = append(cmds, branch.String())
 	}
@@ -430,17 +430,17 @@ func recordWarnings(e RemovedEntry) []string {
 func restoreConfirmation(c *restoreCmd, into bool, warnings []string) *Confirmation {
 	e := c.entry
 	conf := &Confirmation{Title: "Restore this removed worktree?"}
-	conf.add("id", e.ID)
-	conf.add("path", c.path.s)
+	conf.Add("id", e.ID)
+	conf.Add("path", c.path.s)
 	switch c.mode {
 	case gitx.AddDetached:
-		conf.add("head", "detached at "+short(e.Head))
+		conf.Add("head", "detached at "+short(e.Head))
 	case gitx.AddNewBranch:
-		conf.add("branch", e.Branch+" (recreated)")
+		conf.Add("branch", e.Branch+" (recreated)")
 	default:
-		conf.add("branch", e.Branch)
+		conf.Add("branch", e.Branch)
 	}
-	conf.add("changes", changesText(e))
+	conf.Add("changes", changesText(e))
 	if into {
 		conf.Warnings = append(conf.Warnings, "restores into the existing empty directory "+Escape(c.path.s))
 	}
@@ -458,7 +458,7 @@ func (s *Env) restoreBranchMode(ctx context.Context, snap Snapshot, e RemovedEnt
 				Escape(e.Branch), Escape(t.Path), short(e.Head))}, nil
 		}
 	}
-	tip, err := s.git.ResolveCommit(ctx, s.Root(), "refs/heads/"+e.Branch)
+	tip, err := s.Git.ResolveCommit(ctx, s.Root(), "refs/heads/"+e.Branch)
 	if _, exited := gitx.ExitCode(err); err != nil && exited {
 		if e.BranchTip != "" && e.BranchTip != e.Head {
 			return gitx.AddDetached, e.BranchTip, []string{fmt.Sprintf("branch %s was at %s, not at HEAD %s: it is recreated there, and the worktree comes back detached at %s",
@@ -467,7 +467,7 @@ func (s *Env) restoreBranchMode(ctx context.Context, snap Snapshot, e RemovedEnt
 		return gitx.AddNewBranch, "", nil, nil
 	}
 	if err != nil {
-		return 0, "", nil, gitFailure(CodeBranchLookupFailed, err, "cannot read branch "+Escape(e.Branch))
+		return 0, "", nil, GitFailure(CodeBranchLookupFailed, err, "cannot read branch "+Escape(e.Branch))
 	}
 	if tip == e.Head {
 		return gitx.AddExistingRef, "", nil, nil
@@ -487,13 +487,13 @@ func (s *Env) runRestore(ctx context.Context, c *restoreCmd, before Snapshot, wa
 	e := c.entry
 	add, err := gitx.WorktreeAddNoCheckout(c.cwd, c.path.s, c.mode, c.branch, e.Head)
 	if err != nil {
-		return nil, builderErr(err)
+		return nil, BuilderErr(err)
 	}
 	made := missingParents(c.path.s)
-	_, runErr := s.git.Run(ctx, add)
+	_, runErr := s.Git.Run(ctx, add)
 	t, listed, after, err := s.readBackAdded(ctx, c.path.s)
 	if err != nil {
-		return nil, uncertain(CodeRestoreUnverified, err, "run `copse list` to see what exists",
+		return nil, Uncertain(CodeRestoreUnverified, err, "run `copse list` to see what exists",
 			"restore to %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
 	if runErr != nil {
@@ -512,11 +512,11 @@ func (s *Env) runRestore(ctx context.Context, c *restoreCmd, before Snapshot, wa
 	defer cancel()
 	keep := restoreKeepHint(c)
 	if err := s.writeBack(wctx, c.path.s, e); err != nil {
-		return nil, uncertain(CodeRestoreIncomplete, err, keep,
+		return nil, Uncertain(CodeRestoreIncomplete, err, keep,
 			"the worktree %s was added but its recorded files could not all be written back: %s", Escape(c.path.s), Escape(firstLine(err.Error())))
 	}
 	if err := s.verifyRestored(wctx, c.path.s, e); err != nil {
-		return nil, uncertain(CodeRestoreDiffers, err, keep,
+		return nil, Uncertain(CodeRestoreDiffers, err, keep,
 			"the worktree %s was restored but does not match the record: %s", Escape(c.path.s), Escape(firstLine(err.Error())))
 	}
 	s.refreshAfterCheckout(c.path.s)
@@ -527,12 +527,12 @@ func (s *Env) runRestore(ctx context.Context, c *restoreCmd, before Snapshot, wa
 // readBackAdded reads the worktree list back after an add (even if ctx was cancelled),
 // and finds the worktree at path in it.
 func (s *Env) readBackAdded(ctx context.Context, path string) (gitx.Worktree, bool, Snapshot, error) {
-	after, err := s.readBack(ctx)
+	after, err := s.ReadBack(ctx)
 	if err != nil {
 		return gitx.Worktree{}, false, after, err
 	}
-	s.learn(after)
-	t, listed := find(after, path)
+	s.Learn(after)
+	t, listed := Find(after, path)
 	return t, listed, after, nil
 }
 
@@ -540,14 +540,14 @@ func (s *Env) readBackAdded(ctx context.Context, path string) (gitx.Worktree, bo
 // a cancel) when nothing changed, else uncertain.
 func restoreAddFailure(id, path string, runErr error, nothing bool) error {
 	if !nothing {
-		return uncertain(CodeRestoreUncertain, runErr, "run `copse list` and check "+quoteDisplay(path),
+		return Uncertain(CodeRestoreUncertain, runErr, "run `copse list` and check "+quoteDisplay(path),
 			"restore failed (%s) but the worktree list changed", Escape(firstLine(runErr.Error())))
 	}
 	if cancelledRun(runErr) {
 		return &Error{Kind: KindCancelled, Code: CodeCancelled, Err: runErr,
 			Message: "restore of " + id + " cancelled; nothing was restored"}
 	}
-	return gitFailure(CodeRestoreFailed, runErr, "git could not add the worktree")
+	return GitFailure(CodeRestoreFailed, runErr, "git could not add the worktree")
 }
 
 // restoreKeepHint says how to try again: the record stays until a restore succeeds.
@@ -562,13 +562,13 @@ func restoreMismatch(c *restoreCmd, t gitx.Worktree, listed bool) error {
 	e := c.entry
 	switch {
 	case !listed:
-		return uncertain(CodeRestoreNotListed, nil, "run `copse list`; do not retry blindly",
+		return Uncertain(CodeRestoreNotListed, nil, "run `copse list`; do not retry blindly",
 			"git reported success but does not list %s", Escape(c.path.s))
 	case t.Head != e.Head:
-		return uncertain(CodeRestoreWrongCommit, nil, restoreKeepHint(c),
+		return Uncertain(CodeRestoreWrongCommit, nil, restoreKeepHint(c),
 			"git lists %s at %s, not at %s", Escape(c.path.s), short(t.Head), short(e.Head))
 	case c.mode == gitx.AddDetached && !t.Detached, c.mode != gitx.AddDetached && t.Branch != c.branch:
-		return uncertain(CodeRestoreWrongBranch, nil, restoreKeepHint(c),
+		return Uncertain(CodeRestoreWrongBranch, nil, restoreKeepHint(c),
 			"git lists %s on %s, not as asked", Escape(c.path.s), describe(t))
 	}
 	return nil
@@ -583,7 +583,7 @@ func (s *Env) restoreRest(ctx, wctx context.Context, c *restoreCmd, t gitx.Workt
 		// Create-only: a branch of that name made meanwhile is never moved.
 		branch, err := gitx.UpdateRefCreate(c.cwd, "refs/heads/"+e.Branch, c.recreate)
 		if err == nil {
-			_, err = s.git.Run(wctx, branch)
+			_, err = s.Git.Run(wctx, branch)
 		}
 		if err != nil {
 			return append(warnings, fmt.Sprintf("branch %s could not be recreated at %s (%s); the record %s is kept",
@@ -599,7 +599,7 @@ func (s *Env) restoreRest(ctx, wctx context.Context, c *restoreCmd, t gitx.Workt
 	}
 	drop, err := gitx.UpdateRefDelete(c.cwd, gitx.RemovedRefPrefix+e.ID, e.Commit)
 	if err == nil {
-		_, err = s.git.Run(wctx, drop)
+		_, err = s.Git.Run(wctx, drop)
 	}
 	if err != nil {
 		warnings = append(warnings, "restored, but the record "+e.ID+" could not be deleted: "+Escape(firstLine(err.Error())))
@@ -647,7 +647,7 @@ func (s *Env) restoreKept(ctx context.Context, dir string, e RemovedEntry) error
 		if err != nil {
 			return err
 		}
-		if _, err := s.git.Run(ctx, c); err != nil {
+		if _, err := s.Git.Run(ctx, c); err != nil {
 			return err
 		}
 		if strings.HasPrefix(k.What, "refs/worktree/") {
@@ -655,7 +655,7 @@ func (s *Env) restoreKept(ctx context.Context, dir string, e RemovedEntry) error
 			if err != nil {
 				return err
 			}
-			if _, err := s.git.Run(ctx, c); err != nil {
+			if _, err := s.Git.Run(ctx, c); err != nil {
 				return err
 			}
 		}
@@ -664,8 +664,8 @@ func (s *Env) restoreKept(ctx context.Context, dir string, e RemovedEntry) error
 }
 
 func (s *Env) restoreTimeout() time.Duration {
-	if s.opts.Timeout > 0 {
-		return 4 * s.opts.Timeout
+	if s.Opts.Timeout > 0 {
+		return 4 * s.Opts.Timeout
 	}
 	return 4 * time.Minute
 }
@@ -677,21 +677,21 @@ func (s *Env) writeBack(ctx context.Context, dir string, e RemovedEntry) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.git.Run(ctx, files); err != nil {
+	if _, err := s.Git.Run(ctx, files); err != nil {
 		return err
 	}
 	index, err := gitx.ReadTreeIndex(dir, e.indexTree)
 	if err != nil {
 		return err
 	}
-	_, err = s.git.Run(ctx, index)
+	_, err = s.Git.Run(ctx, index)
 	return err
 }
 
 // verifyRestored records the restored worktree again and compares: the index must give
 // the recorded index tree and the working files the recorded worktree tree.
 func (s *Env) verifyRestored(ctx context.Context, dir string, e RemovedEntry) error {
-	got, err := s.git.RecordTrees(ctx, s.Root(), dir, e.Head, nil)
+	got, err := s.Git.RecordTrees(ctx, s.Root(), dir, e.Head, nil)
 	if err != nil {
 		return err
 	}

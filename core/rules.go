@@ -107,7 +107,7 @@ func ruleNotBare(t gitx.Worktree) *Error {
 
 // ruleNotPrunable: git still lists a worktree whose directory is gone; there is nothing
 // to go to or to claim.
-func ruleNotPrunable(t gitx.Worktree) *Error {
+func RuleNotPrunable(t gitx.Worktree) *Error {
 	if t.Prunable != nil {
 		return refused(CodePrunableWorktree, "run git worktree prune to forget it, or restore the directory",
 			"the worktree at %s is gone from disk (%s)", Escape(t.Path), Escape(*t.Prunable))
@@ -358,7 +358,7 @@ func forceHelps(e *Error) *Error {
 
 // ruleClaimable: the main checkout (or the bare repository) holds the repository; only
 // linked worktrees are claimed.
-func ruleClaimable(t gitx.Worktree, snap Snapshot) *Error {
+func RuleClaimable(t gitx.Worktree, snap Snapshot) *Error {
 	if t.Bare || (len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path) {
 		return refused(CodeMainCheckout, "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
 			"%s is the main checkout (%s); it cannot be claimed", Escape(t.Path), describe(t))
@@ -368,20 +368,20 @@ func ruleClaimable(t gitx.Worktree, snap Snapshot) *Error {
 
 // ruleNotClaimedByOther: a claim names one session; another takes it over only with
 // --force (which asks first).
-func ruleNotClaimedByOther(c *claimCmd) *Error {
-	if !c.release && c.held != nil && c.held.Session != c.session.s && !c.force {
+func RuleNotClaimedByOther(c *ClaimSpec) *Error {
+	if !c.Release && c.Held != nil && c.Held.Session != c.Session.s && !c.Force {
 		return forceHelps(refused(CodeClaimed, "pick another worktree, or pass --force to take it over (asks first)",
-			"%s (%s) is claimed by session %s since %s", Escape(c.target.Path), describe(c.target), c.held.Session, c.held.Since.Format(time.RFC3339)))
+			"%s (%s) is claimed by session %s since %s", Escape(c.Target.Path), describe(c.Target), c.Held.Session, c.Held.Since.Format(time.RFC3339)))
 	}
 	return nil
 }
 
 // ruleNotLockedByHuman: a lock copse did not write is a person's; claim and release
 // leave it alone unless forced.
-func ruleNotLockedByHuman(c *claimCmd, verb string) *Error {
-	if c.human != nil && !c.force {
+func RuleNotLockedByHuman(c *ClaimSpec, verb string) *Error {
+	if c.Human != nil && !c.Force {
 		return forceHelps(refused(CodeLockedByHuman, "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
-			"%s (%s) is locked, and not by copse: %s", Escape(c.target.Path), describe(c.target), Escape(lockedReason(*c.human))))
+			"%s (%s) is locked, and not by copse: %s", Escape(c.Target.Path), describe(c.Target), Escape(LockedReason(*c.Human))))
 	}
 	return nil
 }
@@ -393,18 +393,18 @@ func releaseCommand(path, session string) string {
 }
 
 // ruleIsClaimed: release needs a claim to release.
-func ruleIsClaimed(c *claimCmd) *Error {
-	if c.release && c.target.Locked == nil {
-		return refused(CodeNotClaimed, "`copse list` shows the claims", "%s (%s) is not claimed", Escape(c.target.Path), describe(c.target))
+func RuleIsClaimed(c *ClaimSpec) *Error {
+	if c.Release && c.Target.Locked == nil {
+		return refused(CodeNotClaimed, "`copse list` shows the claims", "%s (%s) is not claimed", Escape(c.Target.Path), describe(c.Target))
 	}
 	return nil
 }
 
 // ruleClaimIsOurs: a session releases its own claims; another's only with --force.
-func ruleClaimIsOurs(c *claimCmd) *Error {
-	if c.release && c.held != nil && c.held.Session != c.session.s && !c.force {
-		return forceHelps(refused(CodeClaimedByOther, "release it as that session (`"+releaseCommand(c.target.Path, c.held.Session)+"`), or pass --force (asks first)",
-			"%s (%s) is claimed by session %s, not by %s", Escape(c.target.Path), describe(c.target), c.held.Session, c.session.s))
+func RuleClaimIsOurs(c *ClaimSpec) *Error {
+	if c.Release && c.Held != nil && c.Held.Session != c.Session.s && !c.Force {
+		return forceHelps(refused(CodeClaimedByOther, "release it as that session (`"+releaseCommand(c.Target.Path, c.Held.Session)+"`), or pass --force (asks first)",
+			"%s (%s) is claimed by session %s, not by %s", Escape(c.Target.Path), describe(c.Target), c.Held.Session, c.Session.s))
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func TestRules(t *testing.T) {
 		{"path free (not empty)", rulePathFree(abs(full)), rulePathFree(abs(empty)), "path_exists", full},
 		{"path free (a file)", rulePathFree(abs(file)), rulePathFree(abs(filepath.Join(dir, "absent"))), "path_exists", file},
 		{"not bare", ruleNotBare(bare), ruleNotBare(main), "bare_repository", main.Path},
-		{"not prunable", ruleNotPrunable(gone), ruleNotPrunable(feat), "prunable_worktree", feat.Path},
+		{"not prunable", RuleNotPrunable(gone), RuleNotPrunable(feat), "prunable_worktree", feat.Path},
 		{"switch not where you are", RuleNotAlreadyThere(OpSwitch, true, feat.Path, feat), RuleNotAlreadyThere(OpSwitch, true, main.Path, feat), "already_here", feat.Path},
 		{"open not where you are without workspaces", RuleNotAlreadyThere(OpOpen, false, feat.Path, feat), RuleNotAlreadyThere(OpOpen, true, feat.Path, feat), "already_here", feat.Path},
 		{"back has previous", RuleHasPrevious(false), RuleHasPrevious(true), "no_previous_worktree", "previous"},
@@ -89,11 +89,11 @@ func TestRules(t *testing.T) {
 		{"land: into another branch", ruleIntoOtherBranch(feat, BranchName{"feat"}), ruleIntoOtherBranch(feat, BranchName{"main"}), "into_is_branch", "feat"},
 		{"herdr: not own workspace", ruleNotOwnWorkspace(&removeCmd{target: feat, wsID: "w1"}, "w1"), ruleNotOwnWorkspace(&removeCmd{target: feat, wsID: "w1"}, "w2"), "current_workspace", "w1"},
 		{"herdr: not locked", ruleHerdrNotLocked(&removeCmd{target: locked, wsID: "w1"}), ruleHerdrNotLocked(&removeCmd{target: locked}), "locked_worktree", "w1"},
-		{"claimable", ruleClaimable(main, snap), ruleClaimable(feat, snap), "main_checkout", main.Path},
-		{"not claimed by other", ruleNotClaimedByOther(&claimCmd{target: feat, session: me, held: other}), ruleNotClaimedByOther(&claimCmd{target: feat, session: me, held: other, force: true}), "claimed", "other"},
-		{"not locked by human", ruleNotLockedByHuman(&claimCmd{target: feat, human: str("mine")}, "claim"), ruleNotLockedByHuman(&claimCmd{target: feat}, "claim"), "locked_by_human", "mine"},
-		{"is claimed", ruleIsClaimed(&claimCmd{release: true, target: feat}), ruleIsClaimed(&claimCmd{release: true, target: claimed}), "not_claimed", feat.Path},
-		{"claim is ours", ruleClaimIsOurs(&claimCmd{release: true, target: claimed, session: me, held: other}), ruleClaimIsOurs(&claimCmd{release: true, target: claimed, session: SessionID{s: "other"}, held: other}), "claimed_by_other", "other"},
+		{"claimable", RuleClaimable(main, snap), RuleClaimable(feat, snap), "main_checkout", main.Path},
+		{"not claimed by other", RuleNotClaimedByOther(&ClaimSpec{Target: feat, Session: me, Held: other}), RuleNotClaimedByOther(&ClaimSpec{Target: feat, Session: me, Held: other, Force: true}), "claimed", "other"},
+		{"not locked by human", RuleNotLockedByHuman(&ClaimSpec{Target: feat, Human: str("mine")}, "claim"), RuleNotLockedByHuman(&ClaimSpec{Target: feat}, "claim"), "locked_by_human", "mine"},
+		{"is claimed", RuleIsClaimed(&ClaimSpec{Release: true, Target: feat}), RuleIsClaimed(&ClaimSpec{Release: true, Target: claimed}), "not_claimed", feat.Path},
+		{"claim is ours", RuleClaimIsOurs(&ClaimSpec{Release: true, Target: claimed, Session: me, Held: other}), RuleClaimIsOurs(&ClaimSpec{Release: true, Target: claimed, Session: SessionID{s: "other"}, Held: other}), "claimed_by_other", "other"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

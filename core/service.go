@@ -148,13 +148,13 @@ func (s *Service) AllBranches(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	remotes, err := s.impl.git.Remotes(ctx, s.impl.Root())
+	remotes, err := s.impl.Git.Remotes(ctx, s.impl.Root())
 	if err != nil {
-		return nil, gitFailure(CodeBranchesFailed, err, "cannot list remotes")
+		return nil, GitFailure(CodeBranchesFailed, err, "cannot list remotes")
 	}
-	remote, err := s.impl.git.RemoteTrackingBranches(ctx, s.impl.Root(), remotes)
+	remote, err := s.impl.Git.RemoteTrackingBranches(ctx, s.impl.Root(), remotes)
 	if err != nil {
-		return nil, gitFailure(CodeBranchesFailed, err, "cannot list remote branches")
+		return nil, GitFailure(CodeBranchesFailed, err, "cannot list remote branches")
 	}
 	for _, b := range remote {
 		local = append(local, b.String())

@@ -36,7 +36,7 @@ func sessionRune(r rune) bool {
 // resolveSession finds the session of a request: the request's own field (--session),
 // else COPSE_SESSION, else the Herdr workspace this process runs in ("herdr:<id>").
 // ok is false when none is known; a malformed value is a usage error naming its source.
-func resolveSession(explicit *string, getenv func(string) string) (SessionID, bool, error) {
+func ResolveSession(explicit *string, getenv func(string) string) (SessionID, bool, error) {
 	if explicit != nil {
 		id, err := ParseSession("session", *explicit)
 		return id, err == nil, err
@@ -54,8 +54,8 @@ func resolveSession(explicit *string, getenv func(string) string) (SessionID, bo
 }
 
 // requireSession is resolveSession for requests that cannot run without one.
-func requireSession(explicit *string, getenv func(string) string, what string) (SessionID, error) {
-	id, ok, err := resolveSession(explicit, getenv)
+func RequireSession(explicit *string, getenv func(string) string, what string) (SessionID, error) {
+	id, ok, err := ResolveSession(explicit, getenv)
 	if err != nil {
 		return SessionID{}, err
 	}

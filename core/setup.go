@@ -99,11 +99,11 @@ func (s *Env) setupConfig(ctx context.Context) (SetupConfig, error) {
 	var c SetupConfig
 	var err error
 	root := s.Root()
-	if c.Copy, err = s.git.ConfigValues(ctx, root, "copse.copy"); err != nil {
-		return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.copy")
+	if c.Copy, err = s.Git.ConfigValues(ctx, root, "copse.copy"); err != nil {
+		return c, GitFailure(CodeConfigFailed, err, "cannot read git config copse.copy")
 	}
-	if c.Steps, err = s.git.ConfigValues(ctx, root, "copse.setup"); err != nil {
-		return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.setup")
+	if c.Steps, err = s.Git.ConfigValues(ctx, root, "copse.setup"); err != nil {
+		return c, GitFailure(CodeConfigFailed, err, "cannot read git config copse.setup")
 	}
 	if c.Include, err = readInclude(root); err != nil {
 		return c, failed(CodeConfigFailed, err, "check the file in the main checkout",
@@ -111,13 +111,13 @@ func (s *Env) setupConfig(ctx context.Context) (SetupConfig, error) {
 	}
 	file := filepath.Join(root, ProjectConfigFile)
 	if _, err := os.Lstat(file); err == nil {
-		copies, err := s.git.ConfigFileValues(ctx, root, file, "copse.copy")
+		copies, err := s.Git.ConfigFileValues(ctx, root, file, "copse.copy")
 		if err != nil {
-			return c, gitFailure(CodeConfigFailed, err, "cannot read copse.copy from "+ProjectConfigFile)
+			return c, GitFailure(CodeConfigFailed, err, "cannot read copse.copy from "+ProjectConfigFile)
 		}
 		c.Copy = append(c.Copy, copies...)
-		if c.Project, err = s.git.ConfigFileValues(ctx, root, file, "copse.setup"); err != nil {
-			return c, gitFailure(CodeConfigFailed, err, "cannot read copse.setup from "+ProjectConfigFile)
+		if c.Project, err = s.Git.ConfigFileValues(ctx, root, file, "copse.setup"); err != nil {
+			return c, GitFailure(CodeConfigFailed, err, "cannot read copse.setup from "+ProjectConfigFile)
 		}
 		if c.ProjectTest, err = s.projectTest(ctx); err != nil {
 			return c, err
@@ -125,9 +125,9 @@ func (s *Env) setupConfig(ctx context.Context) (SetupConfig, error) {
 	}
 	c.Timeout = defaultSetupTimeout
 	if len(c.Steps)+len(c.Project) > 0 {
-		v, ok, err := s.git.ConfigValue(ctx, root, "copse.setupTimeout")
+		v, ok, err := s.Git.ConfigValue(ctx, root, "copse.setupTimeout")
 		if err != nil {
-			return c, gitFailure(CodeConfigFailed, err, "cannot read git config copse.setupTimeout")
+			return c, GitFailure(CodeConfigFailed, err, "cannot read git config copse.setupTimeout")
 		}
 		if ok {
 			d, perr := parseSpan(v, timeoutRule)
@@ -148,9 +148,9 @@ func (s *Env) projectTest(ctx context.Context) (string, error) {
 	if _, err := os.Lstat(file); err != nil {
 		return "", nil
 	}
-	vs, err := s.git.ConfigFileValues(ctx, root, file, "copse.test")
+	vs, err := s.Git.ConfigFileValues(ctx, root, file, "copse.test")
 	if err != nil {
-		return "", gitFailure(CodeConfigFailed, err, "cannot read copse.test from "+ProjectConfigFile)
+		return "", GitFailure(CodeConfigFailed, err, "cannot read copse.test from "+ProjectConfigFile)
 	}
 	if len(vs) == 0 {
 		return "", nil
@@ -172,7 +172,7 @@ func (s *Service) SetupTarget(ctx context.Context, path, branch *string) (string
 		if cur == "" {
 			return "", usage(CodeNoTarget, "target", "name the worktree: `copse setup TARGET`", "copse is not running in a worktree")
 		}
-		t, _ = find(snap, cur)
+		t, _ = Find(snap, cur)
 	} else if t, _, err = si.ResolveTarget(ctx, snap, path, branch, nil); err != nil {
 		return "", err
 	}
@@ -222,7 +222,7 @@ func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, o
 	}
 	// Options.Env too, as every other child gets it: a step that runs git needs the same
 	// environment as copse's own git.
-	env := append(slices.Clone(s.impl.opts.Env), "COPSE_WORKTREE="+path, "COPSE_MAIN="+root)
+	env := append(slices.Clone(s.impl.Opts.Env), "COPSE_WORKTREE="+path, "COPSE_MAIN="+root)
 	steps := cfg.AllSteps()
 	for i, step := range steps {
 		fmt.Fprintf(out, "copse: setup %d/%d: %s\n", i+1, len(steps), Escape(step))
@@ -257,16 +257,16 @@ func (s *Env) setupFiles(ctx context.Context, cfg SetupConfig) ([]string, []Setu
 	if len(cfg.Copy) > 0 {
 		var patterns []string
 		patterns, refused = insidePatterns(cfg.Copy)
-		matched, err := s.git.FilesMatching(ctx, root, copyGlobs(patterns))
+		matched, err := s.Git.FilesMatching(ctx, root, copyGlobs(patterns))
 		if err != nil {
-			return nil, refused, gitFailure(CodeSetupCopyFailed, err, "cannot list the files copse.copy names")
+			return nil, refused, GitFailure(CodeSetupCopyFailed, err, "cannot list the files copse.copy names")
 		}
 		files = matched
 	}
 	if len(cfg.Include) > 0 {
-		included, err := s.git.FilesIncluded(ctx, root, cfg.Include)
+		included, err := s.Git.FilesIncluded(ctx, root, cfg.Include)
 		if err != nil {
-			return nil, refused, gitFailure(CodeSetupCopyFailed, err, "cannot list the files "+IncludeFile+" names")
+			return nil, refused, GitFailure(CodeSetupCopyFailed, err, "cannot list the files "+IncludeFile+" names")
 		}
 		seen := make(map[string]bool, len(files))
 		for _, f := range files {

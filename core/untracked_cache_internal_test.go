@@ -72,7 +72,7 @@ func TestDisplayStatusesFollowTheRepositoryUntrackedCache(t *testing.T) {
 				t.Fatal(err)
 			}
 			log := &argvLog{}
-			svc.impl.git.Exec = log
+			svc.impl.Git.Exec = log
 			if _, err := svc.impl.List(ctx, true); err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestCachedListingReadsNoUntrackedSetting(t *testing.T) {
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 30*time.Millisecond)))
 	first := open()
 	firstLog := &argvLog{}
-	first.impl.git.Exec = firstLog
+	first.impl.Git.Exec = firstLog
 	if _, err := first.impl.List(ctx, true); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestCachedListingReadsNoUntrackedSetting(t *testing.T) {
 	}
 	second := open()
 	log := &argvLog{}
-	second.impl.git.Exec = log
+	second.impl.Git.Exec = log
 	if _, err := second.impl.List(ctx, true); err != nil {
 		t.Fatal(err)
 	}

@@ -17,104 +17,15 @@ func claimLock(session string) *string {
 }
 
 func TestLockHolder(t *testing.T) {
-	if held, human := lockHolder(nil); held != nil || human != nil {
+	if held, human := ClaimHolder(nil); held != nil || human != nil {
 		t.Errorf("unlocked: %v %v", held, human)
 	}
-	if held, human := lockHolder(claimLock("s1")); held == nil || held.Session != "s1" || human != nil {
+	if held, human := ClaimHolder(claimLock("s1")); held == nil || held.Session != "s1" || human != nil {
 		t.Errorf("claim: %v %v", held, human)
 	}
 	reason := "hands off"
-	if held, human := lockHolder(&reason); held != nil || human == nil || *human != reason {
+	if held, human := ClaimHolder(&reason); held != nil || human == nil || *human != reason {
 		t.Errorf("human: %v %v", held, human)
-	}
-}
-
-func TestClaimVerdict(t *testing.T) {
-	human := "hands off"
-	gone := "gitdir gone"
-	cases := []struct {
-		name    string
-		release bool
-		locked  *string
-		prune   *string
-		session string
-		force   bool
-		code    string // "" = allowed
-		already bool
-	}{
-		{"claim a free worktree", false, nil, nil, "me", false, "", false},
-		{"claim again: nothing to do", false, claimLock("me"), nil, "me", false, "", true},
-		{"claim another's", false, claimLock("them"), nil, "me", false, CodeClaimed, false},
-		{"claim another's, forced", false, claimLock("them"), nil, "me", true, "", false},
-		{"claim a human's lock", false, &human, nil, "me", false, CodeLockedByHuman, false},
-		{"claim a human's lock, forced", false, &human, nil, "me", true, "", false},
-		{"claim a worktree gone from disk", false, nil, &gone, "me", false, CodePrunableWorktree, false},
-		{"release own", true, claimLock("me"), nil, "me", false, "", false},
-		{"release own, gone from disk", true, claimLock("me"), &gone, "me", false, "", false},
-		{"release unclaimed", true, nil, nil, "me", false, CodeNotClaimed, false},
-		{"release another's", true, claimLock("them"), nil, "me", false, CodeClaimedByOther, false},
-		{"release another's, forced", true, claimLock("them"), nil, "me", true, "", false},
-		{"release a human's lock", true, &human, nil, "me", false, CodeLockedByHuman, false},
-	}
-	for _, c := range cases {
-		cmd := &claimCmd{release: c.release, target: gitx.Worktree{Path: "/w", Branch: "b", Locked: c.locked, Prunable: c.prune},
-			session: SessionID{c.session}, force: c.force}
-		cmd.held, cmd.human = lockHolder(c.locked)
-		verb := "claim"
-		if c.release {
-			verb = "release"
-		}
-		warnings, e := claimVerdict(cmd, verb)
-		switch {
-		case c.code == "" && e != nil:
-			t.Errorf("%s: refused %s: %s", c.name, e.Code, e.Message)
-		case c.code != "" && (e == nil || e.Code != c.code):
-			t.Errorf("%s: got %v, want code %s", c.name, e, c.code)
-		case cmd.already != c.already || (len(warnings) > 0) != c.already:
-			t.Errorf("%s: already %v, warnings %q, want already %v", c.name, cmd.already, warnings, c.already)
-		}
-	}
-}
-
-func TestClaimEvent(t *testing.T) {
-	human := "hands off"
-	cases := []struct {
-		name                       string
-		release                    bool
-		locked                     *string
-		session                    string
-		event, evSession, previous string
-		evPrevious, reason         string
-	}{
-		{"claim free", false, nil, "me", EventClaimed, "me", "", "", ""},
-		{"claim taken over", false, claimLock("them"), "me", EventClaimed, "me", "them", "them", ""},
-		{"claim over a human's lock", false, &human, "me", EventClaimed, "me", "", "", "took over a lock copse did not write"},
-		{"release own", true, claimLock("me"), "me", EventReleased, "me", "", "", ""},
-		{"release another's (forced)", true, claimLock("them"), "me", EventReleased, "them", "them", "", "forced"},
-		{"release a human's lock (forced)", true, &human, "me", EventReleased, "me", "", "", "forced: a lock copse did not write"},
-	}
-	for _, c := range cases {
-		cmd := &claimCmd{release: c.release, target: gitx.Worktree{Path: "/w", Locked: c.locked}, session: SessionID{c.session}}
-		cmd.held, cmd.human = lockHolder(c.locked)
-		ev, previous := claimEvent(cmd)
-		if ev.Event != c.event || ev.Session != c.evSession || previous != c.previous || ev.Previous != c.evPrevious || ev.Reason != c.reason {
-			t.Errorf("%s: event %s session %q previous %q (event's %q) reason %q", c.name, ev.Event, ev.Session, previous, ev.Previous, ev.Reason)
-		}
-	}
-}
-
-func TestClaimConfirmationLosses(t *testing.T) {
-	human := "hands off"
-	cmd := &claimCmd{target: gitx.Worktree{Path: "/w", Locked: claimLock("them")}, session: SessionID{"me"}, force: true}
-	cmd.held, cmd.human = lockHolder(cmd.target.Locked)
-	if conf := claimConfirmation(cmd); len(conf.Losses) != 1 || !strings.Contains(conf.Losses[0], "session them holds it") {
-		t.Errorf("taking over: losses %q", conf.Losses)
-	}
-	cmd = &claimCmd{release: true, target: gitx.Worktree{Path: "/w", Locked: &human}, force: true}
-	cmd.held, cmd.human = lockHolder(cmd.target.Locked)
-	conf := claimConfirmation(cmd)
-	if conf.Title != "Release this worktree (forced)?" || len(conf.Losses) != 1 || !strings.Contains(conf.Losses[0], "hands off") {
-		t.Errorf("human lock: %q losses %q", conf.Title, conf.Losses)
 	}
 }
 

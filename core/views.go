@@ -29,9 +29,9 @@ func (s *Service) DefaultPath(ctx context.Context, raw string) (string, error) {
 // HeadCommit is the commit a base of "HEAD" names: the HEAD of the worktree this session
 // is in. (Without a base, create starts elsewhere: see DefaultBase.)
 func (s *Service) HeadCommit(ctx context.Context) (Commit, error) {
-	oid, err := s.impl.git.ResolveCommit(ctx, s.impl.at(), "HEAD")
+	oid, err := s.impl.Git.ResolveCommit(ctx, s.impl.at(), "HEAD")
 	if err != nil {
-		return Commit{}, gitFailure(CodeResolveBaseFailed, err, "cannot resolve HEAD")
+		return Commit{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve HEAD")
 	}
 	cs, err := s.Commits(ctx, []string{oid})
 	if err != nil {
@@ -61,9 +61,9 @@ func (s *Service) Commits(ctx context.Context, oids []string) (map[string]Commit
 			valid = append(valid, o)
 		}
 	}
-	got, err := s.impl.git.Commits(ctx, s.impl.Root(), valid)
+	got, err := s.impl.Git.Commits(ctx, s.impl.Root(), valid)
 	if err != nil {
-		return nil, gitFailure(CodeLogFailed, err, "cannot read the last commits")
+		return nil, GitFailure(CodeLogFailed, err, "cannot read the last commits")
 	}
 	out := make(map[string]Commit, len(got))
 	for o, c := range got {
@@ -87,7 +87,7 @@ var SortOrders = []string{SortName, SortRecent, SortPath, SortNeedsYou}
 
 // SortOrder reads git config copse.sort; unset or unknown values are SortName.
 func (s *Service) SortOrder(ctx context.Context) string {
-	v, ok, err := s.impl.git.ConfigValue(ctx, s.impl.Root(), "copse.sort")
+	v, ok, err := s.impl.Git.ConfigValue(ctx, s.impl.Root(), "copse.sort")
 	if err != nil || !ok {
 		return SortName
 	}
@@ -114,17 +114,17 @@ func (s *Service) SetSortOrder(ctx context.Context, order string) error {
 		return usage(CodeBadSort, "sort", "use one of "+strings.Join(SortOrders, ", "), "sort order %s is not known", quote(order))
 	}
 	root := s.impl.Root()
-	_, local, err := s.impl.git.LocalConfigValue(ctx, root, "copse.sort")
+	_, local, err := s.impl.Git.LocalConfigValue(ctx, root, "copse.sort")
 	if err != nil {
-		return gitFailure(CodeConfigFailed, err, "cannot read the repository's git config copse.sort")
+		return GitFailure(CodeConfigFailed, err, "cannot read the repository's git config copse.sort")
 	}
 	if local {
-		err = s.impl.git.SetConfig(ctx, root, "copse.sort", order)
+		err = s.impl.Git.SetConfig(ctx, root, "copse.sort", order)
 	} else {
-		err = s.impl.git.SetGlobalConfig(ctx, root, "copse.sort", order)
+		err = s.impl.Git.SetGlobalConfig(ctx, root, "copse.sort", order)
 	}
 	if err != nil {
-		return gitFailure(CodeConfigFailed, err, "cannot write git config copse.sort")
+		return GitFailure(CodeConfigFailed, err, "cannot write git config copse.sort")
 	}
 	return nil
 }
@@ -169,9 +169,9 @@ func (s *Service) WorktreesStamp(ctx context.Context) (string, error) {
 // EditorCommand is $VISUAL (else $EDITOR) opened on the worktree at path, run through
 // sh so an editor setting with arguments ("code -w") works as it does in git.
 func (s *Service) EditorCommand(path string) (*exec.Cmd, error) {
-	ed := strings.TrimSpace(s.impl.opts.Getenv("VISUAL"))
+	ed := strings.TrimSpace(s.impl.Opts.Getenv("VISUAL"))
 	if ed == "" {
-		ed = strings.TrimSpace(s.impl.opts.Getenv("EDITOR"))
+		ed = strings.TrimSpace(s.impl.Opts.Getenv("EDITOR"))
 	}
 	if ed == "" {
 		return nil, usage(CodeNoEditor, "", "set one, e.g. export EDITOR=vi", "neither $VISUAL nor $EDITOR is set")
@@ -184,7 +184,7 @@ func (s *Service) EditorCommand(path string) (*exec.Cmd, error) {
 
 // ShellCommand is $SHELL (else /bin/sh) started in the worktree at path.
 func (s *Service) ShellCommand(path string) *exec.Cmd {
-	sh := strings.TrimSpace(s.impl.opts.Getenv("SHELL"))
+	sh := strings.TrimSpace(s.impl.Opts.Getenv("SHELL"))
 	if sh == "" {
 		sh = "/bin/sh"
 	}
@@ -196,7 +196,7 @@ func (s *Service) ShellCommand(path string) *exec.Cmd {
 
 // childEnv is the environment of a program the person runs from copse (editor, shell):
 // the process's plus Options.Env, as copse's own git gets it (a nil Env would drop the latter).
-func (s *Env) childEnv() []string { return append(os.Environ(), s.opts.Env...) }
+func (s *Env) childEnv() []string { return append(os.Environ(), s.Opts.Env...) }
 
 // fullOID: what git prints as a commit id (a row without one, like a bare repository's,
 // has nothing to describe).
@@ -232,7 +232,7 @@ func (s *Service) Preview(ctx context.Context, path, mainBranch string) (*Previe
 	if !filepath.IsAbs(path) {
 		return nil, usage(CodeBadPath, "path", "name an absolute worktree path", "%s is not an absolute path", quote(path))
 	}
-	g := s.impl.git
+	g := s.impl.Git
 	p := &Preview{Path: path}
 	lines := func(c gitx.Cmd, err error) ([]string, error) {
 		if err != nil {
@@ -255,7 +255,7 @@ func (s *Service) Preview(ctx context.Context, path, mainBranch string) (*Previe
 			p.Problems = append(p.Problems, what+": git printed nothing usable")
 			return
 		}
-		p.Problems = append(p.Problems, gitFailure(CodePreviewFailed, err, what).Message)
+		p.Problems = append(p.Problems, GitFailure(CodePreviewFailed, err, what).Message)
 	}
 	var err error
 	if p.Status, err = lines(gitx.StatusShort(path)); err != nil {
@@ -298,7 +298,7 @@ func (s *Service) Divergences(ctx context.Context, mainBranch string, paths []st
 		if ctx.Err() != nil {
 			break
 		}
-		behind, ahead, err := s.impl.git.Divergence(ctx, p, "refs/heads/"+mainBranch, "HEAD")
+		behind, ahead, err := s.impl.Git.Divergence(ctx, p, "refs/heads/"+mainBranch, "HEAD")
 		if err == nil {
 			out[p] = Divergence{Ahead: ahead, Behind: behind}
 		}

@@ -23,8 +23,8 @@ import (
 // service holds one repository's state. Everything that reads git goes through s.git.
 type Env struct {
 	reg      *Registry
-	opts     Options
-	git      *gitx.Runner
+	Opts     Options
+	Git      *gitx.Runner
 	dir      string // where copse was started (-C)
 	repo     repoState
 	Backend  Backend
@@ -90,8 +90,8 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	}
 	s := &Env{
 		reg:     opts.Registry,
-		opts:    opts,
-		git:     &gitx.Runner{Bin: opts.GitBin, Timeout: opts.Timeout, Env: opts.Env},
+		Opts:    opts,
+		Git:     &gitx.Runner{Bin: opts.GitBin, Timeout: opts.Timeout, Env: opts.Env},
 		dir:     abs,
 		History: NewHistory(),
 	}
@@ -106,7 +106,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.learn(snap)
+	s.Learn(snap)
 	s.first, s.firstAt = &snap, time.Now()
 	be, err := pickBackend(ctx, s, opts.Backend, pre)
 	if err != nil {
@@ -142,7 +142,7 @@ func (s *Env) supersedeFirst() {
 // come with a reading from the files; prefetch starts their reading beside git's when
 // git must list. Every decision reads git itself (read).
 func (s *Env) readDisplay(ctx context.Context, prefetch func() *idPrefetch) (Snapshot, error) {
-	if trees, d, ok := s.git.WorktreesFromFiles(s.dir); ok {
+	if trees, d, ok := s.Git.WorktreesFromFiles(s.dir); ok {
 		if err := s.verifyDirect(ctx, d.Raw); err != nil {
 			return Snapshot{}, err
 		}
@@ -175,14 +175,14 @@ func (s *Env) readDisplay(ctx context.Context, prefetch func() *idPrefetch) (Sna
 const VerifyDirectListEnv = "COPSE_VERIFY_DIRECT_LIST"
 
 func (s *Env) verifyDirect(ctx context.Context, raw []byte) error {
-	if s.opts.Getenv(VerifyDirectListEnv) != "1" {
+	if s.Opts.Getenv(VerifyDirectListEnv) != "1" {
 		return nil
 	}
-	_, fromGit, err := s.git.Worktrees(ctx, s.dir)
+	_, fromGit, err := s.Git.Worktrees(ctx, s.dir)
 	if err != nil {
 		return nil // git failed (a worktree half added): nothing to compare
 	}
-	again, ok := s.git.ReadWorktreeList(s.dir)
+	again, ok := s.Git.ReadWorktreeList(s.dir)
 	if ok && bytes.Equal(again.Raw, raw) && !bytes.Equal(fromGit, raw) {
 		return fmt.Errorf("core: the worktree list read from git's files differs from git's own in %s:\n files: %q\n   git: %q", s.dir, raw, fromGit)
 	}
@@ -194,7 +194,7 @@ func (s *Env) verifyDirect(ctx context.Context, raw []byte) error {
 func (s *Env) read(ctx context.Context) (Snapshot, error) {
 	s.supersedeFirst()
 	dir := s.listDir()
-	trees, raw, err := s.git.Worktrees(ctx, dir)
+	trees, raw, err := s.Git.Worktrees(ctx, dir)
 	// git fails to list while another git is half-way through `worktree add` (the new
 	// admin directory is there, its commondir or gitdir file not yet): that passes within
 	// milliseconds, so such a list is read again a few times before it counts as failed.
@@ -205,7 +205,7 @@ func (s *Env) read(ctx context.Context) (Snapshot, error) {
 			continue
 		case <-time.After(time.Duration(5<<try) * time.Millisecond):
 		}
-		trees, raw, err = s.git.Worktrees(ctx, dir)
+		trees, raw, err = s.Git.Worktrees(ctx, dir)
 	}
 	if err != nil {
 		var ge *gitx.Error
@@ -214,7 +214,7 @@ func (s *Env) read(ctx context.Context) (Snapshot, error) {
 				Message: Escape(s.dir) + " is not inside a git repository",
 				Hint:    "cd into a repository or pass -C DIR"}
 		}
-		return Snapshot{}, gitFailure(CodeListFailed, err, "cannot list worktrees")
+		return Snapshot{}, GitFailure(CodeListFailed, err, "cannot list worktrees")
 	}
 	sum := sha256.Sum256(raw)
 	return Snapshot{Trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
@@ -244,7 +244,7 @@ const firstTTL = 2 * time.Second
 // learn updates the main checkout and current worktree from a snapshot. Several
 // requests may run at once on one Service (the picker checks a branch name while an
 // operation runs), so the fields are guarded by s.mu.
-func (s *Env) learn(snap Snapshot) {
+func (s *Env) Learn(snap Snapshot) {
 	root := s.Root()
 	if len(snap.Trees) > 0 {
 		root = snap.Trees[0].Path
@@ -300,9 +300,9 @@ func (s *Env) commonDir(ctx context.Context) (string, error) {
 	if commonDir != "" {
 		return commonDir, nil
 	}
-	commonDir, err := s.git.CommonDir(ctx, s.dir)
+	commonDir, err := s.Git.CommonDir(ctx, s.dir)
 	if err != nil {
-		return "", gitFailure(CodeRepoInfoFailed, err, "cannot find the git directory")
+		return "", GitFailure(CodeRepoInfoFailed, err, "cannot find the git directory")
 	}
 	s.mu.Lock()
 	s.repo.commonDir = commonDir
@@ -340,7 +340,7 @@ func (s *Env) List(ctx context.Context, withStatus bool) (*Listing, error) {
 			return nil, err
 		}
 	}
-	s.learn(snap)
+	s.Learn(snap)
 	rows := s.rows(snap)
 	s.decorateRows(ctx, snap, rows)
 	var warnings []string
@@ -447,7 +447,7 @@ func (s *Env) displayStatus(ctx context.Context, pass *statuscache.Pass, path st
 		known = proof.GitDir()
 	}
 	display, _ := s.untrackedCache(ctx)
-	st, err := s.git.DisplayStatus(ctx, path, display, known)
+	st, err := s.Git.DisplayStatus(ctx, path, display, known)
 	if err != nil {
 		return statusFailure(err)
 	}
@@ -461,7 +461,7 @@ func (s *Env) status(ctx context.Context, path string) Status {
 	if ctx.Err() != nil {
 		return Status{Error: "status not computed: cancelled"}
 	}
-	st, err := s.git.Status(ctx, path)
+	st, err := s.Git.Status(ctx, path)
 	if err != nil {
 		return statusFailure(err)
 	}
@@ -486,15 +486,15 @@ func fromGitStatus(st gitx.Status) Status {
 }
 
 func (s *Env) branches(ctx context.Context) ([]string, error) {
-	b, err := s.git.Branches(ctx, s.dir)
+	b, err := s.Git.Branches(ctx, s.dir)
 	if err != nil {
-		return nil, gitFailure(CodeBranchesFailed, err, "cannot list branches")
+		return nil, GitFailure(CodeBranchesFailed, err, "cannot list branches")
 	}
 	return b, nil
 }
 
 // gitFailure wraps a git error; cancellation stays cancellation.
-func gitFailure(code string, err error, what string) *Error {
+func GitFailure(code string, err error, what string) *Error {
 	var ge *gitx.Error
 	if errors.As(err, &ge) {
 		switch ge.Kind {

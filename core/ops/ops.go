@@ -5,6 +5,7 @@ package ops
 
 import (
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/op/claim"
 	"github.com/copse-dev/copse/core/op/list"
 	"github.com/copse-dev/copse/core/op/target"
 )
@@ -18,8 +19,8 @@ var All = core.NewRegistry(
 	core.RemoveOp,
 	target.BackOp,
 	core.RestoreOp,
-	core.ClaimOp,
-	core.ReleaseOp,
+	claim.ClaimOp,
+	claim.ReleaseOp,
 	core.PruneOp,
 	core.LandOp,
 	core.LandStatusOp,
