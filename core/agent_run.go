@@ -45,7 +45,7 @@ const runEndTimeout = 10 * time.Second
 // wrapRun adds the start and end reports around script (the command, its prompt appended)
 // and the environment they read; the notification mode comes from git config
 // copse.notify. Without Options.Self it returns script as it is.
-func (s *Env) wrapRun(ctx context.Context, raw, script string, env []string) (string, []string, []string) {
+func (s *Env) WrapRun(ctx context.Context, raw, script string, env []string) (string, []string, []string) {
 	if s.Opts.Self == "" || !filepath.IsAbs(s.Opts.Self) {
 		return script, env, nil
 	}
@@ -54,7 +54,7 @@ func (s *Env) wrapRun(ctx context.Context, raw, script string, env []string) (st
 	if v, ok, err := s.Git.ConfigValue(ctx, s.Root(), "copse.notify"); err == nil && ok {
 		m, known := notify.ParseMode(v)
 		if !known {
-			warnings = append(warnings, "git config copse.notify is "+quote(v)+", which copse does not know (bell, osc9, osc777 or off); using "+string(m))
+			warnings = append(warnings, "git config copse.notify is "+Quote(v)+", which copse does not know (bell, osc9, osc777 or off); using "+string(m))
 		}
 		mode = m
 	}
@@ -214,7 +214,7 @@ func (s *Env) runEnded(ctx context.Context, r RunReport, old *agentstate.Record,
 // logRunEnd appends the agent.state … -> done event under the repository lock (its seq is
 // handed out there); a warning when it could not.
 func (s *Env) logRunEnd(ctx context.Context, t gitx.Worktree, r RunReport, old *agentstate.Record) string {
-	cd, err := s.commonDir(ctx)
+	cd, err := s.CommonDir(ctx)
 	if err != nil {
 		return "the agent's end is not logged: " + AsError(err).Message
 	}
@@ -228,7 +228,7 @@ func (s *Env) logRunEnd(ctx context.Context, t gitx.Worktree, r RunReport, old *
 		ws = tb.window
 	}
 	ev := Event{Event: EventAgentState, Repo: s.Root(), Session: r.Session,
-		Worktree: &EventWorktree{ID: idOf(worktreeIDs(cd), t.Path), Path: t.Path, Branch: t.Branch},
+		Worktree: &EventWorktree{ID: IdOf(WorktreeIDs(cd), t.Path), Path: t.Path, Branch: t.Branch},
 		Agent:    &eventlog.Agent{PID: r.PID, Command: r.Program, Workspace: ws, State: AgentDone, Previous: prev, ExitCode: &code}}
 	release, err := s.lockRepo(ctx, cd, true)
 	if err != nil {
@@ -331,7 +331,7 @@ func (s *Env) markEnded(rows []Worktree) {
 // warning with its exit status ("" when it still runs, or copse cannot tell). It reads the
 // wrapper's records: the start record (written just before the command starts) sets the
 // wait, the done record says how long the command ran.
-func (s *Env) quickEnd(ctx context.Context, session, path string, made time.Time) string {
+func (s *Env) QuickEnd(ctx context.Context, session, path string, made time.Time) string {
 	dir := agentstate.Dir(s.Opts.Getenv)
 	deadline, seen := made.Add(quickStartWait), false
 	for {

@@ -118,8 +118,8 @@ func (s *Env) agentLockFor(ctx context.Context, t gitx.Worktree) (agentLock, boo
 		return agentLock{}, false
 	}
 	admin := ""
-	if commonDir, err := s.commonDir(ctx); err == nil {
-		if id := idOf(worktreeIDs(commonDir), t.Path); id != "" {
+	if commonDir, err := s.CommonDir(ctx); err == nil {
+		if id := IdOf(WorktreeIDs(commonDir), t.Path); id != "" {
 			admin = adminDir(commonDir, id)
 		}
 	}

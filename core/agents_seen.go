@@ -63,7 +63,7 @@ func (s *Service) RecordAgents(ctx context.Context, began time.Time, rows []Work
 }
 
 func (s *Env) recordAgents(ctx context.Context, began time.Time, rows []Worktree) []string {
-	cd, err := s.commonDir(ctx)
+	cd, err := s.CommonDir(ctx)
 	if err != nil {
 		return []string{"agent states not recorded: " + AsError(err).Error()}
 	}

@@ -82,13 +82,13 @@ func unsafeOwnerOrMode(path string, fi fs.FileInfo) *Error {
 			who = "its group"
 		}
 		return approvalsUnsafe(path, fmt.Sprintf("is writable by %s (mode %04o)", who, m),
-			"chmod go-w "+quoteDisplay(path)+", then check what the approvals file holds (`copse approve` asks again for what is not in it)")
+			"chmod go-w "+QuoteDisplay(path)+", then check what the approvals file holds (`copse approve` asks again for what is not in it)")
 	}
 	return nil
 }
 
 func approvalsUnsafe(path, why, hint string) *Error {
-	return refused(CodeApprovalsUnsafe, hint,
+	return Refused(CodeApprovalsUnsafe, hint,
 		"the approved project commands are not trusted: %s %s, so anyone who can write there could approve a command for you; nothing ran",
 		Escape(path), why)
 }

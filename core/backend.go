@@ -31,14 +31,14 @@ type Backend interface {
 	Agents(ctx context.Context, rows []Worktree)
 
 	// The exact commands each mutation would run (dry run and plans).
-	CreateCommands(c *createCmd) ([]string, error)
+	CreateCommands(c *CreateSpec) ([]string, error)
 	OpenCommands(c *TargetSpec) ([]string, error)
 	SwitchCommands(c *TargetSpec) ([]string, error)
 	RemoveCommands(c *removeCmd) ([]string, error)
 
 	// The mutations. They return the workspace id involved, if any. A returned *Error keeps
 	// its kind (refused, uncertain); any other error is reconciled by the engine with git.
-	Create(ctx context.Context, c *createCmd) (workspace string, err error)
+	Create(ctx context.Context, c *CreateSpec) (workspace string, err error)
 	Open(ctx context.Context, c *TargetSpec) (workspace string, err error)
 	SwitchTo(ctx context.Context, c *TargetSpec) (workspace string, err error)
 	Remove(ctx context.Context, c *removeCmd) error
@@ -152,7 +152,7 @@ func pickBackend(ctx context.Context, s *Env, want string, pre *startup) (Backen
 	case "tmux":
 		b, err := newTmuxBackend(ctx, s, pre.tmux)
 		if errors.Is(err, errNotInTmux) {
-			return nil, usage(CodeTmuxNotDetected, "backend", "run copse inside a tmux pane (TMUX set), or use --backend git",
+			return nil, Usage(CodeTmuxNotDetected, "backend", "run copse inside a tmux pane (TMUX set), or use --backend git",
 				"--backend tmux was asked for, but TMUX is not set: copse is not running inside tmux")
 		}
 		return b, err
@@ -162,14 +162,14 @@ func pickBackend(ctx context.Context, s *Env, want string, pre *startup) (Backen
 		b, err := newHerdrBackend(ctx, s)
 		if err != nil {
 			if errors.Is(err, errNotInHerdr) {
-				return nil, usage(CodeHerdrNotDetected, "backend", "run copse inside a Herdr pane (HERDR_ENV=1), or use --backend git",
+				return nil, Usage(CodeHerdrNotDetected, "backend", "run copse inside a Herdr pane (HERDR_ENV=1), or use --backend git",
 					"--backend herdr was asked for, but %v", err)
 			}
 			return nil, err
 		}
 		return b, nil
 	}
-	return nil, usage(CodeBadBackend, "backend", "use auto, git, herdr or tmux", "unknown backend %s", quote(want))
+	return nil, Usage(CodeBadBackend, "backend", "use auto, git, herdr or tmux", "unknown backend %s", Quote(want))
 }
 
 // ownWindowCloser is a backend whose workspaces copse may run in and can close after copse

@@ -16,17 +16,17 @@ func (b *gitBackend) HasWorkspaces() bool                        { return false 
 func (b *gitBackend) Session() string                            { return "shell" }
 func (b *gitBackend) Annotate(context.Context, []Worktree) error { return nil }
 
-func (b *gitBackend) createCmd(c *createCmd) (gitx.Cmd, error) {
-	if c.existing {
-		return gitx.WorktreeAddExisting(c.cwd, c.path.String(), c.branch.String())
+func (b *gitBackend) createCmd(c *CreateSpec) (gitx.Cmd, error) {
+	if c.Existing {
+		return gitx.WorktreeAddExisting(c.Cwd, c.Path.String(), c.Branch.String())
 	}
-	if c.remote != nil {
-		return gitx.WorktreeAddTrack(c.cwd, c.path.String(), c.branch.String(), c.remote.Remote, c.remote.Name)
+	if c.Remote != nil {
+		return gitx.WorktreeAddTrack(c.Cwd, c.Path.String(), c.Branch.String(), c.Remote.Remote, c.Remote.Name)
 	}
-	return gitx.WorktreeAddNew(c.cwd, c.path.String(), c.branch.String(), c.base.OID)
+	return gitx.WorktreeAddNew(c.Cwd, c.Path.String(), c.Branch.String(), c.Base.OID)
 }
 
-func (b *gitBackend) CreateCommands(c *createCmd) ([]string, error) {
+func (b *gitBackend) CreateCommands(c *CreateSpec) ([]string, error) {
 	cmd, err := b.createCmd(c)
 	if err != nil {
 		return nil, BuilderErr(err)
@@ -34,7 +34,7 @@ func (b *gitBackend) CreateCommands(c *createCmd) ([]string, error) {
 	return []string{cmd.String()}, nil
 }
 
-func (b *gitBackend) Create(ctx context.Context, c *createCmd) (string, error) {
+func (b *gitBackend) Create(ctx context.Context, c *CreateSpec) (string, error) {
 	cmd, err := b.createCmd(c)
 	if err != nil {
 		return "", BuilderErr(err)
@@ -45,7 +45,7 @@ func (b *gitBackend) Create(ctx context.Context, c *createCmd) (string, error) {
 
 // Switching runs nothing: the path goes to the shell. The "command" shown is the cd.
 func (b *gitBackend) SwitchCommands(c *TargetSpec) ([]string, error) {
-	return []string{"cd " + quoteDisplay(c.Target.Path)}, nil
+	return []string{"cd " + QuoteDisplay(c.Target.Path)}, nil
 }
 func (b *gitBackend) OpenCommands(c *TargetSpec) ([]string, error)          { return b.SwitchCommands(c) }
 func (b *gitBackend) SwitchTo(context.Context, *TargetSpec) (string, error) { return "", nil }
@@ -109,4 +109,4 @@ func BuilderErr(err error) *Error {
 // quoteDisplay quotes a value for display exactly as the builders' String() does: safe
 // words bare, others single-quoted, and control characters or bidirectional marks as
 // $'…' escapes, so the text reads back as the same argument and cannot forge lines.
-func quoteDisplay(p string) string { return textsafe.ShellQuote(p) }
+func QuoteDisplay(p string) string { return textsafe.ShellQuote(p) }

@@ -238,13 +238,13 @@ func annotateRows(rows []Worktree, l herdr.ListResult) error {
 
 // ---- create
 
-func (b *herdrBackend) createArgs(c *createCmd) herdr.CreateArgs {
+func (b *herdrBackend) createArgs(c *CreateSpec) herdr.CreateArgs {
 	// --path and --base always: git and copse then agree on where and from what. For an
 	// existing branch Herdr ignores --base; c.base is the branch tip, checked afterwards.
-	return herdr.CreateArgs{Cwd: c.cwd, Branch: c.branch.s, Base: c.base.OID, Path: c.path.s, Label: c.label.s, Focus: c.focus}
+	return herdr.CreateArgs{Cwd: c.Cwd, Branch: c.Branch.s, Base: c.Base.OID, Path: c.Path.s, Label: c.Label.s, Focus: c.Focus}
 }
 
-func (b *herdrBackend) CreateCommands(c *createCmd) ([]string, error) {
+func (b *herdrBackend) CreateCommands(c *CreateSpec) ([]string, error) {
 	cmd, err := herdr.CreateCmd(b.createArgs(c))
 	if err != nil {
 		return nil, BuilderErr(err)
@@ -252,20 +252,20 @@ func (b *herdrBackend) CreateCommands(c *createCmd) ([]string, error) {
 	return []string{cmd.String()}, nil
 }
 
-func (b *herdrBackend) Create(ctx context.Context, c *createCmd) (string, error) {
+func (b *herdrBackend) Create(ctx context.Context, c *CreateSpec) (string, error) {
 	r, err := b.client.Create(ctx, b.createArgs(c))
 	if err != nil {
 		return "", herdrFailure("create", err)
 	}
 	var why []string
-	if Canonical(r.Worktree.Path) != Canonical(c.path.s) {
-		why = append(why, "it names checkout "+herdrText(r.Worktree.Path, 200)+", not "+Escape(c.path.s))
+	if Canonical(r.Worktree.Path) != Canonical(c.Path.s) {
+		why = append(why, "it names checkout "+herdrText(r.Worktree.Path, 200)+", not "+Escape(c.Path.s))
 	}
-	if ww := r.Workspace.Worktree; ww != nil && ww.CheckoutPath != "" && Canonical(ww.CheckoutPath) != Canonical(c.path.s) {
-		why = append(why, "its workspace shows checkout "+herdrText(ww.CheckoutPath, 200)+", not "+Escape(c.path.s))
+	if ww := r.Workspace.Worktree; ww != nil && ww.CheckoutPath != "" && Canonical(ww.CheckoutPath) != Canonical(c.Path.s) {
+		why = append(why, "its workspace shows checkout "+herdrText(ww.CheckoutPath, 200)+", not "+Escape(c.Path.s))
 	}
-	if r.Worktree.Branch != c.branch.s {
-		why = append(why, "it names branch "+herdrText(r.Worktree.Branch, 100)+", not "+Escape(c.branch.s))
+	if r.Worktree.Branch != c.Branch.s {
+		why = append(why, "it names branch "+herdrText(r.Worktree.Branch, 100)+", not "+Escape(c.Branch.s))
 	}
 	if !r.Worktree.IsLinkedWorktree {
 		why = append(why, "it says the checkout is not a linked worktree")

@@ -62,7 +62,7 @@ func tmuxClient(s *Env) (*tmux.Client, string, error) {
 	pane := s.Opts.Getenv("TMUX_PANE")
 	if !tmux.IsPaneID(pane) {
 		return nil, "", &Error{Kind: KindFailed, Code: CodeTmuxUnusable,
-			Message: "TMUX is set but TMUX_PANE is " + quote(pane) + ", not a tmux pane id: copse cannot tell which tmux session it runs in",
+			Message: "TMUX is set but TMUX_PANE is " + Quote(pane) + ", not a tmux pane id: copse cannot tell which tmux session it runs in",
 			Hint:    "run copse from a shell inside a tmux pane, or use --backend git"}
 	}
 	env := os.Environ()
@@ -533,7 +533,7 @@ func (b *tmuxBackend) ClosesWorkspace(ws string) string {
 
 // ---- create
 
-func (b *tmuxBackend) windowArgs(dir, branch string, label Label, focus bool, run *runSpec) tmux.NewWindowArgs {
+func (b *tmuxBackend) windowArgs(dir, branch string, label Label, focus bool, run *RunSpec) tmux.NewWindowArgs {
 	name := label.s
 	if name == "" {
 		name = branch
@@ -543,17 +543,17 @@ func (b *tmuxBackend) windowArgs(dir, branch string, label Label, focus bool, ru
 	}
 	a := tmux.NewWindowArgs{Session: b.tsess, Dir: dir, Name: name, Focus: focus}
 	if run != nil {
-		a.Env, a.Argv = run.env, run.argv
+		a.Env, a.Argv = run.Env, run.Argv
 	}
 	return a
 }
 
-func (b *tmuxBackend) CreateCommands(c *createCmd) ([]string, error) {
+func (b *tmuxBackend) CreateCommands(c *CreateSpec) ([]string, error) {
 	cmds, err := b.git.CreateCommands(c)
 	if err != nil {
 		return nil, err
 	}
-	w, err := b.newWindowCommands(b.windowArgs(c.path.s, c.branch.s, c.label, c.focus, c.run))
+	w, err := b.newWindowCommands(b.windowArgs(c.Path.s, c.Branch.s, c.Label, c.Focus, c.Run))
 	if err != nil {
 		return nil, err
 	}
@@ -575,12 +575,12 @@ func (b *tmuxBackend) newWindowCommands(a tmux.NewWindowArgs) ([]string, error) 
 
 // create makes the worktree with git, then its window. A window that cannot be opened
 // leaves a good worktree: that is said precisely (and `copse open` opens it), not undone.
-func (b *tmuxBackend) Create(ctx context.Context, c *createCmd) (string, error) {
+func (b *tmuxBackend) Create(ctx context.Context, c *CreateSpec) (string, error) {
 	if _, err := b.git.Create(ctx, c); err != nil {
 		return "", err
 	}
-	a := b.windowArgs(c.path.s, c.branch.s, c.label, c.focus, c.run)
-	if c.run != nil {
+	a := b.windowArgs(c.Path.s, c.Branch.s, c.Label, c.Focus, c.Run)
+	if c.Run != nil {
 		// The shell left in the window when the command ends is what tmux starts in the
 		// windows copse opens without a command (create_run.go); unknown, $SHELL.
 		if sh, cmd, err := b.client.DefaultShell(ctx); err == nil && sh != "" {
@@ -591,12 +591,12 @@ func (b *tmuxBackend) Create(ctx context.Context, c *createCmd) (string, error) 
 	if err != nil {
 		e := tmuxFailure("new-window", err)
 		what := "its tmux window could not be opened"
-		if c.run != nil {
-			what += ", so " + quote(c.run.display) + " was not started"
+		if c.Run != nil {
+			what += ", so " + Quote(c.Run.Display) + " was not started"
 		}
 		return "", &Error{Kind: KindUncertain, Code: CodeTmuxWindowFailed, Err: err,
-			Message: "the worktree " + Escape(c.path.s) + " was created, but " + what + ": " + e.Message,
-			Hint:    "open it with `copse open " + quoteDisplay(c.path.s) + "`"}
+			Message: "the worktree " + Escape(c.Path.s) + " was created, but " + what + ": " + e.Message,
+			Hint:    "open it with `copse open " + QuoteDisplay(c.Path.s) + "`"}
 	}
 	return id, nil
 }

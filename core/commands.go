@@ -1,27 +1,31 @@
 package core
 
-import "github.com/copse-dev/copse/gitx"
+import (
+	"time"
+
+	"github.com/copse-dev/copse/gitx"
+)
 
 // The typed commands Prepare makes from a Request. Every field is a parsed value or git's
 // own record; nothing here is a raw caller string.
 
-type createCmd struct {
-	branch   BranchName
-	existing bool               // check out an existing local branch instead of creating one
-	base     BaseCommit         // the commit the checkout must be at (branch tip when existing, remote tip when remote)
-	remote   *gitx.RemoteBranch // non-nil: create branch from this remote-tracking branch, tracking it
+type CreateSpec struct {
+	Branch   BranchName
+	Existing bool               // check out an existing local branch instead of creating one
+	Base     BaseCommit         // the commit the checkout must be at (branch tip when existing, remote tip when remote)
+	Remote   *gitx.RemoteBranch // non-nil: create branch from this remote-tracking branch, tracking it
 	// baseFrom says where base came from (BaseFrom*); baseBranch is the local branch it
 	// names, if any, which the worktree's metadata keeps as land's default target.
-	baseFrom   string
-	baseBranch string
-	path       AbsPath
-	explicit   bool // the caller chose the path (needs confirmation)
-	label      Label
-	focus      bool
-	cwd        string    // main checkout: where git and Herdr run
-	claim      bool      // create --claim: lock it for session in the same locked step
-	session    SessionID // the session named by the request (claim, events)
-	run        *runSpec  // create --run: the command to start in the new worktree's window
+	BaseFrom   string
+	BaseBranch string
+	Path       AbsPath
+	Explicit   bool // the caller chose the path (needs confirmation)
+	Label      Label
+	Focus      bool
+	Cwd        string    // main checkout: where git and Herdr run
+	Claim      bool      // create --claim: lock it for session in the same locked step
+	Session    SessionID // the session named by the request (claim, events)
+	Run        *RunSpec  // create --run: the command to start in the new worktree's window
 }
 
 // targetCmd names an existing worktree for open, switch and back.
@@ -48,3 +52,17 @@ type removeCmd struct {
 	// without --force unlocks it first, as git removes no locked worktree.
 	unlockFirst bool
 }
+
+// runSpec is a command to start in a new window.
+type RunSpec struct {
+	Display string    // the command as given (confirmations, messages)
+	Argv    []string  // what the window runs: /bin/sh -c SCRIPT copse-run
+	Env     []string  // COPSE_BRANCH, COPSE_PATH, COPSE_PROMPT, COPSE_SESSION (and the wrapper's)
+	Session string    // the session the command claims the worktree as
+	Wrapped bool      // the wrapper reports the command's start and end (Options.Self)
+	Started time.Time // when the window was made (create's run)
+}
+
+// runSession is the session that claims a worktree created with --run when the request
+// names none: derived from the worktree, so each started agent has its own.
+func RunSession(branch BranchName) string { return "agent:" + BranchSlug(branch.s) }

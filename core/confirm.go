@@ -119,4 +119,4 @@ func Escape(raw string) string { return textsafe.Escape(raw) }
 
 // quote shows a raw value in a message: escaped and between double quotes, once.
 // Values longer than 300 cells are cut: a message stays readable whatever was sent.
-func quote(raw string) string { return textsafe.Quote(raw, 300) }
+func Quote(raw string) string { return textsafe.Quote(raw, 300) }

@@ -53,10 +53,10 @@ func joinEscaped(ss []string) string {
 }
 
 // branchSource is the resolved branch of a create request.
-type branchSource struct {
-	branch  BranchName
-	source  CreateSource
-	remote  *gitx.RemoteBranch  // CreateFromRemote
+type BranchSource struct {
+	Branch  BranchName
+	Source  CreateSource
+	Remote  *gitx.RemoteBranch  // CreateFromRemote
 	matches []gitx.RemoteBranch // CreateAmbiguous
 }
 
@@ -72,15 +72,15 @@ type branchSource struct {
 //
 // It runs `git remote` (and for-each-ref over refs/remotes/ only when it must look for a
 // remote branch); it changes nothing.
-func (s *Env) resolveCreateBranch(ctx context.Context, raw string, hasBase bool) (branchSource, error) {
+func (s *Env) ResolveCreateBranch(ctx context.Context, raw string, hasBase bool) (BranchSource, error) {
 	name, err := s.ParseBranch(ctx, "branch", raw)
 	if err != nil {
-		return branchSource{}, err
+		return BranchSource{}, err
 	}
 	var remotes []string
 	if strings.Contains(name.s, "/") || !hasBase {
 		if remotes, err = s.Git.Remotes(ctx, s.Root()); err != nil {
-			return branchSource{}, GitFailure(CodeRemoteListFailed, err, "cannot list the remotes")
+			return BranchSource{}, GitFailure(CodeRemoteListFailed, err, "cannot list the remotes")
 		}
 	}
 	if rb, ok := splitRemote(name.s, remotes); ok {
@@ -88,17 +88,17 @@ func (s *Env) resolveCreateBranch(ctx context.Context, raw string, hasBase bool)
 	}
 	exists, err := s.Git.BranchExists(ctx, s.Root(), name.s)
 	if err != nil {
-		return branchSource{}, GitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
+		return BranchSource{}, GitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
 	}
 	if exists {
-		return branchSource{branch: name, source: CreateExisting}, nil
+		return BranchSource{Branch: name, Source: CreateExisting}, nil
 	}
 	if hasBase || len(remotes) == 0 {
-		return branchSource{branch: name, source: CreateNew}, nil
+		return BranchSource{Branch: name, Source: CreateNew}, nil
 	}
 	all, err := s.Git.RemoteTrackingBranches(ctx, s.Root(), remotes)
 	if err != nil {
-		return branchSource{}, GitFailure(CodeRemoteBranchesFailed, err, "cannot list the remote branches")
+		return BranchSource{}, GitFailure(CodeRemoteBranchesFailed, err, "cannot list the remote branches")
 	}
 	var matches []gitx.RemoteBranch
 	for _, rb := range all {
@@ -108,11 +108,11 @@ func (s *Env) resolveCreateBranch(ctx context.Context, raw string, hasBase bool)
 	}
 	switch len(matches) {
 	case 0:
-		return branchSource{branch: name, source: CreateNew}, nil
+		return BranchSource{Branch: name, Source: CreateNew}, nil
 	case 1:
-		return branchSource{branch: name, source: CreateFromRemote, remote: &matches[0]}, nil
+		return BranchSource{Branch: name, Source: CreateFromRemote, Remote: &matches[0]}, nil
 	}
-	return branchSource{branch: name, source: CreateAmbiguous, matches: matches}, nil
+	return BranchSource{Branch: name, Source: CreateAmbiguous, matches: matches}, nil
 }
 
 // splitRemote splits "<remote>/<name>" at the longest configured remote it starts with.
@@ -131,59 +131,59 @@ func splitRemote(name string, remotes []string) (gitx.RemoteBranch, bool) {
 
 // namedRemoteBranch resolves an explicit origin/name: the remote branch must exist, and
 // the local name must be free.
-func (s *Env) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, hasBase bool) (branchSource, error) {
+func (s *Env) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, hasBase bool) (BranchSource, error) {
 	if hasBase {
-		return branchSource{}, usage(CodeBaseWithRemoteBranch, "base", "drop the base: the new branch starts at "+Escape(rb.String()),
+		return BranchSource{}, Usage(CodeBaseWithRemoteBranch, "base", "drop the base: the new branch starts at "+Escape(rb.String()),
 			"%s names a remote branch; a base applies only to a new branch of your own", Escape(rb.String()))
 	}
 	local, err := s.ParseBranch(ctx, "branch", rb.Name)
 	if err != nil {
-		return branchSource{}, err
+		return BranchSource{}, err
 	}
 	oid, err := s.Git.ResolveCommit(ctx, s.Root(), "refs/remotes/"+rb.String())
 	if err != nil {
-		if refusedByGit(err) {
-			return branchSource{}, refused(CodeNoRemoteBranch,
-				"fetch it first (git fetch "+quoteDisplay(rb.Remote)+"), or check the name: git branch -r lists the remote branches",
+		if RefusedByGit(err) {
+			return BranchSource{}, Refused(CodeNoRemoteBranch,
+				"fetch it first (git fetch "+QuoteDisplay(rb.Remote)+"), or check the name: git branch -r lists the remote branches",
 				"remote %s has no branch %s (there is no %s)", Escape(rb.Remote), Escape(rb.Name), Escape("refs/remotes/"+rb.String()))
 		}
-		return branchSource{}, GitFailure(CodeResolveRemoteFailed, err, "cannot resolve the remote branch")
+		return BranchSource{}, GitFailure(CodeResolveRemoteFailed, err, "cannot resolve the remote branch")
 	}
 	rb.OID = oid
 	exists, err := s.Git.BranchExists(ctx, s.Root(), local.s)
 	if err != nil {
-		return branchSource{}, GitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
+		return BranchSource{}, GitFailure(CodeBranchLookupFailed, err, "cannot check whether the branch exists")
 	}
 	if exists {
-		return branchSource{}, refused(CodeBranchExists,
-			"check out the local branch (`copse create "+quoteDisplay(local.s)+"`), or delete it first",
+		return BranchSource{}, Refused(CodeBranchExists,
+			"check out the local branch (`copse create "+QuoteDisplay(local.s)+"`), or delete it first",
 			"%s would become local branch %s, which already exists", Escape(rb.String()), Escape(local.s))
 	}
-	return branchSource{branch: local, source: CreateFromRemote, remote: &rb}, nil
+	return BranchSource{Branch: local, Source: CreateFromRemote, Remote: &rb}, nil
 }
 
 // ambiguousRemote is the refusal of a name several remotes have.
-func ambiguousRemote(b branchSource) *Error {
+func AmbiguousRemote(b BranchSource) *Error {
 	var names, picks []string
 	for _, m := range b.matches {
 		names = append(names, m.Remote)
-		picks = append(picks, "`copse create "+quoteDisplay(m.String())+"`")
+		picks = append(picks, "`copse create "+QuoteDisplay(m.String())+"`")
 	}
-	e := refused(CodeAmbiguousRemoteBranch, "name the remote branch to check out: "+strings.Join(picks, " or "),
-		"branch %s does not exist locally, and remotes %s all have it", Escape(b.branch.s), joinEscaped(names))
+	e := Refused(CodeAmbiguousRemoteBranch, "name the remote branch to check out: "+strings.Join(picks, " or "),
+		"branch %s does not exist locally, and remotes %s all have it", Escape(b.Branch.s), joinEscaped(names))
 	e.Field = "branch"
 	return e
 }
 
 // createKind is Service.CreateKind.
 func (s *Env) createKind(ctx context.Context, raw string, hasBase bool) (CreateKind, error) {
-	b, err := s.resolveCreateBranch(ctx, raw, hasBase)
+	b, err := s.ResolveCreateBranch(ctx, raw, hasBase)
 	if err != nil {
 		return CreateKind{}, err
 	}
-	k := CreateKind{Source: b.source, Branch: b.branch.s}
-	if b.remote != nil {
-		k.Remote = b.remote.String()
+	k := CreateKind{Source: b.Source, Branch: b.Branch.s}
+	if b.Remote != nil {
+		k.Remote = b.Remote.String()
 	}
 	for _, m := range b.matches {
 		k.Remotes = append(k.Remotes, m.Remote)
@@ -203,37 +203,37 @@ func (s *Service) CreateKind(ctx context.Context, raw string, withBase bool) (Cr
 // add --track set it; Herdr creates the branch at the commit without --track, so copse sets
 // it. Either way git's config is read back, so "tracking it" is never said of a branch
 // that does not track.
-func (s *Env) trackRemote(ctx context.Context, c *createCmd) error {
+func (s *Env) TrackRemote(ctx context.Context, c *CreateSpec) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 	defer cancel()
-	hint := "set it by hand: git branch --set-upstream-to=" + quoteDisplay(c.remote.String()) + " " + quoteDisplay(c.branch.s)
+	hint := "set it by hand: git branch --set-upstream-to=" + QuoteDisplay(c.Remote.String()) + " " + QuoteDisplay(c.Branch.s)
 	if s.Backend.HasWorkspaces() {
-		cmd, err := gitx.BranchSetUpstream(c.cwd, c.branch.s, c.remote.Remote, c.remote.Name)
+		cmd, err := gitx.BranchSetUpstream(c.Cwd, c.Branch.s, c.Remote.Remote, c.Remote.Name)
 		if err != nil {
 			return BuilderErr(err)
 		}
 		if _, err := s.Git.Run(rctx, cmd); err != nil {
 			return Uncertain(CodeUpstreamNotSet, err, hint,
-				"the worktree of %s was created at %s, but its upstream could not be set", Escape(c.branch.s), Escape(c.remote.String()))
+				"the worktree of %s was created at %s, but its upstream could not be set", Escape(c.Branch.s), Escape(c.Remote.String()))
 		}
 	}
-	remote, _, err1 := s.Git.ConfigValue(rctx, c.cwd, "branch."+c.branch.s+".remote")
-	merge, _, err2 := s.Git.ConfigValue(rctx, c.cwd, "branch."+c.branch.s+".merge")
-	if err1 != nil || err2 != nil || remote != c.remote.Remote || merge != "refs/heads/"+c.remote.Name {
+	remote, _, err1 := s.Git.ConfigValue(rctx, c.Cwd, "branch."+c.Branch.s+".remote")
+	merge, _, err2 := s.Git.ConfigValue(rctx, c.Cwd, "branch."+c.Branch.s+".merge")
+	if err1 != nil || err2 != nil || remote != c.Remote.Remote || merge != "refs/heads/"+c.Remote.Name {
 		return Uncertain(CodeUpstreamNotSet, errors.Join(err1, err2), hint,
-			"the worktree of %s was created at %s, but git does not show %s as its upstream", Escape(c.branch.s), Escape(c.remote.String()), Escape(c.remote.String()))
+			"the worktree of %s was created at %s, but git does not show %s as its upstream", Escape(c.Branch.s), Escape(c.Remote.String()), Escape(c.Remote.String()))
 	}
 	return nil
 }
 
 // createCommands are the commands a create runs: the backend's, and for a branch from a
 // remote under Herdr (which cannot --track) the git command that sets the upstream.
-func (s *Env) createCommands(c *createCmd) ([]string, error) {
+func (s *Env) CreateCommands(c *CreateSpec) ([]string, error) {
 	cmds, err := s.Backend.CreateCommands(c)
-	if err != nil || c.remote == nil || !s.Backend.HasWorkspaces() {
+	if err != nil || c.Remote == nil || !s.Backend.HasWorkspaces() {
 		return cmds, err
 	}
-	up, err := gitx.BranchSetUpstream(c.cwd, c.branch.s, c.remote.Remote, c.remote.Name)
+	up, err := gitx.BranchSetUpstream(c.Cwd, c.Branch.s, c.Remote.Remote, c.Remote.Name)
 	if err != nil {
 		return nil, BuilderErr(err)
 	}

@@ -29,7 +29,7 @@ import (
 // UTF-8 silently; each of those would let two readers of the same bytes disagree.
 func (r *Registry) Decode(data []byte) (Request, error) {
 	if !utf8.Valid(data) {
-		return nil, usage(CodeInvalidJSON, "", schemaHint, "request is not valid UTF-8")
+		return nil, Usage(CodeInvalidJSON, "", schemaHint, "request is not valid UTF-8")
 	}
 	if err := checkSurrogates(data); err != nil {
 		return nil, err
@@ -39,22 +39,22 @@ func (r *Registry) Decode(data []byte) (Request, error) {
 		return nil, err
 	}
 	if root.kind != kindObject {
-		return nil, usage(CodeNotObject, "", schemaHint, "request must be a JSON object, got %s", root.kind)
+		return nil, Usage(CodeNotObject, "", schemaHint, "request must be a JSON object, got %s", root.kind)
 	}
 
 	opNode, ok := root.member("operation")
 	if !ok {
-		return nil, usage(CodeMissingField, "operation", schemaHint,
+		return nil, Usage(CodeMissingField, "operation", schemaHint,
 			"request has no \"operation\" (one of %s)", r.opList())
 	}
 	if opNode.kind != kindString {
-		return nil, usage(CodeWrongType, "operation", schemaHint,
+		return nil, Usage(CodeWrongType, "operation", schemaHint,
 			"\"operation\" must be a string, got %s", opNode.kind)
 	}
 	op := Operation(opNode.str)
 	zero, ok := r.NewRequest(op)
 	if !ok {
-		return nil, usage(CodeUnknownOperation, "operation", schemaHint,
+		return nil, Usage(CodeUnknownOperation, "operation", schemaHint,
 			"unknown operation %s (one of %s)", quoteName(opNode.str), r.opList())
 	}
 
@@ -66,7 +66,7 @@ func (r *Registry) Decode(data []byte) (Request, error) {
 		}
 		f, ok := spec.field(m.key)
 		if !ok {
-			return nil, usage(CodeUnknownField, safeName(m.key), schemaHint,
+			return nil, Usage(CodeUnknownField, safeName(m.key), schemaHint,
 				"unknown field %s for operation %s (accepted: %s)", quoteName(m.key), op, spec.names())
 		}
 		if err := f.set(v, m.val); err != nil {
@@ -205,7 +205,7 @@ func (s *variantSpec) groupFields(group string) []string {
 func (s *variantSpec) checkPresence(root *node) error {
 	for _, f := range s.fields {
 		if _, ok := root.member(f.name); f.required && !ok {
-			return usage(CodeMissingField, f.name, schemaHint,
+			return Usage(CodeMissingField, f.name, schemaHint,
 				"operation %s needs %q", s.op, f.name)
 		}
 	}
@@ -224,7 +224,7 @@ func (s *variantSpec) checkPresence(root *node) error {
 		if len(present) > 1 {
 			got = strings.Join(present, " and ")
 		}
-		return usage(CodeExactlyOne, strings.Join(names, "|"), "pass exactly one of "+strings.Join(names, ", "),
+		return Usage(CodeExactlyOne, strings.Join(names, "|"), "pass exactly one of "+strings.Join(names, ", "),
 			"operation %s needs exactly one of %s, got %s", s.op, strings.Join(names, ", "), got)
 	}
 	return nil
@@ -237,7 +237,7 @@ func (f fieldSpec) set(v reflect.Value, val *node) error {
 		want = kindBool
 	}
 	if val.kind != want {
-		return usage(CodeWrongType, f.name, schemaHint, "%q must be a %s, got %s", f.name, want, val.kind)
+		return Usage(CodeWrongType, f.name, schemaHint, "%q must be a %s, got %s", f.name, want, val.kind)
 	}
 	fv := v.Field(f.index)
 	switch f.typ {
@@ -318,23 +318,23 @@ func parseTree(data []byte) (*node, error) {
 	}
 	if tok, err := dec.Token(); err != io.EOF {
 		if err != nil {
-			return nil, usage(CodeTrailingData, "", schemaHint, "unexpected data after the request object: %s", jsonErr(err))
+			return nil, Usage(CodeTrailingData, "", schemaHint, "unexpected data after the request object: %s", jsonErr(err))
 		}
-		return nil, usage(CodeTrailingData, "", schemaHint, "unexpected data after the request object (%s)", tokenKind(tok))
+		return nil, Usage(CodeTrailingData, "", schemaHint, "unexpected data after the request object (%s)", tokenKind(tok))
 	}
 	return root, nil
 }
 
 func parseValue(dec *json.Decoder, depth int) (*node, error) {
 	if depth > maxDepth {
-		return nil, usage(CodeTooDeep, "", schemaHint, "request nests deeper than %d levels", maxDepth)
+		return nil, Usage(CodeTooDeep, "", schemaHint, "request nests deeper than %d levels", maxDepth)
 	}
 	tok, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
-			return nil, usage(CodeInvalidJSON, "", schemaHint, "request is empty or ends early")
+			return nil, Usage(CodeInvalidJSON, "", schemaHint, "request is empty or ends early")
 		}
-		return nil, usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON: %s", jsonErr(err))
+		return nil, Usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON: %s", jsonErr(err))
 	}
 	switch t := tok.(type) {
 	case nil:
@@ -359,12 +359,12 @@ func parseValue(dec *json.Decoder, depth int) (*node, error) {
 				n.arr = append(n.arr, el)
 			}
 			if _, err := dec.Token(); err != nil { // ']'
-				return nil, usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON: %s", jsonErr(err))
+				return nil, Usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON: %s", jsonErr(err))
 			}
 			return n, nil
 		}
 	}
-	return nil, usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON")
+	return nil, Usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON")
 }
 
 func parseObject(dec *json.Decoder, depth int) (*node, error) {
@@ -373,14 +373,14 @@ func parseObject(dec *json.Decoder, depth int) (*node, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON: %s", jsonErr(err))
+			return nil, Usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON: %s", jsonErr(err))
 		}
 		key, ok := tok.(string)
 		if !ok {
-			return nil, usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON: object key expected")
+			return nil, Usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON: object key expected")
 		}
 		if seen[key] {
-			return nil, usage(CodeDuplicateKey, safeName(key), "give each field once",
+			return nil, Usage(CodeDuplicateKey, safeName(key), "give each field once",
 				"duplicate key %s", quoteName(key))
 		}
 		seen[key] = true
@@ -391,7 +391,7 @@ func parseObject(dec *json.Decoder, depth int) (*node, error) {
 		n.obj = append(n.obj, member{key: key, val: val})
 	}
 	if _, err := dec.Token(); err != nil { // '}'
-		return nil, usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON: %s", jsonErr(err))
+		return nil, Usage(CodeInvalidJSON, "", schemaHint, "request is not valid JSON: %s", jsonErr(err))
 	}
 	return n, nil
 }
@@ -426,7 +426,7 @@ func jsonErr(err error) string {
 // not be the value sent. Valid JSON has backslashes only inside strings, so a byte scan
 // that skips each escape's second byte sees every \u escape exactly once.
 func checkSurrogates(data []byte) error {
-	bad := usage(CodeInvalidJSON, "", schemaHint, "request contains a lone UTF-16 surrogate escape")
+	bad := Usage(CodeInvalidJSON, "", schemaHint, "request contains a lone UTF-16 surrogate escape")
 	for i := 0; i < len(data); i++ {
 		if data[i] != '\\' {
 			continue

@@ -131,10 +131,10 @@ func spanError(code, field, raw string, r spanRule, err error, hint string) *Err
 		if hint != "" {
 			h += "; " + hint
 		}
-		return usage(CodeDurationTooLong, field, h, "%s %s is longer than the largest allowed, %s; nothing changed",
-			spanField(field), quote(raw), FormatSpan(r.max))
+		return Usage(CodeDurationTooLong, field, h, "%s %s is longer than the largest allowed, %s; nothing changed",
+			spanField(field), Quote(raw), FormatSpan(r.max))
 	}
-	return usage(code, field, hint, "%s %s is %v; nothing changed", spanField(field), quote(raw), err)
+	return Usage(code, field, hint, "%s %s is %v; nothing changed", spanField(field), Quote(raw), err)
 }
 
 // spanField names where a value came from: "git config copse.keepRemoved" for a setting,

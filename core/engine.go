@@ -43,7 +43,7 @@ func (s *Env) prepareLocking(ctx context.Context, req Request, wait bool) (*Plan
 
 // readAndLearn lists the worktrees and updates what the service knows of the repository.
 func (s *Env) readAndLearn(ctx context.Context) (Snapshot, error) {
-	snap, err := s.read(ctx)
+	snap, err := s.Read(ctx)
 	if err == nil {
 		s.Learn(snap)
 	}
@@ -53,11 +53,11 @@ func (s *Env) readAndLearn(ctx context.Context) (Snapshot, error) {
 // prepareWith parses req against one snapshot of git's worktree list. It changes nothing.
 func (s *Env) prepareWith(ctx context.Context, req Request, snap Snapshot) (*Plan, error) {
 	if req == nil {
-		return nil, usage(CodeMissingOperation, "operation", "name one of: "+s.reg.operationNames(), "no request")
+		return nil, Usage(CodeMissingOperation, "operation", "name one of: "+s.reg.operationNames(), "no request")
 	}
 	op, ok := s.reg.lookup(req.Op())
 	if !ok {
-		return nil, usage(CodeUnknownOperation, "operation", "name one of: "+s.reg.operationNames(), "unknown request %T", req)
+		return nil, Usage(CodeUnknownOperation, "operation", "name one of: "+s.reg.operationNames(), "unknown request %T", req)
 	}
 	// Bad input first: a malformed token is refused before any check of the state.
 	exp := expectedToken(req)
@@ -76,12 +76,12 @@ func (s *Env) prepareWith(ctx context.Context, req Request, snap Snapshot) (*Pla
 		return nil, err
 	}
 	p.Request = orig
-	p.ListToken, p.Token = snap.token, snap.token
+	p.ListToken, p.Token = snap.Token, snap.Token
 	if p.Confirm != nil {
-		p.Token = p.Confirm.digest(snap.token)
+		p.Token = p.Confirm.digest(snap.Token)
 		p.Confirm.Token = p.Token
 	}
-	if exp != nil && *exp != string(p.Token) && *exp != string(snap.token) {
+	if exp != nil && *exp != string(p.Token) && *exp != string(snap.Token) {
 		return nil, staleToken(*exp)
 	}
 	return p, nil
@@ -113,11 +113,11 @@ func (x *Execution) Warnings() []string { return x.Plan.Warnings }
 
 func (s *Env) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 	if p == nil || p.Cmd == nil || p.Request == nil {
-		return nil, usage(CodeNoPlan, "", "call Prepare first", "nothing to execute: the plan is empty")
+		return nil, Usage(CodeNoPlan, "", "call Prepare first", "nothing to execute: the plan is empty")
 	}
 	op, ok := s.reg.lookup(p.Request.Op())
 	if !ok || op.Run == nil {
-		return nil, usage(CodeUnknownOperation, "operation", "name one of: "+s.reg.operationNames(), "cannot execute %T", p.Cmd)
+		return nil, Usage(CodeUnknownOperation, "operation", "name one of: "+s.reg.operationNames(), "cannot execute %T", p.Cmd)
 	}
 	x := &Execution{Asked: p, Plan: p}
 	if s.reg.changesNothing(p.Request) || op.lockOf(s, p.Cmd) == LockQueue {
@@ -151,7 +151,7 @@ func (s *Env) runLocked(ctx context.Context, op *Op, x *Execution) (*Outcome, er
 	// A confirmed plan runs only if, under the lock, it would show exactly what the person
 	// approved: the same worktree list and the same confirmation.
 	if x.Asked.Confirm != nil && fresh.Token != x.Asked.Token {
-		return nil, refused(CodeStaleState, "look again and confirm again; nothing ran",
+		return nil, Refused(CodeStaleState, "look again and confirm again; nothing ran",
 			"the worktree list or what the %s would change changed after the confirmation was shown; nothing ran", op.Name)
 	}
 	if op.Recheck != nil {
@@ -183,7 +183,7 @@ func (s *Env) lockOfKind(ctx context.Context, k LockKind) (func(), error) {
 
 // lock takes the repository lock (in-process mutex plus the file lock in the git common dir).
 func (s *Env) lock(ctx context.Context) (func(), error) {
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -193,20 +193,20 @@ func (s *Env) lock(ctx context.Context) (func(), error) {
 // checkToken: a state token is what copse handed out, 24 lower-case hex digits.
 func checkToken(raw string) error {
 	const field = "expected_state_token"
-	if err := checkText(field, raw, 64); err != nil {
+	if err := CheckText(field, raw, 64); err != nil {
 		return err
 	}
 	if len(raw) != 24 || strings.Trim(raw, "0123456789abcdef") != "" {
-		return usage(CodeBadStateToken, field, "send the state_token exactly as list or needs_approval returned it",
-			"%s %s is not a state token copse handed out", field, quote(raw))
+		return Usage(CodeBadStateToken, field, "send the state_token exactly as list or needs_approval returned it",
+			"%s %s is not a state token copse handed out", field, Quote(raw))
 	}
 	return nil
 }
 
 // staleToken refuses a request whose expected_state_token no longer describes the state.
 func staleToken(exp string) *Error {
-	return refused(CodeStaleState, "list again (or ask again) and send the new state_token; nothing ran",
-		"the state changed since state_token %s was read; nothing ran", quote(exp))
+	return Refused(CodeStaleState, "list again (or ask again) and send the new state_token; nothing ran",
+		"the state changed since state_token %s was read; nothing ran", Quote(exp))
 }
 
 // resolveID turns a request that names its worktree by id into the same request naming it
@@ -225,7 +225,7 @@ func (s *Env) resolveID(ctx context.Context, req Request, snap Snapshot) (Reques
 	}
 	for _, o := range others {
 		if o != nil {
-			return nil, ctx, usage(CodeExactlyOne, "target", "name the worktree by exactly one of path, branch or id",
+			return nil, ctx, Usage(CodeExactlyOne, "target", "name the worktree by exactly one of path, branch or id",
 				"expected exactly one of path, branch or id, got several")
 		}
 	}

@@ -63,11 +63,11 @@ func (e *Error) Unwrap() error { return e.Err }
 // Uncertain reports whether the outcome is unknown (exit 3).
 func (e *Error) Uncertain() bool { return e.Kind == KindUncertain }
 
-func usage(code, field, hint, format string, args ...any) *Error {
+func Usage(code, field, hint, format string, args ...any) *Error {
 	return &Error{Kind: KindUsage, Code: code, Field: field, Hint: hint, Message: fmt.Sprintf(format, args...)}
 }
 
-func refused(code, hint, format string, args ...any) *Error {
+func Refused(code, hint, format string, args ...any) *Error {
 	return &Error{Kind: KindRefused, Code: code, Hint: hint, Message: fmt.Sprintf(format, args...)}
 }
 

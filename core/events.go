@@ -39,14 +39,14 @@ const (
 func ParseSeq(raw string) (int64, error) {
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || n < 0 {
-		return 0, usage(CodeBadSince, "since", "pass the seq of the last event you saw (0 for all)", "--since %s is not a sequence number", quote(raw))
+		return 0, Usage(CodeBadSince, "since", "pass the seq of the last event you saw (0 for all)", "--since %s is not a sequence number", Quote(raw))
 	}
 	return n, nil
 }
 
 // CommonDir is the repository's common git directory (where copse keeps its lock, events
 // and land queue).
-func (s *Service) CommonDir(ctx context.Context) (string, error) { return s.impl.commonDir(ctx) }
+func (s *Service) CommonDir(ctx context.Context) (string, error) { return s.impl.CommonDir(ctx) }
 
 // emit appends ev for a mutation that happened, under the lock execute holds. The change
 // is done either way: a log that cannot be written is a warning on the outcome, not a

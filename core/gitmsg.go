@@ -1,6 +1,11 @@
 package core
 
-import "strings"
+import (
+	"errors"
+	"strings"
+
+	"github.com/copse-dev/copse/gitx"
+)
 
 // gitMessage picks what git said went wrong out of its stderr (every git failure core
 // reports goes through it: gitFailure, status errors, loss checks). git prints progress
@@ -33,4 +38,20 @@ func gitMessage(stderr string) string {
 		return strings.Join(errs, "; ")
 	}
 	return last
+}
+
+// errText is an error's first line, for a message that goes on.
+func ErrText(err error) string {
+	var ge *gitx.Error
+	if errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.TrimSpace(ge.Stderr) != "" {
+		return gitMessage(ge.Stderr)
+	}
+	return firstLine(err.Error())
+}
+
+// branchExistedForGit: git refused to create the branch because it exists ("fatal: a
+// branch named 'x' already exists").
+func BranchExistedForGit(err error) bool {
+	var ge *gitx.Error
+	return errors.As(err, &ge) && strings.Contains(ge.Stderr, "fatal: a branch named ") && strings.Contains(ge.Stderr, " already exists")
 }

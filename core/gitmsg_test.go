@@ -35,7 +35,7 @@ func TestBranchExistedForGit(t *testing.T) {
 	t.Parallel()
 	yes := &gitx.Error{Kind: gitx.ErrExit, ExitCode: 128, Stderr: "Preparing worktree (new branch 'x')\nfatal: a branch named 'x' already exists\n"}
 	no := &gitx.Error{Kind: gitx.ErrExit, ExitCode: 128, Stderr: "fatal: a.txt: smudge filter bad failed\n"}
-	if !branchExistedForGit(yes) || branchExistedForGit(no) || branchExistedForGit(errors.New("other")) {
+	if !BranchExistedForGit(yes) || BranchExistedForGit(no) || BranchExistedForGit(errors.New("other")) {
 		t.Fatal("misread")
 	}
 }

@@ -18,7 +18,7 @@ import (
 // worktreeIDs maps each linked worktree's path (as git lists it) to its id, reading the
 // admin directories the way git does: <admin>/gitdir holds "<path>/.git", trailing white
 // space trimmed; a relative one is relative to the admin directory.
-func worktreeIDs(commonDir string) map[string]string {
+func WorktreeIDs(commonDir string) map[string]string {
 	base := filepath.Join(commonDir, "worktrees")
 	dir, err := os.Open(base)
 	if err != nil {
@@ -60,7 +60,7 @@ func worktreeIDs(commonDir string) map[string]string {
 func readSmall(path string) ([]byte, error) { return gitx.ReadSmallAt(unix.AT_FDCWD, path) }
 
 // idOf finds path's id in ids, comparing canonical paths when the plain one misses.
-func idOf(ids map[string]string, path string) string {
+func IdOf(ids map[string]string, path string) string {
 	if id, ok := ids[path]; ok {
 		return id
 	}
@@ -98,16 +98,16 @@ func (s *Env) listCommonDir(ctx context.Context, snap Snapshot) (string, error) 
 			}
 		}
 	}
-	return s.commonDir(ctx)
+	return s.CommonDir(ctx)
 }
 
 // ParseWorktreeID accepts an admin directory name: one path component, plain text.
 func ParseWorktreeID(raw string) (string, error) {
-	if err := checkText("id", raw, 255); err != nil {
+	if err := CheckText("id", raw, 255); err != nil {
 		return "", err
 	}
 	if raw == "." || raw == ".." || strings.ContainsAny(raw, "/\\") {
-		return "", usage(CodeBadID, "id", "use the id `copse list --json` shows", "id %s is not a worktree id", quote(raw))
+		return "", Usage(CodeBadID, "id", "use the id `copse list --json` shows", "id %s is not a worktree id", Quote(raw))
 	}
 	return raw, nil
 }
@@ -116,7 +116,7 @@ func ParseWorktreeID(raw string) (string, error) {
 // where an agent's lock is read for its time.
 func decorate(w *Worktree, ids map[string]string, commonDir string) {
 	if !w.Main && !w.Bare {
-		w.ID = idOf(ids, w.Path)
+		w.ID = IdOf(ids, w.Path)
 	}
 	w.Claim = claimOf(w.Locked)
 	admin := ""
@@ -142,7 +142,7 @@ func (s *Env) decorateRows(ctx context.Context, snap Snapshot, rows []Worktree) 
 	if err == nil {
 		var ok bool
 		if ids, ok = snap.ids.idsFor(commonDir); !ok {
-			ids = worktreeIDs(commonDir)
+			ids = WorktreeIDs(commonDir)
 		}
 		// Plain file reads (no git, no lock): a record an owner left behind is marked
 		// abandoned by the readers that run the queue (land status, the picker).
@@ -178,7 +178,7 @@ func (s *Env) decorateOne(w *Worktree) {
 	s.mu.Unlock()
 	var ids map[string]string
 	if commonDir != "" {
-		ids = worktreeIDs(commonDir)
+		ids = WorktreeIDs(commonDir)
 	}
 	decorate(w, ids, commonDir)
 	if w.Claim != nil {
@@ -194,11 +194,11 @@ func (s *Env) worktreeOfID(ctx context.Context, snap Snapshot, raw string) (gitx
 	if err != nil {
 		return gitx.Worktree{}, err
 	}
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return gitx.Worktree{}, err
 	}
-	for p, got := range worktreeIDs(commonDir) {
+	for p, got := range WorktreeIDs(commonDir) {
 		if got != id {
 			continue
 		}
@@ -206,7 +206,7 @@ func (s *Env) worktreeOfID(ctx context.Context, snap Snapshot, raw string) (gitx
 			return t, nil
 		}
 	}
-	return gitx.Worktree{}, refused(CodeNoSuchWorktree, "`copse list --json` shows each worktree's id", "no worktree has id %s", quote(id))
+	return gitx.Worktree{}, Refused(CodeNoSuchWorktree, "`copse list --json` shows each worktree's id", "no worktree has id %s", Quote(id))
 }
 
 // PathOfID is the path of the worktree whose id is raw (for verbs that take a path, such

@@ -20,13 +20,13 @@ func BenchmarkListIDs(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	snap, err := s.impl.read(ctx)
+	snap, err := s.impl.Read(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("git-list", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := s.impl.read(ctx); err != nil {
+			if _, err := s.impl.Read(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -25,7 +25,7 @@ func prefetchIDs(dir string) *idPrefetch {
 	go func() {
 		defer close(p.done)
 		if commonDir := guessCommonDir(dir); commonDir != "" {
-			p.commonDir, p.ids = commonDir, worktreeIDs(commonDir)
+			p.commonDir, p.ids = commonDir, WorktreeIDs(commonDir)
 		}
 	}()
 	return p

@@ -71,7 +71,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 	}
 	cur, err := s.Git.ResolveCommit(ctx, root, "refs/heads/"+into)
 	if err != nil || cur != j.Commit {
-		r.finish(LandUncertain, CodeAdvanceUnverified, "the target "+Escape(into)+" was advanced, but reading it back did not show "+short(j.Commit),
+		r.finish(LandUncertain, CodeAdvanceUnverified, "the target "+Escape(into)+" was advanced, but reading it back did not show "+Short(j.Commit),
 			"check git log "+Escape(into)+" before doing anything else")
 		return false, false
 	}
@@ -92,7 +92,7 @@ func targetHolder(trees []gitx.Worktree, into string, busy func(gitx.Worktree) s
 			holders = append(holders, t)
 		}
 		if t.Prunable == nil && busy(t) == "refs/heads/"+into {
-			return nil, refused(CodeTargetBusy, "let that finish (or abort it) first, then land again",
+			return nil, Refused(CodeTargetBusy, "let that finish (or abort it) first, then land again",
 				"%s is being rebased or bisected in %s; a later abort there would move it back and erase the land", Escape(into), Escape(t.Path))
 		}
 	}
@@ -101,7 +101,7 @@ func targetHolder(trees []gitx.Worktree, into string, busy func(gitx.Worktree) s
 		for _, h := range holders {
 			paths = append(paths, h.Path)
 		}
-		return nil, refused(CodeTargetCheckedOutTwice, "switch all but one of them to another branch, then land again",
+		return nil, Refused(CodeTargetCheckedOutTwice, "switch all but one of them to another branch, then land again",
 			"%s is checked out in %d worktrees (%s); copse cannot keep them all in step", Escape(into), len(holders), listPaths(paths))
 	}
 	if len(holders) == 1 && holders[0].Prunable == nil {
@@ -155,7 +155,7 @@ func (s *Env) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to 
 		if op == "" {
 			op = "an operation (unreadable state)"
 		}
-		return refused(CodeTargetBusy, "finish or abort the "+op+" in "+quoteDisplay(h.Path)+", then land again",
+		return Refused(CodeTargetBusy, "finish or abort the "+op+" in "+QuoteDisplay(h.Path)+", then land again",
 			"%s is checked out in %s, where a %s is in progress", Escape(into), Escape(h.Path), op), "", nil
 	}
 	ref, err := s.Git.SymbolicHeadRef(ctx, h.Path)
@@ -163,7 +163,7 @@ func (s *Env) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to 
 		return nil, "", err
 	}
 	if ref != "refs/heads/"+into {
-		return refused(CodeTargetBusy, "land again", "%s no longer has %s checked out", Escape(h.Path), Escape(into)), "", nil
+		return Refused(CodeTargetBusy, "land again", "%s no longer has %s checked out", Escape(h.Path), Escape(into)), "", nil
 	}
 	// Ignored files count too: read-tree -m -u overwrites or deletes an ignored file (or a
 	// whole ignored directory, a nested repository in it included) that stands where the
@@ -188,12 +188,12 @@ func (s *Env) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to 
 		return nil, "", err
 	}
 	if over := overlap(dirty, incoming); len(over) > 0 {
-		return refused(CodeTargetDirtyOverlap, "commit, stash or revert those paths in "+quoteDisplay(h.Path)+", then land again",
+		return Refused(CodeTargetDirtyOverlap, "commit, stash or revert those paths in "+QuoteDisplay(h.Path)+", then land again",
 			"%s is checked out in %s, whose uncommitted changes touch paths the land changes: %s",
 			Escape(into), Escape(h.Path), listPaths(over)), "", nil
 	}
 	if over := overlap(ignored, incoming); len(over) > 0 {
-		return refused(CodeTargetIgnoredOverlap, "move them out of "+quoteDisplay(h.Path)+" (git keeps no copy of ignored files), land again, then put back what you still need",
+		return Refused(CodeTargetIgnoredOverlap, "move them out of "+QuoteDisplay(h.Path)+" (git keeps no copy of ignored files), land again, then put back what you still need",
 			"%s is checked out in %s, where ignored files stand at paths the land would replace or remove: %s; nothing was overwritten",
 			Escape(into), Escape(h.Path), listPaths(over)), "", nil
 	}
@@ -241,7 +241,7 @@ func (r *landRun) sync(ctx context.Context, h gitx.Worktree, old string) bool {
 	}
 	_, syncErr := s.Git.Run(ctx, rt)
 	if syncErr == nil {
-		s.refreshAfterCheckout(h.Path)
+		s.RefreshAfterCheckout(h.Path)
 		return true
 	}
 	back, err := gitx.UpdateRefCAS(s.Root(), j.Into, old, j.Commit, "copse land "+j.Job+": roll back")
@@ -251,13 +251,13 @@ func (r *landRun) sync(ctx context.Context, h gitx.Worktree, old string) bool {
 	why := GitFailure(CodeSyncFailed, syncErr, "git read-tree failed").Message
 	if err != nil {
 		r.finish(LandUncertain, CodeRollbackFailed,
-			"the checkout of "+Escape(j.Into)+" in "+Escape(h.Path)+" could not be synced ("+why+"), and moving "+Escape(j.Into)+" back to "+short(old)+" failed too",
-			"check "+Escape(j.Into)+" and "+quoteDisplay(h.Path)+" by hand: git -C "+quoteDisplay(h.Path)+" status")
+			"the checkout of "+Escape(j.Into)+" in "+Escape(h.Path)+" could not be synced ("+why+"), and moving "+Escape(j.Into)+" back to "+Short(old)+" failed too",
+			"check "+Escape(j.Into)+" and "+QuoteDisplay(h.Path)+" by hand: git -C "+QuoteDisplay(h.Path)+" status")
 		return false
 	}
 	j.Previous = ""
-	r.blocked(CodeTargetSyncFailed, "look at "+quoteDisplay(h.Path)+" (git status there), make it clean, then land again",
-		"the checkout of %s in %s could not be brought up to date (%s); %s was moved back to %s", Escape(j.Into), Escape(h.Path), why, Escape(j.Into), short(old))
+	r.blocked(CodeTargetSyncFailed, "look at "+QuoteDisplay(h.Path)+" (git status there), make it clean, then land again",
+		"the checkout of %s in %s could not be brought up to date (%s); %s was moved back to %s", Escape(j.Into), Escape(h.Path), why, Escape(j.Into), Short(old))
 	return false
 }
 
@@ -366,7 +366,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 	// After the branch's delete, so the event says whether it went.
 	s.emitWorktree(r.commonDir, EventRemoved, j)
 	if err != nil {
-		warn("kept branch %s: it no longer points at the landed %s", Escape(j.Worktree.Branch), short(j.Commit))
+		warn("kept branch %s: it no longer points at the landed %s", Escape(j.Worktree.Branch), Short(j.Commit))
 	}
 }
 
@@ -401,10 +401,10 @@ func (s *Env) worktreeKeeps(ctx context.Context, t gitx.Worktree, ws string, bef
 		// answered (closeOwnWindow): the shell that started copse, and copse, go with it;
 		// anything else working there keeps the worktree.
 		if l := s.Backend.WorkspaceLive(ctx, t.Path, own); len(l.procs) > 0 || l.unknown != "" {
-			return Losses{}, fmt.Sprintf("kept %s: %s; remove it when they end (`copse remove %s`)", Escape(t.Path), l.keptBy(), quoteDisplay(t.Path))
+			return Losses{}, fmt.Sprintf("kept %s: %s; remove it when they end (`copse remove %s`)", Escape(t.Path), l.keptBy(), QuoteDisplay(t.Path))
 		}
 	} else if cur := s.current(); cur != "" && Canonical(cur) == Canonical(t.Path) {
-		return Losses{}, fmt.Sprintf("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), quoteDisplay(t.Path))
+		return Losses{}, fmt.Sprintf("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), QuoteDisplay(t.Path))
 	} else if l := s.Backend.WorkspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
 		// Judged as remove judges them: the idle shells of the worktree's window (ws) do
 		// not keep it.
@@ -424,7 +424,7 @@ func (s *Env) worktreeKeeps(ctx context.Context, t gitx.Worktree, ws string, bef
 // safe, the processes' directory is not, so they keep it.
 func liveKeeps(path string, l liveSet) string {
 	return fmt.Sprintf("kept %s: %s working in it (%s); remove it when they end (`copse remove %s`)",
-		Escape(path), plural(len(l.procs), "process"), describeProcs(l.procs), quoteDisplay(path))
+		Escape(path), plural(len(l.procs), "process"), describeProcs(l.procs), QuoteDisplay(path))
 }
 
 func (s *Env) emitWorktree(commonDir, event string, j *LandJob) {

@@ -76,15 +76,15 @@ func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges [
 			r.gitErr(PhaseRebase, err, "cannot list what the rebase changed")
 			return false
 		}
-		what = "the rebased " + short(commit) + " differs from " + Escape(j.Worktree.Branch) + "'s own change in " + listPaths(paths)
+		what = "the rebased " + Short(commit) + " differs from " + Escape(j.Worktree.Branch) + "'s own change in " + listPaths(paths)
 	} else {
 		// The branch's total change and the target's overlap in a way a three-way merge
 		// cannot settle (e.g. the target already has one of the branch's commits and the
 		// branch edited the same lines again); the rebase went through commit by commit,
 		// but copse cannot show that the result is the branch's change.
-		what = "the branch's change and " + Escape(j.Into) + "'s since they diverged touch the same lines, so copse cannot prove that the rebased " + short(commit) + " carries exactly the branch's change"
+		what = "the branch's change and " + Escape(j.Into) + "'s since they diverged touch the same lines, so copse cannot prove that the rebased " + Short(commit) + " carries exactly the branch's change"
 	}
-	w := quoteDisplay(j.Worktree.Path)
+	w := QuoteDisplay(j.Worktree.Path)
 	code := CodeLandChangedContent
 	hint := "rebase it yourself (git -C " + w + " rebase " + Escape(j.Into) + "), check the result, then land again: a branch already on top of " + Escape(j.Into) + " is not rebased and lands as it is"
 	if len(merges) > 0 {
@@ -100,7 +100,7 @@ func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges [
 	}
 	j.Commit = "" // the rebased commit is not the branch's any more (it stays in the reflog)
 	r.blocked(code, hint, "%s; nothing landed: %s was not moved, and %s is back at %s with its worktree kept",
-		what, Escape(j.Into), Escape(j.Worktree.Branch), short(orig))
+		what, Escape(j.Into), Escape(j.Worktree.Branch), Short(orig))
 	return false
 }
 
@@ -119,7 +119,7 @@ func (r *landRun) putBack(ctx context.Context, orig, commit string) string {
 		return GitFailure(CodeLandGitFailed, err, "cannot read the worktree's branch").Message
 	}
 	if head != commit || ref != "refs/heads/"+j.Worktree.Branch {
-		return "the worktree is at " + short(head) + " on " + Escape(strings.TrimPrefix(ref, "refs/heads/")) + " now, not at the rebased " + short(commit)
+		return "the worktree is at " + Short(head) + " on " + Escape(strings.TrimPrefix(ref, "refs/heads/")) + " now, not at the rebased " + Short(commit)
 	}
 	cmd, err := gitx.ResetKeep(w, orig)
 	if err == nil {
@@ -174,15 +174,15 @@ func (s *Env) ignoredInRebase(ctx context.Context, w, orig, onto string) ([]stri
 
 // worktreeIgnoredRefusal is the refusal for ignored files a rebase would destroy.
 func worktreeIgnoredRefusal(w, into, onto string, over []string) *Error {
-	return refused(CodeWorktreeIgnoredOverlap, "move them out of "+quoteDisplay(w)+" (git keeps no copy of ignored files), land again, then put back what you still need",
+	return Refused(CodeWorktreeIgnoredOverlap, "move them out of "+QuoteDisplay(w)+" (git keeps no copy of ignored files), land again, then put back what you still need",
 		"%s has ignored files at paths the rebase onto %s (%s) would replace or remove: %s; nothing was changed",
-		Escape(w), Escape(into), short(onto), listPaths(over))
+		Escape(w), Escape(into), Short(onto), listPaths(over))
 }
 
 func shortAll(oids []string) []string {
 	out := make([]string, len(oids))
 	for i, o := range oids {
-		out[i] = short(o)
+		out[i] = Short(o)
 	}
 	return out
 }

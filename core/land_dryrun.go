@@ -31,7 +31,7 @@ func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 	}
 	if !clean {
 		note("%s does not merge cleanly onto %s (%s): the rebase would stop on conflicts and the land be blocked (rebase_conflict)",
-			Escape(w.Branch), Escape(c.into.s), short(onto))
+			Escape(w.Branch), Escape(c.into.s), Short(onto))
 	}
 	if c.test != "" {
 		out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"sh", "-c", c.test})+"   # in "+textsafe.ShellQuote(w.Path)+", timeout "+FormatSpan(c.timeout)+", from "+c.testFrom)
@@ -39,7 +39,7 @@ func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 	// The rebased commit is not known before the rebase: the compare-and-swap is shown with
 	// the target's commit it must still find.
 	out.Commands = append(out.Commands, textsafe.ShellJoin([]string{"git", "-C", root, "update-ref", "refs/heads/" + c.into.s, landed, onto}))
-	snap, err := s.read(ctx)
+	snap, err := s.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 	}
 	t, ok := Find(snap, w.Path)
 	if !ok {
-		return nil, refused(CodeWorktreeGone, "run copse list", "%s is no longer a worktree", Escape(w.Path))
+		return nil, Refused(CodeWorktreeGone, "run copse list", "%s is no longer a worktree", Escape(w.Path))
 	}
 	if kept := claimKeeps(s.withoutEndedClaim(t), c.session, c.takeOver); kept != "" {
 		note("the clean-up would %s", keepNotKept(kept))
@@ -112,7 +112,7 @@ func (s *Env) dryRebase(ctx context.Context, c *landCmd, onto string, out *Outco
 		return "", false, "", GitFailure(CodeRebaseFailed, err, "cannot merge "+Escape(w.Branch)+" with "+Escape(c.into.s)+" in memory")
 	}
 	if onTop {
-		out.Notices = append(out.Notices, fmt.Sprintf("%s already contains %s (%s): it is not rebased and lands as it is", Escape(w.Branch), Escape(c.into.s), short(onto)))
+		out.Notices = append(out.Notices, fmt.Sprintf("%s already contains %s (%s): it is not rebased and lands as it is", Escape(w.Branch), Escape(c.into.s), Short(onto)))
 		return tree, true, orig, nil
 	}
 	merges, err := s.Git.MergeCommits(ctx, w.Path, onto, orig)

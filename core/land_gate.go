@@ -87,7 +87,7 @@ func (s *Env) noGateLeft(commonDir, path string) error {
 			continue
 		}
 		if procs := gateProcesses(j.Gate); len(procs) > 0 {
-			return refused(CodeGateStillRunning, "wait for them to end, or end them (kill "+procPIDs(procs)+"), then land again",
+			return Refused(CodeGateStillRunning, "wait for them to end, or end them (kill "+procPIDs(procs)+"), then land again",
 				"the test gate of %s (%s) still runs in %s: %s", j.Job, j.State, Escape(path), describeGateProcs(procs))
 		}
 	}

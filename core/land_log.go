@@ -100,7 +100,7 @@ func (s *Service) LandLog(ctx context.Context, job string) (*LandLogText, error)
 	if err != nil {
 		return nil, err
 	}
-	commonDir, err := s.impl.commonDir(ctx)
+	commonDir, err := s.impl.CommonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -109,10 +109,10 @@ func (s *Service) LandLog(ctx context.Context, job string) (*LandLogText, error)
 	l.Data, l.Cut, err = readEnd(l.Path, maxLandLog)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, refused(CodeLandNoLog, "a job has a log once its test gate ran; `copse land status "+j.Job+"` shows where it stopped",
+		return nil, Refused(CodeLandNoLog, "a job has a log once its test gate ran; `copse land status "+j.Job+"` shows where it stopped",
 			"%s has no test log (phase %s, state %s)", j.Job, j.Phase, j.State)
 	case err != nil:
-		return nil, failed(CodeLandQueueUnreadable, err, "check the permissions of "+quoteDisplay(l.Path), "cannot read the test log of %s", j.Job)
+		return nil, failed(CodeLandQueueUnreadable, err, "check the permissions of "+QuoteDisplay(l.Path), "cannot read the test log of %s", j.Job)
 	}
 	return l, nil
 }

@@ -57,11 +57,11 @@ func (s *Env) prepareLand(ctx context.Context, r LandRequest, snap Snapshot) (*P
 	if c.takeOver, err = landClaimVerdict(s.withoutEndedClaim(t), c.session, r.ForceClaim); err != nil {
 		return nil, err
 	}
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c.id = idOf(worktreeIDs(commonDir), t.Path)
+	c.id = IdOf(WorktreeIDs(commonDir), t.Path)
 	if r.Into != nil {
 		if c.into, err = s.ParseBranch(ctx, "into", *r.Into); err != nil {
 			return nil, err
@@ -75,7 +75,7 @@ func (s *Env) prepareLand(ctx context.Context, r LandRequest, snap Snapshot) (*P
 	if ok, err := s.Git.BranchExists(ctx, s.Root(), c.into.s); err != nil {
 		return nil, GitFailure(CodeBranchLookupFailed, err, "cannot check the target branch")
 	} else if !ok {
-		return nil, refused(CodeTargetMissing, "create it, or pass another --into",
+		return nil, Refused(CodeTargetMissing, "create it, or pass another --into",
 			"the target branch %s does not exist", Escape(c.into.s))
 	}
 	if err := s.notQueued(ctx, commonDir, t.Path, r.DryRun); err != nil {
@@ -103,7 +103,7 @@ func (s *Env) landTarget(ctx context.Context, r LandRequest, snap Snapshot) (git
 		}
 	}
 	if n != 1 {
-		return gitx.Worktree{}, usage(CodeExactlyOne, "target", "name the worktree by exactly one of path, branch or id",
+		return gitx.Worktree{}, Usage(CodeExactlyOne, "target", "name the worktree by exactly one of path, branch or id",
 			"land needs exactly one of path, branch or id, got %d", n)
 	}
 	var (
@@ -141,9 +141,9 @@ func landClaimVerdict(t gitx.Worktree, session string, force bool) (*Claim, erro
 		return nil, nil
 	}
 	if !force {
-		return nil, forceHelps(refused(CodeClaimedByOther,
+		return nil, forceHelps(Refused(CodeClaimedByOther,
 			"land it from that session (or after it releases the claim), or pass --force-claim (request field force_claim) to take the claim over (asks first)",
-			"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), held.Session, held.Since.Format(time.RFC3339)))
+			"%s (%s) is claimed by session %s since %s", Escape(t.Path), Describe(t), held.Session, held.Since.Format(time.RFC3339)))
 	}
 	return held, nil
 }
@@ -155,7 +155,7 @@ func defaultInto(recorded string, main gitx.Worktree) (BranchName, error) {
 		return BranchName{recorded}, nil
 	}
 	if main.Bare || main.Branch == "" {
-		return BranchName{}, usage(CodeNoDefaultTarget, "into", "pass --into BRANCH",
+		return BranchName{}, Usage(CodeNoDefaultTarget, "into", "pass --into BRANCH",
 			"the main checkout has no branch checked out, so there is no default target")
 	}
 	return BranchName{main.Branch}, nil
@@ -171,7 +171,7 @@ func WithTypedByPerson(ctx context.Context) context.Context {
 	return context.WithValue(ctx, typedByPersonKey{}, true)
 }
 
-func typedByPerson(ctx context.Context) bool {
+func TypedByPerson(ctx context.Context) bool {
 	v, _ := ctx.Value(typedByPersonKey{}).(bool)
 	return v
 }
@@ -181,7 +181,7 @@ func typedByPerson(ctx context.Context) bool {
 // verbatim (escaped, one line) so the approval covers exactly that command. A test from
 // git config copse.test was set by the repository's owner and needs no approval.
 func landConfirmation(ctx context.Context, r LandRequest, c *landCmd) *Confirmation {
-	agentCommand := r.Test != nil && !typedByPerson(ctx)
+	agentCommand := r.Test != nil && !TypedByPerson(ctx)
 	if r.DryRun || (c.takeOver == nil && !agentCommand) {
 		return nil
 	}
@@ -228,7 +228,7 @@ func (s *Env) notQueued(ctx context.Context, commonDir, path string, dry bool) e
 			continue
 		}
 		if !j.State.Finished() && Canonical(j.Worktree.Path) == cp {
-			return refused(CodeAlreadyQueued, "wait for it (`copse land status "+j.Job+"`), or cancel the process that waits for it",
+			return Refused(CodeAlreadyQueued, "wait for it (`copse land status "+j.Job+"`), or cancel the process that waits for it",
 				"%s already has a land %s: %s (%s)", Escape(path), j.State, j.Job, j.Phase)
 		}
 	}
@@ -258,14 +258,14 @@ func (s *Env) landSettings(ctx context.Context, r LandRequest, c *landCmd) error
 			return err
 		}
 		if len(missing) > 0 {
-			return refused(CodeProjectCommandUnapproved,
+			return Refused(CodeProjectCommandUnapproved,
 				"a person approves it at a terminal with `copse approve` (agents cannot), or the land names its own test with --test",
-				"%s asks to run the test command %s, which no one approved on this machine; nothing ran", ProjectConfigFile, quote(v))
+				"%s asks to run the test command %s, which no one approved on this machine; nothing ran", ProjectConfigFile, Quote(v))
 		}
 		raw, field, from = v, "copse.test", GateFromProject
 	}
 	if raw != "" || r.Test != nil {
-		if err := checkText(field, raw, maxTestCommand); err != nil {
+		if err := CheckText(field, raw, maxTestCommand); err != nil {
 			return err
 		}
 		c.test, c.testFrom = raw, from
@@ -282,8 +282,8 @@ func (s *Env) landSettings(ctx context.Context, r LandRequest, c *landCmd) error
 	if v, ok := cfg["copse.landretries"]; ok {
 		n, perr := strconv.Atoi(strings.TrimSpace(v))
 		if perr != nil || n < 0 || n > 100 {
-			return usage(CodeBadConfig, "copse.landRetries", "set a count from 0 to 100: git config copse.landRetries 3",
-				"git config copse.landRetries is %s, which is not a count from 0 to 100", quote(v))
+			return Usage(CodeBadConfig, "copse.landRetries", "set a count from 0 to 100: git config copse.landRetries 3",
+				"git config copse.landRetries is %s, which is not a count from 0 to 100", Quote(v))
 		}
 		c.retries = n
 	}
@@ -312,7 +312,7 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 			if len(conflicts) > 0 {
 				msg += " with unresolved conflicts in " + listPaths(conflicts)
 			}
-			return refused(CodeRebaseInProgress,
+			return Refused(CodeRebaseInProgress,
 				"resolve the conflicts, git add them and git rebase --continue, then land again; or land with --force-restart to abort a rebase an earlier land started",
 				"%s", msg)
 		}
@@ -321,7 +321,7 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 			return err
 		}
 		if ours == nil {
-			return refused(CodeRebaseNotOurs, "finish it (git rebase --continue) or abort it yourself (git rebase --abort), then land again",
+			return Refused(CodeRebaseNotOurs, "finish it (git rebase --continue) or abort it yourself (git rebase --abort), then land again",
 				"the rebase in progress in %s was not started by a copse land (its head-name, orig-head and onto match no land record); copse aborts only its own",
 				Escape(w))
 		}
@@ -338,7 +338,7 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 				return GitFailure(CodeRebaseAbortFailed, err, "cannot abort the rebase copse started")
 			}
 			if again, _ := gitx.ReadRebase(gd); again != nil {
-				return failed(CodeRebaseAbortFailed, nil, "abort it by hand: git -C "+quoteDisplay(w)+" rebase --abort",
+				return failed(CodeRebaseAbortFailed, nil, "abort it by hand: git -C "+QuoteDisplay(w)+" rebase --abort",
 					"git rebase --abort ran but a rebase is still in progress in %s", Escape(w))
 			}
 		} else {
@@ -350,7 +350,7 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 		return failed(CodeWorktreeUnreadable, err, "", "cannot read the state of %s", Escape(w))
 	}
 	if op != "" {
-		return refused(CodeOperationInProgress, "finish or abort the "+op+" first, then land again",
+		return Refused(CodeOperationInProgress, "finish or abort the "+op+" first, then land again",
 			"a %s is in progress in %s", op, Escape(w))
 	}
 	dirty, err := s.Git.DirtyPaths(ctx, w)
@@ -358,7 +358,7 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 		return GitFailure(CodeStatusFailed, err, "cannot read the status of "+Escape(w))
 	}
 	if len(dirty) > 0 {
-		return refused(CodeWorktreeDirty, "commit (or remove) them first; land moves only committed work",
+		return Refused(CodeWorktreeDirty, "commit (or remove) them first; land moves only committed work",
 			"%s has uncommitted changes or untracked files: %s", Escape(w), listPaths(dirty))
 	}
 	// The answer remove and land's clean-up decide on sees what git status does not: an
@@ -369,10 +369,10 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 	case l.Status.Error != "":
 		return failed(CodeStatusFailed, nil, "", "cannot tell what %s holds: %s", Escape(w), l.Status.Error)
 	case l.Status.Dirty():
-		return refused(CodeWorktreeDirty, "commit (or remove) them first; land moves only committed work",
+		return Refused(CodeWorktreeDirty, "commit (or remove) them first; land moves only committed work",
 			"%s has uncommitted changes git status does not show here: %s", Escape(w), l.changes())
 	case len(l.Hidden) > 0:
-		return refused(CodeWorktreeDirty, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status); land moves only committed work",
+		return Refused(CodeWorktreeDirty, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status); land moves only committed work",
 			"%s has %s git status does not show (assume-unchanged or skip-worktree): %s",
 			Escape(w), plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
 	}

@@ -125,13 +125,13 @@ const landRecordVersion = 1
 
 // ParseJobID accepts "land-N" or "N" and returns the ticket.
 func ParseJobID(raw string) (int64, error) {
-	if err := checkText("job", raw, 32); err != nil {
+	if err := CheckText("job", raw, 32); err != nil {
 		return 0, err
 	}
 	n, ok := landjobs.ParseName(raw)
 	if !ok {
-		return 0, usage(CodeBadJob, "job", "use a job id as `copse land queue` shows it, e.g. land-7",
-			"job %s is not a land job id", quote(raw))
+		return 0, Usage(CodeBadJob, "job", "use a job id as `copse land queue` shows it, e.g. land-7",
+			"job %s is not a land job id", Quote(raw))
 	}
 	return n, nil
 }

@@ -92,9 +92,9 @@ func stoppedChanges(then, now *LandStopped) []string {
 // while it holds exactly what it held when the land stopped (rec, read then); a rebase a
 // person has worked in since, or one whose state at the stop is not known, is refused.
 func (s *Env) ruleRestartAbortsNothingMade(ctx context.Context, w string, rec *LandRebase) error {
-	hint := "finish the resolution (git add, git rebase --continue) and land again; or, if nothing in it is yours to keep, abort it yourself (git -C " + quoteDisplay(w) + " rebase --abort) and land again"
+	hint := "finish the resolution (git add, git rebase --continue) and land again; or, if nothing in it is yours to keep, abort it yourself (git -C " + QuoteDisplay(w) + " rebase --abort) and land again"
 	if rec.Stopped == nil {
-		return refused(CodeRebaseChanged, hint,
+		return Refused(CodeRebaseChanged, hint,
 			"the rebase a land left open in %s has no record of what it held when it stopped, so copse cannot tell whether someone resolved anything in it; nothing was aborted", Escape(w))
 	}
 	now, err := s.rebaseStopState(ctx, w)
@@ -102,7 +102,7 @@ func (s *Env) ruleRestartAbortsNothingMade(ctx context.Context, w string, rec *L
 		return GitFailure(CodeStatusFailed, err, "cannot read the status of "+Escape(w))
 	}
 	if changed := stoppedChanges(rec.Stopped, now); len(changed) > 0 {
-		return refused(CodeRebaseChanged, hint,
+		return Refused(CodeRebaseChanged, hint,
 			"the rebase a land left open in %s was worked on since it stopped (changed: %s); aborting it would throw that away, so nothing was aborted",
 			Escape(w), listPaths(changed))
 	}

@@ -30,7 +30,7 @@ const landGitTimeout = 10 * time.Minute
 // LandJobs reads every job record of the repository, oldest first (Position set on the
 // unfinished ones).
 func (s *Service) LandJobs(ctx context.Context) ([]LandJob, error) {
-	commonDir, err := s.impl.commonDir(ctx)
+	commonDir, err := s.impl.CommonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func LandError(j *LandJob) error {
 }
 
 func (s *Env) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, error) {
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -116,13 +116,13 @@ func (s *Env) landStatus(ctx context.Context, c landStatusCmd) (*Outcome, error)
 			return &Outcome{Operation: OpLandStatus, Land: &jobs[i]}, nil
 		}
 	}
-	return nil, refused(CodeNoSuchJob, "`copse land status` lists the jobs", "there is no land job %s", landjobs.Name(c.ticket))
+	return nil, Refused(CodeNoSuchJob, "`copse land status` lists the jobs", "there is no land job %s", landjobs.Name(c.ticket))
 }
 
 // enqueueLand writes the job record: the engine holds the repository lock and has checked,
 // on a worktree list read under it, that the land is still the one asked for.
 func (s *Env) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error) {
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Env) enqueueLand(ctx context.Context, c *landCmd) (*Outcome, error) {
 // awaitLand runs after the lock is released: without wait it says where the job stands
 // in the queue; with wait it runs the queue until the job ends, reporting progress.
 func (s *Env) awaitLand(ctx context.Context, c *landCmd, out *Outcome) (*Outcome, error) {
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func (s *Env) awaitLand(ctx context.Context, c *landCmd, out *Outcome) (*Outcome
 // drainLand runs every queued job nobody is waiting for, in queue order, waiting behind
 // jobs that other live processes run.
 func (s *Env) drainLand(ctx context.Context) (*Outcome, error) {
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +387,7 @@ func (s *Env) abandon(ctx context.Context, dir, job string, locked bool) {
 	j.State, j.Interrupted, j.Finished, j.Code = LandAbandoned, j.Phase, nowStamp(), CodeAbandoned
 	j.Message = fmt.Sprintf("the process running it (pid %d) ended during %s", j.PID, j.Phase)
 	j.Remaining = abandonedState(j)
-	j.Hint = "check " + quoteDisplay(j.Worktree.Path) + " and branch " + Escape(j.Into) + " by hand, then land again; copse never resumes an abandoned job"
+	j.Hint = "check " + QuoteDisplay(j.Worktree.Path) + " and branch " + Escape(j.Into) + " by hand, then land again; copse never resumes an abandoned job"
 	if writeJob(dir, &j) == nil {
 		s.emitLand(filepath.Dir(filepath.Dir(dir)), EventLandAbandoned, &j, string(j.Interrupted))
 	}
@@ -406,7 +406,7 @@ func abandonedState(j LandJob) string {
 		}
 		return "the branch was rebased; the test gate was stopped; " + Escape(j.Into) + " was not moved"
 	case PhaseAdvance:
-		return Escape(j.Into) + " may or may not have been advanced to " + short(j.Commit) + "; check it"
+		return Escape(j.Into) + " may or may not have been advanced to " + Short(j.Commit) + "; check it"
 	}
 	return "the land may be partly cleaned up (worktree, branch)"
 }
@@ -507,7 +507,7 @@ func (r *landRun) gitErr(phase LandPhase, err error, what string) {
 // remaining describes, after an interruption in phase, what state the job left.
 func (r *landRun) remaining(phase LandPhase) string {
 	j := r.j
-	w := quoteDisplay(j.Worktree.Path)
+	w := QuoteDisplay(j.Worktree.Path)
 	switch phase {
 	case PhaseQueued, PhasePreflight:
 		return "nothing changed"
@@ -523,9 +523,9 @@ func (r *landRun) remaining(phase LandPhase) string {
 		if left := gateLeft(j.Gate); left != "" {
 			gate = "the test gate's process group was killed, but processes that left it still run: " + left
 		}
-		return "branch " + Escape(j.Worktree.Branch) + " is rebased onto " + short(j.Onto) + " (at " + short(j.Commit) + "); " + gate + "; " + Escape(j.Into) + " is unchanged"
+		return "branch " + Escape(j.Worktree.Branch) + " is rebased onto " + Short(j.Onto) + " (at " + Short(j.Commit) + "); " + gate + "; " + Escape(j.Into) + " is unchanged"
 	case PhaseAdvance:
-		return "branch " + Escape(j.Worktree.Branch) + " is rebased and tested at " + short(j.Commit) + "; " + Escape(j.Into) + " is unchanged"
+		return "branch " + Escape(j.Worktree.Branch) + " is rebased and tested at " + Short(j.Commit) + "; " + Escape(j.Into) + " is unchanged"
 	}
 	return "see `copse land status " + j.Job + "`"
 }
@@ -565,7 +565,7 @@ func (r *landRun) run(ctx context.Context) {
 	for attempt := 0; ; attempt++ {
 		onto, err := s.Git.ResolveCommit(ctx, s.Root(), "refs/heads/"+j.Into)
 		if err != nil {
-			if refusedByGit(err) {
+			if RefusedByGit(err) {
 				r.blocked(CodeTargetMissing, "create it, or land with another --into", "the target branch %s does not exist", Escape(j.Into))
 				return
 			}
@@ -613,7 +613,7 @@ func (r *landRun) run(ctx context.Context) {
 			if n := r.targetNotice(actx); n != "" {
 				j.Notices = append(j.Notices, n)
 			}
-			r.finish(LandLanded, "", fmt.Sprintf("%s landed onto %s at %s", Escape(j.Worktree.Branch), Escape(j.Into), short(j.Commit)), "")
+			r.finish(LandLanded, "", fmt.Sprintf("%s landed onto %s at %s", Escape(j.Worktree.Branch), Escape(j.Into), Short(j.Commit)), "")
 		}
 		r.locked = false
 		unlock()
@@ -654,7 +654,7 @@ func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
 	}
 	if t.Branch != j.Worktree.Branch {
 		r.blocked(CodeWorktreeBranchChanged, "land again to land what it holds now",
-			"%s no longer has branch %s checked out (%s)", Escape(t.Path), Escape(j.Worktree.Branch), describe(t))
+			"%s no longer has branch %s checked out (%s)", Escape(t.Path), Escape(j.Worktree.Branch), Describe(t))
 		return nil, false
 	}
 	// A claim taken since the job was queued binds it like one seen at prepare.
@@ -728,17 +728,17 @@ func (r *landRun) rebase(ctx context.Context, onto string) bool {
 			if st, err := s.rebaseStopState(rctx, w); err == nil && j.Rebase != nil {
 				j.Rebase.Stopped = st
 			}
-			what := "the rebase onto " + Escape(j.Into) + " (" + short(onto) + ") stopped"
+			what := "the rebase onto " + Escape(j.Into) + " (" + Short(onto) + ") stopped"
 			if len(conflicts) > 0 {
-				what = "the rebase onto " + Escape(j.Into) + " (" + short(onto) + ") conflicts in " + listPaths(conflicts)
+				what = "the rebase onto " + Escape(j.Into) + " (" + Short(onto) + ") conflicts in " + listPaths(conflicts)
 			}
 			r.blocked(CodeRebaseConflict,
-				"resolve in "+quoteDisplay(w)+", git add the files, git rebase --continue, then land again (or land with --force-restart to start over)",
+				"resolve in "+QuoteDisplay(w)+", git add the files, git rebase --continue, then land again (or land with --force-restart to start over)",
 				"%s; the rebase is left open in %s", what, Escape(w))
 			return false
 		}
 		e := GitFailure(CodeRebaseFailed, runErr, "git rebase failed")
-		r.blocked(CodeRebaseFailed, "run git -C "+quoteDisplay(w)+" rebase "+short(onto)+" yourself to see why", "%s", e.Message)
+		r.blocked(CodeRebaseFailed, "run git -C "+QuoteDisplay(w)+" rebase "+Short(onto)+" yourself to see why", "%s", e.Message)
 		return false
 	}
 	commit, err := s.Git.ResolveCommit(ctx, w, "HEAD")
@@ -768,7 +768,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 	env := append(append([]string{}, s.Opts.Env...),
 		"COPSE_LAND_JOB="+j.Job, "COPSE_LAND_INTO="+j.Into, "COPSE_LAND_COMMIT="+j.Commit, gateMarkerEnv+"="+j.Gate.Marker)
 	_ = writeJob(r.dir, j)
-	logHint := "the output is in " + quoteDisplay(j.Log)
+	logHint := "the output is in " + QuoteDisplay(j.Log)
 	res, left, runErr := runGate(ctx, j.Worktree.Path, j.Test, timeout, j.Log, env, j.Gate, func(pgid int) {
 		j.Gate.PGID = pgid
 		_ = writeJob(r.dir, j)
@@ -795,12 +795,12 @@ func (r *landRun) gate(ctx context.Context) bool {
 		return false
 	case res.ExitCode != 0:
 		r.blocked(CodeTestFailed, "fix it, commit, and land again; "+logHint,
-			"the test gate %s exited %d%s", quote(j.Test), res.ExitCode, ranOn)
+			"the test gate %s exited %d%s", Quote(j.Test), res.ExitCode, ranOn)
 		return false
 	case left != "":
 		r.blocked(CodeGateStillRunning, "end them, make the test wait for what it starts, and land again; "+logHint,
 			"the test gate %s passed, but processes it started left its process group and still run: %s; the tested tree may still change",
-			quote(j.Test), left)
+			Quote(j.Test), left)
 		return false
 	}
 	// The gate passed; it judged this commit and this tree only if it left them alone.
@@ -817,7 +817,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 	if head != j.Commit || ref != "refs/heads/"+j.Worktree.Branch {
 		r.blocked(CodeTestChangedWorktree, "a test gate must not commit, reset or switch branches; land again",
 			"the worktree is at %s on %s after the test gate, not at the tested %s on %s",
-			short(head), Escape(strings.TrimPrefix(ref, "refs/heads/")), short(j.Commit), Escape(j.Worktree.Branch))
+			Short(head), Escape(strings.TrimPrefix(ref, "refs/heads/")), Short(j.Commit), Escape(j.Worktree.Branch))
 		return false
 	}
 	dirty, err := s.Git.DirtyPaths(ctx, j.Worktree.Path)
@@ -837,12 +837,12 @@ func (r *landRun) gate(ctx context.Context) bool {
 // target (the branch the worktree was created from, else the main checkout's branch, ""
 // when it has none) and the test command from git config copse.test.
 func (s *Service) LandDefaults(ctx context.Context, path string) (into, test string, err error) {
-	snap, err := s.impl.read(ctx)
+	snap, err := s.impl.Read(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	if commonDir, err := s.impl.commonDir(ctx); err == nil {
-		into = recordedInto(commonDir, idOf(worktreeIDs(commonDir), path))
+	if commonDir, err := s.impl.CommonDir(ctx); err == nil {
+		into = recordedInto(commonDir, IdOf(WorktreeIDs(commonDir), path))
 	}
 	if into == "" && len(snap.Trees) > 0 && !snap.Trees[0].Bare {
 		into = snap.Trees[0].Branch
@@ -905,7 +905,7 @@ func runGate(ctx context.Context, dir, command string, timeout time.Duration, lo
 		return usercmd.Result{ExitCode: -1}, "", err
 	}
 	defer log.Close()
-	fmt.Fprintf(log, "$ sh -c %s\n", quoteDisplay(command))
+	fmt.Fprintf(log, "$ sh -c %s\n", QuoteDisplay(command))
 	start := time.Now()
 	res, err = usercmd.RunStarted(ctx, dir, command, env, timeout, log, started)
 	left = gateLeft(g)

@@ -54,7 +54,7 @@ func (r *landRun) branchNotice(ctx context.Context, u landUpstream, deleted bool
 		return ""
 	case onlyLanded == 0: // pushed after the worktree last fetched: the land did not include them
 		return fmt.Sprintf("branch %s's upstream %s has %s the land did not include; look at them: git log %s..%s",
-			Escape(j.Worktree.Branch), Escape(u.short()), plural(onlyUp, "commit"), short(j.Commit), Escape(u.short()))
+			Escape(j.Worktree.Branch), Escape(u.short()), plural(onlyUp, "commit"), Short(j.Commit), Escape(u.short()))
 	case onlyUp == 0:
 		state = "is behind the landed commit by " + plural(onlyLanded, "commit")
 	default:
@@ -64,9 +64,9 @@ func (r *landRun) branchNotice(ctx context.Context, u landUpstream, deleted bool
 		return fmt.Sprintf("branch %s's upstream %s %s and still holds the branch as it was before the land; copse deleted the branch, not its upstream: git push %s --delete %s if you no longer need it",
 			Escape(j.Worktree.Branch), Escape(u.short()), state, textsafe.ShellQuote(u.remote), textsafe.ShellQuote(u.name))
 	}
-	push := fmt.Sprintf("git -C %s push %s %s", quoteDisplay(j.Worktree.Path), textsafe.ShellQuote(u.remote), textsafe.ShellQuote(j.Worktree.Branch+":"+u.name))
+	push := fmt.Sprintf("git -C %s push %s %s", QuoteDisplay(j.Worktree.Path), textsafe.ShellQuote(u.remote), textsafe.ShellQuote(j.Worktree.Branch+":"+u.name))
 	if onlyUp > 0 {
-		push = fmt.Sprintf("git -C %s push --force-with-lease=%s %s %s", quoteDisplay(j.Worktree.Path),
+		push = fmt.Sprintf("git -C %s push --force-with-lease=%s %s %s", QuoteDisplay(j.Worktree.Path),
 			textsafe.ShellQuote(u.name+":"+u.commit), textsafe.ShellQuote(u.remote), textsafe.ShellQuote(j.Worktree.Branch+":"+u.name))
 	}
 	return fmt.Sprintf("branch %s's upstream %s %s; to update it: %s", Escape(j.Worktree.Branch), Escape(u.short()), state, push)

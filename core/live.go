@@ -151,7 +151,7 @@ func ruleNoProcesses(path, what string, l liveSet) *Error {
 	if l.agent != "" {
 		agent = "; " + l.agent
 	}
-	return refused(CodeProcessesRunning,
+	return Refused(CodeProcessesRunning,
 		"stop them first (kill "+pidList(l.procs)+"), or pass --force to remove it under them",
 		"%s (%s) has %s working in it: %s%s", Escape(path), what, plural(len(l.procs), "process"), describeProcs(l.procs), agent)
 }

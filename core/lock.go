@@ -98,7 +98,7 @@ func processLock(commonDir string) *repoLock {
 // lockExisting is the lock for a mutation's checks (Prepare, dry runs): it waits for a
 // holder like lock does, but never creates the lock file. No file means no holder.
 func (s *Env) lockExisting(ctx context.Context) (func(), error) {
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -253,8 +253,8 @@ func (s *Env) sharedPerm(ctx context.Context) (func(fs.FileMode) fs.FileMode, er
 	default:
 		n, err := strconv.ParseUint(v, 8, 32)
 		if err != nil || n&0o600 != 0o600 {
-			return nil, usage(CodeBadConfig, "core.sharedRepository", "see `git help config` (core.sharedRepository)",
-				"git config core.sharedRepository is %s, which git does not accept either", quote(v))
+			return nil, Usage(CodeBadConfig, "core.sharedRepository", "see `git help config` (core.sharedRepository)",
+				"git config core.sharedRepository is %s, which git does not accept either", Quote(v))
 		}
 		exact := fs.FileMode(n) & 0o666
 		return func(fs.FileMode) fs.FileMode { return exact }, nil

@@ -207,7 +207,7 @@ func (l Losses) lines(t gitx.Worktree, deleteBranch bool) []string {
 			plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden))))
 	}
 	if l.Detached > 0 {
-		out = append(out, fmt.Sprintf("%s on no branch, tag or remote will be lost (detached at %s)", plural(l.Detached, "commit"), short(t.Head)))
+		out = append(out, fmt.Sprintf("%s on no branch, tag or remote will be lost (detached at %s)", plural(l.Detached, "commit"), Short(t.Head)))
 	}
 	if l.Reflog > 0 {
 		out = append(out, fmt.Sprintf("%s only the worktree's HEAD reflog holds will be lost", plural(l.Reflog, "commit")))
@@ -421,7 +421,7 @@ func (s *Env) dropLandedOriginals(ctx context.Context, dir string, lost map[stri
 	if len(lost) == 0 {
 		return
 	}
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return
 	}
@@ -503,11 +503,11 @@ func (s *Env) heldByRefs(ctx context.Context, dir string, refs []gitx.HeldRef, l
 // HEAD's commits, its HEAD reflog's, its per-worktree refs'. git runs in the main
 // checkout; the files are read where git keeps them.
 func (s *Env) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) error {
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return err
 	}
-	id := idOf(worktreeIDs(commonDir), t.Path)
+	id := IdOf(WorktreeIDs(commonDir), t.Path)
 	if id == "" {
 		return errors.New("cannot find the admin directory git keeps for it under " + filepath.Join(commonDir, "worktrees"))
 	}

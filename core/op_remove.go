@@ -77,7 +77,7 @@ func (s *Env) prepareRemove(ctx context.Context, r RemoveRequest, snap Snapshot)
 			lockRule = ruleNotLockedByAgent(t, al)
 		}
 		if e := allReasons([]*Error{
-			ruleNoProcesses(t.Path, describe(t), c.live),
+			ruleNoProcesses(t.Path, Describe(t), c.live),
 			lockRule,
 			ruleStatusKnown(t, c.losses),
 			ruleNoOperation(t, c.losses),
@@ -149,7 +149,7 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 		if t.Branch != "" {
 			conf.Add("branch", t.Branch)
 		} else {
-			conf.Add("head", "detached at "+short(t.Head))
+			conf.Add("head", "detached at "+Short(t.Head))
 		}
 	}
 	if r.Path == nil {
@@ -164,7 +164,7 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 		if l.Unique > 0 {
 			holds = plural(l.Unique, "commit") + " only on it"
 		}
-		conf.Fields = append(conf.Fields, ConfirmField{Name: "delete branch", Value: Escape(t.Branch) + " at " + short(t.Head) + ": " + holds})
+		conf.Fields = append(conf.Fields, ConfirmField{Name: "delete branch", Value: Escape(t.Branch) + " at " + Short(t.Head) + ": " + holds})
 	}
 	if r.Force {
 		conf.Fields = append(conf.Fields, ConfirmField{Name: "force", Value: "yes"})
@@ -200,7 +200,7 @@ func removeConfirmation(r RemoveRequest, t gitx.Worktree, ws string, l Losses, l
 func (s *Env) runRemove(ctx context.Context, c *removeCmd, before Snapshot, warnings []string) (*Outcome, error) {
 	gone := s.Row(c.target, c.wsID)
 	r, err := s.removeOne(ctx, removeStep{target: c.target, record: recordsRemove(c), deleteBranch: c.deleteBranch,
-		before: &before.token, run: func(ctx context.Context) error { return s.Backend.Remove(ctx, c) }})
+		before: &before.Token, run: func(ctx context.Context) error { return s.Backend.Remove(ctx, c) }})
 	if rerr, ok := isReadBack(err); ok {
 		return nil, Uncertain(CodeRemoveUnverified, rerr, "run `copse list` to see what exists",
 			"remove of %s ran, but the worktree list could not be read back", Escape(c.target.Path))
@@ -226,7 +226,7 @@ func (s *Env) runRemove(ctx context.Context, c *removeCmd, before Snapshot, warn
 		_, delErr := s.Git.Run(rctx, cmd)
 		still, err := s.Git.BranchExists(rctx, c.cwd, c.target.Branch)
 		if delErr != nil || err != nil || still {
-			return nil, Uncertain(CodeBranchNotDeleted, delErr, "delete it by hand: git branch -D "+quoteDisplay(c.target.Branch),
+			return nil, Uncertain(CodeBranchNotDeleted, delErr, "delete it by hand: git branch -D "+QuoteDisplay(c.target.Branch),
 				"the worktree %s was removed, but branch %s could not be deleted", Escape(c.target.Path), Escape(c.target.Branch))
 		}
 		out.BranchDeleted = true
@@ -258,7 +258,7 @@ func removeFailure(path string, r removal) error {
 		}
 		var ge *gitx.Error
 		if errors.As(runErr, &ge) && strings.Contains(ge.Stderr, "contains modified or untracked files") {
-			return forceHelps(refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
+			return forceHelps(Refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
 				"%s has uncommitted changes", Escape(path)))
 		}
 		return GitFailure(CodeRemoveFailed, runErr, "git could not remove the worktree")

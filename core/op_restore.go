@@ -16,7 +16,7 @@ var RestoreOp = &Op{
 		old, okOld := asked.(*restoreCmd)
 		c, ok := fresh.(*restoreCmd)
 		if okOld && ok && old.entry.ID != c.entry.ID {
-			return refused(CodeStaleState, "look at `copse restore --list` and ask again",
+			return Refused(CodeStaleState, "look at `copse restore --list` and ask again",
 				"the most recent removed worktree changed after it was checked (%s, now %s); nothing ran", old.entry.ID, c.entry.ID)
 		}
 		return nil

@@ -20,4 +20,4 @@ func TestPlural(t *testing.T) {
 
 // testOps is the registry the internal tests open services with: the operations core
 // still holds (cmd hands core/ops.All; an internal test cannot import it).
-var testOps = NewRegistry(CreateOp, RemoveOp, RestoreOp, PruneOp, LandOp, LandStatusOp, LandDrainOp)
+var testOps = NewRegistry(RemoveOp, RestoreOp, PruneOp, LandOp, LandStatusOp, LandDrainOp)

@@ -181,7 +181,7 @@ func (s *Service) Approve(commands []string) error {
 // UnapprovedError refuses to run project commands no person approved; then says what to
 // run once they are approved.
 func UnapprovedError(cmds []string, then string) *Error {
-	return refused(CodeProjectCommandUnapproved,
+	return Refused(CodeProjectCommandUnapproved,
 		"a person approves them at a terminal with `copse approve` (agents cannot), then "+then,
 		"%s asks to run %s no one approved on this machine: %s; nothing was copied or run",
 		ProjectConfigFile, Plural(len(cmds), "setup command"), Escape(strings.Join(cmds, "; ")))

@@ -95,7 +95,7 @@ type pruneCmd struct {
 // ParseIdle reads an idle threshold: a Go duration ("90m", "72h"), whole days ("3d") or
 // weeks ("2w"), at most 100 years, or "never" (nothing is pruned for being idle).
 func ParseIdle(field, raw string) (time.Duration, error) {
-	if err := checkText(field, raw, 32); err != nil {
+	if err := CheckText(field, raw, 32); err != nil {
 		return 0, err
 	}
 	d, err := parseSpan(raw, idleRule)
@@ -143,7 +143,7 @@ func (s *Env) preparePrune(ctx context.Context, r PruneRequest, snap Snapshot) (
 			return nil, err
 		}
 	}
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (s *Env) preparePrune(ctx context.Context, r PruneRequest, snap Snapshot) (
 	if err != nil {
 		return nil, err
 	}
-	sc := &pruneScan{commonDir: commonDir, ids: worktreeIDs(commonDir), jobs: landJobs(commonDir), now: time.Now(), older: older, live: &liveScan{}, wsOf: wsOf}
+	sc := &pruneScan{commonDir: commonDir, ids: WorktreeIDs(commonDir), jobs: landJobs(commonDir), now: time.Now(), older: older, live: &liveScan{}, wsOf: wsOf}
 	for _, t := range snap.Trees {
 		if !t.Bare && t.Prunable == nil {
 			sc.live.paths = append(sc.live.paths, t.Path)
@@ -214,7 +214,7 @@ const (
 func (s *Env) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Worktree) (PruneEntry, pruneCand, pruneFate) {
 	e := PruneEntry{Path: t.Path, Branch: t.Branch}
 	if !t.Bare && i > 0 {
-		e.ID = idOf(sc.ids, t.Path)
+		e.ID = IdOf(sc.ids, t.Path)
 	}
 	kept := func(reason, detail string) (PruneEntry, pruneCand, pruneFate) {
 		e.Reason, e.Detail = reason, detail
@@ -486,7 +486,7 @@ func pruneKeep(t gitx.Worktree, l Losses) (string, string) {
 	case len(l.Submodules) > 0:
 		return KeepSubmodule, fmt.Sprintf("%s whose git directory goes with it: %s", plural(len(l.Submodules), "submodule"), heldNames(l.Submodules))
 	case l.Detached > 0:
-		return KeepUniqueCommits, fmt.Sprintf("%s on no branch, tag or remote (detached at %s)", plural(l.Detached, "commit"), short(t.Head))
+		return KeepUniqueCommits, fmt.Sprintf("%s on no branch, tag or remote (detached at %s)", plural(l.Detached, "commit"), Short(t.Head))
 	case l.Reflog > 0:
 		return KeepUniqueCommits, fmt.Sprintf("%s only its HEAD reflog holds", plural(l.Reflog, "commit"))
 	case l.RefCommits > 0:
@@ -696,7 +696,7 @@ func (s *Env) dropExpiredRecords(ctx context.Context, out *Outcome, dry bool) {
 	if err != nil {
 		out.Warnings = append(out.Warnings, "expired restore records kept: "+AsError(err).Error())
 	}
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		out.Warnings = append(out.Warnings, "expired land records kept: "+AsError(err).Error())
 		return

@@ -40,7 +40,7 @@ func (s *Env) SessionAt() string {
 func (s *Env) ReadBack(ctx context.Context) (Snapshot, error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 	defer cancel()
-	return s.read(rctx)
+	return s.Read(rctx)
 }
 
 func Find(snap Snapshot, path string) (gitx.Worktree, bool) {
@@ -53,7 +53,7 @@ func Find(snap Snapshot, path string) (gitx.Worktree, bool) {
 	return gitx.Worktree{}, false
 }
 
-func exists(path string) bool {
+func Exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
@@ -75,10 +75,10 @@ func IsGitKind(err error, k gitx.ErrKind) bool {
 }
 
 // missingParents lists the parent folders of path that do not exist yet, deepest first.
-func missingParents(path string) []string {
+func MissingParents(path string) []string {
 	var out []string
 	for dir := filepath.Dir(path); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		if exists(dir) {
+		if Exists(dir) {
 			break
 		}
 		out = append(out, dir)
@@ -88,7 +88,7 @@ func missingParents(path string) []string {
 
 // removeIfEmpty removes folders a failed create made; os.Remove never removes a folder
 // with anything in it, so nothing else can be lost.
-func removeIfEmpty(dirs []string) {
+func RemoveIfEmpty(dirs []string) {
 	for _, d := range dirs {
 		if os.Remove(d) != nil {
 			return

@@ -11,8 +11,8 @@ import (
 // Reason, a message naming each; nil entries passed; nothing refused is nil.
 func TestAllReasonsNamesEveryRefusalInOrder(t *testing.T) {
 	t.Parallel()
-	a := refused(CodeProcessesRunning, "stop them", "a works there")
-	b := refused(CodeDirtyWorktree, "commit", "b is dirty")
+	a := Refused(CodeProcessesRunning, "stop them", "a works there")
+	b := Refused(CodeDirtyWorktree, "commit", "b is dirty")
 	if allReasons([]*Error{nil, nil}, "x") != nil {
 		t.Fatal("no refusal gave an error")
 	}

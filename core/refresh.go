@@ -51,7 +51,7 @@ const refreshTimeout = 10 * time.Second
 // the current second (the checkout has just finished). Its result changes nothing the
 // caller reports: a held index.lock or a failure leaves the index as git left it, which is
 // correct, only slower to read.
-func (s *Env) refreshAfterCheckout(dir string) {
+func (s *Env) RefreshAfterCheckout(dir string) {
 	r := s.Opts.Refreshes
 	if r == nil {
 		return

@@ -85,8 +85,8 @@ func (s *Env) removeOne(ctx context.Context, st removeStep) (removal, error) {
 	s.Learn(after)
 	r.after = after
 	_, r.listed = Find(after, st.target.Path)
-	r.onDisk = exists(st.target.Path)
-	same := st.before == nil || after.token == *st.before
+	r.onDisk = Exists(st.target.Path)
+	same := st.before == nil || after.Token == *st.before
 	r.verdict = judgeRemoval(r.runErr != nil, r.listed, r.onDisk, st.target.Prunable != nil, same)
 	if r.verdict == removalDone {
 		s.dropEmptyWorktreesDir(st.target.Path)
@@ -105,7 +105,7 @@ func (s *Env) removeOne(ctx context.Context, st removeStep) (removal, error) {
 // record reads it again, and no record is no remove), or any remove that deletes the
 // branch.
 func recordsRemove(c *removeCmd) bool {
-	onDisk := c.target.Prunable == nil && exists(c.target.Path)
+	onDisk := c.target.Prunable == nil && Exists(c.target.Path)
 	held := len(c.losses.keep) > 0 || c.losses.Status.Error != ""
 	return c.deleteBranch || (c.force && (onDisk || held))
 }

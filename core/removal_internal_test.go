@@ -44,7 +44,7 @@ func TestJudgeRemoval(t *testing.T) {
 func TestRemoveFailureCodes(t *testing.T) {
 	dirty := &gitx.Error{Kind: gitx.ErrExit, Stderr: "fatal: '/x' contains modified or untracked files, use --force to delete it"}
 	other := &gitx.Error{Kind: gitx.ErrExit, Stderr: "fatal: something else"}
-	own := refused(CodeLockedWorktree, "unlock it", "locked")
+	own := Refused(CodeLockedWorktree, "unlock it", "locked")
 	cases := []struct {
 		name string
 		r    removal
@@ -101,7 +101,7 @@ func TestRemoveOneRealGit(t *testing.T) {
 		return err
 	}
 	step := func() removeStep {
-		snap, err := s.read(ctx)
+		snap, err := s.Read(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestRemoveOneRealGit(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is not listed", path)
 		}
-		return removeStep{target: wt, record: true, before: &snap.token, run: remove}
+		return removeStep{target: wt, record: true, before: &snap.Token, run: remove}
 	}
 	records := func() string { return r.Git(r.Root, "for-each-ref", "--format=%(refname)", gitx.RemovedRefPrefix) }
 

@@ -127,7 +127,7 @@ func TestLandCleanUpKeepsAWorktreeAProcessOpenedAFileInAfterItsCheck(t *testing.
 // report in its own words, not as git's.
 func TestPruneRefusedDetailKeepsTheBackendsOwnWords(t *testing.T) {
 	t.Parallel()
-	own := refused(CodeCurrentWorkspace, "", "tmux window @3 is the one copse runs in")
+	own := Refused(CodeCurrentWorkspace, "", "tmux window @3 is the one copse runs in")
 	if got := pruneRefusedDetail(own); got != "not removed: tmux window @3 is the one copse runs in" {
 		t.Errorf("backend refusal: %q", got)
 	}

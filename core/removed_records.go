@@ -43,7 +43,7 @@ type removedMeta struct {
 	Kept            []KeptCommit `json:"kept,omitempty"`
 	// Meta is the worktree's own metadata (copse.json: its base), which goes with its
 	// admin directory; a restore writes it back, so land's default target survives.
-	Meta *worktreeMeta `json:"meta,omitempty"`
+	Meta *WorktreeMeta `json:"meta,omitempty"`
 }
 
 // recordMessage is the record commit's message for meta: a subject line naming the
@@ -97,7 +97,7 @@ func parseEntry(ref gitx.RemovedRef) (RemovedEntry, error) {
 	// The path is git's own record of the worktree and may hold any byte but NUL (a
 	// newline included): it is shown escaped, and a restore there goes through ParseAbsPath.
 	bad := m.V != 1 || !filepath.IsAbs(m.Path) || filepath.Clean(m.Path) != m.Path || strings.IndexByte(m.Path, 0) >= 0 ||
-		(m.Branch != "" && checkText("branch", m.Branch, maxBranch) != nil) || m.Time.IsZero()
+		(m.Branch != "" && CheckText("branch", m.Branch, MaxBranch) != nil) || m.Time.IsZero()
 	for _, o := range oids {
 		if len(o) != len(ref.Commit) || strings.Trim(o, "0123456789abcdef") != "" {
 			bad = true

@@ -19,38 +19,38 @@ import (
 // parseBranch checks raw, then lets git say whether it is a branch name and what it names
 // (`@{-1}` becomes the branch it refers to); the name git prints back is the one used.
 func (s *Env) ParseBranch(ctx context.Context, field, raw string) (BranchName, error) {
-	if err := checkText(field, raw, maxBranch); err != nil {
+	if err := CheckText(field, raw, MaxBranch); err != nil {
 		return BranchName{}, err
 	}
 	name, err := s.Git.ResolveBranchName(ctx, s.at(), raw)
 	if err != nil {
-		if refusedByGit(err) {
-			return BranchName{}, usage(CodeInvalidBranch, field, "pick a valid branch name (see git help check-ref-format)",
-				"%s %s is not a valid branch name", field, quote(raw))
+		if RefusedByGit(err) {
+			return BranchName{}, Usage(CodeInvalidBranch, field, "pick a valid branch name (see git help check-ref-format)",
+				"%s %s is not a valid branch name", field, Quote(raw))
 		}
 		return BranchName{}, GitFailure(CodeCheckBranchFailed, err, "cannot check the branch name")
 	}
-	if err := checkText(field, name, maxBranch); err != nil {
+	if err := CheckText(field, name, MaxBranch); err != nil {
 		return BranchName{}, err
 	}
 	// git accepts these as branch names, but each also means HEAD to git: a branch so
 	// named would make later commands ambiguous.
 	if name == "@" || name == "HEAD" {
-		return BranchName{}, usage(CodeInvalidBranch, field, "pick another name", "%s %s is git's name for HEAD, not a usable branch", field, quote(name))
+		return BranchName{}, Usage(CodeInvalidBranch, field, "pick another name", "%s %s is git's name for HEAD, not a usable branch", field, Quote(name))
 	}
 	return BranchName{name}, nil
 }
 
 // parseBase resolves raw to a commit now; the OID travels with the command.
-func (s *Env) parseBase(ctx context.Context, raw string) (BaseCommit, error) {
-	if err := checkText("base", raw, maxRef); err != nil {
+func (s *Env) ParseBase(ctx context.Context, raw string) (BaseCommit, error) {
+	if err := CheckText("base", raw, maxRef); err != nil {
 		return BaseCommit{}, err
 	}
 	oid, err := s.Git.ResolveCommit(ctx, s.at(), raw)
 	if err != nil {
-		if refusedByGit(err) {
-			return BaseCommit{}, usage(CodeUnknownBase, "base", "name an existing branch, tag or commit (git log --oneline shows some)",
-				"base %s does not name a commit", quote(raw))
+		if RefusedByGit(err) {
+			return BaseCommit{}, Usage(CodeUnknownBase, "base", "name an existing branch, tag or commit (git log --oneline shows some)",
+				"base %s does not name a commit", Quote(raw))
 		}
 		return BaseCommit{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve the base")
 	}
@@ -67,7 +67,7 @@ func (s *Env) at() string {
 
 // defaultPath is <copse.root>/<slug> when git config copse.root is set, else
 // <parent of main checkout>/<repo>.worktrees/<slug>.
-func (s *Env) defaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
+func (s *Env) DefaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
 	root, ok, err := s.Git.ConfigValue(ctx, s.Root(), "copse.root")
 	if err != nil {
 		return AbsPath{}, GitFailure(CodeConfigFailed, err, "cannot read git config copse.root")
@@ -76,8 +76,8 @@ func (s *Env) defaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
 	if ok {
 		root = strings.TrimSpace(root)
 		if !filepath.IsAbs(root) {
-			return AbsPath{}, usage(CodeBadConfig, "copse.root", "set an absolute directory: git config copse.root /abs/dir",
-				"git config copse.root is %s, which is not an absolute path", quote(root))
+			return AbsPath{}, Usage(CodeBadConfig, "copse.root", "set an absolute directory: git config copse.root /abs/dir",
+				"git config copse.root is %s, which is not an absolute path", Quote(root))
 		}
 		dir = filepath.Clean(root)
 	} else {
@@ -87,8 +87,8 @@ func (s *Env) defaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
 }
 
 // checkNewPath runs the rules for the path of a new worktree (create, restore).
-func (s *Env) checkNewPath(ctx context.Context, snap Snapshot, p AbsPath) error {
-	commonDir, err := s.commonDir(ctx)
+func (s *Env) CheckNewPath(ctx context.Context, snap Snapshot, p AbsPath) error {
+	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return err
 	}
@@ -104,18 +104,18 @@ func (s *Env) checkNewPath(ctx context.Context, snap Snapshot, p AbsPath) error 
 	return nil
 }
 
-func describe(t gitx.Worktree) string {
+func Describe(t gitx.Worktree) string {
 	switch {
 	case t.Bare:
 		return "the bare repository"
 	case t.Branch != "":
 		return "branch " + Escape(t.Branch)
 	default:
-		return "detached at " + short(t.Head)
+		return "detached at " + Short(t.Head)
 	}
 }
 
-func short(oid string) string {
+func Short(oid string) string {
 	if len(oid) > 7 {
 		return oid[:7]
 	}
@@ -135,7 +135,7 @@ func (s *Env) ResolveTarget(ctx context.Context, snap Snapshot, path, branch, ws
 		if ws != nil || s.Backend.HasWorkspaces() {
 			names = "path, branch or workspace_id"
 		}
-		return gitx.Worktree{}, "", usage(CodeExactlyOne, "target", "name the worktree by exactly one of "+names,
+		return gitx.Worktree{}, "", Usage(CodeExactlyOne, "target", "name the worktree by exactly one of "+names,
 			"expected exactly one of %s, got %d", names, n)
 	}
 	wsOf, err := s.workspacesOf(ctx, snap)
@@ -169,7 +169,7 @@ func (s *Env) ResolveTarget(ctx context.Context, snap Snapshot, path, branch, ws
 			return gitx.Worktree{}, "", err
 		}
 		if !s.Backend.HasWorkspaces() {
-			return gitx.Worktree{}, "", usage(CodeNoWorkspaces, "workspace_id", "name the worktree by path or branch",
+			return gitx.Worktree{}, "", Usage(CodeNoWorkspaces, "workspace_id", "name the worktree by path or branch",
 				"workspace ids exist only inside Herdr or tmux; this is the %s backend", s.Backend.Name())
 		}
 		for _, t := range snap.Trees {
@@ -177,7 +177,7 @@ func (s *Env) ResolveTarget(ctx context.Context, snap Snapshot, path, branch, ws
 				return t, id.s, nil
 			}
 		}
-		return gitx.Worktree{}, "", refused(CodeNoSuchWorkspace, "`copse list --json` shows workspace ids", "no worktree is open in workspace %s", id.s)
+		return gitx.Worktree{}, "", Refused(CodeNoSuchWorkspace, "`copse list --json` shows workspace ids", "no worktree is open in workspace %s", id.s)
 	}
 }
 
@@ -208,7 +208,7 @@ func worktreeAt(trees []gitx.Worktree, p AbsPath) (gitx.Worktree, error) {
 			return t, nil
 		}
 	}
-	return gitx.Worktree{}, refused(CodeNoSuchWorktree, "`copse list` shows the worktrees", "no worktree at %s", Escape(p.s))
+	return gitx.Worktree{}, Refused(CodeNoSuchWorktree, "`copse list` shows the worktrees", "no worktree at %s", Escape(p.s))
 }
 
 // worktreeOn is the one worktree with branch b checked out. None refuses, naming a branch
@@ -231,9 +231,9 @@ func worktreeOn(trees []gitx.Worktree, b BranchName) (gitx.Worktree, error) {
 		if near := didYouMean(closeBranches(b.s, trees)); near != "" {
 			hint = strings.TrimSpace(near)
 		}
-		return gitx.Worktree{}, refused(CodeNoSuchWorktree, hint, "no worktree has branch %s checked out", Escape(b.s))
+		return gitx.Worktree{}, Refused(CodeNoSuchWorktree, hint, "no worktree has branch %s checked out", Escape(b.s))
 	}
-	return gitx.Worktree{}, refused(CodeBranchCheckedOutTwice, "name the worktree by its path instead",
+	return gitx.Worktree{}, Refused(CodeBranchCheckedOutTwice, "name the worktree by its path instead",
 		"branch %s is checked out in %d worktrees: %s and %s", Escape(b.s), len(found), Escape(found[0].Path), Escape(found[1].Path))
 }
 
@@ -278,7 +278,7 @@ func (s *Env) ExistsIn(snap Snapshot) func(string) bool {
 
 // refusedByGit: the value itself was refused, by gitx's builder or by git's exit status
 // (as opposed to git failing to run), so it is the caller's input that is wrong.
-func refusedByGit(err error) bool {
+func RefusedByGit(err error) bool {
 	var be *gitx.BuildError
 	if errors.As(err, &be) {
 		return true
@@ -295,7 +295,7 @@ func CreateOffered(err error, trees []gitx.Worktree, b string) error {
 	if e == nil || e.Code != CodeNoSuchWorktree {
 		return err
 	}
-	hint := "create one: `copse create " + quoteDisplay(b) + "`"
+	hint := "create one: `copse create " + QuoteDisplay(b) + "`"
 	if near := didYouMean(closeBranches(b, trees)); near != "" {
 		hint = near + "Otherwise " + hint
 	}

@@ -48,7 +48,7 @@ type RemovedEntry struct {
 	Commit string       `json:"commit"` // the snapshot commit
 
 	worktreeTree, indexTree, indexCommit string
-	meta                                 *worktreeMeta
+	meta                                 *WorktreeMeta
 }
 
 // RemovedListing is the reply to `restore --list`: newest first.
@@ -116,8 +116,8 @@ func (s *Env) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch 
 	root := s.Root()
 	now := time.Now().UTC() // full precision: the newest record must sort first
 	meta := removedMeta{V: 1, Path: t.Path, Branch: t.Branch, DeleteBranch: deleteBranch, Time: now}
-	if commonDir, err := s.commonDir(ctx); err == nil {
-		if m, ok := readWorktreeMeta(commonDir, idOf(worktreeIDs(commonDir), t.Path)); ok {
+	if commonDir, err := s.CommonDir(ctx); err == nil {
+		if m, ok := readWorktreeMeta(commonDir, IdOf(WorktreeIDs(commonDir), t.Path)); ok {
 			meta.Meta = &m
 		}
 	}
@@ -125,7 +125,7 @@ func (s *Env) recordWorktree(ctx context.Context, t gitx.Worktree, deleteBranch 
 		meta.Head = t.Head
 	}
 	// The directory is gone: only HEAD and the branch can be recorded.
-	meta.DirMissing = t.Prunable != nil || !exists(t.Path)
+	meta.DirMissing = t.Prunable != nil || !Exists(t.Path)
 	if !meta.DirMissing {
 		nested, err := s.Git.Nested(ctx, t.Path)
 		if err != nil {
@@ -252,7 +252,7 @@ func (s *Env) findRemoved(ctx context.Context, raw *string) (RemovedEntry, error
 	}
 	if raw == nil {
 		if len(entries) == 0 {
-			return RemovedEntry{}, refused(CodeNothingToRestore, "`copse restore --list` shows what can be restored",
+			return RemovedEntry{}, Refused(CodeNothingToRestore, "`copse restore --list` shows what can be restored",
 				"no removed worktree is recorded in this repository")
 		}
 		return entries[0], nil
@@ -269,23 +269,23 @@ func (s *Env) findRemoved(ctx context.Context, raw *string) (RemovedEntry, error
 	}
 	switch len(found) {
 	case 0:
-		return RemovedEntry{}, refused(CodeNoSuchRemoved, "`copse restore --list` shows what can be restored",
-			"no removed worktree has id %s", quote(id))
+		return RemovedEntry{}, Refused(CodeNoSuchRemoved, "`copse restore --list` shows what can be restored",
+			"no removed worktree has id %s", Quote(id))
 	case 1:
 		return found[0], nil
 	}
-	return RemovedEntry{}, usage(CodeAmbiguousID, "id", "give more characters of the id (`copse restore --list`)",
-		"id %s matches %d removed worktrees", quote(id), len(found))
+	return RemovedEntry{}, Usage(CodeAmbiguousID, "id", "give more characters of the id (`copse restore --list`)",
+		"id %s matches %d removed worktrees", Quote(id), len(found))
 }
 
 // checkID accepts a restore id or a prefix of one: 4 to 64 characters of 0-9a-f.
 func checkID(id string) error {
-	if err := checkText("id", id, 64); err != nil {
+	if err := CheckText("id", id, 64); err != nil {
 		return err
 	}
 	if len(id) < 4 || strings.Trim(id, "0123456789abcdef") != "" {
-		return usage(CodeInvalidID, "id", "`copse restore --list` shows the ids",
-			"id %s is not a restore id (at least 4 characters of 0-9a-f)", quote(id))
+		return Usage(CodeInvalidID, "id", "`copse restore --list` shows the ids",
+			"id %s is not a restore id (at least 4 characters of 0-9a-f)", Quote(id))
 	}
 	return nil
 }
@@ -307,7 +307,7 @@ func (s *Env) prepareRestore(ctx context.Context, r RestoreRequest, snap Snapsho
 	}
 	if r.List {
 		if r.ID != nil || r.Path != nil {
-			return nil, usage(CodeListWithID, "list", "pass either list or an id (and path), not both",
+			return nil, Usage(CodeListWithID, "list", "pass either list or an id (and path), not both",
 				"list shows every removed worktree; it takes no id or path")
 		}
 		return &Plan{Request: r, Cmd: restoreListCmd{}}, nil
@@ -341,7 +341,7 @@ func (s *Env) prepareRestore(ctx context.Context, r RestoreRequest, snap Snapsho
 	p := &Plan{Request: r, Cmd: c, Warnings: warnings, Commands: cmds}
 	// Restoring only adds a worktree; it asks when the place was chosen by the caller
 	// or is an existing (empty) directory, as create does.
-	if into := exists(c.path.s); r.Path != nil || into {
+	if into := Exists(c.path.s); r.Path != nil || into {
 		p.Confirm = restoreConfirmation(c, into, warnings)
 	}
 	return p, nil
@@ -351,12 +351,12 @@ func (s *Env) prepareRestore(ctx context.Context, r RestoreRequest, snap Snapsho
 // was, each checked as a new worktree's place.
 func (s *Env) restorePlace(ctx context.Context, snap Snapshot, e RemovedEntry, chosen bool, path AbsPath) (AbsPath, error) {
 	if chosen {
-		return path, s.checkNewPath(ctx, snap, path)
+		return path, s.CheckNewPath(ctx, snap, path)
 	}
 	// git's own record of where the worktree was: absolute and clean (parseEntry), and
 	// like every path git lists it may hold a newline, which a typed path may not.
 	path = AbsPath{e.Path}
-	if err := s.checkNewPath(ctx, snap, path); err != nil {
+	if err := s.CheckNewPath(ctx, snap, path); err != nil {
 		ce := AsError(err)
 		return path, &Error{Kind: KindRefused, Code: CodeOriginalPathTaken, Err: err, Field: "path",
 			Message: "cannot restore to " + Escape(e.Path) + ", where it was: " + ce.Message,
@@ -406,7 +406,7 @@ func (s *Env) copiesNotRestored(ctx context.Context, path string) []string {
 		return nil
 	}
 	return []string{"ignored files are not restored, so the files copse.copy and " + IncludeFile +
-		" copied into it are not back: copy them again with `copse setup " + quoteDisplay(path) + "` (it runs the setup steps too)"}
+		" copied into it are not back: copy them again with `copse setup " + QuoteDisplay(path) + "` (it runs the setup steps too)"}
 }
 
 // recordWarnings are what the record itself says will not come back as it was.
@@ -434,7 +434,7 @@ func restoreConfirmation(c *restoreCmd, into bool, warnings []string) *Confirmat
 	conf.Add("path", c.path.s)
 	switch c.mode {
 	case gitx.AddDetached:
-		conf.Add("head", "detached at "+short(e.Head))
+		conf.Add("head", "detached at "+Short(e.Head))
 	case gitx.AddNewBranch:
 		conf.Add("branch", e.Branch+" (recreated)")
 	default:
@@ -455,14 +455,14 @@ func (s *Env) restoreBranchMode(ctx context.Context, snap Snapshot, e RemovedEnt
 	for _, t := range snap.Trees {
 		if t.Branch == e.Branch {
 			return gitx.AddDetached, "", []string{fmt.Sprintf("branch %s is checked out at %s; restoring detached at %s",
-				Escape(e.Branch), Escape(t.Path), short(e.Head))}, nil
+				Escape(e.Branch), Escape(t.Path), Short(e.Head))}, nil
 		}
 	}
 	tip, err := s.Git.ResolveCommit(ctx, s.Root(), "refs/heads/"+e.Branch)
 	if _, exited := gitx.ExitCode(err); err != nil && exited {
 		if e.BranchTip != "" && e.BranchTip != e.Head {
 			return gitx.AddDetached, e.BranchTip, []string{fmt.Sprintf("branch %s was at %s, not at HEAD %s: it is recreated there, and the worktree comes back detached at %s",
-				Escape(e.Branch), short(e.BranchTip), short(e.Head), short(e.Head))}, nil
+				Escape(e.Branch), Short(e.BranchTip), Short(e.Head), Short(e.Head))}, nil
 		}
 		return gitx.AddNewBranch, "", nil, nil
 	}
@@ -473,7 +473,7 @@ func (s *Env) restoreBranchMode(ctx context.Context, snap Snapshot, e RemovedEnt
 		return gitx.AddExistingRef, "", nil, nil
 	}
 	return gitx.AddDetached, "", []string{fmt.Sprintf("branch %s has moved to %s since it was recorded at %s; restoring detached",
-		Escape(e.Branch), short(tip), short(e.Head))}, nil
+		Escape(e.Branch), Short(tip), Short(e.Head))}, nil
 }
 
 func changesText(e RemovedEntry) string {
@@ -489,17 +489,17 @@ func (s *Env) runRestore(ctx context.Context, c *restoreCmd, before Snapshot, wa
 	if err != nil {
 		return nil, BuilderErr(err)
 	}
-	made := missingParents(c.path.s)
+	made := MissingParents(c.path.s)
 	_, runErr := s.Git.Run(ctx, add)
-	t, listed, after, err := s.readBackAdded(ctx, c.path.s)
+	t, listed, after, err := s.ReadBackAdded(ctx, c.path.s)
 	if err != nil {
 		return nil, Uncertain(CodeRestoreUnverified, err, "run `copse list` to see what exists",
 			"restore to %s ran, but the worktree list could not be read back", Escape(c.path.s))
 	}
 	if runErr != nil {
-		nothing := !listed && after.token == before.token
+		nothing := !listed && after.Token == before.Token
 		if nothing {
-			removeIfEmpty(made)
+			RemoveIfEmpty(made)
 		}
 		return nil, restoreAddFailure(e.ID, c.path.s, runErr, nothing)
 	}
@@ -519,14 +519,14 @@ func (s *Env) runRestore(ctx context.Context, c *restoreCmd, before Snapshot, wa
 		return nil, Uncertain(CodeRestoreDiffers, err, keep,
 			"the worktree %s was restored but does not match the record: %s", Escape(c.path.s), Escape(firstLine(err.Error())))
 	}
-	s.refreshAfterCheckout(c.path.s)
+	s.RefreshAfterCheckout(c.path.s)
 	warnings = s.restoreRest(ctx, wctx, c, t, warnings)
 	return &Outcome{Operation: OpRestore, Worktree: s.Row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
 }
 
 // readBackAdded reads the worktree list back after an add (even if ctx was cancelled),
 // and finds the worktree at path in it.
-func (s *Env) readBackAdded(ctx context.Context, path string) (gitx.Worktree, bool, Snapshot, error) {
+func (s *Env) ReadBackAdded(ctx context.Context, path string) (gitx.Worktree, bool, Snapshot, error) {
 	after, err := s.ReadBack(ctx)
 	if err != nil {
 		return gitx.Worktree{}, false, after, err
@@ -540,7 +540,7 @@ func (s *Env) readBackAdded(ctx context.Context, path string) (gitx.Worktree, bo
 // a cancel) when nothing changed, else uncertain.
 func restoreAddFailure(id, path string, runErr error, nothing bool) error {
 	if !nothing {
-		return Uncertain(CodeRestoreUncertain, runErr, "run `copse list` and check "+quoteDisplay(path),
+		return Uncertain(CodeRestoreUncertain, runErr, "run `copse list` and check "+QuoteDisplay(path),
 			"restore failed (%s) but the worktree list changed", Escape(firstLine(runErr.Error())))
 	}
 	if cancelledRun(runErr) {
@@ -553,7 +553,7 @@ func restoreAddFailure(id, path string, runErr error, nothing bool) error {
 // restoreKeepHint says how to try again: the record stays until a restore succeeds.
 func restoreKeepHint(c *restoreCmd) string {
 	id := c.entry.ID
-	return "the record " + id + " is kept: move " + quoteDisplay(c.path.s) + " away, then run `copse restore " + id + "` again"
+	return "the record " + id + " is kept: move " + QuoteDisplay(c.path.s) + " away, then run `copse restore " + id + "` again"
 }
 
 // restoreMismatch is the verdict on the added worktree t as git lists it (listed): not
@@ -566,10 +566,10 @@ func restoreMismatch(c *restoreCmd, t gitx.Worktree, listed bool) error {
 			"git reported success but does not list %s", Escape(c.path.s))
 	case t.Head != e.Head:
 		return Uncertain(CodeRestoreWrongCommit, nil, restoreKeepHint(c),
-			"git lists %s at %s, not at %s", Escape(c.path.s), short(t.Head), short(e.Head))
+			"git lists %s at %s, not at %s", Escape(c.path.s), Short(t.Head), Short(e.Head))
 	case c.mode == gitx.AddDetached && !t.Detached, c.mode != gitx.AddDetached && t.Branch != c.branch:
 		return Uncertain(CodeRestoreWrongBranch, nil, restoreKeepHint(c),
-			"git lists %s on %s, not as asked", Escape(c.path.s), describe(t))
+			"git lists %s on %s, not as asked", Escape(c.path.s), Describe(t))
 	}
 	return nil
 }
@@ -587,7 +587,7 @@ func (s *Env) restoreRest(ctx, wctx context.Context, c *restoreCmd, t gitx.Workt
 		}
 		if err != nil {
 			return append(warnings, fmt.Sprintf("branch %s could not be recreated at %s (%s); the record %s is kept",
-				Escape(e.Branch), short(c.recreate), Escape(firstLine(err.Error())), e.ID))
+				Escape(e.Branch), Short(c.recreate), Escape(firstLine(err.Error())), e.ID))
 		}
 	}
 	if e.meta != nil {
@@ -610,19 +610,19 @@ func (s *Env) restoreRest(ctx, wctx context.Context, c *restoreCmd, t gitx.Workt
 // restoreMeta records again the base the worktree was created from (land's default
 // --into); a warning when it could not.
 func (s *Env) restoreMeta(ctx context.Context, e RemovedEntry, t gitx.Worktree) []string {
-	commonDir, err := s.commonDir(ctx)
+	commonDir, err := s.CommonDir(ctx)
 	id := ""
 	if err == nil {
-		if id = idOf(worktreeIDs(commonDir), t.Path); id == "" {
+		if id = IdOf(WorktreeIDs(commonDir), t.Path); id == "" {
 			err = os.ErrNotExist
 		}
 	}
 	if err == nil {
-		err = writeWorktreeMeta(commonDir, id, *e.meta)
+		err = WriteWorktreeMeta(commonDir, id, *e.meta)
 	}
 	if err != nil && e.meta.Base != nil && e.meta.Base.Branch != "" {
 		return []string{"restored, but the base " + Escape(e.meta.Base.Branch) + " it was created from could not be recorded again (" +
-			Escape(firstLine(err.Error())) + "): land it with --into " + quoteDisplay(e.meta.Base.Branch)}
+			Escape(firstLine(err.Error())) + "): land it with --into " + QuoteDisplay(e.meta.Base.Branch)}
 	}
 	return nil
 }
@@ -631,7 +631,7 @@ func (s *Env) restoreMeta(ctx context.Context, e RemovedEntry, t gitx.Worktree) 
 func keptText(e RemovedEntry) string {
 	var what []string
 	for _, k := range e.Kept {
-		what = append(what, k.What+" "+short(k.Commit))
+		what = append(what, k.What+" "+Short(k.Commit))
 	}
 	return fmt.Sprintf("%s only the worktree held (%s) are kept as %s<n>; its refs/worktree/* refs are put back",
 		plural(len(e.Kept), "commit"), sample(what, len(what)), keptRefPrefix+e.ID+"/")
@@ -696,10 +696,10 @@ func (s *Env) verifyRestored(ctx context.Context, dir string, e RemovedEntry) er
 		return err
 	}
 	if got.Worktree != e.worktreeTree {
-		return fmt.Errorf("working files give tree %s, recorded %s", short(got.Worktree), short(e.worktreeTree))
+		return fmt.Errorf("working files give tree %s, recorded %s", Short(got.Worktree), Short(e.worktreeTree))
 	}
 	if got.Index != e.indexTree {
-		return fmt.Errorf("index gives tree %s, recorded %s", short(got.Index), short(e.indexTree))
+		return fmt.Errorf("index gives tree %s, recorded %s", Short(got.Index), Short(e.indexTree))
 	}
 	return nil
 }

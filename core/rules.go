@@ -18,7 +18,7 @@ import (
 // ---- create
 
 // ruleBranchFree: a branch is checked out in at most one worktree.
-func ruleBranchFree(branch BranchName, snap Snapshot) *Error {
+func RuleBranchFree(branch BranchName, snap Snapshot) *Error {
 	for _, t := range snap.Trees {
 		if t.Branch == branch.s {
 			how := "checked out"
@@ -28,7 +28,7 @@ func ruleBranchFree(branch BranchName, snap Snapshot) *Error {
 			case t.Bisecting:
 				how = "being bisected"
 			}
-			return refused(CodeBranchCheckedOut, "switch to it (`copse switch "+quoteDisplay(branch.s)+"`), or pick another branch",
+			return Refused(CodeBranchCheckedOut, "switch to it (`copse switch "+QuoteDisplay(branch.s)+"`), or pick another branch",
 				"branch %s is already %s at %s", Escape(branch.s), how, Escape(t.Path))
 		}
 	}
@@ -37,9 +37,9 @@ func ruleBranchFree(branch BranchName, snap Snapshot) *Error {
 
 // ruleNoBaseForExisting: a base names where a new branch starts; an existing branch
 // already has its commit, so asking for both is a mistake, not a choice.
-func ruleNoBaseForExisting(branch BranchName, hasBase bool) *Error {
+func RuleNoBaseForExisting(branch BranchName, hasBase bool) *Error {
 	if hasBase {
-		return usage(CodeBaseWithExistingBranch, "base", "drop the base to check out the existing branch, or pick a new branch name",
+		return Usage(CodeBaseWithExistingBranch, "base", "drop the base to check out the existing branch, or pick a new branch name",
 			"branch %s already exists; a base applies only to a new branch", Escape(branch.s))
 	}
 	return nil
@@ -49,7 +49,7 @@ func ruleNoBaseForExisting(branch BranchName, hasBase bool) *Error {
 // be read by git as its own metadata.
 func rulePathOutsideGitDir(p AbsPath, commonDir string) *Error {
 	if within(Canonical(p.s), Canonical(commonDir)) {
-		return usage(CodePathInsideGitDir, "path", "pick a path outside the repository's git directory",
+		return Usage(CodePathInsideGitDir, "path", "pick a path outside the repository's git directory",
 			"%s lies inside the git directory %s", Escape(p.s), Escape(commonDir))
 	}
 	return nil
@@ -61,13 +61,13 @@ func rulePathOutsideWorktrees(p AbsPath, snap Snapshot) *Error {
 	for _, t := range snap.Trees {
 		tp := Canonical(t.Path)
 		if cp == tp {
-			return refused(CodePathIsWorktree, "pick another path", "%s is already the worktree of %s", Escape(p.s), describe(t))
+			return Refused(CodePathIsWorktree, "pick another path", "%s is already the worktree of %s", Escape(p.s), Describe(t))
 		}
 		if within(cp, tp) {
 			// Bad input rather than a state to wait out: no request should ever nest
 			// a checkout inside another (git would track one in the other).
-			return usage(CodePathInsideWorktree, "path", "pick a path outside every worktree (the default path is)",
-				"%s lies inside the worktree %s (%s)", Escape(p.s), Escape(t.Path), describe(t))
+			return Usage(CodePathInsideWorktree, "path", "pick a path outside every worktree (the default path is)",
+				"%s lies inside the worktree %s (%s)", Escape(p.s), Escape(t.Path), Describe(t))
 		}
 	}
 	return nil
@@ -83,14 +83,14 @@ func rulePathFree(p AbsPath) *Error {
 	case err != nil:
 		return failed(CodePathUnreadable, err, "check the path's permissions", "cannot inspect %s", Escape(p.s))
 	case !fi.IsDir():
-		return refused(CodePathExists, "pick another path, or move it away first", "%s already exists and is not a directory", Escape(p.s))
+		return Refused(CodePathExists, "pick another path, or move it away first", "%s already exists and is not a directory", Escape(p.s))
 	}
 	entries, err := os.ReadDir(p.s)
 	if err != nil {
 		return failed(CodePathUnreadable, err, "check the path's permissions", "cannot read %s", Escape(p.s))
 	}
 	if len(entries) > 0 {
-		return refused(CodePathExists, "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), plural(len(entries), "entry"))
+		return Refused(CodePathExists, "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), plural(len(entries), "entry"))
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func rulePathFree(p AbsPath) *Error {
 // ruleNotBare: the bare repository has no checkout to go to.
 func ruleNotBare(t gitx.Worktree) *Error {
 	if t.Bare {
-		return refused(CodeBareRepository, "pick a worktree with a checkout", "%s is the bare repository, which has no checkout", Escape(t.Path))
+		return Refused(CodeBareRepository, "pick a worktree with a checkout", "%s is the bare repository, which has no checkout", Escape(t.Path))
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func ruleNotBare(t gitx.Worktree) *Error {
 // to go to or to claim.
 func RuleNotPrunable(t gitx.Worktree) *Error {
 	if t.Prunable != nil {
-		return refused(CodePrunableWorktree, "run git worktree prune to forget it, or restore the directory",
+		return Refused(CodePrunableWorktree, "run git worktree prune to forget it, or restore the directory",
 			"the worktree at %s is gone from disk (%s)", Escape(t.Path), Escape(*t.Prunable))
 	}
 	return nil
@@ -120,7 +120,7 @@ func RuleNotPrunable(t gitx.Worktree) *Error {
 // is fine (it opens or focuses its workspace); switching to it is not.
 func RuleNotAlreadyThere(op Operation, workspaces bool, from string, t gitx.Worktree) *Error {
 	if (op == OpSwitch || !workspaces) && from != "" && Canonical(from) == Canonical(t.Path) {
-		return refused(CodeAlreadyHere, "pick another worktree", "you are already in %s (%s)", Escape(t.Path), describe(t))
+		return Refused(CodeAlreadyHere, "pick another worktree", "you are already in %s (%s)", Escape(t.Path), Describe(t))
 	}
 	return nil
 }
@@ -128,7 +128,7 @@ func RuleNotAlreadyThere(op Operation, workspaces bool, from string, t gitx.Work
 // ruleHasPrevious: back needs a worktree this session left, still listed.
 func RuleHasPrevious(found bool) *Error {
 	if !found {
-		return refused(CodeNoPreviousWorktree, "switch to a worktree first; back returns to the one you left",
+		return Refused(CodeNoPreviousWorktree, "switch to a worktree first; back returns to the one you left",
 			"there is no previous worktree in this session")
 	}
 	return nil
@@ -139,8 +139,8 @@ func RuleHasPrevious(found bool) *Error {
 // ruleNotMain: the main checkout holds the repository; copse never removes it.
 func ruleNotMain(t gitx.Worktree, snap Snapshot) *Error {
 	if len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path {
-		return refused(CodeMainCheckout, "remove linked worktrees only; the main checkout holds the repository",
-			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), describe(t))
+		return Refused(CodeMainCheckout, "remove linked worktrees only; the main checkout holds the repository",
+			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), Describe(t))
 	}
 	return nil
 }
@@ -157,10 +157,10 @@ func (s *Env) ruleNotHere(t gitx.Worktree) *Error {
 		// written.
 		other := "TARGET"
 		if root := s.Root(); root != "" && Canonical(root) != Canonical(t.Path) {
-			other = quoteDisplay(root)
+			other = QuoteDisplay(root)
 		}
-		return refused(CodeCurrentWorktree, "switch to another worktree first (`copse switch "+other+"`), then remove this one",
-			"%s (%s) is the worktree copse is running in%s", Escape(t.Path), describe(t), where)
+		return Refused(CodeCurrentWorktree, "switch to another worktree first (`copse switch "+other+"`), then remove this one",
+			"%s (%s) is the worktree copse is running in%s", Escape(t.Path), Describe(t), where)
 	}
 	return nil
 }
@@ -174,8 +174,8 @@ func ruleHoldsNoWorktree(t gitx.Worktree, snap Snapshot) *Error {
 			continue
 		}
 		if inner := Canonical(o.Path); inner != outer && within(inner, outer) {
-			return refused(CodeContainsWorktree, "remove or move the inner worktree first (git worktree move), then this one",
-				"%s contains another worktree, %s (%s); removing it would delete that one too", Escape(t.Path), Escape(o.Path), describe(o))
+			return Refused(CodeContainsWorktree, "remove or move the inner worktree first (git worktree move), then this one",
+				"%s contains another worktree, %s (%s); removing it would delete that one too", Escape(t.Path), Escape(o.Path), Describe(o))
 		}
 	}
 	return nil
@@ -183,7 +183,7 @@ func ruleHoldsNoWorktree(t gitx.Worktree, snap Snapshot) *Error {
 
 func ruleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
 	if deleteBranch && t.Branch == "" {
-		return usage(CodeNoBranch, "delete_branch", "drop --delete-branch", "%s is detached; there is no branch to delete", Escape(t.Path))
+		return Usage(CodeNoBranch, "delete_branch", "drop --delete-branch", "%s is detached; there is no branch to delete", Escape(t.Path))
 	}
 	return nil
 }
@@ -193,11 +193,11 @@ func ruleNotLocked(t gitx.Worktree) *Error {
 		if c, ok := ParseClaim(*t.Locked); ok {
 			// The release names the holder: without --session it would be refused
 			// (session_required), or refused as another session's claim.
-			return refused(CodeClaimedWorktree, "ask session "+Escape(c.Session)+" to release it (`"+releaseCommand(t.Path, c.Session)+"`), or pass --force",
-				"%s (%s) is claimed by session %s since %s", Escape(t.Path), describe(t), Escape(c.Session), c.Since.Format(time.RFC3339))
+			return Refused(CodeClaimedWorktree, "ask session "+Escape(c.Session)+" to release it (`"+releaseCommand(t.Path, c.Session)+"`), or pass --force",
+				"%s (%s) is claimed by session %s since %s", Escape(t.Path), Describe(t), Escape(c.Session), c.Since.Format(time.RFC3339))
 		}
-		return refused(CodeLockedWorktree, "unlock it (git worktree unlock "+quoteDisplay(t.Path)+") or pass --force",
-			"%s (%s) is locked: %s", Escape(t.Path), describe(t), Escape(lockReason(t)))
+		return Refused(CodeLockedWorktree, "unlock it (git worktree unlock "+QuoteDisplay(t.Path)+") or pass --force",
+			"%s (%s) is locked: %s", Escape(t.Path), Describe(t), Escape(lockReason(t)))
 	}
 	return nil
 }
@@ -207,11 +207,11 @@ func ruleNotLocked(t gitx.Worktree) *Error {
 // as a claim; once it ended, the lock is stale, and --force removes it with the worktree.
 func ruleNotLockedByAgent(t gitx.Worktree, l agentLock) *Error {
 	if l.live {
-		return refused(CodeClaimedWorktree, "end that Claude Code session first (or let it finish), or pass --force to remove the worktree under it",
-			"%s (%s) is claimed by %s", Escape(t.Path), describe(t), l.holder())
+		return Refused(CodeClaimedWorktree, "end that Claude Code session first (or let it finish), or pass --force to remove the worktree under it",
+			"%s (%s) is claimed by %s", Escape(t.Path), Describe(t), l.holder())
 	}
-	return refused(CodeLockedWorktree, "the lock is left over: pass --force to remove the worktree and its lock (or git worktree unlock "+quoteDisplay(t.Path)+" first)",
-		"%s (%s) is locked, %s: %s", Escape(t.Path), describe(t), l.staleWhy(), Escape(*t.Locked))
+	return Refused(CodeLockedWorktree, "the lock is left over: pass --force to remove the worktree and its lock (or git worktree unlock "+QuoteDisplay(t.Path)+" first)",
+		"%s (%s) is locked, %s: %s", Escape(t.Path), Describe(t), l.staleWhy(), Escape(*t.Locked))
 }
 
 // ruleNotLockedUnlessEnded is ruleNotLocked, except for a claim whose create --run command
@@ -225,7 +225,7 @@ func ruleNotLockedUnlessEnded(t gitx.Worktree, ended bool) *Error {
 
 func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
 	if l.Status.Error != "" {
-		return refused(CodeStatusUnknown, "fix the worktree, or pass --force to remove it anyway",
+		return Refused(CodeStatusUnknown, "fix the worktree, or pass --force to remove it anyway",
 			"cannot tell what removing %s would lose: %s", Escape(t.Path), l.Status.Error)
 	}
 	return nil
@@ -233,8 +233,8 @@ func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
 
 func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
 	if l.Operation != "" {
-		return refused(CodeOperationInProgress, "finish or abort it first (git -C "+quoteDisplay(t.Path)+" status says how), or pass --force",
-			"%s (%s) is in the middle of a %s", Escape(t.Path), describe(t), l.Operation)
+		return Refused(CodeOperationInProgress, "finish or abort it first (git -C "+QuoteDisplay(t.Path)+" status says how), or pass --force",
+			"%s (%s) is in the middle of a %s", Escape(t.Path), Describe(t), l.Operation)
 	}
 	return nil
 }
@@ -242,32 +242,32 @@ func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
 func ruleClean(t gitx.Worktree, l Losses) *Error {
 	switch {
 	case l.Status.Dirty() && t.Prunable != nil:
-		return refused(CodeDirtyWorktree, goneSubmoduleHint,
-			"%s (%s) is gone, and its index holds %s no commit has", Escape(t.Path), describe(t), plural(l.Status.Staged, "staged change"))
+		return Refused(CodeDirtyWorktree, goneSubmoduleHint,
+			"%s (%s) is gone, and its index holds %s no commit has", Escape(t.Path), Describe(t), plural(l.Status.Staged, "staged change"))
 	case l.Status.Dirty():
-		return refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
-			"%s (%s) has uncommitted changes: %s", Escape(t.Path), describe(t), l.changes())
+		return Refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
+			"%s (%s) has uncommitted changes: %s", Escape(t.Path), Describe(t), l.changes())
 	case len(l.Hidden) > 0:
-		return refused(CodeDirtyWorktree, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
+		return Refused(CodeDirtyWorktree, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
 			"%s (%s) has %s that git status does not show (assume-unchanged or skip-worktree): %s",
-			Escape(t.Path), describe(t), plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
+			Escape(t.Path), Describe(t), plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
 	}
 	return nil
 }
 
 func ruleNoNested(t gitx.Worktree, l Losses) *Error {
 	if len(l.Nested) > 0 {
-		return refused(CodeNestedRepository, "move them out of the worktree first, or pass --force to delete them (their commits are recorded for `copse restore`)",
+		return Refused(CodeNestedRepository, "move them out of the worktree first, or pass --force to delete them (their commits are recorded for `copse restore`)",
 			"%s (%s) holds %s that git does not track and a remove would delete: %s",
-			Escape(t.Path), describe(t), plural(len(l.Nested), "nested repository"), l.nestedNames())
+			Escape(t.Path), Describe(t), plural(len(l.Nested), "nested repository"), l.nestedNames())
 	}
 	return nil
 }
 
 func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
 	if l.Detached > 0 {
-		return refused(CodeDetachedUniqueCommits, goneHint(t, "keep them on a branch first: git -C "+quoteDisplay(t.Path)+" branch <name>; or pass --force to drop them"),
-			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), short(t.Head), plural(l.Detached, "commit"))
+		return Refused(CodeDetachedUniqueCommits, goneHint(t, "keep them on a branch first: git -C "+QuoteDisplay(t.Path)+" branch <name>; or pass --force to drop them"),
+			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), Short(t.Head), plural(l.Detached, "commit"))
 	}
 	return nil
 }
@@ -275,11 +275,11 @@ func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
 func ruleNoWorktreeOnlyCommits(t gitx.Worktree, l Losses) *Error {
 	switch {
 	case l.Reflog > 0:
-		return refused(CodeWorktreeOnlyCommits, goneHint(t, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" reflog shows them; git branch <name> <commit>), or pass --force to record them for `copse restore`"),
+		return Refused(CodeWorktreeOnlyCommits, goneHint(t, "keep them on a branch first (git -C "+QuoteDisplay(t.Path)+" reflog shows them; git branch <name> <commit>), or pass --force to record them for `copse restore`"),
 			"%s has %s only its HEAD reflog holds (on no branch, tag or remote, their change nowhere else); git deletes that reflog with the worktree",
 			Escape(t.Path), plural(l.Reflog, "commit"))
 	case l.RefCommits > 0:
-		return refused(CodeWorktreeOnlyCommits, goneHint(t, "keep them on a branch first (git -C "+quoteDisplay(t.Path)+" branch <name> <ref>), or pass --force to record them for `copse restore`"),
+		return Refused(CodeWorktreeOnlyCommits, goneHint(t, "keep them on a branch first (git -C "+QuoteDisplay(t.Path)+" branch <name> <ref>), or pass --force to record them for `copse restore`"),
 			"%s has %s only its per-worktree refs hold, which git deletes with the worktree: %s",
 			Escape(t.Path), plural(l.RefCommits, "commit"), sample(l.WorktreeRefs, len(l.WorktreeRefs)))
 	}
@@ -306,7 +306,7 @@ func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 		if t.Prunable != nil {
 			hint = goneSubmoduleHint
 		}
-		return refused(CodeSubmoduleUnpushed, hint,
+		return Refused(CodeSubmoduleUnpushed, hint,
 			"%s holds %s whose git directory git deletes with the worktree: %s",
 			Escape(t.Path), plural(len(l.Submodules), "submodule"), heldNames(l.Submodules))
 	}
@@ -322,7 +322,7 @@ func ruleRecordable(t gitx.Worktree, l Losses) *Error {
 		if t.Prunable != nil {
 			hint, why = goneSubmoduleHint, "a record of a worktree whose checkout is gone keeps its commits, not what it staged nor its submodules' repositories"
 		}
-		return refused(CodeNotRecordable, hint, "cannot record what removing %s would delete, so nothing is removed: %s: %s",
+		return Refused(CodeNotRecordable, hint, "cannot record what removing %s would delete, so nothing is removed: %s: %s",
 			Escape(t.Path), why, sample(l.unrecordable, len(l.unrecordable)))
 	}
 	return nil
@@ -330,7 +330,7 @@ func ruleRecordable(t gitx.Worktree, l Losses) *Error {
 
 func ruleBranchMerged(t gitx.Worktree, l Losses, deleteBranch bool) *Error {
 	if deleteBranch && l.Unique > 0 {
-		return refused(CodeUnmergedBranch, "merge or push it first, or pass --force to delete it anyway",
+		return Refused(CodeUnmergedBranch, "merge or push it first, or pass --force to delete it anyway",
 			"branch %s has %s on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit"))
 	}
 	return nil
@@ -360,8 +360,8 @@ func forceHelps(e *Error) *Error {
 // linked worktrees are claimed.
 func RuleClaimable(t gitx.Worktree, snap Snapshot) *Error {
 	if t.Bare || (len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path) {
-		return refused(CodeMainCheckout, "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
-			"%s is the main checkout (%s); it cannot be claimed", Escape(t.Path), describe(t))
+		return Refused(CodeMainCheckout, "claim linked worktrees only (`copse create BRANCH --claim` makes one)",
+			"%s is the main checkout (%s); it cannot be claimed", Escape(t.Path), Describe(t))
 	}
 	return nil
 }
@@ -370,8 +370,8 @@ func RuleClaimable(t gitx.Worktree, snap Snapshot) *Error {
 // --force (which asks first).
 func RuleNotClaimedByOther(c *ClaimSpec) *Error {
 	if !c.Release && c.Held != nil && c.Held.Session != c.Session.s && !c.Force {
-		return forceHelps(refused(CodeClaimed, "pick another worktree, or pass --force to take it over (asks first)",
-			"%s (%s) is claimed by session %s since %s", Escape(c.Target.Path), describe(c.Target), c.Held.Session, c.Held.Since.Format(time.RFC3339)))
+		return forceHelps(Refused(CodeClaimed, "pick another worktree, or pass --force to take it over (asks first)",
+			"%s (%s) is claimed by session %s since %s", Escape(c.Target.Path), Describe(c.Target), c.Held.Session, c.Held.Since.Format(time.RFC3339)))
 	}
 	return nil
 }
@@ -380,8 +380,8 @@ func RuleNotClaimedByOther(c *ClaimSpec) *Error {
 // leave it alone unless forced.
 func RuleNotLockedByHuman(c *ClaimSpec, verb string) *Error {
 	if c.Human != nil && !c.Force {
-		return forceHelps(refused(CodeLockedByHuman, "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
-			"%s (%s) is locked, and not by copse: %s", Escape(c.Target.Path), describe(c.Target), Escape(LockedReason(*c.Human))))
+		return forceHelps(Refused(CodeLockedByHuman, "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
+			"%s (%s) is locked, and not by copse: %s", Escape(c.Target.Path), Describe(c.Target), Escape(LockedReason(*c.Human))))
 	}
 	return nil
 }
@@ -389,13 +389,13 @@ func RuleNotLockedByHuman(c *ClaimSpec, verb string) *Error {
 // releaseCommand is the command that releases session's claim on path, as a hint names it:
 // one that runs as written.
 func releaseCommand(path, session string) string {
-	return "copse release " + quoteDisplay(path) + " --session " + quoteDisplay(session)
+	return "copse release " + QuoteDisplay(path) + " --session " + QuoteDisplay(session)
 }
 
 // ruleIsClaimed: release needs a claim to release.
 func RuleIsClaimed(c *ClaimSpec) *Error {
 	if c.Release && c.Target.Locked == nil {
-		return refused(CodeNotClaimed, "`copse list` shows the claims", "%s (%s) is not claimed", Escape(c.Target.Path), describe(c.Target))
+		return Refused(CodeNotClaimed, "`copse list` shows the claims", "%s (%s) is not claimed", Escape(c.Target.Path), Describe(c.Target))
 	}
 	return nil
 }
@@ -403,8 +403,8 @@ func RuleIsClaimed(c *ClaimSpec) *Error {
 // ruleClaimIsOurs: a session releases its own claims; another's only with --force.
 func RuleClaimIsOurs(c *ClaimSpec) *Error {
 	if c.Release && c.Held != nil && c.Held.Session != c.Session.s && !c.Force {
-		return forceHelps(refused(CodeClaimedByOther, "release it as that session (`"+releaseCommand(c.Target.Path, c.Held.Session)+"`), or pass --force (asks first)",
-			"%s (%s) is claimed by session %s, not by %s", Escape(c.Target.Path), describe(c.Target), c.Held.Session, c.Session.s))
+		return forceHelps(Refused(CodeClaimedByOther, "release it as that session (`"+releaseCommand(c.Target.Path, c.Held.Session)+"`), or pass --force (asks first)",
+			"%s (%s) is claimed by session %s, not by %s", Escape(c.Target.Path), Describe(c.Target), c.Held.Session, c.Session.s))
 	}
 	return nil
 }
@@ -415,7 +415,7 @@ func RuleClaimIsOurs(c *ClaimSpec) *Error {
 // again; its files are still in the record.
 func ruleRecordedHead(e RemovedEntry) *Error {
 	if e.Head == "" {
-		return refused(CodeUnbornHead, "its files are in commit "+e.Commit+": `git -C DIR checkout "+short(e.Commit)+" -- .`",
+		return Refused(CodeUnbornHead, "its files are in commit "+e.Commit+": `git -C DIR checkout "+Short(e.Commit)+" -- .`",
 			"the worktree %s was recorded on an unborn branch, which copse cannot check out again", Escape(e.Path))
 	}
 	return nil
@@ -427,12 +427,12 @@ func ruleRecordedHead(e RemovedEntry) *Error {
 // holds the target, and a detached worktree has no branch to land.
 func ruleLandable(t gitx.Worktree, snap Snapshot) *Error {
 	if len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path {
-		return refused(CodeMainCheckout, "land a linked worktree; the main checkout holds the target",
+		return Refused(CodeMainCheckout, "land a linked worktree; the main checkout holds the target",
 			"%s is the main checkout; copse lands linked worktrees into it", Escape(t.Path))
 	}
 	if t.Branch == "" {
-		return refused(CodeDetachedWorktree, "check out a branch in it first (git switch -c NAME)",
-			"%s is detached at %s; land needs a branch", Escape(t.Path), short(t.Head))
+		return Refused(CodeDetachedWorktree, "check out a branch in it first (git switch -c NAME)",
+			"%s is detached at %s; land needs a branch", Escape(t.Path), Short(t.Head))
 	}
 	return nil
 }
@@ -440,7 +440,7 @@ func ruleLandable(t gitx.Worktree, snap Snapshot) *Error {
 // ruleIntoOtherBranch: a branch cannot land onto itself.
 func ruleIntoOtherBranch(t gitx.Worktree, into BranchName) *Error {
 	if into.s == t.Branch {
-		return usage(CodeIntoIsBranch, "into", "pass the branch to land onto with --into",
+		return Usage(CodeIntoIsBranch, "into", "pass the branch to land onto with --into",
 			"%s cannot land onto its own branch %s", Escape(t.Path), Escape(t.Branch))
 	}
 	return nil
@@ -452,7 +452,7 @@ func ruleIntoOtherBranch(t gitx.Worktree, into BranchName) *Error {
 // copse's own pane would go too. Not even --force gets past this.
 func ruleNotOwnWorkspace(c *removeCmd, session string) *Error {
 	if c.wsID != "" && c.wsID == session {
-		return refused(CodeCurrentWorkspace,
+		return Refused(CodeCurrentWorkspace,
 			"run the remove from another Herdr workspace, or close this workspace first",
 			"%s is open in workspace %s, the workspace copse is running in; removing it would close this pane",
 			Escape(c.target.Path), Escape(c.wsID))
@@ -465,8 +465,8 @@ func ruleNotOwnWorkspace(c *removeCmd, session string) *Error {
 // processes. Not even --force gets past this.
 func ruleHerdrNotLocked(c *removeCmd) *Error {
 	if c.wsID != "" && c.target.Locked != nil {
-		return refused(CodeLockedWorktree,
-			"unlock it first (git worktree unlock "+quoteDisplay(c.target.Path)+"), then remove it",
+		return Refused(CodeLockedWorktree,
+			"unlock it first (git worktree unlock "+QuoteDisplay(c.target.Path)+"), then remove it",
 			"%s is locked and open in Herdr workspace %s; Herdr cannot remove a locked worktree", Escape(c.target.Path), Escape(c.wsID))
 	}
 	return nil

@@ -56,8 +56,8 @@ func TestRules(t *testing.T) {
 		code     string
 		mentions string
 	}{
-		{"branch free", ruleBranchFree(BranchName{"feat"}, snap), ruleBranchFree(BranchName{"new"}, snap), "branch_checked_out", feat.Path},
-		{"no base for existing", ruleNoBaseForExisting(BranchName{"feat"}, true), ruleNoBaseForExisting(BranchName{"feat"}, false), "base_with_existing_branch", "feat"},
+		{"branch free", RuleBranchFree(BranchName{"feat"}, snap), RuleBranchFree(BranchName{"new"}, snap), "branch_checked_out", feat.Path},
+		{"no base for existing", RuleNoBaseForExisting(BranchName{"feat"}, true), RuleNoBaseForExisting(BranchName{"feat"}, false), "base_with_existing_branch", "feat"},
 		{"path outside git dir", rulePathOutsideGitDir(abs(filepath.Join(dir, ".git", "x")), filepath.Join(dir, ".git")), rulePathOutsideGitDir(abs(filepath.Join(dir, "x")), filepath.Join(dir, ".git")), "path_inside_git_dir", ".git"},
 		{"path is no worktree", rulePathOutsideWorktrees(abs(feat.Path), snap), rulePathOutsideWorktrees(abs(filepath.Join(dir, "new")), snap), "path_is_worktree", feat.Path},
 		{"path inside no worktree", rulePathOutsideWorktrees(abs(filepath.Join(feat.Path, "in")), snap), nil, "path_inside_worktree", feat.Path},

@@ -192,8 +192,8 @@ func (s *Service) PrepareDryRun(ctx context.Context, req Request) (*Plan, error)
 // DryRun returns what Execute would do: the checks passed and the commands, changing nothing.
 func (s *Service) DryRun(p *Plan) *Outcome {
 	out := &Outcome{Operation: p.Request.Op(), DryRun: true, Commands: p.Commands, Warnings: p.Warnings, Notices: p.Notices}
-	if c, ok := p.Cmd.(*createCmd); ok {
-		out.Base = c.startBase()
+	if c, ok := p.Cmd.(*CreateSpec); ok {
+		out.Base = c.StartBase()
 	}
 	return out
 }
@@ -228,7 +228,7 @@ func (p *Plan) CheckApproval() error {
 	}
 	exp := expectedToken(p.Request)
 	if exp == nil {
-		return usage(CodeStateTokenRequired, "expected_state_token",
+		return Usage(CodeStateTokenRequired, "expected_state_token",
 			"send the request without approval first, show its needs_approval message to the user, then resend it approved with expected_state_token set to the state_token it returned",
 			"an approved %s must carry the expected_state_token of the confirmation the user saw", p.Request.Op())
 	}

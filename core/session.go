@@ -17,13 +17,13 @@ const maxSession = 128
 // ParseSession accepts 1-128 characters from [A-Za-z0-9._:@/+=-], not starting with '-'.
 // The set keeps the id one word inside a lock reason and safe in every display.
 func ParseSession(field, raw string) (SessionID, error) {
-	if err := checkText(field, raw, maxSession); err != nil {
+	if err := CheckText(field, raw, maxSession); err != nil {
 		return SessionID{}, err
 	}
 	for _, r := range raw {
 		if !sessionRune(r) {
-			return SessionID{}, usage(CodeBadSession, field, "use letters, digits and . _ : @ / + = - only (e.g. agent-7 or herdr:wA)",
-				"%s %s contains %s, which a session id may not", field, quote(raw), quote(string(r)))
+			return SessionID{}, Usage(CodeBadSession, field, "use letters, digits and . _ : @ / + = - only (e.g. agent-7 or herdr:wA)",
+				"%s %s contains %s, which a session id may not", field, Quote(raw), Quote(string(r)))
 		}
 	}
 	return SessionID{raw}, nil
@@ -60,7 +60,7 @@ func RequireSession(explicit *string, getenv func(string) string, what string) (
 		return SessionID{}, err
 	}
 	if !ok {
-		return SessionID{}, usage(CodeSessionRequired, "session",
+		return SessionID{}, Usage(CodeSessionRequired, "session",
 			"pass --session ID (request field \"session\"), or set COPSE_SESSION, or run inside a Herdr workspace",
 			"%s needs a session id and none was given", what)
 	}

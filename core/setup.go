@@ -170,7 +170,7 @@ func (s *Service) SetupTarget(ctx context.Context, path, branch *string) (string
 	if path == nil && branch == nil {
 		cur := si.current()
 		if cur == "" {
-			return "", usage(CodeNoTarget, "target", "name the worktree: `copse setup TARGET`", "copse is not running in a worktree")
+			return "", Usage(CodeNoTarget, "target", "name the worktree: `copse setup TARGET`", "copse is not running in a worktree")
 		}
 		t, _ = Find(snap, cur)
 	} else if t, _, err = si.ResolveTarget(ctx, snap, path, branch, nil); err != nil {
@@ -180,7 +180,7 @@ func (s *Service) SetupTarget(ctx context.Context, path, branch *string) (string
 		return "", err
 	}
 	if len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path {
-		return "", refused(CodeMainCheckout, "name a linked worktree; setup copies from the main checkout into it",
+		return "", Refused(CodeMainCheckout, "name a linked worktree; setup copies from the main checkout into it",
 			"%s is the main checkout, where setup copies from", Escape(t.Path))
 	}
 	return t.Path, nil
@@ -205,7 +205,7 @@ func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, o
 	if missing, err := s.Unapproved(cfg.Project); err != nil {
 		return nil, err
 	} else if len(missing) > 0 {
-		return nil, UnapprovedError(missing, "runs `copse setup "+quoteDisplay(path)+"`")
+		return nil, UnapprovedError(missing, "runs `copse setup "+QuoteDisplay(path)+"`")
 	}
 	files, refused, err := si.setupFiles(ctx, cfg)
 	rep.Refused = append(rep.Refused, refused...)
@@ -230,7 +230,7 @@ func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, o
 		res, err := usercmd.Run(ctx, path, step, env, cfg.Timeout, out)
 		st := SetupStep{Command: step, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Seconds: time.Since(start).Seconds()}
 		rep.Steps = append(rep.Steps, st)
-		rerun := "fix it, then rerun the setup: `copse setup " + quoteDisplay(path) + "`"
+		rerun := "fix it, then rerun the setup: `copse setup " + QuoteDisplay(path) + "`"
 		which := fmt.Sprintf("setup step %d of %d (%s)", i+1, len(steps), Escape(step))
 		switch {
 		case err != nil:
@@ -346,7 +346,7 @@ func insidePatterns(patterns []string) (keep []string, refused []SetupRefusal) {
 // copyFromMain copies files (paths relative to the main checkout root) into the worktree
 // at path, recording in rep what it copied, kept and refused.
 func copyFromMain(root, path string, files []string, rep *SetupReport) error {
-	rerun := "check the file, or rerun: `copse setup " + quoteDisplay(path) + "`"
+	rerun := "check the file, or rerun: `copse setup " + QuoteDisplay(path) + "`"
 	src, err := os.OpenRoot(root)
 	if err != nil {
 		return failed(CodeSetupCopyFailed, err, rerun, "cannot open the main checkout %s: %s", Escape(root), Escape(err.Error()))

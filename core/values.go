@@ -43,7 +43,7 @@ func (w WorkspaceID) IsZero() bool { return w.s == "" }
 
 // Limits of each value, in characters (runes).
 const (
-	maxBranch = 255
+	MaxBranch = 255
 	maxPath   = 4096
 	maxLabel  = 120
 	maxRef    = 255
@@ -52,35 +52,35 @@ const (
 // checkText applies the rules every raw value obeys before anything else looks at it:
 // valid UTF-8, no control characters, no bidirectional marks, not padded with spaces,
 // no leading '-', and a length limit. field names the request field in the message.
-func checkText(field, raw string, maxLen int) error {
+func CheckText(field, raw string, maxLen int) error {
 	hint := fmt.Sprintf("pass a plain %s", field)
 	if raw == "" {
-		return usage(CodeEmptyValue, field, hint, "%s is empty", field)
+		return Usage(CodeEmptyValue, field, hint, "%s is empty", field)
 	}
 	if !utf8.ValidString(raw) {
-		return usage("invalid_utf8", field, hint, "%s %s is not valid UTF-8", field, quote(raw))
+		return Usage("invalid_utf8", field, hint, "%s %s is not valid UTF-8", field, Quote(raw))
 	}
 	for _, r := range raw {
 		switch {
 		case textsafe.IsControl(r):
-			return usage(CodeControlCharacter, field, hint+" without control characters",
-				"%s %s contains a control character (%s)", field, quote(raw), Escape(string(r)))
+			return Usage(CodeControlCharacter, field, hint+" without control characters",
+				"%s %s contains a control character (%s)", field, Quote(raw), Escape(string(r)))
 		case textsafe.IsBidi(r):
-			return usage(CodeBidiMark, field, hint+" without bidirectional marks",
-				"%s %s contains a bidirectional mark (%s), which can disguise what is shown", field, quote(raw), Escape(string(r)))
+			return Usage(CodeBidiMark, field, hint+" without bidirectional marks",
+				"%s %s contains a bidirectional mark (%s), which can disguise what is shown", field, Quote(raw), Escape(string(r)))
 		case textsafe.IsInvisibleSeparator(r):
-			return usage(CodeInvisibleCharacter, field, hint, "%s %s contains an invisible separator (%s)", field, quote(raw), Escape(string(r)))
+			return Usage(CodeInvisibleCharacter, field, hint, "%s %s contains an invisible separator (%s)", field, Quote(raw), Escape(string(r)))
 		}
 	}
 	if strings.TrimSpace(raw) != raw {
-		return usage(CodeUntrimmedValue, field, "remove the leading or trailing spaces", "%s %s starts or ends with white space", field, quote(raw))
+		return Usage(CodeUntrimmedValue, field, "remove the leading or trailing spaces", "%s %s starts or ends with white space", field, Quote(raw))
 	}
 	if strings.HasPrefix(raw, "-") {
-		return usage(CodeLeadingDash, field, fmt.Sprintf("a %s may not start with '-' (it would be read as an option)", field),
-			"%s %s starts with '-'", field, quote(raw))
+		return Usage(CodeLeadingDash, field, fmt.Sprintf("a %s may not start with '-' (it would be read as an option)", field),
+			"%s %s starts with '-'", field, Quote(raw))
 	}
 	if n := utf8.RuneCountInString(raw); n > maxLen {
-		return usage(CodeTooLong, field, fmt.Sprintf("use at most %d characters", maxLen),
+		return Usage(CodeTooLong, field, fmt.Sprintf("use at most %d characters", maxLen),
 			"%s is %d characters long (limit %d)", field, n, maxLen)
 	}
 	return nil
@@ -90,28 +90,28 @@ func checkText(field, raw string, maxLen int) error {
 // trailing separators, i.e. a path that is already clean: copse never guesses what a
 // relative or unclean path was meant to name.
 func ParseAbsPath(field, raw string) (AbsPath, error) {
-	if err := checkText(field, raw, maxPath); err != nil {
+	if err := CheckText(field, raw, maxPath); err != nil {
 		return AbsPath{}, err
 	}
 	if !filepath.IsAbs(raw) {
-		return AbsPath{}, usage(CodeRelativePath, field, "pass an absolute path, e.g. "+filepath.Join("/", "src", "app.worktrees", "feat-x"),
-			"%s %s is not absolute", field, quote(raw))
+		return AbsPath{}, Usage(CodeRelativePath, field, "pass an absolute path, e.g. "+filepath.Join("/", "src", "app.worktrees", "feat-x"),
+			"%s %s is not absolute", field, Quote(raw))
 	}
 	for _, seg := range strings.Split(raw, "/") {
 		if seg == "." || seg == ".." {
-			return AbsPath{}, usage(CodeDotSegment, field, "pass the path without '.' or '..' segments",
-				"%s %s has a %s segment", field, quote(raw), quote(seg))
+			return AbsPath{}, Usage(CodeDotSegment, field, "pass the path without '.' or '..' segments",
+				"%s %s has a %s segment", field, Quote(raw), Quote(seg))
 		}
 	}
 	if clean := filepath.Clean(raw); clean != raw {
-		return AbsPath{}, usage(CodeUncleanPath, field, "pass "+quote(clean), "%s %s is not a clean path", field, quote(raw))
+		return AbsPath{}, Usage(CodeUncleanPath, field, "pass "+Quote(clean), "%s %s is not a clean path", field, Quote(raw))
 	}
 	return AbsPath{raw}, nil
 }
 
 // ParseLabel accepts 1-120 characters of plain text.
 func ParseLabel(raw string) (Label, error) {
-	if err := checkText("label", raw, maxLabel); err != nil {
+	if err := CheckText("label", raw, maxLabel); err != nil {
 		return Label{}, err
 	}
 	return Label{raw}, nil
@@ -119,7 +119,7 @@ func ParseLabel(raw string) (Label, error) {
 
 // ParseWorkspaceID accepts "w" followed by 1-16 ASCII letters or digits.
 func ParseWorkspaceID(raw string) (WorkspaceID, error) {
-	if err := checkText("workspace_id", raw, 17); err != nil {
+	if err := CheckText("workspace_id", raw, 17); err != nil {
 		return WorkspaceID{}, err
 	}
 	ok := len(raw) >= 2 && len(raw) <= 17 && raw[0] == 'w'
@@ -128,8 +128,8 @@ func ParseWorkspaceID(raw string) (WorkspaceID, error) {
 		ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 	}
 	if !ok {
-		return WorkspaceID{}, usage(CodeBadWorkspaceID, "workspace_id", "use the id `copse list --json` shows, e.g. wG",
-			"workspace_id %s is not a Herdr workspace id", quote(raw))
+		return WorkspaceID{}, Usage(CodeBadWorkspaceID, "workspace_id", "use the id `copse list --json` shows, e.g. wG",
+			"workspace_id %s is not a Herdr workspace id", Quote(raw))
 	}
 	return WorkspaceID{raw}, nil
 }

@@ -22,7 +22,7 @@ func (s *Service) DefaultPath(ctx context.Context, raw string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, err := s.impl.defaultPath(ctx, b)
+	p, err := s.impl.DefaultPath(ctx, b)
 	return p.String(), err
 }
 
@@ -111,7 +111,7 @@ func (s *Service) SetSortOrder(ctx context.Context, order string) error {
 		known = known || o == order
 	}
 	if !known {
-		return usage(CodeBadSort, "sort", "use one of "+strings.Join(SortOrders, ", "), "sort order %s is not known", quote(order))
+		return Usage(CodeBadSort, "sort", "use one of "+strings.Join(SortOrders, ", "), "sort order %s is not known", Quote(order))
 	}
 	root := s.impl.Root()
 	_, local, err := s.impl.Git.LocalConfigValue(ctx, root, "copse.sort")
@@ -135,7 +135,7 @@ func (s *Service) SetSortOrder(ctx context.Context, order string) error {
 // files through lock files, which touches the entry's directory). It reads only the file
 // system, so the picker can poll it every few seconds.
 func (s *Service) WorktreesStamp(ctx context.Context) (string, error) {
-	commonDir, err := s.impl.commonDir(ctx)
+	commonDir, err := s.impl.CommonDir(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -174,7 +174,7 @@ func (s *Service) EditorCommand(path string) (*exec.Cmd, error) {
 		ed = strings.TrimSpace(s.impl.Opts.Getenv("EDITOR"))
 	}
 	if ed == "" {
-		return nil, usage(CodeNoEditor, "", "set one, e.g. export EDITOR=vi", "neither $VISUAL nor $EDITOR is set")
+		return nil, Usage(CodeNoEditor, "", "set one, e.g. export EDITOR=vi", "neither $VISUAL nor $EDITOR is set")
 	}
 	c := exec.Command("sh", "-c", ed+` "$1"`, "sh", path)
 	c.Dir = path
@@ -230,7 +230,7 @@ const previewCommits = 10
 // branch; no diffstat when empty or when path is on it).
 func (s *Service) Preview(ctx context.Context, path, mainBranch string) (*Preview, error) {
 	if !filepath.IsAbs(path) {
-		return nil, usage(CodeBadPath, "path", "name an absolute worktree path", "%s is not an absolute path", quote(path))
+		return nil, Usage(CodeBadPath, "path", "name an absolute worktree path", "%s is not an absolute path", Quote(path))
 	}
 	g := s.impl.Git
 	p := &Preview{Path: path}
@@ -275,7 +275,7 @@ func (s *Service) Preview(ctx context.Context, path, mainBranch string) (*Previe
 		problem("base", err)
 		return p, nil
 	}
-	p.Base = Escape(mainBranch) + " (" + short(base[0]) + ")"
+	p.Base = Escape(mainBranch) + " (" + Short(base[0]) + ")"
 	if p.DiffStat, err = lines(gitx.DiffStatFrom(path, base[0])); err != nil {
 		problem("diffstat", err)
 	}

@@ -62,7 +62,7 @@ type repoState struct {
 // snapshot is one reading of `git worktree list --porcelain -z`.
 type Snapshot struct {
 	Trees []gitx.Worktree
-	token StateToken
+	Token StateToken
 	ids   *idPrefetch // Open's snapshot only: the ids read while git listed
 }
 
@@ -80,13 +80,13 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, usage(CodeBadDir, "dir", "pass -C with an existing directory", "cannot use %s: %v", quote(dir), err)
+		return nil, Usage(CodeBadDir, "dir", "pass -C with an existing directory", "cannot use %s: %v", Quote(dir), err)
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return nil, usage(CodeBadDir, "dir", "pass -C with an existing directory", "%s is not a directory", Escape(abs))
+		return nil, Usage(CodeBadDir, "dir", "pass -C with an existing directory", "%s is not a directory", Escape(abs))
 	}
 	if opts.Registry == nil {
-		return nil, usage(CodeNoOperations, "", "hand Open a Registry (core/ops.All)", "core.Open was given no operations")
+		return nil, Usage(CodeNoOperations, "", "hand Open a Registry (core/ops.All)", "core.Open was given no operations")
 	}
 	s := &Env{
 		reg:     opts.Registry,
@@ -101,7 +101,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	if opts.ListFirst {
 		snap, err = s.readDisplay(ctx, func() *idPrefetch { return prefetchIDs(abs) })
 	} else {
-		snap, err = s.read(ctx)
+		snap, err = s.Read(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -156,13 +156,13 @@ func (s *Env) readDisplay(ctx context.Context, prefetch func() *idPrefetch) (Sna
 		}
 		s.mu.Unlock()
 		sum := sha256.Sum256(d.Raw)
-		return Snapshot{Trees: trees, token: StateToken(hex.EncodeToString(sum[:12])), ids: readIDs(d.CommonDir, d.IDs)}, nil
+		return Snapshot{Trees: trees, Token: StateToken(hex.EncodeToString(sum[:12])), ids: readIDs(d.CommonDir, d.IDs)}, nil
 	}
 	var ids *idPrefetch
 	if prefetch != nil {
 		ids = prefetch()
 	}
-	snap, err := s.read(ctx)
+	snap, err := s.Read(ctx)
 	snap.ids = ids
 	return snap, err
 }
@@ -191,7 +191,7 @@ func (s *Env) verifyDirect(ctx context.Context, raw []byte) error {
 
 // read lists the worktrees with git. Failure to list from dir means dir is not in a
 // repository.
-func (s *Env) read(ctx context.Context) (Snapshot, error) {
+func (s *Env) Read(ctx context.Context) (Snapshot, error) {
 	s.supersedeFirst()
 	dir := s.listDir()
 	trees, raw, err := s.Git.Worktrees(ctx, dir)
@@ -217,14 +217,14 @@ func (s *Env) read(ctx context.Context) (Snapshot, error) {
 		return Snapshot{}, GitFailure(CodeListFailed, err, "cannot list worktrees")
 	}
 	sum := sha256.Sum256(raw)
-	return Snapshot{Trees: trees, token: StateToken(hex.EncodeToString(sum[:12]))}, nil
+	return Snapshot{Trees: trees, Token: StateToken(hex.EncodeToString(sum[:12]))}, nil
 }
 
 // listDir is where git lists the worktrees from: the directory copse started in, or the
 // main checkout once that directory is gone (a land typed in the worktree it cleaned up
 // reads the list back after removing it).
 func (s *Env) listDir() string {
-	if root := s.Root(); root != "" && !exists(s.dir) {
+	if root := s.Root(); root != "" && !Exists(s.dir) {
 		return root
 	}
 	return s.dir
@@ -293,7 +293,7 @@ func (s *Env) current() string {
 }
 
 // commonDir asks git once for the common git directory (the lock lives there).
-func (s *Env) commonDir(ctx context.Context) (string, error) {
+func (s *Env) CommonDir(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	commonDir := s.repo.commonDir
 	s.mu.Unlock()
@@ -380,7 +380,7 @@ func (s *Env) List(ctx context.Context, withStatus bool) (*Listing, error) {
 		setRunning(rows, found)
 		s.applyAgentStates(rows)
 	}
-	return &Listing{RepoRoot: s.Root(), Backend: s.Backend.Name(), Worktrees: rows, Warnings: warnings, Token: snap.token}, nil
+	return &Listing{RepoRoot: s.Root(), Backend: s.Backend.Name(), Worktrees: rows, Warnings: warnings, Token: snap.Token}, nil
 }
 
 // defaultWorkers bounds the status pool: git status is part CPU, part I/O wait.

@@ -6,6 +6,7 @@ package ops
 import (
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/op/claim"
+	"github.com/copse-dev/copse/core/op/create"
 	"github.com/copse-dev/copse/core/op/list"
 	"github.com/copse-dev/copse/core/op/target"
 )
@@ -13,7 +14,7 @@ import (
 // All is every operation, in a stable order.
 var All = core.NewRegistry(
 	list.Op,
-	core.CreateOp,
+	create.Op,
 	target.OpenOp,
 	target.SwitchOp,
 	core.RemoveOp,

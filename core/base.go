@@ -34,40 +34,40 @@ type CreateBase struct {
 // Describe is "main at abc1234", or "abc1234" when the base is a bare commit.
 func (b CreateBase) Describe() string {
 	if b.Ref == "" || b.Ref == b.Commit {
-		return short(b.Commit)
+		return Short(b.Commit)
 	}
-	return Escape(b.Ref) + " at " + short(b.Commit)
+	return Escape(b.Ref) + " at " + Short(b.Commit)
 }
 
 // startBase is what the create of c reports as its base; nil for an existing branch,
 // which is checked out where it is.
-func (c *createCmd) startBase() *CreateBase {
-	if c.existing {
+func (c *CreateSpec) StartBase() *CreateBase {
+	if c.Existing {
 		return nil
 	}
-	return &CreateBase{Ref: c.base.Ref, Commit: c.base.OID, Branch: c.baseBranch, From: c.baseFrom}
+	return &CreateBase{Ref: c.Base.Ref, Commit: c.Base.OID, Branch: c.BaseBranch, From: c.BaseFrom}
 }
 
 // baseChoice is a resolved base with what the create reports about it.
-type baseChoice struct {
-	base    BaseCommit
-	branch  string // local branch the base names, "" when none
-	from    string
-	warning string
+type BaseChoice struct {
+	Base    BaseCommit
+	Branch  string // local branch the base names, "" when none
+	From    string
+	Warning string
 }
 
 // requestedBase resolves a base the request names, in the worktree the session is in
 // (so HEAD and @{-1} mean what they mean there: the caller chose them).
-func (s *Env) requestedBase(ctx context.Context, raw string) (baseChoice, error) {
-	b, err := s.parseBase(ctx, raw)
+func (s *Env) RequestedBase(ctx context.Context, raw string) (BaseChoice, error) {
+	b, err := s.ParseBase(ctx, raw)
 	if err != nil {
-		return baseChoice{}, err
+		return BaseChoice{}, err
 	}
 	branch, err := s.localBranchOf(ctx, s.at(), raw)
 	if err != nil {
-		return baseChoice{}, err
+		return BaseChoice{}, err
 	}
-	return baseChoice{base: b, branch: branch, from: BaseFromRequest}, nil
+	return BaseChoice{Base: b, Branch: branch, From: BaseFromRequest}, nil
 }
 
 // localBranchOf is the local branch ref names at dir by git's own resolution ("" when it
@@ -88,17 +88,17 @@ func (s *Env) localBranchOf(ctx context.Context, dir, ref string) (string, error
 // copse.base when set, else the main checkout's branch. A main checkout without a branch
 // (detached, or a bare repository whose HEAD is detached) gives its HEAD commit, with a
 // warning saying so; one with no commit at all is refused, asking for --base.
-func (s *Env) defaultBase(ctx context.Context, snap Snapshot) (baseChoice, error) {
+func (s *Env) DefaultBase(ctx context.Context, snap Snapshot) (BaseChoice, error) {
 	main := s.Root()
 	v, ok, err := s.Git.ConfigValue(ctx, main, "copse.base")
 	if err != nil {
-		return baseChoice{}, GitFailure(CodeConfigFailed, err, "cannot read git config copse.base")
+		return BaseChoice{}, GitFailure(CodeConfigFailed, err, "cannot read git config copse.base")
 	}
 	if v = strings.TrimSpace(v); ok && v != "" {
 		return s.configBase(ctx, main, v)
 	}
 	if len(snap.Trees) == 0 {
-		return baseChoice{}, usage(CodeUnknownBase, "base", "pass --base REF", "git lists no main checkout to start a new branch from")
+		return BaseChoice{}, Usage(CodeUnknownBase, "base", "pass --base REF", "git lists no main checkout to start a new branch from")
 	}
 	t := snap.Trees[0]
 	branch := t.Branch
@@ -107,7 +107,7 @@ func (s *Env) defaultBase(ctx context.Context, snap Snapshot) (baseChoice, error
 		// A bare repository's HEAD names its default branch (or is detached).
 		ref, err := s.Git.SymbolicHeadRef(ctx, t.Path)
 		if err != nil {
-			return baseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot read HEAD of the bare repository")
+			return BaseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot read HEAD of the bare repository")
 		}
 		branch, _ = strings.CutPrefix(ref, "refs/heads/")
 	case branch == "":
@@ -116,46 +116,46 @@ func (s *Env) defaultBase(ctx context.Context, snap Snapshot) (baseChoice, error
 	if branch == "" {
 		oid, err := s.Git.ResolveCommit(ctx, t.Path, "HEAD")
 		if err != nil {
-			if refusedByGit(err) {
-				return baseChoice{}, usage(CodeUnknownBase, "base", "pass --base REF, or set git config copse.base",
+			if RefusedByGit(err) {
+				return BaseChoice{}, Usage(CodeUnknownBase, "base", "pass --base REF, or set git config copse.base",
 					"the main checkout has no branch and no commit to start a new branch from")
 			}
-			return baseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve HEAD of the main checkout")
+			return BaseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve HEAD of the main checkout")
 		}
-		return baseChoice{base: BaseCommit{Ref: oid, OID: oid}, from: BaseFromMain,
-			warning: "the main checkout has no branch checked out: the new branch starts at its HEAD commit " + short(oid) +
+		return BaseChoice{Base: BaseCommit{Ref: oid, OID: oid}, From: BaseFromMain,
+			Warning: "the main checkout has no branch checked out: the new branch starts at its HEAD commit " + Short(oid) +
 				" (pass --base or set git config copse.base to choose)"}, nil
 	}
 	oid, err := s.Git.ResolveCommit(ctx, main, "refs/heads/"+branch)
 	if err != nil {
-		if refusedByGit(err) {
-			return baseChoice{}, usage(CodeUnknownBase, "base", "commit on it first, or pass --base REF",
+		if RefusedByGit(err) {
+			return BaseChoice{}, Usage(CodeUnknownBase, "base", "commit on it first, or pass --base REF",
 				"the main checkout's branch %s has no commit to start a new branch from", Escape(branch))
 		}
-		return baseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve the main checkout's branch")
+		return BaseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve the main checkout's branch")
 	}
-	return baseChoice{base: BaseCommit{Ref: branch, OID: oid}, branch: branch, from: BaseFromMain}, nil
+	return BaseChoice{Base: BaseCommit{Ref: branch, OID: oid}, Branch: branch, From: BaseFromMain}, nil
 }
 
 // configBase resolves git config copse.base in the main checkout: a setting is the
 // repository's, so HEAD in it means the main checkout's HEAD, wherever copse runs.
-func (s *Env) configBase(ctx context.Context, main, v string) (baseChoice, error) {
+func (s *Env) configBase(ctx context.Context, main, v string) (BaseChoice, error) {
 	const hint = "set a branch, tag or commit that exists (git config copse.base main), or unset it (git config --unset copse.base)"
-	if checkText("copse.base", v, maxRef) != nil {
-		return baseChoice{}, usage(CodeBadBaseConfig, "copse.base", hint, "git config copse.base is %s, which is not a plain ref", quote(v))
+	if CheckText("copse.base", v, maxRef) != nil {
+		return BaseChoice{}, Usage(CodeBadBaseConfig, "copse.base", hint, "git config copse.base is %s, which is not a plain ref", Quote(v))
 	}
 	oid, err := s.Git.ResolveCommit(ctx, main, v)
 	if err != nil {
-		if refusedByGit(err) {
-			return baseChoice{}, usage(CodeBadBaseConfig, "copse.base", hint, "git config copse.base is %s, which does not name a commit", quote(v))
+		if RefusedByGit(err) {
+			return BaseChoice{}, Usage(CodeBadBaseConfig, "copse.base", hint, "git config copse.base is %s, which does not name a commit", Quote(v))
 		}
-		return baseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve git config copse.base")
+		return BaseChoice{}, GitFailure(CodeResolveBaseFailed, err, "cannot resolve git config copse.base")
 	}
 	branch, err := s.localBranchOf(ctx, main, v)
 	if err != nil {
-		return baseChoice{}, err
+		return BaseChoice{}, err
 	}
-	return baseChoice{base: BaseCommit{Ref: v, OID: oid}, branch: branch, from: BaseFromConfig}, nil
+	return BaseChoice{Base: BaseCommit{Ref: v, OID: oid}, Branch: branch, From: BaseFromConfig}, nil
 }
 
 // DefaultBase is where a new branch without a base would start now (copse.base, else
@@ -165,28 +165,28 @@ func (s *Service) DefaultBase(ctx context.Context) (CreateBase, error) {
 	if err != nil {
 		return CreateBase{}, err
 	}
-	ch, err := s.impl.defaultBase(ctx, snap)
+	ch, err := s.impl.DefaultBase(ctx, snap)
 	if err != nil {
 		return CreateBase{}, err
 	}
-	return CreateBase{Ref: ch.base.Ref, Commit: ch.base.OID, Branch: ch.branch, From: ch.from}, nil
+	return CreateBase{Ref: ch.Base.Ref, Commit: ch.Base.OID, Branch: ch.Branch, From: ch.From}, nil
 }
 
 // ResolveBase is where a new branch with base raw would start, resolved as Prepare
 // resolves it, for the picker's form to show the commit of a typed base.
 func (s *Service) ResolveBase(ctx context.Context, raw string) (CreateBase, error) {
-	ch, err := s.impl.requestedBase(ctx, raw)
+	ch, err := s.impl.RequestedBase(ctx, raw)
 	if err != nil {
 		return CreateBase{}, err
 	}
-	return CreateBase{Ref: ch.base.Ref, Commit: ch.base.OID, Branch: ch.branch, From: ch.from}, nil
+	return CreateBase{Ref: ch.Base.Ref, Commit: ch.Base.OID, Branch: ch.Branch, From: ch.From}, nil
 }
 
 // ---- the worktree's own metadata
 
 // worktreeMeta is what copse keeps about a worktree beyond git, in its admin directory
 // (<common>/worktrees/<id>/copse.json), so it goes when git forgets the worktree.
-type worktreeMeta struct {
+type WorktreeMeta struct {
 	V       int         `json:"v"`
 	Created time.Time   `json:"created"`
 	Base    *CreateBase `json:"base,omitempty"` // nil for a worktree of an existing branch
@@ -201,7 +201,7 @@ func metaPath(commonDir, id string) string { return filepath.Join(adminDir(commo
 
 // writeWorktreeMeta replaces the metadata whole (temporary file, then rename), so a
 // reader never sees half of it.
-func writeWorktreeMeta(commonDir, id string, m worktreeMeta) error {
+func WriteWorktreeMeta(commonDir, id string, m WorktreeMeta) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -229,45 +229,23 @@ func writeWorktreeMeta(commonDir, id string, m worktreeMeta) error {
 
 // readWorktreeMeta reads a worktree's metadata; ok is false when it has none or it
 // cannot be read as copse wrote it (a worktree made by git or an older copse).
-func readWorktreeMeta(commonDir, id string) (worktreeMeta, bool) {
-	var m worktreeMeta
+func readWorktreeMeta(commonDir, id string) (WorktreeMeta, bool) {
+	var m WorktreeMeta
 	if id == "" {
 		return m, false
 	}
 	b, err := readSmall(metaPath(commonDir, id))
 	if err != nil || len(b) > maxMetaSize || json.Unmarshal(b, &m) != nil || m.V != 1 {
-		return worktreeMeta{}, false
+		return WorktreeMeta{}, false
 	}
 	return m, true
-}
-
-// recordCreate writes the new worktree's metadata. The create has happened whatever
-// this does, so a failure is a warning that says what land will do instead.
-func (s *Env) recordCreate(ctx context.Context, c *createCmd, w *Worktree) string {
-	base := c.startBase()
-	commonDir, err := s.commonDir(ctx)
-	id := w.ID
-	if err == nil && id == "" {
-		id = idOf(worktreeIDs(commonDir), w.Path)
-	}
-	if err == nil && id == "" {
-		err = os.ErrNotExist
-	}
-	if err == nil {
-		err = writeWorktreeMeta(commonDir, id, worktreeMeta{V: 1, Created: time.Now().UTC().Truncate(time.Second), Base: base})
-	}
-	if err == nil || base == nil || base.Branch == "" {
-		return ""
-	}
-	return "could not record the base " + Escape(base.Branch) + " of " + Escape(w.Path) + " (" + Escape(err.Error()) +
-		"): land it with --into " + quoteDisplay(base.Branch)
 }
 
 // recordedInto is the branch the worktree with id was created from, as its metadata
 // keeps it; "" when it has none (made by git, from a tag, a remote branch or a commit).
 func recordedInto(commonDir, id string) string {
 	m, ok := readWorktreeMeta(commonDir, id)
-	if !ok || m.Base == nil || checkText("into", m.Base.Branch, maxBranch) != nil {
+	if !ok || m.Base == nil || CheckText("into", m.Base.Branch, MaxBranch) != nil {
 		return ""
 	}
 	return m.Base.Branch

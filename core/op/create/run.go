@@ -1,11 +1,11 @@
-package core
+package create
 
 import (
 	"context"
 	"strings"
-	"time"
 	"unicode/utf8"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
@@ -15,16 +15,6 @@ import (
 // variables of the window, and a {branch}, {path} or {prompt} in the command is replaced
 // by a double-quoted reference to its variable. So a branch named `a b'; rm -rf ~` is one
 // word with exactly those characters, whatever the command does with it.
-
-// runSpec is a command to start in a new window.
-type runSpec struct {
-	display string    // the command as given (confirmations, messages)
-	argv    []string  // what the window runs: /bin/sh -c SCRIPT copse-run
-	env     []string  // COPSE_BRANCH, COPSE_PATH, COPSE_PROMPT, COPSE_SESSION (and the wrapper's)
-	session string    // the session the command claims the worktree as
-	wrapped bool      // the wrapper reports the command's start and end (Options.Self)
-	started time.Time // when the window was made (create's run)
-}
 
 const maxRun = 4096
 
@@ -39,18 +29,18 @@ var runPlaceholders = strings.NewReplacer(
 // --prompt. It returns nil when there is nothing to run, and whether the command or its
 // prompt came in the request (then an agent may have chosen it: it needs a person's
 // approval unless a person typed it, see WithTypedByPerson).
-func (s *Env) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fromRequest bool, warnings []string, err error) {
+func prepareRun(s *core.Env, ctx context.Context, r core.CreateRequest, c *core.CreateSpec) (fromRequest bool, warnings []string, err error) {
 	raw, fromRequest := "", r.Run != nil
 	if fromRequest {
 		// Bad input first, whatever the backend: an empty or hostile command is exit 2.
-		if err := checkText("run", *r.Run, maxRun); err != nil {
+		if err := core.CheckText("run", *r.Run, maxRun); err != nil {
 			return false, nil, err
 		}
 		raw = *r.Run
 	} else if s.Backend.Name() == "tmux" {
 		v, ok, err := s.Git.ConfigValue(ctx, s.Root(), "copse.run")
 		if err != nil {
-			return false, nil, GitFailure(CodeConfigFailed, err, "cannot read git config copse.run")
+			return false, nil, core.GitFailure(core.CodeConfigFailed, err, "cannot read git config copse.run")
 		}
 		if ok && strings.TrimSpace(v) != "" {
 			raw = strings.TrimSpace(v)
@@ -58,7 +48,7 @@ func (s *Env) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fr
 	}
 	if raw == "" {
 		if r.Prompt != nil {
-			return false, nil, usage(CodeRunBadCommand, "prompt", "pass --run CMD (or set git config copse.run) to start an agent with the prompt",
+			return false, nil, core.Usage(core.CodeRunBadCommand, "prompt", "pass --run CMD (or set git config copse.run) to start an agent with the prompt",
 				"--prompt was given but there is no command to run")
 		}
 		return false, nil, nil
@@ -73,20 +63,20 @@ func (s *Env) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fr
 			// Herdr's worktree commands open a workspace but start nothing in its pane.
 			why = "Herdr gives copse no way to start a program in a pane, and copse does not run it in the foreground"
 		}
-		return false, nil, refused(CodeRunNeedsWorkspace,
+		return false, nil, core.Refused(core.CodeRunNeedsWorkspace,
 			"run copse inside tmux (or with --backend tmux), or create the worktree without --run and start the command yourself",
 			"--run starts %s in the new worktree's tmux window, but this is the %s backend: %s",
-			quote(raw), s.Backend.Name(), why)
+			core.Quote(raw), s.Backend.Name(), why)
 	}
-	if err := checkText("run", raw, maxRun); err != nil {
+	if err := core.CheckText("run", raw, maxRun); err != nil {
 		return false, nil, err
 	}
 	script := runPlaceholders.Replace(raw)
-	env := []string{"COPSE_BRANCH=" + c.branch.s, "COPSE_PATH=" + c.path.s}
+	env := []string{"COPSE_BRANCH=" + c.Branch.String(), "COPSE_PATH=" + c.Path.String()}
 	if r.Prompt != nil {
 		p := *r.Prompt
 		if why := promptProblem(p); why != "" {
-			return false, nil, usage(CodeRunBadCommand, "prompt", "pass the prompt as plain text (new lines and tabs are fine)",
+			return false, nil, core.Usage(core.CodeRunBadCommand, "prompt", "pass the prompt as plain text (new lines and tabs are fine)",
 				"--prompt %s", why)
 		}
 		env = append(env, "COPSE_PROMPT="+p)
@@ -96,15 +86,15 @@ func (s *Env) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fr
 	}
 	// The started agent claims the worktree (claim implied), and its own copse calls act as
 	// that session.
-	sess := runSession(c.branch)
+	sess := core.RunSession(c.Branch)
 	if r.Session != nil {
 		sess = *r.Session
 	}
-	id, err := ParseSession("session", sess)
+	id, err := core.ParseSession("session", sess)
 	if err != nil {
 		return false, nil, err
 	}
-	env = append(env, "COPSE_SESSION="+id.s)
+	env = append(env, "COPSE_SESSION="+id.String())
 	// When the command ends, the window keeps a shell in the worktree, as a tmux user
 	// expects of a window they can go back to (an idle shell does not keep the worktree):
 	// what tmux starts in every window copse opens without a command: its default-command
@@ -112,10 +102,10 @@ func (s *Env) prepareRun(ctx context.Context, r CreateRequest, c *createCmd) (fr
 	// both as COPSE_SHELL and COPSE_SHELL_COMMAND); $SHELL when tmux did not say. The
 	// wrapper reports the command's start and end before it (agent_run.go), with the values
 	// it needs as variables too.
-	script, env, warnings = s.wrapRun(ctx, raw, script, env)
+	script, env, warnings = s.WrapRun(ctx, raw, script, env)
 	script += `; if [ -n "$COPSE_SHELL" ] && [ -n "$COPSE_SHELL_COMMAND" ]; then exec "$COPSE_SHELL" -c "$COPSE_SHELL_COMMAND"; fi` +
 		`; if [ -n "$COPSE_SHELL" ]; then exec "$COPSE_SHELL" -l; fi; exec "${SHELL:-/bin/sh}"`
-	c.run = &runSpec{display: raw, argv: []string{"/bin/sh", "-c", script, "copse-run"}, env: env, session: id.s, wrapped: s.Opts.Self != ""}
+	c.Run = &core.RunSpec{Display: raw, Argv: []string{"/bin/sh", "-c", script, "copse-run"}, Env: env, Session: id.String(), Wrapped: s.Opts.Self != ""}
 	// A prompt in the request is what an agent tells the program it starts, even when the
 	// program is the owner's copse.run: a person sees it first, as a command in the request.
 	return fromRequest || r.Prompt != nil, warnings, nil
@@ -135,12 +125,8 @@ func promptProblem(p string) string {
 			continue
 		}
 		if textsafe.IsControl(r) || textsafe.IsBidi(r) {
-			return "contains " + Escape(string(r)) + ", which a prompt may not"
+			return "contains " + core.Escape(string(r)) + ", which a prompt may not"
 		}
 	}
 	return ""
 }
-
-// runSession is the session that claims a worktree created with --run when the request
-// names none: derived from the worktree, so each started agent has its own.
-func runSession(branch BranchName) string { return "agent:" + BranchSlug(branch.s) }
