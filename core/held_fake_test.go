@@ -2,7 +2,6 @@ package core_test
 
 import "github.com/copse-dev/copse/core"
 
-
 import (
 	"os"
 	"path/filepath"
