@@ -1,0 +1,508 @@
+// Package landpredict foresees what a land queue will meet before any job runs: for the
+// queued jobs in order it stacks each one onto the target and the jobs ahead with
+// in-memory merges (T0 = the target, Ti = merge(Ti-1, job i); no worktree, no index), and
+// names, per job, the jobs ahead (or the target) whose changes its own cannot be merged
+// with, and the files. It also gives the commit each job would land as (the target plus
+// every job ahead, plus the job), for a gate to test ahead of the job's turn.
+//
+// The cheap path comes first. Every job's changed paths (since it forked from the target)
+// are read once per (target, tip); only jobs whose paths meet those of a job ahead pay for
+// merges between jobs, and the merge decides: two jobs that edit one file far apart
+// merge cleanly and are not reported. Every git answer is cached by the commit ids it
+// depends on, so an analysis whose target and tips did not move runs no git at all, and
+// one whose job moved redoes only what depends on that job.
+//
+// A job whose merge conflicts is left out of the stack for the jobs behind it: the real
+// queue would block it at its rebase and land the next job onto the same target.
+//
+// It imports gitx and internal packages only: the land family (the local queue and the
+// one across machines) calls it with commit ids it resolved itself.
+package landpredict
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/copse-dev/copse/gitx"
+)
+
+// Job is one queued land, in queue order.
+type Job struct {
+	ID  string // the queue's name for it (land-7); unique within one call
+	Tip string // full commit id of the branch the job lands, as queued
+}
+
+// Conflict names what a job's change cannot be merged with.
+type Conflict struct {
+	// Job is the id of the job ahead whose change this one meets; empty when Target.
+	Job string `json:"job,omitempty"`
+	// Target: the change meets the target's own commits since the job's branch forked
+	// from it (the job conflicts with the target as it is now, whatever lands first).
+	Target bool     `json:"target,omitempty"`
+	Files  []string `json:"files"`
+}
+
+// Prediction is what the analysis says of one job.
+type Prediction struct {
+	Job string `json:"job"`
+	Tip string `json:"tip"`
+	// Lands: the job merges cleanly onto the target and the jobs ahead that land. A job
+	// that does not is left out of the stack for the jobs behind it.
+	Lands bool `json:"lands"`
+	// Conflicts is never nil: [] when none, so JSON says "predicted_conflicts": [].
+	Conflicts []Conflict `json:"predicted_conflicts"`
+	// Error is set when git cannot merge the job with the target at all (unrelated
+	// histories); the job is then neither stacked nor reported as a conflict.
+	Error string `json:"error,omitempty"`
+	// Paths are the paths the job changes since it forked from the target, sorted.
+	Paths []string `json:"paths,omitempty"`
+}
+
+// Analysis is the prediction for a whole queue.
+type Analysis struct {
+	Target string       `json:"target"` // T0, the target's commit the jobs were stacked on
+	Jobs   []Prediction `json:"jobs"`   // in queue order
+}
+
+// For returns the prediction of job id, or nil.
+func (a *Analysis) For(id string) *Prediction {
+	for i := range a.Jobs {
+		if a.Jobs[i].Job == id {
+			return &a.Jobs[i]
+		}
+	}
+	return nil
+}
+
+// Stacked is the commit one job would land as.
+type Stacked struct {
+	Job string `json:"job"`
+	// Onto is the target plus every job ahead that lands, in order: what the job's branch
+	// will be rebased onto at its turn (the target itself for the first job).
+	Onto string `json:"onto"`
+	// Commit is Onto plus the job's own change (a commit whose parent is Onto; its tree
+	// is Tree): what a speculative gate checks out. Empty when the job does not land.
+	Commit string `json:"commit,omitempty"`
+	Tree   string `json:"tree,omitempty"`
+	// Conflicts is set when the job does not merge onto Onto ([] otherwise).
+	Conflicts []Conflict `json:"predicted_conflicts"`
+	Error     string     `json:"error,omitempty"`
+}
+
+// Predictor analyses the queues of one repository. Its methods may be called from
+// several goroutines; they run one at a time.
+type Predictor struct {
+	git   *gitx.Runner
+	dir   string
+	mu    sync.Mutex
+	cache *Cache
+}
+
+// New returns a Predictor for the repository at dir (any of its worktrees, absolute),
+// running git with git. cache may be one loaded from disk (LoadCache); nil starts empty.
+func New(git *gitx.Runner, dir string, cache *Cache) *Predictor {
+	if cache == nil {
+		cache = NewCache()
+	}
+	return &Predictor{git: git, dir: dir, cache: cache}
+}
+
+// Cache returns the predictor's cache, to save it (Cache.Save) for the next process.
+func (p *Predictor) Cache() *Cache { return p.cache }
+
+// Analyze predicts the conflicts of jobs (in queue order) landing on target (the
+// target's commit id).
+func (p *Predictor) Analyze(ctx context.Context, target string, jobs []Job) (*Analysis, error) {
+	if err := checkInput(target, jobs); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var a *Analysis
+	err := p.retry(func() (err error) { a, err = p.analyze(ctx, target, jobs); return err })
+	return a, err
+}
+
+// Stack gives, per job in order, the commit it would land as: the target, then each job
+// that merges cleanly onto the stack before it. The commits are made with commit-tree
+// (no ref points at them; git's gc may prune them after its prune expiry, two weeks by
+// default) and are the same commit ids in every process that stacks the same queue.
+func (p *Predictor) Stack(ctx context.Context, target string, jobs []Job) ([]Stacked, error) {
+	if err := checkInput(target, jobs); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []Stacked
+	err := p.retry(func() error {
+		a, err := p.analyze(ctx, target, jobs)
+		if err != nil {
+			return err
+		}
+		out, err = p.stack(ctx, a, jobs)
+		return err
+	})
+	return out, err
+}
+
+// retry runs fn, and once more with an empty cache when it fails while the cache held
+// something: an object a saved cache names may have been pruned by git's gc since.
+func (p *Predictor) retry(fn func() error) error {
+	err := fn()
+	if err == nil || p.cache.empty() || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	p.cache.reset()
+	return fn()
+}
+
+// InputError is a bad call: a value that is not a full commit id, or a job named twice.
+type InputError struct{ Reason string }
+
+func (e *InputError) Error() string { return "landpredict: " + e.Reason }
+
+func checkInput(target string, jobs []Job) error {
+	if !isOID(target) {
+		return &InputError{fmt.Sprintf("target %q is not a full commit id", target)}
+	}
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		switch {
+		case j.ID == "" || strings.ContainsAny(j.ID, "\x00\n\r"):
+			return &InputError{fmt.Sprintf("job id %q is empty or not one line", j.ID)}
+		case seen[j.ID]:
+			return &InputError{fmt.Sprintf("job %s is queued twice", j.ID)}
+		case !isOID(j.Tip):
+			return &InputError{fmt.Sprintf("job %s: tip %q is not a full commit id", j.ID, j.Tip)}
+		}
+		seen[j.ID] = true
+	}
+	return nil
+}
+
+func isOID(v string) bool {
+	if len(v) != 40 && len(v) != 64 {
+		return false
+	}
+	return strings.Trim(v, "0123456789abcdef") == ""
+}
+
+// stackMessage is the message of a stacked commit: it names the job, and nothing that
+// changes from one process to another, so the commit id is reproducible.
+func stackMessage(job string) string { return "copse: predicted land of " + job }
+
+func (p *Predictor) analyze(ctx context.Context, target string, jobs []Job) (*Analysis, error) {
+	n := len(jobs)
+	a := &Analysis{Target: target, Jobs: make([]Prediction, n)}
+	profiles := make([]*profile, n)
+	for i, j := range jobs {
+		ch, err := p.changes(ctx, target, j.Tip)
+		if err != nil {
+			return nil, err
+		}
+		profiles[i] = newProfile(ch)
+		a.Jobs[i] = Prediction{Job: j.ID, Tip: j.Tip, Conflicts: []Conflict{}, Paths: profiles[i].sorted()}
+	}
+
+	// Each job against the target alone: one merge-tree process for all of them.
+	pairs := make([][2]string, n)
+	for i, j := range jobs {
+		pairs[i] = [2]string{target, j.Tip}
+	}
+	onTarget, failed, err := p.merges(ctx, pairs)
+	if err != nil {
+		return nil, err
+	}
+
+	// The jobs whose paths meet a later job's, against each later one they meet, each on
+	// the target alone: one more merge-tree process for all pairs. Only these pay for a
+	// merge between jobs.
+	mergeable := func(i int) bool { return failed[i] == "" && onTarget[i].Clean }
+	meet := make([][]int, n) // meet[i]: the jobs ahead of i whose paths meet i's
+	var jobPairs [][2]string
+	single := map[int]string{} // job -> its commit on the target alone
+	for i := range jobs {
+		if failed[i] != "" {
+			continue
+		}
+		for j := 0; j < i; j++ {
+			if !mergeable(j) || !profiles[j].meets(profiles[i]) {
+				continue
+			}
+			meet[i] = append(meet[i], j)
+			if _, ok := single[j]; !ok {
+				c, err := p.commit(ctx, onTarget[j].Tree, target, stackMessage(jobs[j].ID))
+				if err != nil {
+					return nil, err
+				}
+				single[j] = c
+			}
+			jobPairs = append(jobPairs, [2]string{single[j], jobs[i].Tip})
+		}
+	}
+	pairwise := map[[2]string]gitx.MergeResult{}
+	if len(jobPairs) > 0 {
+		res, bad, err := p.merges(ctx, jobPairs)
+		if err != nil {
+			return nil, err
+		}
+		for k, pr := range jobPairs {
+			if bad[k] == "" {
+				pairwise[pr] = res[k]
+			}
+		}
+	}
+
+	var landed []int
+	for i, j := range jobs {
+		pred := &a.Jobs[i]
+		if failed[i] != "" {
+			pred.Error = failed[i]
+			continue
+		}
+		var targetFiles []string
+		if !onTarget[i].Clean {
+			targetFiles = onTarget[i].Conflicted
+			pred.Conflicts = append(pred.Conflicts, Conflict{Target: true, Files: targetFiles})
+		}
+		var ahead []int // the jobs ahead that land and whose paths meet this one's
+		for _, k := range meet[i] {
+			if slices.Contains(landed, k) {
+				ahead = append(ahead, k)
+			}
+		}
+		for _, k := range ahead {
+			m, ok := pairwise[[2]string{single[k], j.Tip}]
+			if !ok || m.Clean {
+				continue
+			}
+			if files := without(m.Conflicted, targetFiles); len(files) > 0 {
+				pred.Conflicts = append(pred.Conflicts, Conflict{Job: jobs[k].ID, Files: files})
+			}
+		}
+		if len(pred.Conflicts) == 0 && len(ahead) >= 2 {
+			// Each alone merges; together they may not (two jobs ahead edit the lines
+			// around this job's edit). Stack just those and merge onto that.
+			cs, err := p.combined(ctx, target, jobs, ahead, profiles, j.Tip, targetFiles)
+			if err != nil {
+				return nil, err
+			}
+			pred.Conflicts = append(pred.Conflicts, cs...)
+		}
+		pred.Lands = len(pred.Conflicts) == 0
+		if pred.Lands {
+			landed = append(landed, i)
+		}
+	}
+	return a, nil
+}
+
+// combined stacks the jobs ahead (each of which merges with the job alone) onto the
+// target and merges the job's tip onto that, naming the jobs whose paths meet the files
+// that conflict (all of them when none does). The target's own conflicts are left out:
+// they are reported as the target's.
+func (p *Predictor) combined(ctx context.Context, target string, jobs []Job, ahead []int, profiles []*profile, tip string, targetFiles []string) ([]Conflict, error) {
+	base := target
+	var stacked []int
+	for _, k := range ahead {
+		m, err := p.merge(ctx, base, jobs[k].Tip)
+		if err != nil {
+			return nil, err
+		}
+		if !m.Clean {
+			continue // as the queue would: a job that does not merge is not stacked
+		}
+		if base, err = p.commit(ctx, m.Tree, base, stackMessage(jobs[k].ID)); err != nil {
+			return nil, err
+		}
+		stacked = append(stacked, k)
+	}
+	if len(stacked) < 2 {
+		return nil, nil // one alone was merged with the job already
+	}
+	m, err := p.merge(ctx, base, tip)
+	if err != nil || m.Clean {
+		return nil, err
+	}
+	files := without(m.Conflicted, targetFiles)
+	if len(files) == 0 {
+		return nil, nil
+	}
+	return attribute(files, jobs, stacked, profiles), nil
+}
+
+// stack builds the full stack for the jobs of a.
+func (p *Predictor) stack(ctx context.Context, a *Analysis, jobs []Job) ([]Stacked, error) {
+	out := make([]Stacked, len(jobs))
+	onto := a.Target
+	var landed []int
+	profiles := make([]*profile, len(jobs))
+	for i, j := range jobs {
+		ch, err := p.changes(ctx, a.Target, j.Tip)
+		if err != nil {
+			return nil, err
+		}
+		profiles[i] = newProfile(ch)
+	}
+	for i, j := range jobs {
+		s := Stacked{Job: j.ID, Onto: onto, Conflicts: []Conflict{}}
+		if e := a.Jobs[i].Error; e != "" {
+			s.Error = e
+			out[i] = s
+			continue
+		}
+		m, err := p.merge(ctx, onto, j.Tip)
+		if err != nil {
+			return nil, err
+		}
+		if m.Clean {
+			c, err := p.commit(ctx, m.Tree, onto, stackMessage(j.ID))
+			if err != nil {
+				return nil, err
+			}
+			s.Commit, s.Tree = c, m.Tree
+			onto = c
+			landed = append(landed, i)
+		} else if len(a.Jobs[i].Conflicts) > 0 {
+			s.Conflicts = a.Jobs[i].Conflicts
+		} else {
+			s.Conflicts = attribute(m.Conflicted, jobs, landed, profiles)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// attribute names, for files that conflict, the jobs (of candidates) whose paths meet
+// them, with the files each meets; when none meets any, all candidates with all files.
+func attribute(files []string, jobs []Job, candidates []int, profiles []*profile) []Conflict {
+	var out []Conflict
+	for _, k := range candidates {
+		var mine []string
+		for _, f := range files {
+			if profiles[k].touches(f) {
+				mine = append(mine, f)
+			}
+		}
+		if len(mine) > 0 {
+			out = append(out, Conflict{Job: jobs[k].ID, Files: mine})
+		}
+	}
+	if len(out) == 0 {
+		for _, k := range candidates {
+			out = append(out, Conflict{Job: jobs[k].ID, Files: files})
+		}
+	}
+	if out == nil {
+		out = []Conflict{}
+	}
+	return out
+}
+
+// without returns the files not in drop, in order.
+func without(files, drop []string) []string {
+	var out []string
+	for _, f := range files {
+		if !slices.Contains(drop, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ---- the cheap path: which jobs' paths meet ----
+
+// profile is what the cheap path knows of one job's change: its paths, every directory
+// above them, and the directories it deletes from and adds to.
+type profile struct {
+	paths   map[string]bool
+	dirs    map[string]bool // proper ancestor directories of the paths
+	delDirs map[string]bool // parent directories of deleted paths (not the top)
+	addDirs map[string]bool // parent directories of added paths (not the top)
+}
+
+func newProfile(ch []gitx.Change) *profile {
+	p := &profile{paths: map[string]bool{}, dirs: map[string]bool{}, delDirs: map[string]bool{}, addDirs: map[string]bool{}}
+	for _, c := range ch {
+		p.paths[c.Path] = true
+		for d := parent(c.Path); d != ""; d = parent(d) {
+			p.dirs[d] = true
+		}
+		if d := parent(c.Path); d != "" {
+			switch c.Status {
+			case 'D':
+				p.delDirs[d] = true
+			case 'A':
+				p.addDirs[d] = true
+			}
+		}
+	}
+	return p
+}
+
+func parent(path string) string {
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 {
+		return ""
+	}
+	return path[:i]
+}
+
+func (p *profile) sorted() []string {
+	out := make([]string, 0, len(p.paths))
+	for k := range p.paths {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// meets reports whether a merge of the two changes could conflict: they change one path,
+// one puts a file where the other has a directory, or one deletes from a directory the
+// other adds to (git's directory-rename detection may then move the added file). Anything
+// else merges path by path without meeting.
+func (p *profile) meets(q *profile) bool {
+	if len(p.paths) > len(q.paths) {
+		p, q = q, p
+	}
+	for path := range p.paths {
+		if q.paths[path] || q.dirs[path] {
+			return true
+		}
+	}
+	for path := range q.paths {
+		if p.dirs[path] {
+			return true
+		}
+	}
+	for d := range p.delDirs {
+		if q.addDirs[d] {
+			return true
+		}
+	}
+	for d := range p.addDirs {
+		if q.delDirs[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// touches reports whether the change has file at or below, or a file at a directory
+// above, the path f.
+func (p *profile) touches(f string) bool {
+	if p.paths[f] || p.dirs[f] {
+		return true
+	}
+	for d := parent(f); d != ""; d = parent(d) {
+		if p.paths[d] {
+			return true
+		}
+	}
+	return false
+}
