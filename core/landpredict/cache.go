@@ -10,6 +10,7 @@ import (
 
 	"github.com/copse-dev/copse/gitx"
 	"github.com/copse-dev/copse/internal/atomicfile"
+	"github.com/copse-dev/copse/internal/textsafe"
 )
 
 // Cache holds git's answers keyed by the commit and tree ids they depend on, which never
@@ -305,7 +306,7 @@ func gitReason(e *gitx.Error) string {
 	if line = strings.TrimPrefix(line, "fatal: "); line == "" {
 		return e.Error()
 	}
-	return line
+	return textsafe.Escape(line)
 }
 
 // commit is the stacked commit of tree on parent.

@@ -199,17 +199,8 @@ func stackMessage(job string) string { return "copse: predicted land of " + job 
 func (p *Predictor) analyze(ctx context.Context, target string, jobs []Job) (*Analysis, error) {
 	n := len(jobs)
 	a := &Analysis{Target: target, Jobs: make([]Prediction, n)}
-	profiles := make([]*profile, n)
-	for i, j := range jobs {
-		ch, err := p.changes(ctx, target, j.Tip)
-		if err != nil {
-			return nil, err
-		}
-		profiles[i] = newProfile(ch)
-		a.Jobs[i] = Prediction{Job: j.ID, Tip: j.Tip, Conflicts: []Conflict{}, Paths: profiles[i].sorted()}
-	}
-
-	// Each job against the target alone: one merge-tree process for all of them.
+	// Each job against the target alone: one merge-tree process for all of them. It comes
+	// first, as it names the jobs git cannot merge at all (they have no fork to diff from).
 	pairs := make([][2]string, n)
 	for i, j := range jobs {
 		pairs[i] = [2]string{target, j.Tip}
@@ -217,6 +208,20 @@ func (p *Predictor) analyze(ctx context.Context, target string, jobs []Job) (*An
 	onTarget, failed, err := p.merges(ctx, pairs)
 	if err != nil {
 		return nil, err
+	}
+	profiles := make([]*profile, n)
+	for i, j := range jobs {
+		a.Jobs[i] = Prediction{Job: j.ID, Tip: j.Tip, Conflicts: []Conflict{}}
+		if failed[i] != "" {
+			profiles[i] = newProfile(nil)
+			continue
+		}
+		ch, err := p.changes(ctx, target, j.Tip)
+		if err != nil {
+			return nil, err
+		}
+		profiles[i] = newProfile(ch)
+		a.Jobs[i].Paths = profiles[i].sorted()
 	}
 
 	// The jobs whose paths meet a later job's, against each later one they meet, each on
@@ -343,6 +348,10 @@ func (p *Predictor) stack(ctx context.Context, a *Analysis, jobs []Job) ([]Stack
 	var landed []int
 	profiles := make([]*profile, len(jobs))
 	for i, j := range jobs {
+		profiles[i] = newProfile(nil)
+		if a.Jobs[i].Error != "" {
+			continue
+		}
 		ch, err := p.changes(ctx, a.Target, j.Tip)
 		if err != nil {
 			return nil, err
