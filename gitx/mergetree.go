@@ -22,17 +22,6 @@ type MergeResult struct {
 	Conflicted []string // the paths git could not merge, each once, in git's order; nil when Clean
 }
 
-// MergeTreeNamesCmd merges commits a and b in memory (their merge base found by git) and
-// prints the merged tree and, on a conflict, the conflicted paths (-z, names only;
-// --no-messages leaves out the informational section). Exit 1 means a conflict. It
-// writes tree and blob objects but touches no ref, index or file.
-func MergeTreeNamesCmd(dir, a, b string) (Cmd, error) {
-	if err := check("merge-tree", checkDir(dir), checkOID("first", a), checkOID("second", b)); err != nil {
-		return Cmd{}, err
-	}
-	return Cmd{dir: dir, args: []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b}}, nil
-}
-
 // MergeTreeBatchCmd runs many merges in one git process (`merge-tree --stdin`, one pair
 // of commits a line): a queue's merges cost one fork instead of one each. git stops at
 // the first merge it cannot do at all (unrelated histories, a missing object), exiting
@@ -54,29 +43,17 @@ func MergeTreeBatchCmd(dir string, pairs [][2]string) (Cmd, error) {
 		stdin: in.Bytes()}, nil
 }
 
-// MergeTreeNames runs MergeTreeNamesCmd.
+// MergeTreeNames merges commits a and b in memory (their merge base found by git): the
+// merged tree and, on a conflict, the conflicted paths. It writes tree and blob objects but
+// touches no ref, index or file. It is a batch of one: a lone `merge-tree --write-tree`
+// says "conflict" by exiting 1, and Run keeps no output of a command that failed, while
+// the batch form exits 0 and prints each merge's status.
 func (r *Runner) MergeTreeNames(ctx context.Context, dir, a, b string) (MergeResult, error) {
-	c, err := MergeTreeNamesCmd(dir, a, b)
+	res, err := r.MergeTrees(ctx, dir, [][2]string{{a, b}})
 	if err != nil {
 		return MergeResult{}, err
 	}
-	out, err := r.Run(ctx, c)
-	conflict := false
-	if code, ok := ExitCode(err); ok && code == 1 {
-		conflict, err = true, nil
-	}
-	if err != nil {
-		return MergeResult{}, err
-	}
-	fields := splitFields(out)
-	if len(fields) == 0 || !isOID(fields[0]) {
-		return MergeResult{}, fmt.Errorf("gitx: merge-tree printed %q, not a tree id", clip(string(out)))
-	}
-	res := MergeResult{Tree: fields[0], Clean: !conflict}
-	if conflict {
-		res.Conflicted = uniqueNonEmpty(fields[1:])
-	}
-	return res, nil
+	return res[0], nil
 }
 
 // MergeTrees runs MergeTreeBatchCmd and returns one result per pair, in order. When git
@@ -91,6 +68,9 @@ func (r *Runner) MergeTrees(ctx context.Context, dir string, pairs [][2]string) 
 	if runErr != nil {
 		var e *Error
 		if !errors.As(runErr, &e) || e.Kind != ErrExit {
+			return nil, runErr
+		}
+		if len(pairs) == 1 {
 			return nil, runErr
 		}
 		// Run keeps no stdout of a failed command; run the merges one by one up to
