@@ -224,47 +224,8 @@ func (p *Predictor) analyze(ctx context.Context, target string, jobs []Job) (*An
 		a.Jobs[i].Paths = profiles[i].sorted()
 	}
 
-	// The jobs whose paths meet a later job's, against each later one they meet, each on
-	// the target alone: one more merge-tree process for all pairs. Only these pay for a
-	// merge between jobs.
-	mergeable := func(i int) bool { return failed[i] == "" && onTarget[i].Clean }
-	meet := make([][]int, n) // meet[i]: the jobs ahead of i whose paths meet i's
-	var jobPairs [][2]string
-	single := map[int]string{} // job -> its commit on the target alone
-	for i := range jobs {
-		if failed[i] != "" {
-			continue
-		}
-		for j := 0; j < i; j++ {
-			if !mergeable(j) || !profiles[j].meets(profiles[i]) {
-				continue
-			}
-			meet[i] = append(meet[i], j)
-			if _, ok := single[j]; !ok {
-				c, err := p.commit(ctx, onTarget[j].Tree, target, stackMessage(jobs[j].ID))
-				if err != nil {
-					return nil, err
-				}
-				single[j] = c
-			}
-			jobPairs = append(jobPairs, [2]string{single[j], jobs[i].Tip})
-		}
-	}
-	pairwise := map[[2]string]gitx.MergeResult{}
-	if len(jobPairs) > 0 {
-		res, bad, err := p.merges(ctx, jobPairs)
-		if err != nil {
-			return nil, err
-		}
-		for k, pr := range jobPairs {
-			if bad[k] == "" {
-				pairwise[pr] = res[k]
-			}
-		}
-	}
-
 	var landed []int
-	for i, j := range jobs {
+	for i := range jobs {
 		pred := &a.Jobs[i]
 		if failed[i] != "" {
 			pred.Error = failed[i]
@@ -276,24 +237,13 @@ func (p *Predictor) analyze(ctx context.Context, target string, jobs []Job) (*An
 			pred.Conflicts = append(pred.Conflicts, Conflict{Target: true, Files: targetFiles})
 		}
 		var ahead []int // the jobs ahead that land and whose paths meet this one's
-		for _, k := range meet[i] {
-			if slices.Contains(landed, k) {
+		for _, k := range landed {
+			if profiles[k].meets(profiles[i]) {
 				ahead = append(ahead, k)
 			}
 		}
-		for _, k := range ahead {
-			m, ok := pairwise[[2]string{single[k], j.Tip}]
-			if !ok || m.Clean {
-				continue
-			}
-			if files := without(m.Conflicted, targetFiles); len(files) > 0 {
-				pred.Conflicts = append(pred.Conflicts, Conflict{Job: jobs[k].ID, Files: files})
-			}
-		}
-		if len(pred.Conflicts) == 0 && len(ahead) >= 2 {
-			// Each alone merges; together they may not (two jobs ahead edit the lines
-			// around this job's edit). Stack just those and merge onto that.
-			cs, err := p.combined(ctx, target, jobs, ahead, profiles, j.Tip, targetFiles)
+		if len(ahead) > 0 {
+			cs, err := p.againstAhead(ctx, target, jobs, onTarget, profiles, ahead, i, targetFiles)
 			if err != nil {
 				return nil, err
 			}
@@ -307,14 +257,24 @@ func (p *Predictor) analyze(ctx context.Context, target string, jobs []Job) (*An
 	return a, nil
 }
 
-// combined stacks the jobs ahead (each of which merges with the job alone) onto the
-// target and merges the job's tip onto that, naming the jobs whose paths meet the files
-// that conflict (all of them when none does). The target's own conflicts are left out:
-// they are reported as the target's.
-func (p *Predictor) combined(ctx context.Context, target string, jobs []Job, ahead []int, profiles []*profile, tip string, targetFiles []string) ([]Conflict, error) {
-	base := target
-	var stacked []int
-	for _, k := range ahead {
+// againstAhead merges job i onto the target plus the jobs ahead whose paths meet its own
+// (ahead, in queue order, each of which lands): the jobs ahead that touch none of its
+// paths cannot change what this merge meets, so they are left out and pay nothing. When
+// it conflicts, it names the jobs the conflicts come from: the only one, or those that
+// conflict with job i on their own (one merge-tree process for all of them), or, when
+// none does alone, those whose paths meet the conflicted files. The target's own
+// conflicts (targetFiles) are the target's, not a job's.
+func (p *Predictor) againstAhead(ctx context.Context, target string, jobs []Job, onTarget []gitx.MergeResult,
+	profiles []*profile, ahead []int, i int, targetFiles []string) ([]Conflict, error) {
+	alone := func(k int) (string, error) { // job k on the target alone
+		return p.commit(ctx, onTarget[k].Tree, target, stackMessage(jobs[k].ID))
+	}
+	base, err := alone(ahead[0])
+	if err != nil {
+		return nil, err
+	}
+	stacked := ahead[:1:1]
+	for _, k := range ahead[1:] {
 		m, err := p.merge(ctx, base, jobs[k].Tip)
 		if err != nil {
 			return nil, err
@@ -327,18 +287,42 @@ func (p *Predictor) combined(ctx context.Context, target string, jobs []Job, ahe
 		}
 		stacked = append(stacked, k)
 	}
-	if len(stacked) < 2 {
-		return nil, nil // one alone was merged with the job already
-	}
-	m, err := p.merge(ctx, base, tip)
+	m, err := p.merge(ctx, base, jobs[i].Tip)
 	if err != nil || m.Clean {
 		return nil, err
 	}
 	files := without(m.Conflicted, targetFiles)
-	if len(files) == 0 {
+	switch {
+	case len(files) == 0:
 		return nil, nil
+	case len(stacked) == 1:
+		return []Conflict{{Job: jobs[stacked[0]].ID, Files: files}}, nil
 	}
-	return attribute(files, jobs, stacked, profiles), nil
+	pairs := make([][2]string, len(stacked))
+	for n, k := range stacked {
+		c, err := alone(k)
+		if err != nil {
+			return nil, err
+		}
+		pairs[n] = [2]string{c, jobs[i].Tip}
+	}
+	res, bad, err := p.merges(ctx, pairs)
+	if err != nil {
+		return nil, err
+	}
+	var out []Conflict
+	for n, k := range stacked {
+		if bad[n] != "" || res[n].Clean {
+			continue
+		}
+		if f := without(res[n].Conflicted, targetFiles); len(f) > 0 {
+			out = append(out, Conflict{Job: jobs[k].ID, Files: f})
+		}
+	}
+	if len(out) == 0 {
+		return attribute(files, jobs, stacked, profiles), nil
+	}
+	return out, nil
 }
 
 // stack builds the full stack for the jobs of a.

@@ -192,18 +192,34 @@ func TestSameFileFarApartIsNotAConflict(t *testing.T) {
 
 func TestThirdJobNamesOnlyTheJobItMeets(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	t0 := f.head("main")
-	jobs := []Job{
-		{"land-1", f.branch("a", t0, map[string]string{"f.txt": lines(map[int]string{5: "from a"})})},
-		// land-2 edits f.txt too, far from line 5, and g.txt, which land-3 edits far apart.
-		{"land-2", f.branch("b", t0, map[string]string{"f.txt": lines(map[int]string{25: "from b"}), "g.txt": lines(map[int]string{2: "from b"})})},
-		{"land-3", f.branch("c", t0, map[string]string{"f.txt": lines(map[int]string{5: "from c"}), "g.txt": lines(map[int]string{20: "from c"})})},
-	}
-	a := f.analyze(f.predictor(nil), t0, jobs)
-	want := map[string][]Conflict{"land-1": {}, "land-2": {}, "land-3": {{Job: "land-1", Files: []string{"f.txt"}}}}
-	if got := conflictsOf(a); !reflect.DeepEqual(got, want) {
-		t.Errorf("conflicts = %+v, want %+v", got, want)
+	// Both jobs ahead edit f.txt and g.txt, one at the lines land-3 edits, the other far
+	// from them: land-3 meets both, conflicts with one.
+	near := map[string]string{"f.txt": lines(map[int]string{5: "near"}), "g.txt": lines(map[int]string{20: "near"})}
+	far := map[string]string{"f.txt": lines(map[int]string{25: "far"}), "g.txt": lines(map[int]string{2: "far"})}
+	third := map[string]string{"f.txt": lines(map[int]string{5: "from c"}), "g.txt": lines(map[int]string{10: "from c"})}
+	for _, tc := range []struct {
+		name          string
+		first, second map[string]string
+		want          string
+	}{
+		{"with the first", near, far, "land-1"},
+		{"with the second", far, near, "land-2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			t0 := f.head("main")
+			jobs := []Job{
+				{"land-1", f.branch("a", t0, tc.first)},
+				{"land-2", f.branch("b", t0, tc.second)},
+				{"land-3", f.branch("c", t0, third)},
+			}
+			a := f.analyze(f.predictor(nil), t0, jobs)
+			want := map[string][]Conflict{"land-1": {}, "land-2": {}, "land-3": {{Job: tc.want, Files: []string{"f.txt"}}}}
+			if got := conflictsOf(a); !reflect.DeepEqual(got, want) {
+				t.Errorf("conflicts = %+v, want %+v", got, want)
+			}
+		})
 	}
 }
 
