@@ -42,13 +42,15 @@ func BenchmarkAnalyzeWarm(b *testing.B) {
 	runner := &gitx.Runner{Env: coretest.Env(f.repo.Home)}
 	ctx := context.Background()
 
+	counted := &counter{}
 	coldStart := time.Now()
-	p := New(runner, f.repo.Root, nil)
+	p := New(&gitx.Runner{Env: runner.Env, Exec: counted}, f.repo.Root, nil)
 	a, err := p.Analyze(ctx, t0, jobs)
 	if err != nil {
 		b.Fatal(err)
 	}
 	cold := time.Since(coldStart)
+	coldRuns := len(counted.take())
 	if len(a.For("land-20").Conflicts) == 0 {
 		b.Fatalf("the planted conflict was not found: %+v", a.For("land-20"))
 	}
@@ -90,4 +92,8 @@ func BenchmarkAnalyzeWarm(b *testing.B) {
 	b.ReportMetric(float64(warm)/float64(git), "warm/merge-tree")
 	b.ReportMetric(float64(loaded)/float64(git), "loaded/merge-tree")
 	b.ReportMetric(float64(cold)/(float64(git)/n), "cold/merge-tree")
+	b.ReportMetric(float64(coldRuns), "cold-git-runs")
+	if runs := counted.take(); len(runs) != 0 {
+		b.Fatalf("warm analyses ran git: %q", runs)
+	}
 }
