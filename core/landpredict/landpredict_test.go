@@ -415,3 +415,59 @@ func TestStackIsTheTargetPlusEveryJobAhead(t *testing.T) {
 		t.Errorf("a second stack differs:\n%+v\n%+v", st, again)
 	}
 }
+
+// A job that moves a directory and one that adds a file to it touch no common path, yet
+// git's directory-rename detection makes their merge conflict (the added file's
+// location): the cheap path must let the merge decide.
+func TestDirectoryMovedUnderAnAddedFile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.repo
+	r.Write("d/a.txt", "a\n")
+	r.Write("d/b.txt", "b\n")
+	r.Git(r.Root, "add", ".")
+	r.Git(r.Root, "commit", "-q", "-m", "a directory")
+	t0 := f.head("main")
+	r.Git(r.Root, "switch", "-q", "-c", "move", t0)
+	r.Git(r.Root, "mv", "d", "e")
+	r.Git(r.Root, "commit", "-q", "-m", "move d to e")
+	moved := f.head("HEAD")
+	r.Git(r.Root, "switch", "-q", "main")
+	jobs := []Job{{"land-1", moved}, {"land-2", f.branch("add", t0, map[string]string{"d/new.txt": "new\n"})}}
+	a := f.analyze(f.predictor(nil), t0, jobs)
+	want := map[string][]Conflict{"land-1": {}, "land-2": {{Job: "land-1", Files: []string{"e/new.txt"}}}}
+	if got := conflictsOf(a); !reflect.DeepEqual(got, want) {
+		t.Errorf("conflicts = %+v, want %+v", got, want)
+	}
+}
+
+func TestProfilesMeet(t *testing.T) {
+	t.Parallel()
+	p := func(ch ...string) *profile {
+		var cs []gitx.Change
+		for _, c := range ch {
+			cs = append(cs, gitx.Change{Status: c[0], Path: c[2:]})
+		}
+		return newProfile(cs)
+	}
+	for _, tc := range []struct {
+		a, b *profile
+		want bool
+	}{
+		{p("M f"), p("M f"), true},
+		{p("M f"), p("M g"), false},
+		{p("A d"), p("A d/x"), true},              // a file where the other has a directory
+		{p("M a/b/c"), p("A a/b"), true},          // and deeper
+		{p("D d/a", "A e/a"), p("A d/new"), true}, // a move out of d, an add into d
+		{p("D d/a"), p("M d/b"), false},           // a delete and an edit beside it
+		{p("D top"), p("A other"), false},         // the top directory is never renamed
+		{p("M a/x"), p("M ab/x"), false},          // a prefix that is not a directory
+	} {
+		if got := tc.a.meets(tc.b); got != tc.want {
+			t.Errorf("%v meets %v = %v, want %v", tc.a.sorted(), tc.b.sorted(), got, tc.want)
+		}
+		if got := tc.b.meets(tc.a); got != tc.want {
+			t.Errorf("%v meets %v = %v, want %v (reversed)", tc.b.sorted(), tc.a.sorted(), got, tc.want)
+		}
+	}
+}
