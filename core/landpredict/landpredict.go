@@ -1,19 +1,26 @@
-// Package landpredict foresees what a land queue will meet before any job runs: for the
-// queued jobs in order it stacks each one onto the target and the jobs ahead with
-// in-memory merges (T0 = the target, Ti = merge(Ti-1, job i); no worktree, no index), and
-// names, per job, the jobs ahead (or the target) whose changes its own cannot be merged
-// with, and the files. It also gives the commit each job would land as (the target plus
-// every job ahead, plus the job), for a gate to test ahead of the job's turn.
+// Package landpredict foresees what a land queue will meet before any job runs. For the
+// queued jobs in order it names, per job, the jobs ahead (or the target) whose changes its
+// own cannot be merged with, and the files (Analyze); and it gives the commit each job
+// would land as, T0 = the target, Ti = merge(Ti-1, job i), for a gate to test ahead of the
+// job's turn (Stack). Every merge is in memory (`git merge-tree --write-tree`): no
+// worktree, no index, no ref.
 //
-// The cheap path comes first. Every job's changed paths (since it forked from the target)
-// are read once per (target, tip); only jobs whose paths meet those of a job ahead pay for
-// merges between jobs, and the merge decides: two jobs that edit one file far apart
-// merge cleanly and are not reported. Every git answer is cached by the commit ids it
-// depends on, so an analysis whose target and tips did not move runs no git at all, and
-// one whose job moved redoes only what depends on that job.
+// The cheap path comes first. Each job is merged with the target alone, all of them in
+// one merge-tree process, which settles its conflicts with the target; each job's paths
+// since it forked from the target are read once per (target, tip). Only a job whose paths
+// meet those of a job ahead pays for a merge between jobs: it is merged onto the target
+// plus the jobs ahead that meet it, stacked in order (a job ahead that touches none of its
+// paths cannot change how they merge, so it is left out and costs nothing), and that merge
+// decides: two jobs that edit one file far apart merge cleanly and are not reported.
+// Paths "meet" when they are the same, when one is a directory above the other, or when
+// one job deletes from a directory another adds to (git's directory-rename detection may
+// move the added file).
 //
-// A job whose merge conflicts is left out of the stack for the jobs behind it: the real
-// queue would block it at its rebase and land the next job onto the same target.
+// Every git answer is cached by the commit ids it depends on, so an analysis whose target
+// and tips did not move runs no git at all, and one whose job moved redoes only what
+// depends on that job. A job whose merge conflicts is left out of the stack for the jobs
+// behind it: the real queue would block it at its rebase and land the next job onto the
+// same target.
 //
 // It imports gitx and internal packages only: the land family (the local queue and the
 // one across machines) calls it with commit ids it resolved itself.
