@@ -506,3 +506,35 @@ func (p *profile) touches(f string) bool {
 	}
 	return false
 }
+
+// Appeared returns, per job of after, the conflicts after predicts that before did not
+// (a conflict with other files counts as new): what a land.predicted_conflict event tells
+// a job's session, so it hears of each conflict once, when it first appears. before may
+// be nil (everything in after is new). Jobs with nothing new are left out.
+func Appeared(before, after *Analysis) map[string][]Conflict {
+	seen := map[string]bool{}
+	if before != nil {
+		for _, j := range before.Jobs {
+			for _, c := range j.Conflicts {
+				seen[conflictKey(j.Job, c)] = true
+			}
+		}
+	}
+	out := map[string][]Conflict{}
+	for _, j := range after.Jobs {
+		for _, c := range j.Conflicts {
+			if !seen[conflictKey(j.Job, c)] {
+				out[j.Job] = append(out[j.Job], c)
+			}
+		}
+	}
+	return out
+}
+
+func conflictKey(job string, c Conflict) string {
+	with := "job " + c.Job
+	if c.Target {
+		with = "target"
+	}
+	return job + "\x00" + with + "\x00" + strings.Join(c.Files, "\x00")
+}

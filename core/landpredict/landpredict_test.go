@@ -471,3 +471,75 @@ func TestProfilesMeet(t *testing.T) {
 		}
 	}
 }
+
+// The queue the issue describes: 12 jobs, three planted pairs that edit the same lines of
+// a shared file, and jobs that edit those files far from the planted lines. Every pair is
+// reported on its later job, naming the earlier one and the file; nothing else is.
+func TestTwelveJobsThreePlantedPairs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.repo
+	for _, s := range []string{"s1.txt", "s2.txt", "s3.txt"} {
+		r.Write(s, lines(nil))
+	}
+	r.Git(r.Root, "add", ".")
+	r.Git(r.Root, "commit", "-q", "-m", "shared files")
+	t0 := f.head("main")
+	type plant struct {
+		first, second int // 1-based job numbers
+		file          string
+	}
+	plants := []plant{{2, 5, "s1.txt"}, {4, 9, "s2.txt"}, {7, 12, "s3.txt"}}
+	files := make([]map[string]string, 13)
+	for i := 1; i <= 12; i++ {
+		files[i] = map[string]string{fmt.Sprintf("own/%d.txt", i): fmt.Sprintf("job %d\n", i)}
+	}
+	for _, p := range plants {
+		files[p.first][p.file] = lines(map[int]string{10: fmt.Sprintf("job %d", p.first)})
+		files[p.second][p.file] = lines(map[int]string{10: fmt.Sprintf("job %d", p.second)})
+	}
+	// Near misses: the same shared files, far from line 10.
+	files[3]["s1.txt"] = lines(map[int]string{25: "job 3"})
+	files[6]["s2.txt"] = lines(map[int]string{1: "job 6"})
+	files[10]["s3.txt"] = lines(map[int]string{28: "job 10"})
+	files[11]["s1.txt"] = lines(map[int]string{20: "job 11"})
+	var jobs []Job
+	for i := 1; i <= 12; i++ {
+		jobs = append(jobs, Job{fmt.Sprintf("land-%d", i), f.branch(fmt.Sprintf("j%d", i), t0, files[i])})
+	}
+	a := f.analyze(f.predictor(nil), t0, jobs)
+	want := map[string][]Conflict{}
+	for _, j := range jobs {
+		want[j.ID] = []Conflict{}
+	}
+	for _, p := range plants {
+		want[fmt.Sprintf("land-%d", p.second)] = []Conflict{{Job: fmt.Sprintf("land-%d", p.first), Files: []string{p.file}}}
+	}
+	if got := conflictsOf(a); !reflect.DeepEqual(got, want) {
+		t.Errorf("conflicts = %+v\nwant %+v", got, want)
+	}
+}
+
+func TestAppearedNamesOnlyNewConflicts(t *testing.T) {
+	t.Parallel()
+	c1 := Conflict{Job: "land-1", Files: []string{"f"}}
+	before := &Analysis{Jobs: []Prediction{{Job: "land-2", Conflicts: []Conflict{c1}}, {Job: "land-3", Conflicts: []Conflict{}}}}
+	after := &Analysis{Jobs: []Prediction{
+		{Job: "land-2", Conflicts: []Conflict{c1, {Target: true, Files: []string{"f"}}}},
+		{Job: "land-3", Conflicts: []Conflict{{Job: "land-1", Files: []string{"f", "g"}}}},
+		{Job: "land-4", Conflicts: []Conflict{}},
+	}}
+	want := map[string][]Conflict{
+		"land-2": {{Target: true, Files: []string{"f"}}},
+		"land-3": {{Job: "land-1", Files: []string{"f", "g"}}},
+	}
+	if got := Appeared(before, after); !reflect.DeepEqual(got, want) {
+		t.Errorf("Appeared = %+v, want %+v", got, want)
+	}
+	if got := Appeared(after, after); len(got) != 0 {
+		t.Errorf("Appeared(a, a) = %+v, want nothing", got)
+	}
+	if got := Appeared(nil, before); !reflect.DeepEqual(got, map[string][]Conflict{"land-2": {c1}}) {
+		t.Errorf("Appeared(nil, …) = %+v", got)
+	}
+}
