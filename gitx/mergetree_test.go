@@ -2,6 +2,7 @@ package gitx
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -119,5 +120,25 @@ func TestParseMergeTreesRejectsMalformed(t *testing.T) {
 	want := []MergeResult{{Tree: oid, Conflicted: []string{"f", "g"}}, {Tree: oid, Clean: true}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseMergeTrees = %+v, %v; want %+v", got, err, want)
+	}
+}
+
+func TestPredictBuildersRefuseNonIDs(t *testing.T) {
+	t.Parallel()
+	id := strings.Repeat("b", 40)
+	for name, build := range map[string]func() (Cmd, error){
+		"batch, no merges":       func() (Cmd, error) { return MergeTreeBatchCmd("/r", nil) },
+		"batch, a ref":           func() (Cmd, error) { return MergeTreeBatchCmd("/r", [][2]string{{id, id}, {"main", id}}) },
+		"batch, an option":       func() (Cmd, error) { return MergeTreeBatchCmd("/r", [][2]string{{id, "--x"}}) },
+		"fork changes, a range":  func() (Cmd, error) { return ForkChangesCmd("/r", "a..b", id) },
+		"stack commit, a ref":    func() (Cmd, error) { return StackCommitCmd("/r", id, "HEAD", "m") },
+		"stack commit, NUL":      func() (Cmd, error) { return StackCommitCmd("/r", id, id, "a\x00b") },
+		"scratch, two lines":     func() (Cmd, error) { return WorktreeAddScratchCmd("/r", "/s", id, "a\nb") },
+		"scratch, relative path": func() (Cmd, error) { return WorktreeAddScratchCmd("/r", "s", id, "r") },
+	} {
+		var be *BuildError
+		if _, err := build(); !errors.As(err, &be) {
+			t.Errorf("%s: err = %v, want a BuildError", name, err)
+		}
 	}
 }
