@@ -25,13 +25,14 @@ type Cache struct {
 	changes map[string][]gitx.Change
 	merges  map[string]gitx.MergeResult
 	commits map[string]string
-	used    map[string]bool // keys read or written since the cache was made or loaded
-	dirty   bool            // something was added since
+	used    map[string]bool // keys read or written since the cache was made, loaded or trimmed
+	dirty   bool            // something was added since it was loaded or saved
+	limit   int             // answers kept at most (defaultLimit)
 }
 
 // NewCache returns an empty cache.
 func NewCache() *Cache {
-	c := &Cache{}
+	c := &Cache{limit: defaultLimit}
 	c.reset()
 	return c
 }
@@ -62,9 +63,10 @@ func (c *Cache) Len() int {
 // cacheVersion is the saved file's format; a file of another version is ignored.
 const cacheVersion = 1
 
-// maxSaved bounds a saved cache: everything the process used is kept, and of the rest
-// (answers for targets and tips no longer queued) only as much as fits under it.
-const maxSaved = 4096
+// defaultLimit bounds a cache, in memory and saved: past it, the answers not used since
+// the last trim (for targets and tips no longer queued) are dropped. An answer is a few
+// hundred bytes; a queue of 20 jobs uses about 60.
+const defaultLimit = 4096
 
 type savedChange struct {
 	S string `json:"s"`
@@ -144,7 +146,7 @@ func (c *Cache) Save(path string) error {
 	}
 	f := cacheFile{V: cacheVersion, Changes: map[string][]savedChange{}, Merges: map[string]gitx.MergeResult{},
 		Commits: map[string]string{}}
-	room := maxSaved - len(c.used)
+	room := c.limit - len(c.used)
 	keep := func(key string) bool {
 		if c.used[key] {
 			return true
@@ -183,6 +185,33 @@ func (c *Cache) Save(path string) error {
 	c.dirty = false
 	c.mu.Unlock()
 	return nil
+}
+
+// trim drops the answers not used since the last trim once the cache holds more than its
+// limit, so a long-lived process (the picker) that watches a queue for hours stays small.
+func (c *Cache) trim() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.changes)+len(c.merges)+len(c.commits) <= c.limit {
+		return
+	}
+	for k := range c.changes {
+		if !c.used["c "+k] {
+			delete(c.changes, k)
+		}
+	}
+	for k := range c.merges {
+		if !c.used["m "+k] {
+			delete(c.merges, k)
+		}
+	}
+	for k := range c.commits {
+		if !c.used["k "+k] {
+			delete(c.commits, k)
+		}
+	}
+	c.used = map[string]bool{}
+	c.dirty = true
 }
 
 func (c *Cache) getChanges(key string) ([]gitx.Change, bool) {

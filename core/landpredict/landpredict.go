@@ -130,6 +130,7 @@ func (p *Predictor) Analyze(ctx context.Context, target string, jobs []Job) (*An
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	defer p.cache.trim()
 	var a *Analysis
 	err := p.retry(func() (err error) { a, err = p.analyze(ctx, target, jobs); return err })
 	return a, err
@@ -145,6 +146,7 @@ func (p *Predictor) Stack(ctx context.Context, target string, jobs []Job) ([]Sta
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	defer p.cache.trim()
 	var out []Stacked
 	err := p.retry(func() error {
 		a, err := p.analyze(ctx, target, jobs)

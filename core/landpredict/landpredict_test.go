@@ -543,3 +543,63 @@ func TestAppearedNamesOnlyNewConflicts(t *testing.T) {
 		t.Errorf("Appeared(nil, …) = %+v", got)
 	}
 }
+
+func TestCacheDropsWhatTheLastAnalysisDidNotUse(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	t0 := f.head("main")
+	jobs := []Job{
+		{"land-1", f.branch("a", t0, map[string]string{"f.txt": lines(map[int]string{3: "from a"})})},
+		{"land-2", f.branch("b", t0, map[string]string{"f.txt": lines(map[int]string{27: "from b"})})},
+	}
+	f.repo.Write("main.txt", "moved\n")
+	f.repo.Git(f.repo.Root, "add", "main.txt")
+	f.repo.Git(f.repo.Root, "commit", "-q", "-m", "the target moves")
+	t1 := f.head("main")
+	cache := NewCache()
+	cache.limit = 4 // each analysis here uses 6 answers
+	p := f.predictor(cache)
+	f.analyze(p, t0, jobs)
+	f.analyze(p, t1, jobs)
+	f.git.take()
+	f.analyze(p, t1, jobs)
+	if runs := f.git.take(); len(runs) != 0 {
+		t.Errorf("the last analysis's answers were dropped: %q", runs)
+	}
+	if n := cache.Len(); n != 6 {
+		t.Errorf("cache holds %d answers, want the 6 the analysis onto %s used", n, t1[:7])
+	}
+	f.analyze(p, t0, jobs)
+	if runs := f.git.take(); len(runs) == 0 {
+		t.Error("the answers for the old target were kept past the limit")
+	}
+}
+
+func TestLoadCacheIgnoresDamage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	id := strings.Repeat("a", 40)
+	for name, content := range map[string]string{
+		"garbage":       "not json",
+		"other version": `{"v":2,"merges":{"` + id + " " + id + `":{"Tree":"` + id + `","Clean":true}}}`,
+		"bad keys":      `{"v":1,"merges":{"main ` + id + `":{"Tree":"` + id + `","Clean":true}},"commits":{"x y z":"` + id + `"},"changes":{"` + id + " " + id + `":[{"s":"","p":"f"}]}}`,
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if n := LoadCache(path).Len(); n != 0 {
+			t.Errorf("%s: loaded %d answers, want none", name, n)
+		}
+	}
+	if n := LoadCache(filepath.Join(dir, "missing")).Len(); n != 0 {
+		t.Errorf("a missing file loaded %d answers", n)
+	}
+	good := filepath.Join(dir, "good")
+	if err := os.WriteFile(good, []byte(`{"v":1,"merges":{"`+id+" "+id+`":{"Tree":"`+id+`","Clean":true}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := LoadCache(good).Len(); n != 1 {
+		t.Errorf("a good file loaded %d answers, want 1", n)
+	}
+}
