@@ -14,6 +14,11 @@ import (
 	"strings"
 )
 
+// pathListLimit caps the output of a command that lists paths a branch changes or a merge
+// conflicts on: a branch that rewrites a large tree (a vendored directory, a mass rename)
+// names hundreds of thousands of paths, more than the runner's default cap.
+const pathListLimit = 64 << 20
+
 // MergeResult is one in-memory merge of two commits. Tree is the merged tree; when the
 // merge conflicts it is still written, with conflict markers in the conflicted files.
 type MergeResult struct {
@@ -40,7 +45,7 @@ func MergeTreeBatchCmd(dir string, pairs [][2]string) (Cmd, error) {
 		return Cmd{}, err
 	}
 	return Cmd{dir: dir, args: []string{"merge-tree", "--stdin", "--write-tree", "--name-only", "--no-messages", "-z"},
-		stdin: in.Bytes()}, nil
+		stdin: in.Bytes(), limit: pathListLimit}, nil
 }
 
 // MergeTreeNames merges commits a and b in memory (their merge base found by git): the
@@ -148,7 +153,7 @@ func ForkChangesCmd(dir, base, tip string) (Cmd, error) {
 		return Cmd{}, err
 	}
 	return Cmd{dir: dir, args: []string{"diff", "--no-color", "--no-ext-diff", "--no-relative", "--no-renames",
-		"--ignore-submodules=none", "--name-status", "-z", base + "..." + tip, "--"}, read: true}, nil
+		"--ignore-submodules=none", "--name-status", "-z", base + "..." + tip, "--"}, read: true, limit: pathListLimit}, nil
 }
 
 // ForkChanges runs ForkChangesCmd.
