@@ -89,8 +89,9 @@ func (a *Analysis) For(id string) *Prediction {
 // Stacked is the commit one job would land as.
 type Stacked struct {
 	Job string `json:"job"`
-	// Onto is the target plus every job ahead that lands, in order: what the job's branch
-	// will be rebased onto at its turn (the target itself for the first job).
+	// Onto has the tree the target will have at the job's turn: the target plus every job
+	// ahead that lands, in order (the target itself for the first job). The real target
+	// will hold that tree in commits of its own, the jobs' rebased ones.
 	Onto string `json:"onto"`
 	// Commit is Onto plus the job's own change (a commit whose parent is Onto; its tree
 	// is Tree): what a speculative gate checks out. Empty when the job does not land.
@@ -321,7 +322,12 @@ func (p *Predictor) againstAhead(ctx context.Context, target string, jobs []Job,
 	}
 	var out []Conflict
 	for n, k := range stacked {
-		if bad[n] != "" || res[n].Clean {
+		if bad[n] != "" {
+			// Both sides merged with the target, so only a commit gone since (a saved
+			// cache's, pruned) explains it: an error, which retries without the cache.
+			return nil, fmt.Errorf("landpredict: merging %s alone with %s: %s", jobs[k].ID, jobs[i].ID, bad[n])
+		}
+		if res[n].Clean {
 			continue
 		}
 		if f := without(res[n].Conflicted, targetFiles); len(f) > 0 {

@@ -2,6 +2,7 @@ package landpredict
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -601,5 +602,48 @@ func TestLoadCacheIgnoresDamage(t *testing.T) {
 	}
 	if n := LoadCache(good).Len(); n != 1 {
 		t.Errorf("a good file loaded %d answers, want 1", n)
+	}
+}
+
+// A saved cache may name a stacked commit git's gc has pruned since: the analysis starts
+// again without the cache instead of failing.
+func TestPrunedCommitInASavedCacheIsAskedAgain(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	t0 := f.head("main")
+	jobs := []Job{
+		{"land-1", f.branch("a", t0, map[string]string{"f.txt": lines(map[int]string{5: "from a"})})},
+		{"land-2", f.branch("b", t0, map[string]string{"f.txt": lines(map[int]string{5: "from b"})})},
+	}
+	p := f.predictor(nil)
+	want := f.analyze(p, t0, jobs)
+	path := filepath.Join(t.TempDir(), "predict.cache")
+	if err := p.Cache().Save(path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved map[string]any
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatal(err)
+	}
+	commits := saved["commits"].(map[string]any)
+	if len(commits) == 0 {
+		t.Fatal("the analysis made no stacked commit")
+	}
+	for k := range commits {
+		commits[k] = strings.Repeat("0", 39) + "1" // a commit that is not in the repository
+	}
+	if b, err = json.Marshal(saved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := f.analyze(f.predictor(LoadCache(path)), t0, jobs)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after a pruned commit: %+v, want %+v", got, want)
 	}
 }
