@@ -25,6 +25,16 @@ func TestBuildersArgv(t *testing.T) {
 		want []string
 		read bool
 	}{
+		{"MergeTreeBatchCmd", must(MergeTreeBatchCmd("/repo", [][2]string{{oid, oid}})),
+			[]string{"git", "-C", "/repo", "merge-tree", "--stdin", "--write-tree", "--name-only", "--no-messages", "-z"}, false},
+		{"ForkChangesCmd", must(ForkChangesCmd("/repo", oid, oid)),
+			[]string{"git", "-C", "/repo", "diff", "--no-color", "--no-ext-diff", "--no-relative", "--no-renames",
+				"--ignore-submodules=none", "--name-status", "-z", oid + "..." + oid, "--"}, true},
+		{"StackCommitCmd", must(StackCommitCmd("/repo", oid, oid, "m")),
+			[]string{"git", "-C", "/repo", "commit-tree", "--no-gpg-sign", "-p", oid, "-m", "m", oid}, false},
+		{"WorktreeAddScratchCmd", must(WorktreeAddScratchCmd("/repo", "/s", oid, "why")),
+			[]string{"git", "-C", "/repo", "-c", "submodule.recurse=false", "-c", "core.hooksPath=/dev/null",
+				"worktree", "add", "--detach", "--lock", "--reason", "why", "--", "/s", oid}, false},
 		{"WorktreeList", must(WorktreeList("/repo")),
 			[]string{"git", "-C", "/repo", "worktree", "list", "--porcelain", "-z"}, true},
 		{"WorktreeAddNew", must(WorktreeAddNew("/repo", "/p", "feat/x", oid)),
@@ -91,16 +101,21 @@ func TestBuildersReject(t *testing.T) {
 	t.Parallel()
 	type builder func(v string) (Cmd, error)
 	paths := map[string]builder{
-		"WorktreeList.dir":         func(v string) (Cmd, error) { return WorktreeList(v) },
-		"WorktreeAddNew.dir":       func(v string) (Cmd, error) { return WorktreeAddNew(v, "/p", "b", oid) },
-		"WorktreeAddNew.path":      func(v string) (Cmd, error) { return WorktreeAddNew("/r", v, "b", oid) },
-		"WorktreeAddExisting.path": func(v string) (Cmd, error) { return WorktreeAddExisting("/r", v, "b") },
-		"WorktreeRemove.path":      func(v string) (Cmd, error) { return WorktreeRemove("/r", v, true, true) },
-		"WorktreePrune.dir":        func(v string) (Cmd, error) { return WorktreePrune(v) },
-		"StatusCmd.dir":            func(v string) (Cmd, error) { return StatusCmd(v) },
-		"RevParseCommonDir.dir":    func(v string) (Cmd, error) { return RevParseCommonDir(v) },
-		"LocalBranches.dir":        func(v string) (Cmd, error) { return LocalBranches(v) },
-		"BranchDelete.dir":         func(v string) (Cmd, error) { return BranchDelete(v, "b", false) },
+		"MergeTreeBatchCmd.dir":      func(v string) (Cmd, error) { return MergeTreeBatchCmd(v, [][2]string{{oid, oid}}) },
+		"ForkChangesCmd.dir":         func(v string) (Cmd, error) { return ForkChangesCmd(v, oid, oid) },
+		"StackCommitCmd.dir":         func(v string) (Cmd, error) { return StackCommitCmd(v, oid, oid, "m") },
+		"WorktreeAddScratchCmd.dir":  func(v string) (Cmd, error) { return WorktreeAddScratchCmd(v, "/s", oid, "r") },
+		"WorktreeAddScratchCmd.path": func(v string) (Cmd, error) { return WorktreeAddScratchCmd("/r", v, oid, "r") },
+		"WorktreeList.dir":           func(v string) (Cmd, error) { return WorktreeList(v) },
+		"WorktreeAddNew.dir":         func(v string) (Cmd, error) { return WorktreeAddNew(v, "/p", "b", oid) },
+		"WorktreeAddNew.path":        func(v string) (Cmd, error) { return WorktreeAddNew("/r", v, "b", oid) },
+		"WorktreeAddExisting.path":   func(v string) (Cmd, error) { return WorktreeAddExisting("/r", v, "b") },
+		"WorktreeRemove.path":        func(v string) (Cmd, error) { return WorktreeRemove("/r", v, true, true) },
+		"WorktreePrune.dir":          func(v string) (Cmd, error) { return WorktreePrune(v) },
+		"StatusCmd.dir":              func(v string) (Cmd, error) { return StatusCmd(v) },
+		"RevParseCommonDir.dir":      func(v string) (Cmd, error) { return RevParseCommonDir(v) },
+		"LocalBranches.dir":          func(v string) (Cmd, error) { return LocalBranches(v) },
+		"BranchDelete.dir":           func(v string) (Cmd, error) { return BranchDelete(v, "b", false) },
 	}
 	refs := map[string]builder{
 		"WorktreeAddNew.branch":      func(v string) (Cmd, error) { return WorktreeAddNew("/r", "/p", v, oid) },

@@ -161,7 +161,7 @@ func plain[T any](parse func([]byte) T) func([]byte) (T, error) {
 // git gets its own process group so that on cancel, timeout or output overflow
 // the whole group (git plus any hook and its children) is killed, not just git.
 // On Linux git also gets SIGKILL if copse dies, even of SIGKILL (proc_linux.go).
-// stdin is /dev/null, and GIT_TERMINAL_PROMPT=0 stops git asking for
+// stdin is /dev/null (or the batch a builder gave), and GIT_TERMINAL_PROMPT=0 stops git asking for
 // credentials, so nothing can wait on a terminal.
 func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	argv := c.Argv()
@@ -201,6 +201,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	cmd := exec.CommandContext(procCtx, resolveBin(bin), argv[1:]...)
 	cmd.Env = append(r.environ(c.read), c.env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if c.stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.stdin)
+	}
 	var filter *recordFilter
 	if c.keep != nil {
 		filter = &recordFilter{keep: c.keep, out: stdout}
