@@ -42,7 +42,7 @@ const quickExit = time.Second
 // the notification all together.
 const runEndTimeout = 10 * time.Second
 
-// wrapRun adds the start and end reports around script (the command, its prompt appended)
+// WrapRun adds the start and end reports around script (the command, its prompt appended)
 // and the environment they read; the notification mode comes from git config
 // copse.notify. Without Options.Self it returns script as it is.
 func (s *Env) WrapRun(ctx context.Context, raw, script string, env []string) (string, []string, []string) {
@@ -326,7 +326,7 @@ func (s *Env) markEnded(rows []Worktree) {
 	}
 }
 
-// quickEnd waits, after a create --run, for the command to outlive quickExit: a command
+// QuickEnd waits, after a create --run, for the command to outlive quickExit: a command
 // that ended sooner (its program missing, a usage error) is a failed start, returned as a
 // warning with its exit status ("" when it still runs, or copse cannot tell). It reads the
 // wrapper's records: the start record (written just before the command starts) sets the

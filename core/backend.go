@@ -8,7 +8,7 @@ import (
 	"github.com/copse-dev/copse/herdr"
 )
 
-// backend carries out mutations; the engine owns parsing, preconditions, locking and
+// Backend carries out mutations; the engine owns parsing, preconditions, locking and
 // postconditions (always read back from git), so every backend gets the same guarantees.
 type Backend interface {
 	Name() string

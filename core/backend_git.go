@@ -51,7 +51,7 @@ func (b *gitBackend) OpenCommands(c *TargetSpec) ([]string, error)          { re
 func (b *gitBackend) SwitchTo(context.Context, *TargetSpec) (string, error) { return "", nil }
 func (b *gitBackend) Open(context.Context, *TargetSpec) (string, error)     { return "", nil }
 
-// agentStatus: git opens no workspaces, so there is no agent to describe.
+// AgentStatus: git opens no workspaces, so there is no agent to describe.
 func (b *gitBackend) AgentStatus(context.Context, string, string) string { return "" }
 
 func (b *gitBackend) WorkspaceLive(_ context.Context, path, _ string) liveSet {
@@ -100,13 +100,13 @@ func (b *gitBackend) Remove(ctx context.Context, c *removeCmd) error {
 	return err
 }
 
-// builderErr: a builder refusing a value the parsers accepted is a bug, reported as bad input.
+// BuilderErr: a builder refusing a value the parsers accepted is a bug, reported as bad input.
 func BuilderErr(err error) *Error {
 	return &Error{Kind: KindUsage, Code: CodeBadArgument, Err: err, Message: Escape(err.Error()),
 		Hint: "this value passed copse's parser but not the command builder; please report it"}
 }
 
-// quoteDisplay quotes a value for display exactly as the builders' String() does: safe
+// QuoteDisplay quotes a value for display exactly as the builders' String() does: safe
 // words bare, others single-quoted, and control characters or bidirectional marks as
 // $'…' escapes, so the text reads back as the same argument and cannot forge lines.
 func QuoteDisplay(p string) string { return textsafe.ShellQuote(p) }

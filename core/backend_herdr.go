@@ -114,7 +114,7 @@ func (b *herdrBackend) Name() string        { return "herdr" }
 func (b *herdrBackend) HasWorkspaces() bool { return true }
 func (b *herdrBackend) Session() string     { return b.sess }
 
-// annotate sets each row's open workspace from `herdr worktree list --cwd <main>`,
+// Annotate sets each row's open workspace from `herdr worktree list --cwd <main>`,
 // matching checkouts by canonical path. A failed list is an error: showing no workspaces
 // would make remove go through git and leave a workspace on a deleted checkout.
 func (b *herdrBackend) Annotate(ctx context.Context, rows []Worktree) error {
@@ -125,7 +125,7 @@ func (b *herdrBackend) Annotate(ctx context.Context, rows []Worktree) error {
 	return annotateRows(rows, l)
 }
 
-// agentStatus reads the workspace's agent_status from `herdr workspace list` (Herdr's
+// AgentStatus reads the workspace's agent_status from `herdr workspace list` (Herdr's
 // worktree list does not carry it). It only adds to a refusal or a confirmation that
 // processes already decide, so a failed call is said ("agent status unknown") and refuses
 // nothing more. A workspace that Herdr says shows another checkout is not believed.
@@ -147,7 +147,7 @@ func (b *herdrBackend) AgentStatus(ctx context.Context, ws, path string) string 
 	return head + "agent status unknown (herdr workspace list does not list it)"
 }
 
-// workspaceLive: the idle shells of the workspace's panes carry its id in their
+// WorkspaceLive: the idle shells of the workspace's panes carry its id in their
 // environment (HERDR_WORKSPACE_ID).
 func (b *herdrBackend) WorkspaceLive(_ context.Context, path, ws string) liveSet {
 	return liveIn(path, ws)
@@ -157,7 +157,7 @@ func (b *herdrBackend) ClosesWorkspace(ws string) string {
 	return "Herdr closes workspace " + ws + " and ends the processes running in it"
 }
 
-// agents gives each row with a workspace its agent_status, from one `herdr workspace list`.
+// Agents gives each row with a workspace its agent_status, from one `herdr workspace list`.
 func (b *herdrBackend) Agents(ctx context.Context, rows []Worktree) {
 	var list []herdr.WorkspaceInfo
 	var err error
@@ -420,7 +420,7 @@ func (b *herdrBackend) removeCmd(c *removeCmd) (herdr.Cmd, error) {
 	return cmd, nil
 }
 
-// remove goes through Herdr when a workspace shows the worktree (Herdr closes it and, with
+// Remove goes through Herdr when a workspace shows the worktree (Herdr closes it and, with
 // --force, ends its processes), and through git, exactly as the git backend, otherwise.
 func (b *herdrBackend) Remove(ctx context.Context, c *removeCmd) error {
 	if c.wsID == "" {

@@ -188,7 +188,7 @@ func (b *tmuxBackend) dropFirst() {
 func (b *tmuxBackend) Name() string        { return "tmux" }
 func (b *tmuxBackend) HasWorkspaces() bool { return true }
 
-// session is the window copse runs in: remove refuses to close it (ruleNotOwnWorkspace).
+// Session is the window copse runs in: remove refuses to close it (ruleNotOwnWorkspace).
 func (b *tmuxBackend) Session() string { return b.window }
 
 // tmuxWindow is one window copse marked for a worktree, with its own panes.
@@ -252,7 +252,7 @@ func windowIn(ws []tmuxWindow, id string) *tmuxWindow {
 	return nil
 }
 
-// annotate sets each row's workspace to the id (@N) of its copse window. A failed listing
+// Annotate sets each row's workspace to the id (@N) of its copse window. A failed listing
 // is an error: showing no windows would make remove leave one on a deleted checkout. A
 // window marked for a worktree that is gone — git lists no worktree there and the
 // directory no longer exists (removed by copse, or by hand) — loses its mark: it is no
@@ -316,7 +316,7 @@ func (b *tmuxBackend) panesOf(ctx context.Context, ws, path string) ([]tmux.Pane
 	return nil, nil
 }
 
-// agentStatus says what runs in the panes of the worktree's window: each pane's
+// AgentStatus says what runs in the panes of the worktree's window: each pane's
 // foreground command, and how long ago the window last printed.
 func (b *tmuxBackend) AgentStatus(ctx context.Context, ws, path string) string {
 	head := "its tmux window " + ws + ": "
@@ -368,7 +368,7 @@ func ownChain(panes map[int]tmux.Pane) map[int]bool {
 	return nil
 }
 
-// workspaceLive is the live-process scan of a remove: processes inside the worktree, plus
+// WorkspaceLive is the live-process scan of a remove: processes inside the worktree, plus
 // what runs in the panes of its window wherever its directory is (closing the window ends
 // it). The shells tmux started for the window's panes, idle (no child), do not count, nor
 // does copse itself with the shell that started it.
@@ -454,7 +454,7 @@ func baseName(s string) string {
 	return s
 }
 
-// agents describes the panes of each row's windows, each pane as an agent of its own
+// Agents describes the panes of each row's windows, each pane as an agent of its own
 // window: an idle shell is nothing; a pane whose program waits to read the terminal is
 // blocked (needs you); one whose window printed lately is working; else idle; a pane whose
 // command ended is done.
@@ -526,7 +526,7 @@ func paneAgent(p tmux.Pane) []Agent {
 	return []Agent{a}
 }
 
-// closesWorkspace is the confirmation's line about the window a remove closes.
+// ClosesWorkspace is the confirmation's line about the window a remove closes.
 func (b *tmuxBackend) ClosesWorkspace(ws string) string {
 	return "copse closes tmux window " + ws + " (tmux ends the processes of its panes)"
 }
@@ -573,7 +573,7 @@ func (b *tmuxBackend) newWindowCommands(a tmux.NewWindowArgs) ([]string, error) 
 	return []string{nw.String(), strings.Replace(mark.String(), "@0", "<new window>", 1)}, nil
 }
 
-// create makes the worktree with git, then its window. A window that cannot be opened
+// Create makes the worktree with git, then its window. A window that cannot be opened
 // leaves a good worktree: that is said precisely (and `copse open` opens it), not undone.
 func (b *tmuxBackend) Create(ctx context.Context, c *CreateSpec) (string, error) {
 	if _, err := b.git.Create(ctx, c); err != nil {
@@ -656,7 +656,7 @@ func (b *tmuxBackend) Open(ctx context.Context, c *TargetSpec) (string, error) {
 	return b.openWindow(ctx, c, c.Focus)
 }
 
-// switchTo (switch and back) brings the window forward, opening it when it has none, and
+// SwitchTo (switch and back) brings the window forward, opening it when it has none, and
 // records the worktree and the window it leaves in the tmux session, so that a later
 // `copse back` (its own process) returns there.
 func (b *tmuxBackend) SwitchTo(ctx context.Context, c *TargetSpec) (string, error) {
@@ -778,7 +778,7 @@ func (b *tmuxBackend) RemoveCommands(c *removeCmd) ([]string, error) {
 	return append(cmds, kill.String()), nil
 }
 
-// remove removes the worktree with git first (a refusal then leaves the window as it was),
+// Remove removes the worktree with git first (a refusal then leaves the window as it was),
 // then closes its window.
 func (b *tmuxBackend) Remove(ctx context.Context, c *removeCmd) error {
 	if e := ruleNotOwnWorkspace(c, b.window); e != nil {

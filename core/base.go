@@ -39,7 +39,7 @@ func (b CreateBase) Describe() string {
 	return Escape(b.Ref) + " at " + Short(b.Commit)
 }
 
-// startBase is what the create of c reports as its base; nil for an existing branch,
+// StartBase is what the create of c reports as its base; nil for an existing branch,
 // which is checked out where it is.
 func (c *CreateSpec) StartBase() *CreateBase {
 	if c.Existing {
@@ -48,7 +48,7 @@ func (c *CreateSpec) StartBase() *CreateBase {
 	return &CreateBase{Ref: c.Base.Ref, Commit: c.Base.OID, Branch: c.BaseBranch, From: c.BaseFrom}
 }
 
-// baseChoice is a resolved base with what the create reports about it.
+// BaseChoice is a resolved base with what the create reports about it.
 type BaseChoice struct {
 	Base    BaseCommit
 	Branch  string // local branch the base names, "" when none
@@ -56,7 +56,7 @@ type BaseChoice struct {
 	Warning string
 }
 
-// requestedBase resolves a base the request names, in the worktree the session is in
+// RequestedBase resolves a base the request names, in the worktree the session is in
 // (so HEAD and @{-1} mean what they mean there: the caller chose them).
 func (s *Env) RequestedBase(ctx context.Context, raw string) (BaseChoice, error) {
 	b, err := s.ParseBase(ctx, raw)
@@ -84,7 +84,7 @@ func (s *Env) localBranchOf(ctx context.Context, dir, ref string) (string, error
 	return b, nil
 }
 
-// defaultBase is the base of a new branch the request gives none for: git config
+// DefaultBase is the base of a new branch the request gives none for: git config
 // copse.base when set, else the main checkout's branch. A main checkout without a branch
 // (detached, or a bare repository whose HEAD is detached) gives its HEAD commit, with a
 // warning saying so; one with no commit at all is refused, asking for --base.
@@ -184,7 +184,7 @@ func (s *Service) ResolveBase(ctx context.Context, raw string) (CreateBase, erro
 
 // ---- the worktree's own metadata
 
-// worktreeMeta is what copse keeps about a worktree beyond git, in its admin directory
+// WorktreeMeta is what copse keeps about a worktree beyond git, in its admin directory
 // (<common>/worktrees/<id>/copse.json), so it goes when git forgets the worktree.
 type WorktreeMeta struct {
 	V       int         `json:"v"`
@@ -199,7 +199,7 @@ const (
 
 func metaPath(commonDir, id string) string { return filepath.Join(adminDir(commonDir, id), metaFile) }
 
-// writeWorktreeMeta replaces the metadata whole (temporary file, then rename), so a
+// WriteWorktreeMeta replaces the metadata whole (temporary file, then rename), so a
 // reader never sees half of it.
 func WriteWorktreeMeta(commonDir, id string, m WorktreeMeta) error {
 	b, err := json.Marshal(m)

@@ -66,7 +66,7 @@ func claimOf(locked *string) *Claim {
 	return nil
 }
 
-// claimCmd claims or releases one worktree.
+// ClaimSpec is a claim or a release of one worktree, as the claim family prepared it.
 type ClaimSpec struct {
 	Release bool
 	Target  gitx.Worktree

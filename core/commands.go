@@ -9,6 +9,7 @@ import (
 // The typed commands Prepare makes from a Request. Every field is a parsed value or git's
 // own record; nothing here is a raw caller string.
 
+// CreateSpec is a create as the create family prepared it (the backends take it).
 type CreateSpec struct {
 	Branch   BranchName
 	Existing bool               // check out an existing local branch instead of creating one
@@ -28,7 +29,7 @@ type CreateSpec struct {
 	Run        *RunSpec  // create --run: the command to start in the new worktree's window
 }
 
-// targetCmd names an existing worktree for open, switch and back.
+// TargetSpec names an existing worktree for open, switch and back (the backends take it).
 type TargetSpec struct {
 	Target    gitx.Worktree
 	From      string // the worktree the session leaves ("" when none)
@@ -53,7 +54,7 @@ type removeCmd struct {
 	unlockFirst bool
 }
 
-// runSpec is a command to start in a new window.
+// RunSpec is a command to start in a new window.
 type RunSpec struct {
 	Display string    // the command as given (confirmations, messages)
 	Argv    []string  // what the window runs: /bin/sh -c SCRIPT copse-run
@@ -63,6 +64,6 @@ type RunSpec struct {
 	Started time.Time // when the window was made (create's run)
 }
 
-// runSession is the session that claims a worktree created with --run when the request
+// RunSession is the session that claims a worktree created with --run when the request
 // names none: derived from the worktree, so each started agent has its own.
 func RunSession(branch BranchName) string { return "agent:" + BranchSlug(branch.s) }

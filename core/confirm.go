@@ -117,6 +117,6 @@ func (c *Confirmation) digest(list StateToken) StateToken {
 // this short name; the rule itself lives in textsafe.
 func Escape(raw string) string { return textsafe.Escape(raw) }
 
-// quote shows a raw value in a message: escaped and between double quotes, once.
+// Quote shows a raw value in a message: escaped and between double quotes, once.
 // Values longer than 300 cells are cut: a message stays readable whatever was sent.
 func Quote(raw string) string { return textsafe.Quote(raw, 300) }

@@ -52,7 +52,7 @@ func joinEscaped(ss []string) string {
 	return strings.Join(out, ", ")
 }
 
-// branchSource is the resolved branch of a create request.
+// BranchSource is the resolved branch of a create request.
 type BranchSource struct {
 	Branch  BranchName
 	Source  CreateSource
@@ -60,7 +60,7 @@ type BranchSource struct {
 	matches []gitx.RemoteBranch // CreateAmbiguous
 }
 
-// resolveCreateBranch decides what `create raw` means, the way git's own worktree add
+// ResolveCreateBranch decides what `create raw` means, the way git's own worktree add
 // would guess but without guessing where git would:
 //   - <remote>/<name>, where <remote> is a configured remote, means that remote branch: a
 //     new local <name> at its commit, tracking it. Never a local branch literally named
@@ -162,7 +162,7 @@ func (s *Env) namedRemoteBranch(ctx context.Context, rb gitx.RemoteBranch, hasBa
 	return BranchSource{Branch: local, Source: CreateFromRemote, Remote: &rb}, nil
 }
 
-// ambiguousRemote is the refusal of a name several remotes have.
+// AmbiguousRemote is the refusal of a name several remotes have.
 func AmbiguousRemote(b BranchSource) *Error {
 	var names, picks []string
 	for _, m := range b.matches {
@@ -199,7 +199,7 @@ func (s *Service) CreateKind(ctx context.Context, raw string, withBase bool) (Cr
 	return s.impl.createKind(ctx, raw, withBase)
 }
 
-// trackRemote makes sure a branch made from a remote branch tracks it: with git, worktree
+// TrackRemote makes sure a branch made from a remote branch tracks it: with git, worktree
 // add --track set it; Herdr creates the branch at the commit without --track, so copse sets
 // it. Either way git's config is read back, so "tracking it" is never said of a branch
 // that does not track.
@@ -226,7 +226,7 @@ func (s *Env) TrackRemote(ctx context.Context, c *CreateSpec) error {
 	return nil
 }
 
-// createCommands are the commands a create runs: the backend's, and for a branch from a
+// CreateCommands are the commands a create runs: the backend's, and for a branch from a
 // remote under Herdr (which cannot --track) the git command that sets the upstream.
 func (s *Env) CreateCommands(c *CreateSpec) ([]string, error) {
 	cmds, err := s.Backend.CreateCommands(c)

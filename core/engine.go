@@ -87,7 +87,7 @@ func (s *Env) prepareWith(ctx context.Context, req Request, snap Snapshot) (*Pla
 	return p, nil
 }
 
-// execution is one run of a plan: what the caller prepared, what was prepared again under
+// Execution is one run of a plan: what the caller prepared, what was prepared again under
 // the lock, the worktree list read there, and the events the run produced.
 type Execution struct {
 	Asked  *Plan    // as the caller prepared it (and a person may have confirmed)
@@ -102,13 +102,13 @@ type pendingEvent struct {
 	wt *Worktree
 }
 
-// emit records ev (about wt) for the engine to write once the run returns, whatever it
+// Emit records ev (about wt) for the engine to write once the run returns, whatever it
 // returns: what happened before a failure is logged too.
 func (x *Execution) Emit(ev Event, wt *Worktree) {
 	x.events = append(x.events, pendingEvent{ev, wt})
 }
 
-// warnings are the plan's warnings, carried onto the outcome.
+// Warnings are the plan's warnings, carried onto the outcome.
 func (x *Execution) Warnings() []string { return x.Plan.Warnings }
 
 func (s *Env) execute(ctx context.Context, p *Plan) (*Outcome, error) {

@@ -40,7 +40,7 @@ func gitMessage(stderr string) string {
 	return last
 }
 
-// errText is an error's first line, for a message that goes on.
+// ErrText is an error's first line, for a message that goes on.
 func ErrText(err error) string {
 	var ge *gitx.Error
 	if errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.TrimSpace(ge.Stderr) != "" {
@@ -49,7 +49,7 @@ func ErrText(err error) string {
 	return firstLine(err.Error())
 }
 
-// branchExistedForGit: git refused to create the branch because it exists ("fatal: a
+// BranchExistedForGit: git refused to create the branch because it exists ("fatal: a
 // branch named 'x' already exists").
 func BranchExistedForGit(err error) bool {
 	var ge *gitx.Error

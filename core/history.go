@@ -55,7 +55,7 @@ func (h *History) Peek(session string) (string, bool) {
 	return st[len(st)-1], true
 }
 
-// lookup is Previous without forgetting anything: Prepare must change nothing.
+// Lookup is Previous without forgetting anything: Prepare must change nothing.
 func (h *History) Lookup(session string, exists func(path string) bool) (string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

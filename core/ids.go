@@ -15,7 +15,7 @@ import (
 // git picks it when the worktree is made and keeps it for the worktree's life, it is
 // unique in the repository, and it is never a path. The main checkout has none.
 
-// worktreeIDs maps each linked worktree's path (as git lists it) to its id, reading the
+// WorktreeIDs maps each linked worktree's path (as git lists it) to its id, reading the
 // admin directories the way git does: <admin>/gitdir holds "<path>/.git", trailing white
 // space trimmed; a relative one is relative to the admin directory.
 func WorktreeIDs(commonDir string) map[string]string {
@@ -59,7 +59,7 @@ func WorktreeIDs(commonDir string) map[string]string {
 // own work in `copse list`.
 func readSmall(path string) ([]byte, error) { return gitx.ReadSmallAt(unix.AT_FDCWD, path) }
 
-// idOf finds path's id in ids, comparing canonical paths when the plain one misses.
+// IdOf finds path's id in ids, comparing canonical paths when the plain one misses.
 func IdOf(ids map[string]string, path string) string {
 	if id, ok := ids[path]; ok {
 		return id

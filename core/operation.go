@@ -42,7 +42,7 @@ type Op struct {
 	Settle func(s *Env, ctx context.Context, x *Execution, out *Outcome) (*Outcome, error)
 }
 
-// lockKind is what a run holds while it changes something.
+// LockKind is what a run holds while it changes something.
 type LockKind int
 
 const (
@@ -182,20 +182,20 @@ type byID interface {
 	atPath(path *string) Request
 }
 
-// prepareAs adapts an operation's typed prepare to the registry's shape.
+// PrepareAs adapts an operation's typed prepare to the registry's shape.
 func PrepareAs[R Request](f func(s *Env, ctx context.Context, r R, snap Snapshot) (*Plan, error)) func(*Env, context.Context, Request, Snapshot) (*Plan, error) {
 	return func(s *Env, ctx context.Context, req Request, snap Snapshot) (*Plan, error) {
 		return f(s, ctx, req.(R), snap)
 	}
 }
 
-// ruleOf adapts a typed confirmation rule to the registry's shape.
+// RuleOf adapts a typed confirmation rule to the registry's shape.
 func RuleOf[R Request](f func(r R) bool) func(Request) bool {
 	return func(req Request) bool { return f(req.(R)) }
 }
 
-// always is the confirmation (or change) rule that holds for every request.
+// Yes is the confirmation (or change) rule that holds for every request.
 func Yes(Request) bool { return true }
 
-// never is the rule that holds for none.
+// No is the rule that holds for none.
 func No(Request) bool { return false }

@@ -13,18 +13,18 @@ import (
 	"github.com/copse-dev/copse/gitx"
 )
 
-// readBackTimeout bounds the reads that check a mutation's result. They run even when the
+// ReadBackTimeout bounds the reads that check a mutation's result. They run even when the
 // caller's context was cancelled: after an interrupt the user must learn what state is left.
 const ReadBackTimeout = 30 * time.Second
 
-// setSessionAt records where this session now is (a switch or back went there).
+// SetSessionAt records where this session now is (a switch or back went there).
 func (s *Env) SetSessionAt(path string) {
 	s.mu.Lock()
 	s.sessAt = path
 	s.mu.Unlock()
 }
 
-// sessionAt is where this session is: where its last switch or back went, else where
+// SessionAt is where this session is: where its last switch or back went, else where
 // copse started.
 func (s *Env) SessionAt() string {
 	s.mu.Lock()
@@ -36,7 +36,7 @@ func (s *Env) SessionAt() string {
 	return s.current()
 }
 
-// readBack lists the worktrees after a mutation, even if ctx was cancelled.
+// ReadBack lists the worktrees after a mutation, even if ctx was cancelled.
 func (s *Env) ReadBack(ctx context.Context) (Snapshot, error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
 	defer cancel()
@@ -74,7 +74,7 @@ func IsGitKind(err error, k gitx.ErrKind) bool {
 	return errors.As(err, &ge) && ge.Kind == k
 }
 
-// missingParents lists the parent folders of path that do not exist yet, deepest first.
+// MissingParents lists the parent folders of path that do not exist yet, deepest first.
 func MissingParents(path string) []string {
 	var out []string
 	for dir := filepath.Dir(path); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
@@ -86,7 +86,7 @@ func MissingParents(path string) []string {
 	return out
 }
 
-// removeIfEmpty removes folders a failed create made; os.Remove never removes a folder
+// RemoveIfEmpty removes folders a failed create made; os.Remove never removes a folder
 // with anything in it, so nothing else can be lost.
 func RemoveIfEmpty(dirs []string) {
 	for _, d := range dirs {

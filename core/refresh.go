@@ -47,7 +47,7 @@ const refreshMargin = 20 * time.Millisecond
 // refreshTimeout bounds the one git process of a refresh.
 const refreshTimeout = 10 * time.Second
 
-// refreshAfterCheckout refreshes the index of the worktree at dir once the clock has passed
+// RefreshAfterCheckout refreshes the index of the worktree at dir once the clock has passed
 // the current second (the checkout has just finished). Its result changes nothing the
 // caller reports: a held index.lock or a failure leaves the index as git left it, which is
 // correct, only slower to read.

@@ -2,8 +2,8 @@ package core
 
 // Request is the closed union of everything copse can be asked to do. Every entry point
 // (CLI flags, the picker, `copse tool` JSON, MCP) builds one of these values and hands it to
-// Service.Prepare; nothing else reaches git or Herdr. Each variant lives in the file of its
-// operation (op_*.go), with the operation's declaration (operation.go).
+// Service.Prepare; nothing else reaches git or Herdr. Each variant lives in
+// requests.go; the operation that serves it lives in its family (core/op/).
 //
 // Fields hold the caller's raw values: optional strings are pointers so that "absent" and
 // "empty" stay distinct (an empty value is rejected, an absent one takes the default).

@@ -16,7 +16,7 @@ import (
 	"github.com/copse-dev/copse/tmux"
 )
 
-// parseBranch checks raw, then lets git say whether it is a branch name and what it names
+// ParseBranch checks raw, then lets git say whether it is a branch name and what it names
 // (`@{-1}` becomes the branch it refers to); the name git prints back is the one used.
 func (s *Env) ParseBranch(ctx context.Context, field, raw string) (BranchName, error) {
 	if err := CheckText(field, raw, MaxBranch); err != nil {
@@ -41,7 +41,7 @@ func (s *Env) ParseBranch(ctx context.Context, field, raw string) (BranchName, e
 	return BranchName{name}, nil
 }
 
-// parseBase resolves raw to a commit now; the OID travels with the command.
+// ParseBase resolves raw to a commit now; the OID travels with the command.
 func (s *Env) ParseBase(ctx context.Context, raw string) (BaseCommit, error) {
 	if err := CheckText("base", raw, maxRef); err != nil {
 		return BaseCommit{}, err
@@ -65,7 +65,7 @@ func (s *Env) at() string {
 	return s.dir
 }
 
-// defaultPath is <copse.root>/<slug> when git config copse.root is set, else
+// DefaultPath is <copse.root>/<slug> when git config copse.root is set, else
 // <parent of main checkout>/<repo>.worktrees/<slug>.
 func (s *Env) DefaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
 	root, ok, err := s.Git.ConfigValue(ctx, s.Root(), "copse.root")
@@ -86,7 +86,7 @@ func (s *Env) DefaultPath(ctx context.Context, b BranchName) (AbsPath, error) {
 	return ParseAbsPath("path", filepath.Join(dir, BranchSlug(b.s)))
 }
 
-// checkNewPath runs the rules for the path of a new worktree (create, restore).
+// CheckNewPath runs the rules for the path of a new worktree (create, restore).
 func (s *Env) CheckNewPath(ctx context.Context, snap Snapshot, p AbsPath) error {
 	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
@@ -122,7 +122,7 @@ func Short(oid string) string {
 	return oid
 }
 
-// resolveTarget finds the one worktree a request names by path, branch or workspace id.
+// ResolveTarget finds the one worktree a request names by path, branch or workspace id.
 func (s *Env) ResolveTarget(ctx context.Context, snap Snapshot, path, branch, ws *string) (gitx.Worktree, string, error) {
 	n := 0
 	for _, v := range []*string{path, branch, ws} {
@@ -237,7 +237,7 @@ func worktreeOn(trees []gitx.Worktree, b BranchName) (gitx.Worktree, error) {
 		"branch %s is checked out in %d worktrees: %s and %s", Escape(b.s), len(found), Escape(found[0].Path), Escape(found[1].Path))
 }
 
-// checkEnterable runs the rules for a worktree one can open or switch to.
+// CheckEnterable runs the rules for a worktree one can open or switch to.
 func CheckEnterable(t gitx.Worktree) error {
 	if e := ruleNotBare(t); e != nil {
 		return e
@@ -248,7 +248,7 @@ func CheckEnterable(t gitx.Worktree) error {
 	return nil
 }
 
-// leavingWarning: switching away from uncommitted work is allowed (it stays where it is),
+// LeavingWarning: switching away from uncommitted work is allowed (it stays where it is),
 // but the user hears about it.
 func (s *Env) LeavingWarning(ctx context.Context, c *TargetSpec) []string {
 	if c.From == "" || Canonical(c.From) == Canonical(c.Target.Path) {
@@ -265,7 +265,7 @@ func (s *Env) LeavingWarning(ctx context.Context, c *TargetSpec) []string {
 	return nil
 }
 
-// existsIn reports whether a path is a live (listed, not prunable) worktree of snap.
+// ExistsIn reports whether a path is a live (listed, not prunable) worktree of snap.
 func (s *Env) ExistsIn(snap Snapshot) func(string) bool {
 	live := map[string]bool{}
 	for _, t := range snap.Trees {
@@ -276,7 +276,7 @@ func (s *Env) ExistsIn(snap Snapshot) func(string) bool {
 	return func(p string) bool { return live[Canonical(p)] }
 }
 
-// refusedByGit: the value itself was refused, by gitx's builder or by git's exit status
+// RefusedByGit: the value itself was refused, by gitx's builder or by git's exit status
 // (as opposed to git failing to run), so it is the caller's input that is wrong.
 func RefusedByGit(err error) bool {
 	var be *gitx.BuildError
@@ -287,7 +287,7 @@ func RefusedByGit(err error) bool {
 	return exited
 }
 
-// createOffered is a no_such_worktree refusal of branch b with the create offered as well:
+// CreateOffered is a no_such_worktree refusal of branch b with the create offered as well:
 // open and switch go to a branch, and a branch without a worktree can get one. A typo of a
 // branch that is checked out is the likelier mistake, so the near names stay first.
 func CreateOffered(err error, trees []gitx.Worktree, b string) error {

@@ -524,7 +524,7 @@ func (s *Env) runRestore(ctx context.Context, c *restoreCmd, before Snapshot, wa
 	return &Outcome{Operation: OpRestore, Worktree: s.Row(t, ""), Path: t.Path, Restored: &e, Warnings: warnings}, nil
 }
 
-// readBackAdded reads the worktree list back after an add (even if ctx was cancelled),
+// ReadBackAdded reads the worktree list back after an add (even if ctx was cancelled),
 // and finds the worktree at path in it.
 func (s *Env) ReadBackAdded(ctx context.Context, path string) (gitx.Worktree, bool, Snapshot, error) {
 	after, err := s.ReadBack(ctx)

@@ -17,7 +17,7 @@ import (
 
 // ---- create
 
-// ruleBranchFree: a branch is checked out in at most one worktree.
+// RuleBranchFree: a branch is checked out in at most one worktree.
 func RuleBranchFree(branch BranchName, snap Snapshot) *Error {
 	for _, t := range snap.Trees {
 		if t.Branch == branch.s {
@@ -35,7 +35,7 @@ func RuleBranchFree(branch BranchName, snap Snapshot) *Error {
 	return nil
 }
 
-// ruleNoBaseForExisting: a base names where a new branch starts; an existing branch
+// RuleNoBaseForExisting: a base names where a new branch starts; an existing branch
 // already has its commit, so asking for both is a mistake, not a choice.
 func RuleNoBaseForExisting(branch BranchName, hasBase bool) *Error {
 	if hasBase {
@@ -105,7 +105,7 @@ func ruleNotBare(t gitx.Worktree) *Error {
 	return nil
 }
 
-// ruleNotPrunable: git still lists a worktree whose directory is gone; there is nothing
+// RuleNotPrunable: git still lists a worktree whose directory is gone; there is nothing
 // to go to or to claim.
 func RuleNotPrunable(t gitx.Worktree) *Error {
 	if t.Prunable != nil {
@@ -115,7 +115,7 @@ func RuleNotPrunable(t gitx.Worktree) *Error {
 	return nil
 }
 
-// ruleNotAlreadyThere: without workspaces there is nothing to open or focus, so going where
+// RuleNotAlreadyThere: without workspaces there is nothing to open or focus, so going where
 // you are is a no-op the user should hear about. Under Herdr, opening the current worktree
 // is fine (it opens or focuses its workspace); switching to it is not.
 func RuleNotAlreadyThere(op Operation, workspaces bool, from string, t gitx.Worktree) *Error {
@@ -125,7 +125,7 @@ func RuleNotAlreadyThere(op Operation, workspaces bool, from string, t gitx.Work
 	return nil
 }
 
-// ruleHasPrevious: back needs a worktree this session left, still listed.
+// RuleHasPrevious: back needs a worktree this session left, still listed.
 func RuleHasPrevious(found bool) *Error {
 	if !found {
 		return Refused(CodeNoPreviousWorktree, "switch to a worktree first; back returns to the one you left",
@@ -356,7 +356,7 @@ func forceHelps(e *Error) *Error {
 
 // ---- claim and release
 
-// ruleClaimable: the main checkout (or the bare repository) holds the repository; only
+// RuleClaimable: the main checkout (or the bare repository) holds the repository; only
 // linked worktrees are claimed.
 func RuleClaimable(t gitx.Worktree, snap Snapshot) *Error {
 	if t.Bare || (len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path) {
@@ -366,7 +366,7 @@ func RuleClaimable(t gitx.Worktree, snap Snapshot) *Error {
 	return nil
 }
 
-// ruleNotClaimedByOther: a claim names one session; another takes it over only with
+// RuleNotClaimedByOther: a claim names one session; another takes it over only with
 // --force (which asks first).
 func RuleNotClaimedByOther(c *ClaimSpec) *Error {
 	if !c.Release && c.Held != nil && c.Held.Session != c.Session.s && !c.Force {
@@ -376,7 +376,7 @@ func RuleNotClaimedByOther(c *ClaimSpec) *Error {
 	return nil
 }
 
-// ruleNotLockedByHuman: a lock copse did not write is a person's; claim and release
+// RuleNotLockedByHuman: a lock copse did not write is a person's; claim and release
 // leave it alone unless forced.
 func RuleNotLockedByHuman(c *ClaimSpec, verb string) *Error {
 	if c.Human != nil && !c.Force {
@@ -392,7 +392,7 @@ func releaseCommand(path, session string) string {
 	return "copse release " + QuoteDisplay(path) + " --session " + QuoteDisplay(session)
 }
 
-// ruleIsClaimed: release needs a claim to release.
+// RuleIsClaimed: release needs a claim to release.
 func RuleIsClaimed(c *ClaimSpec) *Error {
 	if c.Release && c.Target.Locked == nil {
 		return Refused(CodeNotClaimed, "`copse list` shows the claims", "%s (%s) is not claimed", Escape(c.Target.Path), Describe(c.Target))
@@ -400,7 +400,7 @@ func RuleIsClaimed(c *ClaimSpec) *Error {
 	return nil
 }
 
-// ruleClaimIsOurs: a session releases its own claims; another's only with --force.
+// RuleClaimIsOurs: a session releases its own claims; another's only with --force.
 func RuleClaimIsOurs(c *ClaimSpec) *Error {
 	if c.Release && c.Held != nil && c.Held.Session != c.Session.s && !c.Force {
 		return forceHelps(Refused(CodeClaimedByOther, "release it as that session (`"+releaseCommand(c.Target.Path, c.Held.Session)+"`), or pass --force (asks first)",

@@ -33,7 +33,7 @@ func sessionRune(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:@/+=-", r)
 }
 
-// resolveSession finds the session of a request: the request's own field (--session),
+// ResolveSession finds the session of a request: the request's own field (--session),
 // else COPSE_SESSION, else the Herdr workspace this process runs in ("herdr:<id>").
 // ok is false when none is known; a malformed value is a usage error naming its source.
 func ResolveSession(explicit *string, getenv func(string) string) (SessionID, bool, error) {
@@ -53,7 +53,7 @@ func ResolveSession(explicit *string, getenv func(string) string) (SessionID, bo
 	return SessionID{}, false, nil
 }
 
-// requireSession is resolveSession for requests that cannot run without one.
+// RequireSession is resolveSession for requests that cannot run without one.
 func RequireSession(explicit *string, getenv func(string) string, what string) (SessionID, error) {
 	id, ok, err := ResolveSession(explicit, getenv)
 	if err != nil {

@@ -49,7 +49,7 @@ const (
 	maxRef    = 255
 )
 
-// checkText applies the rules every raw value obeys before anything else looks at it:
+// CheckText applies the rules every raw value obeys before anything else looks at it:
 // valid UTF-8, no control characters, no bidirectional marks, not padded with spaces,
 // no leading '-', and a length limit. field names the request field in the message.
 func CheckText(field, raw string, maxLen int) error {

@@ -20,7 +20,8 @@ import (
 	"github.com/copse-dev/copse/gitx/statuscache"
 )
 
-// service holds one repository's state. Everything that reads git goes through s.git.
+// Env is what an operation may use: one repository's state, git's runner, the backend,
+// the lock and the snapshot reads. Everything that reads git goes through s.git.
 type Env struct {
 	reg      *Registry
 	Opts     Options
@@ -59,7 +60,7 @@ type repoState struct {
 	commonDir string // filled lazily (mutations need it for the lock)
 }
 
-// snapshot is one reading of `git worktree list --porcelain -z`.
+// Snapshot is one reading of `git worktree list --porcelain -z`.
 type Snapshot struct {
 	Trees []gitx.Worktree
 	Token StateToken
@@ -189,7 +190,7 @@ func (s *Env) verifyDirect(ctx context.Context, raw []byte) error {
 	return nil
 }
 
-// read lists the worktrees with git. Failure to list from dir means dir is not in a
+// Read lists the worktrees with git. Failure to list from dir means dir is not in a
 // repository.
 func (s *Env) Read(ctx context.Context) (Snapshot, error) {
 	s.supersedeFirst()
@@ -241,7 +242,7 @@ func halfAdded(err error) bool {
 // firstTTL bounds how old Open's snapshot may be for the first List to reuse it.
 const firstTTL = 2 * time.Second
 
-// learn updates the main checkout and current worktree from a snapshot. Several
+// Learn updates the main checkout and current worktree from a snapshot. Several
 // requests may run at once on one Service (the picker checks a branch name while an
 // operation runs), so the fields are guarded by s.mu.
 func (s *Env) Learn(snap Snapshot) {
@@ -292,7 +293,7 @@ func (s *Env) current() string {
 	return s.repo.current
 }
 
-// commonDir asks git once for the common git directory (the lock lives there).
+// CommonDir asks git once for the common git directory (the lock lives there).
 func (s *Env) CommonDir(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	commonDir := s.repo.commonDir
@@ -493,7 +494,7 @@ func (s *Env) branches(ctx context.Context) ([]string, error) {
 	return b, nil
 }
 
-// gitFailure wraps a git error; cancellation stays cancellation.
+// GitFailure wraps a git error; cancellation stays cancellation.
 func GitFailure(code string, err error, what string) *Error {
 	var ge *gitx.Error
 	if errors.As(err, &ge) {
@@ -539,7 +540,7 @@ func firstLine(s string) string {
 	return s
 }
 
-// canonical resolves symlinks of the longest existing prefix of p, so that two spellings
+// Canonical resolves symlinks of the longest existing prefix of p, so that two spellings
 // of one place compare equal and a path reached through a symlink is seen for what it is.
 func Canonical(p string) string {
 	p = filepath.Clean(p)
@@ -600,7 +601,7 @@ func (s *Env) seedPrevious(snap Snapshot, prev string) {
 	s.mu.Unlock()
 }
 
-// backDir is where back should land in worktree root: the exact directory the shell
+// BackDir is where back should land in worktree root: the exact directory the shell
 // left, if it lies in that worktree and still exists, else the root.
 func (s *Env) BackDir(root string) string {
 	s.mu.Lock()
