@@ -41,6 +41,9 @@ type Cmd struct {
 	// run as a read) must never leave index.lock behind for the user's next git command to
 	// trip over. SIGKILL follows after waitDelay if git lingers.
 	gentle bool
+	// stdin, when not nil, is what git reads on its standard input (hash-object --stdin,
+	// mktree, cat-file --batch); every other command reads /dev/null.
+	stdin []byte
 }
 
 // UntrackedCache is how a git status uses the untracked cache (core.untrackedCache): a
