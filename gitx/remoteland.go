@@ -596,7 +596,40 @@ func ParsePushPorcelain(stdout []byte, stderr string) PushResult {
 		msg = strings.TrimRight(strings.ReplaceAll(msg, "\x1b[K", ""), " \t\r")
 		res.Remote = append(res.Remote, msg)
 	}
+	// Two pushes that both passed the lease check against what the server advertised race
+	// on the server: the loser's ref transaction finds the ref moved under its lock and
+	// the server refuses ("atomic transaction failed", or the lock error itself), saying
+	// which ref in a line of its own. That is a lost lease like the client's "stale info".
+	// The other refs of that transaction were refused with it, for no reason of their own.
+	stale := false
+	for i, rr := range res.Refs {
+		if rr.Status == PushRemoteRejected && serverLeaseLost(rr, res.Remote) {
+			res.Refs[i].Status, stale = PushStale, true
+		}
+	}
+	for i, rr := range res.Refs {
+		if stale && rr.Status == PushRemoteRejected && rr.Reason == "atomic transaction failed" {
+			res.Refs[i].Status = PushAtomicFailed
+		}
+	}
 	return res
+}
+
+func serverLeaseLost(rr RefResult, remote []string) bool {
+	lost := func(s string) bool {
+		rest, ok := strings.CutPrefix(s, "cannot lock ref '"+rr.Ref+"': ")
+		return ok && (strings.HasPrefix(rest, "is at ") && strings.Contains(rest, " but expected ") ||
+			rest == "reference already exists")
+	}
+	if lost(rr.Reason) {
+		return true
+	}
+	for _, l := range remote {
+		if lost(strings.TrimPrefix(l, "error: ")) {
+			return true
+		}
+	}
+	return false
 }
 
 // ---- what the remote accepts ----

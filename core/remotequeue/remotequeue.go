@@ -452,7 +452,9 @@ func (rm *Remote) Enqueue(ctx context.Context, job Job) (Job, error) {
 	if job.Enqueued.IsZero() {
 		job.Enqueued = time.Now().UTC().Truncate(time.Second)
 	}
-	if err := job.validate(job.ID + ".json"); err != nil {
+	probe := job
+	probe.Seq = 1 // given on each try, after the queue's last
+	if err := probe.validate(job.ID + ".json"); err != nil {
 		return Job{}, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	var out Job
