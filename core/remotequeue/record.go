@@ -159,7 +159,9 @@ type Queue struct {
 	blobs map[string]string // job id → the blob it was read from, reused when unchanged
 }
 
-func (q *Queue) sort() { sort.Slice(q.Jobs, func(a, b int) bool { return q.Jobs[a].Seq < q.Jobs[b].Seq }) }
+func (q *Queue) sort() {
+	sort.Slice(q.Jobs, func(a, b int) bool { return q.Jobs[a].Seq < q.Jobs[b].Seq })
+}
 
 // Job returns the job id.
 func (q *Queue) Job(id string) (Job, bool) {

@@ -42,7 +42,7 @@ type machine struct {
 type pushHook struct {
 	mu     sync.Mutex
 	pushes int
-	before func(n int)                                  // called with the push's number (1-based)
+	before func(n int)                                     // called with the push's number (1-based)
 	wrap   func(context.Context) (context.Context, func()) // the push's context
 }
 
