@@ -105,6 +105,9 @@ var (
 	ErrCorrupt = errors.New("a remote queue record does not parse")
 	// ErrRejected: the server refused the push (a hook, a branch rule).
 	ErrRejected = errors.New("the remote refused the push")
+	// ErrNoAtomicPush: the server does not take atomic pushes; nothing was sent. copse
+	// never moves the target without the queue, so it cannot land there.
+	ErrNoAtomicPush = gitx.ErrNoAtomicPush
 )
 
 // CorruptError is a queue commit holding something that is not a record copse wrote. The

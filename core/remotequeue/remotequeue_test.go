@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core/remotequeue"
+	"github.com/copse-dev/copse/gitx"
 )
 
 // Three machines enqueue at once, each several jobs: every job is in the chain exactly
@@ -472,5 +473,128 @@ func TestStartTakesTheHeadOnly(t *testing.T) {
 	}
 	if got, err := b.queue("main").Start(ctx(t), j2.ID, "owner-b"); err != nil || got.State != remotequeue.Running {
 		t.Fatalf("Start of the new head = %+v, %v", got, err)
+	}
+}
+
+// bound makes m's next pushes give up after d, as a dropped connection would leave them:
+// git and the server's receive-pack (a child of the push on a file:// remote) are killed.
+func bound(m *machine, d time.Duration) {
+	m.hook.wrap = func(c context.Context) (context.Context, func()) { return context.WithTimeout(c, d) }
+}
+
+// The server applied the land but the push was cut off before it could say so: reading
+// the remote settles it as landed (once), without a second push.
+func TestUnknownOutcomeAppliedIsSettledLanded(t *testing.T) {
+	w := newWorld(t, 1)
+	a := w.m[0]
+	j, old := ready(t, a, "feat", "feat.txt")
+	w.hook("post-receive", "sleep 30\n")
+	bound(a, time.Second)
+	res, err := a.queue("main").LandPush(ctx(t), land(a, j, old))
+	if err != nil {
+		t.Fatalf("LandPush = %v, want landed after reading the remote", err)
+	}
+	if !res.Settled || a.hook.count() != 3 {
+		t.Errorf("Settled = %v after %d pushes, want true after 3", res.Settled, a.hook.count())
+	}
+	if got := w.serverRef("refs/heads/main"); got != j.Tip {
+		t.Errorf("server main = %s", got)
+	}
+}
+
+// The push was cut off before the server applied it: reading the remote shows the old
+// target, ErrNotPushed, and nothing moved.
+func TestUnknownOutcomeNotAppliedIsNotPushed(t *testing.T) {
+	w := newWorld(t, 1)
+	a := w.m[0]
+	j, old := ready(t, a, "feat", "feat.txt")
+	queueBefore := w.serverRef(remotequeue.QueueRefPrefix + "main")
+	w.hook("pre-receive", "sleep 30\n")
+	bound(a, time.Second)
+	_, err := a.queue("main").LandPush(ctx(t), land(a, j, old))
+	if !errors.Is(err, remotequeue.ErrNotPushed) || errors.Is(err, remotequeue.ErrUncertain) {
+		t.Fatalf("LandPush = %v, want ErrNotPushed", err)
+	}
+	if a.hook.count() != 3 {
+		t.Errorf("%d pushes: an unknown outcome must never be pushed again blindly", a.hook.count())
+	}
+	if got := w.serverRef("refs/heads/main"); got != old {
+		t.Errorf("server main moved to %s", got)
+	}
+	if got := w.serverRef(remotequeue.QueueRefPrefix + "main"); got != queueBefore {
+		t.Errorf("queue moved to %s", got)
+	}
+}
+
+// Resolve reads the remote: a target at neither commit is uncertain, unless the queue says
+// the job landed (the target then moved on after it).
+func TestResolveTellsLandedFromUncertain(t *testing.T) {
+	w := newWorld(t, 2)
+	a, b := w.m[0], w.m[1]
+	j, old := ready(t, a, "feat", "feat.txt")
+	q := a.queue("main")
+	if o, err := q.Resolve(ctx(t), j.ID, old, j.Tip); err != nil || o != remotequeue.OutcomeNotLanded {
+		t.Fatalf("Resolve before any push = %v, %v", o, err)
+	}
+	foreign := b.branch("hotfix", b.origin(), "hotfix.txt", "x\n")
+	b.run("push", "-q", "origin", foreign+":refs/heads/main")
+	if o, err := q.Resolve(ctx(t), j.ID, old, j.Tip); err != nil || o != remotequeue.OutcomeUncertain {
+		t.Fatalf("Resolve with main at a foreign commit = %v, %v, want uncertain", o, err)
+	}
+	// Land on top of the foreign commit, then let main move on: the queue proves it landed.
+	if a.origin() != foreign {
+		t.Fatal("machine a did not fetch the foreign commit")
+	}
+	j2tip := a.branch("feat", foreign, "feat.txt", "feat\n")
+	l := land(a, remotequeue.Job{ID: j.ID, Tip: j2tip, Test: j.Test}, foreign)
+	if _, err := q.LandPush(ctx(t), l); err != nil {
+		t.Fatal(err)
+	}
+	b.run("fetch", "-q", "origin")
+	later := b.branch("later", j2tip, "later.txt", "later\n")
+	b.run("push", "-q", "origin", later+":refs/heads/main")
+	if o, err := q.Resolve(ctx(t), j.ID, foreign, j2tip); err != nil || o != remotequeue.OutcomeLanded {
+		t.Fatalf("Resolve after main moved on = %v, %v, want landed", o, err)
+	}
+}
+
+// The probe tells a server with atomic pushes and custom refs from one without atomic
+// pushes and one whose hook refuses refs/copse/, and leaves no probe ref behind.
+func TestProbeFindsWhatTheServerAccepts(t *testing.T) {
+	w := newWorld(t, 1)
+	a := w.m[0]
+	head := a.origin()
+	probe := func() gitx.PushAbilities {
+		t.Helper()
+		ab, err := a.git.ProbePush(ctx(t), a.dir, "origin", head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left := w.server("for-each-ref", "refs/copse/probe/"); left != "" {
+			t.Fatalf("probe refs left on the server: %s", left)
+		}
+		return ab
+	}
+	if ab := probe(); !ab.Atomic || !ab.CustomRefs {
+		t.Errorf("plain server: %+v, want atomic and custom refs", ab)
+	}
+	w.hook("pre-receive", `while read old new ref; do
+  case "$ref" in refs/copse/*) echo "only branches and tags here" >&2; exit 1;; esac
+done
+`)
+	if ab := probe(); !ab.Atomic || ab.CustomRefs || !strings.Contains(ab.Message, "only branches and tags here") {
+		t.Errorf("server refusing refs/copse/: %+v", ab)
+	}
+	w.server("config", "receive.advertiseAtomic", "false")
+	if ab := probe(); ab.Atomic || ab.CustomRefs {
+		t.Errorf("server without atomic pushes: %+v", ab)
+	}
+	// And an enqueue is refused before anything moves there.
+	tip := a.branch("feat", head, "feat.txt", "feat\n")
+	if _, err := a.queue("main").Enqueue(ctx(t), a.job("feat", tip)); !errors.Is(err, remotequeue.ErrNoAtomicPush) {
+		t.Errorf("enqueue on a server without atomic pushes: %v, want ErrNoAtomicPush", err)
+	}
+	if left := w.server("for-each-ref", "refs/copse/"); left != "" {
+		t.Errorf("refs made on a server without atomic pushes: %s", left)
 	}
 }
