@@ -106,8 +106,10 @@ func TestRemoteLandBuildersRefuse(t *testing.T) {
 		"short ref":      func() (Cmd, error) { return FetchRefsCmd("/r", "origin", []string{"main"}) },
 		"no refs":        func() (Cmd, error) { return FetchRefsCmd("/r", "origin", nil) },
 		"slash in entry": func() (Cmd, error) { return MkTreeCmd("/r", []TreeEntry{{Name: "a/b", Blob: oid}}) },
-		"twice":          func() (Cmd, error) { return MkTreeCmd("/r", []TreeEntry{{Name: "a", Blob: oid}, {Name: "a", Blob: oid}}) },
-		"delete blind":   func() (Cmd, error) { return PushAtomicCmd("/r", "origin", []RefUpdate{{Ref: "refs/heads/x"}}) },
+		"twice": func() (Cmd, error) {
+			return MkTreeCmd("/r", []TreeEntry{{Name: "a", Blob: oid}, {Name: "a", Blob: oid}})
+		},
+		"delete blind": func() (Cmd, error) { return PushAtomicCmd("/r", "origin", []RefUpdate{{Ref: "refs/heads/x"}}) },
 		"ref twice": func() (Cmd, error) {
 			return PushAtomicCmd("/r", "origin", []RefUpdate{{Ref: "refs/heads/x", New: oid}, {Ref: "refs/heads/x", New: oid}})
 		},
