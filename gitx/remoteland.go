@@ -637,22 +637,25 @@ func serverLeaseLost(rr RefResult, remote []string) bool {
 // PushAbilities is what a probe found the remote to accept.
 type PushAbilities struct {
 	Atomic     bool   // the server advertises atomic pushes
-	CustomRefs bool   // a ref outside refs/heads and refs/tags could be created and deleted
+	CustomRefs bool   // a ref under the prefix probed could be created and deleted
 	Message    string // when CustomRefs is false: the server's reason, as it gave it
 }
 
 // ProbePush finds out once whether remote takes atomic pushes (a dry run: git refuses
 // --atomic after reading the server's capabilities, before sending anything) and whether it
-// accepts a ref under refs/copse/ (a real push creating refs/copse/probe/<random> at
+// accepts refs under prefix ("refs/copse/"; a real push creating <prefix>probe/<random> at
 // commit, which the remote should already have so no object travels, then deleting it,
 // each a compare-and-swap). A remote without atomic pushes is not probed for custom refs:
 // copse would not use it either way.
-func (r *Runner) ProbePush(ctx context.Context, dir, remote, commit string) (PushAbilities, error) {
+func (r *Runner) ProbePush(ctx context.Context, dir, remote, commit, prefix string) (PushAbilities, error) {
 	var rnd [8]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return PushAbilities{}, err
 	}
-	probe := "refs/copse/probe/" + hex.EncodeToString(rnd[:])
+	if !strings.HasPrefix(prefix, "refs/") || !strings.HasSuffix(prefix, "/") {
+		return PushAbilities{}, &BuildError{Action: "push", Reason: fmt.Sprintf("probe prefix %q is not refs/…/", prefix)}
+	}
+	probe := prefix + "probe/" + hex.EncodeToString(rnd[:])
 	c, err := pushAtomicCmd(dir, remote, []RefUpdate{{Ref: probe, New: commit}}, true)
 	if err != nil {
 		return PushAbilities{}, err

@@ -92,9 +92,9 @@ func (rm *Remote) LandPush(ctx context.Context, l Land) (LandResult, error) {
 		return LandResult{}, err
 	}
 
-	queueRef, targetRef, jobRef := rm.QueueRef(), rm.TargetRef(), JobRef(l.Job)
+	queueRef, targetRef, jobRef, notesRef := rm.QueueRef(), rm.TargetRef(), rm.JobRef(l.Job), rm.NotesRef()
 	for attempt := 0; ; attempt++ {
-		refs, err := rm.Git.RemoteRefs(ctx, rm.Dir, rm.Remote, []string{queueRef, targetRef, NotesRef, jobRef})
+		refs, err := rm.Git.RemoteRefs(ctx, rm.Dir, rm.Remote, []string{queueRef, targetRef, notesRef, jobRef})
 		if err != nil {
 			return LandResult{}, err
 		}
@@ -112,7 +112,7 @@ func (rm *Remote) LandPush(ctx context.Context, l Land) (LandResult, error) {
 		if err := owned(j, l.Owner); err != nil {
 			return LandResult{}, err
 		}
-		if err := rm.have(ctx, refs, NotesRef); err != nil {
+		if err := rm.have(ctx, refs, notesRef); err != nil {
 			return LandResult{}, err
 		}
 		j.State, j.Landed, j.Updated = Landed, l.New, time.Now().UTC().Truncate(time.Second)
@@ -120,14 +120,14 @@ func (rm *Remote) LandPush(ctx context.Context, l Land) (LandResult, error) {
 		if err != nil {
 			return LandResult{}, err
 		}
-		notes, err := rm.Git.NoteCommit(ctx, rm.Dir, refs[NotesRef], l.New, string(note))
+		notes, err := rm.Git.NoteCommit(ctx, rm.Dir, refs[notesRef], l.New, string(note))
 		if err != nil {
 			return LandResult{}, err
 		}
 		updates := []gitx.RefUpdate{
 			{Ref: targetRef, New: l.New, Expect: l.Old},
 			{Ref: queueRef, New: commit, Expect: q.Commit},
-			{Ref: NotesRef, New: notes, Expect: refs[NotesRef]},
+			{Ref: notesRef, New: notes, Expect: refs[notesRef]},
 			{Ref: jobRef, New: l.New, Expect: refs[jobRef]},
 		}
 		done := LandResult{Job: j, Queue: commit, Notes: notes}

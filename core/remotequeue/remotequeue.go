@@ -30,12 +30,32 @@ import (
 	"github.com/copse-dev/copse/gitx"
 )
 
-// The refs on the remote.
+// The refs on the remote, in the CustomRefs layout.
 const (
 	QueueRefPrefix = "refs/copse/queue/"
 	JobRefPrefix   = "refs/copse/jobs/"
 	NotesRef       = "refs/notes/copse-land"
 )
+
+// Layout is where the queue's refs live on the remote.
+type Layout struct {
+	Queue string // prefix of the queue refs; the target branch follows
+	Jobs  string // prefix of the job refs; the job id follows
+	Notes string // the notes ref of the evidence
+}
+
+var (
+	// CustomRefs is the layout of a server that takes refs outside refs/heads and
+	// refs/tags: nothing of it shows as a branch.
+	CustomRefs = Layout{Queue: QueueRefPrefix, Jobs: JobRefPrefix, Notes: NotesRef}
+	// BranchRefs is the layout for a server that takes only branches (a forge refusing
+	// custom refs): the same refs as branches under copse/.
+	BranchRefs = Layout{Queue: "refs/heads/copse/queue/", Jobs: "refs/heads/copse/jobs/", Notes: "refs/heads/copse/notes/land"}
+)
+
+// DefaultLease is the lease of a running job when copse.landLease is not set; its owner
+// heartbeats every lease/3.
+const DefaultLease = 60 * time.Second
 
 // DefaultRetries bounds how often an operation rebuilds its commit on a queue that moved
 // while it was being pushed.
@@ -53,16 +73,29 @@ type Remote struct {
 	// Retries bounds the rebuilds after a lost lease on the queue (or the notes); 0 means
 	// DefaultRetries.
 	Retries int
+	// Layout is where the refs live; the zero value is CustomRefs. Probe says which one
+	// the server takes.
+	Layout Layout
 }
 
-// QueueRef is refs/copse/queue/<target>.
-func (rm *Remote) QueueRef() string { return QueueRefPrefix + rm.Target }
+func (rm *Remote) layout() Layout {
+	if rm.Layout == (Layout{}) {
+		return CustomRefs
+	}
+	return rm.Layout
+}
+
+// QueueRef is the target's queue: refs/copse/queue/<target>.
+func (rm *Remote) QueueRef() string { return rm.layout().Queue + rm.Target }
 
 // TargetRef is refs/heads/<target>.
 func (rm *Remote) TargetRef() string { return "refs/heads/" + rm.Target }
 
-// JobRef is refs/copse/jobs/<id>.
-func JobRef(id string) string { return JobRefPrefix + id }
+// JobRef is the ref of job id's commit: refs/copse/jobs/<id>.
+func (rm *Remote) JobRef(id string) string { return rm.layout().Jobs + id }
+
+// NotesRef is the notes ref of the evidence: refs/notes/copse-land.
+func (rm *Remote) NotesRef() string { return rm.layout().Notes }
 
 func (rm *Remote) retries() int {
 	if rm.Retries > 0 {
@@ -93,6 +126,11 @@ var (
 	ErrNotRunning   = errors.New("the job is not running")
 	ErrNotExpired   = errors.New("the job's owner has not been seen silent for a whole lease")
 	ErrBadInput     = errors.New("bad input")
+	// ErrUnknownRemote: the remote is not one of the repository's configured remotes.
+	ErrUnknownRemote = errors.New("no such remote")
+	// ErrNoCustomRefs: the server takes neither refs under refs/copse/ nor branches under
+	// copse/; there is nowhere to keep the queue.
+	ErrNoCustomRefs = errors.New("the remote accepts no ref to keep the queue in")
 	// ErrNotPushed: a push whose outcome was unknown was settled by reading the remote:
 	// the target is still at its old commit and the queue does not say landed. Safe to
 	// land again.
@@ -178,6 +216,55 @@ func (rm *Remote) Read(ctx context.Context) (*Queue, error) {
 		return nil, err
 	}
 	return rm.load(ctx, refs[rm.QueueRef()])
+}
+
+// CheckRemote refuses a remote that is not configured in the repository (ErrUnknownRemote
+// naming it), before anything is read or pushed.
+func (rm *Remote) CheckRemote(ctx context.Context) error {
+	if err := rm.check(); err != nil {
+		return err
+	}
+	names, err := rm.Git.Remotes(ctx, rm.Dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n == rm.Remote {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %q (configured: %s)", ErrUnknownRemote, rm.Remote, strings.Join(names, ", "))
+}
+
+// Probe finds, once, the layout the server takes: CustomRefs where it accepts refs under
+// refs/copse/, else BranchRefs where it accepts branches under copse/ (the message says
+// why refs/copse/ was refused). A server without atomic pushes is ErrNoAtomicPush and one
+// refusing both is ErrNoCustomRefs: copse never moves a target without its queue. commit
+// is one the server already has (the target's tip), so the probe sends no objects; the
+// probe refs it creates are deleted again.
+func (rm *Remote) Probe(ctx context.Context, commit string) (Layout, string, error) {
+	if err := rm.check(); err != nil {
+		return Layout{}, "", err
+	}
+	ab, err := rm.Git.ProbePush(ctx, rm.Dir, rm.Remote, commit, "refs/copse/")
+	if err != nil {
+		return Layout{}, "", err
+	}
+	if !ab.Atomic {
+		return Layout{}, "", fmt.Errorf("%w: %s", ErrNoAtomicPush, rm.Remote)
+	}
+	if ab.CustomRefs {
+		return CustomRefs, "", nil
+	}
+	why := fmt.Sprintf("%s refused refs/copse/ (%s); the queue is kept in branches under copse/", rm.Remote, ab.Message)
+	br, err := rm.Git.ProbePush(ctx, rm.Dir, rm.Remote, commit, "refs/heads/copse/")
+	if err != nil {
+		return Layout{}, "", err
+	}
+	if br.CustomRefs {
+		return BranchRefs, why, nil
+	}
+	return Layout{}, "", fmt.Errorf("%w: %s refused refs/copse/ (%s) and branches under copse/ (%s)", ErrNoCustomRefs, rm.Remote, ab.Message, br.Message)
 }
 
 func (rm *Remote) check() error {
@@ -366,11 +453,11 @@ func (rm *Remote) outcome(res gitx.PushResult, queueRef string, others []gitx.Re
 			continue
 		case gitx.PushStale:
 			switch {
-			case r.Ref == queueRef || r.Ref == NotesRef:
+			case r.Ref == queueRef || r.Ref == rm.NotesRef():
 				retry = true
 			case r.Ref == rm.TargetRef():
 				return false, fmt.Errorf("%w: lease lost on %s", ErrTargetMoved, r.Ref)
-			case strings.HasPrefix(r.Ref, JobRefPrefix):
+			case strings.HasPrefix(r.Ref, rm.layout().Jobs):
 				first = fmt.Errorf("%w: %s moved or exists on %s", ErrJobExists, r.Ref, rm.Remote)
 			default:
 				first = fmt.Errorf("lease lost on %s", r.Ref)
@@ -468,7 +555,7 @@ func (rm *Remote) Enqueue(ctx context.Context, job Job) (Job, error) {
 		j := job
 		j.Seq = q.lastSeq() + 1
 		out = j
-		return change{op: "enqueue", jobs: []Job{j}, refs: []gitx.RefUpdate{{Ref: JobRef(j.ID), New: j.Tip}}}, nil
+		return change{op: "enqueue", jobs: []Job{j}, refs: []gitx.RefUpdate{{Ref: rm.JobRef(j.ID), New: j.Tip}}}, nil
 	})
 	return out, err
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core/remotequeue"
-	"github.com/copse-dev/copse/gitx"
 )
 
 // Three machines enqueue at once, each several jobs: every job is in the chain exactly
@@ -65,8 +64,8 @@ func TestConcurrentEnqueueFromThreeMachines(t *testing.T) {
 			if j.Seq != int64(i+1) || j.State != remotequeue.Queued || j.Tip != tips[j.Branch] {
 				t.Errorf("job %d: %+v", i, j)
 			}
-			if got := w.serverRef(remotequeue.JobRef(j.ID)); got != j.Tip {
-				t.Errorf("%s on the server = %q, want the tip %s", remotequeue.JobRef(j.ID), got, j.Tip)
+			if got := w.serverRef(remotequeue.JobRefPrefix + (j.ID)); got != j.Tip {
+				t.Errorf("%s on the server = %q, want the tip %s", remotequeue.JobRefPrefix + (j.ID), got, j.Tip)
 			}
 		}
 		orders = append(orders, order)
@@ -210,7 +209,7 @@ func TestLandPushMovesTargetQueueAndNote(t *testing.T) {
 	if got := w.serverRef("refs/heads/main"); got != j.Tip {
 		t.Fatalf("server main = %s, want %s", got, j.Tip)
 	}
-	if got := w.serverRef(remotequeue.JobRef(j.ID)); got != j.Tip {
+	if got := w.serverRef(remotequeue.JobRefPrefix + (j.ID)); got != j.Tip {
 		t.Errorf("job ref = %s, want the landed commit %s", got, j.Tip)
 	}
 	note := w.server("notes", "--ref="+remotequeue.NotesRef, "show", j.Tip)
@@ -263,7 +262,7 @@ exit 0
 	if got := w.serverRef(remotequeue.NotesRef); got != "" {
 		t.Errorf("notes ref created: %s", got)
 	}
-	if got := w.serverRef(remotequeue.JobRef(j.ID)); got != j.Tip {
+	if got := w.serverRef(remotequeue.JobRefPrefix + (j.ID)); got != j.Tip {
 		t.Errorf("job ref moved to %s", got)
 	}
 }
@@ -558,43 +557,82 @@ func TestResolveTellsLandedFromUncertain(t *testing.T) {
 	}
 }
 
-// The probe tells a server with atomic pushes and custom refs from one without atomic
-// pushes and one whose hook refuses refs/copse/, and leaves no probe ref behind.
+// The probe tells a server with atomic pushes and custom refs from one whose hook refuses
+// refs/copse/ (the queue then lives in branches under copse/, and works there) and one
+// without atomic pushes (refused, before anything is pushed); it leaves no probe ref.
 func TestProbeFindsWhatTheServerAccepts(t *testing.T) {
 	w := newWorld(t, 1)
 	a := w.m[0]
 	head := a.origin()
-	probe := func() gitx.PushAbilities {
+	probe := func() (remotequeue.Layout, string, error) {
 		t.Helper()
-		ab, err := a.git.ProbePush(ctx(t), a.dir, "origin", head)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if left := w.server("for-each-ref", "refs/copse/probe/"); left != "" {
+		lay, why, err := a.queue("main").Probe(ctx(t), head)
+		if left := w.server("for-each-ref", "refs/copse/probe/", "refs/heads/copse/probe/"); left != "" {
 			t.Fatalf("probe refs left on the server: %s", left)
 		}
-		return ab
+		return lay, why, err
 	}
-	if ab := probe(); !ab.Atomic || !ab.CustomRefs {
-		t.Errorf("plain server: %+v, want atomic and custom refs", ab)
+	if lay, why, err := probe(); err != nil || lay != remotequeue.CustomRefs || why != "" {
+		t.Errorf("plain server: %+v %q %v, want CustomRefs", lay, why, err)
 	}
 	w.hook("pre-receive", `while read old new ref; do
   case "$ref" in refs/copse/*) echo "only branches and tags here" >&2; exit 1;; esac
 done
 `)
-	if ab := probe(); !ab.Atomic || ab.CustomRefs || !strings.Contains(ab.Message, "only branches and tags here") {
-		t.Errorf("server refusing refs/copse/: %+v", ab)
+	lay, why, err := probe()
+	if err != nil || lay != remotequeue.BranchRefs || !strings.Contains(why, "only branches and tags here") {
+		t.Fatalf("server refusing refs/copse/: %+v %q %v, want BranchRefs and the server's reason", lay, why, err)
+	}
+	q := a.queue("main")
+	q.Layout = lay
+	j, err := q.Enqueue(ctx(t), a.job("feat", a.branch("feat", head, "feat.txt", "feat\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, err = q.Start(ctx(t), j.ID, "owner-a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.LandPush(ctx(t), land(a, j, head)); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.serverRef("refs/heads/main"); got != j.Tip {
+		t.Errorf("main = %s, want %s", got, j.Tip)
+	}
+	if got := w.serverRef("refs/heads/copse/notes/land"); got == "" {
+		t.Errorf("no notes branch")
+	}
+
+	w.hook("pre-receive", `while read old new ref; do
+  case "$ref" in refs/copse/*|refs/heads/copse/*) echo "no" >&2; exit 1;; esac
+done
+`)
+	if _, _, err := probe(); !errors.Is(err, remotequeue.ErrNoCustomRefs) {
+		t.Errorf("server refusing both: %v, want ErrNoCustomRefs", err)
 	}
 	w.server("config", "receive.advertiseAtomic", "false")
-	if ab := probe(); ab.Atomic || ab.CustomRefs {
-		t.Errorf("server without atomic pushes: %+v", ab)
+	if _, _, err := probe(); !errors.Is(err, remotequeue.ErrNoAtomicPush) {
+		t.Errorf("server without atomic pushes: %v, want ErrNoAtomicPush", err)
 	}
 	// And an enqueue is refused before anything moves there.
-	tip := a.branch("feat", head, "feat.txt", "feat\n")
-	if _, err := a.queue("main").Enqueue(ctx(t), a.job("feat", tip)); !errors.Is(err, remotequeue.ErrNoAtomicPush) {
+	before := w.server("for-each-ref")
+	tip := a.branch("feat2", head, "feat2.txt", "feat2\n")
+	if _, err := a.queue("main").Enqueue(ctx(t), a.job("feat2", tip)); !errors.Is(err, remotequeue.ErrNoAtomicPush) {
 		t.Errorf("enqueue on a server without atomic pushes: %v, want ErrNoAtomicPush", err)
 	}
-	if left := w.server("for-each-ref", "refs/copse/"); left != "" {
-		t.Errorf("refs made on a server without atomic pushes: %s", left)
+	if after := w.server("for-each-ref"); after != before {
+		t.Errorf("refs changed on a server without atomic pushes:\n%s\n%s", before, after)
+	}
+}
+
+// An unknown remote is named, before anything is read.
+func TestUnknownRemoteIsNamed(t *testing.T) {
+	w := newWorld(t, 1)
+	q := w.m[0].queue("main")
+	q.Remote = "upstream"
+	if err := q.CheckRemote(ctx(t)); !errors.Is(err, remotequeue.ErrUnknownRemote) || !strings.Contains(err.Error(), `"upstream"`) {
+		t.Fatalf("CheckRemote = %v", err)
+	}
+	if err := w.m[0].queue("main").CheckRemote(ctx(t)); err != nil {
+		t.Fatal(err)
 	}
 }
