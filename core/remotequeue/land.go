@@ -116,10 +116,11 @@ func (rm *Remote) LandPush(ctx context.Context, l Land) (LandResult, error) {
 			return LandResult{}, err
 		}
 		j.State, j.Landed, j.Updated = Landed, l.New, time.Now().UTC().Truncate(time.Second)
-		commit, err := rm.build(ctx, q, change{op: "landed", jobs: []Job{j}})
+		next, err := rm.build(ctx, q, change{op: "landed", jobs: []Job{j}})
 		if err != nil {
 			return LandResult{}, err
 		}
+		commit := next.Commit
 		notes, err := rm.Git.NoteCommit(ctx, rm.Dir, refs[notesRef], l.New, string(note))
 		if err != nil {
 			return LandResult{}, err
@@ -138,8 +139,9 @@ func (rm *Remote) LandPush(ctx context.Context, l Land) (LandResult, error) {
 		if err != nil {
 			return LandResult{}, err
 		}
-		ok, err = rm.outcome(res, queueRef, updates[1:])
+		ok, err = rm.outcome(res, queueRef)
 		if ok {
+			rm.remember(next)
 			return done, nil
 		}
 		if err != nil {
@@ -203,6 +205,7 @@ func (rm *Remote) Resolve(ctx context.Context, job, old, new string) (Outcome, e
 }
 
 func (rm *Remote) settle(ctx context.Context, l Land, done LandResult, pushErr error) (LandResult, error) {
+	rm.forget()
 	o, err := rm.Resolve(ctx, l.Job, l.Old, l.New)
 	if err != nil {
 		return LandResult{}, fmt.Errorf("%w: %w (and reading the remote failed: %w)", ErrUncertain, pushErr, err)

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/copse-dev/copse/gitx"
@@ -76,6 +77,9 @@ type Remote struct {
 	// Layout is where the refs live; the zero value is CustomRefs. Probe says which one
 	// the server takes.
 	Layout Layout
+
+	mu   sync.Mutex
+	last *Queue // the queue last read or pushed: read again only when the remote moved
 }
 
 func (rm *Remote) layout() Layout {
@@ -215,7 +219,11 @@ func (rm *Remote) Read(ctx context.Context) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rm.load(ctx, refs[rm.QueueRef()])
+	q, err := rm.load(ctx, refs[rm.QueueRef()])
+	if err != nil {
+		return nil, err
+	}
+	return rm.remember(q), nil
 }
 
 // CheckRemote refuses a remote that is not configured in the repository (ErrUnknownRemote
@@ -311,6 +319,9 @@ func (rm *Remote) load(ctx context.Context, commit string) (*Queue, error) {
 	if commit == "" {
 		return q, nil
 	}
+	if last := rm.remembered(); last != nil && last.Commit == commit {
+		return last, nil // a commit's content never changes
+	}
 	if err := rm.have(ctx, map[string]string{q.Ref: commit}, q.Ref); err != nil {
 		return nil, err
 	}
@@ -359,37 +370,55 @@ type change struct {
 	refs []gitx.RefUpdate
 }
 
-// build writes the queue commit that is q with ch's records replaced or added.
-func (rm *Remote) build(ctx context.Context, q *Queue, ch change) (string, error) {
-	blobs := map[string]string{}
+// build writes the queue commit that is q with ch's records replaced or added, and
+// returns the queue it makes.
+func (rm *Remote) build(ctx context.Context, q *Queue, ch change) (*Queue, error) {
+	next := &Queue{Ref: q.Ref, blobs: map[string]string{}}
 	for id, oid := range q.blobs {
-		blobs[id] = oid
+		next.blobs[id] = oid
+	}
+	byID := map[string]Job{}
+	for _, j := range q.Jobs {
+		byID[j.ID] = j
 	}
 	var ids []string
 	for _, j := range ch.jobs {
 		b, err := encodeJob(j)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		oid, err := rm.Git.WriteBlob(ctx, rm.Dir, b)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		blobs[j.ID] = oid
+		next.blobs[j.ID] = oid
+		byID[j.ID] = j
 		ids = append(ids, j.ID)
 	}
-	entries := make([]gitx.TreeEntry, 0, len(blobs))
-	for id, oid := range blobs {
+	entries := make([]gitx.TreeEntry, 0, len(next.blobs))
+	for id, oid := range next.blobs {
 		entries = append(entries, gitx.TreeEntry{Name: id + ".json", Blob: oid})
 	}
+	for _, j := range byID {
+		next.Jobs = append(next.Jobs, j)
+	}
+	next.sort()
 	msg := fmt.Sprintf("copse land queue %s: %s %s", rm.Target, ch.op, strings.Join(ids, " "))
-	return rm.Git.CommitRecords(ctx, rm.Dir, entries, q.Commit, msg)
+	commit, err := rm.Git.CommitRecords(ctx, rm.Dir, entries, q.Commit, msg)
+	if err != nil {
+		return nil, err
+	}
+	next.Commit = commit
+	return next, nil
 }
 
 // update runs one queue operation: read the queue, let fn decide on it, build the commit
 // and push it (with fn's other refs) with a lease on the commit read. A lost lease on the
 // queue reads and decides again, bounded; fn sees the new queue each time, so a rule it
 // checks (the job is the head, the owner is silent) holds on the queue the push replaces.
+// (Deciding on the queue last pushed, without reading, would be as safe under the lease,
+// but a push is the dearest step: with machines taking turns, a push on a stale guess
+// cost more than every read it saved.)
 func (rm *Remote) update(ctx context.Context, fn func(q *Queue) (change, error)) (*Queue, error) {
 	if err := rm.check(); err != nil {
 		return nil, err
@@ -403,10 +432,11 @@ func (rm *Remote) update(ctx context.Context, fn func(q *Queue) (change, error))
 		if err != nil {
 			return nil, err
 		}
-		commit, err := rm.build(ctx, q, ch)
+		next, err := rm.build(ctx, q, ch)
 		if err != nil {
 			return nil, err
 		}
+		commit := next.Commit
 		updates := append([]gitx.RefUpdate{{Ref: q.Ref, New: commit, Expect: q.Commit}}, ch.refs...)
 		res, err := rm.Git.PushAtomic(ctx, rm.Dir, rm.Remote, updates)
 		if errors.Is(err, gitx.ErrPushIncomplete) {
@@ -417,7 +447,7 @@ func (rm *Remote) update(ctx context.Context, fn func(q *Queue) (change, error))
 			case rerr != nil:
 				return nil, fmt.Errorf("%w: %w (and reading the remote failed: %w)", ErrUncertain, err, rerr)
 			case refs[q.Ref] == commit:
-				return rm.applied(q, ch, commit), nil
+				return rm.remember(next), nil
 			case refs[q.Ref] != q.Commit:
 				return nil, fmt.Errorf("%w: %w; the queue is now at %s", ErrUncertain, err, short(refs[q.Ref]))
 			}
@@ -425,9 +455,9 @@ func (rm *Remote) update(ctx context.Context, fn func(q *Queue) (change, error))
 		} else if err != nil {
 			return nil, err
 		} else {
-			done, err := rm.outcome(res, q.Ref, ch.refs)
+			done, err := rm.outcome(res, q.Ref)
 			if done {
-				return rm.applied(q, ch, commit), nil
+				return rm.remember(next), nil
 			}
 			if err != nil {
 				return nil, err
@@ -444,7 +474,7 @@ func (rm *Remote) update(ctx context.Context, fn func(q *Queue) (change, error))
 
 // outcome reads a push that git reported in full: done when every ref moved; no error
 // and not done when only a lease the loop may rebuild on (the queue, the notes) was lost.
-func (rm *Remote) outcome(res gitx.PushResult, queueRef string, others []gitx.RefUpdate) (done bool, err error) {
+func (rm *Remote) outcome(res gitx.PushResult, queueRef string) (done bool, err error) {
 	retry := false
 	var first error
 	for _, r := range res.Refs {
@@ -482,20 +512,22 @@ func (rm *Remote) outcome(res gitx.PushResult, queueRef string, others []gitx.Re
 	return true, nil
 }
 
-func (rm *Remote) applied(q *Queue, ch change, commit string) *Queue {
-	n := &Queue{Ref: q.Ref, Commit: commit, blobs: map[string]string{}}
-	byID := map[string]Job{}
-	for _, j := range q.Jobs {
-		byID[j.ID] = j
-	}
-	for _, j := range ch.jobs {
-		byID[j.ID] = j
-	}
-	for _, j := range byID {
-		n.Jobs = append(n.Jobs, j)
-	}
-	n.sort()
-	return n
+// remember keeps q as the queue this Remote last saw on the remote, and returns it.
+func (rm *Remote) remember(q *Queue) *Queue {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	rm.last = q
+	return q
+}
+
+func (rm *Remote) forget() { rm.remember(nil) }
+
+// remembered is the queue this Remote last pushed or read, nil when none: a queue commit
+// read again is not parsed again. Queues are never changed in place, so it is shared.
+func (rm *Remote) remembered() *Queue {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	return rm.last
 }
 
 // backoff waits a little, more after each lost lease and at random, so machines that keep

@@ -65,7 +65,7 @@ func TestConcurrentEnqueueFromThreeMachines(t *testing.T) {
 				t.Errorf("job %d: %+v", i, j)
 			}
 			if got := w.serverRef(remotequeue.JobRefPrefix + (j.ID)); got != j.Tip {
-				t.Errorf("%s on the server = %q, want the tip %s", remotequeue.JobRefPrefix + (j.ID), got, j.Tip)
+				t.Errorf("%s on the server = %q, want the tip %s", remotequeue.JobRefPrefix+(j.ID), got, j.Tip)
 			}
 		}
 		orders = append(orders, order)
@@ -634,5 +634,57 @@ func TestUnknownRemoteIsNamed(t *testing.T) {
 	}
 	if err := w.m[0].queue("main").CheckRemote(ctx(t)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A Remote keeps the queue it last saw (to skip parsing a commit it has read): a queue
+// another machine changed since is read again before anything is decided on it.
+func TestQueueChangedElsewhereIsReadAgain(t *testing.T) {
+	w := newWorld(t, 2)
+	a, b := w.m[0], w.m[1]
+	qa, qb := a.queue("main"), b.queue("main")
+	start := a.origin()
+	j1, err := qa.Enqueue(ctx(t), a.job("one", a.branch("one", start, "one.txt", "1\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j2, err := qb.Enqueue(ctx(t), b.job("two", b.branch("two", b.origin(), "two.txt", "2\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushes := a.hook.count()
+	j3, err := qa.Enqueue(ctx(t), a.job("three", a.branch("three", start, "three.txt", "3\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.hook.count()-pushes != 1 {
+		t.Errorf("%d pushes, want 1: the queue b changed is read before deciding", a.hook.count()-pushes)
+	}
+	if j3.Seq != 3 {
+		t.Errorf("third job's seq %d", j3.Seq)
+	}
+	// a remembers j1 running under b; b finishes it; a's start of j2 is decided again.
+	if _, err := qb.Start(ctx(t), j1.ID, "owner-b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := qa.Read(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := qb.Finish(ctx(t), j1.ID, "owner-b", remotequeue.Abandoned, "owner gone"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := qa.Start(ctx(t), j2.ID, "owner-a"); err != nil || got.State != remotequeue.Running {
+		t.Fatalf("Start on a stale memory = %+v, %v", got, err)
+	}
+	q, err := qb.Read(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, j := range q.Jobs {
+		states = append(states, j.Branch+":"+string(j.State))
+	}
+	if strings.Join(states, " ") != "one:abandoned two:running three:queued" {
+		t.Errorf("queue %v", states)
 	}
 }

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { os.Exit(coretest.Main(m)) }
 // receive-pack applies leases, atomic pushes and hooks) and machines that share nothing
 // but it: each a clone with its own HOME.
 type world struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	bare string
 	url  string
@@ -29,7 +29,7 @@ type world struct {
 }
 
 type machine struct {
-	t    *testing.T
+	t    testing.TB
 	name string
 	dir  string
 	env  []string
@@ -71,7 +71,7 @@ func (h *pushHook) count() int {
 	return h.pushes
 }
 
-func newWorld(t *testing.T, machines int) *world {
+func newWorld(t testing.TB, machines int) *world {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -199,4 +199,4 @@ func (m *machine) job(branch, tip string) remotequeue.Job {
 	return remotequeue.Job{Branch: branch, Tip: tip, Machine: "machine-" + m.name, Session: "s-" + m.name, Test: "go test ./..."}
 }
 
-func ctx(t *testing.T) context.Context { return t.Context() }
+func ctx(t testing.TB) context.Context { return t.Context() }
