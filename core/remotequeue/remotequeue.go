@@ -122,6 +122,7 @@ var (
 	// ErrTreeMismatch: the tree that was tested is not the new tip's tree.
 	ErrTreeMismatch = errors.New("the tested tree is not the tree of the commit to land")
 	ErrNoJob        = errors.New("no such job in the remote queue")
+	ErrNoTarget     = errors.New("the remote has no such target branch")
 	ErrJobExists    = errors.New("a job of that id already exists on the remote")
 	ErrNotHead      = errors.New("the job is not at the head of the queue")
 	ErrHeadHeld     = errors.New("the head of the queue is held by a running owner")
@@ -360,6 +361,41 @@ func (rm *Remote) load(ctx context.Context, commit string) (*Queue, error) {
 	return q, nil
 }
 
+// FetchTarget fetches the remote's target branch (into gitx.PrivateRef) and returns its
+// commit: the O a land rebases onto and leases the target on. ErrNoTarget when the remote
+// has no such branch.
+func (rm *Remote) FetchTarget(ctx context.Context) (string, error) {
+	return rm.fetchOne(ctx, rm.TargetRef(), ErrNoTarget)
+}
+
+// FetchJob fetches refs/copse/jobs/<id> and returns its commit: the tip of a job another
+// machine enqueued (a takeover rebases and tests it here).
+func (rm *Remote) FetchJob(ctx context.Context, id string) (string, error) {
+	if !validID(id) {
+		return "", fmt.Errorf("%w: job id %q", ErrBadInput, id)
+	}
+	return rm.fetchOne(ctx, rm.JobRef(id), ErrNoJob)
+}
+
+// fetchOne fetches ref and returns the commit fetched (the ref may have moved since the
+// ls-remote that checked it exists; what was fetched is what is here).
+func (rm *Remote) fetchOne(ctx context.Context, ref string, missing error) (string, error) {
+	if err := rm.check(); err != nil {
+		return "", err
+	}
+	refs, err := rm.Git.RemoteRefs(ctx, rm.Dir, rm.Remote, []string{ref})
+	if err != nil {
+		return "", err
+	}
+	if refs[ref] == "" {
+		return "", fmt.Errorf("%w: %s has no %s", missing, rm.Remote, ref)
+	}
+	if err := rm.Git.FetchRefs(ctx, rm.Dir, rm.Remote, []string{ref}); err != nil {
+		return "", err
+	}
+	return rm.Git.ResolveCommit(ctx, rm.Dir, gitx.PrivateRef(rm.Remote, ref))
+}
+
 // ---- writing ----
 
 // change is what one operation writes: the records it changed and the other refs that
@@ -578,6 +614,9 @@ func (rm *Remote) Enqueue(ctx context.Context, job Job) (Job, error) {
 	probe.Seq = 1 // given on each try, after the queue's last
 	if err := probe.validate(job.ID + ".json"); err != nil {
 		return Job{}, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	if ok, err := rm.Git.HasCommit(ctx, rm.Dir, job.Tip); err != nil || !ok {
+		return Job{}, fmt.Errorf("%w: the tip %s of %s is not a commit of this repository (%v)", ErrBadInput, short(job.Tip), job.Branch, err)
 	}
 	var out Job
 	_, err := rm.update(ctx, func(q *Queue) (change, error) {

@@ -688,3 +688,33 @@ func TestQueueChangedElsewhereIsReadAgain(t *testing.T) {
 		t.Errorf("queue %v", states)
 	}
 }
+
+// Another machine fetches the target and a job's tip by the job's ref; a tip that is not
+// here is refused before anything is pushed; a missing target is named.
+func TestFetchTargetAndJob(t *testing.T) {
+	w := newWorld(t, 2)
+	a, b := w.m[0], w.m[1]
+	j, old := ready(t, a, "feat", "feat.txt")
+	qb := b.queue("main")
+	if got, err := qb.FetchTarget(ctx(t)); err != nil || got != old {
+		t.Fatalf("FetchTarget = %s, %v, want %s", got, err, old)
+	}
+	tip, err := qb.FetchJob(ctx(t), j.ID)
+	if err != nil || tip != j.Tip {
+		t.Fatalf("FetchJob = %s, %v, want %s", tip, err, j.Tip)
+	}
+	if tree := b.run("rev-parse", tip+"^{tree}"); tree == "" {
+		t.Fatal("the job's commit is not on machine b")
+	}
+	before := w.server("for-each-ref")
+	missing := strings.Repeat("e", 40)
+	if _, err := qb.Enqueue(ctx(t), b.job("ghost", missing)); !errors.Is(err, remotequeue.ErrBadInput) {
+		t.Errorf("Enqueue of a tip that is not here = %v, want ErrBadInput", err)
+	}
+	if after := w.server("for-each-ref"); after != before {
+		t.Errorf("the server's refs changed:\n%s\n%s", before, after)
+	}
+	if _, err := b.queue("release").FetchTarget(ctx(t)); !errors.Is(err, remotequeue.ErrNoTarget) {
+		t.Errorf("FetchTarget of a missing branch = %v, want ErrNoTarget", err)
+	}
+}
