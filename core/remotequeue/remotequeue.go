@@ -54,6 +54,14 @@ var (
 	BranchRefs = Layout{Queue: "refs/heads/copse/queue/", Jobs: "refs/heads/copse/jobs/", Notes: "refs/heads/copse/notes/land"}
 )
 
+// CheckLease refuses a lease that is not positive or is over MaxLease (ErrBadInput).
+func CheckLease(lease time.Duration) error {
+	if lease <= 0 || lease > MaxLease {
+		return fmt.Errorf("%w: lease %s is not within (0, %s]", ErrBadInput, lease, MaxLease)
+	}
+	return nil
+}
+
 // DefaultLease is the lease of a running job when copse.landLease is not set; its owner
 // heartbeats every lease/3.
 const DefaultLease = 60 * time.Second
@@ -698,8 +706,8 @@ func (rm *Remote) Takeover(ctx context.Context, id, owner string, obs *Observer,
 	if err := checkOwner(owner); err != nil {
 		return Job{}, err
 	}
-	if lease <= 0 || lease > MaxLease {
-		return Job{}, fmt.Errorf("%w: lease %s is not within (0, %s]", ErrBadInput, lease, MaxLease)
+	if err := CheckLease(lease); err != nil {
+		return Job{}, err
 	}
 	if obs == nil {
 		return Job{}, fmt.Errorf("%w: a takeover needs this machine's Observer", ErrBadInput)

@@ -370,6 +370,11 @@ func TestTakeoverCASExactlyOneWins(t *testing.T) {
 		r.obs.See(q)
 		racers = append(racers, r)
 	}
+	for _, bad := range []time.Duration{0, -time.Second, remotequeue.MaxLease + time.Second} {
+		if _, err := racers[0].m.queue("main").Takeover(ctx(t), j.ID, "owner-b", racers[0].obs, bad); !errors.Is(err, remotequeue.ErrBadInput) {
+			t.Errorf("takeover with a lease of %s = %v, want ErrBadInput", bad, err)
+		}
+	}
 	// Half a lease is not enough, and refusing changes nothing.
 	racers[0].at.Store(int64(lease / 2))
 	if _, err := racers[0].m.queue("main").Takeover(ctx(t), j.ID, "owner-b", racers[0].obs, lease); !errors.Is(err, remotequeue.ErrNotExpired) {
