@@ -377,8 +377,12 @@ func TestTakeoverCASExactlyOneWins(t *testing.T) {
 	}
 	// Half a lease is not enough, and refusing changes nothing.
 	racers[0].at.Store(int64(lease / 2))
+	queueBefore := w.serverRef(remotequeue.QueueRefPrefix + "main")
 	if _, err := racers[0].m.queue("main").Takeover(ctx(t), j.ID, "owner-b", racers[0].obs, lease); !errors.Is(err, remotequeue.ErrNotExpired) {
 		t.Fatalf("early takeover = %v, want ErrNotExpired", err)
+	}
+	if got := w.serverRef(remotequeue.QueueRefPrefix + "main"); got != queueBefore {
+		t.Fatalf("a refused takeover moved the queue to %s", got)
 	}
 	for _, r := range racers {
 		r.at.Store(int64(lease + time.Second))
