@@ -41,8 +41,8 @@ type Cmd struct {
 	// run as a read) must never leave index.lock behind for the user's next git command to
 	// trip over. SIGKILL follows after waitDelay if git lingers.
 	gentle bool
-	// stdin is what git reads on its standard input (a batch of merges for
-	// `merge-tree --stdin`); nil gives /dev/null, as for every other command.
+	// stdin, when not nil, is what git reads on its standard input (a batch of merges for
+	// merge-tree --stdin, hash-object --stdin, mktree, cat-file --batch); nil gives /dev/null.
 	stdin []byte
 }
 

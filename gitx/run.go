@@ -87,7 +87,10 @@ type Error struct {
 	ExitCode int    // meaningful for ErrExit
 	Limit    int64  // the output cap in bytes; meaningful for ErrOutputLimit
 	Stderr   string // as much as was captured (at most OutputLimit bytes)
-	Err      error  // the underlying error; context.Canceled for ErrCanceled
+	// Stdout is what git printed before it failed, for ErrExit only: a push that was
+	// refused says per ref why on stdout (--porcelain) and exits 1.
+	Stdout string
+	Err    error // the underlying error; context.Canceled for ErrCanceled
 }
 
 // maxStderrInMessage keeps Error() readable when a hook printed megabytes.
@@ -161,7 +164,7 @@ func plain[T any](parse func([]byte) T) func([]byte) (T, error) {
 // git gets its own process group so that on cancel, timeout or output overflow
 // the whole group (git plus any hook and its children) is killed, not just git.
 // On Linux git also gets SIGKILL if copse dies, even of SIGKILL (proc_linux.go).
-// stdin is /dev/null (or the batch a builder gave), and GIT_TERMINAL_PROMPT=0 stops git asking for
+// stdin is /dev/null unless the Cmd carries its input, and GIT_TERMINAL_PROMPT=0 stops git asking for
 // credentials, so nothing can wait on a terminal.
 func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	argv := c.Argv()
@@ -257,6 +260,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) ([]byte, error) {
 	if errors.As(waitErr, &ee) {
 		e := fail(ErrExit, waitErr)
 		e.ExitCode = ee.ExitCode()
+		e.Stdout = stdout.buf.String()
 		return nil, e
 	}
 	// exec.ErrWaitDelay: git exited 0 but something it started still held the
