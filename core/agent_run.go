@@ -205,7 +205,7 @@ func (s *Env) runEnded(ctx context.Context, r RunReport, old *agentstate.Record,
 			where = filepath.Base(t.Path)
 		}
 		if _, err := notify.Transition(ctx, tgt, old, now, where); err != nil {
-			warnings = append(warnings, "no notification: "+Escape(firstLine(err.Error())))
+			warnings = append(warnings, "no notification: "+Escape(FirstLine(err.Error())))
 		}
 	}
 	return warnings
@@ -305,7 +305,7 @@ func claimEndedBy(r agentstate.Record, alive func(pid int, start uint64) bool) b
 }
 
 // claimEnded reports that t's lock is a claim whose --run command ended.
-func (s *Env) claimEnded(t gitx.Worktree) bool {
+func (s *Env) ClaimEnded(t gitx.Worktree) bool {
 	c := claimOf(t.Locked)
 	return c != nil && s.readRunEnds().ended(t.Path, c)
 }
@@ -381,7 +381,7 @@ func quickEndWarning(r agentstate.Record) string {
 // withoutEndedClaim is t as land judges its claim: a claim whose --run command ended is no
 // claim (t.Locked nil); the clean-up still unlocks the worktree it finds locked.
 func (s *Env) withoutEndedClaim(t gitx.Worktree) gitx.Worktree {
-	if t.Locked != nil && s.claimEnded(t) {
+	if t.Locked != nil && s.ClaimEnded(t) {
 		t.Locked = nil
 	}
 	return t

@@ -48,26 +48,14 @@ func TestClaimEndedByTheWrappersRecord(t *testing.T) {
 	}
 }
 
-// A claim whose --run command ended keeps nothing in prune: it goes on to the other checks.
-func TestPruneStaysPastAnEndedClaim(t *testing.T) {
-	claim := FormatClaim(Claim{Session: "agent:x", Since: time.Now()})
-	w := gitx.Worktree{Path: "/w", Locked: &claim}
-	if reason, _ := pruneStays(false, false, true, w); reason != "" {
-		t.Errorf("pruneStays(ended) = %q, want nothing keeping it yet", reason)
-	}
-	if reason, detail := pruneStays(false, false, false, w); reason != KeepClaimed || !strings.Contains(detail, "agent:x") {
-		t.Errorf("pruneStays(live claim) = %q %q, want %q", reason, detail, KeepClaimed)
-	}
-}
-
 // A claim whose --run command ended does not refuse a remove; any other lock still does.
 func TestRuleNotLockedUnlessEnded(t *testing.T) {
 	claim := FormatClaim(Claim{Session: "agent:x", Since: time.Now()})
 	w := gitx.Worktree{Path: "/w", Branch: "x", Locked: &claim}
-	if e := ruleNotLockedUnlessEnded(w, true); e != nil {
+	if e := RuleNotLockedUnlessEnded(w, true); e != nil {
 		t.Errorf("ended claim: %v, want no refusal", e)
 	}
-	if e := ruleNotLockedUnlessEnded(w, false); e == nil || e.Code != CodeClaimedWorktree {
+	if e := RuleNotLockedUnlessEnded(w, false); e == nil || e.Code != CodeClaimedWorktree {
 		t.Errorf("live claim: %v, want %s", e, CodeClaimedWorktree)
 	}
 }

@@ -92,10 +92,10 @@ func (l agentLock) staleWhy() string {
 // agentLockKeep is prune's reason for keeping a locked worktree when an agent wrote the
 // lock: claimed while its session runs, a stale lock once it ended (prune never unlocks);
 // reason and detail as given for any other lock.
-func agentLockKeep(t gitx.Worktree, commonDir, id, reason, detail string) (string, string) {
+func AgentLockKeep(t gitx.Worktree, commonDir, id, reason, detail string) (string, string) {
 	admin := ""
 	if commonDir != "" && id != "" {
-		admin = adminDir(commonDir, id)
+		admin = AdminDir(commonDir, id)
 	}
 	l, ok := agentLockOf(t.Locked, admin)
 	switch {
@@ -113,14 +113,14 @@ func (l agentLock) holder() string {
 }
 
 // agentLockFor judges t's lock when an agent wrote it (ok false otherwise).
-func (s *Env) agentLockFor(ctx context.Context, t gitx.Worktree) (agentLock, bool) {
+func (s *Env) AgentLockFor(ctx context.Context, t gitx.Worktree) (agentLock, bool) {
 	if t.Locked == nil {
 		return agentLock{}, false
 	}
 	admin := ""
 	if commonDir, err := s.CommonDir(ctx); err == nil {
 		if id := IdOf(WorktreeIDs(commonDir), t.Path); id != "" {
-			admin = adminDir(commonDir, id)
+			admin = AdminDir(commonDir, id)
 		}
 	}
 	return agentLockOf(t.Locked, admin)

@@ -23,7 +23,7 @@ type Backend interface {
 	AgentStatus(ctx context.Context, ws, path string) string
 	// workspaceLive scans for the processes a remove of the worktree at path, open in
 	// workspace ws ("" when none), would take the floor from or end.
-	WorkspaceLive(ctx context.Context, path, ws string) liveSet
+	WorkspaceLive(ctx context.Context, path, ws string) LiveSet
 	// closesWorkspace is the remove confirmation's line about closing workspace ws.
 	ClosesWorkspace(ws string) string
 	// agents adds to rows (annotated) what runs in their workspaces. It never fails: a
@@ -34,14 +34,14 @@ type Backend interface {
 	CreateCommands(c *CreateSpec) ([]string, error)
 	OpenCommands(c *TargetSpec) ([]string, error)
 	SwitchCommands(c *TargetSpec) ([]string, error)
-	RemoveCommands(c *removeCmd) ([]string, error)
+	RemoveCommands(c *RemoveSpec) ([]string, error)
 
 	// The mutations. They return the workspace id involved, if any. A returned *Error keeps
 	// its kind (refused, uncertain); any other error is reconciled by the engine with git.
 	Create(ctx context.Context, c *CreateSpec) (workspace string, err error)
 	Open(ctx context.Context, c *TargetSpec) (workspace string, err error)
 	SwitchTo(ctx context.Context, c *TargetSpec) (workspace string, err error)
-	Remove(ctx context.Context, c *removeCmd) error
+	Remove(ctx context.Context, c *RemoveSpec) error
 }
 
 // errNotInHerdr is returned by newHerdrBackend when detection finds no usable Herdr;

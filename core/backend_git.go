@@ -54,22 +54,22 @@ func (b *gitBackend) Open(context.Context, *TargetSpec) (string, error)     { re
 // AgentStatus: git opens no workspaces, so there is no agent to describe.
 func (b *gitBackend) AgentStatus(context.Context, string, string) string { return "" }
 
-func (b *gitBackend) WorkspaceLive(_ context.Context, path, _ string) liveSet {
-	return liveIn(path, "")
+func (b *gitBackend) WorkspaceLive(_ context.Context, path, _ string) LiveSet {
+	return LiveIn(path, "")
 }
 
 func (b *gitBackend) ClosesWorkspace(string) string { return "" }
 
 func (b *gitBackend) Agents(context.Context, []Worktree) {}
 
-func (b *gitBackend) removeCmd(c *removeCmd) (gitx.Cmd, error) {
-	return gitx.WorktreeRemove(c.cwd, c.target.Path, c.force, c.target.Locked != nil)
+func (b *gitBackend) removeCmd(c *RemoveSpec) (gitx.Cmd, error) {
+	return gitx.WorktreeRemove(c.Cwd, c.Target.Path, c.Force, c.Target.Locked != nil)
 }
 
-func (b *gitBackend) RemoveCommands(c *removeCmd) ([]string, error) {
+func (b *gitBackend) RemoveCommands(c *RemoveSpec) ([]string, error) {
 	var cmds []string
-	if c.unlockFirst {
-		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
+	if c.UnlockFirst {
+		un, err := gitx.WorktreeUnlock(c.Cwd, c.Target.Path)
 		if err != nil {
 			return nil, BuilderErr(err)
 		}
@@ -82,13 +82,13 @@ func (b *gitBackend) RemoveCommands(c *removeCmd) ([]string, error) {
 	return append(cmds, cmd.String()), nil
 }
 
-func (b *gitBackend) Remove(ctx context.Context, c *removeCmd) error {
+func (b *gitBackend) Remove(ctx context.Context, c *RemoveSpec) error {
 	cmd, err := b.removeCmd(c)
 	if err != nil {
 		return BuilderErr(err)
 	}
-	if c.unlockFirst {
-		un, err := gitx.WorktreeUnlock(c.cwd, c.target.Path)
+	if c.UnlockFirst {
+		un, err := gitx.WorktreeUnlock(c.Cwd, c.Target.Path)
 		if err != nil {
 			return BuilderErr(err)
 		}

@@ -149,8 +149,8 @@ func (b *herdrBackend) AgentStatus(ctx context.Context, ws, path string) string 
 
 // WorkspaceLive: the idle shells of the workspace's panes carry its id in their
 // environment (HERDR_WORKSPACE_ID).
-func (b *herdrBackend) WorkspaceLive(_ context.Context, path, ws string) liveSet {
-	return liveIn(path, ws)
+func (b *herdrBackend) WorkspaceLive(_ context.Context, path, ws string) LiveSet {
+	return LiveIn(path, ws)
 }
 
 func (b *herdrBackend) ClosesWorkspace(ws string) string {
@@ -395,8 +395,8 @@ func uncertainOr(e *Error) Kind {
 
 // ---- remove
 
-func (b *herdrBackend) RemoveCommands(c *removeCmd) ([]string, error) {
-	if c.wsID == "" {
+func (b *herdrBackend) RemoveCommands(c *RemoveSpec) ([]string, error) {
+	if c.WsID == "" {
 		return b.git.RemoveCommands(c)
 	}
 	cmd, err := b.removeCmd(c)
@@ -406,14 +406,14 @@ func (b *herdrBackend) RemoveCommands(c *removeCmd) ([]string, error) {
 	return []string{cmd.String()}, nil
 }
 
-func (b *herdrBackend) removeCmd(c *removeCmd) (herdr.Cmd, error) {
-	if e := ruleNotOwnWorkspace(c, b.sess); e != nil {
+func (b *herdrBackend) removeCmd(c *RemoveSpec) (herdr.Cmd, error) {
+	if e := RuleNotOwnWorkspace(c, b.sess); e != nil {
 		return herdr.Cmd{}, e
 	}
-	if e := ruleHerdrNotLocked(c); e != nil {
+	if e := RuleHerdrNotLocked(c); e != nil {
 		return herdr.Cmd{}, e
 	}
-	cmd, err := herdr.RemoveCmd(c.wsID, c.force)
+	cmd, err := herdr.RemoveCmd(c.WsID, c.Force)
 	if err != nil {
 		return herdr.Cmd{}, BuilderErr(err)
 	}
@@ -422,19 +422,19 @@ func (b *herdrBackend) removeCmd(c *removeCmd) (herdr.Cmd, error) {
 
 // Remove goes through Herdr when a workspace shows the worktree (Herdr closes it and, with
 // --force, ends its processes), and through git, exactly as the git backend, otherwise.
-func (b *herdrBackend) Remove(ctx context.Context, c *removeCmd) error {
-	if c.wsID == "" {
+func (b *herdrBackend) Remove(ctx context.Context, c *RemoveSpec) error {
+	if c.WsID == "" {
 		return b.git.Remove(ctx, c)
 	}
 	if _, err := b.removeCmd(c); err != nil {
 		return err
 	}
-	r, err := b.client.Remove(ctx, c.wsID, c.force)
+	r, err := b.client.Remove(ctx, c.WsID, c.Force)
 	if err != nil {
 		return herdrFailure("remove", err)
 	}
-	if Canonical(r.Path) != Canonical(c.target.Path) {
-		return replyMismatch("remove", []string{"it names checkout " + herdrText(r.Path, 200) + ", not " + Escape(c.target.Path)})
+	if Canonical(r.Path) != Canonical(c.Target.Path) {
+		return replyMismatch("remove", []string{"it names checkout " + herdrText(r.Path, 200) + ", not " + Escape(c.Target.Path)})
 	}
 	return nil
 }
@@ -468,7 +468,7 @@ func herdrFailure(action string, err error) *Error {
 			return mk(KindFailed, CodeHerdrProtocolMismatch,
 				"restart herdr: its binary was upgraded while the old server kept running; or use --backend git", msg)
 		case "dirty_worktree_requires_force":
-			return forceHelps(mk(KindRefused, CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
+			return ForceHelps(mk(KindRefused, CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
 				"the worktree has uncommitted changes; Herdr refused to remove it: "+herdrText(he.Message, 300)))
 		case "worktree_operation_in_progress":
 			return mk(KindFailed, CodeHerdrBusy, "wait until Herdr has finished, look at `copse list`, then try again", msg)

@@ -372,13 +372,13 @@ func ownChain(panes map[int]tmux.Pane) map[int]bool {
 // what runs in the panes of its window wherever its directory is (closing the window ends
 // it). The shells tmux started for the window's panes, idle (no child), do not count, nor
 // does copse itself with the shell that started it.
-func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) liveSet {
+func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) LiveSet {
 	if ws == "" {
-		return liveIn(path, "")
+		return LiveIn(path, "")
 	}
 	ps, err := b.panesOf(ctx, ws, path)
 	if err != nil {
-		return liveSet{unknown: "the panes of tmux window " + ws + " could not be listed: " + tmuxText(err.Error(), 200)}
+		return LiveSet{Unknown: "the panes of tmux window " + ws + " could not be listed: " + tmuxText(err.Error(), 200)}
 	}
 	panePID := map[int]tmux.Pane{}
 	tops := map[int]bool{}
@@ -390,11 +390,11 @@ func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) liveSe
 	}
 	sc, err := liveproc.Read([]string{path})
 	if err != nil {
-		return liveSet{unknown: liveUnknown(err)}
+		return LiveSet{Unknown: liveUnknown(err)}
 	}
 	own := ownChain(panePID)
 	inRoot := pidSet(sc.Roots[0])
-	var l liveSet
+	var l LiveSet
 	seen := map[string]bool{}
 	busy := map[int]bool{} // pane pids with something of theirs in l.procs
 	for _, p := range sc.Roots[0] {
@@ -402,10 +402,10 @@ func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) liveSe
 			continue
 		}
 		if _, pane := panePID[p.PID]; pane && p.Shell && p.Children == 0 {
-			l.idle = append(l.idle, p)
+			l.Idle = append(l.Idle, p)
 			continue
 		}
-		l.procs = append(l.procs, p)
+		l.Procs = append(l.Procs, p)
 		if len(p.Cmdline) > 0 {
 			seen[baseName(p.Cmdline[0])] = true
 		}
@@ -422,7 +422,7 @@ func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) liveSe
 			continue
 		}
 		busy[p.PID] = true
-		l.procs = append(l.procs, liveproc.Proc{PID: p.PID, Cmdline: []string{p.Command}, Inside: "tmux pane " + p.ID + " of window " + ws})
+		l.Procs = append(l.Procs, liveproc.Proc{PID: p.PID, Cmdline: []string{p.Command}, Inside: "tmux pane " + p.ID + " of window " + ws})
 	}
 	l.key = append(l.key, paneKeys(ps, own, busy)...)
 	sort.Strings(l.key)
@@ -766,12 +766,12 @@ func (b *tmuxBackend) closeAfterExit(ctx context.Context, ws string) error {
 
 // ---- remove
 
-func (b *tmuxBackend) RemoveCommands(c *removeCmd) ([]string, error) {
+func (b *tmuxBackend) RemoveCommands(c *RemoveSpec) ([]string, error) {
 	cmds, err := b.git.RemoveCommands(c)
-	if err != nil || c.wsID == "" {
+	if err != nil || c.WsID == "" {
 		return cmds, err
 	}
-	kill, err := tmux.KillWindow(c.wsID)
+	kill, err := tmux.KillWindow(c.WsID)
 	if err != nil {
 		return nil, BuilderErr(err)
 	}
@@ -780,24 +780,24 @@ func (b *tmuxBackend) RemoveCommands(c *removeCmd) ([]string, error) {
 
 // Remove removes the worktree with git first (a refusal then leaves the window as it was),
 // then closes its window.
-func (b *tmuxBackend) Remove(ctx context.Context, c *removeCmd) error {
-	if e := ruleNotOwnWorkspace(c, b.window); e != nil {
+func (b *tmuxBackend) Remove(ctx context.Context, c *RemoveSpec) error {
+	if e := RuleNotOwnWorkspace(c, b.window); e != nil {
 		return e
 	}
 	if err := b.git.Remove(ctx, c); err != nil {
 		return err
 	}
-	if c.wsID == "" {
+	if c.WsID == "" {
 		return nil
 	}
-	if err := b.client.KillWindow(context.WithoutCancel(ctx), c.wsID); err != nil {
+	if err := b.client.KillWindow(context.WithoutCancel(ctx), c.WsID); err != nil {
 		var te *tmux.Error
 		if errors.As(err, &te) && te.Kind == tmux.ErrExit {
 			return nil // the window was closed meanwhile: what was asked is done
 		}
 		return &Error{Kind: KindUncertain, Code: CodeTmuxWindowFailed, Err: err,
-			Message: "the worktree " + Escape(c.target.Path) + " was removed, but its tmux window " + c.wsID + " could not be closed: " + tmuxText(err.Error(), 300),
-			Hint:    "close it by hand (tmux kill-window -t " + c.wsID + ")"}
+			Message: "the worktree " + Escape(c.Target.Path) + " was removed, but its tmux window " + c.WsID + " could not be closed: " + tmuxText(err.Error(), 300),
+			Hint:    "close it by hand (tmux kill-window -t " + c.WsID + ")"}
 	}
 	return nil
 }

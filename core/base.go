@@ -197,7 +197,7 @@ const (
 	maxMetaSize = 64 << 10
 )
 
-func metaPath(commonDir, id string) string { return filepath.Join(adminDir(commonDir, id), metaFile) }
+func metaPath(commonDir, id string) string { return filepath.Join(AdminDir(commonDir, id), metaFile) }
 
 // WriteWorktreeMeta replaces the metadata whole (temporary file, then rename), so a
 // reader never sees half of it.

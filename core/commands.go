@@ -41,17 +41,17 @@ type TargetSpec struct {
 	Leaving   *Status
 }
 
-type removeCmd struct {
-	target       gitx.Worktree
-	wsID         string
-	force        bool
-	deleteBranch bool
-	losses       Losses  // what the remove deletes that git cannot give back
-	live         liveSet // the processes working in it
-	cwd          string
+type RemoveSpec struct {
+	Target       gitx.Worktree
+	WsID         string
+	Force        bool
+	DeleteBranch bool
+	Losses       Losses  // what the remove deletes that git cannot give back
+	Live         LiveSet // the processes working in it
+	Cwd          string
 	// unlockFirst: the lock is a claim whose --run command ended (Claim.Ended); a remove
 	// without --force unlocks it first, as git removes no locked worktree.
-	unlockFirst bool
+	UnlockFirst bool
 }
 
 // RunSpec is a command to start in a new window.

@@ -30,7 +30,7 @@ type Confirmation struct {
 
 // showOnly marks lines as shown but not in the token, and key as what the token holds of
 // them instead.
-func (c *Confirmation) showOnly(lines []string, key ...string) {
+func (c *Confirmation) ShowOnly(lines []string, key ...string) {
 	if c.shownOnly == nil {
 		c.shownOnly = map[string]bool{}
 	}

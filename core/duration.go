@@ -40,7 +40,7 @@ type spanRule struct {
 }
 
 var (
-	idleRule    = spanRule{max: maxAge, zero: true, never: true}
+	IdleRule    = spanRule{max: maxAge, zero: true, never: true}
 	keepRule    = spanRule{max: maxAge, never: true}
 	timeoutRule = spanRule{max: maxTimeout, seconds: true}
 )
@@ -51,7 +51,7 @@ var errSpanTooLong = errors.New("longer than the largest allowed")
 // parseSpan reads raw by rule. It never multiplies past the maximum: day and week counts are
 // compared with max before they become nanoseconds, and time.ParseDuration refuses what
 // does not fit in int64 itself.
-func parseSpan(raw string, r spanRule) (time.Duration, error) {
+func ParseSpan(raw string, r spanRule) (time.Duration, error) {
 	v := strings.TrimSpace(raw)
 	if r.never && strings.EqualFold(v, "never") {
 		return Never, nil
@@ -122,7 +122,7 @@ func bigDuration(v string) bool {
 // spanError is the usage error for a value parseSpan refused: a value over the maximum is
 // duration_too_long and names the largest allowed, anything else is code (bad_duration for
 // a flag, bad_config for git config).
-func spanError(code, field, raw string, r spanRule, err error, hint string) *Error {
+func SpanError(code, field, raw string, r spanRule, err error, hint string) *Error {
 	if errors.Is(err, errSpanTooLong) {
 		h := fmt.Sprintf("use at most %s", FormatSpan(r.max))
 		if r.never {

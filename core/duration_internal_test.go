@@ -13,18 +13,18 @@ func TestParseSpanBounds(t *testing.T) {
 		rule spanRule
 		want time.Duration
 	}{
-		{"3d", idleRule, 3 * day},
-		{"0s", idleRule, 0},
+		{"3d", IdleRule, 3 * day},
+		{"0s", IdleRule, 0},
 		{"2w", keepRule, 14 * day},
 		{"36500d", keepRule, maxAge},
 		{"never", keepRule, Never},
-		{"Never", idleRule, Never},
+		{"Never", IdleRule, Never},
 		{"90", timeoutRule, 90 * time.Second},
 		{"24h", timeoutRule, day},
 		{"1h30m", timeoutRule, 90 * time.Minute},
 	}
 	for _, c := range ok {
-		if got, err := parseSpan(c.in, c.rule); err != nil || got != c.want {
+		if got, err := ParseSpan(c.in, c.rule); err != nil || got != c.want {
 			t.Errorf("parseSpan(%q) = %v, %v; want %v", c.in, got, err, c.want)
 		}
 	}
@@ -32,25 +32,25 @@ func TestParseSpanBounds(t *testing.T) {
 		in   string
 		rule spanRule
 	}{
-		{"616385997d", idleRule}, // wraps to half a second when multiplied unchecked
+		{"616385997d", IdleRule}, // wraps to half a second when multiplied unchecked
 		{"36501d", keepRule},
 		{"5215w", keepRule},
 		{"99999999999999999999d", keepRule},
-		{"99999999999h", idleRule},
+		{"99999999999h", IdleRule},
 		{"25h", timeoutRule},
 		{"86401", timeoutRule},
 		{"99999999999999999999", timeoutRule},
 	}
 	for _, c := range tooLong {
-		if d, err := parseSpan(c.in, c.rule); !errors.Is(err, errSpanTooLong) {
+		if d, err := ParseSpan(c.in, c.rule); !errors.Is(err, errSpanTooLong) {
 			t.Errorf("parseSpan(%q) = %v, %v; want refused as too long", c.in, d, err)
 		}
 	}
 	for _, c := range []struct {
 		in   string
 		rule spanRule
-	}{{"never", timeoutRule}, {"0", timeoutRule}, {"0d", keepRule}, {"-1d", idleRule}, {"1.5d", keepRule}, {"5", idleRule}, {"soon", keepRule}} {
-		if d, err := parseSpan(c.in, c.rule); err == nil || errors.Is(err, errSpanTooLong) {
+	}{{"never", timeoutRule}, {"0", timeoutRule}, {"0d", keepRule}, {"-1d", IdleRule}, {"1.5d", keepRule}, {"5", IdleRule}, {"soon", keepRule}} {
+		if d, err := ParseSpan(c.in, c.rule); err == nil || errors.Is(err, errSpanTooLong) {
 			t.Errorf("parseSpan(%q) = %v, %v; want refused as not a duration", c.in, d, err)
 		}
 	}

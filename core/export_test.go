@@ -18,3 +18,11 @@ func HerdrClientOf(s *Service) *herdr.Client {
 	}
 	return nil
 }
+
+// testOps is every operation, for the internal tests that open a Service: an internal test
+// cannot import core/ops (it imports the families, which import core), so the external
+// test package sets it before any test runs (ops_init_test.go).
+var testOps *Registry
+
+// SetTestOps hands the internal tests the whole registry.
+func SetTestOps(r *Registry) { testOps = r }

@@ -46,7 +46,7 @@ func ErrText(err error) string {
 	if errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.TrimSpace(ge.Stderr) != "" {
 		return gitMessage(ge.Stderr)
 	}
-	return firstLine(err.Error())
+	return FirstLine(err.Error())
 }
 
 // BranchExistedForGit: git refused to create the branch because it exists ("fatal: a

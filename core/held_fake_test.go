@@ -1,7 +1,5 @@
 package core_test
 
-import "github.com/copse-dev/copse/core"
-
 import (
 	"os"
 	"path/filepath"
@@ -9,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
 	"github.com/copse-dev/copse/gitx/gitxtest"
 )

@@ -74,7 +74,7 @@ func IdOf(ids map[string]string, path string) string {
 }
 
 // adminDir is the admin directory of the worktree with id.
-func adminDir(commonDir, id string) string { return filepath.Join(commonDir, "worktrees", id) }
+func AdminDir(commonDir, id string) string { return filepath.Join(commonDir, "worktrees", id) }
 
 // listCommonDir finds the common dir for list without another git process when it can:
 // the cached one, else the main checkout's .git directory (or the bare repository
@@ -121,7 +121,7 @@ func decorate(w *Worktree, ids map[string]string, commonDir string) {
 	w.Claim = claimOf(w.Locked)
 	admin := ""
 	if commonDir != "" && w.ID != "" {
-		admin = adminDir(commonDir, w.ID)
+		admin = AdminDir(commonDir, w.ID)
 	}
 	if l, ok := agentLockOf(w.Locked, admin); ok {
 		if l.live {

@@ -322,41 +322,41 @@ func (r *landRun) cleanup(ctx context.Context) {
 	// list is not compared: the land's run is long and other worktrees move meanwhile. The
 	// processes are looked at again right before git removes it, and its window or
 	// workspace is closed with it.
-	run := s.unforcedRemoval(t, ws, &long)
+	run := s.UnforcedRemoval(t, ws, &long)
 	if own != "" {
 		run = s.unforcedRemovalInOwnWindow(t, own, &long)
 	}
-	rr, err := s.removeOne(ctx, removeStep{target: t, record: true, run: run})
-	if rerr, ok := isReadBack(err); ok {
-		warn("removing %s ran, but the worktree list could not be read back (%s); run `copse list`", Escape(t.Path), Escape(firstLine(rerr.Error())))
+	rr, err := s.RemoveOne(ctx, RemoveStep{Target: t, Record: true, Run: run})
+	if rerr, ok := IsReadBack(err); ok {
+		warn("removing %s ran, but the worktree list could not be read back (%s); run `copse list`", Escape(t.Path), Escape(FirstLine(rerr.Error())))
 		return
 	}
 	if err != nil {
 		warn("kept %s: %s", Escape(t.Path), AsError(err).Message)
 		return
 	}
-	switch rr.verdict {
-	case removalNothing:
-		if live, ok := stillLive(rr.runErr); ok {
+	switch rr.Verdict {
+	case RemovalNothing:
+		if live, ok := StillLive(rr.RunErr); ok {
 			warn("%s", liveKeeps(t.Path, live))
 			return
 		}
-		warn("kept %s: %s", Escape(t.Path), GitFailure(CodeRemoveFailed, rr.runErr, "git worktree remove refused").Message)
+		warn("kept %s: %s", Escape(t.Path), GitFailure(CodeRemoveFailed, rr.RunErr, "git worktree remove refused").Message)
 		return
-	case removalPartial, removalIncomplete:
-		warn("%s; run `copse list` (git worktree prune forgets a worktree whose directory is gone)", removeState(t.Path, rr.listed, rr.onDisk))
+	case RemovalPartial, RemovalIncomplete:
+		warn("%s; run `copse list` (git worktree prune forgets a worktree whose directory is gone)", RemoveState(t.Path, rr.Listed, rr.OnDisk))
 		return
 	}
 	j.Removed = true
-	if rr.verdict == removalGoneAnyway && rr.runErr != nil {
-		warn("removed %s, but: %s", Escape(t.Path), AsError(rr.runErr).Message)
+	if rr.Verdict == RemovalGoneAnyway && rr.RunErr != nil {
+		warn("removed %s, but: %s", Escape(t.Path), AsError(rr.RunErr).Message)
 	}
 	if own != "" {
 		s.closeOwnWindow(ctx, own, warn)
 	}
 	if l.Ignored > 0 {
 		// Deleted as by remove, and like remove's confirmation the land says which.
-		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), l.ignoredNamed())
+		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), l.IgnoredNamed())
 	}
 	del, err := gitx.DeleteRefCAS(s.Root(), j.Worktree.Branch, j.Commit)
 	if err == nil {
@@ -400,21 +400,21 @@ func (s *Env) worktreeKeeps(ctx context.Context, t gitx.Worktree, ws string, bef
 		// copse runs in the worktree's own tmux window, which closes once copse has
 		// answered (closeOwnWindow): the shell that started copse, and copse, go with it;
 		// anything else working there keeps the worktree.
-		if l := s.Backend.WorkspaceLive(ctx, t.Path, own); len(l.procs) > 0 || l.unknown != "" {
+		if l := s.Backend.WorkspaceLive(ctx, t.Path, own); len(l.Procs) > 0 || l.Unknown != "" {
 			return Losses{}, fmt.Sprintf("kept %s: %s; remove it when they end (`copse remove %s`)", Escape(t.Path), l.keptBy(), QuoteDisplay(t.Path))
 		}
-	} else if cur := s.current(); cur != "" && Canonical(cur) == Canonical(t.Path) {
+	} else if cur := s.Current(); cur != "" && Canonical(cur) == Canonical(t.Path) {
 		return Losses{}, fmt.Sprintf("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), QuoteDisplay(t.Path))
-	} else if l := s.Backend.WorkspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
+	} else if l := s.Backend.WorkspaceLive(ctx, t.Path, ws); len(l.Procs) > 0 {
 		// Judged as remove judges them: the idle shells of the worktree's window (ws) do
 		// not keep it.
 		return Losses{}, liveKeeps(t.Path, l)
 	}
-	l := s.losses(ctx, t)
+	l := s.Losses(ctx, t)
 	if beforeLand {
 		l.Unique = 0
 	}
-	if reason, detail := pruneKeep(t, l); reason != "" {
+	if reason, detail := PruneKeep(t, l); reason != "" {
 		return l, fmt.Sprintf("kept %s: %s (%s)", Escape(t.Path), detail, reason)
 	}
 	return l, ""
@@ -422,9 +422,9 @@ func (s *Env) worktreeKeeps(ctx context.Context, t gitx.Worktree, ws string, bef
 
 // liveKeeps is the clean-up's warning for a worktree processes work in: landed work is
 // safe, the processes' directory is not, so they keep it.
-func liveKeeps(path string, l liveSet) string {
+func liveKeeps(path string, l LiveSet) string {
 	return fmt.Sprintf("kept %s: %s working in it (%s); remove it when they end (`copse remove %s`)",
-		Escape(path), plural(len(l.procs), "process"), describeProcs(l.procs), QuoteDisplay(path))
+		Escape(path), Plural(len(l.Procs), "process"), describeProcs(l.Procs), QuoteDisplay(path))
 }
 
 func (s *Env) emitWorktree(commonDir, event string, j *LandJob) {

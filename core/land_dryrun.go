@@ -76,7 +76,7 @@ func (s *Env) landDryRun(ctx context.Context, c *landCmd) (*Outcome, error) {
 		note("the clean-up would %s", keepNotKept(kept))
 		return out, nil
 	}
-	rm, err := s.unforcedRemoveCommands(t, ws)
+	rm, err := s.UnforcedRemoveCommands(t, ws)
 	if err != nil {
 		return nil, err
 	}

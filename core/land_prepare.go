@@ -141,7 +141,7 @@ func landClaimVerdict(t gitx.Worktree, session string, force bool) (*Claim, erro
 		return nil, nil
 	}
 	if !force {
-		return nil, forceHelps(Refused(CodeClaimedByOther,
+		return nil, ForceHelps(Refused(CodeClaimedByOther,
 			"land it from that session (or after it releases the claim), or pass --force-claim (request field force_claim) to take the claim over (asks first)",
 			"%s (%s) is claimed by session %s since %s", Escape(t.Path), Describe(t), held.Session, held.Since.Format(time.RFC3339)))
 	}
@@ -272,9 +272,9 @@ func (s *Env) landSettings(ctx context.Context, r LandRequest, c *landCmd) error
 	}
 	c.timeout = defaultTestTimeout
 	if v, ok := cfg["copse.testtimeout"]; ok {
-		d, perr := parseSpan(v, timeoutRule)
+		d, perr := ParseSpan(v, timeoutRule)
 		if perr != nil {
-			return spanError(CodeBadConfig, "copse.testTimeout", v, timeoutRule, perr, "set a duration such as 10m or 90s: git config copse.testTimeout 10m")
+			return SpanError(CodeBadConfig, "copse.testTimeout", v, timeoutRule, perr, "set a duration such as 10m or 90s: git config copse.testTimeout 10m")
 		}
 		c.timeout = d
 	}
@@ -364,7 +364,7 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 	// The answer remove and land's clean-up decide on sees what git status does not: an
 	// assume-unchanged or skip-worktree file that differs, a change a file-system monitor
 	// hides. That is uncommitted work too, and the clean-up would keep the worktree for it.
-	l := s.losses(ctx, c.target)
+	l := s.Losses(ctx, c.target)
 	switch {
 	case l.Status.Error != "":
 		return failed(CodeStatusFailed, nil, "", "cannot tell what %s holds: %s", Escape(w), l.Status.Error)
@@ -374,7 +374,7 @@ func (s *Env) preflight(ctx context.Context, c *landCmd, commonDir string, abort
 	case len(l.Hidden) > 0:
 		return Refused(CodeWorktreeDirty, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status); land moves only committed work",
 			"%s has %s git status does not show (assume-unchanged or skip-worktree): %s",
-			Escape(w), plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
+			Escape(w), Plural(len(l.Hidden), "changed file"), Sample(l.Hidden, len(l.Hidden)))
 	}
 	return nil
 }

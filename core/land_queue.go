@@ -172,8 +172,8 @@ func readJobs(dir string) ([]LandJob, error) {
 // looked (they may have left a rebase open or a state to check), and so do unfinished
 // ones. Prune calls it under the repository lock; the ticket counter is kept, so a job id
 // is never handed out twice.
-func (s *Env) dropLandsBefore(ctx context.Context, commonDir string, now time.Time, dry bool) ([]string, error) {
-	keep, err := s.keepFor(ctx, keepLandsKey)
+func (s *Env) DropLandsBefore(ctx context.Context, commonDir string, now time.Time, dry bool) ([]string, error) {
+	keep, err := s.KeepFor(ctx, KeepLandsKey)
 	if err != nil {
 		return nil, err
 	}

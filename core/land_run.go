@@ -758,7 +758,7 @@ func (r *landRun) gate(ctx context.Context) bool {
 	}
 	r.save(PhaseTest)
 	timeout := defaultTestTimeout
-	if d, err := parseSpan(j.TestTimeout, timeoutRule); err == nil {
+	if d, err := ParseSpan(j.TestTimeout, timeoutRule); err == nil {
 		timeout = d
 	}
 	// Every process the gate starts carries its marker, and the record keeps the marker

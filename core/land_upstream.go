@@ -54,11 +54,11 @@ func (r *landRun) branchNotice(ctx context.Context, u landUpstream, deleted bool
 		return ""
 	case onlyLanded == 0: // pushed after the worktree last fetched: the land did not include them
 		return fmt.Sprintf("branch %s's upstream %s has %s the land did not include; look at them: git log %s..%s",
-			Escape(j.Worktree.Branch), Escape(u.short()), plural(onlyUp, "commit"), Short(j.Commit), Escape(u.short()))
+			Escape(j.Worktree.Branch), Escape(u.short()), Plural(onlyUp, "commit"), Short(j.Commit), Escape(u.short()))
 	case onlyUp == 0:
-		state = "is behind the landed commit by " + plural(onlyLanded, "commit")
+		state = "is behind the landed commit by " + Plural(onlyLanded, "commit")
 	default:
-		state = fmt.Sprintf("has diverged from the landed commit (the rebase rewrote the branch: %s only there)", plural(onlyUp, "commit"))
+		state = fmt.Sprintf("has diverged from the landed commit (the rebase rewrote the branch: %s only there)", Plural(onlyUp, "commit"))
 	}
 	if deleted {
 		return fmt.Sprintf("branch %s's upstream %s %s and still holds the branch as it was before the land; copse deleted the branch, not its upstream: git push %s --delete %s if you no longer need it",
@@ -90,7 +90,7 @@ func (r *landRun) targetNotice(ctx context.Context) string {
 	}
 	if behind > 0 {
 		return fmt.Sprintf("%s is %s ahead of %s and %s behind it; bring in %s first (git pull --rebase in its checkout), then %s",
-			Escape(j.Into), plural(ahead, "commit"), Escape(u.short()), plural(behind, "commit"), Escape(u.short()), push)
+			Escape(j.Into), Plural(ahead, "commit"), Escape(u.short()), Plural(behind, "commit"), Escape(u.short()), push)
 	}
-	return fmt.Sprintf("%s is %s ahead of %s; to publish it: %s", Escape(j.Into), plural(ahead, "commit"), Escape(u.short()), push)
+	return fmt.Sprintf("%s is %s ahead of %s; to publish it: %s", Escape(j.Into), Plural(ahead, "commit"), Escape(u.short()), push)
 }

@@ -56,7 +56,7 @@ func ownerStopped(head *LandJob, waited time.Duration, now time.Time) *Error {
 		who += ", session " + head.Session
 	}
 	held := ""
-	if started, err := time.Parse(time.RFC3339Nano, firstNonEmpty(head.Started, head.Created)); err == nil {
+	if started, err := time.Parse(time.RFC3339Nano, FirstNonEmpty(head.Started, head.Created)); err == nil {
 		held = fmt.Sprintf(", for %s (since %s)", FormatSpan(now.Sub(started).Round(time.Second)), started.Local().Format("15:04:05"))
 	}
 	return &Error{Kind: KindFailed, Code: CodeLandOwnerStopped,

@@ -18,45 +18,45 @@ import (
 
 // herdrWorkspaceEnv is the variable Herdr puts into every pane it starts
 // (reference/herdr-protocol.md §6): which workspace the pane was opened in.
-const herdrWorkspaceEnv = "HERDR_WORKSPACE_ID"
+const HerdrWorkspaceEnv = "HERDR_WORKSPACE_ID"
 
 // liveSet is what works inside one worktree.
-type liveSet struct {
-	procs []liveproc.Proc // the processes that keep the worktree
+type LiveSet struct {
+	Procs []liveproc.Proc // the processes that keep the worktree
 	// idle are the idle shells of the Herdr workspace copse opened for the worktree (a
 	// shell with no child, started in that workspace's pane): they do not keep it, and
 	// Herdr closes them with the workspace.
-	idle    []liveproc.Proc
-	unknown string // why copse cannot tell ("" when it can)
+	Idle    []liveproc.Proc
+	Unknown string // why copse cannot tell ("" when it can)
 	// key is what the confirmation's token holds of these processes: what a person decides
 	// on (each program by its command and directory, each pane by id and first process),
 	// not the pids of the short-lived children those start, which come and go every second.
 	key []string
 	// agent is what the backend says about the agent of the worktree's workspace, read only
 	// when processes work there or copse cannot tell ("" otherwise, and outside Herdr).
-	agent string
+	Agent string
 }
 
 // liveIn scans once for the processes working inside path. ws is the worktree's open
 // Herdr workspace ("" when none).
-func liveIn(path, ws string) liveSet {
+func LiveIn(path, ws string) LiveSet {
 	var keys []string
 	if ws != "" {
-		keys = []string{herdrWorkspaceEnv}
+		keys = []string{HerdrWorkspaceEnv}
 	}
 	sc, err := liveproc.Read([]string{path}, keys...)
 	if err != nil {
-		return liveSet{unknown: liveUnknown(err)}
+		return LiveSet{Unknown: liveUnknown(err)}
 	}
-	var l liveSet
+	var l LiveSet
 	inRoot := pidSet(sc.Roots[0])
 	for _, p := range sc.Roots[0] {
-		if ws != "" && p.Shell && p.Children == 0 && p.Env[herdrWorkspaceEnv] == ws {
-			l.idle = append(l.idle, p)
+		if ws != "" && p.Shell && p.Children == 0 && p.Env[HerdrWorkspaceEnv] == ws {
+			l.Idle = append(l.Idle, p)
 			l.key = append(l.key, fmt.Sprintf("idle shell pid %d", p.PID))
 			continue
 		}
-		l.procs = append(l.procs, p)
+		l.Procs = append(l.Procs, p)
 		if k := procKey(sc, p, inRoot); k != "" {
 			l.key = append(l.key, k)
 		}
@@ -134,7 +134,7 @@ func describeProcs(ps []liveproc.Proc) string {
 	return strings.Join(parts, "; ")
 }
 
-func pidList(ps []liveproc.Proc) string {
+func PidList(ps []liveproc.Proc) string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, fmt.Sprint(p.PID))
@@ -143,29 +143,29 @@ func pidList(ps []liveproc.Proc) string {
 }
 
 // ruleNoProcesses: a worktree a process works in is not removed without --force.
-func ruleNoProcesses(path, what string, l liveSet) *Error {
-	if len(l.procs) == 0 {
+func RuleNoProcesses(path, what string, l LiveSet) *Error {
+	if len(l.Procs) == 0 {
 		return nil
 	}
 	agent := ""
-	if l.agent != "" {
-		agent = "; " + l.agent
+	if l.Agent != "" {
+		agent = "; " + l.Agent
 	}
 	return Refused(CodeProcessesRunning,
-		"stop them first (kill "+pidList(l.procs)+"), or pass --force to remove it under them",
-		"%s (%s) has %s working in it: %s%s", Escape(path), what, plural(len(l.procs), "process"), describeProcs(l.procs), agent)
+		"stop them first (kill "+PidList(l.Procs)+"), or pass --force to remove it under them",
+		"%s (%s) has %s working in it: %s%s", Escape(path), what, Plural(len(l.Procs), "process"), describeProcs(l.Procs), agent)
 }
 
 // tokenKey is what a confirmation's token holds of l: key, and whether copse could tell.
 // The agent's line is in it without its relative age (agentAge on): an agent that turned
 // from blocked to working is news, a second passing is not.
-func (l liveSet) tokenKey() []string {
+func (l LiveSet) TokenKey() []string {
 	key := slices.Clone(l.key)
-	if l.unknown != "" {
+	if l.Unknown != "" {
 		key = append(key, "unknown")
 	}
-	if l.agent != "" {
-		agent, _, _ := strings.Cut(l.agent, agentAge)
+	if l.Agent != "" {
+		agent, _, _ := strings.Cut(l.Agent, agentAge)
 		key = append(key, "agent "+agent)
 	}
 	return key
@@ -175,41 +175,41 @@ func (l liveSet) tokenKey() []string {
 const agentAge = "; last output "
 
 // keptBy says what keeps a worktree: the processes working in it, or that copse cannot tell.
-func (l liveSet) keptBy() string {
-	if len(l.procs) > 0 {
-		return fmt.Sprintf("%s working in it (%s)", plural(len(l.procs), "process"), describeProcs(l.procs))
+func (l LiveSet) keptBy() string {
+	if len(l.Procs) > 0 {
+		return fmt.Sprintf("%s working in it (%s)", Plural(len(l.Procs), "process"), describeProcs(l.Procs))
 	}
-	return "copse cannot tell which processes work in it (" + l.unknown + ")"
+	return "copse cannot tell which processes work in it (" + l.Unknown + ")"
 }
 
 // lines are the confirmation's lines about live processes.
-func (l liveSet) lines() []string {
+func (l LiveSet) Lines() []string {
 	var out []string
-	if l.unknown != "" {
-		out = append(out, "processes working in it: unknown ("+l.unknown+")")
+	if l.Unknown != "" {
+		out = append(out, "processes working in it: unknown ("+l.Unknown+")")
 	}
-	if len(l.procs) > 0 {
-		out = append(out, fmt.Sprintf("%s working in it will lose their directory: %s", plural(len(l.procs), "process"), describeProcs(l.procs)))
+	if len(l.Procs) > 0 {
+		out = append(out, fmt.Sprintf("%s working in it will lose their directory: %s", Plural(len(l.Procs), "process"), describeProcs(l.Procs)))
 	}
-	if l.agent != "" {
-		out = append(out, l.agent)
+	if l.Agent != "" {
+		out = append(out, l.Agent)
 	}
 	return out
 }
 
 // liveScan is one scan for many worktrees, read on first use: prune reads /proc only when
 // a worktree gets as far as its idle test.
-type liveScan struct {
-	paths   []string
+type LiveScan struct {
+	Paths   []string
 	done    bool
 	procs   [][]liveproc.Proc
 	unknown string
 }
 
-func (l *liveScan) in(path string) ([]liveproc.Proc, string) {
+func (l *LiveScan) In(path string) ([]liveproc.Proc, string) {
 	if !l.done {
 		l.done = true
-		if sc, err := liveproc.Read(l.paths); err != nil {
+		if sc, err := liveproc.Read(l.Paths); err != nil {
 			l.unknown = liveUnknown(err)
 		} else {
 			l.procs = sc.Roots
@@ -218,7 +218,7 @@ func (l *liveScan) in(path string) ([]liveproc.Proc, string) {
 	if l.unknown != "" {
 		return nil, l.unknown
 	}
-	for i, p := range l.paths {
+	for i, p := range l.Paths {
 		if p == path {
 			return l.procs[i], ""
 		}

@@ -365,9 +365,9 @@ func (s *Env) lockTimeout(ctx context.Context) (time.Duration, error) {
 	if !ok {
 		return DefaultLockTimeout, nil
 	}
-	d, err := parseSpan(v, timeoutRule)
+	d, err := ParseSpan(v, timeoutRule)
 	if err != nil {
-		return 0, spanError(CodeBadConfig, "copse.lockTimeout", v, timeoutRule, err, "set a positive duration: `git config copse.lockTimeout 30s`")
+		return 0, SpanError(CodeBadConfig, "copse.lockTimeout", v, timeoutRule, err, "set a positive duration: `git config copse.lockTimeout 30s`")
 	}
 	return d, nil
 }

@@ -45,7 +45,7 @@ type Losses struct {
 	// commits on no remote of its own.
 	NestedHeld []HeldRepo
 
-	keep []KeptCommit // what a record must keep reachable, with where each was
+	Keep []KeptCommit // what a record must keep reachable, with where each was
 	// unrecordable is what a record cannot keep, so a forced path refuses: uncommitted
 	// changes inside a submodule or a nested repository (a record keeps their commits).
 	unrecordable []string
@@ -58,7 +58,7 @@ type Losses struct {
 
 // heldCount is how many distinct commits only the worktree holds: its detached HEAD's,
 // its HEAD reflog's and its per-worktree refs', each commit once.
-func (l Losses) heldCount() int { return l.Detached + l.Reflog + l.refsOnly }
+func (l Losses) HeldCount() int { return l.Detached + l.Reflog + l.refsOnly }
 
 // count notes commits as counted (see Losses.counted).
 func (l *Losses) count(commits []string) {
@@ -91,19 +91,19 @@ func (r HeldRepo) describe() string {
 		parts = append(parts, "cannot be read: "+r.Unknown)
 	}
 	if r.Changes > 0 {
-		parts = append(parts, plural(r.Changes, "uncommitted change"))
+		parts = append(parts, Plural(r.Changes, "uncommitted change"))
 	}
 	if r.Unpushed > 0 {
-		parts = append(parts, plural(r.Unpushed, "commit")+" on no remote")
+		parts = append(parts, Plural(r.Unpushed, "commit")+" on no remote")
 	}
 	if r.ReflogOnly > 0 {
-		parts = append(parts, plural(r.ReflogOnly, "commit")+" only its HEAD reflog holds")
+		parts = append(parts, Plural(r.ReflogOnly, "commit")+" only its HEAD reflog holds")
 	}
 	return strings.Join(parts, ", ")
 }
 
 // heldNames lists repositories with what of each would be lost.
-func heldNames(rs []HeldRepo) string {
+func HeldNames(rs []HeldRepo) string {
 	var names []string
 	for _, r := range rs {
 		n := r.Path
@@ -112,12 +112,12 @@ func heldNames(rs []HeldRepo) string {
 		}
 		names = append(names, n)
 	}
-	return sample(names, len(names))
+	return Sample(names, len(names))
 }
 
 // losses reads what removing t would lose. A failure to read any part is Status.Error:
 // the caller refuses without --force, because "could not tell" is never "nothing".
-func (s *Env) losses(ctx context.Context, t gitx.Worktree) Losses {
+func (s *Env) Losses(ctx context.Context, t gitx.Worktree) Losses {
 	var l Losses
 	if t.Prunable != nil {
 		// The directory is gone, but its admin directory is not: what git deletes with it
@@ -191,7 +191,7 @@ func (l Losses) Dirty() bool {
 }
 
 // lines are the confirmation's "will be lost" lines, most serious first.
-func (l Losses) lines(t gitx.Worktree, deleteBranch bool) []string {
+func (l Losses) Lines(t gitx.Worktree, deleteBranch bool) []string {
 	var out []string
 	if l.Status.Error != "" {
 		out = append(out, "status unknown: "+l.Status.Error)
@@ -204,28 +204,28 @@ func (l Losses) lines(t gitx.Worktree, deleteBranch bool) []string {
 	}
 	if len(l.Hidden) > 0 {
 		out = append(out, fmt.Sprintf("%s git status does not show (assume-unchanged or skip-worktree) will be lost: %s",
-			plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden))))
+			Plural(len(l.Hidden), "changed file"), Sample(l.Hidden, len(l.Hidden))))
 	}
 	if l.Detached > 0 {
-		out = append(out, fmt.Sprintf("%s on no branch, tag or remote will be lost (detached at %s)", plural(l.Detached, "commit"), Short(t.Head)))
+		out = append(out, fmt.Sprintf("%s on no branch, tag or remote will be lost (detached at %s)", Plural(l.Detached, "commit"), Short(t.Head)))
 	}
 	if l.Reflog > 0 {
-		out = append(out, fmt.Sprintf("%s only the worktree's HEAD reflog holds will be lost", plural(l.Reflog, "commit")))
+		out = append(out, fmt.Sprintf("%s only the worktree's HEAD reflog holds will be lost", Plural(l.Reflog, "commit")))
 	}
 	if l.RefCommits > 0 {
-		out = append(out, fmt.Sprintf("%s only per-worktree refs hold will be lost: %s", plural(l.RefCommits, "commit"), sample(l.WorktreeRefs, len(l.WorktreeRefs))))
+		out = append(out, fmt.Sprintf("%s only per-worktree refs hold will be lost: %s", Plural(l.RefCommits, "commit"), Sample(l.WorktreeRefs, len(l.WorktreeRefs))))
 	}
 	if len(l.Submodules) > 0 {
-		out = append(out, fmt.Sprintf("%s whose git directory goes with the worktree will be lost: %s", plural(len(l.Submodules), "submodule"), heldNames(l.Submodules)))
+		out = append(out, fmt.Sprintf("%s whose git directory goes with the worktree will be lost: %s", Plural(len(l.Submodules), "submodule"), HeldNames(l.Submodules)))
 	}
 	if len(l.Nested) > 0 {
-		out = append(out, fmt.Sprintf("%s will be deleted: %s", plural(len(l.Nested), "nested repository"), l.nestedNames()))
+		out = append(out, fmt.Sprintf("%s will be deleted: %s", Plural(len(l.Nested), "nested repository"), l.nestedNames()))
 	}
 	if l.Ignored > 0 {
-		out = append(out, fmt.Sprintf("%s will be deleted: %s", plural(l.Ignored, "ignored file"), sample(l.IgnoredSample, l.Ignored)))
+		out = append(out, fmt.Sprintf("%s will be deleted: %s", Plural(l.Ignored, "ignored file"), Sample(l.IgnoredSample, l.Ignored)))
 	}
 	if deleteBranch && l.Unique > 0 {
-		out = append(out, fmt.Sprintf("%s on no other branch or remote will be lost with branch %s", plural(l.Unique, "commit"), Escape(t.Branch)))
+		out = append(out, fmt.Sprintf("%s on no other branch or remote will be lost with branch %s", Plural(l.Unique, "commit"), Escape(t.Branch)))
 	}
 	return out
 }
@@ -235,19 +235,19 @@ func (l Losses) lines(t gitx.Worktree, deleteBranch bool) []string {
 func (l Losses) changes() string {
 	out := changeSummary(l.Status)
 	if len(l.SubmoduleFiles) > 0 {
-		out += " (in uninitialised submodule directories git status does not look into: " + sample(l.SubmoduleFiles, len(l.SubmoduleFiles)) + ")"
+		out += " (in uninitialised submodule directories git status does not look into: " + Sample(l.SubmoduleFiles, len(l.SubmoduleFiles)) + ")"
 	}
 	return out
 }
 
 // ignoredNamed names the ignored files removing the worktree deletes, escaped: "2 ignored
 // files: .env, build/x". Remove's dry run and result and land's clean-up say it alike.
-func (l Losses) ignoredNamed() string {
-	return plural(l.Ignored, "ignored file") + ": " + sample(l.IgnoredSample, l.Ignored)
+func (l Losses) IgnoredNamed() string {
+	return Plural(l.Ignored, "ignored file") + ": " + Sample(l.IgnoredSample, l.Ignored)
 }
 
 // sample shows the first few names of n, escaped, and how many more there are.
-func sample(names []string, n int) string {
+func Sample(names []string, n int) string {
 	const show = 3
 	var parts []string
 	for i, x := range names {
@@ -263,11 +263,8 @@ func sample(names []string, n int) string {
 	return s
 }
 
-// Plural is plural for the front ends, so every layer counts the same way.
-func Plural(n int, noun string) string { return plural(n, noun) }
-
-// plural writes a count with its noun: "1 commit", "2 commits", "1 nested repository".
-func plural(n int, noun string) string {
+// Plural writes a count with its noun (every layer counts the same way): "1 commit", "2 commits", "1 nested repository".
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
@@ -306,9 +303,9 @@ func (s *Env) hereWithin(path string) (string, bool) {
 // nestedNames names the nested repositories with what each holds, when it was read.
 func (l Losses) nestedNames() string {
 	if len(l.NestedHeld) == len(l.Nested) {
-		return heldNames(l.NestedHeld)
+		return HeldNames(l.NestedHeld)
 	}
-	return sample(l.Nested, len(l.Nested))
+	return Sample(l.Nested, len(l.Nested))
 }
 
 // KeptCommit is one commit a record keeps reachable that only the worktree held.
@@ -339,7 +336,7 @@ func (s *Env) heldCommits(ctx context.Context, t gitx.Worktree, l *Losses) error
 		return err
 	}
 	if l.Detached > 0 {
-		l.keep = append(l.keep, KeptCommit{What: "detached HEAD", Commit: head})
+		l.Keep = append(l.Keep, KeptCommit{What: "detached HEAD", Commit: head})
 	}
 	refs, err := s.Git.WorktreeRefs(ctx, t.Path)
 	if err != nil {
@@ -402,7 +399,7 @@ func (s *Env) heldByReflog(ctx context.Context, dir, gitDir, head string, l *Los
 	}
 	for _, tip := range tips {
 		if lost[tip] {
-			l.keep = append(l.keep, KeptCommit{What: "HEAD reflog", Commit: tip})
+			l.Keep = append(l.Keep, KeptCommit{What: "HEAD reflog", Commit: tip})
 		}
 	}
 	l.Reflog = len(lost)
@@ -492,7 +489,7 @@ func (s *Env) heldByRefs(ctx context.Context, dir string, refs []gitx.HeldRef, l
 		}
 		for _, r := range refs {
 			l.WorktreeRefs = append(l.WorktreeRefs, r.Name)
-			l.keep = append(l.keep, KeptCommit{What: r.Name, Commit: r.Commit})
+			l.Keep = append(l.Keep, KeptCommit{What: r.Name, Commit: r.Commit})
 		}
 	}
 	return nil
@@ -511,7 +508,7 @@ func (s *Env) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) error
 	if id == "" {
 		return errors.New("cannot find the admin directory git keeps for it under " + filepath.Join(commonDir, "worktrees"))
 	}
-	admin, root := adminDir(commonDir, id), s.Root()
+	admin, root := AdminDir(commonDir, id), s.Root()
 	head := ""
 	if t.Head != "" && !allZero(t.Head) {
 		head = t.Head
@@ -525,7 +522,7 @@ func (s *Env) heldByAdmin(ctx context.Context, t gitx.Worktree, l *Losses) error
 		return err
 	}
 	if l.Detached > 0 {
-		l.keep = append(l.keep, KeptCommit{What: "detached HEAD", Commit: head})
+		l.Keep = append(l.Keep, KeptCommit{What: "detached HEAD", Commit: head})
 	}
 	refs, err := gitx.AdminRefs(admin)
 	if err != nil {
@@ -555,7 +552,7 @@ func (s *Env) stagedInAdmin(ctx context.Context, admin, head string, l *Losses) 
 	}
 	if n > 0 {
 		l.Status.Staged = n
-		l.unrecordable = append(l.unrecordable, plural(n, "staged change")+" only its index holds")
+		l.unrecordable = append(l.unrecordable, Plural(n, "staged change")+" only its index holds")
 	}
 	return nil
 }
@@ -711,8 +708,8 @@ func (l *Losses) uninitialisedFiles(rel, dir string) error {
 	}
 	if n > 0 {
 		l.Status.Untracked += n
-		l.SubmoduleFiles = append(l.SubmoduleFiles, rel+" ("+plural(n, "file")+")")
-		l.unrecordable = append(l.unrecordable, "uninitialised submodule directory "+rel+" ("+plural(n, "file")+")")
+		l.SubmoduleFiles = append(l.SubmoduleFiles, rel+" ("+Plural(n, "file")+")")
+		l.unrecordable = append(l.unrecordable, "uninitialised submodule directory "+rel+" ("+Plural(n, "file")+")")
 	}
 	return nil
 }
@@ -734,7 +731,7 @@ func (l *Losses) keepRepo(kind string, r HeldRepo) {
 		return
 	}
 	for _, tip := range r.tips {
-		l.keep = append(l.keep, KeptCommit{What: kind + " " + r.Path + ": " + tip.Name, Commit: tip.Commit})
+		l.Keep = append(l.Keep, KeptCommit{What: kind + " " + r.Path + ": " + tip.Name, Commit: tip.Commit})
 	}
 }
 

@@ -12,12 +12,8 @@ func TestPlural(t *testing.T) {
 		{1, "nested repository", "1 nested repository"}, {3, "nested repository", "3 nested repositories"},
 		{2, "entry", "2 entries"}, {1, "uncommitted change", "1 uncommitted change"}, {4, "ignored file", "4 ignored files"},
 	} {
-		if got := plural(tc.n, tc.noun); got != tc.want {
+		if got := Plural(tc.n, tc.noun); got != tc.want {
 			t.Errorf("plural(%d, %q) = %q, want %q", tc.n, tc.noun, got, tc.want)
 		}
 	}
 }
-
-// testOps is the registry the internal tests open services with: the operations core
-// still holds (cmd hands core/ops.All; an internal test cannot import it).
-var testOps = NewRegistry(RemoveOp, RestoreOp, PruneOp, LandOp, LandStatusOp, LandDrainOp)

@@ -33,7 +33,7 @@ func (s *Env) SessionAt() string {
 	if at != "" {
 		return at
 	}
-	return s.current()
+	return s.Current()
 }
 
 // ReadBack lists the worktrees after a mutation, even if ctx was cancelled.
@@ -60,7 +60,7 @@ func Exists(path string) bool {
 
 func (s *Env) Row(t gitx.Worktree, ws string) *Worktree {
 	w := &Worktree{Branch: t.Branch, Path: t.Path, Head: t.Head, Detached: t.Detached, Bare: t.Bare,
-		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.Root(), Current: t.Path == s.current(),
+		Locked: t.Locked, Prunable: t.Prunable, Main: t.Path == s.Root(), Current: t.Path == s.Current(),
 		Rebasing: t.Rebasing, Bisecting: t.Bisecting}
 	if ws != "" {
 		w.WorkspaceID = &ws

@@ -13,14 +13,14 @@ func TestAllReasonsNamesEveryRefusalInOrder(t *testing.T) {
 	t.Parallel()
 	a := Refused(CodeProcessesRunning, "stop them", "a works there")
 	b := Refused(CodeDirtyWorktree, "commit", "b is dirty")
-	if allReasons([]*Error{nil, nil}, "x") != nil {
+	if AllReasons([]*Error{nil, nil}, "x") != nil {
 		t.Fatal("no refusal gave an error")
 	}
-	one := allReasons([]*Error{nil, a}, "")
+	one := AllReasons([]*Error{nil, a}, "")
 	if one.Code != CodeProcessesRunning || one.Message != "a works there" || len(one.Reasons) != 0 {
 		t.Fatalf("one reason became %+v", one)
 	}
-	got := allReasons([]*Error{a, nil, b}, "with --force, x ends")
+	got := AllReasons([]*Error{a, nil, b}, "with --force, x ends")
 	if got.Code != CodeProcessesRunning || len(got.Reasons) != 2 || got.Reasons[1].Code != CodeDirtyWorktree {
 		t.Fatalf("got %+v", got)
 	}
@@ -35,10 +35,10 @@ func TestAllReasonsNamesEveryRefusalInOrder(t *testing.T) {
 	if a.Message != "a works there" {
 		t.Errorf("the first refusal was changed: %+v", a)
 	}
-	if w := forceWouldEnd(liveSet{procs: []liveproc.Proc{{PID: 7}}}, "@3", "copse closes tmux window @3"); !strings.Contains(w, "window @3") || !strings.Contains(w, "pid 7") {
+	if w := ForceWouldEnd(LiveSet{Procs: []liveproc.Proc{{PID: 7}}}, "@3", "copse closes tmux window @3"); !strings.Contains(w, "window @3") || !strings.Contains(w, "pid 7") {
 		t.Errorf("forceWouldEnd = %q", w)
 	}
-	if w := forceWouldEnd(liveSet{}, "", ""); w != "" {
+	if w := ForceWouldEnd(LiveSet{}, "", ""); w != "" {
 		t.Errorf("nothing to end said %q", w)
 	}
 }

@@ -14,35 +14,35 @@ import (
 // happened is judged here, once.
 
 // removeStep is one removal to make.
-type removeStep struct {
-	target gitx.Worktree
+type RemoveStep struct {
+	Target gitx.Worktree
 	// record: record it for `copse restore` first (deleteBranch: with its branch tip); an
 	// error recording it means nothing is removed.
-	record, deleteBranch bool
+	Record, DeleteBranch bool
 	// before is the worktree list's token the removal started from; nil when the list may
 	// move for other reasons meanwhile (prune's run is long, and agents commit elsewhere).
-	before *StateToken
-	run    func(context.Context) error
+	Before *StateToken
+	Run    func(context.Context) error
 }
 
 // removal is what one removal did, as read back.
-type removal struct {
-	saved          *RemovedEntry // the record made first; nil when none, or dropped again
-	runErr         error         // what the removal itself returned
+type Removal struct {
+	Saved          *RemovedEntry // the record made first; nil when none, or dropped again
+	RunErr         error         // what the removal itself returned
 	after          Snapshot
-	listed, onDisk bool
-	verdict        removalVerdict
+	Listed, OnDisk bool
+	Verdict        removalVerdict
 }
 
 // removalVerdict is what happened to the worktree, judged from git's list and the disk.
 type removalVerdict int
 
 const (
-	removalDone       removalVerdict = iota // gone from git's list and from disk
-	removalGoneAnyway                       // gone, though the removal reported a failure
-	removalNothing                          // still listed, still there, the list unchanged: nothing was removed
-	removalPartial                          // the removal failed and something changed
-	removalIncomplete                       // the removal reported success but it is still listed or on disk
+	RemovalDone       removalVerdict = iota // gone from git's list and from disk
+	RemovalGoneAnyway                       // gone, though the removal reported a failure
+	RemovalNothing                          // still listed, still there, the list unchanged: nothing was removed
+	RemovalPartial                          // the removal failed and something changed
+	RemovalIncomplete                       // the removal reported success but it is still listed or on disk
 )
 
 // judgeRemoval is the verdict on one removal. prunable: git already knew the directory
@@ -52,49 +52,49 @@ func judgeRemoval(failed, listed, onDisk, prunable, sameList bool) removalVerdic
 	switch {
 	case listed && (onDisk || prunable) && sameList:
 		if failed {
-			return removalNothing
+			return RemovalNothing
 		}
-		return removalIncomplete
+		return RemovalIncomplete
 	case !listed && !onDisk && failed:
-		return removalGoneAnyway
+		return RemovalGoneAnyway
 	case !listed && !onDisk:
-		return removalDone
+		return RemovalDone
 	case failed:
-		return removalPartial
+		return RemovalPartial
 	}
-	return removalIncomplete
+	return RemovalIncomplete
 }
 
 // removeOne makes one removal. Its error is the record's (nothing was removed) or the
 // read back's (the removal ran; what it did is unknown): each caller names them in its
 // own words.
-func (s *Env) removeOne(ctx context.Context, st removeStep) (removal, error) {
-	var r removal
-	if st.record {
-		saved, err := s.snapshotForRemoval(ctx, st.target, st.deleteBranch)
+func (s *Env) RemoveOne(ctx context.Context, st RemoveStep) (Removal, error) {
+	var r Removal
+	if st.Record {
+		saved, err := s.snapshotForRemoval(ctx, st.Target, st.DeleteBranch)
 		if err != nil {
 			return r, err
 		}
-		r.saved = &saved
+		r.Saved = &saved
 	}
-	r.runErr = st.run(ctx)
+	r.RunErr = st.Run(ctx)
 	after, err := s.ReadBack(ctx)
 	if err != nil {
 		return r, errReadBack{err}
 	}
 	s.Learn(after)
 	r.after = after
-	_, r.listed = Find(after, st.target.Path)
-	r.onDisk = Exists(st.target.Path)
-	same := st.before == nil || after.Token == *st.before
-	r.verdict = judgeRemoval(r.runErr != nil, r.listed, r.onDisk, st.target.Prunable != nil, same)
-	if r.verdict == removalDone {
-		s.dropEmptyWorktreesDir(st.target.Path)
+	_, r.Listed = Find(after, st.Target.Path)
+	r.OnDisk = Exists(st.Target.Path)
+	same := st.Before == nil || after.Token == *st.Before
+	r.Verdict = judgeRemoval(r.RunErr != nil, r.Listed, r.OnDisk, st.Target.Prunable != nil, same)
+	if r.Verdict == RemovalDone {
+		s.dropEmptyWorktreesDir(st.Target.Path)
 	}
 	// An uncertain failure may still act (a backend that lost its answer): its record stays.
-	if r.verdict == removalNothing && AsError(r.runErr).Kind != KindUncertain {
-		s.dropSnapshot(ctx, r.saved) // nothing was removed: the record is not needed
-		r.saved = nil
+	if r.Verdict == RemovalNothing && AsError(r.RunErr).Kind != KindUncertain {
+		s.dropSnapshot(ctx, r.Saved) // nothing was removed: the record is not needed
+		r.Saved = nil
 	}
 	return r, nil
 }
@@ -104,10 +104,10 @@ func (s *Env) removeOne(ctx context.Context, st removeStep) (removal, error) {
 // whose admin directory holds commits nothing else does (or could not be read: the
 // record reads it again, and no record is no remove), or any remove that deletes the
 // branch.
-func recordsRemove(c *removeCmd) bool {
-	onDisk := c.target.Prunable == nil && Exists(c.target.Path)
-	held := len(c.losses.keep) > 0 || c.losses.Status.Error != ""
-	return c.deleteBranch || (c.force && (onDisk || held))
+func RecordsRemove(c *RemoveSpec) bool {
+	onDisk := c.Target.Prunable == nil && Exists(c.Target.Path)
+	held := len(c.Losses.Keep) > 0 || c.Losses.Status.Error != ""
+	return c.DeleteBranch || (c.Force && (onDisk || held))
 }
 
 // errReadBack is removeOne's read back that failed after the removal ran.
@@ -116,7 +116,7 @@ type errReadBack struct{ err error }
 func (e errReadBack) Error() string { return e.err.Error() }
 func (e errReadBack) Unwrap() error { return e.err }
 
-func isReadBack(err error) (error, bool) {
+func IsReadBack(err error) (error, bool) {
 	var rb errReadBack
 	if errors.As(err, &rb) {
 		return rb.err, true
@@ -125,11 +125,11 @@ func isReadBack(err error) (error, bool) {
 }
 
 // cancelledRun: the removal (or any git run) ended because it was cancelled.
-func cancelledRun(err error) bool {
+func CancelledRun(err error) bool {
 	return errors.Is(err, context.Canceled) || IsGitKind(err, gitx.ErrCanceled)
 }
 
-func removeState(path string, listed, onDisk bool) string {
+func RemoveState(path string, listed, onDisk bool) string {
 	switch {
 	case listed && onDisk:
 		return Escape(path) + " is still listed by git and still on disk"

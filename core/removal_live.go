@@ -15,12 +15,12 @@ import (
 // after the land's check) keeps the worktree.
 
 // errStillLive is the removal that did not run: a process works in the worktree now.
-type errStillLive struct{ live liveSet }
+type errStillLive struct{ live LiveSet }
 
-func (e errStillLive) Error() string { return liveDetail(e.live) }
+func (e errStillLive) Error() string { return LiveDetail(e.live) }
 
 // stillLive is the processes a removal that did not run found (ok false for any other error).
-func stillLive(err error) (liveSet, bool) {
+func StillLive(err error) (LiveSet, bool) {
 	var e errStillLive
 	ok := errors.As(err, &e)
 	return e.live, ok
@@ -29,7 +29,7 @@ func stillLive(err error) (liveSet, bool) {
 // workspaceAt is the workspace (tmux window, Herdr workspace) the worktree at path is open
 // in, "" when none or without workspaces.
 func (s *Env) workspaceAt(ctx context.Context, snap Snapshot, path string) (string, error) {
-	wsOf, err := s.workspacesOf(ctx, snap)
+	wsOf, err := s.WorkspacesOf(ctx, snap)
 	if err != nil {
 		return "", err
 	}
@@ -39,7 +39,7 @@ func (s *Env) workspaceAt(ctx context.Context, snap Snapshot, path string) (stri
 // unforcedRemoval is the run of a removal prune or land's clean-up decided on: the live
 // check, then the remove, never forced, through the backend when the worktree has a
 // workspace (which it closes, as remove does) and through git (with runner git) when not.
-func (s *Env) unforcedRemoval(t gitx.Worktree, ws string, git *gitx.Runner) func(context.Context) error {
+func (s *Env) UnforcedRemoval(t gitx.Worktree, ws string, git *gitx.Runner) func(context.Context) error {
 	return s.liveCheckedRemoval(t, ws, ws != "", git)
 }
 
@@ -51,7 +51,7 @@ func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *
 		if s.beforeLiveCheck != nil {
 			s.beforeLiveCheck(t.Path)
 		}
-		if l := s.Backend.WorkspaceLive(ctx, t.Path, ws); len(l.procs) > 0 {
+		if l := s.Backend.WorkspaceLive(ctx, t.Path, ws); len(l.Procs) > 0 {
 			return errStillLive{l}
 		}
 		if t.Locked != nil {
@@ -68,7 +68,7 @@ func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *
 			t.Locked = nil
 		}
 		if closeWs {
-			return s.Backend.Remove(ctx, &removeCmd{target: t, wsID: ws, cwd: s.Root()})
+			return s.Backend.Remove(ctx, &RemoveSpec{Target: t, WsID: ws, Cwd: s.Root()})
 		}
 		rm, err := gitx.WorktreeRemove(s.Root(), t.Path, false, false)
 		if err != nil {
@@ -88,9 +88,9 @@ func (s *Env) unforcedRemovalInOwnWindow(t gitx.Worktree, own string, git *gitx.
 }
 
 // unforcedRemoveCommands are the commands unforcedRemoval runs, for a plan.
-func (s *Env) unforcedRemoveCommands(t gitx.Worktree, ws string) ([]string, error) {
+func (s *Env) UnforcedRemoveCommands(t gitx.Worktree, ws string) ([]string, error) {
 	if ws != "" {
-		return s.Backend.RemoveCommands(&removeCmd{target: t, wsID: ws, cwd: s.Root()})
+		return s.Backend.RemoveCommands(&RemoveSpec{Target: t, WsID: ws, Cwd: s.Root()})
 	}
 	rm, err := gitx.WorktreeRemove(s.Root(), t.Path, false, false)
 	if err != nil {

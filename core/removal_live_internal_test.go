@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/copse-dev/copse/core/coretest"
 )
@@ -29,58 +28,6 @@ func openGit(t *testing.T, r *coretest.Repo, hook func(path string)) *Service {
 // removedRefs lists the restore records (refs/copse/removed/*) of r.
 func removedRefs(r *coretest.Repo) string {
 	return r.Git(r.Root, "for-each-ref", "--format=%(refname)", "refs/copse/removed/")
-}
-
-// A process that starts in a worktree after prune's scan (under the lock, while prune
-// records the worktree) keeps it: prune looks again right before git removes it, keeps it
-// as "processes", drops the record it made, and the worktree and its branch stay.
-func TestPruneKeepsAWorktreeAProcessStartedInAfterItsScan(t *testing.T) {
-	t.Parallel()
-	r := coretest.New(t)
-	wt := r.AddWorktree("late", "app.worktrees/late")
-	old := time.Now().Add(-100 * time.Hour)
-	for _, f := range []string{"index", "logs/HEAD", "HEAD"} {
-		_ = os.Chtimes(filepath.Join(r.Root, ".git", "worktrees", "late", f), old, old)
-	}
-	var pid int
-	svc := openGit(t, r, func(path string) {
-		if pid == 0 && path == wt {
-			pid = coretest.StartLive(t, wt, "sleep", "300")
-		}
-	})
-	// The plan (scanned before the process existed) says it goes.
-	p, err := svc.Prepare(context.Background(), PruneRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Cmd.(*pruneCmd).remove) != 1 {
-		t.Fatalf("prune would not remove the idle worktree: %+v", p.Cmd.(*pruneCmd).report)
-	}
-	out, err := svc.Execute(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pid == 0 {
-		t.Fatal("the removal never reached its live check")
-	}
-	if len(out.Prune.Removed) != 0 || len(out.Prune.Kept) != 2 {
-		t.Fatalf("report %+v", out.Prune)
-	}
-	want := fmt.Sprintf("1 process working in it: pid %d sleep 300 in %s", pid, wt)
-	for _, e := range out.Prune.Kept {
-		if e.Path == wt && (e.Reason != KeepProcesses || e.Detail != want) {
-			t.Errorf("kept %q %q, want %q %q", e.Reason, e.Detail, KeepProcesses, want)
-		}
-	}
-	if _, err := os.Stat(wt); err != nil {
-		t.Fatalf("prune removed the worktree a process started in: %v", err)
-	}
-	if refs := removedRefs(r); refs != "" {
-		t.Errorf("the record of a worktree prune kept stays: %s", refs)
-	}
-	if got := r.Git(r.Root, "branch", "--list", "late"); !strings.Contains(got, "late") {
-		t.Errorf("branch late is gone: %q", got)
-	}
 }
 
 // The same for land's clean-up, with a process that sits elsewhere and opens a file of the
@@ -120,18 +67,5 @@ func TestLandCleanUpKeepsAWorktreeAProcessOpenedAFileInAfterItsCheck(t *testing.
 	}
 	if refs := removedRefs(r); refs != "" {
 		t.Errorf("the record of a worktree the clean-up kept stays: %s", refs)
-	}
-}
-
-// A backend's refusal (tmux refusing to close the window copse runs in) is kept in prune's
-// report in its own words, not as git's.
-func TestPruneRefusedDetailKeepsTheBackendsOwnWords(t *testing.T) {
-	t.Parallel()
-	own := Refused(CodeCurrentWorkspace, "", "tmux window @3 is the one copse runs in")
-	if got := pruneRefusedDetail(own); got != "not removed: tmux window @3 is the one copse runs in" {
-		t.Errorf("backend refusal: %q", got)
-	}
-	if got := pruneRefusedDetail(fmt.Errorf("exit status 128")); got != "git refused to remove it: exit status 128" {
-		t.Errorf("git failure: %q", got)
 	}
 }

@@ -59,8 +59,8 @@ func (s *Env) ParseBase(ctx context.Context, raw string) (BaseCommit, error) {
 
 // at is the directory the session is in: where relative refs (HEAD, @{-1}) are read.
 func (s *Env) at() string {
-	if s.current() != "" {
-		return s.current()
+	if s.Current() != "" {
+		return s.Current()
 	}
 	return s.dir
 }
@@ -138,7 +138,7 @@ func (s *Env) ResolveTarget(ctx context.Context, snap Snapshot, path, branch, ws
 		return gitx.Worktree{}, "", Usage(CodeExactlyOne, "target", "name the worktree by exactly one of "+names,
 			"expected exactly one of %s, got %d", names, n)
 	}
-	wsOf, err := s.workspacesOf(ctx, snap)
+	wsOf, err := s.WorkspacesOf(ctx, snap)
 	if err != nil {
 		return gitx.Worktree{}, "", err
 	}
@@ -183,7 +183,7 @@ func (s *Env) ResolveTarget(ctx context.Context, snap Snapshot, path, branch, ws
 
 // workspacesOf maps each worktree's path to the workspace it is open in (empty without
 // workspaces).
-func (s *Env) workspacesOf(ctx context.Context, snap Snapshot) (map[string]string, error) {
+func (s *Env) WorkspacesOf(ctx context.Context, snap Snapshot) (map[string]string, error) {
 	wsOf := map[string]string{}
 	if !s.Backend.HasWorkspaces() {
 		return wsOf, nil
@@ -260,7 +260,7 @@ func (s *Env) LeavingWarning(ctx context.Context, c *TargetSpec) []string {
 	st := s.status(ctx, c.From)
 	c.Leaving = &st
 	if st.Error == "" && st.Dirty() {
-		return []string{fmt.Sprintf("%s has %s; they stay there", Escape(c.From), plural(st.Changes(), "uncommitted change"))}
+		return []string{fmt.Sprintf("%s has %s; they stay there", Escape(c.From), Plural(st.Changes(), "uncommitted change"))}
 	}
 	return nil
 }

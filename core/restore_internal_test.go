@@ -45,18 +45,18 @@ func TestDropExpiredRemoved(t *testing.T) {
 	if got, err := s.dropExpiredRemoved(ctx); err != nil || len(got) != 0 {
 		t.Fatalf("a fresh record was dropped: %v, %v", got, err)
 	}
-	if got, err := s.dropRemovedBefore(ctx, time.Now().Add(13*24*time.Hour), false); err != nil || len(got) != 0 {
+	if got, err := s.DropRemovedBefore(ctx, time.Now().Add(13*24*time.Hour), false); err != nil || len(got) != 0 {
 		t.Fatalf("dropped before 14 days: %v, %v", got, err)
 	}
 	r.Git(r.Root, "config", "copse.keepRemoved", "soon")
-	if _, err := s.dropRemovedBefore(ctx, time.Now().Add(30*24*time.Hour), false); AsError(err).Code != "bad_config" {
+	if _, err := s.DropRemovedBefore(ctx, time.Now().Add(30*24*time.Hour), false); AsError(err).Code != "bad_config" {
 		t.Fatalf("bad copse.keepRemoved: %v", err)
 	}
 	if refs() == "" {
 		t.Fatal("a bad setting dropped a record")
 	}
 	r.Git(r.Root, "config", "copse.keepRemoved", "1d")
-	got, err := s.dropRemovedBefore(ctx, time.Now().Add(25*time.Hour), false)
+	got, err := s.DropRemovedBefore(ctx, time.Now().Add(25*time.Hour), false)
 	if err != nil || !slices.Equal(got, []string{out.RestoreID}) {
 		t.Fatalf("dropped %v, %v; want [%s]", got, err, out.RestoreID)
 	}
@@ -68,12 +68,12 @@ func TestDropExpiredRemoved(t *testing.T) {
 func TestParseKeep(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]time.Duration{"14d": 14 * 24 * time.Hour, "2w": 14 * 24 * time.Hour, "36h": 36 * time.Hour} {
-		if got, err := parseSpan(in, keepRule); err != nil || got != want {
+		if got, err := ParseSpan(in, keepRule); err != nil || got != want {
 			t.Errorf("parseSpan(%q, keepRule) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "0d", "-1h", "d", "1.5d", "forever"} {
-		if _, err := parseSpan(in, keepRule); err == nil {
+		if _, err := ParseSpan(in, keepRule); err == nil {
 			t.Errorf("parseSpan(%q, keepRule) accepted", in)
 		}
 	}
@@ -148,7 +148,7 @@ func TestParseEntryRejectsForgedRecords(t *testing.T) {
 		return gitx.RemovedRef{Name: gitx.RemovedRefPrefix + id, Commit: commit, Message: message}
 	}
 	e, err := parseEntry(ref(commit[:idLen], msg(good)))
-	if err != nil || e.Path != good.Path || e.Branch != "feat/x" || e.ID != commit[:idLen] || e.worktreeTree != oid {
+	if err != nil || e.Path != good.Path || e.Branch != "feat/x" || e.ID != commit[:idLen] || e.WorktreeTree != oid {
 		t.Fatalf("good record: %+v, %v", e, err)
 	}
 	bad := map[string]gitx.RemovedRef{
@@ -248,21 +248,5 @@ func TestPruneDropsExpiredRecords(t *testing.T) {
 	}
 	if !slices.Equal(lands(), before) {
 		t.Fatalf("a refused prune dropped land records: %v, was %v", lands(), before)
-	}
-}
-
-// copse.keepRemoved never keeps a record however old it gets, and the listing says so.
-func TestKeepRemovedNever(t *testing.T) {
-	t.Parallel()
-	r, svc, _ := forceRemoved(t)
-	ctx := context.Background()
-	r.Git(r.Root, "config", "copse.keepRemoved", "never")
-	got, err := svc.impl.dropRemovedBefore(ctx, time.Now().Add(200*365*24*time.Hour), false)
-	if err != nil || len(got) != 0 {
-		t.Fatalf("keepRemoved never dropped %v, %v", got, err)
-	}
-	out, err := svc.impl.restoreList(ctx)
-	if err != nil || out.RemovedList.Keep != "never" || len(out.RemovedList.Removed) != 1 || !out.RemovedList.Removed[0].Expires.IsZero() {
-		t.Fatalf("listing under never: %v %+v", err, out.RemovedList)
 	}
 }

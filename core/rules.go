@@ -90,7 +90,7 @@ func rulePathFree(p AbsPath) *Error {
 		return failed(CodePathUnreadable, err, "check the path's permissions", "cannot read %s", Escape(p.s))
 	}
 	if len(entries) > 0 {
-		return Refused(CodePathExists, "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), plural(len(entries), "entry"))
+		return Refused(CodePathExists, "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), Plural(len(entries), "entry"))
 	}
 	return nil
 }
@@ -137,7 +137,7 @@ func RuleHasPrevious(found bool) *Error {
 // ---- remove (the Herdr rules are at the end)
 
 // ruleNotMain: the main checkout holds the repository; copse never removes it.
-func ruleNotMain(t gitx.Worktree, snap Snapshot) *Error {
+func RuleNotMain(t gitx.Worktree, snap Snapshot) *Error {
 	if len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path {
 		return Refused(CodeMainCheckout, "remove linked worktrees only; the main checkout holds the repository",
 			"%s is the main checkout (%s); copse never removes it", Escape(t.Path), Describe(t))
@@ -147,7 +147,7 @@ func ruleNotMain(t gitx.Worktree, snap Snapshot) *Error {
 
 // ruleNotHere: never remove the directory copse, its caller or its session is in, at
 // the worktree's root or anywhere below it.
-func (s *Env) ruleNotHere(t gitx.Worktree) *Error {
+func (s *Env) RuleNotHere(t gitx.Worktree) *Error {
 	if at, ok := s.hereWithin(t.Path); ok {
 		where := ""
 		if Canonical(at) != Canonical(t.Path) {
@@ -167,7 +167,7 @@ func (s *Env) ruleNotHere(t gitx.Worktree) *Error {
 
 // ruleHoldsNoWorktree: a worktree that contains another registered worktree would take
 // it along. Not even --force gets past this: remove or move the inner one first.
-func ruleHoldsNoWorktree(t gitx.Worktree, snap Snapshot) *Error {
+func RuleHoldsNoWorktree(t gitx.Worktree, snap Snapshot) *Error {
 	outer := Canonical(t.Path)
 	for _, o := range snap.Trees {
 		if o.Path == t.Path || o.Bare {
@@ -181,7 +181,7 @@ func ruleHoldsNoWorktree(t gitx.Worktree, snap Snapshot) *Error {
 	return nil
 }
 
-func ruleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
+func RuleDeleteHasBranch(t gitx.Worktree, deleteBranch bool) *Error {
 	if deleteBranch && t.Branch == "" {
 		return Usage(CodeNoBranch, "delete_branch", "drop --delete-branch", "%s is detached; there is no branch to delete", Escape(t.Path))
 	}
@@ -197,7 +197,7 @@ func ruleNotLocked(t gitx.Worktree) *Error {
 				"%s (%s) is claimed by session %s since %s", Escape(t.Path), Describe(t), Escape(c.Session), c.Since.Format(time.RFC3339))
 		}
 		return Refused(CodeLockedWorktree, "unlock it (git worktree unlock "+QuoteDisplay(t.Path)+") or pass --force",
-			"%s (%s) is locked: %s", Escape(t.Path), Describe(t), Escape(lockReason(t)))
+			"%s (%s) is locked: %s", Escape(t.Path), Describe(t), Escape(LockReason(t)))
 	}
 	return nil
 }
@@ -205,7 +205,7 @@ func ruleNotLocked(t gitx.Worktree) *Error {
 // ruleNotLockedByAgent: remove's lock rule for a lock an agent wrote (nil for any other
 // lock, which ruleNotLocked judges): while the agent's session runs it holds the worktree
 // as a claim; once it ended, the lock is stale, and --force removes it with the worktree.
-func ruleNotLockedByAgent(t gitx.Worktree, l agentLock) *Error {
+func RuleNotLockedByAgent(t gitx.Worktree, l agentLock) *Error {
 	if l.live {
 		return Refused(CodeClaimedWorktree, "end that Claude Code session first (or let it finish), or pass --force to remove the worktree under it",
 			"%s (%s) is claimed by %s", Escape(t.Path), Describe(t), l.holder())
@@ -216,14 +216,14 @@ func ruleNotLockedByAgent(t gitx.Worktree, l agentLock) *Error {
 
 // ruleNotLockedUnlessEnded is ruleNotLocked, except for a claim whose create --run command
 // ended (ended): that claim binds nothing, and the remove unlocks the worktree first.
-func ruleNotLockedUnlessEnded(t gitx.Worktree, ended bool) *Error {
+func RuleNotLockedUnlessEnded(t gitx.Worktree, ended bool) *Error {
 	if ended {
 		return nil
 	}
 	return ruleNotLocked(t)
 }
 
-func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
+func RuleStatusKnown(t gitx.Worktree, l Losses) *Error {
 	if l.Status.Error != "" {
 		return Refused(CodeStatusUnknown, "fix the worktree, or pass --force to remove it anyway",
 			"cannot tell what removing %s would lose: %s", Escape(t.Path), l.Status.Error)
@@ -231,7 +231,7 @@ func ruleStatusKnown(t gitx.Worktree, l Losses) *Error {
 	return nil
 }
 
-func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
+func RuleNoOperation(t gitx.Worktree, l Losses) *Error {
 	if l.Operation != "" {
 		return Refused(CodeOperationInProgress, "finish or abort it first (git -C "+QuoteDisplay(t.Path)+" status says how), or pass --force",
 			"%s (%s) is in the middle of a %s", Escape(t.Path), Describe(t), l.Operation)
@@ -239,49 +239,49 @@ func ruleNoOperation(t gitx.Worktree, l Losses) *Error {
 	return nil
 }
 
-func ruleClean(t gitx.Worktree, l Losses) *Error {
+func RuleClean(t gitx.Worktree, l Losses) *Error {
 	switch {
 	case l.Status.Dirty() && t.Prunable != nil:
 		return Refused(CodeDirtyWorktree, goneSubmoduleHint,
-			"%s (%s) is gone, and its index holds %s no commit has", Escape(t.Path), Describe(t), plural(l.Status.Staged, "staged change"))
+			"%s (%s) is gone, and its index holds %s no commit has", Escape(t.Path), Describe(t), Plural(l.Status.Staged, "staged change"))
 	case l.Status.Dirty():
 		return Refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
 			"%s (%s) has uncommitted changes: %s", Escape(t.Path), Describe(t), l.changes())
 	case len(l.Hidden) > 0:
 		return Refused(CodeDirtyWorktree, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
 			"%s (%s) has %s that git status does not show (assume-unchanged or skip-worktree): %s",
-			Escape(t.Path), Describe(t), plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
+			Escape(t.Path), Describe(t), Plural(len(l.Hidden), "changed file"), Sample(l.Hidden, len(l.Hidden)))
 	}
 	return nil
 }
 
-func ruleNoNested(t gitx.Worktree, l Losses) *Error {
+func RuleNoNested(t gitx.Worktree, l Losses) *Error {
 	if len(l.Nested) > 0 {
 		return Refused(CodeNestedRepository, "move them out of the worktree first, or pass --force to delete them (their commits are recorded for `copse restore`)",
 			"%s (%s) holds %s that git does not track and a remove would delete: %s",
-			Escape(t.Path), Describe(t), plural(len(l.Nested), "nested repository"), l.nestedNames())
+			Escape(t.Path), Describe(t), Plural(len(l.Nested), "nested repository"), l.nestedNames())
 	}
 	return nil
 }
 
-func ruleDetachedReachable(t gitx.Worktree, l Losses) *Error {
+func RuleDetachedReachable(t gitx.Worktree, l Losses) *Error {
 	if l.Detached > 0 {
 		return Refused(CodeDetachedUniqueCommits, goneHint(t, "keep them on a branch first: git -C "+QuoteDisplay(t.Path)+" branch <name>; or pass --force to drop them"),
-			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), Short(t.Head), plural(l.Detached, "commit"))
+			"%s is detached at %s with %s on no branch, tag or remote", Escape(t.Path), Short(t.Head), Plural(l.Detached, "commit"))
 	}
 	return nil
 }
 
-func ruleNoWorktreeOnlyCommits(t gitx.Worktree, l Losses) *Error {
+func RuleNoWorktreeOnlyCommits(t gitx.Worktree, l Losses) *Error {
 	switch {
 	case l.Reflog > 0:
 		return Refused(CodeWorktreeOnlyCommits, goneHint(t, "keep them on a branch first (git -C "+QuoteDisplay(t.Path)+" reflog shows them; git branch <name> <commit>), or pass --force to record them for `copse restore`"),
 			"%s has %s only its HEAD reflog holds (on no branch, tag or remote, their change nowhere else); git deletes that reflog with the worktree",
-			Escape(t.Path), plural(l.Reflog, "commit"))
+			Escape(t.Path), Plural(l.Reflog, "commit"))
 	case l.RefCommits > 0:
 		return Refused(CodeWorktreeOnlyCommits, goneHint(t, "keep them on a branch first (git -C "+QuoteDisplay(t.Path)+" branch <name> <ref>), or pass --force to record them for `copse restore`"),
 			"%s has %s only its per-worktree refs hold, which git deletes with the worktree: %s",
-			Escape(t.Path), plural(l.RefCommits, "commit"), sample(l.WorktreeRefs, len(l.WorktreeRefs)))
+			Escape(t.Path), Plural(l.RefCommits, "commit"), Sample(l.WorktreeRefs, len(l.WorktreeRefs)))
 	}
 	return nil
 }
@@ -300,7 +300,7 @@ func goneHint(t gitx.Worktree, hint string) string {
 // from a checkout, and no record can keep it.
 const goneSubmoduleHint = "its directory is gone: put it back (after moving it, git worktree repair), commit what it staged and push its submodules' commits (git -C <submodule> push), then remove again"
 
-func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
+func RuleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 	if len(l.Submodules) > 0 {
 		hint := "push them (git -C <submodule> push; a commit only its reflog holds needs a branch first: git -C <submodule> branch <name> <commit>), or pass --force to record them for `copse restore`"
 		if t.Prunable != nil {
@@ -308,14 +308,14 @@ func ruleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 		}
 		return Refused(CodeSubmoduleUnpushed, hint,
 			"%s holds %s whose git directory git deletes with the worktree: %s",
-			Escape(t.Path), plural(len(l.Submodules), "submodule"), heldNames(l.Submodules))
+			Escape(t.Path), Plural(len(l.Submodules), "submodule"), HeldNames(l.Submodules))
 	}
 	return nil
 }
 
 // ruleRecordable: a forced path records what it deletes first, and what it cannot record
 // it does not delete ("no record, no remove"). Nothing gets past this one.
-func ruleRecordable(t gitx.Worktree, l Losses) *Error {
+func RuleRecordable(t gitx.Worktree, l Losses) *Error {
 	if len(l.unrecordable) > 0 {
 		hint, why := "commit (or stash) the changes inside them, or move them out of the worktree; then remove again",
 			"a record keeps the commits of a submodule or nested repository, not their uncommitted changes"
@@ -323,15 +323,15 @@ func ruleRecordable(t gitx.Worktree, l Losses) *Error {
 			hint, why = goneSubmoduleHint, "a record of a worktree whose checkout is gone keeps its commits, not what it staged nor its submodules' repositories"
 		}
 		return Refused(CodeNotRecordable, hint, "cannot record what removing %s would delete, so nothing is removed: %s: %s",
-			Escape(t.Path), why, sample(l.unrecordable, len(l.unrecordable)))
+			Escape(t.Path), why, Sample(l.unrecordable, len(l.unrecordable)))
 	}
 	return nil
 }
 
-func ruleBranchMerged(t gitx.Worktree, l Losses, deleteBranch bool) *Error {
+func RuleBranchMerged(t gitx.Worktree, l Losses, deleteBranch bool) *Error {
 	if deleteBranch && l.Unique > 0 {
 		return Refused(CodeUnmergedBranch, "merge or push it first, or pass --force to delete it anyway",
-			"branch %s has %s on no other branch or remote", Escape(t.Branch), plural(l.Unique, "commit"))
+			"branch %s has %s on no other branch or remote", Escape(t.Branch), Plural(l.Unique, "commit"))
 	}
 	return nil
 }
@@ -349,7 +349,7 @@ func changeSummary(st Status) string {
 	return strings.Join(parts, ", ")
 }
 
-func forceHelps(e *Error) *Error {
+func ForceHelps(e *Error) *Error {
 	e.ForceHelps = true
 	return e
 }
@@ -370,7 +370,7 @@ func RuleClaimable(t gitx.Worktree, snap Snapshot) *Error {
 // --force (which asks first).
 func RuleNotClaimedByOther(c *ClaimSpec) *Error {
 	if !c.Release && c.Held != nil && c.Held.Session != c.Session.s && !c.Force {
-		return forceHelps(Refused(CodeClaimed, "pick another worktree, or pass --force to take it over (asks first)",
+		return ForceHelps(Refused(CodeClaimed, "pick another worktree, or pass --force to take it over (asks first)",
 			"%s (%s) is claimed by session %s since %s", Escape(c.Target.Path), Describe(c.Target), c.Held.Session, c.Held.Since.Format(time.RFC3339)))
 	}
 	return nil
@@ -380,7 +380,7 @@ func RuleNotClaimedByOther(c *ClaimSpec) *Error {
 // leave it alone unless forced.
 func RuleNotLockedByHuman(c *ClaimSpec, verb string) *Error {
 	if c.Human != nil && !c.Force {
-		return forceHelps(Refused(CodeLockedByHuman, "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
+		return ForceHelps(Refused(CodeLockedByHuman, "leave it alone, or pass --force to "+verb+" it anyway (asks first)",
 			"%s (%s) is locked, and not by copse: %s", Escape(c.Target.Path), Describe(c.Target), Escape(LockedReason(*c.Human))))
 	}
 	return nil
@@ -403,7 +403,7 @@ func RuleIsClaimed(c *ClaimSpec) *Error {
 // RuleClaimIsOurs: a session releases its own claims; another's only with --force.
 func RuleClaimIsOurs(c *ClaimSpec) *Error {
 	if c.Release && c.Held != nil && c.Held.Session != c.Session.s && !c.Force {
-		return forceHelps(Refused(CodeClaimedByOther, "release it as that session (`"+releaseCommand(c.Target.Path, c.Held.Session)+"`), or pass --force (asks first)",
+		return ForceHelps(Refused(CodeClaimedByOther, "release it as that session (`"+releaseCommand(c.Target.Path, c.Held.Session)+"`), or pass --force (asks first)",
 			"%s (%s) is claimed by session %s, not by %s", Escape(c.Target.Path), Describe(c.Target), c.Held.Session, c.Session.s))
 	}
 	return nil
@@ -413,7 +413,7 @@ func RuleClaimIsOurs(c *ClaimSpec) *Error {
 
 // ruleRecordedHead: a worktree recorded on an unborn branch has no commit to check out
 // again; its files are still in the record.
-func ruleRecordedHead(e RemovedEntry) *Error {
+func RuleRecordedHead(e RemovedEntry) *Error {
 	if e.Head == "" {
 		return Refused(CodeUnbornHead, "its files are in commit "+e.Commit+": `git -C DIR checkout "+Short(e.Commit)+" -- .`",
 			"the worktree %s was recorded on an unborn branch, which copse cannot check out again", Escape(e.Path))
@@ -450,12 +450,12 @@ func ruleIntoOtherBranch(t gitx.Worktree, into BranchName) *Error {
 
 // ruleNotOwnWorkspace: Herdr closes the workspace it removes, and every pane in it;
 // copse's own pane would go too. Not even --force gets past this.
-func ruleNotOwnWorkspace(c *removeCmd, session string) *Error {
-	if c.wsID != "" && c.wsID == session {
+func RuleNotOwnWorkspace(c *RemoveSpec, session string) *Error {
+	if c.WsID != "" && c.WsID == session {
 		return Refused(CodeCurrentWorkspace,
 			"run the remove from another Herdr workspace, or close this workspace first",
 			"%s is open in workspace %s, the workspace copse is running in; removing it would close this pane",
-			Escape(c.target.Path), Escape(c.wsID))
+			Escape(c.Target.Path), Escape(c.WsID))
 	}
 	return nil
 }
@@ -463,16 +463,16 @@ func ruleNotOwnWorkspace(c *removeCmd, session string) *Error {
 // ruleHerdrNotLocked: Herdr runs `git worktree remove [--force]` once; a locked worktree
 // needs it twice, so Herdr would fail after --force had already ended the workspace's
 // processes. Not even --force gets past this.
-func ruleHerdrNotLocked(c *removeCmd) *Error {
-	if c.wsID != "" && c.target.Locked != nil {
+func RuleHerdrNotLocked(c *RemoveSpec) *Error {
+	if c.WsID != "" && c.Target.Locked != nil {
 		return Refused(CodeLockedWorktree,
-			"unlock it first (git worktree unlock "+QuoteDisplay(c.target.Path)+"), then remove it",
-			"%s is locked and open in Herdr workspace %s; Herdr cannot remove a locked worktree", Escape(c.target.Path), Escape(c.wsID))
+			"unlock it first (git worktree unlock "+QuoteDisplay(c.Target.Path)+"), then remove it",
+			"%s is locked and open in Herdr workspace %s; Herdr cannot remove a locked worktree", Escape(c.Target.Path), Escape(c.WsID))
 	}
 	return nil
 }
 
-func lockReason(t gitx.Worktree) string {
+func LockReason(t gitx.Worktree) string {
 	if t.Locked == nil || *t.Locked == "" {
 		return "no reason given"
 	}
@@ -483,7 +483,7 @@ func lockReason(t gitx.Worktree) string {
 // their order: the first one's code, a message that names each, and each as a Reason.
 // wouldEnd, when not empty, says what --force would end; it ends the message. nil when
 // no rule refused.
-func allReasons(errs []*Error, wouldEnd string) *Error {
+func AllReasons(errs []*Error, wouldEnd string) *Error {
 	var got []*Error
 	for _, e := range errs {
 		if e != nil {
@@ -514,13 +514,13 @@ func allReasons(errs []*Error, wouldEnd string) *Error {
 // forceWouldEnd says what a forced remove would end ("" when nothing): the workspace the
 // backend closes, with the programs of its panes, and the processes that would lose their
 // directory.
-func forceWouldEnd(l liveSet, ws, closes string) string {
+func ForceWouldEnd(l LiveSet, ws, closes string) string {
 	var parts []string
 	if ws != "" && closes != "" {
 		parts = append(parts, closes)
 	}
-	if len(l.procs) > 0 {
-		parts = append(parts, plural(len(l.procs), "process")+" (pid "+pidList(l.procs)+") would lose their directory")
+	if len(l.Procs) > 0 {
+		parts = append(parts, Plural(len(l.Procs), "process")+" (pid "+PidList(l.Procs)+") would lose their directory")
 	}
 	if len(parts) == 0 {
 		return ""

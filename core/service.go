@@ -81,7 +81,7 @@ func (s *Service) HasWorkspaces() bool { return s.impl.Backend.HasWorkspaces() }
 func (s *Service) RepoRoot() string { return s.impl.Root() }
 
 // CurrentPath is the worktree this process runs in ("" when outside any).
-func (s *Service) CurrentPath() string { return s.impl.current() }
+func (s *Service) CurrentPath() string { return s.impl.Current() }
 
 // List reads every worktree, branch first. With status, every row gets a Status computed
 // on a bounded worker pool (a row that failed carries Status.Error).

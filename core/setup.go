@@ -92,10 +92,10 @@ func (c SetupConfig) AllSteps() []string { return append(slices.Clip(c.Project),
 // SetupConfig reads copse.copy, copse.setup and copse.setupTimeout from git config, and
 // the main checkout's .worktreeinclude and .copse.conf (see project.go).
 func (s *Service) SetupConfig(ctx context.Context) (SetupConfig, error) {
-	return s.impl.setupConfig(ctx)
+	return s.impl.SetupConfig(ctx)
 }
 
-func (s *Env) setupConfig(ctx context.Context) (SetupConfig, error) {
+func (s *Env) SetupConfig(ctx context.Context) (SetupConfig, error) {
 	var c SetupConfig
 	var err error
 	root := s.Root()
@@ -130,9 +130,9 @@ func (s *Env) setupConfig(ctx context.Context) (SetupConfig, error) {
 			return c, GitFailure(CodeConfigFailed, err, "cannot read git config copse.setupTimeout")
 		}
 		if ok {
-			d, perr := parseSpan(v, timeoutRule)
+			d, perr := ParseSpan(v, timeoutRule)
 			if perr != nil {
-				return c, spanError(CodeBadConfig, "copse.setupTimeout", v, timeoutRule, perr, "set a duration such as 10m: git config copse.setupTimeout 10m")
+				return c, SpanError(CodeBadConfig, "copse.setupTimeout", v, timeoutRule, perr, "set a duration such as 10m: git config copse.setupTimeout 10m")
 			}
 			c.Timeout = d
 		}
@@ -168,7 +168,7 @@ func (s *Service) SetupTarget(ctx context.Context, path, branch *string) (string
 	}
 	var t gitx.Worktree
 	if path == nil && branch == nil {
-		cur := si.current()
+		cur := si.Current()
 		if cur == "" {
 			return "", Usage(CodeNoTarget, "target", "name the worktree: `copse setup TARGET`", "copse is not running in a worktree")
 		}

@@ -86,6 +86,11 @@ func CheckText(field, raw string, maxLen int) error {
 	return nil
 }
 
+// GitsPath is a path git itself recorded (a worktree list, a restore record): absolute and
+// clean as git wrote it, and so not parsed as typed input is (it may hold a newline, which
+// a typed path may not).
+func GitsPath(p string) AbsPath { return AbsPath{p} }
+
 // ParseAbsPath accepts an absolute path with no `.`/`..` segments and no repeated or
 // trailing separators, i.e. a path that is already clean: copse never guesses what a
 // relative or unclean path was meant to name.

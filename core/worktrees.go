@@ -287,7 +287,7 @@ func (s *Env) Root() string {
 	return s.repo.root
 }
 
-func (s *Env) current() string {
+func (s *Env) Current() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.repo.current
@@ -316,7 +316,7 @@ func (s *Env) rows(snap Snapshot) []Worktree {
 	for i, t := range snap.Trees {
 		out = append(out, Worktree{
 			Branch: t.Branch, Path: t.Path, Head: t.Head,
-			Main: i == 0 && !t.Bare, Current: t.Path == s.current(),
+			Main: i == 0 && !t.Bare, Current: t.Path == s.Current(),
 			Detached: t.Detached, Bare: t.Bare, Locked: t.Locked, Prunable: t.Prunable,
 			Rebasing: t.Rebasing, Bisecting: t.Bisecting,
 		})
@@ -532,7 +532,7 @@ func byteSize(n int64) string {
 	return strconv.FormatInt(n, 10) + "-byte"
 }
 
-func firstLine(s string) string {
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]

@@ -8,6 +8,7 @@ import (
 	"github.com/copse-dev/copse/core/op/claim"
 	"github.com/copse-dev/copse/core/op/create"
 	"github.com/copse-dev/copse/core/op/list"
+	"github.com/copse-dev/copse/core/op/remove"
 	"github.com/copse-dev/copse/core/op/target"
 )
 
@@ -17,12 +18,12 @@ var All = core.NewRegistry(
 	create.Op,
 	target.OpenOp,
 	target.SwitchOp,
-	core.RemoveOp,
+	remove.RemoveOp,
 	target.BackOp,
-	core.RestoreOp,
+	remove.RestoreOp,
 	claim.ClaimOp,
 	claim.ReleaseOp,
-	core.PruneOp,
+	remove.PruneOp,
 	core.LandOp,
 	core.LandStatusOp,
 	core.LandDrainOp,

@@ -1,4 +1,4 @@
-package core
+package remove
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/landjobs"
 	"github.com/copse-dev/copse/gitx"
 	"github.com/copse-dev/copse/internal/liveproc"
@@ -20,55 +21,6 @@ import (
 // found on no other branch or remote, and idle longer than older-than. Everything else is
 // kept, each with its reason. Entries whose directory is gone are forgotten with `git
 // worktree prune`, which skips locked ones by itself.
-
-// PruneReport is what prune did, or with dry_run would do.
-type PruneReport struct {
-	OlderThan string       `json:"older_than"` // the idle threshold used, as people write it: "72h", "14d", "never"
-	Removed   []PruneEntry `json:"removed"`    // removed (dry run: would be)
-	Forgotten []PruneEntry `json:"forgotten"`  // directory gone; git worktree prune forgets the entry
-	Kept      []PruneEntry `json:"kept"`       // kept, each with its reason
-	// Records past their keep time, dropped (dry run: would be): `copse restore` records
-	// older than copse.keepRemoved, and landed or failed land jobs that ended longer than
-	// copse.keepLands ago (both 14 days unless set).
-	DroppedRestores []string `json:"dropped_restore_records,omitempty"`
-	DroppedLands    []string `json:"dropped_land_records,omitempty"`
-}
-
-// PruneEntry is one worktree in the report.
-type PruneEntry struct {
-	ID            string `json:"id,omitempty"`
-	Path          string `json:"path"`
-	Branch        string `json:"branch,omitempty"`
-	Reason        string `json:"reason"`           // a stable code, see PruneReasons
-	Detail        string `json:"detail,omitempty"` // the same for people, escaped
-	Idle          string `json:"idle,omitempty"`   // how long nothing happened there
-	BranchDeleted bool   `json:"branch_deleted,omitempty"`
-	RestoreID     string `json:"restore_id,omitempty"` // removed: `copse restore ID` brings it back
-}
-
-// Reason codes of PruneEntry: why a worktree goes, or why it stays.
-const (
-	PruneIdle         = "idle"           // removed: idle long enough and nothing to lose
-	PruneGone         = "directory_gone" // forgotten: the directory no longer exists
-	KeepMain          = "main"
-	KeepCurrent       = "current"
-	KeepClaimed       = "claimed"
-	KeepLocked        = "locked" // a lock copse did not write (a human's)
-	KeepLanding       = "landing"
-	KeepBlocked       = "blocked" // its last land is blocked
-	KeepMidOperation  = "mid_operation"
-	KeepDirty         = "dirty"
-	KeepStatusUnknown = "status_unknown"
-	KeepUniqueCommits = "unique_commits"
-	KeepNested        = "nested"    // a nested repository git does not track
-	KeepSubmodule     = "submodule" // a submodule's commits on no remote, in a git directory that goes with the worktree
-	KeepNotIdle       = "not_idle"
-	KeepProcesses     = "processes"     // a process works in it: activity, whatever the files say
-	KeepNotConfirmed  = "not_confirmed" // became prunable after the confirmation was shown
-	KeepRemoveRefused = "remove_refused"
-	defaultPruneAfter = 72 * time.Hour
-	pruneAfterConfig  = "copse.pruneAfter"
-)
 
 type pruneCand struct {
 	t       gitx.Worktree
@@ -84,7 +36,7 @@ type pruneCand struct {
 }
 
 type pruneCmd struct {
-	report       PruneReport
+	report       core.PruneReport
 	remove       []pruneCand
 	forget       []pruneCand
 	deleteBranch bool
@@ -95,32 +47,32 @@ type pruneCmd struct {
 // ParseIdle reads an idle threshold: a Go duration ("90m", "72h"), whole days ("3d") or
 // weeks ("2w"), at most 100 years, or "never" (nothing is pruned for being idle).
 func ParseIdle(field, raw string) (time.Duration, error) {
-	if err := CheckText(field, raw, 32); err != nil {
+	if err := core.CheckText(field, raw, 32); err != nil {
 		return 0, err
 	}
-	d, err := parseSpan(raw, idleRule)
+	d, err := core.ParseSpan(raw, core.IdleRule)
 	if err != nil {
-		return 0, spanError(CodeBadDuration, field, raw, idleRule, err, "use a duration such as 72h, 90m or 3d")
+		return 0, core.SpanError(core.CodeBadDuration, field, raw, core.IdleRule, err, "use a duration such as 72h, 90m or 3d")
 	}
 	return d, nil
 }
 
-func (s *Env) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration, error) {
+func pruneAfter(s *core.Env, ctx context.Context, r core.PruneRequest) (time.Duration, error) {
 	if r.OlderThan != nil {
 		return ParseIdle("older_than", *r.OlderThan)
 	}
-	v, ok, err := s.Git.ConfigValue(ctx, s.Root(), pruneAfterConfig)
+	v, ok, err := s.Git.ConfigValue(ctx, s.Root(), core.PruneAfterConfig)
 	if err != nil {
-		return 0, GitFailure(CodeConfigFailed, err, "cannot read git config "+pruneAfterConfig)
+		return 0, core.GitFailure(core.CodeConfigFailed, err, "cannot read git config "+core.PruneAfterConfig)
 	}
 	if !ok {
-		return defaultPruneAfter, nil
+		return core.DefaultPruneAfter, nil
 	}
-	d, perr := ParseIdle(pruneAfterConfig, strings.TrimSpace(v))
+	d, perr := ParseIdle(core.PruneAfterConfig, strings.TrimSpace(v))
 	if perr != nil {
-		e := AsError(perr)
-		fix := "fix it: `git config " + pruneAfterConfig + " 72h` (or pass --older-than)"
-		if e.Code == CodeDurationTooLong {
+		e := core.AsError(perr)
+		fix := "fix it: `git config " + core.PruneAfterConfig + " 72h` (or pass --older-than)"
+		if e.Code == core.CodeDurationTooLong {
 			e.Hint += "; " + fix
 		} else {
 			e.Hint = fix
@@ -130,16 +82,16 @@ func (s *Env) pruneAfter(ctx context.Context, r PruneRequest) (time.Duration, er
 	return d, nil
 }
 
-func (s *Env) preparePrune(ctx context.Context, r PruneRequest, snap Snapshot) (*Plan, error) {
-	older, err := s.pruneAfter(ctx, r)
+func preparePrune(s *core.Env, ctx context.Context, r core.PruneRequest, snap core.Snapshot) (*core.Plan, error) {
+	older, err := pruneAfter(s, ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	// The retentions are read now, before anything is removed: a bad or huge one refuses
 	// the prune (exit 2, nothing changed) instead of surfacing as a warning after the
 	// worktrees are gone.
-	for _, key := range []string{keepRemovedKey, keepLandsKey} {
-		if _, err := s.keepFor(ctx, key); err != nil {
+	for _, key := range []string{core.KeepRemovedKey, core.KeepLandsKey} {
+		if _, err := s.KeepFor(ctx, key); err != nil {
 			return nil, err
 		}
 	}
@@ -148,21 +100,21 @@ func (s *Env) preparePrune(ctx context.Context, r PruneRequest, snap Snapshot) (
 		return nil, err
 	}
 	c := &pruneCmd{deleteBranch: r.DeleteBranch, dryRun: r.DryRun, cwd: s.Root()}
-	c.report = PruneReport{OlderThan: FormatSpan(older), Removed: []PruneEntry{}, Forgotten: []PruneEntry{}, Kept: []PruneEntry{}}
+	c.report = core.PruneReport{OlderThan: core.FormatSpan(older), Removed: []core.PruneEntry{}, Forgotten: []core.PruneEntry{}, Kept: []core.PruneEntry{}}
 	// The worktrees' workspaces: their idle shells are judged as remove judges them, and a
 	// worktree's window or workspace is closed with it.
-	wsOf, err := s.workspacesOf(ctx, snap)
+	wsOf, err := s.WorkspacesOf(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
-	sc := &pruneScan{commonDir: commonDir, ids: WorktreeIDs(commonDir), jobs: landJobs(commonDir), now: time.Now(), older: older, live: &liveScan{}, wsOf: wsOf}
+	sc := &pruneScan{commonDir: commonDir, ids: core.WorktreeIDs(commonDir), jobs: landJobs(commonDir), now: time.Now(), older: older, live: &core.LiveScan{}, wsOf: wsOf}
 	for _, t := range snap.Trees {
 		if !t.Bare && t.Prunable == nil {
-			sc.live.paths = append(sc.live.paths, t.Path)
+			sc.live.Paths = append(sc.live.Paths, t.Path)
 		}
 	}
 	for i, t := range snap.Trees {
-		e, cand, fate := s.judgeForPrune(ctx, sc, i, t)
+		e, cand, fate := judgeForPrune(s, ctx, sc, i, t)
 		switch fate {
 		case pruneKept:
 			c.report.Kept = append(c.report.Kept, e)
@@ -174,11 +126,11 @@ func (s *Env) preparePrune(ctx context.Context, r PruneRequest, snap Snapshot) (
 			c.remove = append(c.remove, cand)
 		}
 	}
-	cmds, err := s.pruneCommands(c)
+	cmds, err := pruneCommands(s, c)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Request: r, Cmd: c, Commands: cmds, Warnings: sc.warnings}
+	p := &core.Plan{Request: r, Cmd: c, Commands: cmds, Warnings: sc.warnings}
 	if !r.DryRun && (len(c.remove) > 0 || len(c.forget) > 0) {
 		p.Confirm = pruneConfirmation(c, older, sc.warnings)
 		p.Warnings = p.Confirm.Warnings
@@ -193,7 +145,7 @@ type pruneScan struct {
 	jobs       landIndex
 	now        time.Time
 	older      time.Duration
-	live       *liveScan
+	live       *core.LiveScan
 	wsOf       map[string]string // worktree path → its workspace
 	liveWarned bool
 	warnings   []string
@@ -211,21 +163,21 @@ const (
 // judgeForPrune reads what prune needs about the worktree t (the i-th git lists), cheapest
 // first, and gives its report entry and fate; a candidate to remove comes with what the
 // confirmation says about it.
-func (s *Env) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Worktree) (PruneEntry, pruneCand, pruneFate) {
-	e := PruneEntry{Path: t.Path, Branch: t.Branch}
+func judgeForPrune(s *core.Env, ctx context.Context, sc *pruneScan, i int, t gitx.Worktree) (core.PruneEntry, pruneCand, pruneFate) {
+	e := core.PruneEntry{Path: t.Path, Branch: t.Branch}
 	if !t.Bare && i > 0 {
-		e.ID = IdOf(sc.ids, t.Path)
+		e.ID = core.IdOf(sc.ids, t.Path)
 	}
-	kept := func(reason, detail string) (PruneEntry, pruneCand, pruneFate) {
+	kept := func(reason, detail string) (core.PruneEntry, pruneCand, pruneFate) {
 		e.Reason, e.Detail = reason, detail
 		return e, pruneCand{}, pruneKept
 	}
-	ended := t.Locked != nil && s.claimEnded(t)
-	if reason, detail := pruneStays(i == 0, s.current() != "" && Canonical(s.current()) == Canonical(t.Path), ended, t); reason == PruneGone {
-		return s.judgeGone(ctx, e, t, detail)
+	ended := t.Locked != nil && s.ClaimEnded(t)
+	if reason, detail := pruneStays(i == 0, s.Current() != "" && core.Canonical(s.Current()) == core.Canonical(t.Path), ended, t); reason == core.PruneGone {
+		return judgeGone(s, ctx, e, t, detail)
 	} else if reason != "" {
-		if reason == KeepLocked {
-			reason, detail = agentLockKeep(t, sc.commonDir, e.ID, reason, detail)
+		if reason == core.KeepLocked {
+			reason, detail = core.AgentLockKeep(t, sc.commonDir, e.ID, reason, detail)
 		}
 		return kept(reason, detail)
 	}
@@ -233,8 +185,8 @@ func (s *Env) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Wo
 		return kept(landKeep(j))
 	}
 	// One answer to "what would be lost", the one remove refuses on.
-	l := s.losses(ctx, t)
-	if reason, detail := pruneKeep(t, l); reason != "" {
+	l := s.Losses(ctx, t)
+	if reason, detail := core.PruneKeep(t, l); reason != "" {
 		return kept(reason, detail)
 	}
 	// A process working in it is activity: the idle test below reads only git's files.
@@ -245,12 +197,12 @@ func (s *Env) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Wo
 	var unknown string
 	if ws != "" {
 		l := s.Backend.WorkspaceLive(ctx, t.Path, ws)
-		procs, unknown = l.procs, l.unknown
+		procs, unknown = l.Procs, l.Unknown
 	} else {
-		procs, unknown = sc.live.in(t.Path)
+		procs, unknown = sc.live.In(t.Path)
 	}
 	if len(procs) > 0 {
-		return kept(KeepProcesses, liveDetail(liveSet{procs: procs}))
+		return kept(core.KeepProcesses, core.LiveDetail(core.LiveSet{Procs: procs}))
 	}
 	if unknown != "" && !sc.liveWarned {
 		sc.liveWarned = true
@@ -263,11 +215,11 @@ func (s *Env) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Wo
 	if reason, detail := idleKeep(idle, known, sc.older); reason != "" {
 		return kept(reason, detail)
 	}
-	e.Reason, e.Detail = PruneIdle, "idle "+e.Idle+", clean, nothing unique"
+	e.Reason, e.Detail = core.PruneIdle, "idle "+e.Idle+", clean, nothing unique"
 	cand := pruneCand{t: t, id: e.ID, ws: ws, head: t.Head}
 	if l.Ignored > 0 {
 		// Deleted with it, as by remove: named, refusing nothing.
-		e.Detail += "; " + plural(l.Ignored, "ignored file") + " deleted with it: " + sample(l.IgnoredSample, l.Ignored)
+		e.Detail += "; " + core.Plural(l.Ignored, "ignored file") + " deleted with it: " + core.Sample(l.IgnoredSample, l.Ignored)
 		cand.ignored = ignoredRaw(l)
 	}
 	return e, cand, pruneRemoved
@@ -277,26 +229,26 @@ func (s *Env) judgeForPrune(ctx context.Context, sc *pruneScan, i int, t gitx.Wo
 // a detached HEAD, a HEAD reflog and refs/worktree/* with commits nothing else has. Those
 // are recorded first (as a removal is), so forgetting it loses nothing; what cannot be
 // read keeps it.
-func (s *Env) judgeGone(ctx context.Context, e PruneEntry, t gitx.Worktree, detail string) (PruneEntry, pruneCand, pruneFate) {
-	l := s.losses(ctx, t)
+func judgeGone(s *core.Env, ctx context.Context, e core.PruneEntry, t gitx.Worktree, detail string) (core.PruneEntry, pruneCand, pruneFate) {
+	l := s.Losses(ctx, t)
 	if l.Status.Error != "" {
-		e.Reason, e.Detail = KeepStatusUnknown, "directory gone, and cannot tell what its admin directory holds: "+l.Status.Error
+		e.Reason, e.Detail = core.KeepStatusUnknown, "directory gone, and cannot tell what its admin directory holds: "+l.Status.Error
 		return e, pruneCand{}, pruneKept
 	}
 	if l.Status.Dirty() {
-		e.Reason, e.Detail = KeepDirty, "directory gone, and its index holds "+plural(l.Status.Staged, "staged change")+" no commit has"
+		e.Reason, e.Detail = core.KeepDirty, "directory gone, and its index holds "+core.Plural(l.Status.Staged, "staged change")+" no commit has"
 		return e, pruneCand{}, pruneKept
 	}
 	if len(l.Submodules) > 0 {
 		// A submodule repository with commits on no remote: what no record can keep.
-		e.Reason, e.Detail = KeepSubmodule, fmt.Sprintf("directory gone, and its admin directory keeps %s whose commits go with it: %s",
-			plural(len(l.Submodules), "submodule repository"), heldNames(l.Submodules))
+		e.Reason, e.Detail = core.KeepSubmodule, fmt.Sprintf("directory gone, and its admin directory keeps %s whose commits go with it: %s",
+			core.Plural(len(l.Submodules), "submodule repository"), core.HeldNames(l.Submodules))
 		return e, pruneCand{}, pruneKept
 	}
-	e.Reason, e.Detail = PruneGone, detail
-	cand := pruneCand{t: t, id: e.ID, head: t.Head, record: len(l.keep) > 0}
+	e.Reason, e.Detail = core.PruneGone, detail
+	cand := pruneCand{t: t, id: e.ID, head: t.Head, record: len(l.Keep) > 0}
 	if cand.record {
-		e.Detail += "; recorded first: it holds " + gone(l, Escape)
+		e.Detail += "; recorded first: it holds " + gone(l, core.Escape)
 		cand.held = "recorded first: it holds " + gone(l, func(s string) string { return s })
 	}
 	return e, cand, pruneForgotten
@@ -305,8 +257,8 @@ func (s *Env) judgeGone(ctx context.Context, e PruneEntry, t gitx.Worktree, deta
 // gone says what the admin directory of a worktree whose directory is gone holds that
 // nothing else does: "2 commits only it held (detached HEAD, HEAD reflog, refs/worktree/x)",
 // the ref names passed through esc.
-func gone(l Losses, esc func(string) string) string {
-	n := l.heldCount()
+func gone(l core.Losses, esc func(string) string) string {
+	n := l.HeldCount()
 	var where []string
 	if l.Detached > 0 {
 		where = append(where, "detached HEAD")
@@ -317,7 +269,7 @@ func gone(l Losses, esc func(string) string) string {
 	for _, r := range l.WorktreeRefs {
 		where = append(where, esc(r))
 	}
-	return plural(n, "commit") + " only it held (" + strings.Join(where, ", ") + ")"
+	return core.Plural(n, "commit") + " only it held (" + strings.Join(where, ", ") + ")"
 }
 
 // pruneStays is why prune keeps t before reading anything about it (reason "" when
@@ -326,16 +278,16 @@ func gone(l Losses, esc func(string) string) string {
 func pruneStays(first, current, ended bool, t gitx.Worktree) (string, string) {
 	switch {
 	case first || t.Bare:
-		return KeepMain, "the main checkout"
+		return core.KeepMain, "the main checkout"
 	case current:
-		return KeepCurrent, "copse is running in it"
+		return core.KeepCurrent, "copse is running in it"
 	case t.Locked != nil && !ended:
-		if cl, ok := ParseClaim(*t.Locked); ok {
-			return KeepClaimed, fmt.Sprintf("claimed by session %s since %s", cl.Session, cl.Since.Format(time.RFC3339))
+		if cl, ok := core.ParseClaim(*t.Locked); ok {
+			return core.KeepClaimed, fmt.Sprintf("claimed by session %s since %s", cl.Session, cl.Since.Format(time.RFC3339))
 		}
-		return KeepLocked, "locked by a human: " + Escape(LockedReason(*t.Locked))
+		return core.KeepLocked, "locked by a human: " + core.Escape(core.LockedReason(*t.Locked))
 	case t.Prunable != nil:
-		return PruneGone, "directory gone: " + Escape(*t.Prunable)
+		return core.PruneGone, "directory gone: " + core.Escape(*t.Prunable)
 	}
 	return "", ""
 }
@@ -343,9 +295,9 @@ func pruneStays(first, current, ended bool, t gitx.Worktree) (string, string) {
 // landKeep is why prune keeps a worktree a land job still holds.
 func landKeep(j landJob) (string, string) {
 	if j.blocked {
-		return KeepBlocked, "its land is blocked" + j.detail
+		return core.KeepBlocked, "its land is blocked" + j.detail
 	}
-	return KeepLanding, "a land job is queued or running" + j.detail
+	return core.KeepLanding, "a land job is queued or running" + j.detail
 }
 
 // idleKeep is why prune keeps a worktree idle for idle (known: that can be told) against
@@ -353,20 +305,20 @@ func landKeep(j landJob) (string, string) {
 func idleKeep(idle time.Duration, known bool, older time.Duration) (string, string) {
 	switch {
 	case !known:
-		return KeepNotIdle, "cannot tell how long it has been idle"
-	case older == Never:
-		return KeepNotIdle, "idle " + idle.Round(time.Second).String() + "; the idle threshold is never"
+		return core.KeepNotIdle, "cannot tell how long it has been idle"
+	case older == core.Never:
+		return core.KeepNotIdle, "idle " + idle.Round(time.Second).String() + "; the idle threshold is never"
 	case idle < older:
-		return KeepNotIdle, "idle " + idle.Round(time.Second).String() + ", less than " + FormatSpan(older)
+		return core.KeepNotIdle, "idle " + idle.Round(time.Second).String() + ", less than " + core.FormatSpan(older)
 	}
 	return "", ""
 }
 
 // ignoredRaw names the ignored files removing it deletes, unescaped: the confirmation
 // escapes its fields itself.
-func ignoredRaw(l Losses) string {
+func ignoredRaw(l core.Losses) string {
 	names := l.IgnoredSample[:min(len(l.IgnoredSample), 3)]
-	out := plural(l.Ignored, "ignored file") + " deleted with it: " + strings.Join(names, ", ")
+	out := core.Plural(l.Ignored, "ignored file") + " deleted with it: " + strings.Join(names, ", ")
 	if more := l.Ignored - len(names); more > 0 {
 		out += fmt.Sprintf(" and %d more", more)
 	}
@@ -374,18 +326,18 @@ func ignoredRaw(l Losses) string {
 }
 
 // pruneCommands are the commands prune would run, for the plan.
-func (s *Env) pruneCommands(c *pruneCmd) ([]string, error) {
+func pruneCommands(s *core.Env, c *pruneCmd) ([]string, error) {
 	var cmds []string
 	for _, cand := range c.remove {
 		if cand.t.Locked != nil {
 			// Only an ended claim's lock reaches here (pruneStays keeps every other).
 			un, err := gitx.WorktreeUnlock(c.cwd, cand.t.Path)
 			if err != nil {
-				return nil, BuilderErr(err)
+				return nil, core.BuilderErr(err)
 			}
 			cmds = append(cmds, un.String())
 		}
-		rm, err := s.unforcedRemoveCommands(cand.t, cand.ws)
+		rm, err := s.UnforcedRemoveCommands(cand.t, cand.ws)
 		if err != nil {
 			return nil, err
 		}
@@ -393,7 +345,7 @@ func (s *Env) pruneCommands(c *pruneCmd) ([]string, error) {
 		if c.deleteBranch && cand.t.Branch != "" {
 			bd, err := gitx.BranchDelete(c.cwd, cand.t.Branch, true)
 			if err != nil {
-				return nil, BuilderErr(err)
+				return nil, core.BuilderErr(err)
 			}
 			cmds = append(cmds, bd.String())
 		}
@@ -403,7 +355,7 @@ func (s *Env) pruneCommands(c *pruneCmd) ([]string, error) {
 		// the ones not shown, and the ones whose commits were not recorded, alike.
 		rm, err := gitx.WorktreeRemove(c.cwd, cand.t.Path, false, false)
 		if err != nil {
-			return nil, BuilderErr(err)
+			return nil, core.BuilderErr(err)
 		}
 		cmds = append(cmds, rm.String())
 	}
@@ -412,15 +364,15 @@ func (s *Env) pruneCommands(c *pruneCmd) ([]string, error) {
 
 // pruneConfirmation asks before prune removes or forgets anything: what goes, what stays
 // and why.
-func pruneConfirmation(c *pruneCmd, older time.Duration, warnings []string) *Confirmation {
+func pruneConfirmation(c *pruneCmd, older time.Duration, warnings []string) *core.Confirmation {
 	var what []string
 	if n := len(c.remove); n > 0 {
-		what = append(what, "remove "+plural(n, "idle worktree"))
+		what = append(what, "remove "+core.Plural(n, "idle worktree"))
 	}
 	if n := len(c.forget); n > 0 {
-		what = append(what, "forget "+plural(n, "worktree")+" whose directory is gone")
+		what = append(what, "forget "+core.Plural(n, "worktree")+" whose directory is gone")
 	}
-	conf := &Confirmation{Title: "Prune: " + strings.Join(what, " and ") + "?", Warnings: warnings}
+	conf := &core.Confirmation{Title: "Prune: " + strings.Join(what, " and ") + "?", Warnings: warnings}
 	for i, e := range c.report.Removed {
 		v := e.Path
 		if e.Branch != "" {
@@ -446,55 +398,26 @@ func pruneConfirmation(c *pruneCmd, older time.Duration, warnings []string) *Con
 	}
 	for _, e := range c.report.Kept {
 		// What stays is information (the report lists it again), not a warning.
-		conf.Notices = append(conf.Notices, "keeps "+Escape(e.Path)+": "+keptWhy(e, older))
+		conf.Notices = append(conf.Notices, "keeps "+core.Escape(e.Path)+": "+keptWhy(e, older))
 	}
 	return conf
 }
 
 // keptWhy is why a worktree stays, in words that do not change while the confirmation is
 // open (its digest covers them): no idle times, no land phases, no process names.
-func keptWhy(e PruneEntry, older time.Duration) string {
+func keptWhy(e core.PruneEntry, older time.Duration) string {
 	switch e.Reason {
-	case KeepNotIdle:
-		if older == Never {
+	case core.KeepNotIdle:
+		if older == core.Never {
 			return "the idle threshold is never"
 		}
-		return "not idle for " + FormatSpan(older) + " yet"
-	case KeepLanding:
+		return "not idle for " + core.FormatSpan(older) + " yet"
+	case core.KeepLanding:
 		return "a land job is queued or running"
-	case KeepProcesses:
+	case core.KeepProcesses:
 		return "processes work in it"
 	}
 	return e.Detail
-}
-
-// pruneKeep is why prune keeps a worktree given what removing it would lose ("" when
-// nothing would be): the same losses remove refuses on, each with its reason.
-func pruneKeep(t gitx.Worktree, l Losses) (string, string) {
-	switch {
-	case l.Operation != "":
-		return KeepMidOperation, "a " + l.Operation + " in progress"
-	case l.Status.Error != "":
-		return KeepStatusUnknown, "cannot tell what removing it would lose: " + l.Status.Error
-	case l.Status.Dirty():
-		return KeepDirty, "uncommitted changes: " + l.changes()
-	case len(l.Hidden) > 0:
-		return KeepDirty, fmt.Sprintf("%s git status does not show (assume-unchanged or skip-worktree): %s",
-			plural(len(l.Hidden), "changed file"), sample(l.Hidden, len(l.Hidden)))
-	case len(l.Nested) > 0:
-		return KeepNested, fmt.Sprintf("%s git does not track: %s", plural(len(l.Nested), "nested repository"), l.nestedNames())
-	case len(l.Submodules) > 0:
-		return KeepSubmodule, fmt.Sprintf("%s whose git directory goes with it: %s", plural(len(l.Submodules), "submodule"), heldNames(l.Submodules))
-	case l.Detached > 0:
-		return KeepUniqueCommits, fmt.Sprintf("%s on no branch, tag or remote (detached at %s)", plural(l.Detached, "commit"), Short(t.Head))
-	case l.Reflog > 0:
-		return KeepUniqueCommits, fmt.Sprintf("%s only its HEAD reflog holds", plural(l.Reflog, "commit"))
-	case l.RefCommits > 0:
-		return KeepUniqueCommits, fmt.Sprintf("%s only its per-worktree refs hold: %s", plural(l.RefCommits, "commit"), sample(l.WorktreeRefs, len(l.WorktreeRefs)))
-	case l.Unique > 0:
-		return KeepUniqueCommits, fmt.Sprintf("%s on no other branch or remote", plural(l.Unique, "commit"))
-	}
-	return "", ""
 }
 
 // idleFor is how long the worktree has been idle: since the newest of its index and
@@ -504,7 +427,7 @@ func idleFor(commonDir, id string, now time.Time) (time.Duration, bool) {
 	if id == "" {
 		return 0, false
 	}
-	admin := adminDir(commonDir, id)
+	admin := core.AdminDir(commonDir, id)
 	var newest time.Time
 	for _, name := range []string{"index", filepath.Join("logs", "HEAD"), "HEAD"} {
 		if st, err := os.Stat(filepath.Join(admin, name)); err == nil && st.ModTime().After(newest) {
@@ -519,90 +442,90 @@ func idleFor(commonDir, id string, now time.Time) (time.Duration, bool) {
 
 // runPrune removes, under the lock, the worktrees that are prunable now AND were shown
 // in the confirmation; a worktree that changed since is kept with its new reason.
-func (s *Env) runPrune(ctx context.Context, fresh *pruneCmd, x *Execution) (*Outcome, error) {
+func runPrune(s *core.Env, ctx context.Context, fresh *pruneCmd, x *core.Execution) (*core.Outcome, error) {
 	p, freshPlan := x.Asked, x.Plan
-	out := &Outcome{Operation: OpPrune, DryRun: fresh.dryRun, Prune: &fresh.report, Warnings: freshPlan.Warnings}
+	out := &core.Outcome{Operation: core.OpPrune, DryRun: fresh.dryRun, Prune: &fresh.report, Warnings: freshPlan.Warnings}
 	if fresh.dryRun {
 		out.Commands = freshPlan.Commands
-		s.dropExpiredRecords(ctx, out, true)
+		dropExpiredRecords(s, ctx, out, true)
 		return out, nil
 	}
 	shown := shownIn(p, func(c *pruneCmd) []pruneCand { return c.remove })
 	rep := &fresh.report
 	removed := rep.Removed
-	rep.Removed = []PruneEntry{}
+	rep.Removed = []core.PruneEntry{}
 	for i, cand := range fresh.remove {
 		e := removed[i]
-		if !shown[Canonical(cand.t.Path)] {
-			e.Reason, e.Detail = KeepNotConfirmed, "became prunable after the confirmation was shown; prune again"
+		if !shown[core.Canonical(cand.t.Path)] {
+			e.Reason, e.Detail = core.KeepNotConfirmed, "became prunable after the confirmation was shown; prune again"
 			rep.Kept = append(rep.Kept, e)
 			continue
 		}
 		if ctx.Err() != nil {
-			e.Reason, e.Detail = KeepNotConfirmed, "not removed: cancelled"
+			e.Reason, e.Detail = core.KeepNotConfirmed, "not removed: cancelled"
 			rep.Kept = append(rep.Kept, e)
 			continue
 		}
 		// Recorded first, like a forced remove: `copse restore ID` brings it back. The
 		// processes are looked at again right before git removes it.
-		r, err := s.removeOne(ctx, removeStep{target: cand.t, record: true, deleteBranch: fresh.deleteBranch,
-			run: s.unforcedRemoval(cand.t, cand.ws, s.Git)})
-		if rerr, ok := isReadBack(err); ok {
-			return nil, Uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
-				"prune removed %s, but the worktree list could not be read back", Escape(cand.t.Path))
+		r, err := s.RemoveOne(ctx, core.RemoveStep{Target: cand.t, Record: true, DeleteBranch: fresh.deleteBranch,
+			Run: s.UnforcedRemoval(cand.t, cand.ws, s.Git)})
+		if rerr, ok := core.IsReadBack(err); ok {
+			return nil, core.Uncertain(core.CodePruneUnverified, rerr, "run `copse list` to see what exists",
+				"prune removed %s, but the worktree list could not be read back", core.Escape(cand.t.Path))
 		}
 		if err != nil {
 			e.Reason, e.Detail = pruneNotRecorded(err)
 			rep.Kept = append(rep.Kept, e)
 			continue
 		}
-		switch r.verdict {
-		case removalNothing:
-			e.Reason, e.Detail = KeepRemoveRefused, pruneRefusedDetail(r.runErr)
-			if l, ok := stillLive(r.runErr); ok {
-				e.Reason, e.Detail = KeepProcesses, liveDetail(l)
+		switch r.Verdict {
+		case core.RemovalNothing:
+			e.Reason, e.Detail = core.KeepRemoveRefused, pruneRefusedDetail(r.RunErr)
+			if l, ok := core.StillLive(r.RunErr); ok {
+				e.Reason, e.Detail = core.KeepProcesses, core.LiveDetail(l)
 			}
 			rep.Kept = append(rep.Kept, e)
 			continue
-		case removalPartial, removalIncomplete:
-			return nil, Uncertain(CodePruneIncomplete, r.runErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
-				"%s", removeState(cand.t.Path, r.listed, r.onDisk))
+		case core.RemovalPartial, core.RemovalIncomplete:
+			return nil, core.Uncertain(core.CodePruneIncomplete, r.RunErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
+				"%s", core.RemoveState(cand.t.Path, r.Listed, r.OnDisk))
 		}
-		if r.verdict == removalGoneAnyway && r.runErr != nil {
+		if r.Verdict == core.RemovalGoneAnyway && r.RunErr != nil {
 			// Gone, but a step after git's failed (its window could not be closed): said.
-			out.Warnings = append(out.Warnings, "removed "+Escape(cand.t.Path)+", but: "+AsError(r.runErr).Message)
+			out.Warnings = append(out.Warnings, "removed "+core.Escape(cand.t.Path)+", but: "+core.AsError(r.RunErr).Message)
 		}
-		saved := r.saved
+		saved := r.Saved
 		if fresh.deleteBranch && cand.t.Branch != "" {
-			if s.pruneDeleteBranch(ctx, fresh.cwd, cand.t.Branch) {
+			if pruneDeleteBranch(s, ctx, fresh.cwd, cand.t.Branch) {
 				e.BranchDeleted = true
 			} else {
-				out.Warnings = append(out.Warnings, "branch "+Escape(cand.t.Branch)+" of "+Escape(cand.t.Path)+" could not be deleted")
+				out.Warnings = append(out.Warnings, "branch "+core.Escape(cand.t.Branch)+" of "+core.Escape(cand.t.Path)+" could not be deleted")
 			}
 		}
 		e.RestoreID = saved.ID
 		rep.Removed = append(rep.Removed, e)
-		x.Emit(Event{Event: EventPruned, Reason: PruneIdle, Commit: cand.head, BranchDeleted: e.BranchDeleted},
-			&Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
+		x.Emit(core.Event{Event: core.EventPruned, Reason: core.PruneIdle, Commit: cand.head, BranchDeleted: e.BranchDeleted},
+			&core.Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
 	}
-	if err := s.forgetGone(ctx, fresh, p, x, out); err != nil {
+	if err := forgetGone(s, ctx, fresh, p, x, out); err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
-		return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: ctx.Err(),
+		return nil, &core.Error{Kind: core.KindCancelled, Code: core.CodeCancelled, Err: ctx.Err(),
 			Message: fmt.Sprintf("prune cancelled after removing %d worktrees", len(rep.Removed))}
 	}
-	s.dropExpiredRecords(ctx, out, false)
+	dropExpiredRecords(s, ctx, out, false)
 	return out, nil
 }
 
 // shownIn is the worktrees (canonical paths) the prune plan asked showed in one of its
 // lists (which picks it): what a run may act on.
-func shownIn(asked *Plan, which func(*pruneCmd) []pruneCand) map[string]bool {
+func shownIn(asked *core.Plan, which func(*pruneCmd) []pruneCand) map[string]bool {
 	shown := map[string]bool{}
 	if old, ok := asked.Cmd.(*pruneCmd); ok {
 		for _, c := range which(old) {
-			shown[Canonical(c.t.Path)] = true
+			shown[core.Canonical(c.t.Path)] = true
 		}
 	}
 	return shown
@@ -611,15 +534,15 @@ func shownIn(asked *Plan, which func(*pruneCmd) []pruneCand) map[string]bool {
 // forgetGone forgets, under the lock, the worktrees whose directory is gone that are so now
 // AND were shown in the confirmation, each on its own (`git worktree remove` of a missing
 // directory drops only its admin directory), recorded first when it holds commits.
-func (s *Env) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, x *Execution, out *Outcome) error {
+func forgetGone(s *core.Env, ctx context.Context, fresh *pruneCmd, asked *core.Plan, x *core.Execution, out *core.Outcome) error {
 	shown := shownIn(asked, func(c *pruneCmd) []pruneCand { return c.forget })
 	rep := &fresh.report
 	forgotten := rep.Forgotten
-	rep.Forgotten = []PruneEntry{}
+	rep.Forgotten = []core.PruneEntry{}
 	for i, cand := range fresh.forget {
 		e := forgotten[i]
-		if !shown[Canonical(cand.t.Path)] || ctx.Err() != nil {
-			e.Reason, e.Detail = KeepNotConfirmed, "its directory went after the confirmation was shown; prune again"
+		if !shown[core.Canonical(cand.t.Path)] || ctx.Err() != nil {
+			e.Reason, e.Detail = core.KeepNotConfirmed, "its directory went after the confirmation was shown; prune again"
 			if ctx.Err() != nil {
 				e.Detail = "not forgotten: cancelled"
 			}
@@ -628,59 +551,54 @@ func (s *Env) forgetGone(ctx context.Context, fresh *pruneCmd, asked *Plan, x *E
 		}
 		rm, err := gitx.WorktreeRemove(fresh.cwd, cand.t.Path, false, false)
 		if err != nil {
-			return BuilderErr(err)
+			return core.BuilderErr(err)
 		}
-		r, err := s.removeOne(ctx, removeStep{target: cand.t, record: cand.record,
-			run: func(ctx context.Context) error { _, err := s.Git.Run(ctx, rm); return err }})
-		if rerr, ok := isReadBack(err); ok {
-			return Uncertain(CodePruneUnverified, rerr, "run `copse list` to see what exists",
-				"prune forgot %s, but the worktree list could not be read back", Escape(cand.t.Path))
+		r, err := s.RemoveOne(ctx, core.RemoveStep{Target: cand.t, Record: cand.record,
+			Run: func(ctx context.Context) error { _, err := s.Git.Run(ctx, rm); return err }})
+		if rerr, ok := core.IsReadBack(err); ok {
+			return core.Uncertain(core.CodePruneUnverified, rerr, "run `copse list` to see what exists",
+				"prune forgot %s, but the worktree list could not be read back", core.Escape(cand.t.Path))
 		}
 		if err != nil {
 			e.Reason, e.Detail = pruneNotRecorded(err)
 			rep.Kept = append(rep.Kept, e)
 			continue
 		}
-		switch r.verdict {
-		case removalNothing:
-			e.Reason, e.Detail = KeepRemoveRefused, pruneRefusedDetail(r.runErr)
+		switch r.Verdict {
+		case core.RemovalNothing:
+			e.Reason, e.Detail = core.KeepRemoveRefused, pruneRefusedDetail(r.RunErr)
 			rep.Kept = append(rep.Kept, e)
 			continue
-		case removalPartial, removalIncomplete:
-			return Uncertain(CodePruneIncomplete, r.runErr, "run `copse list`",
-				"%s", removeState(cand.t.Path, r.listed, r.onDisk))
+		case core.RemovalPartial, core.RemovalIncomplete:
+			return core.Uncertain(core.CodePruneIncomplete, r.RunErr, "run `copse list`",
+				"%s", core.RemoveState(cand.t.Path, r.Listed, r.OnDisk))
 		}
-		if r.saved != nil {
-			e.RestoreID = r.saved.ID
+		if r.Saved != nil {
+			e.RestoreID = r.Saved.ID
 		}
 		rep.Forgotten = append(rep.Forgotten, e)
-		x.Emit(Event{Event: EventPruned, Reason: PruneGone}, &Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
+		x.Emit(core.Event{Event: core.EventPruned, Reason: core.PruneGone}, &core.Worktree{ID: e.ID, Path: e.Path, Branch: e.Branch})
 	}
 	return nil
 }
 
-// liveDetail is why prune keeps a worktree processes work in.
-func liveDetail(l liveSet) string {
-	return fmt.Sprintf("%s working in it: %s", plural(len(l.procs), "process"), describeProcs(l.procs))
-}
-
 // pruneNotRecorded is why prune keeps a worktree it could not record for restore first.
 func pruneNotRecorded(err error) (string, string) {
-	if AsError(err).Kind == KindCancelled {
-		return KeepNotConfirmed, "not removed: cancelled"
+	if core.AsError(err).Kind == core.KindCancelled {
+		return core.KeepNotConfirmed, "not removed: cancelled"
 	}
-	return KeepRemoveRefused, "could not record it for restore first: " + AsError(err).Message
+	return core.KeepRemoveRefused, "could not record it for restore first: " + core.AsError(err).Message
 }
 
 // pruneRefusedDetail says why a worktree git refused to remove stays.
 func pruneRefusedDetail(runErr error) string {
-	var e *Error
+	var e *core.Error
 	if errors.As(runErr, &e) {
 		return "not removed: " + e.Message // the backend's refusal, escaped already
 	}
 	msg := "git refused to remove it"
 	if runErr != nil {
-		msg += ": " + Escape(firstLine(gitErrText(runErr)))
+		msg += ": " + core.Escape(core.FirstLine(gitErrText(runErr)))
 	}
 	return msg
 }
@@ -688,23 +606,23 @@ func pruneRefusedDetail(runErr error) string {
 // dropExpiredRecords drops (dry: names) the restore and land records past their keep
 // time into the report. It is house-keeping after the worktrees are done: a failure is a
 // warning, never the prune's failure, and it keeps what it could not drop.
-func (s *Env) dropExpiredRecords(ctx context.Context, out *Outcome, dry bool) {
+func dropExpiredRecords(s *core.Env, ctx context.Context, out *core.Outcome, dry bool) {
 	now := time.Now()
 	rep := out.Prune
-	ids, err := s.dropRemovedBefore(ctx, now, dry)
+	ids, err := s.DropRemovedBefore(ctx, now, dry)
 	rep.DroppedRestores = ids
 	if err != nil {
-		out.Warnings = append(out.Warnings, "expired restore records kept: "+AsError(err).Error())
+		out.Warnings = append(out.Warnings, "expired restore records kept: "+core.AsError(err).Error())
 	}
 	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
-		out.Warnings = append(out.Warnings, "expired land records kept: "+AsError(err).Error())
+		out.Warnings = append(out.Warnings, "expired land records kept: "+core.AsError(err).Error())
 		return
 	}
-	jobs, err := s.dropLandsBefore(ctx, commonDir, now, dry)
+	jobs, err := s.DropLandsBefore(ctx, commonDir, now, dry)
 	rep.DroppedLands = jobs
 	if err != nil {
-		out.Warnings = append(out.Warnings, "expired land records kept: "+AsError(err).Error())
+		out.Warnings = append(out.Warnings, "expired land records kept: "+core.AsError(err).Error())
 	}
 }
 
@@ -718,8 +636,8 @@ func gitErrText(err error) string {
 
 // pruneDeleteBranch deletes a branch prune found to hold nothing unique, checking again
 // under the lock first.
-func (s *Env) pruneDeleteBranch(ctx context.Context, cwd, branch string) bool {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadBackTimeout)
+func pruneDeleteBranch(s *core.Env, ctx context.Context, cwd, branch string) bool {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), core.ReadBackTimeout)
 	defer cancel()
 	if n, err := s.Git.UniqueCommits(rctx, cwd, branch); err != nil || n > 0 {
 		return false
@@ -751,7 +669,7 @@ func (l landIndex) find(id, path string) (landJob, bool) {
 	if j, ok := l.byPath[path]; ok {
 		return j, true
 	}
-	j, ok := l.byPath[Canonical(path)]
+	j, ok := l.byPath[core.Canonical(path)]
 	return j, ok
 }
 
@@ -795,15 +713,15 @@ func landJobs(commonDir string) landIndex {
 		default:
 			skip = true
 		}
-		job := firstNonEmpty(rec.Job, name)
-		j.detail = " (job " + Escape(job)
+		job := core.FirstNonEmpty(rec.Job, name)
+		j.detail = " (job " + core.Escape(job)
 		switch {
 		case j.blocked && rec.Code != "":
-			j.detail += ": " + Escape(rec.Code)
+			j.detail += ": " + core.Escape(rec.Code)
 		case j.blocked:
-			j.detail += ": " + Escape(rec.State)
+			j.detail += ": " + core.Escape(rec.State)
 		case rec.Phase != "":
-			j.detail += ", " + Escape(rec.Phase)
+			j.detail += ", " + core.Escape(rec.Phase)
 		}
 		j.detail += ")"
 		for _, key := range []string{"id:" + rec.Worktree.ID, "path:" + rec.Worktree.Path} {
@@ -824,17 +742,8 @@ func landJobs(commonDir string) landIndex {
 			idx.byID[id] = l.job
 		} else if p, ok := strings.CutPrefix(key, "path:"); ok {
 			idx.byPath[p] = l.job
-			idx.byPath[Canonical(p)] = l.job
+			idx.byPath[core.Canonical(p)] = l.job
 		}
 	}
 	return idx
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
