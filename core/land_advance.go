@@ -11,7 +11,8 @@ import (
 )
 
 // advance moves the target from onto to the tested commit with a compare-and-swap, and
-// keeps any checkout of the target in step (reference/land.md, "Advancing the target").
+// keeps any checkout of the target in step: a bare update-ref would leave that checkout
+// stale, and its next commit would silently revert the land (docs/land.md, "advance").
 // The caller holds the repository lock. moved: the target is no longer at onto (rebase
 // and test again). done: the target now points at the commit. Neither: the job finished
 // blocked, failed or uncertain.

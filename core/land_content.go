@@ -7,13 +7,13 @@ import (
 	"github.com/copse-dev/copse/gitx"
 )
 
-// What lands is what was on the branch. A rebase can silently drop work: plain `git
-// rebase` drops merge commits and with them any change made inside one (a conflict
-// resolution, an edit), and --rebase-merges recreates merges without those changes
-// (reference/land.md, "Merge commits"). So after every rebase copse proves that the
-// rebased branch brings the target exactly the change the branch made against its merge
-// base, before the gate runs and long before the target moves. Nor may the rebase
-// overwrite the ignored files of the worktree it runs in (rebaseSparesIgnored).
+// What lands is what was on the branch. A rebase can silently drop work: plain `git rebase`
+// drops merge commits and with them any change made inside one (a conflict resolution, an
+// edit), and --rebase-merges recreates merges without those changes (git's own manual says
+// so). So after every rebase copse proves that the rebased branch brings the target exactly
+// the change the branch made against its merge base, before the gate runs and long before
+// the target moves. Nor may the rebase overwrite the ignored files of the worktree it runs
+// in (rebaseSparesIgnored).
 
 // alreadyOnTop reports (done) that the branch already contains onto: the land is then a
 // fast-forward to the branch's own commit, so nothing is rebased and nothing can be lost

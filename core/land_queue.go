@@ -12,11 +12,12 @@ import (
 	"github.com/copse-dev/copse/core/landjobs"
 )
 
-// The land queue's files under <common>/copse/land/ are core/landjobs' (reference/land.md,
-// "A FIFO across processes"); here are the records' contents and the liveness locks. A
-// job's liveness lock (land-N.lock) is flocked by the process running (or waiting to run)
-// the job for the job's whole life; the kernel drops it when that process dies, which is
-// how the others learn the job was abandoned.
+// The land queue's files under <common>/copse/land/ are core/landjobs' (a ticket queue:
+// neither a blocking nor a polling flock serves its waiters in order; docs/land.md, "The
+// queue"); here are the records' contents and the liveness locks. A job's liveness lock
+// (land-N.lock) is flocked by the process running (or waiting to run) the job for the job's
+// whole life; the kernel drops it when that process dies, which is how the others learn the
+// job was abandoned.
 //
 // Tickets are handed out under the repository lock. The head of the queue is the lowest
 // unfinished ticket; only the head runs. A job's record is written only by the holder of

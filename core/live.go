@@ -16,8 +16,8 @@ import (
 // pruned or cleaned up after a land without --force. liveproc reads /proc; copse itself,
 // the processes it started (git) and its ancestors sitting elsewhere do not count.
 
-// herdrWorkspaceEnv is the variable Herdr puts into every pane it starts
-// (reference/herdr-protocol.md §6): which workspace the pane was opened in.
+// HerdrWorkspaceEnv is the variable Herdr (v0.8.2) puts into every pane it starts: which
+// workspace the pane was opened in.
 const HerdrWorkspaceEnv = "HERDR_WORKSPACE_ID"
 
 // liveSet is what works inside one worktree.

@@ -196,14 +196,6 @@ func WorktreeRemove(dir, path string, force, locked bool) (Cmd, error) {
 	return Cmd{dir: dir, args: append(args, "--", path)}, nil
 }
 
-// WorktreePrune drops administrative records of worktrees whose directory is gone.
-func WorktreePrune(dir string) (Cmd, error) {
-	if err := check("worktree prune", checkDir(dir)); err != nil {
-		return Cmd{}, err
-	}
-	return Cmd{dir: dir, args: []string{"worktree", "prune"}}, nil
-}
-
 // StatusCmd reads the status of the worktree at dir in a stable machine format, for a
 // decision: the untracked cache is off.
 func StatusCmd(dir string) (Cmd, error) {

@@ -2,8 +2,8 @@ package gitx
 
 // Builders and small helpers for `copse land`: rebase, compare-and-swap ref updates, the
 // read-tree sync of a checkout of the target, and the per-worktree state files git keeps
-// (rebase-merge/head-name and friends). Facts behind each choice: reference/land.md,
-// checked on git 2.39.
+// (rebase-merge/head-name and friends). Each choice was checked on git 2.39; docs/land.md
+// says what each step does and refuses.
 
 import (
 	"bytes"
@@ -306,8 +306,8 @@ func (r *Runner) ConfigMatching(ctx context.Context, dir, pattern string) (map[s
 
 // ---- what lands is what was on the branch ----
 
-// RebaseKeepingMerges is Rebase for a branch with merge commits: plain rebase drops them
-// (reference/land.md, "Merge commits"). --rebase-merges=rebase-cousins recreates each
+// RebaseKeepingMerges is Rebase for a branch with merge commits: plain rebase drops them,
+// and with them any change made inside one. --rebase-merges=rebase-cousins recreates each
 // merge on the new base; a merge of the target itself has nothing left to bring and
 // vanishes, so the target's first-parent history stays its own. git does not carry over
 // changes made inside a merge (conflict resolutions, edits): the caller proves the result.

@@ -213,17 +213,6 @@ func TestMutationsWithRealGit(t *testing.T) {
 	if b, err := r.Branches(ctx, repo); err != nil || !slices.Equal(b, []string{"main"}) {
 		t.Fatalf("branches left: %q, %v", b, err)
 	}
-
-	// prune drops the record of a worktree whose directory vanished.
-	gone := s.path("gone")
-	wantOK(WorktreeAddNew(repo, gone, "gone", head))
-	if err := os.RemoveAll(gone); err != nil {
-		t.Fatal(err)
-	}
-	wantOK(WorktreePrune(repo))
-	if list, _, err := r.Worktrees(ctx, repo); err != nil || len(list) != 1 {
-		t.Fatalf("after prune: %s %v", dumpWorktrees(list), err)
-	}
 }
 
 // CommonDir works in a bare repository too (where --show-toplevel would fail).

@@ -307,7 +307,7 @@ func TestRunEnvAndArgv(t *testing.T) {
 			t.Errorf("%s=%q leaked into the child", k, v)
 		}
 	}
-	write := run(WorktreePrune("/repo"))
+	write := run(WorktreeRemove("/repo", "/p", false, false))
 	if _, ok := write["GIT_OPTIONAL_LOCKS"]; ok {
 		t.Errorf("a mutation ran with GIT_OPTIONAL_LOCKS")
 	}

@@ -117,10 +117,3 @@ func probe(ctx context.Context, bin string) (det Detection, err error, definite 
 	}
 	return Detection{Bin: bin, Version: v}, nil, true
 }
-
-// resetDetectCache forgets every detection (tests).
-func resetDetectCache() {
-	detectCache.Lock()
-	detectCache.m = map[string]detectEntry{}
-	detectCache.Unlock()
-}

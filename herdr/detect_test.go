@@ -18,6 +18,13 @@ import (
 // envOf is a getenv over a fixed map.
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
+// resetDetectCache forgets every detection.
+func resetDetectCache() {
+	detectCache.Lock()
+	detectCache.m = map[string]detectEntry{}
+	detectCache.Unlock()
+}
+
 // fakeClock replaces the cache clock for the test and returns a way to move it.
 func fakeClock(t *testing.T) func(time.Duration) {
 	t.Helper()

@@ -6,7 +6,8 @@
 // its values without a cycle. It never runs git and never decides policy: whether a
 // workspace may be opened or removed is core's business.
 //
-// The contract followed is Herdr v0.8.2's CLI as written down in the protocol reference
-// (shared/reference/herdr-protocol.md; workspace list: PROTOCOL-workspaces.md). What Herdr says is never taken as proof: core
-// confirms every result with git.
+// The contract followed is Herdr v0.8.2's CLI: `herdr worktree …` as this package's
+// builders and decoders spell it, and `herdr workspace list` as herdr/PROTOCOL-workspaces.md
+// writes it down. What Herdr says is never taken as proof: core confirms every result with
+// git.
 package herdr

@@ -27,6 +27,7 @@ func pdeathHelper() int {
 
 // The tmux client copse started dies with copse, even when copse is killed with SIGKILL.
 func TestTmuxDiesWithKilledParent(t *testing.T) {
+	t.Parallel()
 	srv := tmuxtest.Start(t)
 	helper := exec.Command(os.Args[0], "-test.run=^$")
 	helper.Env = append(os.Environ(), pdeathHelperEnv+"="+srv.Socket)

@@ -20,6 +20,7 @@ func client(s *tmuxtest.Server) *tmux.Client { return &tmux.Client{Socket: s.Soc
 
 // Targets are ids only: a name (which a branch could forge) is refused before anything runs.
 func TestBuilderRefusesNamesAsTargets(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"main", "@", "@1x", "%1", "$1", "@1;kill-server", "", "@-1"} {
 		if _, err := tmux.SelectWindow(bad); err == nil {
 			t.Errorf("SelectWindow(%q) was accepted", bad)
@@ -51,6 +52,7 @@ func TestBuilderRefusesNamesAsTargets(t *testing.T) {
 }
 
 func TestNewWindowRefusesUnsafeValues(t *testing.T) {
+	t.Parallel()
 	ok := tmux.NewWindowArgs{Session: "$0", Dir: "/tmp/x", Name: "feat"}
 	if _, err := tmux.NewWindow(ok); err != nil {
 		t.Fatalf("plain args refused: %v", err)
@@ -87,6 +89,7 @@ func TestNewWindowRefusesUnsafeValues(t *testing.T) {
 }
 
 func TestWindowLifecycleOnPrivateServer(t *testing.T) {
+	t.Parallel()
 	s := tmuxtest.Start(t)
 	c := client(s)
 	ctx := context.Background()
@@ -110,16 +113,21 @@ func TestWindowLifecycleOnPrivateServer(t *testing.T) {
 	want := name + "|" + dir
 	s.WaitFor("the window's command to print", func() bool { return strings.Contains(s.Capture(id), want) })
 
-	panes, err := c.Panes(ctx, sess)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The shell prints before it execs sleep: until then the pane's command is sh.
 	var mine *tmux.Pane
-	for i := range panes {
-		if panes[i].Window == id {
-			mine = &panes[i]
+	s.WaitFor("the window's command to be sleep", func() bool {
+		panes, err := c.Panes(ctx, sess)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		mine = nil
+		for i := range panes {
+			if panes[i].Window == id {
+				mine = &panes[i]
+			}
+		}
+		return mine == nil || mine.Command == "sleep"
+	})
 	if mine == nil || mine.Mark != dir || mine.WindowName != name || mine.PID <= 0 || mine.Command != "sleep" {
 		t.Fatalf("pane of %s = %+v; want mark %q, name %q, command sleep", id, mine, dir, name)
 	}
@@ -143,6 +151,7 @@ func TestWindowLifecycleOnPrivateServer(t *testing.T) {
 // A window name built to look like rows and fields of the listing stays one field of one
 // row: the separator is made fresh for each run.
 func TestListingCannotBeForgedByNames(t *testing.T) {
+	t.Parallel()
 	s := tmuxtest.Start(t)
 	forged := "x\n\x1e\x1e@99\x1f\x1f1\x1f\x1f/etc\t%1\n"
 	// new-window -n keeps control characters as they are (rename-window would escape them).
@@ -157,6 +166,7 @@ func TestListingCannotBeForgedByNames(t *testing.T) {
 }
 
 func TestPreviousIsKeptPerSession(t *testing.T) {
+	t.Parallel()
 	s := tmuxtest.Start(t)
 	c := client(s)
 	ctx := context.Background()
@@ -176,22 +186,43 @@ func TestPreviousIsKeptPerSession(t *testing.T) {
 // space, read whole) and window, and every pane of the server, another session's too (a
 // worktree's window may be there), each with its own session.
 func TestSurveyIsSessionOfPreviousAndEveryPane(t *testing.T) {
+	t.Parallel()
 	s := tmuxtest.Start(t)
 	c := client(s)
 	ctx := context.Background()
-	s.Run("new-window", "-d", "-t", s.Session)
-	s.Run("new-session", "-d", "-s", "other")
+	// Both new shells are login shells: they run the profile (its commands show as the
+	// pane's command for a moment) before they wait at a prompt.
+	s.Idle(s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "-t", s.Session))
+	s.Idle(s.Run("new-session", "-d", "-P", "-F", "#{window_id}", "-s", "other"))
 	sess, win, err := c.SessionOf(ctx, s.Pane)
 	if err != nil {
 		t.Fatal(err)
 	}
-	at, panes, err := c.Survey(ctx, s.Pane)
-	if err != nil || at != (tmux.Place{Session: sess, Window: win}) {
-		t.Fatalf("Survey before any previous = %+v %v; want session %s window %s", at, err, sess, win)
+	// A window's name follows its command a moment late and its activity moves with the
+	// prompt's output: Survey is compared with AllPanes only from a round in which the
+	// listing did not change around it.
+	var (
+		at          tmux.Place
+		panes, want []tmux.Pane
+	)
+	s.WaitFor("a listing that stays the same around Survey", func() bool {
+		before, err := c.AllPanes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if at, panes, err = c.Survey(ctx, s.Pane); err != nil {
+			t.Fatal(err)
+		}
+		if want, err = c.AllPanes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return reflect.DeepEqual(before, want)
+	})
+	if at != (tmux.Place{Session: sess, Window: win}) {
+		t.Fatalf("Survey before any previous = %+v; want session %s window %s", at, sess, win)
 	}
-	want, err := c.AllPanes(ctx)
-	if err != nil || len(want) != 3 || !reflect.DeepEqual(panes, want) {
-		t.Fatalf("Survey's panes = %+v; AllPanes = %+v %v (want the server's three)", panes, want, err)
+	if len(want) != 3 || !reflect.DeepEqual(panes, want) {
+		t.Fatalf("Survey's panes = %+v; AllPanes = %+v (want the server's three)", panes, want)
 	}
 	other := s.Run("display-message", "-p", "-t", "other", "#{session_id}")
 	sessions := map[string]int{}
@@ -216,6 +247,7 @@ func TestSurveyIsSessionOfPreviousAndEveryPane(t *testing.T) {
 }
 
 func TestNoServerIsAnExitError(t *testing.T) {
+	t.Parallel()
 	c := &tmux.Client{Socket: filepath.Join(t.TempDir(), "none")}
 	_, err := c.Panes(context.Background(), "$0")
 	var te *tmux.Error
@@ -230,6 +262,7 @@ func TestNoServerIsAnExitError(t *testing.T) {
 // KillWindowAfter closes the window once the process has ended, not before, run by the
 // server in the background; only checked values reach its shell.
 func TestKillWindowAfterWaitsForTheProcess(t *testing.T) {
+	t.Parallel()
 	s := tmuxtest.Start(t)
 	c := client(s)
 	ctx := context.Background()
@@ -261,29 +294,64 @@ func TestKillWindowAfterWaitsForTheProcess(t *testing.T) {
 // A dead pane (remain-on-exit) carries the exit status of its command, and 128+N when
 // signal N ended it: a done agent always has its exit code.
 func TestDeadPaneCarriesItsExitStatus(t *testing.T) {
+	t.Parallel()
 	s := tmuxtest.Start(t)
 	c := client(s)
 	ctx := context.Background()
 	s.Run("set-option", "-g", "remain-on-exit", "on")
 	three := s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "-t", s.Session, "--", "sh", "-c", "exit 3")
 	zero := s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "-t", s.Session, "--", "true")
-	killed := s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "-t", s.Session, "--", "sh", "-c", "kill -TERM $$")
-	want := map[string]int{three: 3, zero: 0, killed: 128 + 15, s.Window: -1}
-	var got map[string]int
-	s.WaitFor("the three commands to end", func() bool {
+	// codes reads the exit code of every pane, and which panes are dead and which of those
+	// tmux has the status of: it calls a pane dead when its terminal closes, and has the
+	// status only once it has reaped the process, a moment later.
+	codes := func() (got map[string]int, dead, reaped map[string]bool) {
 		panes, err := c.AllPanes(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = map[string]int{}
-		dead := 0
+		got, dead, reaped = map[string]int{}, map[string]bool{}, map[string]bool{}
 		for _, p := range panes {
 			got[p.Window] = p.ExitCode
-			if p.Dead {
-				dead++
-			}
+			dead[p.Window] = p.Dead
+			reaped[p.Window] = p.Dead && p.ExitCode >= 0
 		}
-		return dead == 3
+		return got, dead, reaped
+	}
+	// tmux (3.3a at least) now and then never learns how a pane that a signal ended died:
+	// it sees the terminal close and no child exit, and the pane stays dead with no status
+	// for good. That is tmux's loss, not a misreading of copse's, so the killed window is
+	// tried afresh, up to five times; a pass still needs tmux's own 128+15.
+	var killed string
+	for try := 1; try <= 5 && killed == ""; try++ {
+		w := s.Run("new-window", "-d", "-P", "-F", "#{window_id}", "-t", s.Session, "--", "sh", "-c", "kill -TERM $$")
+		var deadAt time.Time
+		s.WaitFor("the killed window's command to end", func() bool {
+			_, dead, reaped := codes()
+			switch {
+			case reaped[w]:
+				killed = w
+				return true
+			case !dead[w]:
+				return false
+			case deadAt.IsZero():
+				deadAt = time.Now()
+			}
+			return time.Since(deadAt) > 3*time.Second
+		})
+		if killed == "" {
+			t.Logf("tmux lost the status of the killed window %s (try %d)", w, try)
+			s.Run("kill-window", "-t", w)
+		}
+	}
+	if killed == "" {
+		t.Fatal("tmux never had the status of a window a signal ended, in five tries")
+	}
+	want := map[string]int{three: 3, zero: 0, killed: 128 + 15, s.Window: -1}
+	var got map[string]int
+	s.WaitFor("the three commands to end and be reaped", func() bool {
+		var reaped map[string]bool
+		got, _, reaped = codes()
+		return reaped[three] && reaped[zero]
 	})
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("exit codes by window = %v; want %v", got, want)

@@ -60,7 +60,7 @@ func TestCachedStatusesAreAskedFirstAndAlone(t *testing.T) {
 	t.Parallel()
 	svc, l := cachedService(t, "a", "b", "c")
 
-	m := New(svc, Options{Listing: l, Width: 100, Height: 30})
+	m := newModel(context.Background(), svc, Options{Listing: l, Width: 100, Height: 30})
 	m.startEarlyLookup()
 	if m.early == nil {
 		t.Fatal("no early lookup for the rows on screen")
@@ -150,7 +150,7 @@ func TestPoolTrackerWaitsOnlyForRunningPools(t *testing.T) {
 func TestFirstFrameShowsCachedStatuses(t *testing.T) {
 	t.Parallel()
 	svc, l := cachedService(t, "a", "b")
-	m := New(svc, Options{Listing: l, Width: 100, Height: 30})
+	m := newModel(context.Background(), svc, Options{Listing: l, Width: 100, Height: 30})
 	m.startEarlyLookup()
 	m.drawEarly(10 * time.Second) // generous: the test is of what is drawn, not how fast
 	for _, row := range m.rows {

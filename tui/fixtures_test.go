@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -112,7 +113,7 @@ func fxRealistic() (*core.Listing, []core.StatusResult) {
 // newTestModel is a picker without a Service, pinned to a size, home and clock.
 func newTestModel(w, h int, opts Options) Model {
 	opts.Width, opts.Height = w, h
-	m := New(nil, opts)
+	m := newModel(context.Background(), nil, opts)
 	m.home = fxHome
 	m.now = func() time.Time { return fxClock }
 	m.backend = "git"

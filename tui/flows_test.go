@@ -86,7 +86,7 @@ func openService(t *testing.T, r *coretest.Repo, dir string) *core.Service {
 func startFlow(t *testing.T, svc *core.Service, opts Options) *flow {
 	t.Helper()
 	var p probe
-	tm := teatest.NewTestModel(t, New(svc, opts),
+	tm := teatest.NewTestModel(t, newModel(context.Background(), svc, opts),
 		teatest.WithInitialTermSize(100, 30),
 		teatest.WithProgramOptions( // replaces, not appends: every option in one call
 			tea.WithColorProfile(colorprofile.Ascii),

@@ -104,12 +104,8 @@ type Model struct {
 	result Result
 }
 
-// New returns the picker for svc. svc may be nil only in tests that drive Update with
-// messages and never run the returned commands.
-func New(svc *core.Service, opts Options) Model {
-	return newModel(context.Background(), svc, opts)
-}
-
+// newModel returns the picker for svc, its work canceled with parent. svc may be nil only
+// in tests that drive Update with messages and never run the returned commands.
 func newModel(parent context.Context, svc *core.Service, opts Options) Model {
 	ctx, cancel := context.WithCancel(parent)
 	home, _ := os.UserHomeDir()

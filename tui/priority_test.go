@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -76,7 +77,7 @@ func TestRowsScrolledIntoViewAreComputedNext(t *testing.T) {
 func TestListingGivenIsOnTheFirstFrame(t *testing.T) {
 	t.Parallel()
 	l, _ := manyWorktrees(5)
-	m := New(nil, Options{Width: 100, Height: 14, Listing: l})
+	m := newModel(context.Background(), nil, Options{Width: 100, Height: 14, Listing: l})
 	if got := plain(m); !strings.Contains(got, "w004") || strings.Contains(got, "loading") {
 		t.Fatalf("first frame:\n%s", got)
 	}

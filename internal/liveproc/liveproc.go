@@ -168,17 +168,15 @@ func isShell(argv []string) bool {
 	return shells[filepath.Base(strings.TrimPrefix(argv[0], "-"))]
 }
 
-// ReadingTerminal reports whether pid, or a process it started, is blocked reading its
-// terminal: waiting for a person to type (Linux only; false where copse cannot tell, and
-// for programs that wait in poll rather than in read).
-func ReadingTerminal(pid int) bool { return readingTerminal(pid) }
-
 // Foreground is what runs from one process: a tmux pane's first process, typically.
 type Foreground struct {
 	Name     string // its command name, or that of the first program below it that is not a shell
 	PID      int    // the process Name is of
 	Children int    // how many processes it started (-1 where copse cannot tell)
-	Reading  bool   // ReadingTerminal
+	// Reading: it, or a process it started, is blocked reading its terminal, waiting for a
+	// person to type (false where copse cannot tell, and for programs that wait in poll
+	// rather than in read).
+	Reading bool
 }
 
 // ForegroundOf describes what runs from pid (Linux only).

@@ -23,6 +23,7 @@ import (
 // agent's window (not the one in view) rings; then it exits 0: list shows done with exit
 // code 0, the claim is released, and land cleans up without --force, closing the window.
 func TestAgentDayEndToEndInTmux(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("this test runs in a private tmux server; tmux is not installed:", err)
 	}
@@ -133,6 +134,7 @@ func TestAgentDayEndToEndInTmux(t *testing.T) {
 // A --run command that exits 0 within a second did not start either: the reply says so with
 // its exit code, and its claim does not stay live.
 func TestCLIRunThatExitsAtOnceWithZeroIsAFailedStart(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv, env := runServer(t, r)
 	res := runWith(t, r, r.Root, env, nil, "create", "feat/quick", "--run", "true", "--json")
@@ -149,6 +151,7 @@ func TestCLIRunThatExitsAtOnceWithZeroIsAFailedStart(t *testing.T) {
 // always, but its window does not ring (the default, on, rings it:
 // TestCLIRunEndRecordsDoneLogsItAndReleasesTheClaim).
 func TestCLIRunEndWithNotifyOffDoesNotRing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv, env := runServer(t, r)
 	r.Git(r.Root, "config", "copse.notify", "off")
@@ -163,7 +166,7 @@ func TestCLIRunEndWithNotifyOffDoesNotRing(t *testing.T) {
 	runRecord(t, srv, r, "agent:feat-quiet", agentstate.Done)
 	path := filepath.Join(r.Base, "app.worktrees", "feat-quiet")
 	srv.WaitFor("the claim's release", func() bool { return !lockedIn(t, r, path) })
-	waitWrappers(t) // the bell would come last, from the wrapper's copse
+	waitWrappers(t, r) // the bell would come last, from the wrapper's copse
 	if b := srv.Run("display-message", "-p", "-t", created.WorkspaceID, "#{window_bell_flag}"); b != "0" {
 		t.Errorf("copse.notify off, yet the ended agent's window rang (bell flag %s)", b)
 	}

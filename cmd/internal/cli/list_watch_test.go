@@ -110,6 +110,7 @@ func readSeen(t *testing.T, r *coretest.Repo) seenRecord {
 // git; it prints a line only when the listing changed; and with two watchers running the
 // change is logged as exactly one agent.state event. SIGINT ends a watcher with exit 130.
 func TestCLIListWatchFollowsAnAgentWithoutInput(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv := tmuxtest.Start(t)
 	var env []string

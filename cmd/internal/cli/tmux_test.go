@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 // create --run typed at the command line, inside tmux (a private server): the command
 // starts in the new worktree's window without asking again, and the worktree is claimed.
 func TestCLICreateRunStartsTheCommandInItsWindow(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv := tmuxtest.Start(t)
 	var env []string
@@ -46,6 +48,7 @@ func TestCLICreateRunStartsTheCommandInItsWindow(t *testing.T) {
 
 // Outside tmux, --run is refused before anything changes: it never runs in the foreground.
 func TestCLICreateRunOutsideTmuxIsRefused(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	before := r.Snapshot()
 	res := run(t, r, r.Root, "create", "feat/run", "--run", "touch started")
@@ -101,6 +104,7 @@ func tmuxEnv(srv *tmuxtest.Server) []string {
 // and its branch go, the reply says the window closes, and tmux closes it once copse has
 // answered; copse and the shell that started it are not processes that keep it.
 func TestCLILandFromItsOwnWindowCleansUpAndClosesTheWindow(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv := tmuxtest.Start(t)
 	res := runWith(t, r, r.Root, tmuxEnv(srv), nil, "create", "feat", "--json")
@@ -138,6 +142,7 @@ func TestCLILandFromItsOwnWindowCleansUpAndClosesTheWindow(t *testing.T) {
 // forced or not, and changes nothing: copse and the shell it was typed in are not counted
 // as processes working there.
 func TestCLIRemoveFromAnotherPaneOfItsWindowIsCurrentWorkspace(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv := tmuxtest.Start(t)
 	res := runWith(t, r, r.Root, tmuxEnv(srv), nil, "create", "feat", "--json")
@@ -174,6 +179,7 @@ func TestCLIRemoveFromAnotherPaneOfItsWindowIsCurrentWorkspace(t *testing.T) {
 // copse list shows Claude Code's lock as the claim of its session while the session runs,
 // in text and in --json, and as a stale lock once it ended.
 func TestCLIListShowsAClaudeLockAsItsSessionsClaim(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	pid := coretest.StartLive(t, t.TempDir(), "sleep", "600")
 	time.Sleep(20 * time.Millisecond)
@@ -199,6 +205,7 @@ func TestCLIListShowsAClaudeLockAsItsSessionsClaim(t *testing.T) {
 // A remove refused for several reasons says them all, in text and with --json each with its
 // code, and changes nothing.
 func TestCLIRemoveRefusalListsEveryReason(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	wt := r.AddWorktree("feat", "app.worktrees/feat")
 	coretest.WriteFile(t, filepath.Join(wt, "notes.txt"), "draft\n")
@@ -216,7 +223,7 @@ func TestCLIRemoveRefusalListsEveryReason(t *testing.T) {
 func runServer(t *testing.T, r *coretest.Repo) (*tmuxtest.Server, []string) {
 	srv := tmuxtest.Start(t)
 	// Before the repository goes: a wrapper's copse may still write its event or notify.
-	t.Cleanup(func() { waitWrappers(t) })
+	t.Cleanup(func() { waitWrappers(t, r) })
 	for _, kv := range cleanEnv(r.Home) {
 		k, v, _ := strings.Cut(kv, "=")
 		srv.Run("set-environment", "-g", k, v)
@@ -271,6 +278,7 @@ func lockedIn(t *testing.T, r *coretest.Repo, path string) bool {
 // bell of its window (nobody looks at it: the test's session has no client); the window
 // keeps a shell.
 func TestCLIRunEndRecordsDoneLogsItAndReleasesTheClaim(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv, env := runServer(t, r)
 	res := runWith(t, r, r.Root, env, nil, "create", "feat/end", "--run", `sh -c "sleep 1.5; exit 3"`, "--json")
@@ -320,6 +328,7 @@ func TestCLIRunEndRecordsDoneLogsItAndReleasesTheClaim(t *testing.T) {
 // A command line that ends the wrapper itself (`exit N`) is still reported: its EXIT trap
 // records done with that status.
 func TestCLIRunThatExitsTheWrapperIsStillReported(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv, env := runServer(t, r)
 	res := runWith(t, r, r.Root, env, nil, "create", "feat/exit", "--run", "sleep 1.2; exit 4", "--json")
@@ -335,6 +344,7 @@ func TestCLIRunThatExitsTheWrapperIsStillReported(t *testing.T) {
 // A --run command whose program does not exist ends at once: create's reply says the
 // agent did not start, with the exit code, and the claim it took does not stay live.
 func TestCLIRunOfAMissingProgramIsAFailedStart(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv, env := runServer(t, r)
 	res := runWith(t, r, r.Root, env, nil, "create", "feat/gone", "--run", "copse-no-such-program-42", "--json")
@@ -346,6 +356,7 @@ func TestCLIRunOfAMissingProgramIsAFailedStart(t *testing.T) {
 // A window closed while its agent still runs never reports the end: the claim's wrapper is
 // gone, so the listing shows the claim as ended and remove goes ahead without --force.
 func TestCLIClaimOfAClosedRunWindowBindsNothing(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv, env := runServer(t, r)
 	res := runWith(t, r, r.Root, env, nil, "create", "feat/closed", "--run", "sleep 600", "--json")
@@ -374,6 +385,7 @@ func TestCLIClaimOfAClosedRunWindowBindsNothing(t *testing.T) {
 // copse is never counted as an agent: a window where copse itself runs (here list --watch,
 // as the picker would) shows no agent on its worktree's row.
 func TestCLICopseInAWindowIsNoAgent(t *testing.T) {
+	t.Parallel()
 	r := coretest.New(t)
 	srv, env := runServer(t, r)
 	res := runWith(t, r, r.Root, env, nil, "create", "feat/watch", "--run", shq(copseBin)+" list --watch", "--json")
@@ -394,24 +406,32 @@ func TestCLICopseInAWindowIsNoAgent(t *testing.T) {
 }
 
 // waitWrappers waits (a bounded while) until no `copse agent-run` of this test binary's
-// copse runs any more.
-func waitWrappers(t *testing.T) {
+// copse runs for r any more. A wrapper is r's when its HOME is r's (runServer gives the
+// server's windows r's environment): the tests run in parallel, and another test's
+// wrappers are not this one's to wait for.
+func waitWrappers(t *testing.T, r *coretest.Repo) {
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		running := false
-		ents, _ := os.ReadDir("/proc")
-		for _, e := range ents {
-			b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-			if err != nil {
-				continue
-			}
-			if args := strings.Split(string(b), "\x00"); len(args) > 1 && args[0] == copseBin && args[1] == "agent-run" {
-				running = true
-				break
-			}
-		}
-		if !running {
+		if !wrapperRuns(r.Home) {
 			return
 		}
 	}
 	t.Log("a copse agent-run still runs after 20 s")
+}
+
+func wrapperRuns(home string) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		if args := strings.Split(string(b), "\x00"); len(args) < 2 || args[0] != copseBin || args[1] != "agent-run" {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err == nil && slices.Contains(strings.Split(string(env), "\x00"), "HOME="+home) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,9 +1,9 @@
 // Command herdrdouble is a test double of the Herdr CLI (`herdr --version` and
-// `herdr worktree list|create|open|remove`, `herdr workspace list`), written from the protocol reference
-// (/work/shared/reference/herdr-protocol.md, §10; herdr/PROTOCOL-workspaces.md). It drives real git the way the Herdr
-// server would, keeps the server's workspaces in a JSON state file, and has knobs that
-// make it misbehave on purpose. Tests build it with herdrdouble.Build; copse itself must
-// never run it or import it.
+// `herdr worktree list|create|open|remove`, `herdr workspace list`), written from Herdr
+// v0.8.2's CLI as package herdr speaks it (herdr/PROTOCOL-workspaces.md for the workspace
+// list). It drives real git the way the Herdr server would, keeps the server's workspaces
+// in a JSON state file, and has knobs that make it misbehave on purpose. Tests build it
+// with herdrdouble.Build; copse itself must never run it or import it.
 //
 // Environment:
 //
