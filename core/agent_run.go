@@ -178,7 +178,7 @@ func (s *Env) runEnded(ctx context.Context, r RunReport, old *agentstate.Record,
 	ctx, cancel := context.WithTimeout(ctx, runEndTimeout)
 	defer cancel()
 	var warnings []string
-	snap, err := s.readAndLearn(ctx)
+	snap, err := s.ReadAndLearn(ctx)
 	if err != nil {
 		return append(warnings, "the agent's end is not logged: "+AsError(err).Message)
 	}
@@ -191,10 +191,10 @@ func (s *Env) runEnded(ctx context.Context, r RunReport, old *agentstate.Record,
 	}
 	// Read again: the event waited for the repository lock, which the create holds until
 	// its claim is written (a command may end before that).
-	if snap, err := s.readAndLearn(ctx); err == nil {
+	if snap, err := s.ReadAndLearn(ctx); err == nil {
 		t, listed = Find(snap, r.Path)
 	}
-	if c := claimOf(t.Locked); listed && c != nil && c.Session == r.Session {
+	if c := ClaimOf(t.Locked); listed && c != nil && c.Session == r.Session {
 		if w := s.releaseEnded(ctx, r); w != "" {
 			warnings = append(warnings, w)
 		}
@@ -306,7 +306,7 @@ func claimEndedBy(r agentstate.Record, alive func(pid int, start uint64) bool) b
 
 // claimEnded reports that t's lock is a claim whose --run command ended.
 func (s *Env) ClaimEnded(t gitx.Worktree) bool {
-	c := claimOf(t.Locked)
+	c := ClaimOf(t.Locked)
 	return c != nil && s.readRunEnds().ended(t.Path, c)
 }
 
@@ -380,7 +380,7 @@ func quickEndWarning(r agentstate.Record) string {
 
 // withoutEndedClaim is t as land judges its claim: a claim whose --run command ended is no
 // claim (t.Locked nil); the clean-up still unlocks the worktree it finds locked.
-func (s *Env) withoutEndedClaim(t gitx.Worktree) gitx.Worktree {
+func (s *Env) WithoutEndedClaim(t gitx.Worktree) gitx.Worktree {
 	if t.Locked != nil && s.ClaimEnded(t) {
 		t.Locked = nil
 	}

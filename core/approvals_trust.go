@@ -38,7 +38,7 @@ func checkApprovalsTrust(file, top string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return failed(CodeApprovalsUnreadable, err, "check the file", "cannot check %s: %s", Escape(file), Escape(err.Error()))
+		return Failed(CodeApprovalsUnreadable, err, "check the file", "cannot check %s: %s", Escape(file), Escape(err.Error()))
 	case !fi.Mode().IsRegular():
 		return approvalsUnsafe(file, "is not a regular file (a symbolic link, a directory, …)", "remove it, then approve again: `copse approve`")
 	default:
@@ -51,7 +51,7 @@ func checkApprovalsTrust(file, top string) error {
 		// dotfiles manager is what holds the file).
 		st, err := os.Stat(dir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return failed(CodeApprovalsUnreadable, err, "check the directory", "cannot check %s: %s", Escape(dir), Escape(err.Error()))
+			return Failed(CodeApprovalsUnreadable, err, "check the directory", "cannot check %s: %s", Escape(dir), Escape(err.Error()))
 		}
 		if err == nil {
 			if e := unsafeOwnerOrMode(dir, st); e != nil {

@@ -183,7 +183,7 @@ type ownWindowCloser interface {
 }
 
 // ownWindow is the backend's ownWindow, "" for a backend without one.
-func (s *Env) ownWindow(ctx context.Context, path string) string {
+func (s *Env) OwnWindow(ctx context.Context, path string) string {
 	if b, ok := s.Backend.(ownWindowCloser); ok {
 		return b.ownWindow(ctx, path)
 	}
@@ -192,7 +192,7 @@ func (s *Env) ownWindow(ctx context.Context, path string) string {
 
 // closeOwnWindow has workspace ws close once copse has ended, and says so (warn): the
 // person's window is about to go.
-func (s *Env) closeOwnWindow(ctx context.Context, ws string, warn func(string, ...any)) {
+func (s *Env) CloseOwnWindow(ctx context.Context, ws string, warn func(string, ...any)) {
 	b, ok := s.Backend.(ownWindowCloser)
 	if !ok {
 		return

@@ -451,7 +451,7 @@ func herdrFailure(action string, err error) *Error {
 	}
 	var he *herdr.Error
 	if !errors.As(err, &he) {
-		return failed(herdrActionFailed(action), err, "", "herdr worktree %s failed: %s", action, herdrText(err.Error(), 300))
+		return Failed(herdrActionFailed(action), err, "", "herdr worktree %s failed: %s", action, herdrText(err.Error(), 300))
 	}
 	what := "herdr worktree " + action
 	mk := func(kind Kind, code, hint, msg string) *Error {

@@ -111,7 +111,7 @@ func (s *Env) DefaultBase(ctx context.Context, snap Snapshot) (BaseChoice, error
 		}
 		branch, _ = strings.CutPrefix(ref, "refs/heads/")
 	case branch == "":
-		branch = rebasingBranch(t) // mid-rebase its branch still names where it was
+		branch = RebasingBranch(t) // mid-rebase its branch still names where it was
 	}
 	if branch == "" {
 		oid, err := s.Git.ResolveCommit(ctx, t.Path, "HEAD")
@@ -161,7 +161,7 @@ func (s *Env) configBase(ctx context.Context, main, v string) (BaseChoice, error
 // DefaultBase is where a new branch without a base would start now (copse.base, else
 // the main checkout's branch), for the picker's create form to show before confirming.
 func (s *Service) DefaultBase(ctx context.Context) (CreateBase, error) {
-	snap, err := s.impl.readAndLearn(ctx)
+	snap, err := s.impl.ReadAndLearn(ctx)
 	if err != nil {
 		return CreateBase{}, err
 	}
@@ -243,7 +243,7 @@ func readWorktreeMeta(commonDir, id string) (WorktreeMeta, bool) {
 
 // recordedInto is the branch the worktree with id was created from, as its metadata
 // keeps it; "" when it has none (made by git, from a tag, a remote branch or a commit).
-func recordedInto(commonDir, id string) string {
+func RecordedInto(commonDir, id string) string {
 	m, ok := readWorktreeMeta(commonDir, id)
 	if !ok || m.Base == nil || CheckText("into", m.Base.Branch, MaxBranch) != nil {
 		return ""

@@ -56,7 +56,7 @@ func ParseClaim(reason string) (Claim, bool) {
 }
 
 // claimOf is the claim a worktree's lock records, if copse wrote it.
-func claimOf(locked *string) *Claim {
+func ClaimOf(locked *string) *Claim {
 	if locked == nil {
 		return nil
 	}

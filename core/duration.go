@@ -42,7 +42,7 @@ type spanRule struct {
 var (
 	IdleRule    = spanRule{max: maxAge, zero: true, never: true}
 	keepRule    = spanRule{max: maxAge, never: true}
-	timeoutRule = spanRule{max: maxTimeout, seconds: true}
+	TimeoutRule = spanRule{max: maxTimeout, seconds: true}
 )
 
 // errSpanTooLong is parseSpan's refusal of a value over the rule's maximum.

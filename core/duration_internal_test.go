@@ -19,9 +19,9 @@ func TestParseSpanBounds(t *testing.T) {
 		{"36500d", keepRule, maxAge},
 		{"never", keepRule, Never},
 		{"Never", IdleRule, Never},
-		{"90", timeoutRule, 90 * time.Second},
-		{"24h", timeoutRule, day},
-		{"1h30m", timeoutRule, 90 * time.Minute},
+		{"90", TimeoutRule, 90 * time.Second},
+		{"24h", TimeoutRule, day},
+		{"1h30m", TimeoutRule, 90 * time.Minute},
 	}
 	for _, c := range ok {
 		if got, err := ParseSpan(c.in, c.rule); err != nil || got != c.want {
@@ -37,9 +37,9 @@ func TestParseSpanBounds(t *testing.T) {
 		{"5215w", keepRule},
 		{"99999999999999999999d", keepRule},
 		{"99999999999h", IdleRule},
-		{"25h", timeoutRule},
-		{"86401", timeoutRule},
-		{"99999999999999999999", timeoutRule},
+		{"25h", TimeoutRule},
+		{"86401", TimeoutRule},
+		{"99999999999999999999", TimeoutRule},
 	}
 	for _, c := range tooLong {
 		if d, err := ParseSpan(c.in, c.rule); !errors.Is(err, errSpanTooLong) {
@@ -49,7 +49,7 @@ func TestParseSpanBounds(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		rule spanRule
-	}{{"never", timeoutRule}, {"0", timeoutRule}, {"0d", keepRule}, {"-1d", IdleRule}, {"1.5d", keepRule}, {"5", IdleRule}, {"soon", keepRule}} {
+	}{{"never", TimeoutRule}, {"0", TimeoutRule}, {"0d", keepRule}, {"-1d", IdleRule}, {"1.5d", keepRule}, {"5", IdleRule}, {"soon", keepRule}} {
 		if d, err := ParseSpan(c.in, c.rule); err == nil || errors.Is(err, errSpanTooLong) {
 			t.Errorf("parseSpan(%q) = %v, %v; want refused as not a duration", c.in, d, err)
 		}

@@ -34,7 +34,7 @@ func (s *Env) prepareLocking(ctx context.Context, req Request, wait bool) (*Plan
 		}
 		defer unlock()
 	}
-	snap, err := s.readAndLearn(ctx)
+	snap, err := s.ReadAndLearn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (s *Env) prepareLocking(ctx context.Context, req Request, wait bool) (*Plan
 }
 
 // readAndLearn lists the worktrees and updates what the service knows of the repository.
-func (s *Env) readAndLearn(ctx context.Context) (Snapshot, error) {
+func (s *Env) ReadAndLearn(ctx context.Context) (Snapshot, error) {
 	snap, err := s.Read(ctx)
 	if err == nil {
 		s.Learn(snap)
@@ -140,7 +140,7 @@ func (s *Env) runLocked(ctx context.Context, op *Op, x *Execution) (*Outcome, er
 
 	// Under the lock, read git again: a confirmed plan runs only against the list the
 	// person saw; any plan re-checks its preconditions against the state it will change.
-	snap, err := s.readAndLearn(ctx)
+	snap, err := s.ReadAndLearn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -178,11 +178,11 @@ func (s *Env) lockOfKind(ctx context.Context, k LockKind) (func(), error) {
 	if k == LockWaitOnly {
 		return s.lockExisting(ctx)
 	}
-	return s.lock(ctx)
+	return s.Lock(ctx)
 }
 
 // lock takes the repository lock (in-process mutex plus the file lock in the git common dir).
-func (s *Env) lock(ctx context.Context) (func(), error) {
+func (s *Env) Lock(ctx context.Context) (func(), error) {
 	commonDir, err := s.CommonDir(ctx)
 	if err != nil {
 		return nil, err
@@ -229,7 +229,7 @@ func (s *Env) resolveID(ctx context.Context, req Request, snap Snapshot) (Reques
 				"expected exactly one of path, branch or id, got several")
 		}
 	}
-	t, err := s.worktreeOfID(ctx, snap, *id)
+	t, err := s.WorktreeOfID(ctx, snap, *id)
 	if err != nil {
 		return nil, ctx, err
 	}

@@ -71,7 +71,7 @@ func Refused(code, hint, format string, args ...any) *Error {
 	return &Error{Kind: KindRefused, Code: code, Hint: hint, Message: fmt.Sprintf(format, args...)}
 }
 
-func failed(code string, err error, hint, format string, args ...any) *Error {
+func Failed(code string, err error, hint, format string, args ...any) *Error {
 	if errors.Is(err, context.Canceled) {
 		return &Error{Kind: KindCancelled, Code: CodeCancelled, Err: err, Hint: hint, Message: fmt.Sprintf(format, args...) + ": cancelled"}
 	}

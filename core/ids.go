@@ -118,7 +118,7 @@ func decorate(w *Worktree, ids map[string]string, commonDir string) {
 	if !w.Main && !w.Bare {
 		w.ID = IdOf(ids, w.Path)
 	}
-	w.Claim = claimOf(w.Locked)
+	w.Claim = ClaimOf(w.Locked)
 	admin := ""
 	if commonDir != "" && w.ID != "" {
 		admin = AdminDir(commonDir, w.ID)
@@ -146,7 +146,7 @@ func (s *Env) decorateRows(ctx context.Context, snap Snapshot, rows []Worktree) 
 		}
 		// Plain file reads (no git, no lock): a record an owner left behind is marked
 		// abandoned by the readers that run the queue (land status, the picker).
-		jobs, _ = readJobs(landjobs.Dir(commonDir))
+		jobs, _ = ReadJobs(landjobs.Dir(commonDir))
 	}
 	if err != nil {
 		commonDir = ""
@@ -189,7 +189,7 @@ func (s *Env) decorateOne(w *Worktree) {
 }
 
 // worktreeOfID finds the listed worktree whose admin directory is id.
-func (s *Env) worktreeOfID(ctx context.Context, snap Snapshot, raw string) (gitx.Worktree, error) {
+func (s *Env) WorktreeOfID(ctx context.Context, snap Snapshot, raw string) (gitx.Worktree, error) {
 	id, err := ParseWorktreeID(raw)
 	if err != nil {
 		return gitx.Worktree{}, err
@@ -212,10 +212,10 @@ func (s *Env) worktreeOfID(ctx context.Context, snap Snapshot, raw string) (gitx
 // PathOfID is the path of the worktree whose id is raw (for verbs that take a path, such
 // as setup).
 func (s *Service) PathOfID(ctx context.Context, raw string) (string, error) {
-	snap, err := s.impl.readAndLearn(ctx)
+	snap, err := s.impl.ReadAndLearn(ctx)
 	if err != nil {
 		return "", err
 	}
-	t, err := s.impl.worktreeOfID(ctx, snap, raw)
+	t, err := s.impl.WorktreeOfID(ctx, snap, raw)
 	return t.Path, err
 }

@@ -13,17 +13,17 @@ import (
 // Where copse cannot read other processes' environments it can only tell whether the
 // gate's process group still has a member (kill with signal 0), not which processes, nor
 // those that left the group.
-func gateProcesses(g *LandGate) []gateProc {
-	ps, err := liveproc.Marked(gateMarkerEnv, g.Marker)
+func GateProcesses(g *LandGate) []GateProc {
+	ps, err := liveproc.Marked(GateMarkerEnv, g.Marker)
 	if err != nil {
 		if g.PGID > 0 && syscall.Kill(-g.PGID, 0) == nil {
-			return []gateProc{{PID: g.PGID, Cmd: "its process group"}}
+			return []GateProc{{PID: g.PGID, Cmd: "its process group"}}
 		}
 		return nil
 	}
-	out := make([]gateProc, 0, len(ps))
+	out := make([]GateProc, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, gateProc{PID: p.PID, Cmd: textsafe.Cut(Escape(strings.Join(p.Cmdline, " ")), 80)})
+		out = append(out, GateProc{PID: p.PID, Cmd: textsafe.Cut(Escape(strings.Join(p.Cmdline, " ")), 80)})
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	landop "github.com/copse-dev/copse/core/op/land"
 )
 
 // feature makes a worktree on branch with one commit that writes file.
@@ -549,7 +550,7 @@ func TestLandCancelledWhileQueuedChangesNothing(t *testing.T) {
 	testing1 := make(chan struct{})
 	var once sync.Once
 	go func() {
-		_, err := s.Execute(core.WithLandProgress(context.Background(), func(p core.LandProgress) {
+		_, err := s.Execute(landop.WithLandProgress(context.Background(), func(p landop.LandProgress) {
 			if p.Job.Phase == core.PhaseTest {
 				once.Do(func() { close(testing1) })
 			}
@@ -563,7 +564,7 @@ func TestLandCancelledWhileQueuedChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sawQueued bool
-	out, err := s.Execute(core.WithLandProgress(ctx, func(p core.LandProgress) {
+	out, err := s.Execute(landop.WithLandProgress(ctx, func(p landop.LandProgress) {
 		if p.Job.State == core.LandQueued && p.Head != nil && p.Job.Position == 2 && !sawQueued {
 			sawQueued = true
 			cancel()

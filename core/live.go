@@ -121,7 +121,7 @@ func others(ps []liveproc.Proc) int {
 }
 
 // describeProcs names the first few processes on one line each, escaped and cut.
-func describeProcs(ps []liveproc.Proc) string {
+func DescribeProcs(ps []liveproc.Proc) string {
 	const show, cmdCells = 5, 80
 	var parts []string
 	for i, p := range ps {
@@ -153,7 +153,7 @@ func RuleNoProcesses(path, what string, l LiveSet) *Error {
 	}
 	return Refused(CodeProcessesRunning,
 		"stop them first (kill "+PidList(l.Procs)+"), or pass --force to remove it under them",
-		"%s (%s) has %s working in it: %s%s", Escape(path), what, Plural(len(l.Procs), "process"), describeProcs(l.Procs), agent)
+		"%s (%s) has %s working in it: %s%s", Escape(path), what, Plural(len(l.Procs), "process"), DescribeProcs(l.Procs), agent)
 }
 
 // tokenKey is what a confirmation's token holds of l: key, and whether copse could tell.
@@ -175,9 +175,9 @@ func (l LiveSet) TokenKey() []string {
 const agentAge = "; last output "
 
 // keptBy says what keeps a worktree: the processes working in it, or that copse cannot tell.
-func (l LiveSet) keptBy() string {
+func (l LiveSet) KeptBy() string {
 	if len(l.Procs) > 0 {
-		return fmt.Sprintf("%s working in it (%s)", Plural(len(l.Procs), "process"), describeProcs(l.Procs))
+		return fmt.Sprintf("%s working in it (%s)", Plural(len(l.Procs), "process"), DescribeProcs(l.Procs))
 	}
 	return "copse cannot tell which processes work in it (" + l.Unknown + ")"
 }
@@ -189,7 +189,7 @@ func (l LiveSet) Lines() []string {
 		out = append(out, "processes working in it: unknown ("+l.Unknown+")")
 	}
 	if len(l.Procs) > 0 {
-		out = append(out, fmt.Sprintf("%s working in it will lose their directory: %s", Plural(len(l.Procs), "process"), describeProcs(l.Procs)))
+		out = append(out, fmt.Sprintf("%s working in it will lose their directory: %s", Plural(len(l.Procs), "process"), DescribeProcs(l.Procs)))
 	}
 	if l.Agent != "" {
 		out = append(out, l.Agent)

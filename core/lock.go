@@ -157,7 +157,7 @@ func (s *Env) lockRepo(ctx context.Context, commonDir string, create bool) (func
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
 			releaseSem()
-			return nil, failed(CodeLockFailed, err, "", "cannot lock %s", Escape(f.Name()))
+			return nil, Failed(CodeLockFailed, err, "", "cannot lock %s", Escape(f.Name()))
 		}
 		if err := w.check(); err != nil {
 			f.Close()
@@ -226,7 +226,7 @@ func (s *Env) openLockFile(ctx context.Context, commonDir string, create bool) (
 }
 
 func lockOpenErr(commonDir string, err error) error {
-	return failed(CodeLockFailed, err, "check that the git directory is writable", "cannot open the copse lock in %s", Escape(commonDir))
+	return Failed(CodeLockFailed, err, "check that the git directory is writable", "cannot open the copse lock in %s", Escape(commonDir))
 }
 
 // sharedPerm reads core.sharedRepository and returns how git would adjust a new file's
@@ -318,7 +318,7 @@ type lockWait struct {
 // check runs while the lock is contended.
 func (w *lockWait) check() error {
 	if w.timeout == 0 {
-		t, err := w.s.lockTimeout(w.ctx)
+		t, err := w.s.LockTimeout(w.ctx)
 		if err != nil {
 			return err
 		}
@@ -357,7 +357,7 @@ func (w *lockWait) check() error {
 }
 
 // lockTimeout is copse.lockTimeout: a Go duration ("45s", "2m") or whole seconds, at most a day.
-func (s *Env) lockTimeout(ctx context.Context) (time.Duration, error) {
+func (s *Env) LockTimeout(ctx context.Context) (time.Duration, error) {
 	v, ok, err := s.Git.ConfigValue(ctx, s.dir, "copse.lockTimeout")
 	if err != nil {
 		return 0, GitFailure(CodeConfigFailed, err, "cannot read git config copse.lockTimeout")
@@ -365,16 +365,16 @@ func (s *Env) lockTimeout(ctx context.Context) (time.Duration, error) {
 	if !ok {
 		return DefaultLockTimeout, nil
 	}
-	d, err := ParseSpan(v, timeoutRule)
+	d, err := ParseSpan(v, TimeoutRule)
 	if err != nil {
-		return 0, SpanError(CodeBadConfig, "copse.lockTimeout", v, timeoutRule, err, "set a positive duration: `git config copse.lockTimeout 30s`")
+		return 0, SpanError(CodeBadConfig, "copse.lockTimeout", v, TimeoutRule, err, "set a positive duration: `git config copse.lockTimeout 30s`")
 	}
 	return d, nil
 }
 
 func lockErr(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return failed(CodeLockTimeout, err, "another copse is changing this repository; try again when it is done", "timed out waiting for the repository lock")
+		return Failed(CodeLockTimeout, err, "another copse is changing this repository; try again when it is done", "timed out waiting for the repository lock")
 	}
 	return &Error{Kind: KindCancelled, Code: CodeCancelled, Message: "cancelled while waiting for the repository lock; nothing changed", Err: err}
 }

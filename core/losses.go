@@ -200,7 +200,7 @@ func (l Losses) Lines(t gitx.Worktree, deleteBranch bool) []string {
 		out = append(out, "a "+l.Operation+" in progress will be abandoned")
 	}
 	if l.Status.Dirty() {
-		out = append(out, "uncommitted changes will be lost: "+l.changes())
+		out = append(out, "uncommitted changes will be lost: "+l.Changes())
 	}
 	if len(l.Hidden) > 0 {
 		out = append(out, fmt.Sprintf("%s git status does not show (assume-unchanged or skip-worktree) will be lost: %s",
@@ -232,7 +232,7 @@ func (l Losses) Lines(t gitx.Worktree, deleteBranch bool) []string {
 
 // changes sums up the uncommitted changes, naming the uninitialised submodule
 // directories whose files git status does not show.
-func (l Losses) changes() string {
+func (l Losses) Changes() string {
 	out := changeSummary(l.Status)
 	if len(l.SubmoduleFiles) > 0 {
 		out += " (in uninitialised submodule directories git status does not look into: " + Sample(l.SubmoduleFiles, len(l.SubmoduleFiles)) + ")"
@@ -422,7 +422,7 @@ func (s *Env) dropLandedOriginals(ctx context.Context, dir string, lost map[stri
 	if err != nil {
 		return
 	}
-	jobs, err := readJobs(landjobs.Dir(commonDir))
+	jobs, err := ReadJobs(landjobs.Dir(commonDir))
 	if err != nil {
 		return
 	}

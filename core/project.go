@@ -117,10 +117,10 @@ func readApprovals(file string) (map[string]bool, error) {
 // Unapproved returns the commands among cmds (a .copse.conf's) no person has approved yet
 // for this repository on this machine, in order.
 func (s *Service) Unapproved(cmds []string) ([]string, error) {
-	return s.impl.unapproved(cmds)
+	return s.impl.Unapproved(cmds)
 }
 
-func (si *Env) unapproved(cmds []string) ([]string, error) {
+func (si *Env) Unapproved(cmds []string) ([]string, error) {
 	file := approvalsFile(si.Opts.Getenv)
 	if _, err := os.Lstat(file); err == nil {
 		if err := checkApprovalsTrust(file, approvalsConfigDir(si.Opts.Getenv)); err != nil {
@@ -129,7 +129,7 @@ func (si *Env) unapproved(cmds []string) ([]string, error) {
 	}
 	keys, err := readApprovals(file)
 	if err != nil {
-		return nil, failed(CodeApprovalsUnreadable, err, "fix or remove the file, then approve again: `copse approve`",
+		return nil, Failed(CodeApprovalsUnreadable, err, "fix or remove the file, then approve again: `copse approve`",
 			"cannot read the approved project commands: %s", Escape(err.Error()))
 	}
 	root := si.Root()
@@ -149,22 +149,22 @@ func (s *Service) Approve(commands []string) error {
 	si := s.impl
 	file := approvalsFile(si.Opts.Getenv)
 	if file == "" {
-		return failed(CodeApprovalsUnreadable, nil, "set HOME or XDG_CONFIG_HOME to an absolute path",
+		return Failed(CodeApprovalsUnreadable, nil, "set HOME or XDG_CONFIG_HOME to an absolute path",
 			"nowhere to keep approvals: neither XDG_CONFIG_HOME nor HOME is an absolute path")
 	}
 	if err := checkApprovalsTrust(file, approvalsConfigDir(si.Opts.Getenv)); err != nil {
 		return err
 	}
 	if _, err := readApprovals(file); err != nil {
-		return failed(CodeApprovalsUnreadable, err, "fix or remove the file, then approve again: `copse approve`",
+		return Failed(CodeApprovalsUnreadable, err, "fix or remove the file, then approve again: `copse approve`",
 			"cannot read the approved project commands: %s", Escape(err.Error()))
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return failed(CodeApprovalsUnreadable, err, "check the directory", "cannot make %s: %s", Escape(filepath.Dir(file)), Escape(err.Error()))
+		return Failed(CodeApprovalsUnreadable, err, "check the directory", "cannot make %s: %s", Escape(filepath.Dir(file)), Escape(err.Error()))
 	}
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return failed(CodeApprovalsUnreadable, err, "check the file", "cannot write %s: %s", Escape(file), Escape(err.Error()))
+		return Failed(CodeApprovalsUnreadable, err, "check the file", "cannot write %s: %s", Escape(file), Escape(err.Error()))
 	}
 	root := si.Root()
 	var b strings.Builder
@@ -173,7 +173,7 @@ func (s *Service) Approve(commands []string) error {
 	}
 	if _, err := f.WriteString(b.String()); err != nil {
 		f.Close()
-		return failed(CodeApprovalsUnreadable, err, "check the file", "cannot write %s: %s", Escape(file), Escape(err.Error()))
+		return Failed(CodeApprovalsUnreadable, err, "check the file", "cannot write %s: %s", Escape(file), Escape(err.Error()))
 	}
 	return f.Close()
 }

@@ -65,7 +65,7 @@ func PruneKeep(t gitx.Worktree, l Losses) (string, string) {
 	case l.Status.Error != "":
 		return KeepStatusUnknown, "cannot tell what removing it would lose: " + l.Status.Error
 	case l.Status.Dirty():
-		return KeepDirty, "uncommitted changes: " + l.changes()
+		return KeepDirty, "uncommitted changes: " + l.Changes()
 	case len(l.Hidden) > 0:
 		return KeepDirty, fmt.Sprintf("%s git status does not show (assume-unchanged or skip-worktree): %s",
 			Plural(len(l.Hidden), "changed file"), Sample(l.Hidden, len(l.Hidden)))
@@ -87,7 +87,7 @@ func PruneKeep(t gitx.Worktree, l Losses) (string, string) {
 
 // liveDetail is why prune keeps a worktree processes work in.
 func LiveDetail(l LiveSet) string {
-	return fmt.Sprintf("%s working in it: %s", Plural(len(l.Procs), "process"), describeProcs(l.Procs))
+	return fmt.Sprintf("%s working in it: %s", Plural(len(l.Procs), "process"), DescribeProcs(l.Procs))
 }
 
 func FirstNonEmpty(vs ...string) string {

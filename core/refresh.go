@@ -72,7 +72,7 @@ func (s *Env) RefreshAfterCheckout(dir string) {
 
 // holdRefreshes keeps this process's refreshes from running git until the returned func is
 // called (a land's sync, which must find the target's index unlocked).
-func (s *Env) holdRefreshes() func() {
+func (s *Env) HoldRefreshes() func() {
 	r := s.Opts.Refreshes
 	if r == nil {
 		return func() {}

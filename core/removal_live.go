@@ -28,7 +28,7 @@ func StillLive(err error) (LiveSet, bool) {
 
 // workspaceAt is the workspace (tmux window, Herdr workspace) the worktree at path is open
 // in, "" when none or without workspaces.
-func (s *Env) workspaceAt(ctx context.Context, snap Snapshot, path string) (string, error) {
+func (s *Env) WorkspaceAt(ctx context.Context, snap Snapshot, path string) (string, error) {
 	wsOf, err := s.WorkspacesOf(ctx, snap)
 	if err != nil {
 		return "", err
@@ -83,7 +83,7 @@ func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *
 // the one copse runs in: the processes are judged as that window's (copse and the shell
 // that started it go with the window), and git removes the worktree; the window itself is
 // closed once copse has answered (closeOwnWindow), never under it.
-func (s *Env) unforcedRemovalInOwnWindow(t gitx.Worktree, own string, git *gitx.Runner) func(context.Context) error {
+func (s *Env) UnforcedRemovalInOwnWindow(t gitx.Worktree, own string, git *gitx.Runner) func(context.Context) error {
 	return s.liveCheckedRemoval(t, own, false, git)
 }
 

@@ -99,7 +99,7 @@ func TestRestoreRecreatesBranchAwayFromHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := svc.impl
-	unlock, err := s.lock(ctx)
+	unlock, err := s.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,14 +194,14 @@ func TestPruneDropsExpiredRecords(t *testing.T) {
 	} {
 		j.Ticket = int64(i + 1)
 		j.Job = landjobs.Name(j.Ticket)
-		if err := writeJob(dir, &j); err != nil {
+		if err := WriteJob(dir, &j); err != nil {
 			t.Fatal(err)
 		}
 	}
 	r.Git(r.Root, "config", "copse.keepRemoved", "1ns")
 	records := func() string { return r.Git(r.Root, "for-each-ref", "--format=%(refname)", "refs/copse/removed/") }
 	lands := func() []string {
-		jobs, err := readJobs(dir)
+		jobs, err := ReadJobs(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

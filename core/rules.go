@@ -81,13 +81,13 @@ func rulePathFree(p AbsPath) *Error {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
 	case err != nil:
-		return failed(CodePathUnreadable, err, "check the path's permissions", "cannot inspect %s", Escape(p.s))
+		return Failed(CodePathUnreadable, err, "check the path's permissions", "cannot inspect %s", Escape(p.s))
 	case !fi.IsDir():
 		return Refused(CodePathExists, "pick another path, or move it away first", "%s already exists and is not a directory", Escape(p.s))
 	}
 	entries, err := os.ReadDir(p.s)
 	if err != nil {
-		return failed(CodePathUnreadable, err, "check the path's permissions", "cannot read %s", Escape(p.s))
+		return Failed(CodePathUnreadable, err, "check the path's permissions", "cannot read %s", Escape(p.s))
 	}
 	if len(entries) > 0 {
 		return Refused(CodePathExists, "pick another path, or empty it first", "%s already exists and is not empty (%s)", Escape(p.s), Plural(len(entries), "entry"))
@@ -246,7 +246,7 @@ func RuleClean(t gitx.Worktree, l Losses) *Error {
 			"%s (%s) is gone, and its index holds %s no commit has", Escape(t.Path), Describe(t), Plural(l.Status.Staged, "staged change"))
 	case l.Status.Dirty():
 		return Refused(CodeDirtyWorktree, "commit or stash them first, or pass --force to discard them",
-			"%s (%s) has uncommitted changes: %s", Escape(t.Path), Describe(t), l.changes())
+			"%s (%s) has uncommitted changes: %s", Escape(t.Path), Describe(t), l.Changes())
 	case len(l.Hidden) > 0:
 		return Refused(CodeDirtyWorktree, "commit them first (git update-index --no-assume-unchanged / --no-skip-worktree shows them to git status), or pass --force to discard them",
 			"%s (%s) has %s that git status does not show (assume-unchanged or skip-worktree): %s",
@@ -425,7 +425,7 @@ func RuleRecordedHead(e RemovedEntry) *Error {
 
 // ruleLandable: land moves a linked worktree's branch into the target; the main checkout
 // holds the target, and a detached worktree has no branch to land.
-func ruleLandable(t gitx.Worktree, snap Snapshot) *Error {
+func RuleLandable(t gitx.Worktree, snap Snapshot) *Error {
 	if len(snap.Trees) > 0 && t.Path == snap.Trees[0].Path {
 		return Refused(CodeMainCheckout, "land a linked worktree; the main checkout holds the target",
 			"%s is the main checkout; copse lands linked worktrees into it", Escape(t.Path))
@@ -438,7 +438,7 @@ func ruleLandable(t gitx.Worktree, snap Snapshot) *Error {
 }
 
 // ruleIntoOtherBranch: a branch cannot land onto itself.
-func ruleIntoOtherBranch(t gitx.Worktree, into BranchName) *Error {
+func RuleIntoOtherBranch(t gitx.Worktree, into BranchName) *Error {
 	if into.s == t.Branch {
 		return Usage(CodeIntoIsBranch, "into", "pass the branch to land onto with --into",
 			"%s cannot land onto its own branch %s", Escape(t.Path), Escape(t.Branch))

@@ -106,7 +106,7 @@ func (s *Env) SetupConfig(ctx context.Context) (SetupConfig, error) {
 		return c, GitFailure(CodeConfigFailed, err, "cannot read git config copse.setup")
 	}
 	if c.Include, err = readInclude(root); err != nil {
-		return c, failed(CodeConfigFailed, err, "check the file in the main checkout",
+		return c, Failed(CodeConfigFailed, err, "check the file in the main checkout",
 			"cannot read %s: %s", IncludeFile, Escape(err.Error()))
 	}
 	file := filepath.Join(root, ProjectConfigFile)
@@ -119,7 +119,7 @@ func (s *Env) SetupConfig(ctx context.Context) (SetupConfig, error) {
 		if c.Project, err = s.Git.ConfigFileValues(ctx, root, file, "copse.setup"); err != nil {
 			return c, GitFailure(CodeConfigFailed, err, "cannot read copse.setup from "+ProjectConfigFile)
 		}
-		if c.ProjectTest, err = s.projectTest(ctx); err != nil {
+		if c.ProjectTest, err = s.ProjectTest(ctx); err != nil {
 			return c, err
 		}
 	}
@@ -130,9 +130,9 @@ func (s *Env) SetupConfig(ctx context.Context) (SetupConfig, error) {
 			return c, GitFailure(CodeConfigFailed, err, "cannot read git config copse.setupTimeout")
 		}
 		if ok {
-			d, perr := ParseSpan(v, timeoutRule)
+			d, perr := ParseSpan(v, TimeoutRule)
 			if perr != nil {
-				return c, SpanError(CodeBadConfig, "copse.setupTimeout", v, timeoutRule, perr, "set a duration such as 10m: git config copse.setupTimeout 10m")
+				return c, SpanError(CodeBadConfig, "copse.setupTimeout", v, TimeoutRule, perr, "set a duration such as 10m: git config copse.setupTimeout 10m")
 			}
 			c.Timeout = d
 		}
@@ -142,7 +142,7 @@ func (s *Env) SetupConfig(ctx context.Context) (SetupConfig, error) {
 
 // projectTest reads copse.test from .copse.conf ("" when there is none; the last value wins,
 // as git config's does).
-func (s *Env) projectTest(ctx context.Context) (string, error) {
+func (s *Env) ProjectTest(ctx context.Context) (string, error) {
 	root := s.Root()
 	file := filepath.Join(root, ProjectConfigFile)
 	if _, err := os.Lstat(file); err != nil {
@@ -162,7 +162,7 @@ func (s *Env) projectTest(ctx context.Context) (string, error) {
 // branch, or the one copse runs in. The main checkout is the source, never a target.
 func (s *Service) SetupTarget(ctx context.Context, path, branch *string) (string, error) {
 	si := s.impl
-	snap, err := si.readAndLearn(ctx)
+	snap, err := si.ReadAndLearn(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -234,15 +234,15 @@ func (s *Service) SetupThen(ctx context.Context, path string, cfg SetupConfig, o
 		which := fmt.Sprintf("setup step %d of %d (%s)", i+1, len(steps), Escape(step))
 		switch {
 		case err != nil:
-			return rep, failed(CodeSetupFailed, err, rerun, "%s could not start: %s; the worktree stays at %s", which, Escape(err.Error()), Escape(path))
+			return rep, Failed(CodeSetupFailed, err, rerun, "%s could not start: %s; the worktree stays at %s", which, Escape(err.Error()), Escape(path))
 		case res.Canceled:
 			return rep, &Error{Kind: KindCancelled, Code: CodeCancelled, Hint: rerun,
 				Message: which + " was cancelled; the worktree stays at " + Escape(path)}
 		case res.TimedOut:
-			return rep, failed(CodeSetupTimeout, nil, rerun+" (or raise git config copse.setupTimeout)",
+			return rep, Failed(CodeSetupTimeout, nil, rerun+" (or raise git config copse.setupTimeout)",
 				"%s did not finish within %s and was stopped; the worktree stays at %s", which, FormatSpan(cfg.Timeout), Escape(path))
 		case !res.OK():
-			return rep, failed(CodeSetupFailed, nil, rerun, "%s exited with status %d; the worktree stays at %s", which, res.ExitCode, Escape(path))
+			return rep, Failed(CodeSetupFailed, nil, rerun, "%s exited with status %d; the worktree stays at %s", which, res.ExitCode, Escape(path))
 		}
 	}
 	return rep, nil
@@ -349,12 +349,12 @@ func copyFromMain(root, path string, files []string, rep *SetupReport) error {
 	rerun := "check the file, or rerun: `copse setup " + QuoteDisplay(path) + "`"
 	src, err := os.OpenRoot(root)
 	if err != nil {
-		return failed(CodeSetupCopyFailed, err, rerun, "cannot open the main checkout %s: %s", Escape(root), Escape(err.Error()))
+		return Failed(CodeSetupCopyFailed, err, rerun, "cannot open the main checkout %s: %s", Escape(root), Escape(err.Error()))
 	}
 	defer src.Close()
 	dst, err := os.OpenRoot(path)
 	if err != nil {
-		return failed(CodeSetupCopyFailed, err, rerun, "cannot open the worktree %s: %s", Escape(path), Escape(err.Error()))
+		return Failed(CodeSetupCopyFailed, err, rerun, "cannot open the worktree %s: %s", Escape(path), Escape(err.Error()))
 	}
 	defer dst.Close()
 	for _, rel := range files {
@@ -364,7 +364,7 @@ func copyFromMain(root, path string, files []string, rep *SetupReport) error {
 		}
 		copied, err := copyNew(src, dst, rel)
 		if err != nil {
-			return failed(CodeSetupCopyFailed, err, rerun,
+			return Failed(CodeSetupCopyFailed, err, rerun,
 				"cannot copy %s into %s: %s", Escape(rel), Escape(path), Escape(err.Error()))
 		}
 		if copied {

@@ -86,6 +86,10 @@ func CheckText(field, raw string, maxLen int) error {
 	return nil
 }
 
+// GitsBranch is a branch name git itself recorded (a worktree list, a land record copse
+// wrote from one): already git's, and so not parsed again as typed input is.
+func GitsBranch(name string) BranchName { return BranchName{name} }
+
 // GitsPath is a path git itself recorded (a worktree list, a restore record): absolute and
 // clean as git wrote it, and so not parsed as typed input is (it may hold a newline, which
 // a typed path may not).

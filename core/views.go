@@ -149,12 +149,12 @@ func (s *Service) WorktreesStamp(ctx context.Context) (string, error) {
 		if os.IsNotExist(err) {
 			return b.String() + "none", nil
 		}
-		return "", failed(CodeStatFailed, err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
+		return "", Failed(CodeStatFailed, err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
 	}
 	b.WriteString(strconv.FormatInt(fi.ModTime().UnixNano(), 36))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return "", failed(CodeStatFailed, err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
+		return "", Failed(CodeStatFailed, err, "", "cannot read %s: %s", Escape(dir), Escape(err.Error()))
 	}
 	for _, e := range entries {
 		info, err := e.Info()

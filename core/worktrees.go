@@ -75,7 +75,7 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, failed(CodeNoCWD, err, "run copse from an existing directory or pass -C DIR", "cannot read the current directory")
+			return nil, Failed(CodeNoCWD, err, "run copse from an existing directory or pass -C DIR", "cannot read the current directory")
 		}
 		dir = wd
 	}
@@ -521,7 +521,7 @@ func GitFailure(code string, err error, what string) *Error {
 			return &Error{Kind: KindFailed, Code: code, Err: err, Message: what + ": " + Escape(gitMessage(msg))}
 		}
 	}
-	return failed(code, err, "", "%s: %s", what, Escape(err.Error()))
+	return Failed(code, err, "", "%s: %s", what, Escape(err.Error()))
 }
 
 // byteSize shows an output cap: "2 MB" (MiB, as people say it), or bytes when uneven.

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/op/land"
 	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/copse-dev/copse/tui/rowmarks"
 )
@@ -207,13 +208,13 @@ func landJobsCmd(ctx context.Context, svc *core.Service, seq int) tea.Cmd {
 
 // landStream carries a running land's progress to the UI; done closes when it ends.
 type landStream struct {
-	ch   chan core.LandProgress
+	ch   chan land.LandProgress
 	done chan struct{}
 }
 
 type landProgressMsg struct {
 	op     int
-	p      core.LandProgress
+	p      land.LandProgress
 	stream *landStream
 }
 
@@ -222,7 +223,7 @@ type landProgressMsg struct {
 func landRunCmd(ctx context.Context, svc *core.Service, op int, plan *core.Plan, s *landStream, settled chan<- Settled) tea.Cmd {
 	return func() tea.Msg {
 		defer close(s.done)
-		out, err := svc.Execute(core.WithLandProgress(ctx, func(p core.LandProgress) {
+		out, err := svc.Execute(land.WithLandProgress(ctx, func(p land.LandProgress) {
 			select {
 			case s.ch <- p:
 			default: // the UI is behind; a later report supersedes this one
@@ -282,7 +283,7 @@ func (m Model) landKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // row's phase can be watched.
 func (m Model) startLand(op *operation, plan *core.Plan) (tea.Model, tea.Cmd) {
 	m.mode = modeList
-	s := &landStream{ch: make(chan core.LandProgress, 64), done: make(chan struct{})}
+	s := &landStream{ch: make(chan land.LandProgress, 64), done: make(chan struct{})}
 	return m, tea.Batch(landRunCmd(op.ctx, m.svc, op.id, plan, s, op.settled), landWatchCmd(op.id, s))
 }
 
@@ -301,7 +302,7 @@ func (m Model) onLandProgress(msg landProgressMsg) (tea.Model, tea.Cmd) {
 }
 
 // landLabel is the busy line's text for a running land (busyText adds the elapsed time).
-func landLabel(p core.LandProgress) string {
+func landLabel(p land.LandProgress) string {
 	j := p.Job
 	what := fmt.Sprintf("%s %s → %s", j.Job, textsafe.Escape(j.Worktree.Branch), textsafe.Escape(j.Into))
 	if j.State == core.LandQueued && p.Head != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/op/land"
 )
 
 // landFormOpen is the mixed list with feat/login selected and L pressed, defaults in.
@@ -102,18 +103,18 @@ func progressModel(t *testing.T) (Model, *landStream) {
 	m := landFormOpen(t)
 	m, _ = send(t, m, press("enter"))
 	op := m.op
-	s := &landStream{ch: make(chan core.LandProgress, 1), done: make(chan struct{})}
+	s := &landStream{ch: make(chan land.LandProgress, 1), done: make(chan struct{})}
 	m.mode = modeList // what startLand does once the plan is prepared
 	job := core.LandJob{Job: "land-4", State: core.LandQueued, Phase: core.PhaseQueued, Position: 2,
 		Worktree: core.LandWorktree{Path: "/home/dev/src/app.worktrees/feat-login", Branch: "feat/login"}, Into: "main"}
 	head := core.LandJob{Job: "land-3", State: core.LandRunning, Phase: core.PhaseRebase}
-	m, _ = send(t, m, landProgressMsg{op: op.id, p: core.LandProgress{Job: job, Head: &head}, stream: s})
+	m, _ = send(t, m, landProgressMsg{op: op.id, p: land.LandProgress{Job: job, Head: &head}, stream: s})
 	if !strings.Contains(plain(m), "land-4 feat/login → main: queued, position 2 (land-3: rebase)") || !strings.Contains(plain(m), "land #2") {
 		t.Fatalf("queued progress not shown:\n%s", plain(m))
 	}
 	job.State, job.Phase, job.Position = core.LandRunning, core.PhaseTest, 0
 	m.now = func() time.Time { return fxClock.Add(42 * time.Second) }
-	m, _ = send(t, m, landProgressMsg{op: op.id, p: core.LandProgress{Job: job}, stream: s})
+	m, _ = send(t, m, landProgressMsg{op: op.id, p: land.LandProgress{Job: job}, stream: s})
 	return m, s
 }
 

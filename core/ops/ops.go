@@ -7,6 +7,7 @@ import (
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/op/claim"
 	"github.com/copse-dev/copse/core/op/create"
+	"github.com/copse-dev/copse/core/op/land"
 	"github.com/copse-dev/copse/core/op/list"
 	"github.com/copse-dev/copse/core/op/remove"
 	"github.com/copse-dev/copse/core/op/target"
@@ -24,7 +25,7 @@ var All = core.NewRegistry(
 	claim.ClaimOp,
 	claim.ReleaseOp,
 	remove.PruneOp,
-	core.LandOp,
-	core.LandStatusOp,
-	core.LandDrainOp,
+	land.LandOp,
+	land.LandStatusOp,
+	land.LandDrainOp,
 )

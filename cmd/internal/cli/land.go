@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/op/land"
 	"github.com/copse-dev/copse/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -119,7 +120,7 @@ func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
 	if err != nil {
 		return err
 	}
-	var progress func(core.LandProgress)
+	var progress func(land.LandProgress)
 	if !f.Global.JSON {
 		progress = newLandReporter(f.Err, f.home()).report
 	}
@@ -138,7 +139,7 @@ func landRun(ctx context.Context, f *Factory, opts *LandOptions) error {
 		}
 	}
 	if progress != nil {
-		ctx = core.WithLandProgress(ctx, progress)
+		ctx = land.WithLandProgress(ctx, progress)
 	}
 	out, err := svc.Execute(ctx, plan)
 	if err == nil && out.DryRun {
@@ -200,9 +201,9 @@ func printLanded(f *Factory, j *core.LandJob) {
 }
 
 // drainRun runs the queue; its exit code is the worst outcome among the jobs it ran.
-func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(core.LandProgress)) error {
+func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(land.LandProgress)) error {
 	if progress != nil {
-		ctx = core.WithLandProgress(ctx, progress)
+		ctx = land.WithLandProgress(ctx, progress)
 	}
 	out, err := svc.Do(ctx, core.LandDrainRequest{}, false)
 	if err != nil {
@@ -217,12 +218,12 @@ func drainRun(ctx context.Context, f *Factory, svc *core.Service, progress func(
 	worst := 0
 	for i := range ran {
 		j := &ran[i]
-		code := core.ExitCode(core.LandError(j))
+		code := core.ExitCode(land.LandError(j))
 		if !f.Global.JSON {
 			if code == 0 {
 				printLanded(f, j)
 			} else {
-				f.reportError(core.AsError(core.LandError(j)))
+				f.reportError(core.AsError(land.LandError(j)))
 			}
 		}
 		if code == 3 || worst != 3 && code > worst {
@@ -251,7 +252,7 @@ func newLandReporter(w io.Writer, home string) *landReporter {
 	return &landReporter{w: w, home: home, lastPhase: map[string]core.LandPhase{}, lastPos: map[string]int{}}
 }
 
-func (r *landReporter) report(p core.LandProgress) {
+func (r *landReporter) report(p land.LandProgress) {
 	j := p.Job
 	if j.State == core.LandQueued && p.Head != nil {
 		if r.lastPos[j.Job] == j.Position {
@@ -485,6 +486,6 @@ func printLandLog(f *Factory, data []byte, cut bool) {
 		return
 	}
 	for _, l := range strings.Split(text, "\n") {
-		fmt.Fprintln(f.Out, core.SafeLogLine(l))
+		fmt.Fprintln(f.Out, land.SafeLogLine(l))
 	}
 }

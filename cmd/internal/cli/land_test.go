@@ -18,6 +18,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/op/land"
 )
 
 // Land through the real binary: several copse processes at once, killed ones, signals.
@@ -243,7 +244,7 @@ func TestLandKillRunningJobIsAbandoned(t *testing.T) {
 	if ja.State != core.LandAbandoned || ja.Interrupted != core.PhaseTest || ja.Code != "abandoned" || ja.Remaining == "" {
 		t.Fatalf("land-1: %+v", ja)
 	}
-	if core.ExitCode(core.LandError(&ja)) != 3 {
+	if core.ExitCode(land.LandError(&ja)) != 3 {
 		t.Fatal("an abandoned job must read as uncertain")
 	}
 	// feat/a's branch is rebased (nothing to rebase here) but never landed; feat/b is.

@@ -1,4 +1,4 @@
-package core
+package land
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/internal/liveproc"
 )
 
@@ -19,7 +20,7 @@ import (
 
 // stoppedWatch is one waiter's view of the head job's owner.
 type stoppedWatch struct {
-	s       *Env
+	s       *core.Env
 	ctx     context.Context
 	job     string    // the head job seen stopped ("" while it runs)
 	since   time.Time // when it was first seen stopped
@@ -27,7 +28,7 @@ type stoppedWatch struct {
 }
 
 // check is nil while the head may still move, else the refusal to wait longer.
-func (w *stoppedWatch) check(head *LandJob) error {
+func (w *stoppedWatch) check(head *core.LandJob) error {
 	if !head.Owned || head.PID <= 0 || head.PID == os.Getpid() || !liveproc.Stopped(head.PID) {
 		w.job = ""
 		return nil
@@ -37,7 +38,7 @@ func (w *stoppedWatch) check(head *LandJob) error {
 		return nil
 	}
 	if w.timeout == 0 {
-		t, err := w.s.lockTimeout(w.ctx)
+		t, err := w.s.LockTimeout(w.ctx)
 		if err != nil {
 			return err
 		}
@@ -50,18 +51,18 @@ func (w *stoppedWatch) check(head *LandJob) error {
 }
 
 // ownerStopped is the refusal to wait behind head, whose owner is stopped.
-func ownerStopped(head *LandJob, waited time.Duration, now time.Time) *Error {
+func ownerStopped(head *core.LandJob, waited time.Duration, now time.Time) *core.Error {
 	who := fmt.Sprintf("pid %d", head.PID)
 	if head.Session != "" {
 		who += ", session " + head.Session
 	}
 	held := ""
-	if started, err := time.Parse(time.RFC3339Nano, FirstNonEmpty(head.Started, head.Created)); err == nil {
-		held = fmt.Sprintf(", for %s (since %s)", FormatSpan(now.Sub(started).Round(time.Second)), started.Local().Format("15:04:05"))
+	if started, err := time.Parse(time.RFC3339Nano, core.FirstNonEmpty(head.Started, head.Created)); err == nil {
+		held = fmt.Sprintf(", for %s (since %s)", core.FormatSpan(now.Sub(started).Round(time.Second)), started.Local().Format("15:04:05"))
 	}
-	return &Error{Kind: KindFailed, Code: CodeLandOwnerStopped,
+	return &core.Error{Kind: core.KindFailed, Code: core.CodeLandOwnerStopped,
 		Message: fmt.Sprintf("gave up after %s waiting behind %s (%s), whose process (%s) is stopped (Ctrl-Z or SIGSTOP) and holds the head of the land queue%s; this land was not run, nothing changed",
-			FormatSpan(waited), head.Job, head.Phase, who, held),
+			core.FormatSpan(waited), head.Job, head.Phase, who, held),
 		Hint: fmt.Sprintf("continue it (`fg` in its terminal, or kill -CONT %d) or end it (kill %d: its job is then marked abandoned), then land again; or wait longer: `git config copse.lockTimeout 2m`",
 			head.PID, head.PID)}
 }

@@ -1,9 +1,10 @@
-package core
+package land
 
 import (
 	"context"
 	"strings"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -23,7 +24,7 @@ import (
 func (r *landRun) alreadyOnTop(ctx context.Context, orig, onto string) (done, ok bool) {
 	on, err := r.s.Git.Ancestor(ctx, r.s.Root(), onto, orig)
 	if err != nil {
-		r.gitErr(PhaseRebase, err, "cannot check whether "+Escape(r.j.Worktree.Branch)+" already contains "+Escape(r.j.Into))
+		r.gitErr(core.PhaseRebase, err, "cannot check whether "+core.Escape(r.j.Worktree.Branch)+" already contains "+core.Escape(r.j.Into))
 		return false, false
 	}
 	if on {
@@ -38,7 +39,7 @@ func (r *landRun) alreadyOnTop(ctx context.Context, orig, onto string) (done, ok
 func (r *landRun) mergesOnBranch(ctx context.Context, onto, tip string) ([]string, bool) {
 	merges, err := r.s.Git.MergeCommits(ctx, r.j.Worktree.Path, onto, tip)
 	if err != nil {
-		r.gitErr(PhaseRebase, err, "cannot list the merge commits on "+Escape(r.j.Worktree.Branch))
+		r.gitErr(core.PhaseRebase, err, "cannot list the merge commits on "+core.Escape(r.j.Worktree.Branch))
 		return nil, false
 	}
 	return merges, true
@@ -58,12 +59,12 @@ func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges [
 	root := s.Root()
 	want, clean, err := s.Git.MergeTree(ctx, root, onto, orig)
 	if err != nil {
-		r.gitErr(PhaseRebase, err, "cannot compute what the land should bring "+Escape(j.Into))
+		r.gitErr(core.PhaseRebase, err, "cannot compute what the land should bring "+core.Escape(j.Into))
 		return false
 	}
 	got, err := s.Git.TreeOf(ctx, root, commit)
 	if err != nil {
-		r.gitErr(PhaseRebase, err, "cannot read the rebased tree")
+		r.gitErr(core.PhaseRebase, err, "cannot read the rebased tree")
 		return false
 	}
 	if clean && got == want {
@@ -73,34 +74,34 @@ func (r *landRun) prove(ctx context.Context, orig, onto, commit string, merges [
 	if clean {
 		paths, err := s.Git.ChangedPaths(ctx, root, want, got)
 		if err != nil {
-			r.gitErr(PhaseRebase, err, "cannot list what the rebase changed")
+			r.gitErr(core.PhaseRebase, err, "cannot list what the rebase changed")
 			return false
 		}
-		what = "the rebased " + Short(commit) + " differs from " + Escape(j.Worktree.Branch) + "'s own change in " + listPaths(paths)
+		what = "the rebased " + core.Short(commit) + " differs from " + core.Escape(j.Worktree.Branch) + "'s own change in " + listPaths(paths)
 	} else {
 		// The branch's total change and the target's overlap in a way a three-way merge
 		// cannot settle (e.g. the target already has one of the branch's commits and the
 		// branch edited the same lines again); the rebase went through commit by commit,
 		// but copse cannot show that the result is the branch's change.
-		what = "the branch's change and " + Escape(j.Into) + "'s since they diverged touch the same lines, so copse cannot prove that the rebased " + Short(commit) + " carries exactly the branch's change"
+		what = "the branch's change and " + core.Escape(j.Into) + "'s since they diverged touch the same lines, so copse cannot prove that the rebased " + core.Short(commit) + " carries exactly the branch's change"
 	}
-	w := QuoteDisplay(j.Worktree.Path)
-	code := CodeLandChangedContent
-	hint := "rebase it yourself (git -C " + w + " rebase " + Escape(j.Into) + "), check the result, then land again: a branch already on top of " + Escape(j.Into) + " is not rebased and lands as it is"
+	w := core.QuoteDisplay(j.Worktree.Path)
+	code := core.CodeLandChangedContent
+	hint := "rebase it yourself (git -C " + w + " rebase " + core.Escape(j.Into) + "), check the result, then land again: a branch already on top of " + core.Escape(j.Into) + " is not rebased and lands as it is"
 	if len(merges) > 0 {
-		code = CodeMergeCommits
+		code = core.CodeMergeCommits
 		what += "; the branch has merge commits (" + listPaths(shortAll(merges)) + "), and a rebase does not keep changes made inside a merge (a conflict resolution or an edit)"
-		hint = "merge " + Escape(j.Into) + " into the branch again (git -C " + w + " merge " + Escape(j.Into) + "; a branch that contains " + Escape(j.Into) + " lands as it is, merges and all), or move those changes into an ordinary commit, then land again"
+		hint = "merge " + core.Escape(j.Into) + " into the branch again (git -C " + w + " merge " + core.Escape(j.Into) + "; a branch that contains " + core.Escape(j.Into) + " lands as it is, merges and all), or move those changes into an ordinary commit, then land again"
 	}
 	restored := r.putBack(ctx, orig, commit)
 	if restored != "" {
-		r.finish(LandFailed, code, what+"; "+Escape(j.Into)+" was not moved, but putting "+Escape(j.Worktree.Branch)+" back failed ("+restored+")",
+		r.finish(core.LandFailed, code, what+"; "+core.Escape(j.Into)+" was not moved, but putting "+core.Escape(j.Worktree.Branch)+" back failed ("+restored+")",
 			"put it back by hand: git -C "+w+" reset --keep "+orig)
 		return false
 	}
 	j.Commit = "" // the rebased commit is not the branch's any more (it stays in the reflog)
 	r.blocked(code, hint, "%s; nothing landed: %s was not moved, and %s is back at %s with its worktree kept",
-		what, Escape(j.Into), Escape(j.Worktree.Branch), Short(orig))
+		what, core.Escape(j.Into), core.Escape(j.Worktree.Branch), core.Short(orig))
 	return false
 }
 
@@ -112,21 +113,21 @@ func (r *landRun) putBack(ctx context.Context, orig, commit string) string {
 	w := j.Worktree.Path
 	head, err := s.Git.ResolveCommit(ctx, w, "HEAD")
 	if err != nil {
-		return GitFailure(CodeLandGitFailed, err, "cannot read the worktree's commit").Message
+		return core.GitFailure(core.CodeLandGitFailed, err, "cannot read the worktree's commit").Message
 	}
 	ref, err := s.Git.SymbolicHeadRef(ctx, w)
 	if err != nil {
-		return GitFailure(CodeLandGitFailed, err, "cannot read the worktree's branch").Message
+		return core.GitFailure(core.CodeLandGitFailed, err, "cannot read the worktree's branch").Message
 	}
 	if head != commit || ref != "refs/heads/"+j.Worktree.Branch {
-		return "the worktree is at " + Short(head) + " on " + Escape(strings.TrimPrefix(ref, "refs/heads/")) + " now, not at the rebased " + Short(commit)
+		return "the worktree is at " + core.Short(head) + " on " + core.Escape(strings.TrimPrefix(ref, "refs/heads/")) + " now, not at the rebased " + core.Short(commit)
 	}
 	cmd, err := gitx.ResetKeep(w, orig)
 	if err == nil {
 		_, err = s.Git.Run(ctx, cmd)
 	}
 	if err != nil {
-		return GitFailure(CodeLandGitFailed, err, "git reset --keep failed").Message
+		return core.GitFailure(core.CodeLandGitFailed, err, "git reset --keep failed").Message
 	}
 	return ""
 }
@@ -140,9 +141,9 @@ func (r *landRun) putBack(ctx context.Context, orig, commit string) string {
 func (r *landRun) rebaseSparesIgnored(ctx context.Context, orig, onto string) bool {
 	s, j := r.s, r.j
 	w := j.Worktree.Path
-	over, err := s.ignoredInRebase(ctx, w, orig, onto)
+	over, err := ignoredInRebase(s, ctx, w, orig, onto)
 	if err != nil {
-		r.gitErr(PhaseRebase, err, "cannot read which ignored files of "+Escape(w)+" the rebase would replace")
+		r.gitErr(core.PhaseRebase, err, "cannot read which ignored files of "+core.Escape(w)+" the rebase would replace")
 		return false
 	}
 	if len(over) > 0 {
@@ -156,7 +157,7 @@ func (r *landRun) rebaseSparesIgnored(ctx context.Context, orig, onto string) bo
 // ignoredInRebase lists the ignored files of the worktree at w that stand at paths a
 // rebase of orig onto onto writes: those where the two differ, and those any of the
 // branch's commits touch. It only reads; land's rebase and its dry run both decide on it.
-func (s *Env) ignoredInRebase(ctx context.Context, w, orig, onto string) ([]string, error) {
+func ignoredInRebase(s *core.Env, ctx context.Context, w, orig, onto string) ([]string, error) {
 	_, ignored, err := s.Git.ChangedAndIgnored(ctx, w)
 	if err != nil || len(ignored) == 0 {
 		return nil, err
@@ -173,16 +174,16 @@ func (s *Env) ignoredInRebase(ctx context.Context, w, orig, onto string) ([]stri
 }
 
 // worktreeIgnoredRefusal is the refusal for ignored files a rebase would destroy.
-func worktreeIgnoredRefusal(w, into, onto string, over []string) *Error {
-	return Refused(CodeWorktreeIgnoredOverlap, "move them out of "+QuoteDisplay(w)+" (git keeps no copy of ignored files), land again, then put back what you still need",
+func worktreeIgnoredRefusal(w, into, onto string, over []string) *core.Error {
+	return core.Refused(core.CodeWorktreeIgnoredOverlap, "move them out of "+core.QuoteDisplay(w)+" (git keeps no copy of ignored files), land again, then put back what you still need",
 		"%s has ignored files at paths the rebase onto %s (%s) would replace or remove: %s; nothing was changed",
-		Escape(w), Escape(into), Short(onto), listPaths(over))
+		core.Escape(w), core.Escape(into), core.Short(onto), listPaths(over))
 }
 
 func shortAll(oids []string) []string {
 	out := make([]string, len(oids))
 	for i, o := range oids {
-		out[i] = Short(o)
+		out[i] = core.Short(o)
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package core
+package land
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/copse-dev/copse/core"
 )
 
 // A land that stops on conflicts leaves its rebase open for a person to resolve. `land
@@ -18,20 +20,13 @@ import (
 // stopped rebase held, path by path, and --force-restart aborts only a rebase that still
 // holds exactly that; any other is refused, and the refusal changes nothing.
 
-// LandStopped is what a stopped rebase held when the land left it open: HEAD, and for each
-// path git status lists, its entry (and what the file holds where it differs from the index).
-type LandStopped struct {
-	Head  string            `json:"head"`
-	Paths map[string]string `json:"paths"`
-}
-
 // rebaseStopState reads what the rebase stopped at w holds now.
-func (s *Env) rebaseStopState(ctx context.Context, w string) (*LandStopped, error) {
+func rebaseStopState(s *core.Env, ctx context.Context, w string) (*core.LandStopped, error) {
 	head, entries, err := s.Git.StatusEntries(ctx, w)
 	if err != nil {
 		return nil, err
 	}
-	st := &LandStopped{Head: head, Paths: make(map[string]string, len(entries))}
+	st := &core.LandStopped{Head: head, Paths: make(map[string]string, len(entries))}
 	for _, e := range entries {
 		v := e.Line
 		if e.WorktreeSide {
@@ -69,7 +64,7 @@ func fileState(p string) string {
 
 // stoppedChanges are the paths whose state differs between then and now (HEAD named
 // "HEAD" when it moved), sorted.
-func stoppedChanges(then, now *LandStopped) []string {
+func stoppedChanges(then, now *core.LandStopped) []string {
 	var out []string
 	if then.Head != now.Head {
 		out = append(out, "HEAD")
@@ -91,20 +86,20 @@ func stoppedChanges(then, now *LandStopped) []string {
 // ruleRestartAbortsNothingMade: --force-restart aborts the rebase a land left open only
 // while it holds exactly what it held when the land stopped (rec, read then); a rebase a
 // person has worked in since, or one whose state at the stop is not known, is refused.
-func (s *Env) ruleRestartAbortsNothingMade(ctx context.Context, w string, rec *LandRebase) error {
-	hint := "finish the resolution (git add, git rebase --continue) and land again; or, if nothing in it is yours to keep, abort it yourself (git -C " + QuoteDisplay(w) + " rebase --abort) and land again"
+func ruleRestartAbortsNothingMade(s *core.Env, ctx context.Context, w string, rec *core.LandRebase) error {
+	hint := "finish the resolution (git add, git rebase --continue) and land again; or, if nothing in it is yours to keep, abort it yourself (git -C " + core.QuoteDisplay(w) + " rebase --abort) and land again"
 	if rec.Stopped == nil {
-		return Refused(CodeRebaseChanged, hint,
-			"the rebase a land left open in %s has no record of what it held when it stopped, so copse cannot tell whether someone resolved anything in it; nothing was aborted", Escape(w))
+		return core.Refused(core.CodeRebaseChanged, hint,
+			"the rebase a land left open in %s has no record of what it held when it stopped, so copse cannot tell whether someone resolved anything in it; nothing was aborted", core.Escape(w))
 	}
-	now, err := s.rebaseStopState(ctx, w)
+	now, err := rebaseStopState(s, ctx, w)
 	if err != nil {
-		return GitFailure(CodeStatusFailed, err, "cannot read the status of "+Escape(w))
+		return core.GitFailure(core.CodeStatusFailed, err, "cannot read the status of "+core.Escape(w))
 	}
 	if changed := stoppedChanges(rec.Stopped, now); len(changed) > 0 {
-		return Refused(CodeRebaseChanged, hint,
+		return core.Refused(core.CodeRebaseChanged, hint,
 			"the rebase a land left open in %s was worked on since it stopped (changed: %s); aborting it would throw that away, so nothing was aborted",
-			Escape(w), listPaths(changed))
+			core.Escape(w), listPaths(changed))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package core
+package land
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/eventlog"
 	"github.com/copse-dev/copse/gitx"
 )
@@ -22,21 +23,21 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 	into := j.Into
 	old, err := s.Git.ResolveCommit(ctx, root, "refs/heads/"+into)
 	if err != nil {
-		r.gitErr(PhaseAdvance, err, "cannot read the target branch "+Escape(into))
+		r.gitErr(core.PhaseAdvance, err, "cannot read the target branch "+core.Escape(into))
 		return false, false
 	}
 	if old != onto {
 		return true, false
 	}
 	if ok, err := s.Git.Ancestor(ctx, root, old, j.Commit); err != nil {
-		r.gitErr(PhaseAdvance, err, "cannot check that the land is a fast-forward")
+		r.gitErr(core.PhaseAdvance, err, "cannot check that the land is a fast-forward")
 		return false, false
 	} else if !ok {
 		return true, false
 	}
-	snap, err := s.readAndLearn(ctx)
+	snap, err := s.ReadAndLearn(ctx)
 	if err != nil {
-		r.refusal(PhaseAdvance, err)
+		r.refusal(core.PhaseAdvance, err)
 		return false, false
 	}
 	r.snap = &snap // the clean-up, under the same lock, starts from this list
@@ -50,7 +51,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 	}
 	upd, err := gitx.UpdateRefCAS(root, into, j.Commit, old, "copse land "+j.Job+": "+j.Worktree.Branch)
 	if err != nil {
-		r.refusal(PhaseAdvance, BuilderErr(err))
+		r.refusal(core.PhaseAdvance, core.BuilderErr(err))
 		return false, false
 	}
 	if _, err := s.Git.Run(ctx, upd); err != nil {
@@ -58,7 +59,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 		if rerr == nil && cur != old {
 			return true, false // someone moved it between our read and the swap
 		}
-		r.gitErr(PhaseAdvance, err, "cannot advance "+Escape(into))
+		r.gitErr(core.PhaseAdvance, err, "cannot advance "+core.Escape(into))
 		return false, false
 	}
 	j.Previous = old
@@ -72,8 +73,8 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 	}
 	cur, err := s.Git.ResolveCommit(ctx, root, "refs/heads/"+into)
 	if err != nil || cur != j.Commit {
-		r.finish(LandUncertain, CodeAdvanceUnverified, "the target "+Escape(into)+" was advanced, but reading it back did not show "+Short(j.Commit),
-			"check git log "+Escape(into)+" before doing anything else")
+		r.finish(core.LandUncertain, core.CodeAdvanceUnverified, "the target "+core.Escape(into)+" was advanced, but reading it back did not show "+core.Short(j.Commit),
+			"check git log "+core.Escape(into)+" before doing anything else")
 		return false, false
 	}
 	return false, true
@@ -83,7 +84,7 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 // step (nil when none is on disk), or the refusal: into is being rebased or bisected in a
 // worktree (busy gives the branch a worktree's operation holds, "" when none), or it is
 // checked out in more than one.
-func targetHolder(trees []gitx.Worktree, into string, busy func(gitx.Worktree) string) (*gitx.Worktree, *Error) {
+func targetHolder(trees []gitx.Worktree, into string, busy func(gitx.Worktree) string) (*gitx.Worktree, *core.Error) {
 	var holders []gitx.Worktree
 	for _, t := range trees {
 		if t.Bare {
@@ -93,8 +94,8 @@ func targetHolder(trees []gitx.Worktree, into string, busy func(gitx.Worktree) s
 			holders = append(holders, t)
 		}
 		if t.Prunable == nil && busy(t) == "refs/heads/"+into {
-			return nil, Refused(CodeTargetBusy, "let that finish (or abort it) first, then land again",
-				"%s is being rebased or bisected in %s; a later abort there would move it back and erase the land", Escape(into), Escape(t.Path))
+			return nil, core.Refused(core.CodeTargetBusy, "let that finish (or abort it) first, then land again",
+				"%s is being rebased or bisected in %s; a later abort there would move it back and erase the land", core.Escape(into), core.Escape(t.Path))
 		}
 	}
 	if len(holders) > 1 {
@@ -102,8 +103,8 @@ func targetHolder(trees []gitx.Worktree, into string, busy func(gitx.Worktree) s
 		for _, h := range holders {
 			paths = append(paths, h.Path)
 		}
-		return nil, Refused(CodeTargetCheckedOutTwice, "switch all but one of them to another branch, then land again",
-			"%s is checked out in %d worktrees (%s); copse cannot keep them all in step", Escape(into), len(holders), listPaths(paths))
+		return nil, core.Refused(core.CodeTargetCheckedOutTwice, "switch all but one of them to another branch, then land again",
+			"%s is checked out in %d worktrees (%s); copse cannot keep them all in step", core.Escape(into), len(holders), listPaths(paths))
 	}
 	if len(holders) == 1 && holders[0].Prunable == nil {
 		return &holders[0], nil
@@ -128,13 +129,13 @@ var testHookAfterSwap func()
 // middle of an operation, one whose HEAD is not the target any more, or one whose
 // uncommitted paths overlap the paths the land changes.
 func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) bool {
-	refusal, failure, err := r.s.holderVerdict(ctx, h, r.j.Into, old, r.j.Commit)
+	refusal, failure, err := holderVerdict(r.s, ctx, h, r.j.Into, old, r.j.Commit)
 	switch {
-	case failure == CodeWorktreeUnreadable:
-		r.finish(LandFailed, CodeWorktreeUnreadable, "cannot find the git directory of "+Escape(h.Path), "check that checkout")
+	case failure == core.CodeWorktreeUnreadable:
+		r.finish(core.LandFailed, core.CodeWorktreeUnreadable, "cannot find the git directory of "+core.Escape(h.Path), "check that checkout")
 		return false
 	case err != nil:
-		r.gitErr(PhaseAdvance, err, "cannot read the checkout of "+Escape(r.j.Into)+" at "+Escape(h.Path))
+		r.gitErr(core.PhaseAdvance, err, "cannot read the checkout of "+core.Escape(r.j.Into)+" at "+core.Escape(h.Path))
 		return false
 	case refusal != nil:
 		r.blocked(refusal.Code, refusal.Hint, "%s", refusal.Message)
@@ -147,24 +148,24 @@ func (r *landRun) checkHolder(ctx context.Context, h gitx.Worktree, old string) 
 // old to the commit to: a refusal when it cannot be kept in step, nil when it can. It only
 // reads; land's advance and its dry run both decide on it. failure names what could not
 // be read (CodeWorktreeUnreadable for its git directory) when err is set.
-func (s *Env) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to string) (refusal *Error, failure string, err error) {
+func holderVerdict(s *core.Env, ctx context.Context, h gitx.Worktree, into, old, to string) (refusal *core.Error, failure string, err error) {
 	gd, err := gitx.WorktreeGitDir(h.Path)
 	if err != nil {
-		return nil, CodeWorktreeUnreadable, err
+		return nil, core.CodeWorktreeUnreadable, err
 	}
 	if op, err := gitx.Operation(gd); err != nil || op != "" {
 		if op == "" {
 			op = "an operation (unreadable state)"
 		}
-		return Refused(CodeTargetBusy, "finish or abort the "+op+" in "+QuoteDisplay(h.Path)+", then land again",
-			"%s is checked out in %s, where a %s is in progress", Escape(into), Escape(h.Path), op), "", nil
+		return core.Refused(core.CodeTargetBusy, "finish or abort the "+op+" in "+core.QuoteDisplay(h.Path)+", then land again",
+			"%s is checked out in %s, where a %s is in progress", core.Escape(into), core.Escape(h.Path), op), "", nil
 	}
 	ref, err := s.Git.SymbolicHeadRef(ctx, h.Path)
 	if err != nil {
 		return nil, "", err
 	}
 	if ref != "refs/heads/"+into {
-		return Refused(CodeTargetBusy, "land again", "%s no longer has %s checked out", Escape(h.Path), Escape(into)), "", nil
+		return core.Refused(core.CodeTargetBusy, "land again", "%s no longer has %s checked out", core.Escape(h.Path), core.Escape(into)), "", nil
 	}
 	// Ignored files count too: read-tree -m -u overwrites or deletes an ignored file (or a
 	// whole ignored directory, a nested repository in it included) that stands where the
@@ -189,14 +190,14 @@ func (s *Env) holderVerdict(ctx context.Context, h gitx.Worktree, into, old, to 
 		return nil, "", err
 	}
 	if over := overlap(dirty, incoming); len(over) > 0 {
-		return Refused(CodeTargetDirtyOverlap, "commit, stash or revert those paths in "+QuoteDisplay(h.Path)+", then land again",
+		return core.Refused(core.CodeTargetDirtyOverlap, "commit, stash or revert those paths in "+core.QuoteDisplay(h.Path)+", then land again",
 			"%s is checked out in %s, whose uncommitted changes touch paths the land changes: %s",
-			Escape(into), Escape(h.Path), listPaths(over)), "", nil
+			core.Escape(into), core.Escape(h.Path), listPaths(over)), "", nil
 	}
 	if over := overlap(ignored, incoming); len(over) > 0 {
-		return Refused(CodeTargetIgnoredOverlap, "move them out of "+QuoteDisplay(h.Path)+" (git keeps no copy of ignored files), land again, then put back what you still need",
+		return core.Refused(core.CodeTargetIgnoredOverlap, "move them out of "+core.QuoteDisplay(h.Path)+" (git keeps no copy of ignored files), land again, then put back what you still need",
 			"%s is checked out in %s, where ignored files stand at paths the land would replace or remove: %s; nothing was overwritten",
-			Escape(into), Escape(h.Path), listPaths(over)), "", nil
+			core.Escape(into), core.Escape(h.Path), listPaths(over)), "", nil
 	}
 	return nil, "", nil
 }
@@ -230,14 +231,14 @@ func overlap(dirty, incoming []string) []string {
 // is swapped back, and if that fails too the outcome is uncertain.
 func (r *landRun) sync(ctx context.Context, h gitx.Worktree, old string) bool {
 	s, j := r.s, r.j
-	release := s.holdRefreshes()
+	release := s.HoldRefreshes()
 	defer release()
 	if refresh, err := gitx.RefreshIndex(h.Path); err == nil {
 		_, _ = s.Git.Run(ctx, refresh) // only refreshes stat data; read-tree judges the result
 	}
 	rt, err := gitx.ReadTreeSync(h.Path, old, j.Commit)
 	if err != nil {
-		r.refusal(PhaseAdvance, BuilderErr(err))
+		r.refusal(core.PhaseAdvance, core.BuilderErr(err))
 		return false
 	}
 	_, syncErr := s.Git.Run(ctx, rt)
@@ -249,16 +250,16 @@ func (r *landRun) sync(ctx context.Context, h gitx.Worktree, old string) bool {
 	if err == nil {
 		_, err = s.Git.Run(ctx, back)
 	}
-	why := GitFailure(CodeSyncFailed, syncErr, "git read-tree failed").Message
+	why := core.GitFailure(core.CodeSyncFailed, syncErr, "git read-tree failed").Message
 	if err != nil {
-		r.finish(LandUncertain, CodeRollbackFailed,
-			"the checkout of "+Escape(j.Into)+" in "+Escape(h.Path)+" could not be synced ("+why+"), and moving "+Escape(j.Into)+" back to "+Short(old)+" failed too",
-			"check "+Escape(j.Into)+" and "+QuoteDisplay(h.Path)+" by hand: git -C "+QuoteDisplay(h.Path)+" status")
+		r.finish(core.LandUncertain, core.CodeRollbackFailed,
+			"the checkout of "+core.Escape(j.Into)+" in "+core.Escape(h.Path)+" could not be synced ("+why+"), and moving "+core.Escape(j.Into)+" back to "+core.Short(old)+" failed too",
+			"check "+core.Escape(j.Into)+" and "+core.QuoteDisplay(h.Path)+" by hand: git -C "+core.QuoteDisplay(h.Path)+" status")
 		return false
 	}
 	j.Previous = ""
-	r.blocked(CodeTargetSyncFailed, "look at "+QuoteDisplay(h.Path)+" (git status there), make it clean, then land again",
-		"the checkout of %s in %s could not be brought up to date (%s); %s was moved back to %s", Escape(j.Into), Escape(h.Path), why, Escape(j.Into), Short(old))
+	r.blocked(core.CodeTargetSyncFailed, "look at "+core.QuoteDisplay(h.Path)+" (git status there), make it clean, then land again",
+		"the checkout of %s in %s could not be brought up to date (%s); %s was moved back to %s", core.Escape(j.Into), core.Escape(h.Path), why, core.Escape(j.Into), core.Short(old))
 	return false
 }
 
@@ -273,21 +274,21 @@ func (r *landRun) cleanup(ctx context.Context) {
 	// The list advance read under this same lock still holds: the advance and the sync
 	// change no worktree's place or branch.
 	if r.snap == nil {
-		snap, err := s.readAndLearn(ctx)
+		snap, err := s.ReadAndLearn(ctx)
 		if err != nil {
-			warn("kept %s: cannot read the worktree list (%s)", Escape(j.Worktree.Path), AsError(err).Message)
+			warn("kept %s: cannot read the worktree list (%s)", core.Escape(j.Worktree.Path), core.AsError(err).Message)
 			return
 		}
 		r.snap = &snap
 	}
-	t, ok := Find(*r.snap, j.Worktree.Path)
+	t, ok := core.Find(*r.snap, j.Worktree.Path)
 	if !ok {
-		warn("the worktree %s is already gone", Escape(j.Worktree.Path))
+		warn("the worktree %s is already gone", core.Escape(j.Worktree.Path))
 		return
 	}
 	// The claim goes first: the work is landed, so the claim has done its job even when the
 	// worktree itself must stay (copse runs inside it).
-	if kept := claimKeeps(s.withoutEndedClaim(t), j.Session, j.TakeOver); kept != "" {
+	if kept := claimKeeps(s.WithoutEndedClaim(t), j.Session, j.TakeOver); kept != "" {
 		warn("%s", kept)
 		return
 	}
@@ -297,22 +298,22 @@ func (r *landRun) cleanup(ctx context.Context) {
 			_, err = s.Git.Run(ctx, un)
 		}
 		if err != nil {
-			warn("kept %s: cannot release its claim (%s)", Escape(t.Path), AsError(GitFailure(CodeUnlockFailed, err, "git worktree unlock failed")).Message)
+			warn("kept %s: cannot release its claim (%s)", core.Escape(t.Path), core.AsError(core.GitFailure(core.CodeUnlockFailed, err, "git worktree unlock failed")).Message)
 			return
 		}
 		j.Released = true
 		t.Locked = nil // as it is now: the removal below sees an unlocked worktree
-		s.emitWorktree(r.commonDir, EventReleased, j)
+		emitWorktree(s, r.commonDir, core.EventReleased, j)
 	}
-	ws, err := s.workspaceAt(ctx, *r.snap, t.Path)
+	ws, err := s.WorkspaceAt(ctx, *r.snap, t.Path)
 	if err != nil {
-		warn("kept %s: cannot tell which window or workspace shows it (%s)", Escape(t.Path), AsError(err).Message)
+		warn("kept %s: cannot tell which window or workspace shows it (%s)", core.Escape(t.Path), core.AsError(err).Message)
 		return
 	}
 	// copse's own tmux window (a land typed in the worktree's window) closes once copse has
 	// answered, not under it: read before the worktree, and its window's mark, go.
-	own := s.ownWindow(ctx, t.Path)
-	l, kept := s.worktreeKeeps(ctx, t, ws, false)
+	own := s.OwnWindow(ctx, t.Path)
+	l, kept := worktreeKeeps(s, ctx, t, ws, false)
 	if kept != "" {
 		warn("%s", kept)
 		return
@@ -325,39 +326,39 @@ func (r *landRun) cleanup(ctx context.Context) {
 	// workspace is closed with it.
 	run := s.UnforcedRemoval(t, ws, &long)
 	if own != "" {
-		run = s.unforcedRemovalInOwnWindow(t, own, &long)
+		run = s.UnforcedRemovalInOwnWindow(t, own, &long)
 	}
-	rr, err := s.RemoveOne(ctx, RemoveStep{Target: t, Record: true, Run: run})
-	if rerr, ok := IsReadBack(err); ok {
-		warn("removing %s ran, but the worktree list could not be read back (%s); run `copse list`", Escape(t.Path), Escape(FirstLine(rerr.Error())))
+	rr, err := s.RemoveOne(ctx, core.RemoveStep{Target: t, Record: true, Run: run})
+	if rerr, ok := core.IsReadBack(err); ok {
+		warn("removing %s ran, but the worktree list could not be read back (%s); run `copse list`", core.Escape(t.Path), core.Escape(core.FirstLine(rerr.Error())))
 		return
 	}
 	if err != nil {
-		warn("kept %s: %s", Escape(t.Path), AsError(err).Message)
+		warn("kept %s: %s", core.Escape(t.Path), core.AsError(err).Message)
 		return
 	}
 	switch rr.Verdict {
-	case RemovalNothing:
-		if live, ok := StillLive(rr.RunErr); ok {
+	case core.RemovalNothing:
+		if live, ok := core.StillLive(rr.RunErr); ok {
 			warn("%s", liveKeeps(t.Path, live))
 			return
 		}
-		warn("kept %s: %s", Escape(t.Path), GitFailure(CodeRemoveFailed, rr.RunErr, "git worktree remove refused").Message)
+		warn("kept %s: %s", core.Escape(t.Path), core.GitFailure(core.CodeRemoveFailed, rr.RunErr, "git worktree remove refused").Message)
 		return
-	case RemovalPartial, RemovalIncomplete:
-		warn("%s; run `copse list` (git worktree prune forgets a worktree whose directory is gone)", RemoveState(t.Path, rr.Listed, rr.OnDisk))
+	case core.RemovalPartial, core.RemovalIncomplete:
+		warn("%s; run `copse list` (git worktree prune forgets a worktree whose directory is gone)", core.RemoveState(t.Path, rr.Listed, rr.OnDisk))
 		return
 	}
 	j.Removed = true
-	if rr.Verdict == RemovalGoneAnyway && rr.RunErr != nil {
-		warn("removed %s, but: %s", Escape(t.Path), AsError(rr.RunErr).Message)
+	if rr.Verdict == core.RemovalGoneAnyway && rr.RunErr != nil {
+		warn("removed %s, but: %s", core.Escape(t.Path), core.AsError(rr.RunErr).Message)
 	}
 	if own != "" {
-		s.closeOwnWindow(ctx, own, warn)
+		s.CloseOwnWindow(ctx, own, warn)
 	}
 	if l.Ignored > 0 {
 		// Deleted as by remove, and like remove's confirmation the land says which.
-		warn("removed %s: %s with it (ignored files are not recorded)", Escape(t.Path), l.IgnoredNamed())
+		warn("removed %s: %s with it (ignored files are not recorded)", core.Escape(t.Path), l.IgnoredNamed())
 	}
 	del, err := gitx.DeleteRefCAS(s.Root(), j.Worktree.Branch, j.Commit)
 	if err == nil {
@@ -365,9 +366,9 @@ func (r *landRun) cleanup(ctx context.Context) {
 	}
 	j.BranchGone = err == nil
 	// After the branch's delete, so the event says whether it went.
-	s.emitWorktree(r.commonDir, EventRemoved, j)
+	emitWorktree(s, r.commonDir, core.EventRemoved, j)
 	if err != nil {
-		warn("kept branch %s: it no longer points at the landed %s", Escape(j.Worktree.Branch), Short(j.Commit))
+		warn("kept branch %s: it no longer points at the landed %s", core.Escape(j.Worktree.Branch), core.Short(j.Commit))
 	}
 }
 
@@ -375,16 +376,16 @@ func (r *landRun) cleanup(ctx context.Context) {
 // copse did not write, or a claim of a session other than the landing one (or than the
 // claim a person approved taking over). It only reads; the clean-up and land's dry run
 // both decide on it.
-func claimKeeps(t gitx.Worktree, session string, takeOver *Claim) string {
+func claimKeeps(t gitx.Worktree, session string, takeOver *core.Claim) string {
 	if t.Locked == nil {
 		return ""
 	}
-	cl, ok := ParseClaim(*t.Locked)
+	cl, ok := core.ParseClaim(*t.Locked)
 	if !ok {
-		return fmt.Sprintf("kept %s: it is locked by someone else (%s)", Escape(t.Path), Escape(*t.Locked))
+		return fmt.Sprintf("kept %s: it is locked by someone else (%s)", core.Escape(t.Path), core.Escape(*t.Locked))
 	}
 	if cl.Session != session && !sameClaim(&cl, takeOver) {
-		return fmt.Sprintf("kept %s: it is claimed by session %s since %s", Escape(t.Path), cl.Session, cl.Since.Format(time.RFC3339))
+		return fmt.Sprintf("kept %s: it is claimed by session %s since %s", core.Escape(t.Path), cl.Session, cl.Since.Format(time.RFC3339))
 	}
 	return ""
 }
@@ -396,45 +397,45 @@ func claimKeeps(t gitx.Worktree, session string, takeOver *Claim) string {
 // reads; the clean-up and land's dry run both decide on it. beforeLand is the dry run's
 // case: the branch's own commits are not landed yet, and the land is what puts them on the
 // target, so they are not counted as lost.
-func (s *Env) worktreeKeeps(ctx context.Context, t gitx.Worktree, ws string, beforeLand bool) (Losses, string) {
-	if own := s.ownWindow(ctx, t.Path); own != "" {
+func worktreeKeeps(s *core.Env, ctx context.Context, t gitx.Worktree, ws string, beforeLand bool) (core.Losses, string) {
+	if own := s.OwnWindow(ctx, t.Path); own != "" {
 		// copse runs in the worktree's own tmux window, which closes once copse has
 		// answered (closeOwnWindow): the shell that started copse, and copse, go with it;
 		// anything else working there keeps the worktree.
 		if l := s.Backend.WorkspaceLive(ctx, t.Path, own); len(l.Procs) > 0 || l.Unknown != "" {
-			return Losses{}, fmt.Sprintf("kept %s: %s; remove it when they end (`copse remove %s`)", Escape(t.Path), l.keptBy(), QuoteDisplay(t.Path))
+			return core.Losses{}, fmt.Sprintf("kept %s: %s; remove it when they end (`copse remove %s`)", core.Escape(t.Path), l.KeptBy(), core.QuoteDisplay(t.Path))
 		}
-	} else if cur := s.Current(); cur != "" && Canonical(cur) == Canonical(t.Path) {
-		return Losses{}, fmt.Sprintf("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", Escape(t.Path), QuoteDisplay(t.Path))
+	} else if cur := s.Current(); cur != "" && core.Canonical(cur) == core.Canonical(t.Path) {
+		return core.Losses{}, fmt.Sprintf("kept %s: copse runs inside it; remove it from elsewhere (`copse remove %s`)", core.Escape(t.Path), core.QuoteDisplay(t.Path))
 	} else if l := s.Backend.WorkspaceLive(ctx, t.Path, ws); len(l.Procs) > 0 {
 		// Judged as remove judges them: the idle shells of the worktree's window (ws) do
 		// not keep it.
-		return Losses{}, liveKeeps(t.Path, l)
+		return core.Losses{}, liveKeeps(t.Path, l)
 	}
 	l := s.Losses(ctx, t)
 	if beforeLand {
 		l.Unique = 0
 	}
-	if reason, detail := PruneKeep(t, l); reason != "" {
-		return l, fmt.Sprintf("kept %s: %s (%s)", Escape(t.Path), detail, reason)
+	if reason, detail := core.PruneKeep(t, l); reason != "" {
+		return l, fmt.Sprintf("kept %s: %s (%s)", core.Escape(t.Path), detail, reason)
 	}
 	return l, ""
 }
 
 // liveKeeps is the clean-up's warning for a worktree processes work in: landed work is
 // safe, the processes' directory is not, so they keep it.
-func liveKeeps(path string, l LiveSet) string {
+func liveKeeps(path string, l core.LiveSet) string {
 	return fmt.Sprintf("kept %s: %s working in it (%s); remove it when they end (`copse remove %s`)",
-		Escape(path), Plural(len(l.Procs), "process"), describeProcs(l.Procs), QuoteDisplay(path))
+		core.Escape(path), core.Plural(len(l.Procs), "process"), core.DescribeProcs(l.Procs), core.QuoteDisplay(path))
 }
 
-func (s *Env) emitWorktree(commonDir, event string, j *LandJob) {
-	ev := Event{Event: event, Repo: s.Root(), Job: j.Job, Session: j.Session,
-		Worktree: &EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
-	if event == EventRemoved {
+func emitWorktree(s *core.Env, commonDir, event string, j *core.LandJob) {
+	ev := core.Event{Event: event, Repo: s.Root(), Job: j.Job, Session: j.Session,
+		Worktree: &core.EventWorktree{ID: j.Worktree.ID, Path: j.Worktree.Path, Branch: j.Worktree.Branch}}
+	if event == core.EventRemoved {
 		ev.Commit, ev.BranchDeleted = j.Commit, j.BranchGone
 	}
 	if _, err := eventlog.Append(commonDir, ev); err != nil {
-		j.Warnings = append(j.Warnings, "could not record the "+event+" event: "+Escape(err.Error()))
+		j.Warnings = append(j.Warnings, "could not record the "+event+" event: "+core.Escape(err.Error()))
 	}
 }

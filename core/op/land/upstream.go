@@ -1,10 +1,11 @@
-package core
+package land
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
 
@@ -54,22 +55,22 @@ func (r *landRun) branchNotice(ctx context.Context, u landUpstream, deleted bool
 		return ""
 	case onlyLanded == 0: // pushed after the worktree last fetched: the land did not include them
 		return fmt.Sprintf("branch %s's upstream %s has %s the land did not include; look at them: git log %s..%s",
-			Escape(j.Worktree.Branch), Escape(u.short()), Plural(onlyUp, "commit"), Short(j.Commit), Escape(u.short()))
+			core.Escape(j.Worktree.Branch), core.Escape(u.short()), core.Plural(onlyUp, "commit"), core.Short(j.Commit), core.Escape(u.short()))
 	case onlyUp == 0:
-		state = "is behind the landed commit by " + Plural(onlyLanded, "commit")
+		state = "is behind the landed commit by " + core.Plural(onlyLanded, "commit")
 	default:
-		state = fmt.Sprintf("has diverged from the landed commit (the rebase rewrote the branch: %s only there)", Plural(onlyUp, "commit"))
+		state = fmt.Sprintf("has diverged from the landed commit (the rebase rewrote the branch: %s only there)", core.Plural(onlyUp, "commit"))
 	}
 	if deleted {
 		return fmt.Sprintf("branch %s's upstream %s %s and still holds the branch as it was before the land; copse deleted the branch, not its upstream: git push %s --delete %s if you no longer need it",
-			Escape(j.Worktree.Branch), Escape(u.short()), state, textsafe.ShellQuote(u.remote), textsafe.ShellQuote(u.name))
+			core.Escape(j.Worktree.Branch), core.Escape(u.short()), state, textsafe.ShellQuote(u.remote), textsafe.ShellQuote(u.name))
 	}
-	push := fmt.Sprintf("git -C %s push %s %s", QuoteDisplay(j.Worktree.Path), textsafe.ShellQuote(u.remote), textsafe.ShellQuote(j.Worktree.Branch+":"+u.name))
+	push := fmt.Sprintf("git -C %s push %s %s", core.QuoteDisplay(j.Worktree.Path), textsafe.ShellQuote(u.remote), textsafe.ShellQuote(j.Worktree.Branch+":"+u.name))
 	if onlyUp > 0 {
-		push = fmt.Sprintf("git -C %s push --force-with-lease=%s %s %s", QuoteDisplay(j.Worktree.Path),
+		push = fmt.Sprintf("git -C %s push --force-with-lease=%s %s %s", core.QuoteDisplay(j.Worktree.Path),
 			textsafe.ShellQuote(u.name+":"+u.commit), textsafe.ShellQuote(u.remote), textsafe.ShellQuote(j.Worktree.Branch+":"+u.name))
 	}
-	return fmt.Sprintf("branch %s's upstream %s %s; to update it: %s", Escape(j.Worktree.Branch), Escape(u.short()), state, push)
+	return fmt.Sprintf("branch %s's upstream %s %s; to update it: %s", core.Escape(j.Worktree.Branch), core.Escape(u.short()), state, push)
 }
 
 // targetNotice says that the target is ahead of (or diverged from) its upstream after the
@@ -90,7 +91,7 @@ func (r *landRun) targetNotice(ctx context.Context) string {
 	}
 	if behind > 0 {
 		return fmt.Sprintf("%s is %s ahead of %s and %s behind it; bring in %s first (git pull --rebase in its checkout), then %s",
-			Escape(j.Into), Plural(ahead, "commit"), Escape(u.short()), Plural(behind, "commit"), Escape(u.short()), push)
+			core.Escape(j.Into), core.Plural(ahead, "commit"), core.Escape(u.short()), core.Plural(behind, "commit"), core.Escape(u.short()), push)
 	}
-	return fmt.Sprintf("%s is %s ahead of %s; to publish it: %s", Escape(j.Into), Plural(ahead, "commit"), Escape(u.short()), push)
+	return fmt.Sprintf("%s is %s ahead of %s; to publish it: %s", core.Escape(j.Into), core.Plural(ahead, "commit"), core.Escape(u.short()), push)
 }

@@ -1,4 +1,4 @@
-package core
+package land
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
 )
 
@@ -29,11 +30,11 @@ func TestLandSyncFailureRollsBackOrIsUncertain(t *testing.T) {
 				coretest.WriteFile(t, lockMain, "")
 			}
 		}
-		svc, err := Open(context.Background(), Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+		svc, err := core.Open(context.Background(), core.Options{Registry: landOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := svc.Prepare(context.Background(), LandRequest{Path: Str(w), Wait: true})
+		p, err := svc.Prepare(context.Background(), core.LandRequest{Path: core.Str(w), Wait: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,9 +42,9 @@ func TestLandSyncFailureRollsBackOrIsUncertain(t *testing.T) {
 		testHookAfterSwap = nil
 		os.Remove(filepath.Join(r.Root, ".git", "index.lock"))
 		os.Remove(lockMain)
-		e := AsError(err)
+		e := core.AsError(err)
 		if !rollbackFails {
-			if e == nil || e.Code != "target_sync_failed" || ExitCode(err) != 1 {
+			if e == nil || e.Code != "target_sync_failed" || core.ExitCode(err) != 1 {
 				t.Fatalf("want target_sync_failed, got %v", err)
 			}
 			if got := r.Git(r.Root, "rev-parse", "main"); got != mainBefore {
@@ -54,7 +55,7 @@ func TestLandSyncFailureRollsBackOrIsUncertain(t *testing.T) {
 			}
 			continue
 		}
-		if e == nil || e.Code != "rollback_failed" || ExitCode(err) != 3 || out.Land.State != LandUncertain {
+		if e == nil || e.Code != "rollback_failed" || core.ExitCode(err) != 3 || out.Land.State != core.LandUncertain {
 			t.Fatalf("want rollback_failed (exit 3), got %v", err)
 		}
 	}
@@ -75,17 +76,17 @@ func TestLandAdvanceUnverified(t *testing.T) {
 	old := r.Git(r.Root, "rev-parse", "target")
 	testHookAfterSwap = func() { r.Git(r.Root, "update-ref", "refs/heads/target", old) }
 	defer func() { testHookAfterSwap = nil }()
-	svc, err := Open(context.Background(), Options{Registry: testOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
+	svc, err := core.Open(context.Background(), core.Options{Registry: landOps, Dir: r.Root, Backend: "git", Getenv: r.Getenv, Env: coretest.Env(r.Home)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := svc.Prepare(context.Background(), LandRequest{Path: Str(w), Into: Str("target"), Wait: true})
+	p, err := svc.Prepare(context.Background(), core.LandRequest{Path: core.Str(w), Into: core.Str("target"), Wait: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out, err := svc.Execute(context.Background(), p)
-	e := AsError(err)
-	if e == nil || e.Code != "advance_unverified" || ExitCode(err) != 3 || out == nil || out.Land == nil || out.Land.State != LandUncertain {
+	e := core.AsError(err)
+	if e == nil || e.Code != "advance_unverified" || core.ExitCode(err) != 3 || out == nil || out.Land == nil || out.Land.State != core.LandUncertain {
 		t.Fatalf("want an uncertain advance_unverified (exit 3), got %v (%+v)", err, out)
 	}
 	if _, err := os.Stat(w); err != nil {
