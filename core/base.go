@@ -229,7 +229,7 @@ func WriteWorktreeMeta(commonDir, id string, m WorktreeMeta) error {
 
 // readWorktreeMeta reads a worktree's metadata; ok is false when it has none or it
 // cannot be read as copse wrote it (a worktree made by git or an older copse).
-func readWorktreeMeta(commonDir, id string) (WorktreeMeta, bool) {
+func ReadWorktreeMeta(commonDir, id string) (WorktreeMeta, bool) {
 	var m WorktreeMeta
 	if id == "" {
 		return m, false
@@ -244,7 +244,7 @@ func readWorktreeMeta(commonDir, id string) (WorktreeMeta, bool) {
 // recordedInto is the branch the worktree with id was created from, as its metadata
 // keeps it; "" when it has none (made by git, from a tag, a remote branch or a commit).
 func RecordedInto(commonDir, id string) string {
-	m, ok := readWorktreeMeta(commonDir, id)
+	m, ok := ReadWorktreeMeta(commonDir, id)
 	if !ok || m.Base == nil || CheckText("into", m.Base.Branch, MaxBranch) != nil {
 		return ""
 	}

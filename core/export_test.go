@@ -26,3 +26,7 @@ var testOps *Registry
 
 // SetTestOps hands the internal tests the whole registry.
 func SetTestOps(r *Registry) { testOps = r }
+
+// EnvOf is the Env a service runs its operations on, for tests of what the families and
+// core/removal do with it.
+func EnvOf(s *Service) *Env { return s.impl }

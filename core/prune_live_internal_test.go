@@ -65,22 +65,6 @@ func TestPruneKeepsAWorktreeAProcessStartedInAfterItsScan(t *testing.T) {
 	}
 }
 
-// copse.keepRemoved never keeps a record however old it gets, and the listing says so.
-func TestKeepRemovedNever(t *testing.T) {
-	t.Parallel()
-	r, svc, _ := forceRemoved(t)
-	ctx := context.Background()
-	r.Git(r.Root, "config", "copse.keepRemoved", "never")
-	got, err := svc.impl.DropRemovedBefore(ctx, time.Now().Add(200*365*24*time.Hour), false)
-	if err != nil || len(got) != 0 {
-		t.Fatalf("keepRemoved never dropped %v, %v", got, err)
-	}
-	out, err := svc.Do(ctx, RestoreRequest{List: true}, false)
-	if err != nil || out.RemovedList.Keep != "never" || len(out.RemovedList.Removed) != 1 || !out.RemovedList.Removed[0].Expires.IsZero() {
-		t.Fatalf("listing under never: %v %+v", err, out.RemovedList)
-	}
-}
-
 // The idle shell of the Herdr pane copse opened for a worktree (a shell started in that
 // workspace, with no child) does not keep it; a shell running something, or a shell of
 // another workspace, does.

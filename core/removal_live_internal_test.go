@@ -21,7 +21,7 @@ func openGit(t *testing.T, r *coretest.Repo, hook func(path string)) *Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.impl.beforeLiveCheck = hook
+	svc.impl.BeforeLiveCheck = hook
 	return svc
 }
 

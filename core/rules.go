@@ -48,7 +48,7 @@ func RuleNoBaseForExisting(branch BranchName, hasBase bool) *Error {
 // rulePathOutsideGitDir: a checkout inside the git directory (symlinks resolved) would
 // be read by git as its own metadata.
 func rulePathOutsideGitDir(p AbsPath, commonDir string) *Error {
-	if within(Canonical(p.s), Canonical(commonDir)) {
+	if Within(Canonical(p.s), Canonical(commonDir)) {
 		return Usage(CodePathInsideGitDir, "path", "pick a path outside the repository's git directory",
 			"%s lies inside the git directory %s", Escape(p.s), Escape(commonDir))
 	}
@@ -63,7 +63,7 @@ func rulePathOutsideWorktrees(p AbsPath, snap Snapshot) *Error {
 		if cp == tp {
 			return Refused(CodePathIsWorktree, "pick another path", "%s is already the worktree of %s", Escape(p.s), Describe(t))
 		}
-		if within(cp, tp) {
+		if Within(cp, tp) {
 			// Bad input rather than a state to wait out: no request should ever nest
 			// a checkout inside another (git would track one in the other).
 			return Usage(CodePathInsideWorktree, "path", "pick a path outside every worktree (the default path is)",
@@ -173,7 +173,7 @@ func RuleHoldsNoWorktree(t gitx.Worktree, snap Snapshot) *Error {
 		if o.Path == t.Path || o.Bare {
 			continue
 		}
-		if inner := Canonical(o.Path); inner != outer && within(inner, outer) {
+		if inner := Canonical(o.Path); inner != outer && Within(inner, outer) {
 			return Refused(CodeContainsWorktree, "remove or move the inner worktree first (git worktree move), then this one",
 				"%s contains another worktree, %s (%s); removing it would delete that one too", Escape(t.Path), Escape(o.Path), Describe(o))
 		}
@@ -316,14 +316,14 @@ func RuleSubmodulesPushed(t gitx.Worktree, l Losses) *Error {
 // ruleRecordable: a forced path records what it deletes first, and what it cannot record
 // it does not delete ("no record, no remove"). Nothing gets past this one.
 func RuleRecordable(t gitx.Worktree, l Losses) *Error {
-	if len(l.unrecordable) > 0 {
+	if len(l.Unrecordable) > 0 {
 		hint, why := "commit (or stash) the changes inside them, or move them out of the worktree; then remove again",
 			"a record keeps the commits of a submodule or nested repository, not their uncommitted changes"
 		if t.Prunable != nil {
 			hint, why = goneSubmoduleHint, "a record of a worktree whose checkout is gone keeps its commits, not what it staged nor its submodules' repositories"
 		}
 		return Refused(CodeNotRecordable, hint, "cannot record what removing %s would delete, so nothing is removed: %s: %s",
-			Escape(t.Path), why, Sample(l.unrecordable, len(l.unrecordable)))
+			Escape(t.Path), why, Sample(l.Unrecordable, len(l.Unrecordable)))
 	}
 	return nil
 }

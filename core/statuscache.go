@@ -26,7 +26,7 @@ func (s *Service) CachedStatuses(paths []string) []StatusResult {
 			for p := range next {
 				if st, _, hit := pass.Lookup(p); hit {
 					mu.Lock()
-					out = append(out, StatusResult{Path: p, Status: fromGitStatus(st)})
+					out = append(out, StatusResult{Path: p, Status: FromGitStatus(st)})
 					mu.Unlock()
 				}
 			}

@@ -50,7 +50,7 @@ type Env struct {
 	// beforeLiveCheck, set only by tests, runs right before an unforced removal (prune,
 	// land's clean-up) looks for live processes: a process a test starts there is one that
 	// began after the scan.
-	beforeLiveCheck func(path string)
+	BeforeLiveCheck func(path string)
 }
 
 // repoState is what copse knows of the repository from the last worktree list.
@@ -267,7 +267,7 @@ func (s *Env) Learn(snap Snapshot) {
 			if resolve {
 				p = Canonical(p)
 			}
-			if within(here, p) && len(p) > best {
+			if Within(here, p) && len(p) > best {
 				best = len(p)
 				current = t.Path
 			}
@@ -441,7 +441,7 @@ func (s *Env) displayStatus(ctx context.Context, pass *statuscache.Pass, path st
 	}
 	st, proof, hit := pass.Lookup(path)
 	if hit {
-		return fromGitStatus(st)
+		return FromGitStatus(st)
 	}
 	var known *gitx.GitDirState // what the proof just read of the git directory, not read again
 	if proof != nil {
@@ -453,7 +453,7 @@ func (s *Env) displayStatus(ctx context.Context, pass *statuscache.Pass, path st
 		return statusFailure(err)
 	}
 	s.statusCache.Store(proof, st)
-	return fromGitStatus(st)
+	return FromGitStatus(st)
 }
 
 // status reads one worktree's status from git, with the untracked cache off (it informs a
@@ -466,7 +466,7 @@ func (s *Env) status(ctx context.Context, path string) Status {
 	if err != nil {
 		return statusFailure(err)
 	}
-	return fromGitStatus(st)
+	return FromGitStatus(st)
 }
 
 // statusFailure is a status git could not read, as the row's error.
@@ -479,7 +479,7 @@ func statusFailure(err error) Status {
 	return Status{Error: Escape(msg)}
 }
 
-func fromGitStatus(st gitx.Status) Status {
+func FromGitStatus(st gitx.Status) Status {
 	return Status{
 		Staged: st.Staged, Unstaged: st.Unstaged, Untracked: st.Untracked, Conflicted: st.Conflicted,
 		Upstream: st.Upstream, Ahead: st.Ahead, Behind: st.Behind, Rebasing: st.Rebasing, Merging: st.Merging,
@@ -563,7 +563,7 @@ func Canonical(p string) string {
 }
 
 // within reports whether p is dir or lies inside it (both canonical).
-func within(p, dir string) bool {
+func Within(p, dir string) bool {
 	if p == dir {
 		return true
 	}
@@ -588,7 +588,7 @@ func (s *Env) seedPrevious(snap Snapshot, prev string) {
 		if t.Bare || t.Prunable != nil {
 			continue
 		}
-		if within(cp, Canonical(t.Path)) && len(t.Path) > len(best) {
+		if Within(cp, Canonical(t.Path)) && len(t.Path) > len(best) {
 			best = t.Path
 		}
 	}

@@ -22,7 +22,7 @@ func (s *Env) worktreesDir() string {
 // made it), and left behind it is clutter beside the repository. os.Remove of a directory
 // never removes one with anything in it, so nothing else can be lost; a folder that is not
 // empty, or not there, stays as it is and says nothing.
-func (s *Env) dropEmptyWorktreesDir(removed string) {
+func (s *Env) DropEmptyWorktreesDir(removed string) {
 	dir := s.worktreesDir()
 	if parent := filepath.Dir(removed); parent != dir && Canonical(parent) != Canonical(dir) {
 		return

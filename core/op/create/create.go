@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/removal"
 )
 
 // Op is the create operation.
@@ -226,7 +227,7 @@ func runCreate(s *core.Env, ctx context.Context, c *core.CreateSpec, before core
 	if runErr != nil {
 		return nil, failedCreate(s, ctx, c, before, pre, runErr)
 	}
-	t, listed, _, err := s.ReadBackAdded(ctx, c.Path.String())
+	t, listed, _, err := removal.ReadBackAdded(s, ctx, c.Path.String())
 	if err != nil {
 		return nil, core.Uncertain(core.CodeCreateUnverified, err, "run `copse list` to see what exists",
 			"create of %s ran, but the worktree list could not be read back", core.Escape(c.Path.String()))

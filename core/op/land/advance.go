@@ -8,6 +8,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/eventlog"
+	"github.com/copse-dev/copse/core/removal"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -305,7 +306,7 @@ func (r *landRun) cleanup(ctx context.Context) {
 		t.Locked = nil // as it is now: the removal below sees an unlocked worktree
 		emitWorktree(s, r.commonDir, core.EventReleased, j)
 	}
-	ws, err := s.WorkspaceAt(ctx, *r.snap, t.Path)
+	ws, err := removal.WorkspaceAt(s, ctx, *r.snap, t.Path)
 	if err != nil {
 		warn("kept %s: cannot tell which window or workspace shows it (%s)", core.Escape(t.Path), core.AsError(err).Message)
 		return
@@ -324,12 +325,12 @@ func (r *landRun) cleanup(ctx context.Context) {
 	// list is not compared: the land's run is long and other worktrees move meanwhile. The
 	// processes are looked at again right before git removes it, and its window or
 	// workspace is closed with it.
-	run := s.UnforcedRemoval(t, ws, &long)
+	run := removal.UnforcedRemoval(s, t, ws, &long)
 	if own != "" {
-		run = s.UnforcedRemovalInOwnWindow(t, own, &long)
+		run = removal.UnforcedRemovalInOwnWindow(s, t, own, &long)
 	}
-	rr, err := s.RemoveOne(ctx, core.RemoveStep{Target: t, Record: true, Run: run})
-	if rerr, ok := core.IsReadBack(err); ok {
+	rr, err := removal.RemoveOne(s, ctx, removal.RemoveStep{Target: t, Record: true, Run: run})
+	if rerr, ok := removal.IsReadBack(err); ok {
 		warn("removing %s ran, but the worktree list could not be read back (%s); run `copse list`", core.Escape(t.Path), core.Escape(core.FirstLine(rerr.Error())))
 		return
 	}
@@ -338,19 +339,19 @@ func (r *landRun) cleanup(ctx context.Context) {
 		return
 	}
 	switch rr.Verdict {
-	case core.RemovalNothing:
-		if live, ok := core.StillLive(rr.RunErr); ok {
+	case removal.RemovalNothing:
+		if live, ok := removal.StillLive(rr.RunErr); ok {
 			warn("%s", liveKeeps(t.Path, live))
 			return
 		}
 		warn("kept %s: %s", core.Escape(t.Path), core.GitFailure(core.CodeRemoveFailed, rr.RunErr, "git worktree remove refused").Message)
 		return
-	case core.RemovalPartial, core.RemovalIncomplete:
-		warn("%s; run `copse list` (git worktree prune forgets a worktree whose directory is gone)", core.RemoveState(t.Path, rr.Listed, rr.OnDisk))
+	case removal.RemovalPartial, removal.RemovalIncomplete:
+		warn("%s; run `copse list` (git worktree prune forgets a worktree whose directory is gone)", removal.RemoveState(t.Path, rr.Listed, rr.OnDisk))
 		return
 	}
 	j.Removed = true
-	if rr.Verdict == core.RemovalGoneAnyway && rr.RunErr != nil {
+	if rr.Verdict == removal.RemovalGoneAnyway && rr.RunErr != nil {
 		warn("removed %s, but: %s", core.Escape(t.Path), core.AsError(rr.RunErr).Message)
 	}
 	if own != "" {
@@ -412,7 +413,7 @@ func worktreeKeeps(s *core.Env, ctx context.Context, t gitx.Worktree, ws string,
 		// not keep it.
 		return core.Losses{}, liveKeeps(t.Path, l)
 	}
-	l := s.Losses(ctx, t)
+	l := removal.Losses(s, ctx, t)
 	if beforeLand {
 		l.Unique = 0
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/removal"
 	"github.com/copse-dev/copse/gitx"
 	"github.com/copse-dev/copse/internal/textsafe"
 )
@@ -69,7 +70,7 @@ func landDryRun(s *core.Env, ctx context.Context, c *landCmd) (*core.Outcome, er
 		note("the clean-up would %s", keepNotKept(kept))
 		return out, nil
 	}
-	ws, err := s.WorkspaceAt(ctx, snap, t.Path)
+	ws, err := removal.WorkspaceAt(s, ctx, snap, t.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +78,7 @@ func landDryRun(s *core.Env, ctx context.Context, c *landCmd) (*core.Outcome, er
 		note("the clean-up would %s", keepNotKept(kept))
 		return out, nil
 	}
-	rm, err := s.UnforcedRemoveCommands(t, ws)
+	rm, err := removal.UnforcedRemoveCommands(s, t, ws)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/landjobs"
+	"github.com/copse-dev/copse/core/removal"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -350,7 +351,7 @@ func preflight(s *core.Env, ctx context.Context, c *landCmd, commonDir string, a
 	// The answer remove and land's clean-up decide on sees what git status does not: an
 	// assume-unchanged or skip-worktree file that differs, a change a file-system monitor
 	// hides. That is uncommitted work too, and the clean-up would keep the worktree for it.
-	l := s.Losses(ctx, c.target)
+	l := removal.Losses(s, ctx, c.target)
 	switch {
 	case l.Status.Error != "":
 		return core.Failed(core.CodeStatusFailed, nil, "", "cannot tell what %s holds: %s", core.Escape(w), l.Status.Error)

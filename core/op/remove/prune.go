@@ -13,6 +13,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/landjobs"
+	"github.com/copse-dev/copse/core/removal"
 	"github.com/copse-dev/copse/gitx"
 	"github.com/copse-dev/copse/internal/liveproc"
 )
@@ -185,7 +186,7 @@ func judgeForPrune(s *core.Env, ctx context.Context, sc *pruneScan, i int, t git
 		return kept(landKeep(j))
 	}
 	// One answer to "what would be lost", the one remove refuses on.
-	l := s.Losses(ctx, t)
+	l := removal.Losses(s, ctx, t)
 	if reason, detail := core.PruneKeep(t, l); reason != "" {
 		return kept(reason, detail)
 	}
@@ -230,7 +231,7 @@ func judgeForPrune(s *core.Env, ctx context.Context, sc *pruneScan, i int, t git
 // are recorded first (as a removal is), so forgetting it loses nothing; what cannot be
 // read keeps it.
 func judgeGone(s *core.Env, ctx context.Context, e core.PruneEntry, t gitx.Worktree, detail string) (core.PruneEntry, pruneCand, pruneFate) {
-	l := s.Losses(ctx, t)
+	l := removal.Losses(s, ctx, t)
 	if l.Status.Error != "" {
 		e.Reason, e.Detail = core.KeepStatusUnknown, "directory gone, and cannot tell what its admin directory holds: "+l.Status.Error
 		return e, pruneCand{}, pruneKept
@@ -337,7 +338,7 @@ func pruneCommands(s *core.Env, c *pruneCmd) ([]string, error) {
 			}
 			cmds = append(cmds, un.String())
 		}
-		rm, err := s.UnforcedRemoveCommands(cand.t, cand.ws)
+		rm, err := removal.UnforcedRemoveCommands(s, cand.t, cand.ws)
 		if err != nil {
 			return nil, err
 		}
@@ -468,9 +469,9 @@ func runPrune(s *core.Env, ctx context.Context, fresh *pruneCmd, x *core.Executi
 		}
 		// Recorded first, like a forced remove: `copse restore ID` brings it back. The
 		// processes are looked at again right before git removes it.
-		r, err := s.RemoveOne(ctx, core.RemoveStep{Target: cand.t, Record: true, DeleteBranch: fresh.deleteBranch,
-			Run: s.UnforcedRemoval(cand.t, cand.ws, s.Git)})
-		if rerr, ok := core.IsReadBack(err); ok {
+		r, err := removal.RemoveOne(s, ctx, removal.RemoveStep{Target: cand.t, Record: true, DeleteBranch: fresh.deleteBranch,
+			Run: removal.UnforcedRemoval(s, cand.t, cand.ws, s.Git)})
+		if rerr, ok := removal.IsReadBack(err); ok {
 			return nil, core.Uncertain(core.CodePruneUnverified, rerr, "run `copse list` to see what exists",
 				"prune removed %s, but the worktree list could not be read back", core.Escape(cand.t.Path))
 		}
@@ -480,18 +481,18 @@ func runPrune(s *core.Env, ctx context.Context, fresh *pruneCmd, x *core.Executi
 			continue
 		}
 		switch r.Verdict {
-		case core.RemovalNothing:
+		case removal.RemovalNothing:
 			e.Reason, e.Detail = core.KeepRemoveRefused, pruneRefusedDetail(r.RunErr)
-			if l, ok := core.StillLive(r.RunErr); ok {
+			if l, ok := removal.StillLive(r.RunErr); ok {
 				e.Reason, e.Detail = core.KeepProcesses, core.LiveDetail(l)
 			}
 			rep.Kept = append(rep.Kept, e)
 			continue
-		case core.RemovalPartial, core.RemovalIncomplete:
+		case removal.RemovalPartial, removal.RemovalIncomplete:
 			return nil, core.Uncertain(core.CodePruneIncomplete, r.RunErr, "run `copse list`; `git worktree prune` forgets a worktree whose directory is gone",
-				"%s", core.RemoveState(cand.t.Path, r.Listed, r.OnDisk))
+				"%s", removal.RemoveState(cand.t.Path, r.Listed, r.OnDisk))
 		}
-		if r.Verdict == core.RemovalGoneAnyway && r.RunErr != nil {
+		if r.Verdict == removal.RemovalGoneAnyway && r.RunErr != nil {
 			// Gone, but a step after git's failed (its window could not be closed): said.
 			out.Warnings = append(out.Warnings, "removed "+core.Escape(cand.t.Path)+", but: "+core.AsError(r.RunErr).Message)
 		}
@@ -553,9 +554,9 @@ func forgetGone(s *core.Env, ctx context.Context, fresh *pruneCmd, asked *core.P
 		if err != nil {
 			return core.BuilderErr(err)
 		}
-		r, err := s.RemoveOne(ctx, core.RemoveStep{Target: cand.t, Record: cand.record,
+		r, err := removal.RemoveOne(s, ctx, removal.RemoveStep{Target: cand.t, Record: cand.record,
 			Run: func(ctx context.Context) error { _, err := s.Git.Run(ctx, rm); return err }})
-		if rerr, ok := core.IsReadBack(err); ok {
+		if rerr, ok := removal.IsReadBack(err); ok {
 			return core.Uncertain(core.CodePruneUnverified, rerr, "run `copse list` to see what exists",
 				"prune forgot %s, but the worktree list could not be read back", core.Escape(cand.t.Path))
 		}
@@ -565,13 +566,13 @@ func forgetGone(s *core.Env, ctx context.Context, fresh *pruneCmd, asked *core.P
 			continue
 		}
 		switch r.Verdict {
-		case core.RemovalNothing:
+		case removal.RemovalNothing:
 			e.Reason, e.Detail = core.KeepRemoveRefused, pruneRefusedDetail(r.RunErr)
 			rep.Kept = append(rep.Kept, e)
 			continue
-		case core.RemovalPartial, core.RemovalIncomplete:
+		case removal.RemovalPartial, removal.RemovalIncomplete:
 			return core.Uncertain(core.CodePruneIncomplete, r.RunErr, "run `copse list`",
-				"%s", core.RemoveState(cand.t.Path, r.Listed, r.OnDisk))
+				"%s", removal.RemoveState(cand.t.Path, r.Listed, r.OnDisk))
 		}
 		if r.Saved != nil {
 			e.RestoreID = r.Saved.ID
@@ -609,7 +610,7 @@ func pruneRefusedDetail(runErr error) string {
 func dropExpiredRecords(s *core.Env, ctx context.Context, out *core.Outcome, dry bool) {
 	now := time.Now()
 	rep := out.Prune
-	ids, err := s.DropRemovedBefore(ctx, now, dry)
+	ids, err := removal.DropRemovedBefore(s, ctx, now, dry)
 	rep.DroppedRestores = ids
 	if err != nil {
 		out.Warnings = append(out.Warnings, "expired restore records kept: "+core.AsError(err).Error())

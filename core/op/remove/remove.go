@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/removal"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -58,7 +59,7 @@ func prepareRemove(s *core.Env, ctx context.Context, r core.RemoveRequest, snap 
 			return nil, e
 		}
 	}
-	c.Losses = s.Losses(ctx, t)
+	c.Losses = removal.Losses(s, ctx, t)
 	if t.Prunable == nil {
 		c.Live = s.Backend.WorkspaceLive(ctx, t.Path, ws)
 		if ws != "" && (len(c.Live.Procs) > 0 || c.Live.Unknown != "") {
@@ -119,7 +120,7 @@ func prepareRemove(s *core.Env, ctx context.Context, r core.RemoveRequest, snap 
 	}
 	conf := removeConfirmation(r, t, ws, c.Losses, c.Live, s.Backend.ClosesWorkspace(ws))
 	notices := conf.Notices
-	if core.RecordsRemove(c) {
+	if removal.RecordsRemove(c) {
 		// Said in the plan (the dry run shows it), not in the confirmation's token: it is
 		// how the remove is undone, not something lost, so a notice. The outcome says the
 		// record's id instead.
@@ -200,9 +201,9 @@ func removeConfirmation(r core.RemoveRequest, t gitx.Worktree, ws string, l core
 
 func runRemove(s *core.Env, ctx context.Context, c *core.RemoveSpec, before core.Snapshot, warnings []string) (*core.Outcome, error) {
 	gone := s.Row(c.Target, c.WsID)
-	r, err := s.RemoveOne(ctx, core.RemoveStep{Target: c.Target, Record: core.RecordsRemove(c), DeleteBranch: c.DeleteBranch,
+	r, err := removal.RemoveOne(s, ctx, removal.RemoveStep{Target: c.Target, Record: removal.RecordsRemove(c), DeleteBranch: c.DeleteBranch,
 		Before: &before.Token, Run: func(ctx context.Context) error { return s.Backend.Remove(ctx, c) }})
-	if rerr, ok := core.IsReadBack(err); ok {
+	if rerr, ok := removal.IsReadBack(err); ok {
 		return nil, core.Uncertain(core.CodeRemoveUnverified, rerr, "run `copse list` to see what exists",
 			"remove of %s ran, but the worktree list could not be read back", core.Escape(c.Target.Path))
 	}
@@ -237,19 +238,19 @@ func runRemove(s *core.Env, ctx context.Context, c *core.RemoveSpec, before core
 
 // removeFailure is remove's error for a removal that did not simply succeed (nil when it
 // did): a refusal when nothing was removed, else what is left, uncertain.
-func removeFailure(path string, r core.Removal) error {
+func removeFailure(path string, r removal.Removal) error {
 	runErr := r.RunErr
 	switch r.Verdict {
-	case core.RemovalDone:
+	case removal.RemovalDone:
 		return nil
-	case core.RemovalIncomplete:
+	case removal.RemovalIncomplete:
 		return core.Uncertain(core.CodeRemoveIncomplete, nil, "run `copse list`; git worktree prune forgets a worktree whose directory is gone",
-			"%s", core.RemoveState(path, r.Listed, r.OnDisk))
-	case core.RemovalNothing:
+			"%s", removal.RemoveState(path, r.Listed, r.OnDisk))
+	case removal.RemovalNothing:
 		if e := core.AsError(runErr); e.Kind == core.KindUncertain {
 			return e
 		}
-		if core.CancelledRun(runErr) {
+		if removal.CancelledRun(runErr) {
 			return &core.Error{Kind: core.KindCancelled, Code: core.CodeCancelled, Err: runErr,
 				Message: "remove of " + core.Escape(path) + " cancelled; nothing was removed"}
 		}
@@ -268,9 +269,9 @@ func removeFailure(path string, r core.Removal) error {
 		return e
 	}
 	kind := core.KindUncertain
-	if core.CancelledRun(runErr) {
+	if removal.CancelledRun(runErr) {
 		kind = core.KindCancelled
 	}
 	return &core.Error{Kind: kind, Code: core.CodeRemoveInterrupted, Err: runErr,
-		Message: core.RemoveState(path, r.Listed, r.OnDisk), Hint: "run `copse list`; git worktree prune forgets a worktree whose directory is gone"}
+		Message: removal.RemoveState(path, r.Listed, r.OnDisk), Hint: "run `copse list`; git worktree prune forgets a worktree whose directory is gone"}
 }

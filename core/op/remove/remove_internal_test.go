@@ -12,6 +12,7 @@ import (
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
+	"github.com/copse-dev/copse/core/removal"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -170,20 +171,20 @@ func TestRemoveFailureCodes(t *testing.T) {
 	own := core.Refused(core.CodeLockedWorktree, "unlock it", "locked")
 	cases := []struct {
 		name string
-		r    core.Removal
+		r    removal.Removal
 		code string
 		kind core.Kind
 	}{
-		{"done", core.Removal{Verdict: core.RemovalDone}, "", 0},
-		{"incomplete", core.Removal{Verdict: core.RemovalIncomplete, Listed: true}, core.CodeRemoveIncomplete, core.KindUncertain},
-		{"refused dirty", core.Removal{Verdict: core.RemovalNothing, RunErr: dirty, Listed: true, OnDisk: true}, core.CodeDirtyWorktree, core.KindRefused},
-		{"refused other", core.Removal{Verdict: core.RemovalNothing, RunErr: other, Listed: true, OnDisk: true}, core.CodeRemoveFailed, core.KindFailed},
-		{"refused by copse", core.Removal{Verdict: core.RemovalNothing, RunErr: own, Listed: true, OnDisk: true}, core.CodeLockedWorktree, core.KindRefused},
-		{"cancelled, nothing removed", core.Removal{Verdict: core.RemovalNothing, RunErr: context.Canceled, Listed: true, OnDisk: true}, core.CodeCancelled, core.KindCancelled},
-		{"cancelled half way", core.Removal{Verdict: core.RemovalPartial, RunErr: context.Canceled, Listed: true}, core.CodeRemoveInterrupted, core.KindCancelled},
-		{"failed half way", core.Removal{Verdict: core.RemovalPartial, RunErr: other, OnDisk: true}, core.CodeRemoveInterrupted, core.KindUncertain},
-		{"gone though failed", core.Removal{Verdict: core.RemovalGoneAnyway, RunErr: other}, core.CodeRemoveInterrupted, core.KindUncertain},
-		{"uncertain backend", core.Removal{Verdict: core.RemovalNothing, RunErr: core.Uncertain(core.CodeRemoveUnverified, nil, "h", "m"), Listed: true, OnDisk: true}, core.CodeRemoveUnverified, core.KindUncertain},
+		{"done", removal.Removal{Verdict: removal.RemovalDone}, "", 0},
+		{"incomplete", removal.Removal{Verdict: removal.RemovalIncomplete, Listed: true}, core.CodeRemoveIncomplete, core.KindUncertain},
+		{"refused dirty", removal.Removal{Verdict: removal.RemovalNothing, RunErr: dirty, Listed: true, OnDisk: true}, core.CodeDirtyWorktree, core.KindRefused},
+		{"refused other", removal.Removal{Verdict: removal.RemovalNothing, RunErr: other, Listed: true, OnDisk: true}, core.CodeRemoveFailed, core.KindFailed},
+		{"refused by copse", removal.Removal{Verdict: removal.RemovalNothing, RunErr: own, Listed: true, OnDisk: true}, core.CodeLockedWorktree, core.KindRefused},
+		{"cancelled, nothing removed", removal.Removal{Verdict: removal.RemovalNothing, RunErr: context.Canceled, Listed: true, OnDisk: true}, core.CodeCancelled, core.KindCancelled},
+		{"cancelled half way", removal.Removal{Verdict: removal.RemovalPartial, RunErr: context.Canceled, Listed: true}, core.CodeRemoveInterrupted, core.KindCancelled},
+		{"failed half way", removal.Removal{Verdict: removal.RemovalPartial, RunErr: other, OnDisk: true}, core.CodeRemoveInterrupted, core.KindUncertain},
+		{"gone though failed", removal.Removal{Verdict: removal.RemovalGoneAnyway, RunErr: other}, core.CodeRemoveInterrupted, core.KindUncertain},
+		{"uncertain backend", removal.Removal{Verdict: removal.RemovalNothing, RunErr: core.Uncertain(core.CodeRemoveUnverified, nil, "h", "m"), Listed: true, OnDisk: true}, core.CodeRemoveUnverified, core.KindUncertain},
 	}
 	for _, c := range cases {
 		err := removeFailure("/x", c.r)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/removal"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -44,7 +45,7 @@ func restoreList(s *core.Env, ctx context.Context) (*core.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, warnings, err := s.RemovedEntries(ctx)
+	entries, warnings, err := removal.RemovedEntries(s, ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ func restoreList(s *core.Env, ctx context.Context) (*core.Outcome, error) {
 // findRemoved picks the record named by raw (its id, or a unique prefix of at least 4
 // characters), or the newest when raw is nil.
 func findRemoved(s *core.Env, ctx context.Context, raw *string) (core.RemovedEntry, error) {
-	entries, _, err := s.RemovedEntries(ctx)
+	entries, _, err := removal.RemovedEntries(s, ctx)
 	if err != nil {
 		return core.RemovedEntry{}, err
 	}
@@ -296,7 +297,7 @@ func runRestore(s *core.Env, ctx context.Context, c *restoreCmd, before core.Sna
 	}
 	made := core.MissingParents(c.path.String())
 	_, runErr := s.Git.Run(ctx, add)
-	t, listed, after, err := s.ReadBackAdded(ctx, c.path.String())
+	t, listed, after, err := removal.ReadBackAdded(s, ctx, c.path.String())
 	if err != nil {
 		return nil, core.Uncertain(core.CodeRestoreUnverified, err, "run `copse list` to see what exists",
 			"restore to %s ran, but the worktree list could not be read back", core.Escape(c.path.String()))
@@ -336,7 +337,7 @@ func restoreAddFailure(id, path string, runErr error, nothing bool) error {
 		return core.Uncertain(core.CodeRestoreUncertain, runErr, "run `copse list` and check "+core.QuoteDisplay(path),
 			"restore failed (%s) but the worktree list changed", core.Escape(core.FirstLine(runErr.Error())))
 	}
-	if core.CancelledRun(runErr) {
+	if removal.CancelledRun(runErr) {
 		return &core.Error{Kind: core.KindCancelled, Code: core.CodeCancelled, Err: runErr,
 			Message: "restore of " + id + " cancelled; nothing was restored"}
 	}

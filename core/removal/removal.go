@@ -1,9 +1,10 @@
-package core
+package removal
 
 import (
 	"context"
 	"errors"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -21,15 +22,15 @@ type RemoveStep struct {
 	Record, DeleteBranch bool
 	// before is the worktree list's token the removal started from; nil when the list may
 	// move for other reasons meanwhile (prune's run is long, and agents commit elsewhere).
-	Before *StateToken
+	Before *core.StateToken
 	Run    func(context.Context) error
 }
 
 // removal is what one removal did, as read back.
 type Removal struct {
-	Saved          *RemovedEntry // the record made first; nil when none, or dropped again
-	RunErr         error         // what the removal itself returned
-	after          Snapshot
+	Saved          *core.RemovedEntry // the record made first; nil when none, or dropped again
+	RunErr         error              // what the removal itself returned
+	after          core.Snapshot
 	Listed, OnDisk bool
 	Verdict        removalVerdict
 }
@@ -68,10 +69,10 @@ func judgeRemoval(failed, listed, onDisk, prunable, sameList bool) removalVerdic
 // removeOne makes one removal. Its error is the record's (nothing was removed) or the
 // read back's (the removal ran; what it did is unknown): each caller names them in its
 // own words.
-func (s *Env) RemoveOne(ctx context.Context, st RemoveStep) (Removal, error) {
+func RemoveOne(s *core.Env, ctx context.Context, st RemoveStep) (Removal, error) {
 	var r Removal
 	if st.Record {
-		saved, err := s.snapshotForRemoval(ctx, st.Target, st.DeleteBranch)
+		saved, err := SnapshotForRemoval(s, ctx, st.Target, st.DeleteBranch)
 		if err != nil {
 			return r, err
 		}
@@ -84,16 +85,16 @@ func (s *Env) RemoveOne(ctx context.Context, st RemoveStep) (Removal, error) {
 	}
 	s.Learn(after)
 	r.after = after
-	_, r.Listed = Find(after, st.Target.Path)
-	r.OnDisk = Exists(st.Target.Path)
+	_, r.Listed = core.Find(after, st.Target.Path)
+	r.OnDisk = core.Exists(st.Target.Path)
 	same := st.Before == nil || after.Token == *st.Before
 	r.Verdict = judgeRemoval(r.RunErr != nil, r.Listed, r.OnDisk, st.Target.Prunable != nil, same)
 	if r.Verdict == RemovalDone {
-		s.dropEmptyWorktreesDir(st.Target.Path)
+		s.DropEmptyWorktreesDir(st.Target.Path)
 	}
 	// An uncertain failure may still act (a backend that lost its answer): its record stays.
-	if r.Verdict == RemovalNothing && AsError(r.RunErr).Kind != KindUncertain {
-		s.dropSnapshot(ctx, r.Saved) // nothing was removed: the record is not needed
+	if r.Verdict == RemovalNothing && core.AsError(r.RunErr).Kind != core.KindUncertain {
+		dropSnapshot(s, ctx, r.Saved) // nothing was removed: the record is not needed
 		r.Saved = nil
 	}
 	return r, nil
@@ -104,8 +105,8 @@ func (s *Env) RemoveOne(ctx context.Context, st RemoveStep) (Removal, error) {
 // whose admin directory holds commits nothing else does (or could not be read: the
 // record reads it again, and no record is no remove), or any remove that deletes the
 // branch.
-func RecordsRemove(c *RemoveSpec) bool {
-	onDisk := c.Target.Prunable == nil && Exists(c.Target.Path)
+func RecordsRemove(c *core.RemoveSpec) bool {
+	onDisk := c.Target.Prunable == nil && core.Exists(c.Target.Path)
 	held := len(c.Losses.Keep) > 0 || c.Losses.Status.Error != ""
 	return c.DeleteBranch || (c.Force && (onDisk || held))
 }
@@ -126,17 +127,17 @@ func IsReadBack(err error) (error, bool) {
 
 // cancelledRun: the removal (or any git run) ended because it was cancelled.
 func CancelledRun(err error) bool {
-	return errors.Is(err, context.Canceled) || IsGitKind(err, gitx.ErrCanceled)
+	return errors.Is(err, context.Canceled) || core.IsGitKind(err, gitx.ErrCanceled)
 }
 
 func RemoveState(path string, listed, onDisk bool) string {
 	switch {
 	case listed && onDisk:
-		return Escape(path) + " is still listed by git and still on disk"
+		return core.Escape(path) + " is still listed by git and still on disk"
 	case listed:
-		return Escape(path) + " is gone from disk but still listed by git"
+		return core.Escape(path) + " is gone from disk but still listed by git"
 	case onDisk:
-		return "git no longer lists " + Escape(path) + " but its directory is still on disk"
+		return "git no longer lists " + core.Escape(path) + " but its directory is still on disk"
 	}
-	return Escape(path) + " was removed"
+	return core.Escape(path) + " was removed"
 }

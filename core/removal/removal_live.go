@@ -1,9 +1,10 @@
-package core
+package removal
 
 import (
 	"context"
 	"errors"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -15,12 +16,12 @@ import (
 // after the land's check) keeps the worktree.
 
 // errStillLive is the removal that did not run: a process works in the worktree now.
-type errStillLive struct{ live LiveSet }
+type errStillLive struct{ live core.LiveSet }
 
-func (e errStillLive) Error() string { return LiveDetail(e.live) }
+func (e errStillLive) Error() string { return core.LiveDetail(e.live) }
 
 // stillLive is the processes a removal that did not run found (ok false for any other error).
-func StillLive(err error) (LiveSet, bool) {
+func StillLive(err error) (core.LiveSet, bool) {
 	var e errStillLive
 	ok := errors.As(err, &e)
 	return e.live, ok
@@ -28,7 +29,7 @@ func StillLive(err error) (LiveSet, bool) {
 
 // workspaceAt is the workspace (tmux window, Herdr workspace) the worktree at path is open
 // in, "" when none or without workspaces.
-func (s *Env) WorkspaceAt(ctx context.Context, snap Snapshot, path string) (string, error) {
+func WorkspaceAt(s *core.Env, ctx context.Context, snap core.Snapshot, path string) (string, error) {
 	wsOf, err := s.WorkspacesOf(ctx, snap)
 	if err != nil {
 		return "", err
@@ -39,17 +40,17 @@ func (s *Env) WorkspaceAt(ctx context.Context, snap Snapshot, path string) (stri
 // unforcedRemoval is the run of a removal prune or land's clean-up decided on: the live
 // check, then the remove, never forced, through the backend when the worktree has a
 // workspace (which it closes, as remove does) and through git (with runner git) when not.
-func (s *Env) UnforcedRemoval(t gitx.Worktree, ws string, git *gitx.Runner) func(context.Context) error {
-	return s.liveCheckedRemoval(t, ws, ws != "", git)
+func UnforcedRemoval(s *core.Env, t gitx.Worktree, ws string, git *gitx.Runner) func(context.Context) error {
+	return liveCheckedRemoval(s, t, ws, ws != "", git)
 }
 
 // liveCheckedRemoval looks at the processes as the window or workspace ws's (none: the
 // directory's alone) right before the removal, and removes the worktree through the
 // backend when closeWs (which closes ws with it), else with git alone.
-func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *gitx.Runner) func(context.Context) error {
+func liveCheckedRemoval(s *core.Env, t gitx.Worktree, ws string, closeWs bool, git *gitx.Runner) func(context.Context) error {
 	return func(ctx context.Context) error {
-		if s.beforeLiveCheck != nil {
-			s.beforeLiveCheck(t.Path)
+		if s.BeforeLiveCheck != nil {
+			s.BeforeLiveCheck(t.Path)
 		}
 		if l := s.Backend.WorkspaceLive(ctx, t.Path, ws); len(l.Procs) > 0 {
 			return errStillLive{l}
@@ -60,7 +61,7 @@ func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *
 			// nothing keeps the worktree, so a refusal leaves the lock as it was.
 			un, err := gitx.WorktreeUnlock(s.Root(), t.Path)
 			if err != nil {
-				return BuilderErr(err)
+				return core.BuilderErr(err)
 			}
 			if _, err := git.Run(ctx, un); err != nil {
 				return err
@@ -68,11 +69,11 @@ func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *
 			t.Locked = nil
 		}
 		if closeWs {
-			return s.Backend.Remove(ctx, &RemoveSpec{Target: t, WsID: ws, Cwd: s.Root()})
+			return s.Backend.Remove(ctx, &core.RemoveSpec{Target: t, WsID: ws, Cwd: s.Root()})
 		}
 		rm, err := gitx.WorktreeRemove(s.Root(), t.Path, false, false)
 		if err != nil {
-			return BuilderErr(err)
+			return core.BuilderErr(err)
 		}
 		_, err = git.Run(ctx, rm)
 		return err
@@ -83,18 +84,18 @@ func (s *Env) liveCheckedRemoval(t gitx.Worktree, ws string, closeWs bool, git *
 // the one copse runs in: the processes are judged as that window's (copse and the shell
 // that started it go with the window), and git removes the worktree; the window itself is
 // closed once copse has answered (closeOwnWindow), never under it.
-func (s *Env) UnforcedRemovalInOwnWindow(t gitx.Worktree, own string, git *gitx.Runner) func(context.Context) error {
-	return s.liveCheckedRemoval(t, own, false, git)
+func UnforcedRemovalInOwnWindow(s *core.Env, t gitx.Worktree, own string, git *gitx.Runner) func(context.Context) error {
+	return liveCheckedRemoval(s, t, own, false, git)
 }
 
 // unforcedRemoveCommands are the commands unforcedRemoval runs, for a plan.
-func (s *Env) UnforcedRemoveCommands(t gitx.Worktree, ws string) ([]string, error) {
+func UnforcedRemoveCommands(s *core.Env, t gitx.Worktree, ws string) ([]string, error) {
 	if ws != "" {
-		return s.Backend.RemoveCommands(&RemoveSpec{Target: t, WsID: ws, Cwd: s.Root()})
+		return s.Backend.RemoveCommands(&core.RemoveSpec{Target: t, WsID: ws, Cwd: s.Root()})
 	}
 	rm, err := gitx.WorktreeRemove(s.Root(), t.Path, false, false)
 	if err != nil {
-		return nil, BuilderErr(err)
+		return nil, core.BuilderErr(err)
 	}
 	return []string{rm.String()}, nil
 }
