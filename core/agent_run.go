@@ -224,8 +224,8 @@ func (s *Env) logRunEnd(ctx context.Context, t gitx.Worktree, r RunReport, old *
 	}
 	code := r.ExitCode
 	ws := ""
-	if tb, ok := s.Backend.(*tmuxBackend); ok {
-		ws = tb.window
+	if p, ok := s.Backend.(OwnPane); ok {
+		ws = p.Pane()
 	}
 	ev := Event{Event: EventAgentState, Repo: s.Root(), Session: r.Session,
 		Worktree: &EventWorktree{ID: IdOf(WorktreeIDs(cd), t.Path), Path: t.Path, Branch: t.Branch},
@@ -401,7 +401,7 @@ func firstHand(source string) bool {
 // --watch, the picker's re-read): on the agent's tmux window, unless the person looks at
 // it. Only under tmux; the mode is git config copse.notify.
 func (s *Env) notifyObserved(ctx context.Context, events []Event) {
-	tb, ok := s.Backend.(*tmuxBackend)
+	nb, ok := s.Backend.(Notifier)
 	if !ok {
 		return
 	}
@@ -423,7 +423,7 @@ func (s *Env) notifyObserved(ctx context.Context, events []Event) {
 				where = filepath.Base(ev.Worktree.Path)
 			}
 		}
-		_, _ = notify.Transition(ctx, notify.Target{Client: tb.client, Pane: a.Workspace, Mode: mode}, &old, now, where)
+		_, _ = notify.Transition(ctx, nb.NotifyTarget(a.Workspace, mode), &old, now, where)
 	}
 }
 

@@ -105,7 +105,7 @@ func mergeAgent(agents []Agent, a Agent, weak bool, sameProcess func(pid, entry 
 			continue
 		}
 		if weak && e.State != AgentRunning && e.State != AgentUnknown {
-			if a.Command != "" && !e.namedByArgv && (e.Source == agentstate.SourceScreen || e.Source == agentstate.SourceProcess) {
+			if a.Command != "" && !e.NamedByArgv && (e.Source == agentstate.SourceScreen || e.Source == agentstate.SourceProcess) {
 				// The wrapper's name, guessed from its command line, is better than the
 				// kernel's 15-character comm, but not than a running program's own argv
 				// (the screen's, or the agent's own record, read by its hook).
@@ -195,7 +195,7 @@ func (s *Env) applyAgentStates(rows []Worktree) {
 // runsCopse reports whether copse is the foreground program of the terminal of pid (a --run
 // wrapper's shell).
 func runsCopse(pid int) bool {
-	return pid > 0 && isCopse(liveproc.ForegroundOf(pid))
+	return pid > 0 && IsCopse(liveproc.ForegroundOf(pid))
 }
 
 // lockHolderAgents gives a row claimed by an agent's own lock (Claude Code's worktrees, see

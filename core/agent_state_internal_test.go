@@ -115,7 +115,7 @@ func TestMergeAgentReplacesTheScreensReading(t *testing.T) {
 	if got := mergeAgent(hooked, wrapper, true, same); len(got) != 1 || got[0].Command != "claude" || got[0].State != AgentBlocked {
 		t.Errorf("weak word over the agent's own record: %+v; want the hook's name and state kept", got)
 	}
-	byArgv := []Agent{{PID: 40, Command: "head", State: AgentBlocked, Workspace: "@3", Source: agentstate.SourceScreen, namedByArgv: true}}
+	byArgv := []Agent{{PID: 40, Command: "head", State: AgentBlocked, Workspace: "@3", Source: agentstate.SourceScreen, NamedByArgv: true}}
 	guess := Agent{PID: 40, Command: "echo", State: AgentWorking, Source: agentstate.SourceWrapper}
 	if got := mergeAgent(byArgv, guess, true, same); len(got) != 1 || got[0].Command != "head" || got[0].State != AgentBlocked {
 		t.Errorf("weak word over a program named by its argv: %+v; want the running program's name", got)

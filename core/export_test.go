@@ -2,7 +2,6 @@ package core
 
 import (
 	"github.com/copse-dev/copse/gitx"
-	"github.com/copse-dev/copse/herdr"
 )
 
 // What core's external tests may reach inside a Service: the git runner's executor (to put
@@ -10,14 +9,6 @@ import (
 
 // SetGitExec puts exec in front of the service's git for every later run.
 func SetGitExec(s *Service, exec gitx.Executor) { s.impl.Git.Exec = exec }
-
-// HerdrClientOf is the Herdr client of a service on the Herdr backend (nil on another).
-func HerdrClientOf(s *Service) *herdr.Client {
-	if b, ok := s.impl.Backend.(*herdrBackend); ok {
-		return b.client
-	}
-	return nil
-}
 
 // testOps is every operation, for the internal tests that open a Service: an internal test
 // cannot import core/ops (it imports the families, which import core), so the external

@@ -88,7 +88,7 @@ func listIDsFrom(t *testing.T, r *coretest.Repo, bin, dir string, want []string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := s.impl.first
+	first := s.impl.First
 	if first == nil || first.ids == nil {
 		t.Fatalf("from %s: Open kept no prefetch", dir)
 	}
@@ -121,7 +121,7 @@ func TestNoPrefetchWithoutListFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first := s.impl.first; first == nil || first.ids != nil {
+	if first := s.impl.First; first == nil || first.ids != nil {
 		t.Fatal("Open read ids ahead for a caller that did not ask")
 	}
 	l, err := s.List(context.Background(), false)

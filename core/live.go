@@ -31,7 +31,7 @@ type LiveSet struct {
 	// key is what the confirmation's token holds of these processes: what a person decides
 	// on (each program by its command and directory, each pane by id and first process),
 	// not the pids of the short-lived children those start, which come and go every second.
-	key []string
+	Key []string
 	// agent is what the backend says about the agent of the worktree's workspace, read only
 	// when processes work there or copse cannot tell ("" otherwise, and outside Herdr).
 	Agent string
@@ -46,27 +46,27 @@ func LiveIn(path, ws string) LiveSet {
 	}
 	sc, err := liveproc.Read([]string{path}, keys...)
 	if err != nil {
-		return LiveSet{Unknown: liveUnknown(err)}
+		return LiveSet{Unknown: LiveUnknown(err)}
 	}
 	var l LiveSet
-	inRoot := pidSet(sc.Roots[0])
+	inRoot := PidSet(sc.Roots[0])
 	for _, p := range sc.Roots[0] {
 		if ws != "" && p.Shell && p.Children == 0 && p.Env[HerdrWorkspaceEnv] == ws {
 			l.Idle = append(l.Idle, p)
-			l.key = append(l.key, fmt.Sprintf("idle shell pid %d", p.PID))
+			l.Key = append(l.Key, fmt.Sprintf("idle shell pid %d", p.PID))
 			continue
 		}
 		l.Procs = append(l.Procs, p)
-		if k := procKey(sc, p, inRoot); k != "" {
-			l.key = append(l.key, k)
+		if k := ProcKey(sc, p, inRoot); k != "" {
+			l.Key = append(l.Key, k)
 		}
 	}
-	sort.Strings(l.key)
-	l.key = slices.Compact(l.key)
+	sort.Strings(l.Key)
+	l.Key = slices.Compact(l.Key)
 	return l
 }
 
-func pidSet(ps []liveproc.Proc) map[int]bool {
+func PidSet(ps []liveproc.Proc) map[int]bool {
 	out := make(map[int]bool, len(ps))
 	for _, p := range ps {
 		out[p.PID] = true
@@ -78,14 +78,14 @@ func pidSet(ps []liveproc.Proc) map[int]bool {
 // working there, by its command line and where it is, without its pid (a watcher outside
 // may start the same short command every second). A process whose parent works there too
 // is that parent's child: "" (the parent stands for it).
-func procKey(sc *liveproc.Scan, p liveproc.Proc, inRoot map[int]bool) string {
+func ProcKey(sc *liveproc.Scan, p liveproc.Proc, inRoot map[int]bool) string {
 	if inRoot[sc.Parent(p.PID)] {
 		return ""
 	}
 	return fmt.Sprintf("process %q in %q open %t", p.Cmdline, p.Inside, p.OpenFile)
 }
 
-func liveUnknown(err error) string {
+func LiveUnknown(err error) string {
 	if errors.Is(err, liveproc.ErrUnknown) {
 		return Escape(err.Error())
 	}
@@ -160,19 +160,19 @@ func RuleNoProcesses(path, what string, l LiveSet) *Error {
 // The agent's line is in it without its relative age (agentAge on): an agent that turned
 // from blocked to working is news, a second passing is not.
 func (l LiveSet) TokenKey() []string {
-	key := slices.Clone(l.key)
+	key := slices.Clone(l.Key)
 	if l.Unknown != "" {
 		key = append(key, "unknown")
 	}
 	if l.Agent != "" {
-		agent, _, _ := strings.Cut(l.Agent, agentAge)
+		agent, _, _ := strings.Cut(l.Agent, AgentAge)
 		key = append(key, "agent "+agent)
 	}
 	return key
 }
 
 // agentAge starts the part of an agent's line that says how long ago it printed.
-const agentAge = "; last output "
+const AgentAge = "; last output "
 
 // keptBy says what keeps a worktree: the processes working in it, or that copse cannot tell.
 func (l LiveSet) KeptBy() string {
@@ -210,7 +210,7 @@ func (l *LiveScan) In(path string) ([]liveproc.Proc, string) {
 	if !l.done {
 		l.done = true
 		if sc, err := liveproc.Read(l.Paths); err != nil {
-			l.unknown = liveUnknown(err)
+			l.unknown = LiveUnknown(err)
 		} else {
 			l.procs = sc.Roots
 		}
@@ -275,13 +275,13 @@ func setRunning(rows []Worktree, found map[int][]liveproc.Proc) {
 			name := liveproc.ProgramName(p.Cmdline)
 			byArgv := name != ""
 			if !byArgv {
-				name = baseName(p.Cmdline[0])
+				name = BaseName(p.Cmdline[0])
 			}
 			if named[name] || name == "copse" || name == "copse-mcp" {
 				continue // copse itself (the picker, list --watch) is never an agent
 			}
 			named[name] = true
-			a := Agent{PID: p.PID, Command: name, State: AgentRunning, Source: agentstate.SourceProcess, namedByArgv: byArgv}
+			a := Agent{PID: p.PID, Command: name, State: AgentRunning, Source: agentstate.SourceProcess, NamedByArgv: byArgv}
 			a.Since, _ = liveproc.StartTime(p.PID) // running since it started
 			rows[i].Agents = append(rows[i].Agents, a)
 			n++

@@ -12,7 +12,7 @@ import (
 // the confirmation has an "unknown" line; the remove is not refused for it.
 func TestUnknownProcessesAreSaidNotCountedAsNone(t *testing.T) {
 	t.Parallel()
-	l := LiveSet{Unknown: liveUnknown(errors.Join(liveproc.ErrUnknown, errors.New("no /proc")))}
+	l := LiveSet{Unknown: LiveUnknown(errors.Join(liveproc.ErrUnknown, errors.New("no /proc")))}
 	lines := l.Lines()
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "processes working in it: unknown (cannot tell which processes run there") {
 		t.Fatalf("lines %q", lines)

@@ -234,7 +234,7 @@ func lockOpenErr(commonDir string, err error) error {
 // adds group read/write, "all" (world, everybody, 2) adds read for others too, and an
 // octal mode such as 0640 replaces the permission bits.
 func (s *Env) sharedPerm(ctx context.Context) (func(fs.FileMode) fs.FileMode, error) {
-	v, ok, err := s.Git.ConfigValue(ctx, s.dir, "core.sharedRepository")
+	v, ok, err := s.Git.ConfigValue(ctx, s.Dir, "core.sharedRepository")
 	if err != nil {
 		return nil, GitFailure(CodeConfigFailed, err, "cannot read git config core.sharedRepository")
 	}
@@ -358,7 +358,7 @@ func (w *lockWait) check() error {
 
 // lockTimeout is copse.lockTimeout: a Go duration ("45s", "2m") or whole seconds, at most a day.
 func (s *Env) LockTimeout(ctx context.Context) (time.Duration, error) {
-	v, ok, err := s.Git.ConfigValue(ctx, s.dir, "copse.lockTimeout")
+	v, ok, err := s.Git.ConfigValue(ctx, s.Dir, "copse.lockTimeout")
 	if err != nil {
 		return 0, GitFailure(CodeConfigFailed, err, "cannot read git config copse.lockTimeout")
 	}

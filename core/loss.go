@@ -222,7 +222,7 @@ func Plural(n int, noun string) string {
 func (s *Env) hereWithin(path string) (string, bool) {
 	cp := Canonical(path)
 	var places []string
-	places = append(places, s.dir)
+	places = append(places, s.Dir)
 	if wd, err := os.Getwd(); err == nil {
 		places = append(places, wd)
 	}

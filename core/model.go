@@ -55,7 +55,7 @@ type Agent struct {
 	Session string `json:"session,omitempty"`
 	// namedByArgv: Command is the running program's own argv's name (a screen or process
 	// reading), which a --run wrapper's guess from its command line does not replace.
-	namedByArgv bool
+	NamedByArgv bool
 }
 
 // The states of an Agent. Herdr reports the first five for its workspaces; under tmux copse

@@ -60,8 +60,9 @@ const (
 // schema's, the tool's and the docs'. core declares none itself: the caller hands the
 // list to Open (cmd hands core/ops's), so the engine never imports an operation family.
 type Registry struct {
-	ops   []*Op
-	specs func() map[Operation]*variantSpec
+	ops      []*Op
+	backends Backends
+	specs    func() map[Operation]*variantSpec
 }
 
 // NewRegistry lists ops in the order given (schema, tool list, docs). Two operations of
@@ -83,6 +84,13 @@ func NewRegistry(ops ...*Op) *Registry {
 		return m
 	})
 	return r
+}
+
+// WithBackends is the registry with the backends Open picks from (core/backend's).
+func (r *Registry) WithBackends(b Backends) *Registry {
+	cp := *r
+	cp.backends = b
+	return &cp
 }
 
 // lookup is the operation named op.

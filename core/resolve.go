@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/copse-dev/copse/gitx"
-	"github.com/copse-dev/copse/tmux"
 )
 
 // ParseBranch checks raw, then lets git say whether it is a branch name and what it names
@@ -62,7 +61,7 @@ func (s *Env) at() string {
 	if s.Current() != "" {
 		return s.Current()
 	}
-	return s.dir
+	return s.Dir
 }
 
 // DefaultPath is <copse.root>/<slug> when git config copse.root is set, else
@@ -162,7 +161,7 @@ func (s *Env) ResolveTarget(ctx context.Context, snap Snapshot, path, branch, ws
 		return t, wsOf[t.Path], err
 	default:
 		id, err := WorkspaceID{*ws}, error(nil)
-		if s.Backend.Name() != "tmux" || !tmux.IsWindowID(*ws) { // under tmux: a window id, @N
+		if n, ok := s.Backend.(NativeWorkspaceIDs); !ok || !n.IsWorkspaceID(*ws) { // under tmux: a window id, @N
 			id, err = ParseWorkspaceID(*ws)
 		}
 		if err != nil {

@@ -46,8 +46,8 @@ func TestRules(t *testing.T) {
 	dirty := Losses{Status: Status{Unstaged: 2}}
 	me := SessionID{s: "me"}
 	other := &Claim{Session: "other", Since: time.Unix(0, 0).UTC()}
-	here := &Env{dir: filepath.Join(feat.Path, "sub")}
-	elsewhere := &Env{dir: filepath.Join(dir, "elsewhere")}
+	here := &Env{Dir: filepath.Join(feat.Path, "sub")}
+	elsewhere := &Env{Dir: filepath.Join(dir, "elsewhere")}
 
 	cases := []struct {
 		name     string

@@ -77,6 +77,13 @@ func (s *Service) BackendName() string { return s.impl.Backend.Name() }
 // picker shows its `o` key.
 func (s *Service) HasWorkspaces() bool { return s.impl.Backend.HasWorkspaces() }
 
+// RunsCommands reports a backend that starts a create's --run command in the new
+// worktree's workspace (tmux): the picker's form asks for one.
+func (s *Service) RunsCommands() bool {
+	ok, _ := s.impl.Backend.Runs()
+	return ok
+}
+
 // RepoRoot is the main checkout's path.
 func (s *Service) RepoRoot() string { return s.impl.Root() }
 

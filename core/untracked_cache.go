@@ -32,7 +32,7 @@ func (s *Env) untrackedCache(ctx context.Context) (display, refresh gitx.Untrack
 	if u.read {
 		return u.display, u.refresh
 	}
-	v, set, err := s.Git.ConfigValue(ctx, s.dir, "core.untrackedCache")
+	v, set, err := s.Git.ConfigValue(ctx, s.Dir, "core.untrackedCache")
 	if err != nil {
 		// Unknown: the way that reads and writes no cache copse asked for. A cancelled read
 		// is asked again by the next caller; another failure would fail again.

@@ -26,7 +26,7 @@ type Env struct {
 	reg      *Registry
 	Opts     Options
 	Git      *gitx.Runner
-	dir      string // where copse was started (-C)
+	Dir      string // where copse was started (-C)
 	repo     repoState
 	Backend  Backend
 	History  *History
@@ -43,8 +43,8 @@ type Env struct {
 
 	// first is the snapshot Open read; the first List uses it instead of running git
 	// again, so `copse list` costs exactly one git process.
-	firstMu sync.Mutex
-	first   *Snapshot
+	FirstMu sync.Mutex
+	First   *Snapshot
 	firstAt time.Time
 
 	// beforeLiveCheck, set only by tests, runs right before an unforced removal (prune,
@@ -93,11 +93,14 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		reg:     opts.Registry,
 		Opts:    opts,
 		Git:     &gitx.Runner{Bin: opts.GitBin, Timeout: opts.Timeout, Env: opts.Env},
-		dir:     abs,
+		Dir:     abs,
 		History: NewHistory(),
 	}
 	s.statusCache.Env = opts.Env
-	pre := startBackendReads(ctx, s, opts.Backend)
+	if opts.Registry.backends == nil {
+		return nil, Usage(CodeNoOperations, "", "hand Open a Registry with its backends (core/ops.All)", "core.Open was given no backends")
+	}
+	pick := opts.Registry.backends.Start(ctx, s, opts.Backend)
 	var snap Snapshot
 	if opts.ListFirst {
 		snap, err = s.readDisplay(ctx, func() *idPrefetch { return prefetchIDs(abs) })
@@ -108,8 +111,8 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		return nil, err
 	}
 	s.Learn(snap)
-	s.first, s.firstAt = &snap, time.Now()
-	be, err := pickBackend(ctx, s, opts.Backend, pre)
+	s.First, s.firstAt = &snap, time.Now()
+	be, err := pick(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -119,21 +122,21 @@ func openService(ctx context.Context, opts Options) (*Service, error) {
 		s.Session = be.Session()
 	}
 	s.seedPrevious(snap, opts.Previous)
-	if tb, ok := be.(*tmuxBackend); ok {
+	if h, ok := be.(SessionMemory); ok {
 		// The tmux session remembers the worktree its last switch left: back works
 		// across copse processes as it does with the shell's COPSE_PREVIOUS.
-		tb.seedHistory(ctx, snap)
+		h.SeedHistory(ctx, snap)
 	}
 	return &Service{impl: s}, nil
 }
 
 // supersedeFirst drops Open's reading: any newer one supersedes it.
 func (s *Env) supersedeFirst() {
-	s.firstMu.Lock()
-	s.first = nil
-	s.firstMu.Unlock()
-	if tb, ok := s.Backend.(*tmuxBackend); ok {
-		tb.dropFirst() // and the panes tmux listed beside it
+	s.FirstMu.Lock()
+	s.First = nil
+	s.FirstMu.Unlock()
+	if h, ok := s.Backend.(SessionMemory); ok {
+		h.DropFirst() // and the panes tmux listed beside it
 	}
 }
 
@@ -143,7 +146,7 @@ func (s *Env) supersedeFirst() {
 // come with a reading from the files; prefetch starts their reading beside git's when
 // git must list. Every decision reads git itself (read).
 func (s *Env) readDisplay(ctx context.Context, prefetch func() *idPrefetch) (Snapshot, error) {
-	if trees, d, ok := s.Git.WorktreesFromFiles(s.dir); ok {
+	if trees, d, ok := s.Git.WorktreesFromFiles(s.Dir); ok {
 		if err := s.verifyDirect(ctx, d.Raw); err != nil {
 			return Snapshot{}, err
 		}
@@ -179,13 +182,13 @@ func (s *Env) verifyDirect(ctx context.Context, raw []byte) error {
 	if s.Opts.Getenv(VerifyDirectListEnv) != "1" {
 		return nil
 	}
-	_, fromGit, err := s.Git.Worktrees(ctx, s.dir)
+	_, fromGit, err := s.Git.Worktrees(ctx, s.Dir)
 	if err != nil {
 		return nil // git failed (a worktree half added): nothing to compare
 	}
-	again, ok := s.Git.ReadWorktreeList(s.dir)
+	again, ok := s.Git.ReadWorktreeList(s.Dir)
 	if ok && bytes.Equal(again.Raw, raw) && !bytes.Equal(fromGit, raw) {
-		return fmt.Errorf("core: the worktree list read from git's files differs from git's own in %s:\n files: %q\n   git: %q", s.dir, raw, fromGit)
+		return fmt.Errorf("core: the worktree list read from git's files differs from git's own in %s:\n files: %q\n   git: %q", s.Dir, raw, fromGit)
 	}
 	return nil
 }
@@ -212,7 +215,7 @@ func (s *Env) Read(ctx context.Context) (Snapshot, error) {
 		var ge *gitx.Error
 		if errors.As(err, &ge) && ge.Kind == gitx.ErrExit && strings.Contains(ge.Stderr, "not a git repository") {
 			return Snapshot{}, &Error{Kind: KindUsage, Code: CodeNotARepository, Err: err,
-				Message: Escape(s.dir) + " is not inside a git repository",
+				Message: Escape(s.Dir) + " is not inside a git repository",
 				Hint:    "cd into a repository or pass -C DIR"}
 		}
 		return Snapshot{}, GitFailure(CodeListFailed, err, "cannot list worktrees")
@@ -225,10 +228,10 @@ func (s *Env) Read(ctx context.Context) (Snapshot, error) {
 // main checkout once that directory is gone (a land typed in the worktree it cleaned up
 // reads the list back after removing it).
 func (s *Env) listDir() string {
-	if root := s.Root(); root != "" && !Exists(s.dir) {
+	if root := s.Root(); root != "" && !Exists(s.Dir) {
 		return root
 	}
-	return s.dir
+	return s.Dir
 }
 
 // halfAdded reports git's complaint about a worktree admin directory another git is
@@ -240,7 +243,7 @@ func halfAdded(err error) bool {
 }
 
 // firstTTL bounds how old Open's snapshot may be for the first List to reuse it.
-const firstTTL = 2 * time.Second
+const FirstTTL = 2 * time.Second
 
 // Learn updates the main checkout and current worktree from a snapshot. Several
 // requests may run at once on one Service (the picker checks a branch name while an
@@ -254,9 +257,9 @@ func (s *Env) Learn(snap Snapshot) {
 	// Fast path: git records worktree paths as given, usually already canonical; resolve
 	// symlinks (a syscall per path component) only when the plain comparison finds nothing.
 	for _, resolve := range []bool{false, true} {
-		here := s.dir
+		here := s.Dir
 		if resolve {
-			here = Canonical(s.dir)
+			here = Canonical(s.Dir)
 		}
 		best := -1
 		for _, t := range snap.Trees {
@@ -301,7 +304,7 @@ func (s *Env) CommonDir(ctx context.Context) (string, error) {
 	if commonDir != "" {
 		return commonDir, nil
 	}
-	commonDir, err := s.Git.CommonDir(ctx, s.dir)
+	commonDir, err := s.Git.CommonDir(ctx, s.Dir)
 	if err != nil {
 		return "", GitFailure(CodeRepoInfoFailed, err, "cannot find the git directory")
 	}
@@ -325,13 +328,13 @@ func (s *Env) rows(snap Snapshot) []Worktree {
 }
 
 func (s *Env) List(ctx context.Context, withStatus bool) (*Listing, error) {
-	s.firstMu.Lock()
-	first := s.first
-	if time.Since(s.firstAt) > firstTTL {
+	s.FirstMu.Lock()
+	first := s.First
+	if time.Since(s.firstAt) > FirstTTL {
 		first = nil
 	}
-	s.first = nil
-	s.firstMu.Unlock()
+	s.First = nil
+	s.FirstMu.Unlock()
 	var snap Snapshot
 	if first != nil {
 		snap = *first
@@ -487,7 +490,7 @@ func FromGitStatus(st gitx.Status) Status {
 }
 
 func (s *Env) branches(ctx context.Context) ([]string, error) {
-	b, err := s.Git.Branches(ctx, s.dir)
+	b, err := s.Git.Branches(ctx, s.Dir)
 	if err != nil {
 		return nil, GitFailure(CodeBranchesFailed, err, "cannot list branches")
 	}

@@ -12,10 +12,12 @@ import (
 	"github.com/copse-dev/copse/tmux/tmuxtest"
 )
 
-// withTmux is a picker on the tmux backend, as svc.BackendName() would say.
+// withTmux is a picker on the tmux backend, as svc.BackendName() and svc.RunsCommands()
+// would say.
 func (m Model) withTmux() Model {
 	m = m.withWorkspaces()
 	m.backend = "tmux"
+	m.runsCommands = true
 	return m
 }
 

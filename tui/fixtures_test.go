@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/ops"
 )
 
 // Fixtures for the model-level tests: no Service, no git. The model is fed the same typed
@@ -117,6 +118,7 @@ func newTestModel(w, h int, opts Options) Model {
 	m.home = fxHome
 	m.now = func() time.Time { return fxClock }
 	m.backend = "git"
+	m.ops = ops.All
 	return m
 }
 

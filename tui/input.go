@@ -113,7 +113,7 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.choose()
 	case key.Matches(k, ks.New):
 		m.mode = modeForm
-		m.form = newForm(m.hasWorkspaces, m.backend == "tmux", &m.styles, m.w())
+		m.form = newForm(m.hasWorkspaces, m.runsCommands, &m.styles, m.w())
 		m.form.pick = m.opts.Pick
 		if m.svc == nil {
 			return m, nil

@@ -36,9 +36,13 @@ type Model struct {
 	help   help.Model
 
 	hasWorkspaces bool
-	isDark        bool
-	home          string
-	now           func() time.Time // injected so tests can pin the elapsed time
+	runsCommands  bool // the backend starts a create's --run command (tmux): the form asks for one
+	// ops is core's registry: whether a request changes anything (a failed one refreshes
+	// the list).
+	ops    *core.Registry
+	isDark bool
+	home   string
+	now    func() time.Time // injected so tests can pin the elapsed time
 
 	// ctx lives as long as the picker; cancelling it (on quit) stops the status workers and
 	// any operation still running.
@@ -145,6 +149,8 @@ func (m *Model) attach(svc *core.Service) {
 	m.svc = svc
 	if svc != nil {
 		m.hasWorkspaces = svc.HasWorkspaces()
+		m.runsCommands = svc.RunsCommands()
+		m.ops = svc.Registry()
 		m.backend = svc.BackendName()
 		m.repoRoot = svc.RepoRoot()
 		m.current = svc.SessionPath()

@@ -241,8 +241,8 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 		m.mode = modeList
 	}
 	m.clampCursor() // the error may take lines from the list: keep the selected row on screen
-	mutation := op.kind == core.OpCreate || op.kind == core.OpRemove || op.kind == core.OpOpen ||
-		op.kind == core.OpClaim || op.kind == core.OpRelease || op.kind == core.OpPrune
+	// core says which requests change anything (the picker keeps no list of its own).
+	mutation := m.changes(op)
 	if op.kind == core.OpLand && m.mode != modeLand {
 		return m, m.reload() // a land that ran (blocked, cancelled…) changed its row's mark
 	}
@@ -250,4 +250,18 @@ func (m Model) opFailed(op *operation, err error) (tea.Model, tea.Cmd) {
 		return m, m.reload()
 	}
 	return m, nil
+}
+
+// changes asks core whether op's request changes anything (its registry decides; the
+// picker keeps no list of its own). An operation the picker began without a request of
+// its own (a confirmed plan's run) is asked about by its kind.
+func (m Model) changes(op *operation) bool {
+	if m.ops == nil {
+		return false
+	}
+	req := op.req
+	if req == nil {
+		req, _ = m.ops.NewRequest(op.kind)
+	}
+	return req != nil && m.ops.Changes(req)
 }

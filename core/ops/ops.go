@@ -5,6 +5,7 @@ package ops
 
 import (
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/backend"
 	"github.com/copse-dev/copse/core/op/claim"
 	"github.com/copse-dev/copse/core/op/create"
 	"github.com/copse-dev/copse/core/op/land"
@@ -13,7 +14,7 @@ import (
 	"github.com/copse-dev/copse/core/op/target"
 )
 
-// All is every operation, in a stable order.
+// All is every operation, in a stable order, with the backends Open picks from.
 var All = core.NewRegistry(
 	list.Op,
 	create.Op,
@@ -28,4 +29,4 @@ var All = core.NewRegistry(
 	land.LandOp,
 	land.LandStatusOp,
 	land.LandDrainOp,
-)
+).WithBackends(backend.Picker{})

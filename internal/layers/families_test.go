@@ -1,8 +1,13 @@
 package layers
 
 import (
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,7 +40,9 @@ func crossed(list []imp) []string {
 		to := familyOf(i.path)
 		from := familyOf(i.file)
 		switch {
-		case engineFile(i.file) && (to != "" || under(i.path, "core/ops")):
+		case engineFile(i.file) && (to != "" || under(i.path, "core/ops") || under(i.path, "core/backend") || under(i.path, "core/removal")):
+			bad = append(bad, i.file+" imports "+path.Join(module, i.path))
+		case (under(i.file, "core/backend") || under(i.file, "core/removal")) && to != "":
 			bad = append(bad, i.file+" imports "+path.Join(module, i.path))
 		case from != "" && to != "" && from != to:
 			bad = append(bad, i.file+" imports "+path.Join(module, i.path))
@@ -62,6 +69,13 @@ func TestFamilyCheckFindsWhatItForbids(t *testing.T) {
 		// One family importing another, and a family importing the list.
 		"core/op/land/land.go":  "package land\n\nimport _ \"" + module + "/core/op/create\"\n",
 		"core/op/land/phase.go": "package land\n\nimport _ \"" + module + "/core/ops\"\n",
+		// The engine naming the backends or the removal step; the removal step naming a
+		// family.
+		"core/open.go":            "package core\n\nimport _ \"" + module + "/core/backend\"\n",
+		"core/remove.go":          "package core\n\nimport _ \"" + module + "/core/removal\"\n",
+		"core/removal/records.go": "package removal\n\nimport _ \"" + module + "/core/op/land\"\n",
+		// A family on the removal step is how they share it.
+		"core/op/land/clean.go": "package land\n\nimport _ \"" + module + "/core/removal\"\n",
 		// tui importing the list instead of asking the Service.
 		"tui/ops.go": "package tui\n\nimport _ \"" + module + "/core/ops\"\n",
 		// Allowed: a family on core, a family's own subpackage, the list in cmd, a leaf
@@ -92,9 +106,77 @@ func TestFamilyCheckFindsWhatItForbids(t *testing.T) {
 		"core/list.go imports " + module + "/core/ops",
 		"core/op/land/land.go imports " + module + "/core/op/create",
 		"core/op/land/phase.go imports " + module + "/core/ops",
+		"core/open.go imports " + module + "/core/backend",
+		"core/removal/records.go imports " + module + "/core/op/land",
+		"core/remove.go imports " + module + "/core/removal",
 		"tui/ops.go imports " + module + "/core/ops",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("crossed = %q\nwant %q", got, want)
+	}
+}
+
+// nameCompare finds a comparison of a backend's name: what a backend can do is asked of it
+// (a method of core.Backend or an optional interface), never told from its name, so a new
+// backend (zellij) is one more file in core/backend.
+var nameCompare = regexp.MustCompile(`(?:[Bb]ackend\.Name\(\)|BackendName\(\)|\bbackend)\s*[!=]=\s*"[a-z]|"(?:git|tmux|herdr)"\s*[!=]=\s*(?:[\w.]*[Bb]ackend)`)
+
+// namesCompared returns "file:line" for each comparison of a backend's name in the code that
+// ships, outside core/backend.
+func namesCompared(t *testing.T, root string) []string {
+	t.Helper()
+	var bad []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if under(rel, "core/backend") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if nameCompare.MatchString(line) {
+				bad = append(bad, rel+":"+strconv.Itoa(i+1))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}
+
+func TestOnlyBackendsKnowBackendsByName(t *testing.T) {
+	for _, b := range namesCompared(t, moduleRoot(t)) {
+		t.Errorf("%s compares a backend's name; ask the backend (core.Backend or an optional interface of core's)", b)
+	}
+}
+
+func TestNameCheckFindsWhatItForbids(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"core/op/create/run.go": "package create\n\nfunc f() bool { return s.Backend.Name() == \"tmux\" }\n",
+		"tui/input.go":          "package tui\n\nfunc f() bool { return m.backend == \"tmux\" }\n",
+		"cmd/internal/cli/x.go": "package cli\n\nfunc f() bool { return svc.BackendName() != \"git\" }\n",
+		"core/backend/pick.go":  "package backend\n\nfunc f() bool { return want == \"tmux\" || b.Name() == \"git\" }\n",
+		"core/op/create/x.go":   "package create\n\nfunc f() string { return \"the \" + s.Backend.Name() + \" backend\" }\n",
+		"tui/x_test.go":         "package tui\n\nfunc f() bool { return svc.BackendName() != \"tmux\" }\n",
+	})
+	got := namesCompared(t, root)
+	slices.Sort(got)
+	want := []string{"cmd/internal/cli/x.go:3", "core/op/create/run.go:3", "tui/input.go:3"}
+	if !slices.Equal(got, want) {
+		t.Errorf("namesCompared = %q, want %q", got, want)
 	}
 }

@@ -37,7 +37,7 @@ func prepareRun(s *core.Env, ctx context.Context, r core.CreateRequest, c *core.
 			return false, nil, err
 		}
 		raw = *r.Run
-	} else if s.Backend.Name() == "tmux" {
+	} else if runs, _ := s.Backend.Runs(); runs {
 		v, ok, err := s.Git.ConfigValue(ctx, s.Root(), "copse.run")
 		if err != nil {
 			return false, nil, core.GitFailure(core.CodeConfigFailed, err, "cannot read git config copse.run")
@@ -53,15 +53,10 @@ func prepareRun(s *core.Env, ctx context.Context, r core.CreateRequest, c *core.
 		}
 		return false, nil, nil
 	}
-	if !s.Backend.HasWorkspaces() || s.Backend.Name() != "tmux" {
+	if runs, why := s.Backend.Runs(); !runs {
 		if !fromRequest {
 			// The owner's default for windows; this backend opens none.
 			return false, []string{"git config copse.run is set, but the " + s.Backend.Name() + " backend has no tmux window to start it in; not started"}, nil
-		}
-		why := "copse does not run it in the foreground"
-		if s.Backend.Name() == "herdr" {
-			// Herdr's worktree commands open a workspace but start nothing in its pane.
-			why = "Herdr gives copse no way to start a program in a pane, and copse does not run it in the foreground"
 		}
 		return false, nil, core.Refused(core.CodeRunNeedsWorkspace,
 			"run copse inside tmux (or with --backend tmux), or create the worktree without --run and start the command yourself",

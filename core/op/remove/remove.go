@@ -101,7 +101,7 @@ func prepareRemove(s *core.Env, ctx context.Context, r core.RemoveRequest, snap 
 	// Herdr's rules, which not even --force gets past (the backend's builder checks them
 	// again before it runs anything).
 	herdrOnly := core.RuleHerdrNotLocked(c)
-	if s.Backend.Name() != "herdr" {
+	if s.Backend.RemovesLocked() {
 		herdrOnly = nil // git removes a locked worktree in one step (tmux closes the window after)
 	}
 	if herdrOnly != nil {

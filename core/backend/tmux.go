@@ -1,4 +1,4 @@
-package core
+package backend
 
 import (
 	"context"
@@ -13,7 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/agentstate"
+	"github.com/copse-dev/copse/core/notify"
 	"github.com/copse-dev/copse/internal/liveproc"
 	"github.com/copse-dev/copse/tmux"
 )
@@ -28,7 +30,7 @@ import (
 // (@N), read from a listing of the session, never by name.
 
 type tmuxBackend struct {
-	s      *Env
+	s      *core.Env
 	git    *gitBackend
 	client *tmux.Client
 	tsess  string // $N: the session of the pane copse runs in
@@ -54,15 +56,15 @@ var errNotInTmux = errors.New("not running inside tmux")
 
 // tmuxClient is the client for the tmux server copse runs under and the pane it runs in,
 // or errNotInTmux, or an error saying why that tmux cannot be used.
-func tmuxClient(s *Env) (*tmux.Client, string, error) {
+func tmuxClient(s *core.Env) (*tmux.Client, string, error) {
 	sock := tmux.SocketFromEnv(s.Opts.Getenv("TMUX"))
 	if sock == "" {
 		return nil, "", errNotInTmux
 	}
 	pane := s.Opts.Getenv("TMUX_PANE")
 	if !tmux.IsPaneID(pane) {
-		return nil, "", &Error{Kind: KindFailed, Code: CodeTmuxUnusable,
-			Message: "TMUX is set but TMUX_PANE is " + Quote(pane) + ", not a tmux pane id: copse cannot tell which tmux session it runs in",
+		return nil, "", &core.Error{Kind: core.KindFailed, Code: core.CodeTmuxUnusable,
+			Message: "TMUX is set but TMUX_PANE is " + core.Quote(pane) + ", not a tmux pane id: copse cannot tell which tmux session it runs in",
 			Hint:    "run copse from a shell inside a tmux pane, or use --backend git"}
 	}
 	env := os.Environ()
@@ -87,7 +89,7 @@ type tmuxSurvey struct {
 
 // startTmuxSurvey begins the survey, or returns nil when copse is not inside a usable tmux
 // (newTmuxBackend then says why, if tmux is the backend).
-func startTmuxSurvey(ctx context.Context, s *Env) *tmuxSurvey {
+func startTmuxSurvey(ctx context.Context, s *core.Env) *tmuxSurvey {
 	c, pane, err := tmuxClient(s)
 	if err != nil {
 		return nil
@@ -101,7 +103,7 @@ func startTmuxSurvey(ctx context.Context, s *Env) *tmuxSurvey {
 	return sv
 }
 
-func newTmuxBackend(ctx context.Context, s *Env, sv *tmuxSurvey) (Backend, error) {
+func newTmuxBackend(ctx context.Context, s *core.Env, sv *tmuxSurvey) (core.Backend, error) {
 	if sv == nil {
 		c, pane, err := tmuxClient(s)
 		if err != nil {
@@ -115,11 +117,11 @@ func newTmuxBackend(ctx context.Context, s *Env, sv *tmuxSurvey) (Backend, error
 	}
 	if err := sv.err; err != nil {
 		if ctx.Err() != nil {
-			return nil, &Error{Kind: KindCancelled, Code: CodeCancelled, Err: err, Message: "cancelled while asking tmux for its session"}
+			return nil, &core.Error{Kind: core.KindCancelled, Code: core.CodeCancelled, Err: err, Message: "cancelled while asking tmux for its session"}
 		}
-		return nil, &Error{Kind: KindFailed, Code: CodeTmuxUnusable, Err: err,
-			Message: "TMUX is set but tmux does not answer for pane " + sv.pane + ": " + tmuxText(err.Error(), 300),
-			Hint:    "check that the tmux server of " + Escape(sv.client.Socket) + " runs, or use --backend git"}
+		return nil, &core.Error{Kind: core.KindFailed, Code: core.CodeTmuxUnusable, Err: err,
+			Message: "TMUX is set but tmux does not answer for pane " + sv.pane + ": " + core.TmuxText(err.Error(), 300),
+			Hint:    "check that the tmux server of " + core.Escape(sv.client.Socket) + " runs, or use --backend git"}
 	}
 	b := &tmuxBackend{s: s, git: &gitBackend{s: s}, client: sv.client, tsess: sv.at.Session, window: sv.at.Window, previous: sv.at.Previous}
 	b.prevWindow = previousWindow(sv.at, sv.panes)
@@ -137,7 +139,7 @@ func previousWindow(at tmux.Place, panes []tmux.Pane) string {
 	}
 	for _, p := range panes {
 		if p.Window == at.PreviousWindow && p.Session == at.Session {
-			if p.Mark == "" || Canonical(p.Mark) == Canonical(at.Previous) {
+			if p.Mark == "" || core.Canonical(p.Mark) == core.Canonical(at.Previous) {
 				return p.Window
 			}
 			return ""
@@ -172,14 +174,14 @@ func (b *tmuxBackend) takeFirst() []tmux.Pane {
 	defer b.firstMu.Unlock()
 	first := b.first
 	b.first = nil
-	if first == nil || time.Since(b.firstAt) > firstTTL {
+	if first == nil || time.Since(b.firstAt) > core.FirstTTL {
 		return nil
 	}
 	return first
 }
 
 // dropFirst forgets the survey's panes: a newer reading of git supersedes them too.
-func (b *tmuxBackend) dropFirst() {
+func (b *tmuxBackend) DropFirst() {
 	b.firstMu.Lock()
 	b.first = nil
 	b.firstMu.Unlock()
@@ -225,7 +227,7 @@ func (b *tmuxBackend) windows(ctx context.Context) (map[string][]tmuxWindow, err
 		if p.Mark == "" {
 			continue
 		}
-		k := Canonical(p.Mark)
+		k := core.Canonical(p.Mark)
 		ws := out[k]
 		if n := len(ws); n > 0 && ws[n-1].id == p.Window {
 			ws[n-1].panes = append(ws[n-1].panes, p)
@@ -259,7 +261,7 @@ func windowIn(ws []tmuxWindow, id string) *tmuxWindow {
 // worktree's window any more, and a worktree made there later gets a window of its own. A
 // worktree git still lists keeps its window even while its directory is missing
 // (prunable: moved by hand, or on a drive not mounted now), so a remove still closes it.
-func (b *tmuxBackend) Annotate(ctx context.Context, rows []Worktree) error {
+func (b *tmuxBackend) Annotate(ctx context.Context, rows []core.Worktree) error {
 	ws, err := b.windows(ctx)
 	if err != nil {
 		return err
@@ -273,7 +275,7 @@ func (b *tmuxBackend) Annotate(ctx context.Context, rows []Worktree) error {
 		k := rows[i].Path
 		w, ok := ws[k]
 		if !ok {
-			k = Canonical(rows[i].Path)
+			k = core.Canonical(rows[i].Path)
 			w, ok = ws[k]
 		}
 		if ok && len(w) > 0 {
@@ -310,7 +312,7 @@ func (b *tmuxBackend) panesOf(ctx context.Context, ws, path string) ([]tmux.Pane
 	if err != nil {
 		return nil, err
 	}
-	if w := windowIn(all[Canonical(path)], ws); w != nil {
+	if w := windowIn(all[core.Canonical(path)], ws); w != nil {
 		return w.panes, nil
 	}
 	return nil, nil
@@ -322,7 +324,7 @@ func (b *tmuxBackend) AgentStatus(ctx context.Context, ws, path string) string {
 	head := "its tmux window " + ws + ": "
 	ps, err := b.panesOf(ctx, ws, path)
 	if err != nil {
-		return head + "what runs there is unknown (" + tmuxText(err.Error(), 200) + ")"
+		return head + "what runs there is unknown (" + core.TmuxText(err.Error(), 200) + ")"
 	}
 	if len(ps) == 0 {
 		return head + "no longer listed by tmux"
@@ -333,12 +335,12 @@ func (b *tmuxBackend) AgentStatus(ctx context.Context, ws, path string) string {
 		case p.Dead:
 			parts = append(parts, "pane "+p.ID+": its command ended")
 		case liveproc.IsShell(p.Command):
-			parts = append(parts, "pane "+p.ID+": shell "+tmuxText(p.Command, 40))
+			parts = append(parts, "pane "+p.ID+": shell "+core.TmuxText(p.Command, 40))
 		default:
-			parts = append(parts, "pane "+p.ID+" runs "+tmuxText(p.Command, 40))
+			parts = append(parts, "pane "+p.ID+" runs "+core.TmuxText(p.Command, 40))
 		}
 	}
-	return head + strings.Join(parts, "; ") + agentAge + ago(ps[0].WindowActivity)
+	return head + strings.Join(parts, "; ") + core.AgentAge + ago(ps[0].WindowActivity)
 }
 
 func ago(t time.Time) string {
@@ -372,13 +374,13 @@ func ownChain(panes map[int]tmux.Pane) map[int]bool {
 // what runs in the panes of its window wherever its directory is (closing the window ends
 // it). The shells tmux started for the window's panes, idle (no child), do not count, nor
 // does copse itself with the shell that started it.
-func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) LiveSet {
+func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) core.LiveSet {
 	if ws == "" {
-		return LiveIn(path, "")
+		return core.LiveIn(path, "")
 	}
 	ps, err := b.panesOf(ctx, ws, path)
 	if err != nil {
-		return LiveSet{Unknown: "the panes of tmux window " + ws + " could not be listed: " + tmuxText(err.Error(), 200)}
+		return core.LiveSet{Unknown: "the panes of tmux window " + ws + " could not be listed: " + core.TmuxText(err.Error(), 200)}
 	}
 	panePID := map[int]tmux.Pane{}
 	tops := map[int]bool{}
@@ -390,11 +392,11 @@ func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) LiveSe
 	}
 	sc, err := liveproc.Read([]string{path})
 	if err != nil {
-		return LiveSet{Unknown: liveUnknown(err)}
+		return core.LiveSet{Unknown: core.LiveUnknown(err)}
 	}
 	own := ownChain(panePID)
-	inRoot := pidSet(sc.Roots[0])
-	var l LiveSet
+	inRoot := core.PidSet(sc.Roots[0])
+	var l core.LiveSet
 	seen := map[string]bool{}
 	busy := map[int]bool{} // pane pids with something of theirs in l.procs
 	for _, p := range sc.Roots[0] {
@@ -407,12 +409,12 @@ func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) LiveSe
 		}
 		l.Procs = append(l.Procs, p)
 		if len(p.Cmdline) > 0 {
-			seen[baseName(p.Cmdline[0])] = true
+			seen[core.BaseName(p.Cmdline[0])] = true
 		}
 		if top := sc.Below(p.PID, tops); top != 0 {
 			busy[top] = true
-		} else if k := procKey(sc, p, inRoot); k != "" {
-			l.key = append(l.key, k)
+		} else if k := core.ProcKey(sc, p, inRoot); k != "" {
+			l.Key = append(l.Key, k)
 		}
 	}
 	// A pane whose foreground command is not its shell runs something, maybe outside the
@@ -424,9 +426,9 @@ func (b *tmuxBackend) WorkspaceLive(ctx context.Context, path, ws string) LiveSe
 		busy[p.PID] = true
 		l.Procs = append(l.Procs, liveproc.Proc{PID: p.PID, Cmdline: []string{p.Command}, Inside: "tmux pane " + p.ID + " of window " + ws})
 	}
-	l.key = append(l.key, paneKeys(ps, own, busy)...)
-	sort.Strings(l.key)
-	l.key = slices.Compact(l.key)
+	l.Key = append(l.Key, paneKeys(ps, own, busy)...)
+	sort.Strings(l.Key)
+	l.Key = slices.Compact(l.Key)
 	return l
 }
 
@@ -447,18 +449,11 @@ func paneKeys(ps []tmux.Pane, own, busy map[int]bool) []string {
 	return out
 }
 
-func baseName(s string) string {
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
 // Agents describes the panes of each row's windows, each pane as an agent of its own
 // window: an idle shell is nothing; a pane whose program waits to read the terminal is
 // blocked (needs you); one whose window printed lately is working; else idle; a pane whose
 // command ended is done.
-func (b *tmuxBackend) Agents(ctx context.Context, rows []Worktree) {
+func (b *tmuxBackend) Agents(ctx context.Context, rows []core.Worktree) {
 	var all map[string][]tmuxWindow
 	var err error
 	listed := false
@@ -471,9 +466,9 @@ func (b *tmuxBackend) Agents(ctx context.Context, rows []Worktree) {
 			all, err = b.windows(ctx)
 			listed = true
 		}
-		wins := all[Canonical(rows[i].Path)]
+		wins := all[core.Canonical(rows[i].Path)]
 		if err != nil || windowIn(wins, *ws) == nil {
-			rows[i].Agents = append(rows[i].Agents, Agent{State: AgentUnknown, Workspace: *ws})
+			rows[i].Agents = append(rows[i].Agents, core.Agent{State: core.AgentUnknown, Workspace: *ws})
 			continue
 		}
 		for _, w := range wins {
@@ -484,26 +479,21 @@ func (b *tmuxBackend) Agents(ctx context.Context, rows []Worktree) {
 	}
 }
 
-// isCopse reports a pane's program that is copse: this process, or another copse's.
-func isCopse(fg liveproc.Foreground) bool {
-	return fg.PID == os.Getpid() || fg.Name == "copse" || fg.Name == "copse-mcp"
-}
-
-func paneAgent(p tmux.Pane) []Agent {
+func paneAgent(p tmux.Pane) []core.Agent {
 	if p.Dead {
 		// A done agent always carries its exit code; tmux keeps it with the dead pane.
-		a := Agent{Command: p.Command, State: AgentDone, Workspace: p.Window, Source: agentstate.SourceProcess, Since: p.DeadSince}
+		a := core.Agent{Command: p.Command, State: core.AgentDone, Workspace: p.Window, Source: agentstate.SourceProcess, Since: p.DeadSince}
 		if p.ExitCode >= 0 {
 			code := p.ExitCode
 			a.ExitCode = &code
 		}
-		return []Agent{a}
+		return []core.Agent{a}
 	}
 	fg := liveproc.ForegroundOf(p.PID)
 	if fg.Children == 0 && liveproc.IsShell(fg.Name) {
 		return nil // a shell at its prompt: nothing runs there
 	}
-	if isCopse(fg) {
+	if core.IsCopse(fg) {
 		return nil // copse itself (the picker, list --watch) is never an agent
 	}
 	name, fromArgv := fg.Name, false
@@ -514,16 +504,16 @@ func paneAgent(p tmux.Pane) []Agent {
 	if name == "" {
 		name = p.Command
 	}
-	a := Agent{PID: p.PID, Command: name, State: AgentIdle, Workspace: p.Window, Source: agentstate.SourceScreen, namedByArgv: fromArgv}
+	a := core.Agent{PID: p.PID, Command: name, State: core.AgentIdle, Workspace: p.Window, Source: agentstate.SourceScreen, NamedByArgv: fromArgv}
 	switch {
 	case fg.Reading:
-		a.State = AgentBlocked
-	case time.Since(p.WindowActivity) < AgentQuietAfter:
-		a.State = AgentWorking
+		a.State = core.AgentBlocked
+	case time.Since(p.WindowActivity) < core.AgentQuietAfter:
+		a.State = core.AgentWorking
 	default:
 		a.Since = p.WindowActivity // quiet since its window last printed
 	}
-	return []Agent{a}
+	return []core.Agent{a}
 }
 
 // ClosesWorkspace is the confirmation's line about the window a remove closes.
@@ -533,13 +523,13 @@ func (b *tmuxBackend) ClosesWorkspace(ws string) string {
 
 // ---- create
 
-func (b *tmuxBackend) windowArgs(dir, branch string, label Label, focus bool, run *RunSpec) tmux.NewWindowArgs {
-	name := label.s
+func (b *tmuxBackend) windowArgs(dir, branch string, label core.Label, focus bool, run *core.RunSpec) tmux.NewWindowArgs {
+	name := label.String()
 	if name == "" {
 		name = branch
 	}
 	if name == "" {
-		name = baseName(dir)
+		name = core.BaseName(dir)
 	}
 	a := tmux.NewWindowArgs{Session: b.tsess, Dir: dir, Name: name, Focus: focus}
 	if run != nil {
@@ -548,12 +538,12 @@ func (b *tmuxBackend) windowArgs(dir, branch string, label Label, focus bool, ru
 	return a
 }
 
-func (b *tmuxBackend) CreateCommands(c *CreateSpec) ([]string, error) {
+func (b *tmuxBackend) CreateCommands(c *core.CreateSpec) ([]string, error) {
 	cmds, err := b.git.CreateCommands(c)
 	if err != nil {
 		return nil, err
 	}
-	w, err := b.newWindowCommands(b.windowArgs(c.Path.s, c.Branch.s, c.Label, c.Focus, c.Run))
+	w, err := b.newWindowCommands(b.windowArgs(c.Path.String(), c.Branch.String(), c.Label, c.Focus, c.Run))
 	if err != nil {
 		return nil, err
 	}
@@ -563,11 +553,11 @@ func (b *tmuxBackend) CreateCommands(c *CreateSpec) ([]string, error) {
 func (b *tmuxBackend) newWindowCommands(a tmux.NewWindowArgs) ([]string, error) {
 	nw, err := tmux.NewWindow(a)
 	if err != nil {
-		return nil, BuilderErr(err)
+		return nil, core.BuilderErr(err)
 	}
 	mark, err := tmux.SetWindowMark("@0", a.Dir)
 	if err != nil {
-		return nil, BuilderErr(err)
+		return nil, core.BuilderErr(err)
 	}
 	// The mark's target is the id new-window prints; shown as a placeholder.
 	return []string{nw.String(), strings.Replace(mark.String(), "@0", "<new window>", 1)}, nil
@@ -575,11 +565,11 @@ func (b *tmuxBackend) newWindowCommands(a tmux.NewWindowArgs) ([]string, error) 
 
 // Create makes the worktree with git, then its window. A window that cannot be opened
 // leaves a good worktree: that is said precisely (and `copse open` opens it), not undone.
-func (b *tmuxBackend) Create(ctx context.Context, c *CreateSpec) (string, error) {
+func (b *tmuxBackend) Create(ctx context.Context, c *core.CreateSpec) (string, error) {
 	if _, err := b.git.Create(ctx, c); err != nil {
 		return "", err
 	}
-	a := b.windowArgs(c.Path.s, c.Branch.s, c.Label, c.Focus, c.Run)
+	a := b.windowArgs(c.Path.String(), c.Branch.String(), c.Label, c.Focus, c.Run)
 	if c.Run != nil {
 		// The shell left in the window when the command ends is what tmux starts in the
 		// windows copse opens without a command (create_run.go); unknown, $SHELL.
@@ -592,26 +582,26 @@ func (b *tmuxBackend) Create(ctx context.Context, c *CreateSpec) (string, error)
 		e := tmuxFailure("new-window", err)
 		what := "its tmux window could not be opened"
 		if c.Run != nil {
-			what += ", so " + Quote(c.Run.Display) + " was not started"
+			what += ", so " + core.Quote(c.Run.Display) + " was not started"
 		}
-		return "", &Error{Kind: KindUncertain, Code: CodeTmuxWindowFailed, Err: err,
-			Message: "the worktree " + Escape(c.Path.s) + " was created, but " + what + ": " + e.Message,
-			Hint:    "open it with `copse open " + QuoteDisplay(c.Path.s) + "`"}
+		return "", &core.Error{Kind: core.KindUncertain, Code: core.CodeTmuxWindowFailed, Err: err,
+			Message: "the worktree " + core.Escape(c.Path.String()) + " was created, but " + what + ": " + e.Message,
+			Hint:    "open it with `copse open " + core.QuoteDisplay(c.Path.String()) + "`"}
 	}
 	return id, nil
 }
 
 // ---- open, switch, back
 
-func (b *tmuxBackend) OpenCommands(c *TargetSpec) ([]string, error) {
+func (b *tmuxBackend) OpenCommands(c *core.TargetSpec) ([]string, error) {
 	return b.targetCommands(c, c.Focus)
 }
 
-func (b *tmuxBackend) SwitchCommands(c *TargetSpec) ([]string, error) {
+func (b *tmuxBackend) SwitchCommands(c *core.TargetSpec) ([]string, error) {
 	return b.targetCommands(c, true)
 }
 
-func (b *tmuxBackend) targetCommands(c *TargetSpec, focus bool) ([]string, error) {
+func (b *tmuxBackend) targetCommands(c *core.TargetSpec, focus bool) ([]string, error) {
 	if ws := b.targetWindow(c); ws != "" {
 		if !focus {
 			return nil, nil // already open, left where it is
@@ -621,7 +611,7 @@ func (b *tmuxBackend) targetCommands(c *TargetSpec, focus bool) ([]string, error
 			cmd, err = tmux.SwitchClient(ws)
 		}
 		if err != nil {
-			return nil, BuilderErr(err)
+			return nil, core.BuilderErr(err)
 		}
 		return []string{cmd.String()}, nil
 	}
@@ -632,12 +622,12 @@ func (b *tmuxBackend) targetCommands(c *TargetSpec, focus bool) ([]string, error
 // back, the window the last switch left, as tmux's last-window (even one copse did not
 // make: the session's first window, in the main checkout), while it is marked for no other
 // worktree; else the worktree's own window.
-func (b *tmuxBackend) targetWindow(c *TargetSpec) string {
-	if c.Operation == OpBack {
+func (b *tmuxBackend) targetWindow(c *core.TargetSpec) string {
+	if c.Operation == core.OpBack {
 		b.prevMu.Lock()
 		w, p := b.prevWindow, b.previous
 		b.prevMu.Unlock()
-		if w != "" && p != "" && Canonical(p) == Canonical(c.Target.Path) {
+		if w != "" && p != "" && core.Canonical(p) == core.Canonical(c.Target.Path) {
 			return w
 		}
 	}
@@ -652,14 +642,14 @@ func (b *tmuxBackend) elsewhere(ws string) bool {
 	return ok && sess != b.tsess
 }
 
-func (b *tmuxBackend) Open(ctx context.Context, c *TargetSpec) (string, error) {
+func (b *tmuxBackend) Open(ctx context.Context, c *core.TargetSpec) (string, error) {
 	return b.openWindow(ctx, c, c.Focus)
 }
 
 // SwitchTo (switch and back) brings the window forward, opening it when it has none, and
 // records the worktree and the window it leaves in the tmux session, so that a later
 // `copse back` (its own process) returns there.
-func (b *tmuxBackend) SwitchTo(ctx context.Context, c *TargetSpec) (string, error) {
+func (b *tmuxBackend) SwitchTo(ctx context.Context, c *core.TargetSpec) (string, error) {
 	// The window the person is looking at as they leave: copse's session's current one (the
 	// picker's window is not it once a switch from the picker moved on).
 	b.prevMu.Lock()
@@ -677,7 +667,7 @@ func (b *tmuxBackend) SwitchTo(ctx context.Context, c *TargetSpec) (string, erro
 	if left == ws {
 		left = ""
 	}
-	if c.From != "" && Canonical(c.From) != Canonical(c.Target.Path) {
+	if c.From != "" && core.Canonical(c.From) != core.Canonical(c.Target.Path) {
 		// Only back's memory is lost when this fails; the switch itself happened.
 		_ = b.client.SetPrevious(context.WithoutCancel(ctx), b.tsess, c.From, left)
 		b.prevMu.Lock()
@@ -687,7 +677,7 @@ func (b *tmuxBackend) SwitchTo(ctx context.Context, c *TargetSpec) (string, erro
 	return ws, nil
 }
 
-func (b *tmuxBackend) openWindow(ctx context.Context, c *TargetSpec, focus bool) (string, error) {
+func (b *tmuxBackend) openWindow(ctx context.Context, c *core.TargetSpec, focus bool) (string, error) {
 	if ws := b.targetWindow(c); ws != "" {
 		if !focus {
 			return ws, nil
@@ -731,7 +721,7 @@ func (b *tmuxBackend) focus(ctx context.Context, ws string) error {
 
 // seedHistory gives back, in a new process, the worktree the last switch in this tmux
 // session left (see switchTo).
-func (b *tmuxBackend) seedHistory(_ context.Context, snap Snapshot) {
+func (b *tmuxBackend) SeedHistory(_ context.Context, snap core.Snapshot) {
 	b.prevMu.Lock()
 	prev := b.previous
 	b.prevMu.Unlock()
@@ -747,9 +737,9 @@ func (b *tmuxBackend) seedHistory(_ context.Context, snap Snapshot) {
 
 // ownWindow is copse's own window when it is copse's window of the worktree at path ("" when
 // copse runs elsewhere, or tmux cannot say).
-func (b *tmuxBackend) ownWindow(ctx context.Context, path string) string {
+func (b *tmuxBackend) OwnWindow(ctx context.Context, path string) string {
 	all, err := b.windows(ctx)
-	if err != nil || windowIn(all[Canonical(path)], b.window) == nil {
+	if err != nil || windowIn(all[core.Canonical(path)], b.window) == nil {
 		return ""
 	}
 	return b.window
@@ -760,28 +750,28 @@ const ownWindowGrace = 60
 
 // closeAfterExit has tmux close window ws once this process has ended: copse's reply is
 // written by then, to the window's own pane.
-func (b *tmuxBackend) closeAfterExit(ctx context.Context, ws string) error {
+func (b *tmuxBackend) CloseAfterExit(ctx context.Context, ws string) error {
 	return b.client.KillWindowAfter(context.WithoutCancel(ctx), ws, os.Getpid(), ownWindowGrace)
 }
 
 // ---- remove
 
-func (b *tmuxBackend) RemoveCommands(c *RemoveSpec) ([]string, error) {
+func (b *tmuxBackend) RemoveCommands(c *core.RemoveSpec) ([]string, error) {
 	cmds, err := b.git.RemoveCommands(c)
 	if err != nil || c.WsID == "" {
 		return cmds, err
 	}
 	kill, err := tmux.KillWindow(c.WsID)
 	if err != nil {
-		return nil, BuilderErr(err)
+		return nil, core.BuilderErr(err)
 	}
 	return append(cmds, kill.String()), nil
 }
 
 // Remove removes the worktree with git first (a refusal then leaves the window as it was),
 // then closes its window.
-func (b *tmuxBackend) Remove(ctx context.Context, c *RemoveSpec) error {
-	if e := RuleNotOwnWorkspace(c, b.window); e != nil {
+func (b *tmuxBackend) Remove(ctx context.Context, c *core.RemoveSpec) error {
+	if e := core.RuleNotOwnWorkspace(c, b.window); e != nil {
 		return e
 	}
 	if err := b.git.Remove(ctx, c); err != nil {
@@ -795,8 +785,8 @@ func (b *tmuxBackend) Remove(ctx context.Context, c *RemoveSpec) error {
 		if errors.As(err, &te) && te.Kind == tmux.ErrExit {
 			return nil // the window was closed meanwhile: what was asked is done
 		}
-		return &Error{Kind: KindUncertain, Code: CodeTmuxWindowFailed, Err: err,
-			Message: "the worktree " + Escape(c.Target.Path) + " was removed, but its tmux window " + c.WsID + " could not be closed: " + tmuxText(err.Error(), 300),
+		return &core.Error{Kind: core.KindUncertain, Code: core.CodeTmuxWindowFailed, Err: err,
+			Message: "the worktree " + core.Escape(c.Target.Path) + " was removed, but its tmux window " + c.WsID + " could not be closed: " + core.TmuxText(err.Error(), 300),
 			Hint:    "close it by hand (tmux kill-window -t " + c.WsID + ")"}
 	}
 	return nil
@@ -804,21 +794,36 @@ func (b *tmuxBackend) Remove(ctx context.Context, c *RemoveSpec) error {
 
 // ---- errors
 
-func tmuxFailure(verb string, err error) *Error {
+func tmuxFailure(verb string, err error) *core.Error {
 	var ae *tmux.ArgError
 	if errors.As(err, &ae) {
-		return BuilderErr(err)
+		return core.BuilderErr(err)
 	}
 	var te *tmux.Error
 	if errors.As(err, &te) && te.Kind == tmux.ErrCanceled {
-		return &Error{Kind: KindCancelled, Code: CodeCancelled, Err: err, Message: "tmux " + verb + " cancelled"}
+		return &core.Error{Kind: core.KindCancelled, Code: core.CodeCancelled, Err: err, Message: "tmux " + verb + " cancelled"}
 	}
 	hint := "check that tmux works (tmux -V), or use --backend git"
 	if te != nil && te.Uncertain() {
 		hint = "look at your tmux windows before trying again"
 	}
-	return &Error{Kind: KindFailed, Code: CodeTmuxFailed, Err: err, Hint: hint,
-		Message: fmt.Sprintf("tmux %s failed: %s", verb, tmuxText(err.Error(), 300))}
+	return &core.Error{Kind: core.KindFailed, Code: core.CodeTmuxFailed, Err: err, Hint: hint,
+		Message: fmt.Sprintf("tmux %s failed: %s", verb, core.TmuxText(err.Error(), 300))}
 }
 
-func tmuxText(s string, max int) string { return herdrText(s, max) }
+// Pane is the tmux window copse runs in ("" outside one of copse's session).
+func (b *tmuxBackend) Pane() string { return b.window }
+
+// NotifyTarget is where core/notify rings for the agent in window pane.
+func (b *tmuxBackend) NotifyTarget(pane string, mode notify.Mode) notify.Target {
+	return notify.Target{Client: b.client, Pane: pane, Mode: mode}
+}
+
+// IsWorkspaceID: a tmux workspace is a window, named by tmux's own id (@N).
+func (b *tmuxBackend) IsWorkspaceID(raw string) bool { return tmux.IsWindowID(raw) }
+
+// Runs: a create --run command starts in the new worktree's window.
+func (b *tmuxBackend) Runs() (bool, string) { return true, "" }
+
+// RemovesLocked: git removes a locked worktree in one step, and the window closes after.
+func (b *tmuxBackend) RemovesLocked() bool { return true }

@@ -1,14 +1,16 @@
-package core_test
+package backend
 
 import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/core/coretest"
-	"github.com/copse-dev/copse/core/ops"
+	"github.com/copse-dev/copse/core/op/create"
+	"github.com/copse-dev/copse/core/op/target"
 	"github.com/copse-dev/copse/herdr"
 	"github.com/copse-dev/copse/herdr/herdrdouble"
 	"github.com/copse-dev/copse/herdr/herdrtest"
@@ -40,7 +42,8 @@ func herdrService(t *testing.T) (*core.Service, *coretest.Repo, string, string) 
 		}
 	}
 	ctx := context.Background()
-	svc, err := core.Open(ctx, core.Options{Registry: ops.All, Dir: r.Root, Backend: "herdr", Getenv: getenv, Env: env})
+	var envOf *core.Env
+	svc, err := core.Open(ctx, core.Options{Registry: herdrOps(&envOf), Dir: r.Root, Backend: "herdr", Getenv: getenv, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,16 +51,45 @@ func herdrService(t *testing.T) (*core.Service, *coretest.Repo, string, string) 
 	if err != nil || out.WorkspaceID == "" {
 		t.Fatalf("create through the double: %v %+v", err, out)
 	}
+	if _, err := svc.Do(ctx, core.ListRequest{}, false); err != nil || envOf == nil {
+		t.Fatalf("the list that hands the tests the Env: %v", err)
+	}
+	clientsMu.Lock()
+	clients[svc] = envOf
+	clientsMu.Unlock()
 	return svc, r, out.Path, out.WorkspaceID
+}
+
+// clients is the Env each herdrService runs its operations on (the tests run in parallel).
+var (
+	clientsMu sync.Mutex
+	clients   = map[*core.Service]*core.Env{}
+)
+
+// herdrOps are the operations these tests run, and, under list's name, one that hands the
+// test the Env its service runs operations on (to put herdrtest in front of the client).
+func herdrOps(env **core.Env) *core.Registry {
+	handOver := &core.Op{Name: core.OpList, Doc: "hands the test the Env", Approval: core.ApprovalRead, Request: core.ListRequest{}, Changes: core.No,
+		Prepare: core.PrepareAs(func(*core.Env, context.Context, core.ListRequest, core.Snapshot) (*core.Plan, error) {
+			return &core.Plan{Cmd: struct{}{}}, nil
+		}),
+		Run: func(e *core.Env, _ context.Context, _ *core.Execution) (*core.Outcome, error) {
+			*env = e
+			return &core.Outcome{Operation: core.OpList}, nil
+		}}
+	return core.NewRegistry(handOver, create.Op, target.OpenOp, target.SwitchOp).WithBackends(Picker{})
 }
 
 func herdrClient(t *testing.T, svc *core.Service) *herdr.Client {
 	t.Helper()
-	c := core.HerdrClientOf(svc)
-	if c == nil {
+	clientsMu.Lock()
+	e := clients[svc]
+	clientsMu.Unlock()
+	b, ok := e.Backend.(*herdrBackend)
+	if !ok {
 		t.Fatalf("backend %s, want herdr", svc.BackendName())
 	}
-	return c
+	return b.client
 }
 
 // Herdr printed past the output cap while opening: a failure that may have acted, so copse

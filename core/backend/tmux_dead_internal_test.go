@@ -1,10 +1,11 @@
-package core
+package backend
 
 import (
 	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/copse-dev/copse/core"
 	"github.com/copse-dev/copse/tmux"
 )
 
@@ -13,7 +14,7 @@ import (
 func TestDeadPaneIsDoneWithItsExitCode(t *testing.T) {
 	for _, code := range []int{0, 3, 143} {
 		got := paneAgent(tmux.Pane{Window: "@2", ID: "%3", Dead: true, ExitCode: code, Command: "claude"})
-		if len(got) != 1 || got[0].State != AgentDone || got[0].ExitCode == nil || *got[0].ExitCode != code || got[0].Workspace != "@2" {
+		if len(got) != 1 || got[0].State != core.AgentDone || got[0].ExitCode == nil || *got[0].ExitCode != code || got[0].Workspace != "@2" {
 			t.Fatalf("dead pane with status %d = %+v; want one done agent with exit code %d in @2", code, got, code)
 		}
 	}
@@ -29,12 +30,12 @@ func TestScreenReadingSaysSinceWhen(t *testing.T) {
 	t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
 	quiet := time.Now().Add(-time.Minute).Truncate(time.Second)
 	got := paneAgent(tmux.Pane{Window: "@2", ID: "%3", PID: sleep.Process.Pid, WindowActivity: quiet, Command: "sleep"})
-	if len(got) != 1 || got[0].State != AgentIdle || !got[0].Since.Equal(quiet) {
+	if len(got) != 1 || got[0].State != core.AgentIdle || !got[0].Since.Equal(quiet) {
 		t.Fatalf("quiet pane = %+v; want idle since %v", got, quiet)
 	}
 	ended := time.Now().Add(-time.Hour).Truncate(time.Second)
 	got = paneAgent(tmux.Pane{Window: "@2", ID: "%3", Dead: true, ExitCode: 1, DeadSince: ended})
-	if len(got) != 1 || got[0].State != AgentDone || !got[0].Since.Equal(ended) {
+	if len(got) != 1 || got[0].State != core.AgentDone || !got[0].Since.Equal(ended) {
 		t.Fatalf("dead pane = %+v; want done since %v", got, ended)
 	}
 }
