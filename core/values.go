@@ -37,9 +37,8 @@ func (l Label) String() string       { return l.s }
 func (w WorkspaceID) String() string { return w.s }
 
 // IsZero reports an absent optional value.
-func (p AbsPath) IsZero() bool     { return p.s == "" }
-func (l Label) IsZero() bool       { return l.s == "" }
-func (w WorkspaceID) IsZero() bool { return w.s == "" }
+func (p AbsPath) IsZero() bool { return p.s == "" }
+func (l Label) IsZero() bool   { return l.s == "" }
 
 // Limits of each value, in characters (runes).
 const (

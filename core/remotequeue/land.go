@@ -51,6 +51,35 @@ type LandResult struct {
 	Settled bool
 }
 
+// landNote checks what a land push needs before it asks the remote anything (the owner,
+// the ids, New containing Old and holding the tested tree) and makes its evidence note.
+func (rm *Remote) landNote(ctx context.Context, l Land) ([]byte, error) {
+	if err := rm.check(); err != nil {
+		return nil, err
+	}
+	if err := checkOwner(l.Owner); err != nil {
+		return nil, err
+	}
+	if !validID(l.Job) || !isOID(l.Old) || !isOID(l.New) || !isOID(l.Tree) || l.Machine == "" {
+		return nil, fmt.Errorf("%w: a land needs a job id, full old, new and tree ids and a machine", ErrBadInput)
+	}
+	anc, err := rm.Git.Ancestor(ctx, rm.Dir, l.Old, l.New)
+	if err != nil {
+		return nil, err
+	}
+	if !anc {
+		return nil, fmt.Errorf("%w: %s does not contain %s", ErrNotAncestor, short(l.New), short(l.Old))
+	}
+	tree, err := rm.Git.TreeOf(ctx, rm.Dir, l.New)
+	if err != nil {
+		return nil, err
+	}
+	if tree != l.Tree {
+		return nil, fmt.Errorf("%w: tested %s, %s holds %s", ErrTreeMismatch, short(l.Tree), short(l.New), short(tree))
+	}
+	return json.Marshal(Evidence{Job: l.Job, Tree: l.Tree, Test: l.Test, Exit: l.Exit, Machine: l.Machine, Duration: l.Duration.String()})
+}
+
 // LandPush lands job l.Job: one atomic push moving refs/heads/<target> from l.Old to l.New
 // (--force-with-lease=refs/heads/<target>:<old>: a target someone else moved is never
 // overwritten), the queue commit marking the job landed, the evidence note on l.New, and
@@ -64,30 +93,7 @@ type LandResult struct {
 // (an unknown outcome settled by reading the remote: not landed / cannot tell),
 // ErrContended, ErrNotAncestor, ErrTreeMismatch, ErrBadInput.
 func (rm *Remote) LandPush(ctx context.Context, l Land) (LandResult, error) {
-	if err := rm.check(); err != nil {
-		return LandResult{}, err
-	}
-	if err := checkOwner(l.Owner); err != nil {
-		return LandResult{}, err
-	}
-	if !validID(l.Job) || !isOID(l.Old) || !isOID(l.New) || !isOID(l.Tree) || l.Machine == "" {
-		return LandResult{}, fmt.Errorf("%w: a land needs a job id, full old, new and tree ids and a machine", ErrBadInput)
-	}
-	anc, err := rm.Git.Ancestor(ctx, rm.Dir, l.Old, l.New)
-	if err != nil {
-		return LandResult{}, err
-	}
-	if !anc {
-		return LandResult{}, fmt.Errorf("%w: %s does not contain %s", ErrNotAncestor, short(l.New), short(l.Old))
-	}
-	tree, err := rm.Git.TreeOf(ctx, rm.Dir, l.New)
-	if err != nil {
-		return LandResult{}, err
-	}
-	if tree != l.Tree {
-		return LandResult{}, fmt.Errorf("%w: tested %s, %s holds %s", ErrTreeMismatch, short(l.Tree), short(l.New), short(tree))
-	}
-	note, err := json.Marshal(Evidence{Job: l.Job, Tree: l.Tree, Test: l.Test, Exit: l.Exit, Machine: l.Machine, Duration: l.Duration.String()})
+	note, err := rm.landNote(ctx, l)
 	if err != nil {
 		return LandResult{}, err
 	}
