@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/core"
+	"github.com/copse-dev/copse/core/backend"
 	"github.com/copse-dev/copse/gitx"
 )
 
@@ -120,7 +121,7 @@ func TestQueueView(t *testing.T) {
 }
 
 // landOps are the operations these tests open services with: the land family's own.
-var landOps = core.NewRegistry(LandOp, LandStatusOp, LandDrainOp)
+var landOps = core.NewRegistry(LandOp, LandStatusOp, LandDrainOp).WithBackends(backend.Picker{})
 
 func landClaimLock(session string) *string {
 	r := core.FormatClaim(core.Claim{Session: session, Since: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
