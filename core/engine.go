@@ -102,10 +102,17 @@ type pendingEvent struct {
 	wt *Worktree
 }
 
-// Emit records ev (about wt) for the engine to write once the run returns, whatever it
+// Emit records ev (about wt) for the engine to write once the phase returns, whatever it
 // returns: what happened before a failure is logged too.
 func (x *Execution) Emit(ev Event, wt *Worktree) {
 	x.events = append(x.events, pendingEvent{ev, wt})
+}
+
+// take hands the events emitted so far to the step that writes them.
+func (x *Execution) take() []pendingEvent {
+	ev := x.events
+	x.events = nil
+	return ev
 }
 
 // Warnings are the plan's warnings, carried onto the outcome.
@@ -116,53 +123,115 @@ func (s *Env) execute(ctx context.Context, p *Plan) (*Outcome, error) {
 		return nil, Usage(CodeNoPlan, "", "call Prepare first", "nothing to execute: the plan is empty")
 	}
 	op, ok := s.reg.lookup(p.Request.Op())
-	if !ok || op.Run == nil {
+	if !ok || (op.Run == nil && op.Phases == nil) {
 		return nil, Usage(CodeUnknownOperation, "operation", "name one of: "+s.reg.operationNames(), "cannot execute %T", p.Cmd)
 	}
 	x := &Execution{Asked: p, Plan: p}
-	if s.reg.changesNothing(p.Request) || op.lockOf(s, p.Cmd) == LockQueue {
-		return op.Run(s, ctx, x)
-	}
-	out, err := s.runLocked(ctx, op, x)
-	if err != nil || op.Settle == nil {
-		return out, err
-	}
-	return op.Settle(s, ctx, x, out)
-}
-
-// runLocked is the part of Execute under the lock: read, prepare again, compare, run, emit.
-func (s *Env) runLocked(ctx context.Context, op *Op, x *Execution) (*Outcome, error) {
-	unlock, err := s.lockOfKind(ctx, op.lockOf(s, x.Asked.Cmd))
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-
-	// Under the lock, read git again: a confirmed plan runs only against the list the
-	// person saw; any plan re-checks its preconditions against the state it will change.
-	snap, err := s.ReadAndLearn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	fresh, err := s.prepareWith(ctx, x.Asked.Request, snap)
-	if err != nil {
-		return nil, err
-	}
-	// A confirmed plan runs only if, under the lock, it would show exactly what the person
-	// approved: the same worktree list and the same confirmation.
-	if x.Asked.Confirm != nil && fresh.Token != x.Asked.Token {
-		return nil, Refused(CodeStaleState, "look again and confirm again; nothing ran",
-			"the worktree list or what the %s would change changed after the confirmation was shown; nothing ran", op.Name)
-	}
-	if op.Recheck != nil {
-		if err := op.Recheck(x.Asked.Cmd, fresh.Cmd); err != nil {
-			return nil, err
+	nothing := s.reg.changesNothing(p.Request)
+	var out *Outcome
+	first := true // the first locked phase prepares the plan again and compares it
+	for _, ph := range op.phases() {
+		var err error
+		switch {
+		case nothing || !ph.Locked:
+			// A request that changes nothing runs on its plan as made, without a lock.
+			out, err = ph.Run(s, ctx, x, out)
+		case first:
+			first = false
+			out, err = s.firstLocked(ctx, op, x, ph)
+		default:
+			err = s.critical(ctx, op.lockOf(s, x.Asked.Cmd), func(st *Step) error {
+				x.Before = st.Snap
+				var rerr error
+				out, rerr = ph.Run(s, ctx, x, out)
+				st.events = append(st.events, x.take()...)
+				st.out = out
+				return rerr
+			})
+		}
+		if err != nil {
+			return out, err
 		}
 	}
-	x.Plan, x.Before = fresh, snap
-	out, err := op.Run(s, ctx, x)
-	s.writeEvents(out, x.events)
+	return out, nil
+}
+
+// phases is what the engine runs of o: its Phases, or its Run as one locked phase.
+func (o *Op) phases() []Phase {
+	if o.Phases != nil {
+		return o.Phases
+	}
+	run := o.Run
+	return []Phase{{Name: string(o.Name), Locked: true, Run: func(s *Env, ctx context.Context, x *Execution, _ *Outcome) (*Outcome, error) {
+		return run(s, ctx, x)
+	}}}
+}
+
+// firstLocked is an operation's first locked phase: under the lock, read, prepare again,
+// compare, run, emit.
+func (s *Env) firstLocked(ctx context.Context, op *Op, x *Execution, ph Phase) (*Outcome, error) {
+	var out *Outcome
+	err := s.critical(ctx, op.lockOf(s, x.Asked.Cmd), func(st *Step) error {
+		// Under the lock, read git again: a confirmed plan runs only against the list the
+		// person saw; any plan re-checks its preconditions against the state it will change.
+		fresh, err := s.prepareWith(ctx, x.Asked.Request, st.Snap)
+		if err != nil {
+			return err
+		}
+		// A confirmed plan runs only if, under the lock, it would show exactly what the person
+		// approved: the same worktree list and the same confirmation.
+		if x.Asked.Confirm != nil && fresh.Token != x.Asked.Token {
+			return Refused(CodeStaleState, "look again and confirm again; nothing ran",
+				"the worktree list or what the %s would change changed after the confirmation was shown; nothing ran", op.Name)
+		}
+		if op.Recheck != nil {
+			if err := op.Recheck(x.Asked.Cmd, fresh.Cmd); err != nil {
+				return err
+			}
+		}
+		x.Plan, x.Before = fresh, st.Snap
+		out, err = ph.Run(s, ctx, x, nil)
+		st.events = append(st.events, x.take()...)
+		st.out = out
+		return err
+	})
 	return out, err
+}
+
+// A Step is one locked step of an operation: the worktree list read under the lock, and
+// the events the step produced, which Critical writes before it releases the lock.
+type Step struct {
+	Snap   Snapshot
+	events []pendingEvent
+	out    *Outcome // carries the step's warnings about the events it wrote
+}
+
+// Emit records ev (about wt) for Critical to write while the lock is still held.
+func (st *Step) Emit(ev Event, wt *Worktree) { st.events = append(st.events, pendingEvent{ev, wt}) }
+
+// Critical is the one locked step every operation takes, the engine's own and a land's
+// phases alike: the repository lock, a fresh reading of git's worktree list, fn on it,
+// the events fn emitted, the unlock. Nothing fn decides is made on a list read before
+// the lock.
+func (s *Env) Critical(ctx context.Context, fn func(*Step) error) error {
+	return s.critical(ctx, LockRepo, fn)
+}
+
+// critical is Critical under the lock of kind k.
+func (s *Env) critical(ctx context.Context, k LockKind, fn func(*Step) error) error {
+	unlock, err := s.lockOfKind(ctx, k)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	snap, err := s.ReadAndLearn(ctx)
+	if err != nil {
+		return err
+	}
+	st := &Step{Snap: snap}
+	err = fn(st)
+	s.writeEvents(st.out, st.events)
+	return err
 }
 
 // lockOf is the lock kind o declares for c.

@@ -37,9 +37,11 @@ type Op struct {
 	// run does the work. For a request that changes something it runs under the lock on
 	// the plan prepared again there, and reads back and verifies what it did.
 	Run func(s *Env, ctx context.Context, x *Execution) (*Outcome, error)
-	// settle runs after the lock is released, on run's outcome (land waits in its queue
-	// there); nil: nothing.
-	Settle func(s *Env, ctx context.Context, x *Execution, out *Outcome) (*Outcome, error)
+	// Phases, instead of Run, is a run in steps (create: the locked create, then the
+	// check that its --run command started; land: the locked enqueue, then the queue's
+	// turn, whose own locked steps go through Critical). The engine runs them in order,
+	// each Locked one through Critical, the first of those on the plan prepared again.
+	Phases []Phase
 }
 
 // LockKind is what a run holds while it changes something.
@@ -51,10 +53,17 @@ const (
 	// lockWaitOnly: wait for a holder, never create the lock file. For runs that change
 	// nothing in git (switch without workspaces) and so leave no trace in the repository.
 	LockWaitOnly
-	// lockQueue: the land queue's own locks order the run (each job takes the repository
-	// lock for its short critical steps); the engine takes none and prepares nothing again.
-	LockQueue
 )
+
+// A Phase is one step of an operation's run. A Locked one runs through Critical (the
+// repository lock, git's list read again, the step, its events, the unlock); the others
+// run with no lock held (a land waiting for its turn in the queue). run gets the outcome
+// of the phase before (nil for the first) and returns the operation's outcome so far.
+type Phase struct {
+	Name   string
+	Locked bool
+	Run    func(s *Env, ctx context.Context, x *Execution, out *Outcome) (*Outcome, error)
+}
 
 // A Registry is the list of operations a Service serves, in a stable order: the
 // schema's, the tool's and the docs'. core declares none itself: the caller hands the

@@ -30,26 +30,31 @@ var Op = &core.Op{
 		}
 		return nil
 	},
-	Run: func(s *core.Env, ctx context.Context, x *core.Execution) (*core.Outcome, error) {
-		return runCreateClaim(s, ctx, x.Plan.Cmd.(*core.CreateSpec), x)
+	Phases: []core.Phase{
+		{Name: "create", Locked: true, Run: func(s *core.Env, ctx context.Context, x *core.Execution, _ *core.Outcome) (*core.Outcome, error) {
+			return runCreateClaim(s, ctx, x.Plan.Cmd.(*core.CreateSpec), x)
+		}},
+		// A command started with --run that ends within a second did not start: said in
+		// the reply, after the lock is released (the wrapper takes it to release its claim).
+		{Name: "started", Run: startedCheck},
 	},
-	// A command started with --run that ends within a second did not start: said in the
-	// reply, after the lock is released (the wrapper takes it to release its claim).
-	Settle: func(s *core.Env, ctx context.Context, x *core.Execution, out *core.Outcome) (*core.Outcome, error) {
-		c := x.Plan.Cmd.(*core.CreateSpec)
-		if c.Run == nil || !c.Run.Wrapped || out == nil {
-			return out, nil
-		}
-		if w := s.QuickEnd(ctx, c.Run.Session, out.Path, c.Run.Started); w != "" {
-			out.Warnings = append(out.Warnings, w)
-			for _, cl := range []*core.Claim{out.Claim, claimOfRow(out.Worktree)} {
-				if cl != nil {
-					cl.Ended = true
-				}
+}
+
+// startedCheck says, with no lock held, whether create's --run command ended at once.
+func startedCheck(s *core.Env, ctx context.Context, x *core.Execution, out *core.Outcome) (*core.Outcome, error) {
+	c := x.Plan.Cmd.(*core.CreateSpec)
+	if c.Run == nil || !c.Run.Wrapped || out == nil {
+		return out, nil
+	}
+	if w := s.QuickEnd(ctx, c.Run.Session, out.Path, c.Run.Started); w != "" {
+		out.Warnings = append(out.Warnings, w)
+		for _, cl := range []*core.Claim{out.Claim, claimOfRow(out.Worktree)} {
+			if cl != nil {
+				cl.Ended = true
 			}
 		}
-		return out, nil
-	},
+	}
+	return out, nil
 }
 
 func claimOfRow(w *core.Worktree) *core.Claim {

@@ -18,7 +18,7 @@ import (
 // The caller holds the repository lock. moved: the target is no longer at onto (rebase
 // and test again). done: the target now points at the commit. Neither: the job finished
 // blocked, failed or uncertain.
-func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
+func (r *landRun) advance(ctx context.Context, onto string, snap core.Snapshot) (moved, done bool) {
 	s, j := r.s, r.j
 	root := s.Root()
 	into := j.Into
@@ -35,11 +35,6 @@ func (r *landRun) advance(ctx context.Context, onto string) (moved, done bool) {
 		return false, false
 	} else if !ok {
 		return true, false
-	}
-	snap, err := s.ReadAndLearn(ctx)
-	if err != nil {
-		r.refusal(core.PhaseAdvance, err)
-		return false, false
 	}
 	r.snap = &snap // the clean-up, under the same lock, starts from this list
 	holder, refusal := targetHolder(snap.Trees, into, busyBranchOf)

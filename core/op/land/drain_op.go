@@ -13,12 +13,12 @@ var LandDrainOp = &core.Op{
 	Doc:      "run the queued land jobs nobody waits for, in queue order; the reply lists the jobs it ran",
 	Approval: core.ApprovalExecute,
 	Request:  core.LandDrainRequest{},
-	// Each job takes the repository lock for its own short steps, in queue order.
-	Lock: func(*core.Env, core.Command) core.LockKind { return core.LockQueue },
 	Prepare: core.PrepareAs(func(*core.Env, context.Context, core.LandDrainRequest, core.Snapshot) (*core.Plan, error) {
 		return &core.Plan{Cmd: landDrainCmd{}}, nil
 	}),
-	Run: func(s *core.Env, ctx context.Context, _ *core.Execution) (*core.Outcome, error) {
+	// No locked phase: the engine takes no lock and prepares nothing again; each job
+	// takes the repository lock for its own short steps (Critical), in queue order.
+	Phases: []core.Phase{{Name: "drain", Run: func(s *core.Env, ctx context.Context, _ *core.Execution, _ *core.Outcome) (*core.Outcome, error) {
 		return drainLand(s, ctx)
-	},
+	}}},
 }

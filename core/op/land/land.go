@@ -20,15 +20,22 @@ var LandOp = &core.Op{
 	Changes:  core.RuleOf(func(r core.LandRequest) bool { return !r.DryRun }),
 	Prepare:  core.PrepareAs(prepareLand),
 	// Under the lock the job is only queued; the land itself runs in queue order after
-	// it, taking the lock for its short critical steps, never while it waits.
-	Run: func(s *core.Env, ctx context.Context, x *core.Execution) (*core.Outcome, error) {
-		c := x.Plan.Cmd.(*landCmd)
-		if c.dryRun {
-			return landDryRun(s, ctx, c)
-		}
-		return enqueueLand(s, ctx, c)
-	},
-	Settle: func(s *core.Env, ctx context.Context, x *core.Execution, out *core.Outcome) (*core.Outcome, error) {
-		return awaitLand(s, ctx, x.Plan.Cmd.(*landCmd), out)
+	// it, with no lock held while it waits, each of the job's own locked steps through
+	// Critical.
+	Phases: []core.Phase{
+		{Name: "enqueue", Locked: true, Run: func(s *core.Env, ctx context.Context, x *core.Execution, _ *core.Outcome) (*core.Outcome, error) {
+			c := x.Plan.Cmd.(*landCmd)
+			if c.dryRun {
+				return landDryRun(s, ctx, c)
+			}
+			return enqueueLand(s, ctx, c)
+		}},
+		{Name: "turn", Run: func(s *core.Env, ctx context.Context, x *core.Execution, out *core.Outcome) (*core.Outcome, error) {
+			c := x.Plan.Cmd.(*landCmd)
+			if c.dryRun {
+				return out, nil
+			}
+			return awaitLand(s, ctx, c, out)
+		}},
 	},
 }

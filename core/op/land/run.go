@@ -413,32 +413,36 @@ func (r *landRun) remaining(phase core.LandPhase) string {
 func (r *landRun) run(ctx context.Context) {
 	s, j := r.s, r.j
 	r.save(core.PhasePreflight)
-	unlock, err := s.Lock(ctx)
-	if err != nil {
-		r.refusal(core.PhasePreflight, err) // cancelled, or lock_timeout: nothing changed
+	ok := false
+	var headErr error
+	err := s.Critical(ctx, func(st *core.Step) error {
+		r.locked = true
+		defer func() { r.locked = false }()
+		c, good := r.recheck(st.Snap)
+		if good {
+			r.cmd = c
+			if err := preflight(s, ctx, c, r.commonDir, true); err != nil {
+				r.refusal(core.PhasePreflight, err)
+				good = false
+			}
+		}
+		if good && j.ForceRestart {
+			// An aborted rebase moved the branch back: read where it is now.
+			if r.head, headErr = s.Git.ResolveCommit(ctx, j.Worktree.Path, "HEAD"); headErr != nil {
+				return nil
+			}
+		}
+		ok = good
+		return nil
+	})
+	switch {
+	case err != nil:
+		r.refusal(core.PhasePreflight, err) // cancelled, lock_timeout, or git's list unreadable: nothing changed
 		return
-	}
-	r.locked = true
-	c, ok := r.recheck(ctx)
-	if ok {
-		r.cmd = c
-		if err := preflight(s, ctx, c, r.commonDir, true); err != nil {
-			r.refusal(core.PhasePreflight, err)
-			ok = false
-		}
-	}
-	if ok && j.ForceRestart {
-		// An aborted rebase moved the branch back: read where it is now.
-		if r.head, err = s.Git.ResolveCommit(ctx, j.Worktree.Path, "HEAD"); err != nil {
-			r.locked = false
-			unlock()
-			r.gitErr(core.PhasePreflight, err, "cannot read the worktree's commit")
-			return
-		}
-	}
-	r.locked = false
-	unlock()
-	if !ok {
+	case headErr != nil:
+		r.gitErr(core.PhasePreflight, headErr, "cannot read the worktree's commit")
+		return
+	case !ok:
 		return
 	}
 
@@ -459,47 +463,57 @@ func (r *landRun) run(ctx context.Context) {
 			return
 		}
 		r.save(core.PhaseAdvance)
-		unlock, err := s.Lock(ctx)
+		retry := false
+		err = s.Critical(ctx, func(st *core.Step) error {
+			r.locked = true
+			defer func() { r.locked = false }()
+			// From here on nothing is interrupted half-way: the advance, its sync and its
+			// rollback run to the end even after ^C.
+			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), landGitTimeout)
+			defer cancel()
+			moved, done := r.advance(actx, onto, st.Snap)
+			if moved && attempt < j.Retries {
+				retry = true
+				return nil
+			}
+			switch {
+			case moved:
+				r.blocked(core.CodeTargetMoved, "land again when "+core.Escape(j.Into)+" is quieter, or raise git config copse.landRetries",
+					"%s moved during the land %d times in a row; %s is rebased and tested but not landed", core.Escape(j.Into), attempt+1, core.Escape(j.Worktree.Branch))
+			case done:
+				r.landed(actx)
+			}
+			return nil
+		})
 		if err != nil {
-			r.refusal(core.PhaseAdvance, err) // cancelled, or lock_timeout: the target is unchanged
+			r.refusal(core.PhaseAdvance, err) // cancelled, lock_timeout, or git's list unreadable: the target is unchanged
 			return
 		}
-		r.locked = true
-		// From here on nothing is interrupted half-way: the advance, its sync and its
-		// rollback run to the end even after ^C.
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), landGitTimeout)
-		moved, done := r.advance(actx, onto)
-		if moved && attempt < j.Retries {
-			r.locked = false
-			unlock()
-			cancel()
-			continue
+		if !retry {
+			return
 		}
-		switch {
-		case moved:
-			r.blocked(core.CodeTargetMoved, "land again when "+core.Escape(j.Into)+" is quieter, or raise git config copse.landRetries",
-				"%s moved during the land %d times in a row; %s is rebased and tested but not landed", core.Escape(j.Into), attempt+1, core.Escape(j.Worktree.Branch))
-		case done:
-			up, hasUp := r.readUpstream(actx, j.Worktree.Branch)
-			if !j.Keep {
-				r.save(core.PhaseCleanup)
-				r.cleanup(actx)
-			}
-			if hasUp {
-				if n := r.branchNotice(actx, up, j.BranchGone); n != "" {
-					j.Notices = append(j.Notices, n)
-				}
-			}
-			if n := r.targetNotice(actx); n != "" {
-				j.Notices = append(j.Notices, n)
-			}
-			r.finish(core.LandLanded, "", fmt.Sprintf("%s landed onto %s at %s", core.Escape(j.Worktree.Branch), core.Escape(j.Into), core.Short(j.Commit)), "")
-		}
-		r.locked = false
-		unlock()
-		cancel()
-		return
 	}
+}
+
+// landed finishes a job whose target now points at its commit: the clean-up (unless
+// keep), what the branch's upstream and the target's checkout say, the landed record.
+// The caller holds the repository lock.
+func (r *landRun) landed(actx context.Context) {
+	j := r.j
+	up, hasUp := r.readUpstream(actx, j.Worktree.Branch)
+	if !j.Keep {
+		r.save(core.PhaseCleanup)
+		r.cleanup(actx)
+	}
+	if hasUp {
+		if n := r.branchNotice(actx, up, j.BranchGone); n != "" {
+			j.Notices = append(j.Notices, n)
+		}
+	}
+	if n := r.targetNotice(actx); n != "" {
+		j.Notices = append(j.Notices, n)
+	}
+	r.finish(core.LandLanded, "", fmt.Sprintf("%s landed onto %s at %s", core.Escape(j.Worktree.Branch), core.Escape(j.Into), core.Short(j.Commit)), "")
 }
 
 // refusal finishes the job from a check's *Error: refusals block it, the rest fail it.
@@ -515,15 +529,10 @@ func (r *landRun) refusal(phase core.LandPhase, err error) {
 	}
 }
 
-// recheck reads git again at the head of the queue: the worktree may have gone or changed
-// branch while the job waited. The caller holds the repository lock.
-func (r *landRun) recheck(ctx context.Context) (*landCmd, bool) {
+// recheck looks at git's list again at the head of the queue (snap, read under the lock
+// the caller holds): the worktree may have gone or changed branch while the job waited.
+func (r *landRun) recheck(snap core.Snapshot) (*landCmd, bool) {
 	s, j := r.s, r.j
-	snap, err := s.ReadAndLearn(ctx)
-	if err != nil {
-		r.refusal(core.PhasePreflight, err)
-		return nil, false
-	}
 	t, ok := core.Find(snap, j.Worktree.Path)
 	if !ok || t.Prunable != nil {
 		r.blocked(core.CodeWorktreeGone, "create it again, or check `copse list`", "the worktree %s is gone", core.Escape(j.Worktree.Path))
