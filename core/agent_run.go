@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -126,6 +127,7 @@ type RunReport struct {
 // repository (it runs before the agent, and must not slow it).
 func RecordRunStart(getenv func(string) string, r RunReport) error {
 	dir := agentstate.Dir(getenv)
+	defer lockRunRecords(dir)()
 	if old := findRunRecord(dir, r.Session, r.Path); old != nil && startCameLate(*old, r) {
 		return nil // the command ended before this report was written: the end's stands
 	}
@@ -145,6 +147,7 @@ func startCameLate(old agentstate.Record, r RunReport) bool {
 // is recorded even when the rest (RunEnded) cannot be done.
 func RecordRunEnd(getenv func(string) string, r RunReport) (old *agentstate.Record, now agentstate.Record, err error) {
 	dir := agentstate.Dir(getenv)
+	defer lockRunRecords(dir)()
 	old = findRunRecord(dir, r.Session, r.Path)
 	code := r.ExitCode
 	ended := r.At
@@ -251,6 +254,28 @@ func (s *Env) releaseEnded(ctx context.Context, r RunReport) string {
 		return "the claim of session " + Escape(r.Session) + " is not released: " + AsError(err).Message
 	}
 	return ""
+}
+
+// runRecordsLock is the flock the wrapper's start and end reports take around their read
+// and write of the record: the two run side by side, and a start that read no done record
+// yet must not write its working one over the end's (the command would never have ended).
+const runRecordsLock = ".run.lock"
+
+// runRecordsLockWait bounds the wait for it; a report goes on without it after that (the
+// holder is another report, which holds it for a read and a write).
+const runRecordsLockWait = 5 * time.Second
+
+// lockRunRecords takes the reports' flock in the store dir; the returned func releases it
+// (a no-op when it could not be taken).
+func lockRunRecords(dir string) func() {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return func() {}
+	}
+	unlock, err := flockFor(context.Background(), filepath.Join(dir, runRecordsLock), runRecordsLockWait)
+	if err != nil {
+		return func() {}
+	}
+	return unlock
 }
 
 // findRunRecord is the wrapper's record of session in the worktree at path, if any.
