@@ -38,7 +38,7 @@ import (
 
 // version is the cache file's format; a file of another version is ignored (and replaced).
 // It is also hashed into every proof, so a change of what a proof covers invalidates all.
-const version = 3
+const version = 4
 
 // maxDirs bounds the untracked scan's walk: past it (a tree of build output) the proof
 // would cost what git does, so the cache gives up and git runs.
@@ -105,6 +105,12 @@ type Proof struct {
 	sum      [sha256.Size]byte
 	racy     bool   // something was modified in the proof's second or later
 	upstream string // the upstream whose ref the proof covers ("" = none)
+	// base is the digest of everything but the upstream's refs and the repository's
+	// part (repoSum), and baseRacy whether any of it was racy: Store completes the proof
+	// with the upstream git reported when it is not the one proved (withUpstream).
+	base     [sha256.Size]byte
+	repoSum  [sha256.Size]byte
+	baseRacy bool
 	gitDir   gitx.GitDirState
 }
 
@@ -190,16 +196,24 @@ func (c *Cache) Lookup(worktree string) (gitx.Status, *Proof, bool) {
 	return c.Pass().Lookup(worktree)
 }
 
-// Store records st, read by git after p was taken, for Flush to write. A racy proof, or
-// one that did not cover the upstream git reported, keeps only the upstream's name for the
-// next proof.
+// Store records st, read by git after p was taken, for Flush to write. A proof that did
+// not cover the upstream git reported (a cold listing's, which cannot know it) is
+// completed with that upstream's refs as they are now, trusted only if they have not
+// changed since the proof (withUpstream). A racy proof, or one that could not be
+// completed, keeps only the upstream's name for the next proof.
 func (c *Cache) Store(p *Proof, st gitx.Status) {
 	if p == nil {
 		return
 	}
 	e := entry{Worktree: p.worktree, At: p.at.UnixNano(), Upstream: st.Upstream}
-	if (!p.racy || c.off["racy"]) && p.upstream == st.Upstream && len(st.UntrackedDirs)+len(st.IgnoredDirs) <= maxListed {
-		e.Proof, e.Status = hex.EncodeToString(p.sum[:]), fromGit(st)
+	sum, racy, covered := p.sum, p.racy, p.upstream == st.Upstream
+	if !covered && !c.off["adopt"] {
+		var err error
+		sum, racy, err = c.withUpstream(p, st.Upstream, true)
+		covered = err == nil
+	}
+	if (!racy || c.off["racy"]) && covered && len(st.UntrackedDirs)+len(st.IgnoredDirs) <= maxListed {
+		e.Proof, e.Status = hex.EncodeToString(sum[:]), fromGit(st)
 	}
 	c.put(p.common, e)
 }

@@ -151,8 +151,7 @@ func (f *fixture) read() (gitx.Status, bool) {
 	return st, false
 }
 
-// prime reads until the cache serves the status (the upstream's name takes one extra
-// read to be covered) and checks it is git's.
+// prime reads until the cache serves the status and checks it is git's.
 func (f *fixture) prime() gitx.Status {
 	f.t.Helper()
 	for range 3 {

@@ -262,6 +262,9 @@ type prover struct {
 	threshold int64 // Unix seconds: a time at or after this is racy
 	racy      bool
 	off       map[string]bool // tests: Cache.off
+	// afterGit: the refs are read after git ran (withUpstream), so a change since the
+	// proof's time must make the proof racy.
+	afterGit bool
 	// root is the worktree proved and tracked the paths its index lists, in the index's
 	// order (sorted bytewise), for the walk's question "does git scan this directory".
 	root    string
@@ -635,13 +638,6 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 			return nil, err
 		}
 	}
-	if upstream != "" && on("upstream") {
-		for _, ref := range upstreamRefs(upstream) {
-			if err := pr.ref(t.common, ref); err != nil {
-				return nil, err
-			}
-		}
-	}
 	state := gitx.GitDirState{Dir: t.gitDir}
 	for _, f := range []string{"MERGE_HEAD", "rebase-merge", "rebase-apply"} {
 		exists, err := pr.stat(t.git, f)
@@ -668,9 +664,46 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 	if err := pr.walk(t.root, t.path, true, new(int)); err != nil {
 		return nil, err
 	}
-	p := &Proof{worktree: t.path, common: t.common, at: r.at, racy: pr.racy || r.racy, upstream: upstream, gitDir: state}
-	pr.sum(p.sum[:0], r.sum[:])
+	p := &Proof{worktree: t.path, common: t.common, at: r.at, baseRacy: pr.racy || r.racy, gitDir: state, repoSum: r.sum}
+	pr.sum(p.base[:0])
+	sum, racy, err := c.withUpstream(p, upstream, false)
+	if err != nil {
+		return nil, err
+	}
+	p.sum, p.racy, p.upstream = sum, racy, upstream
 	return p, nil
+}
+
+// withUpstream is the proof p completed with the refs the upstream's printed name can
+// stand for (none for ""), and whether it is racy. The upstream's part is hashed apart
+// from the rest, so that Store can complete a proof taken before git ran with the upstream
+// git then reported (afterGit): a cold listing learns each branch's upstream only from
+// git's answer, and without this stored nothing for a worktree that tracks one.
+//
+// A ref read after git ran may not be the one git read. It is trusted only when it has not
+// changed since the proof's time: the ref file's own times and those of the nearest
+// directory above it that exists (where its creation, deletion or renaming shows) must
+// be older than the racy threshold, or the proof is racy and its status is not stored.
+// That is the argument repoPart makes for the files read once per pass: the kernel gives
+// a change after the proof's time a change time in its second or later, which no program
+// can set back. packed-refs, where a ref missing as a file may live, is in the
+// repository's part, read before git ran.
+func (c *Cache) withUpstream(p *Proof, upstream string, afterGit bool) (sum [sha256.Size]byte, racy bool, err error) {
+	u := c.newProver(p.at)
+	u.afterGit = afterGit && !c.off["upstreamrace"]
+	if upstream != "" && !c.off["upstream"] {
+		for _, ref := range upstreamRefs(upstream) {
+			if err := u.ref(p.common, ref); err != nil {
+				return sum, false, err
+			}
+		}
+	}
+	h := sha256.New()
+	h.Write(p.base[:])
+	h.Write(u.sum(nil))
+	h.Write(p.repoSum[:])
+	h.Sum(sum[:0])
+	return sum, p.baseRacy || u.racy, nil
 }
 
 // upstreamRefs are the refs an upstream's name, as git status prints it, can stand for.
@@ -697,6 +730,9 @@ func (p *prover) ref(common, ref string) error {
 		return errUnprovable
 	}
 	path := filepath.Join(common, filepath.FromSlash(ref))
+	if p.afterGit {
+		p.racyAbove(common, path)
+	}
 	b, err := p.content(unix.AT_FDCWD, path)
 	if errors.Is(err, errUnprovable) {
 		// A directory there is no loose ref (refs/remotes/main when a remote is called
@@ -715,6 +751,28 @@ func (p *prover) ref(common, ref string) error {
 		return errUnprovable
 	}
 	return nil
+}
+
+// racyAbove marks the proof racy when the nearest directory above path (up to top) that
+// exists was modified in the racy window or later: a file created, deleted or renamed
+// there since. It hashes nothing: a proof completed after git ran (withUpstream) must
+// hash what a proof taken before git hashes.
+func (p *prover) racyAbove(top, path string) {
+	var st unix.Stat_t
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		err := unix.Lstat(dir, &st)
+		if err == nil {
+			break
+		}
+		if !missing(err) || dir == top || len(dir) <= len(top) {
+			p.racy = true // unreadable: not trusted
+			return
+		}
+	}
+	msec, _, csec, _, ok := fileTimes(&st)
+	if !ok || msec >= p.threshold || csec >= p.threshold {
+		p.racy = true
+	}
 }
 
 // index hashes the index file and the stat data of every file it lists. A worktree whose
