@@ -44,11 +44,14 @@ const version = 4
 // would cost what git does, so the cache gives up and git runs.
 const maxDirs = 4000
 
-// maxIndexBytes bounds the index of a worktree the cache tries to prove (about 5000
-// files). A proof lstat()s every file the index lists, as git status does; past a few
-// thousand files that is most of git's own cost, so the proof would save little and, when
-// something did change, cost nearly as much again. Such worktrees run git directly.
-const maxIndexBytes = 512 << 10
+// maxIndexBytes bounds the index of a worktree the cache tries to prove (about 300,000
+// files): the proof reads it whole. Below it a proof costs one stat per file the index
+// lists, each relative to its directory and allocating nothing, which is part of what git
+// status spends on the same files (it also reads and checksums the index, scans every
+// directory and compares HEAD's tree). The bound was once 512 KB (about 5000 files), when
+// the proof cost as much as git; worktrees past it ran git every time, warm or not. A
+// variable for tests.
+var maxIndexBytes int64 = 32 << 20
 
 // errTooBig is a worktree with more than maxDirs directories.
 var errTooBig = errors.New("statuscache: too many directories to prove")

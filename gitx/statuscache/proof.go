@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -268,7 +267,7 @@ type prover struct {
 	// root is the worktree proved and tracked the paths its index lists, in the index's
 	// order (sorted bytewise), for the walk's question "does git scan this directory".
 	root    string
-	tracked []string
+	tracked map[string]bool
 }
 
 // dirBufs are the walk's buffers for reading directory entries, shared by the proofs
@@ -283,6 +282,16 @@ func (c *Cache) newProver(at time.Time) *prover {
 func (p *prover) str(s string) {
 	p.num(int64(len(s)))
 	p.buf = append(p.buf, s...)
+	if len(p.buf) >= 8<<10 {
+		p.h.Write(p.buf)
+		p.buf = p.buf[:0]
+	}
+}
+
+// bytes is str of a byte slice.
+func (p *prover) bytes(b []byte) {
+	p.num(int64(len(b)))
+	p.buf = append(p.buf, b...)
 	if len(p.buf) >= 8<<10 {
 		p.h.Write(p.buf)
 		p.buf = p.buf[:0]
@@ -812,24 +821,139 @@ func (p *prover) index(t *tree) error {
 		}
 		n += m
 	}
-	entries, err := readIndex(b)
-	if err != nil {
-		return err
-	}
-	p.tracked = make([]string, 0, len(entries))
-	for _, e := range entries {
-		p.tracked = append(p.tracked, e.path)
-		if e.gitlink {
+	p.tracked = map[string]bool{}
+	dirs := dirStack{root: t.root}
+	defer dirs.close()
+	var lastDir []byte
+	return eachIndexEntry(b, func(path []byte, gitlink bool) error {
+		if gitlink {
 			return errUnprovable // a submodule's status is read from the submodule
 		}
-		if p.off["entries"] {
-			continue
+		dir, base := splitPath(path)
+		if !bytes.Equal(dir, lastDir) {
+			lastDir = append(lastDir[:0], dir...)
+			p.noteTracked(dir)
 		}
-		if _, err := p.stat(t.root, e.path); err != nil {
+		if p.off["entries"] {
+			return nil
+		}
+		// The stat data of every file the index lists, each named relative to its own
+		// directory (opened once): a shorter walk for the kernel than from the top, and no
+		// allocation per file. On a worktree of 20,000 files this loop is the proof.
+		p.bytes(path)
+		fd, err := dirs.open(dir)
+		if err != nil {
 			return err
 		}
+		if fd < 0 {
+			p.num(-1) // a directory on its path is gone (or is no directory)
+			return nil
+		}
+		err = fstatatNoFollow(fd, base, &st)
+		if missing(err) || errors.Is(err, unix.ELOOP) {
+			p.num(-1)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return p.info(&st)
+	})
+}
+
+// splitPath splits an index path at its last slash ("" for a file at the top).
+func splitPath(path []byte) (dir, base []byte) {
+	if i := bytes.LastIndexByte(path, '/'); i >= 0 {
+		return path[:i], path[i+1:]
 	}
-	return nil
+	return nil, path
+}
+
+// noteTracked records that the index lists a file under dir and under each directory
+// above it, for tracks.
+func (p *prover) noteTracked(dir []byte) {
+	for len(dir) > 0 {
+		if p.tracked[string(dir)] {
+			return
+		}
+		p.tracked[string(dir)] = true
+		i := bytes.LastIndexByte(dir, '/')
+		if i < 0 {
+			return
+		}
+		dir = dir[:i]
+	}
+}
+
+// dirStack keeps open the directories along the path of the index entry being proved.
+// The index is sorted, so a directory's files come together, with its subdirectories'
+// among them: each directory is opened once.
+type dirStack struct {
+	root  int
+	names [][]byte // the open directories' paths, each below the one before
+	fds   []int    // their descriptors; -1 for one that could not be opened as a directory
+	buf   []byte
+}
+
+// open returns a descriptor of dir (relative to the top; nil is the top), or -1 when dir
+// or a directory above it is missing, or is not a directory (a symbolic link): git then
+// sees no file there either.
+func (d *dirStack) open(dir []byte) (int, error) {
+	if len(dir) == 0 {
+		return d.root, nil
+	}
+	for n := len(d.names); n > 0; n-- {
+		top := d.names[n-1]
+		if bytes.Equal(top, dir) {
+			return d.fds[n-1], nil
+		}
+		if len(dir) > len(top) && dir[len(top)] == '/' && bytes.HasPrefix(dir, top) {
+			break
+		}
+		d.pop()
+	}
+	parent, at := d.root, 0
+	if n := len(d.names); n > 0 {
+		parent, at = d.fds[n-1], len(d.names[n-1])+1
+	}
+	for at <= len(dir) {
+		end := bytes.IndexByte(dir[at:], '/')
+		if end < 0 {
+			end = len(dir)
+		} else {
+			end += at
+		}
+		fd := -1
+		if parent >= 0 {
+			var err error
+			d.buf = append(d.buf[:0], dir[at:end]...)
+			fd, err = unix.Openat(parent, string(d.buf), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err != nil {
+				if !missing(err) && !errors.Is(err, unix.ELOOP) {
+					return -1, err
+				}
+				fd = -1
+			}
+		}
+		d.names = append(d.names, dir[:end:end])
+		d.fds = append(d.fds, fd)
+		parent, at = fd, end+1
+	}
+	return parent, nil
+}
+
+func (d *dirStack) pop() {
+	n := len(d.names) - 1
+	if d.fds[n] >= 0 {
+		unix.Close(d.fds[n])
+	}
+	d.names, d.fds = d.names[:n], d.fds[:n]
+}
+
+func (d *dirStack) close() {
+	for len(d.names) > 0 {
+		d.pop()
+	}
 }
 
 // walk hashes the stat data of every directory under dir (open as fd) and of every
@@ -1034,9 +1158,7 @@ func (p *prover) tracks(dir string) bool {
 	if err != nil || rel == "." {
 		return true
 	}
-	prefix := filepath.ToSlash(rel) + "/"
-	i, _ := slices.BinarySearch(p.tracked, prefix)
-	return i < len(p.tracked) && strings.HasPrefix(p.tracked[i], prefix)
+	return p.tracked[filepath.ToSlash(rel)]
 }
 
 // dirList is what the walk needs of one directory: its subdirectories, and whether it
