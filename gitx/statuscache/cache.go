@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/copse-dev/copse/gitx"
@@ -38,7 +39,7 @@ import (
 
 // version is the cache file's format; a file of another version is ignored (and replaced).
 // It is also hashed into every proof, so a change of what a proof covers invalidates all.
-const version = 4
+const version = 5
 
 // maxDirs bounds the untracked scan's walk: past it (a tree of build output) the proof
 // would cost what git does, so the cache gives up and git runs.
@@ -88,6 +89,8 @@ type Cache struct {
 	// its scenario is caught by the check it names and by nothing else.
 	grain time.Duration
 	off   map[string]bool
+	// Tests only: listed, when set, counts the directories whose entries a proof read.
+	listed *atomic.Int64
 
 	mu    sync.Mutex
 	repos map[string]*repoFile // by common dir
@@ -114,7 +117,11 @@ type Proof struct {
 	base     [sha256.Size]byte
 	repoSum  [sha256.Size]byte
 	baseRacy bool
-	gitDir   gitx.GitDirState
+	// walkSum and walkRec are the walk's own digest and record (proveWalk), stored with
+	// the status so that the next proof can prove only the directories recorded.
+	walkSum [sha256.Size]byte
+	walkRec []string
+	gitDir  gitx.GitDirState
 }
 
 // GitDir is the worktree's git directory and whether a rebase or merge is in progress in
@@ -138,7 +145,11 @@ type entry struct {
 	Proof    string `json:"p,omitempty"` // hex; "" = no usable status, only the upstream's name
 	Upstream string `json:"u,omitempty"`
 	TooBig   bool   `json:"b,omitempty"` // the walk passed maxDirs at At
-	Status   status `json:"s"`
+	// Walk is the walk's record (the directories walked, each its flags and its path
+	// relative to the worktree) and WalkSum its digest, hex: see proveWalk.
+	Walk    []string `json:"d,omitempty"`
+	WalkSum string   `json:"ws,omitempty"`
+	Status  status   `json:"s"`
 }
 
 // status is gitx.Status as the cache file keeps it (TestStatusKeepsEveryField fails when
@@ -217,6 +228,7 @@ func (c *Cache) Store(p *Proof, st gitx.Status) {
 	}
 	if (!racy || c.off["racy"]) && covered && len(st.UntrackedDirs)+len(st.IgnoredDirs) <= maxListed {
 		e.Proof, e.Status = hex.EncodeToString(sum[:]), fromGit(st)
+		e.Walk, e.WalkSum = p.walkRec, hex.EncodeToString(p.walkSum[:])
 	}
 	c.put(p.common, e)
 }

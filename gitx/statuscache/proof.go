@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/copse-dev/copse/gitx"
@@ -67,7 +68,7 @@ func (ps *Pass) Lookup(worktree string) (gitx.Status, *Proof, bool) {
 			return gitx.Status{}, nil, false
 		}
 	}
-	p, err := c.prove(t, ps.repo(t.common), stored.Upstream)
+	p, err := c.prove(t, ps.repo(t.common), stored)
 	if errors.Is(err, errTooBig) {
 		c.put(t.common, entry{Worktree: worktree, At: c.now().UnixNano(), TooBig: true})
 	}
@@ -264,6 +265,9 @@ type prover struct {
 	// afterGit: the refs are read after git ran (withUpstream), so a change since the
 	// proof's time must make the proof racy.
 	afterGit bool
+	// record, when not nil, gathers the walk's record (proveWalk).
+	record []string
+	listed *atomic.Int64 // tests: Cache.listed
 	// root is the worktree proved and tracked the paths its index lists, in the index's
 	// order (sorted bytewise), for the walk's question "does git scan this directory".
 	root    string
@@ -276,7 +280,7 @@ var dirBufs = sync.Pool{New: func() any { b := make([]byte, 8<<10); return &b }}
 
 func (c *Cache) newProver(at time.Time) *prover {
 	return &prover{h: sha256.New(), buf: make([]byte, 0, 8<<10), threshold: at.Add(-racyMargin).Unix(),
-		grain: int64(c.grain), off: c.off}
+		grain: int64(c.grain), off: c.off, listed: c.listed}
 }
 
 func (p *prover) str(s string) {
@@ -613,7 +617,8 @@ func (c *Cache) statUserFile(p *prover, file string) error {
 // its .git file, HEAD and the branch it names, the upstream's ref, the rebase and merge
 // markers, the worktree's config, the index and the stat data of every file it lists, and
 // the walk of the worktree's directories.
-func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
+func (c *Cache) prove(t *tree, r *repoPart, stored entry) (*Proof, error) {
+	upstream := stored.Upstream
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -670,10 +675,13 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 	if err := pr.index(t); err != nil {
 		return nil, err
 	}
-	if err := pr.walk(t.root, t.path, true, new(int)); err != nil {
+	walkSum, walkRec, walkRacy, err := c.proveWalk(t, pr, r.at, stored)
+	if err != nil {
 		return nil, err
 	}
-	p := &Proof{worktree: t.path, common: t.common, at: r.at, baseRacy: pr.racy || r.racy, gitDir: state, repoSum: r.sum}
+	pr.bytes(walkSum[:])
+	p := &Proof{worktree: t.path, common: t.common, at: r.at, baseRacy: pr.racy || walkRacy || r.racy, gitDir: state,
+		repoSum: r.sum, walkSum: walkSum, walkRec: walkRec}
 	pr.sum(p.base[:0])
 	sum, racy, err := c.withUpstream(p, upstream, false)
 	if err != nil {
@@ -956,6 +964,124 @@ func (d *dirStack) close() {
 	}
 }
 
+// proveWalk hashes the walk of the worktree's directories (what git's untracked scan
+// depends on) apart from the rest of the proof, and returns its digest, its record (the
+// directories walked, in order, with what each holds of .git, .gitignore and
+// .gitattributes) and whether it was racy. When the stored entry has a record, it first
+// proves only the directories recorded, as git's untracked cache does: one stat each, no
+// listing of their entries. If that gives the stored walk's digest, every recorded
+// directory has the stat data it had when it was listed, so none gained, lost or renamed
+// an entry since (any such change moves its directory's mtime past the racy threshold the
+// stored proof met), and a full walk would list the same directories and hash the same
+// data. Otherwise (something changed, or no record) it walks every directory.
+func (c *Cache) proveWalk(t *tree, main *prover, at time.Time, stored entry) (sum [sha256.Size]byte, rec []string, racy bool, err error) {
+	newWalker := func() *prover {
+		w := c.newProver(at)
+		w.root, w.tracked = main.root, main.tracked
+		return w
+	}
+	if len(stored.Walk) > 0 && stored.WalkSum != "" && !c.off["replay"] {
+		w := newWalker()
+		if ok, err := w.replay(t, stored.Walk); err == nil && ok {
+			w.sum(sum[:0])
+			if hex.EncodeToString(sum[:]) == stored.WalkSum {
+				return sum, stored.Walk, w.racy, nil
+			}
+		}
+	}
+	w := newWalker()
+	w.record = []string{}
+	if err := w.walk(t.root, t.path, true, new(int)); err != nil {
+		return sum, nil, false, err
+	}
+	w.sum(sum[:0])
+	return sum, w.record, w.racy, nil
+}
+
+// Walk record flags: the first byte of each record is '0' plus these.
+const (
+	recGit           = 1
+	recGitignore     = 2
+	recGitattributes = 4
+)
+
+// replay hashes the directories of a walk's record as dir hashed them when it listed them,
+// reading only their stat data (and, for those holding .git, .gitignore or
+// .gitattributes, what dir reads of those). It says false when the record no longer fits
+// (a directory gone or no longer one): the caller walks.
+func (p *prover) replay(t *tree, rec []string) (bool, error) {
+	for _, r := range rec {
+		if r == "" || r[0] < '0' || r[0] > '0'+7 {
+			return false, nil
+		}
+		flags, rel := r[0]-'0', r[1:]
+		top := rel == ""
+		dir := t.path
+		if !top {
+			dir = filepath.Join(t.path, rel)
+		}
+		var st unix.Stat_t
+		fd := t.root
+		if flags != 0 && !top {
+			var err error
+			if fd, err = unix.Openat(t.root, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
+				return false, nil
+			}
+		}
+		ok, err := p.replayDir(fd, rel, dir, top, flags, &st)
+		if fd != t.root {
+			unix.Close(fd)
+		}
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// replayDir is dir's hashing of one recorded directory (open as fd when it has flags or is
+// the top; else named rel from the top).
+func (p *prover) replayDir(fd int, rel, dir string, top bool, flags byte, st *unix.Stat_t) (bool, error) {
+	if !p.off["walk"] {
+		p.str(dir)
+		var err error
+		if fd >= 0 && (top || flags != 0) {
+			err = unix.Fstat(fd, st)
+		} else {
+			err = unix.Fstatat(fd, rel, st, unix.AT_SYMLINK_NOFOLLOW)
+		}
+		if err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return false, nil
+		}
+		if err := p.info(st); err != nil {
+			return false, err
+		}
+	}
+	if !top && flags&recGit != 0 {
+		if p.off["nested"] {
+			return true, nil
+		}
+		repo, err := p.nestedGit(fd, dir)
+		if err != nil {
+			return false, err
+		}
+		if repo && !p.tracks(dir) {
+			return true, nil
+		}
+	}
+	if flags&recGitignore != 0 && !p.off["ignore"] {
+		if _, err := p.statOpened(fd, ".gitignore"); err != nil {
+			return false, err
+		}
+	}
+	if flags&recGitattributes != 0 && !p.off["gitattributes"] {
+		if _, err := p.statOpened(fd, ".gitattributes"); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
 // walk hashes the stat data of every directory under dir (open as fd) and of every
 // .gitignore and .gitattributes in them: adding or removing an entry moves its directory's
 // mtime, so an untracked file in a new directory shows in its parent's. A directory
@@ -1001,11 +1127,31 @@ func (p *prover) dir(fd int, dir string, top bool, dirs *int) ([]string, error) 
 			return nil, err
 		}
 	}
+	if p.listed != nil {
+		p.listed.Add(1)
+	}
 	buf := dirBufs.Get().(*[]byte)
 	l, err := listDir(fd, *buf)
 	dirBufs.Put(buf)
 	if err != nil {
 		return nil, err
+	}
+	if p.record != nil {
+		flags := byte(0)
+		if l.git {
+			flags |= recGit
+		}
+		if l.gitignore {
+			flags |= recGitignore
+		}
+		if l.gitattributes {
+			flags |= recGitattributes
+		}
+		rel := ""
+		if !top {
+			rel = dir[len(p.root)+1:]
+		}
+		p.record = append(p.record, string('0'+flags)+rel)
 	}
 	if !top && l.git {
 		if p.off["nested"] {
