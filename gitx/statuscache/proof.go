@@ -220,9 +220,15 @@ func openSmall(dir int, name string) (int, error) {
 	return fd, err
 }
 
+// maxSmallFile bounds the files a proof reads whole (HEAD, refs, config files). A
+// repository's config holds a section per branch that tracks an upstream, about 70 bytes
+// each: 64 KB, the bound before, left every worktree of a repository of a thousand such
+// branches to git.
+const maxSmallFile = 4 << 20
+
 // readOpen reads a small regular file whole, of the size its stat data gives.
 func readOpen(fd int, st *unix.Stat_t) ([]byte, error) {
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > 64<<10 {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxSmallFile {
 		return nil, errUnprovable
 	}
 	b := make([]byte, st.Size)

@@ -1,7 +1,11 @@
 package statuscache
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -109,4 +113,26 @@ func TestCacheUpstreamChangedBeforeStoreIsNotServed(t *testing.T) {
 // nextSecond waits until the clock is 30 ms into the next second.
 func nextSecond() {
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 30*time.Millisecond)))
+}
+
+// A repository where a thousand branches track an upstream has a config of about 70 KB,
+// past the 64 KB a proof once read whole: its worktrees were then never served.
+func TestCacheProvesAConfigOfManyTrackedBranches(t *testing.T) {
+	f := newFixture(t)
+	f.c.Now = ahead
+	f.originUpstream()
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "[branch \"bench/b%d\"]\n\tremote = origin\n\tmerge = refs/heads/bench/b%d\n", i, i)
+	}
+	config := filepath.Join(f.repo, ".git", "config")
+	old, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write(config, string(old)+b.String())
+	if fi, err := os.Stat(config); err != nil || fi.Size() <= 64<<10 {
+		t.Fatalf("config of %d bytes (%v): the case needs one past 64 KB", fi.Size(), err)
+	}
+	f.prime()
 }
