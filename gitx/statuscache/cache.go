@@ -15,8 +15,15 @@
 // the second the proof was taken (or later), the status is not stored, so an edit in the
 // same second as the read is never missed. Where it cannot prove freshness (a split or
 // sparse index, submodules, reftable, config includes, legacy remotes/ files, a huge
-// tree, a clock that went backwards) it says so and the caller runs git. A listing proves its worktrees in one Pass, which reads
-// what they all depend on alike (config, packed-refs, info/exclude) once.
+// tree, a clock that went backwards) it says so and the caller runs git. A listing proves
+// its worktrees in one Pass, which reads what they all depend on alike (config,
+// packed-refs, info/exclude) once.
+//
+// Two parts of a proof may be read other than when the rest is. The directories a warm
+// proof stats are the ones the last walk recorded, without listing them, as git's
+// untracked cache trusts a directory whose stat data holds (proveWalk). And the upstream
+// git reports is proved after git ran when the proof before could not know it (a cold
+// listing's), trusted only if its refs did not change since the proof (withUpstream).
 package statuscache
 
 import (
@@ -146,7 +153,8 @@ type entry struct {
 	Upstream string `json:"u,omitempty"`
 	TooBig   bool   `json:"b,omitempty"` // the walk passed maxDirs at At
 	// Walk is the walk's record (the directories walked, each its flags and its path
-	// relative to the worktree) and WalkSum its digest, hex: see proveWalk.
+	// relative to the worktree) and WalkSum the first half of its digest, hex (the
+	// picker decodes the whole file before its first frame): see proveWalk.
 	Walk    []string `json:"d,omitempty"`
 	WalkSum string   `json:"ws,omitempty"`
 	Status  status   `json:"s"`
@@ -172,6 +180,9 @@ type status struct {
 	UntrackedDirs []string `json:"ud,omitempty"`
 	IgnoredDirs   []string `json:"id,omitempty"`
 }
+
+// walkKey is the part of a walk's digest an entry keeps.
+func walkKey(sum [sha256.Size]byte) string { return hex.EncodeToString(sum[:sha256.Size/2]) }
 
 func fromGit(s gitx.Status) status {
 	return status{s.OID, s.Branch, s.Upstream, s.HasUpstream, s.Ahead, s.Behind, s.Staged, s.Unstaged,
@@ -228,7 +239,7 @@ func (c *Cache) Store(p *Proof, st gitx.Status) {
 	}
 	if (!racy || c.off["racy"]) && covered && len(st.UntrackedDirs)+len(st.IgnoredDirs) <= maxListed {
 		e.Proof, e.Status = hex.EncodeToString(sum[:]), fromGit(st)
-		e.Walk, e.WalkSum = p.walkRec, hex.EncodeToString(p.walkSum[:])
+		e.Walk, e.WalkSum = p.walkRec, walkKey(p.walkSum)
 	}
 	c.put(p.common, e)
 }

@@ -990,7 +990,7 @@ func (c *Cache) proveWalk(t *tree, main *prover, at time.Time, stored entry) (su
 		w := newWalker()
 		if ok, err := w.replay(t, stored.Walk); err == nil && ok {
 			w.sum(sum[:0])
-			if hex.EncodeToString(sum[:]) == stored.WalkSum {
+			if walkKey(sum) == stored.WalkSum {
 				return sum, stored.Walk, w.racy, nil
 			}
 		}
