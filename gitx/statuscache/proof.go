@@ -274,8 +274,9 @@ type prover struct {
 	// record, when not nil, gathers the walk's record (proveWalk).
 	record []string
 	listed *atomic.Int64 // tests: Cache.listed
-	// root is the worktree proved and tracked the paths its index lists, in the index's
-	// order (sorted bytewise), for the walk's question "does git scan this directory".
+	// root is the worktree proved and tracked every directory (relative to it, with
+	// slashes) under which its index lists a file, for the walk's question "does git scan
+	// this directory".
 	root    string
 	tracked map[string]bool
 }
