@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/copse-dev/copse/gitx"
+	"github.com/copse-dev/copse/gitx/divergence"
 )
 
 // Reads and small writes behind the picker's views (create form, sorting, last
@@ -287,20 +288,46 @@ type Divergence struct {
 	Ahead, Behind int // commits only on HEAD, only on the main branch
 }
 
-// Divergences compares each worktree's HEAD with mainBranch, one git rev-list per path;
-// paths that cannot be compared are left out.
-func (s *Service) Divergences(ctx context.Context, mainBranch string, paths []string) map[string]Divergence {
+// Divergences compares each worktree's HEAD with mainBranch (for the picker's detail
+// line). The answers are kept by the pair of commits (gitx/divergence): a row on the main
+// branch's commit runs no git, and a pair asked before (in this process, or in an earlier
+// one) none either; the rest run one git rev-list each, in the order given (the caller
+// puts the rows on screen first). Rows that cannot be compared are left out.
+func (s *Service) Divergences(ctx context.Context, mainBranch string, rows []Worktree) map[string]Divergence {
 	out := map[string]Divergence{}
 	if mainBranch == "" {
 		return out
 	}
-	for _, p := range paths {
+	si := s.impl
+	base := ""
+	for _, r := range rows {
+		if r.Branch == mainBranch && r.Head != "" && !r.Detached {
+			base = r.Head // the list just read says where the branch is: no git needed
+			break
+		}
+	}
+	if base == "" {
+		oid, err := si.Git.ResolveCommit(ctx, si.Root(), "refs/heads/"+mainBranch)
+		if err != nil {
+			return out
+		}
+		base = oid
+	}
+	common, err := si.CommonDir(ctx)
+	if err != nil {
+		return out
+	}
+	cache := divergence.For(common)
+	defer cache.Flush()
+	for _, r := range rows {
 		if ctx.Err() != nil {
 			break
 		}
-		behind, ahead, err := s.impl.Git.Divergence(ctx, p, "refs/heads/"+mainBranch, "HEAD")
-		if err == nil {
-			out[p] = Divergence{Ahead: ahead, Behind: behind}
+		if r.Head == "" {
+			continue // unborn or unreadable: nothing to compare
+		}
+		if d, err := cache.Count(ctx, si.Git, r.Path, base, r.Head); err == nil {
+			out[r.Path] = Divergence{Ahead: d.Ahead, Behind: d.Behind}
 		}
 	}
 	return out

@@ -190,7 +190,12 @@ func TestPreviewAndDivergence(t *testing.T) {
 		t.Errorf("base %q problems %v, escapes: %q", p.Base, p.Problems, all)
 	}
 	r.Unchanged(before)
-	d := s.Divergences(context.Background(), "main", []string{wt, r.Root, "/nonexistent"})
+	l, err := s.List(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := append(l.Worktrees, core.Worktree{Path: "/nonexistent", Head: strings.Repeat("0", 40)})
+	d := s.Divergences(context.Background(), "main", rows)
 	if d[wt] != (core.Divergence{Ahead: 1, Behind: 1}) || d[r.Root] != (core.Divergence{}) || len(d) != 2 {
 		t.Errorf("divergences = %+v", d)
 	}

@@ -12,7 +12,8 @@
 #                                             status at 51 worktrees of 20,000 files
 #
 # Needs git, go and bash; tmux for the in-tmux and picker groups (skipped without it).
-# BENCH_GROUPS=made,status (say) runs only those groups.
+# BENCH_GROUPS=made,status (say) runs only those groups; BENCH_COPSE=BINARY times that
+# build of copse (no cgo build beside it); BENCH_UPSTREAM=0 gives the branches no upstream.
 # copse is built as the README installs it (CGO_ENABLED=0); the default cgo build is timed
 # beside it. Every group interleaves its commands: each round runs each command once, in a
 # shuffled order, so load on the machine hits all of them alike. For each pair it prints
@@ -27,9 +28,12 @@
 #            could cost)                  / git                                  (the floor)
 #   status   copse list --json --status   / floor status: a Go pool running the same
 #                                           git commands (same workers, same env):
-#            with no status cache (cold)                               CPU target ≤ 1.05
-#            with nothing changed since the last read (warm)           CPU target ≤ 0.35
-#            with one file edited in each of 10 worktrees              CPU target ≤ 0.45
+#            with no status cache (cold)                               CPU target ≤ 1.0
+#            with nothing changed since the last read (warm)           CPU target ≤ 0.15
+#                                               (≤ 0.4 on worktrees of 20,000 files or more)
+#            with one file edited in each of 10 worktrees              CPU target ≤ 0.2
+#            and the same warm listing straight after a cold one (the cold one stored
+#            every status, upstreams included)
 #   made     the same repository made again, its worktrees made by copse create (which
 #            refreshes each index and writes git's untracked cache), CPU time:
 #            copse list --json --status, no cache, on those / floor status on the
@@ -44,6 +48,12 @@
 #                                                                                target ≤ 1.2
 #            the same / (git's list alone + a static screen in tmux)  (the parts, apart)
 #            ... until the rows on screen show their statuses / the one-pane floor
+#            and in how many starts the first rows came with their cached statuses
+#                                                                       target ≥ 95 %
+#
+# The repository's branches each track origin/<branch> (a bare clone next to it), as a
+# clone's do; BENCH_UPSTREAM=0 makes them track nothing. Before timing, the statuses copse
+# shows are compared with git's own, worktree by worktree (floor check).
 #
 # Before timing it checks what copse reports (every worktree has a status, none an error)
 # and counts the git processes each copse command runs (GIT_TRACE).
@@ -68,11 +78,22 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/copse-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-echo "building copse (CGO_ENABLED=0, as installed; and the default cgo build), the floor and the harness…"
-(cd "$top" && CGO_ENABLED=0 go build -o "$work/copse" ./cmd/copse &&
-	go build -o "$work/copse-cgo" ./cmd/copse &&
-	CGO_ENABLED=0 go build -o "$work/floor" ./scripts/bench/floor &&
-	go build -o "$work/harness" ./scripts/bench/harness)
+also=()
+if [[ -n ${BENCH_COPSE:-} ]]; then
+	# BENCH_COPSE=BINARY times that build of copse instead (an older one, say, for a
+	# before-and-after pair of runs), with this tree's floor and harness.
+	echo "using $BENCH_COPSE; building the floor and the harness…"
+	cp "$BENCH_COPSE" "$work/copse"
+	(cd "$top" && CGO_ENABLED=0 go build -o "$work/floor" ./scripts/bench/floor &&
+		go build -o "$work/harness" ./scripts/bench/harness)
+else
+	echo "building copse (CGO_ENABLED=0, as installed; and the default cgo build), the floor and the harness…"
+	(cd "$top" && CGO_ENABLED=0 go build -o "$work/copse" ./cmd/copse &&
+		go build -o "$work/copse-cgo" ./cmd/copse &&
+		CGO_ENABLED=0 go build -o "$work/floor" ./scripts/bench/floor &&
+		go build -o "$work/harness" ./scripts/bench/harness)
+	also=(-also "cgo=$work/copse-cgo")
+fi
 copse="$work/copse"
 
 # A clean, fixed environment: no user or system git config, no Herdr, not inside tmux.
@@ -91,6 +112,24 @@ git -C "$repo" commit -q -m initial
 for i in $(seq 1 "$n"); do
 	git -C "$repo" worktree add -q -b "bench/b$i" "$work/app.worktrees/bench-b$i"
 done
+# An upstream per branch, as a clone's branches have them (BENCH_UPSTREAM=0: none): a bare
+# origin holding every branch, its remote-tracking refs fetched, and each branch's
+# branch.<name>.remote and .merge (written straight into the config: 300 `git config`
+# processes would take longer than the rest of the set-up).
+if [[ ${BENCH_UPSTREAM:-1} != 0 ]]; then
+	git clone -q --bare "$repo" "$work/origin.git"
+	git -C "$repo" remote add origin "$work/origin.git"
+	git -C "$repo" fetch -q origin
+	{
+		printf '[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n'
+		for i in $(seq 1 "$n"); do
+			printf '[branch "bench/b%d"]\n\tremote = origin\n\tmerge = refs/heads/bench/b%d\n' "$i" "$i"
+		done
+	} >>"$repo/.git/config"
+	upstreams="an upstream per branch (origin/<branch>)"
+else
+	upstreams="no upstreams"
+fi
 # Some work in progress, so status has something to count.
 for i in $(seq 1 7 "$n"); do echo change >>"$work/app.worktrees/bench-b$i/f1.txt"; done
 
@@ -105,7 +144,13 @@ if [[ $rows -ne $((n + 1)) || $statuses -ne $((n + 1)) || $errors -ne 0 ]]; then
 	echo "FAIL: $rows rows, $statuses statuses, $errors errors (want $((n + 1)), $((n + 1)), 0)" >&2
 	exit 1
 fi
-echo "check: $rows worktrees, every one with a status, no errors ($dirty with an unstaged change)"
+echo "check: $rows worktrees, every one with a status, no errors ($dirty with an unstaged change; $upstreams)"
+# The statuses copse shows must be git's: compare copse's warm listing (read twice, so the
+# cache serves it) with git status in each worktree, as the floor runs it.
+sleep 1.1
+"$copse" -C "$repo" list --json --status >/dev/null
+"$copse" -C "$repo" list --json --status >"$work/warm.json"
+"$work/harness" check "$repo" "$work/warm.json"
 
 # git processes per command, counted from GIT_TRACE (one "built-in: git" line each).
 count_git() {
@@ -150,8 +195,8 @@ fi
 echo "timing ($rounds rounds of list and tmux, $status_rounds of made and of status, $picker_rounds of picker;" \
 	"$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))…"
 echo
-"$work/harness" -copse "$copse" -floor "$work/floor" -repo "$repo" -groups "$groups" \
+"$work/harness" -copse "$copse" -floor "$work/floor" -repo "$repo" -groups "$groups" -files "$files" \
 	-made "$made" -rounds "$rounds" -status-rounds "$status_rounds" -picker-rounds "$picker_rounds" \
-	-also "cgo=$work/copse-cgo"
+	"${also[@]}"
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs); $(git --version), $(go version | cut -d' ' -f3), tmux $(tmux -V 2>/dev/null | cut -d' ' -f2 || echo none)"

@@ -8,51 +8,88 @@ import (
 	"github.com/copse-dev/copse/core"
 )
 
-// How far each worktree is from the main branch, for the detail line: one git rev-list per
-// worktree, in the background after each load.
+// How far each worktree is from the main branch, for the detail line, read in the
+// background after each load: the rows on screen first (the selected one leading), in one
+// message, then the rest in another. core keeps the answers by the pair of commits, so a
+// row on the main branch's commit, or one whose pair was asked before, runs no git.
 
 type divergenceMsg struct {
 	seq int
 	div map[string]core.Divergence
+	// rest is what is still to ask for this load, once this answer is shown.
+	rest []core.Worktree
 }
 
-func divergenceCmd(ctx context.Context, svc *core.Service, seq int, mainBranch string, paths []string) tea.Cmd {
+func divergenceCmd(ctx context.Context, svc *core.Service, seq int, mainBranch string, rows, rest []core.Worktree) tea.Cmd {
 	return func() tea.Msg {
-		return divergenceMsg{seq: seq, div: svc.Divergences(ctx, mainBranch, paths)}
+		return divergenceMsg{seq: seq, div: svc.Divergences(ctx, mainBranch, rows), rest: rest}
 	}
 }
 
-// divergenceOf asks for every listed worktree but the main checkout.
+// divergenceOf asks for every listed worktree but the main checkout: those on screen
+// first, the selected one at their head, the others after their answer.
 func (m *Model) divergenceOf() tea.Cmd {
 	mb := m.mainBranch()
 	if m.svc == nil || mb == "" {
 		return nil
 	}
-	var paths []string
+	// The main checkout's row goes along unasked: it tells core the branch's commit.
+	var mainRow []core.Worktree
+	var first, rest []core.Worktree
+	sel := m.selectedPath()
+	onScreen := map[string]bool{}
+	end := min(len(m.visible), m.offset+m.listHeight())
+	for vi := m.offset; vi < end; vi++ {
+		onScreen[m.rows[m.visible[vi]].wt.Path] = true
+	}
 	for _, r := range m.rows {
-		if !r.wt.Main && wantsStatus(r.wt) {
-			paths = append(paths, r.wt.Path)
+		switch {
+		case r.wt.Main:
+			if r.wt.Branch == mb {
+				mainRow = append(mainRow, r.wt)
+			}
+		case !wantsStatus(r.wt):
+		case r.wt.Path == sel:
+			first = append([]core.Worktree{r.wt}, first...)
+		case onScreen[r.wt.Path]:
+			first = append(first, r.wt)
+		default:
+			rest = append(rest, r.wt)
 		}
 	}
-	if len(paths) == 0 {
+	if len(first) == 0 {
+		first, rest = rest, nil
+	}
+	if len(first) == 0 {
 		return nil
 	}
-	return divergenceCmd(m.ctx, m.svc, m.loadSeq, mb, paths)
+	if len(rest) > 0 {
+		rest = append(mainRow, rest...)
+	}
+	return divergenceCmd(m.ctx, m.svc, m.loadSeq, mb, append(mainRow, first...), rest)
 }
 
-func (m Model) onDivergence(msg divergenceMsg) Model {
+func (m Model) onDivergence(msg divergenceMsg) (Model, tea.Cmd) {
 	if msg.seq != m.loadSeq {
-		return m
+		return m, nil
 	}
-	m.views.div = msg.div
+	if m.views.divSeq != msg.seq || m.views.div == nil {
+		m.views.div, m.views.divSeq = map[string]core.Divergence{}, msg.seq
+	}
+	for p, d := range msg.div {
+		m.views.div[p] = d
+	}
 	m.fillDivergence()
-	return m
+	if len(msg.rest) == 0 || m.svc == nil {
+		return m, nil
+	}
+	return m, divergenceCmd(m.ctx, m.svc, msg.seq, m.mainBranch(), msg.rest, nil)
 }
 
 func (m *Model) fillDivergence() {
 	mb := m.mainBranch()
 	for i := range m.rows {
-		if d, ok := m.views.div[m.rows[i].wt.Path]; ok && mb != "" {
+		if d, ok := m.views.div[m.rows[i].wt.Path]; ok && mb != "" && !m.rows[i].wt.Main {
 			m.rows[i].vsMain = &mainDivergence{branch: mb, Divergence: d}
 		} else {
 			m.rows[i].vsMain = nil

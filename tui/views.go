@@ -31,6 +31,7 @@ type views struct {
 	preview    *previewState
 	previewSeq int
 	div        map[string]core.Divergence // ahead/behind the main branch, by path
+	divSeq     int                        // the load div answers
 }
 
 // onViewMsg handles the messages of these views; ok is false for any other message.
@@ -72,7 +73,8 @@ func (m Model) onViewMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 	case previewMsg:
 		return m.onPreview(msg), nil, true
 	case divergenceMsg:
-		return m.onDivergence(msg), nil, true
+		mm, cmd := m.onDivergence(msg)
+		return mm, cmd, true
 	case execDoneMsg:
 		mm, cmd := m.onExecDone(msg)
 		return mm, cmd, true

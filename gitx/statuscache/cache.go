@@ -15,8 +15,15 @@
 // the second the proof was taken (or later), the status is not stored, so an edit in the
 // same second as the read is never missed. Where it cannot prove freshness (a split or
 // sparse index, submodules, reftable, config includes, legacy remotes/ files, a huge
-// tree, a clock that went backwards) it says so and the caller runs git. A listing proves its worktrees in one Pass, which reads
-// what they all depend on alike (config, packed-refs, info/exclude) once.
+// tree, a clock that went backwards) it says so and the caller runs git. A listing proves
+// its worktrees in one Pass, which reads what they all depend on alike (config,
+// packed-refs, info/exclude) once.
+//
+// Two parts of a proof may be read other than when the rest is. The directories a warm
+// proof stats are the ones the last walk recorded, without listing them, as git's
+// untracked cache trusts a directory whose stat data holds (proveWalk). And the upstream
+// git reports is proved after git ran when the proof before could not know it (a cold
+// listing's), trusted only if its refs did not change since the proof (withUpstream).
 package statuscache
 
 import (
@@ -31,6 +38,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/copse-dev/copse/gitx"
@@ -38,17 +46,20 @@ import (
 
 // version is the cache file's format; a file of another version is ignored (and replaced).
 // It is also hashed into every proof, so a change of what a proof covers invalidates all.
-const version = 3
+const version = 5
 
 // maxDirs bounds the untracked scan's walk: past it (a tree of build output) the proof
 // would cost what git does, so the cache gives up and git runs.
 const maxDirs = 4000
 
-// maxIndexBytes bounds the index of a worktree the cache tries to prove (about 5000
-// files). A proof lstat()s every file the index lists, as git status does; past a few
-// thousand files that is most of git's own cost, so the proof would save little and, when
-// something did change, cost nearly as much again. Such worktrees run git directly.
-const maxIndexBytes = 512 << 10
+// maxIndexBytes bounds the index of a worktree the cache tries to prove (about 300,000
+// files): the proof reads it whole. Below it a proof costs one stat per file the index
+// lists, each relative to its directory and allocating nothing, which is part of what git
+// status spends on the same files (it also reads and checksums the index, scans every
+// directory and compares HEAD's tree). The bound was once 512 KB (about 5000 files), when
+// the proof cost as much as git; worktrees past it ran git every time, warm or not. A
+// variable for tests.
+var maxIndexBytes int64 = 32 << 20
 
 // errTooBig is a worktree with more than maxDirs directories.
 var errTooBig = errors.New("statuscache: too many directories to prove")
@@ -85,6 +96,8 @@ type Cache struct {
 	// its scenario is caught by the check it names and by nothing else.
 	grain time.Duration
 	off   map[string]bool
+	// Tests only: listed, when set, counts the directories whose entries a proof read.
+	listed *atomic.Int64
 
 	mu    sync.Mutex
 	repos map[string]*repoFile // by common dir
@@ -105,7 +118,17 @@ type Proof struct {
 	sum      [sha256.Size]byte
 	racy     bool   // something was modified in the proof's second or later
 	upstream string // the upstream whose ref the proof covers ("" = none)
-	gitDir   gitx.GitDirState
+	// base is the digest of everything but the upstream's refs and the repository's
+	// part (repoSum), and baseRacy whether any of it was racy: Store completes the proof
+	// with the upstream git reported when it is not the one proved (withUpstream).
+	base     [sha256.Size]byte
+	repoSum  [sha256.Size]byte
+	baseRacy bool
+	// walkSum and walkRec are the walk's own digest and record (proveWalk), stored with
+	// the status so that the next proof can prove only the directories recorded.
+	walkSum [sha256.Size]byte
+	walkRec []string
+	gitDir  gitx.GitDirState
 }
 
 // GitDir is the worktree's git directory and whether a rebase or merge is in progress in
@@ -129,7 +152,12 @@ type entry struct {
 	Proof    string `json:"p,omitempty"` // hex; "" = no usable status, only the upstream's name
 	Upstream string `json:"u,omitempty"`
 	TooBig   bool   `json:"b,omitempty"` // the walk passed maxDirs at At
-	Status   status `json:"s"`
+	// Walk is the walk's record (the directories walked, each its flags and its path
+	// relative to the worktree) and WalkSum the first half of its digest, hex (the
+	// picker decodes the whole file before its first frame): see proveWalk.
+	Walk    []string `json:"d,omitempty"`
+	WalkSum string   `json:"ws,omitempty"`
+	Status  status   `json:"s"`
 }
 
 // status is gitx.Status as the cache file keeps it (TestStatusKeepsEveryField fails when
@@ -152,6 +180,9 @@ type status struct {
 	UntrackedDirs []string `json:"ud,omitempty"`
 	IgnoredDirs   []string `json:"id,omitempty"`
 }
+
+// walkKey is the part of a walk's digest an entry keeps.
+func walkKey(sum [sha256.Size]byte) string { return hex.EncodeToString(sum[:sha256.Size/2]) }
 
 func fromGit(s gitx.Status) status {
 	return status{s.OID, s.Branch, s.Upstream, s.HasUpstream, s.Ahead, s.Behind, s.Staged, s.Unstaged,
@@ -190,16 +221,25 @@ func (c *Cache) Lookup(worktree string) (gitx.Status, *Proof, bool) {
 	return c.Pass().Lookup(worktree)
 }
 
-// Store records st, read by git after p was taken, for Flush to write. A racy proof, or
-// one that did not cover the upstream git reported, keeps only the upstream's name for the
-// next proof.
+// Store records st, read by git after p was taken, for Flush to write. A proof that did
+// not cover the upstream git reported (a cold listing's, which cannot know it) is
+// completed with that upstream's refs as they are now, trusted only if they have not
+// changed since the proof (withUpstream). A racy proof, or one that could not be
+// completed, keeps only the upstream's name for the next proof.
 func (c *Cache) Store(p *Proof, st gitx.Status) {
 	if p == nil {
 		return
 	}
 	e := entry{Worktree: p.worktree, At: p.at.UnixNano(), Upstream: st.Upstream}
-	if (!p.racy || c.off["racy"]) && p.upstream == st.Upstream && len(st.UntrackedDirs)+len(st.IgnoredDirs) <= maxListed {
-		e.Proof, e.Status = hex.EncodeToString(p.sum[:]), fromGit(st)
+	sum, racy, covered := p.sum, p.racy, p.upstream == st.Upstream
+	if !covered && !c.off["adopt"] {
+		var err error
+		sum, racy, err = c.withUpstream(p, st.Upstream, true)
+		covered = err == nil
+	}
+	if (!racy || c.off["racy"]) && covered && len(st.UntrackedDirs)+len(st.IgnoredDirs) <= maxListed {
+		e.Proof, e.Status = hex.EncodeToString(sum[:]), fromGit(st)
+		e.Walk, e.WalkSum = p.walkRec, walkKey(p.walkSum)
 	}
 	c.put(p.common, e)
 }

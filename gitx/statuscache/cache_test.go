@@ -151,8 +151,7 @@ func (f *fixture) read() (gitx.Status, bool) {
 	return st, false
 }
 
-// prime reads until the cache serves the status (the upstream's name takes one extra
-// read to be covered) and checks it is git's.
+// prime reads until the cache serves the status and checks it is git's.
 func (f *fixture) prime() gitx.Status {
 	f.t.Helper()
 	for range 3 {
@@ -641,24 +640,32 @@ func TestCacheLeavesLegacyRemoteFilesToGit(t *testing.T) {
 	}
 }
 
-// A worktree whose index is past maxIndexBytes (thousands of files) is not proved: the
-// proof's lstat of every file would cost about what git status does.
-func TestCacheLeavesLargeWorktreesToGit(t *testing.T) {
+// A worktree of 12,000 files (an index past the 512 KB that was once the bound) is
+// proved and served, and an edit of one file deep in it, in place and of the same size, is
+// still seen. Past maxIndexBytes the cache leaves the worktree to git.
+func TestCacheProvesLargeWorktrees(t *testing.T) {
 	f := newFixture(t)
 	f.c.Now = ahead
+	for i := range 12000 {
+		f.write(filepath.Join(f.wt, "many", "d"+strconv.Itoa(i%100), "file-"+strconv.Itoa(i)+"-"+strings.Repeat("n", 20)), "c\n")
+	}
+	f.run(f.wt, "add", ".")
+	f.run(f.wt, "commit", "-q", "-m", "many")
+	index := filepath.Join(f.repo, ".git", "worktrees", "wt", "index")
+	fi, err := os.Stat(index)
+	if err != nil || fi.Size() <= 512<<10 {
+		t.Fatalf("index of %d bytes (%v): the case needs one past 512 KB", fi.Size(), err)
+	}
 	f.prime()
-	var args []string
-	for i := 0; len(args) < 12000; i++ {
-		// the empty blob, under a path of about 30 bytes: about 100 bytes of index each
-		args = append(args, "--cacheinfo", "100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,many/file-"+strconv.Itoa(i)+"-"+strings.Repeat("n", 20))
+	f.write(filepath.Join(f.wt, "many", "d57", "file-11957-"+strings.Repeat("n", 20)), "x\n")
+	got, hit := f.read()
+	if want := f.truth(); hit || !reflect.DeepEqual(got, want) || want.Unstaged != 1 {
+		t.Fatalf("after an edit the cache served %+v (hit %v); git says %+v", got, hit, want)
 	}
-	f.run(f.wt, append([]string{"update-index", "--add"}, args...)...)
-	fi, err := os.Stat(filepath.Join(f.repo, ".git", "worktrees", "wt", "index"))
-	if err != nil || fi.Size() <= maxIndexBytes {
-		t.Fatalf("index of %d bytes (%v): the case needs one past %d", fi.Size(), err, maxIndexBytes)
-	}
+	defer func(was int64) { maxIndexBytes = was }(maxIndexBytes)
+	maxIndexBytes = fi.Size() - 1
 	if _, p, _ := f.c.Lookup(f.wt); p != nil {
-		t.Fatal("a worktree with a large index was proved")
+		t.Fatal("a worktree with an index past maxIndexBytes was proved")
 	}
 }
 

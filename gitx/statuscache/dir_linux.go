@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,4 +44,21 @@ func listDir(fd int, buf []byte) (dirList, error) {
 			}
 		}
 	}
+}
+
+// fstatatNoFollow is unix.Fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) for a name in a
+// reused buffer: it copies the name to add the NUL, but allocates nothing.
+func fstatatNoFollow(dir int, name []byte, st *unix.Stat_t) error {
+	var buf [256]byte
+	if len(name) >= len(buf) {
+		return unix.Fstatat(dir, string(name), st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	copy(buf[:], name)
+	buf[len(name)] = 0
+	_, _, errno := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(dir), uintptr(unsafe.Pointer(&buf[0])),
+		uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }

@@ -36,3 +36,8 @@ func listDir(fd int, _ []byte) (dirList, error) {
 	}
 	return l, nil
 }
+
+// fstatatNoFollow is unix.Fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW).
+func fstatatNoFollow(dir int, name []byte, st *unix.Stat_t) error {
+	return unix.Fstatat(dir, string(name), st, unix.AT_SYMLINK_NOFOLLOW)
+}

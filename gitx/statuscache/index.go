@@ -24,70 +24,93 @@ var errUnprovable = errors.New("statuscache: index not provable without git")
 // it costs a fraction of starting `git status`. Paths of the entries of a conflict (one per
 // stage) are listed once.
 func readIndex(b []byte) ([]indexEntry, error) {
+	var entries []indexEntry
+	err := eachIndexEntry(b, func(path []byte, gitlink bool) error {
+		entries = append(entries, indexEntry{path: string(path), gitlink: gitlink})
+		return nil
+	})
+	return entries, err
+}
+
+// eachIndexEntry calls fn for each path of the index b, in the index's order, and then
+// checks its extensions. path is valid only during the call (it may be reused): a proof of
+// a worktree of 20,000 files allocates nothing per file.
+func eachIndexEntry(b []byte, fn func(path []byte, gitlink bool) error) error {
 	if len(b) < 12 || string(b[:4]) != "DIRC" {
-		return nil, errors.New("statuscache: not an index file")
+		return errors.New("statuscache: not an index file")
 	}
 	version := binary.BigEndian.Uint32(b[4:8])
 	if version < 2 || version > 4 {
-		return nil, fmt.Errorf("statuscache: index version %d", version)
+		return fmt.Errorf("statuscache: index version %d", version)
 	}
 	n := binary.BigEndian.Uint32(b[8:12])
 	if uint64(n) > uint64(len(b))/40 {
-		return nil, errors.New("statuscache: index entry count exceeds its size")
+		return errors.New("statuscache: index entry count exceeds its size")
 	}
-	entries := make([]indexEntry, 0, n)
 	off := 12
-	var prev []byte
+	var prev, v4 []byte // the previous entry's path; version 4's path buffer
 	for range n {
 		const fixed = 62 // ctime, mtime, dev, ino, mode, uid, gid, size (40), oid (20), flags (2)
 		if off+fixed > len(b) {
-			return nil, errors.New("statuscache: index truncated")
+			return errors.New("statuscache: index truncated")
 		}
 		mode := binary.BigEndian.Uint32(b[off+24 : off+28])
 		flags := binary.BigEndian.Uint16(b[off+60 : off+62])
 		p := off + fixed
 		if flags&0x4000 != 0 { // extended flags (version 3 and later)
 			if version < 3 {
-				return nil, errors.New("statuscache: extended flags in a version 2 index")
+				return errors.New("statuscache: extended flags in a version 2 index")
 			}
 			p += 2
 		}
 		if p > len(b) {
-			return nil, errors.New("statuscache: index truncated")
+			return errors.New("statuscache: index truncated")
 		}
 		var path []byte
 		if version == 4 {
 			// The path is the previous one minus its last strip bytes, plus a NUL-terminated
 			// suffix; no padding.
 			strip, used := varint(b[p:])
-			if used == 0 || strip > uint64(len(prev)) {
-				return nil, errors.New("statuscache: bad path prefix in index")
+			if used == 0 || strip > uint64(len(v4)) {
+				return errors.New("statuscache: bad path prefix in index")
 			}
 			p += used
 			end := bytes.IndexByte(b[p:], 0)
 			if end < 0 {
-				return nil, errors.New("statuscache: index truncated")
+				return errors.New("statuscache: index truncated")
 			}
-			path = append(append([]byte(nil), prev[:len(prev)-int(strip)]...), b[p:p+end]...)
+			keep := len(v4) - int(strip)
+			same := prev != nil && keep == len(v4) && end == 0 // the very path again
+			v4 = append(v4[:keep], b[p:p+end]...)
+			path = v4
 			off = p + end + 1
+			if len(path) == 0 || off > len(b) {
+				return errors.New("statuscache: bad index entry")
+			}
+			if same {
+				continue // another stage of a conflicted path
+			}
+			prev = path
 		} else {
 			end := bytes.IndexByte(b[p:], 0)
 			if end < 0 {
-				return nil, errors.New("statuscache: index truncated")
+				return errors.New("statuscache: index truncated")
 			}
 			path = b[p : p+end]
 			// Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
 			size := (p + end - off + 8) &^ 7
 			off += size
+			if len(path) == 0 || off > len(b) {
+				return errors.New("statuscache: bad index entry")
+			}
+			if bytes.Equal(prev, path) {
+				continue // another stage of a conflicted path
+			}
+			prev = path
 		}
-		if len(path) == 0 || off > len(b) {
-			return nil, errors.New("statuscache: bad index entry")
+		if err := fn(path, mode&0o170000 == 0o160000); err != nil {
+			return err
 		}
-		prev = path
-		if len(entries) > 0 && entries[len(entries)-1].path == string(path) {
-			continue // another stage of a conflicted path
-		}
-		entries = append(entries, indexEntry{path: string(path), gitlink: mode&0o170000 == 0o160000})
 	}
 	// Extensions: a split index keeps its entries in a shared file ("link"), a sparse index
 	// folds directories into one entry ("sdir"): neither is provable here.
@@ -99,11 +122,11 @@ func readIndex(b []byte) ([]indexEntry, error) {
 			break
 		}
 		if sig == "link" || sig == "sdir" {
-			return nil, errUnprovable
+			return errUnprovable
 		}
 		off += 8 + size
 	}
-	return entries, nil
+	return nil
 }
 
 // varint is git's offset encoding (varint.c): 7 bits a byte, most significant first, each

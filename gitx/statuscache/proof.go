@@ -11,9 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/copse-dev/copse/gitx"
@@ -68,7 +68,7 @@ func (ps *Pass) Lookup(worktree string) (gitx.Status, *Proof, bool) {
 			return gitx.Status{}, nil, false
 		}
 	}
-	p, err := c.prove(t, ps.repo(t.common), stored.Upstream)
+	p, err := c.prove(t, ps.repo(t.common), stored)
 	if errors.Is(err, errTooBig) {
 		c.put(t.common, entry{Worktree: worktree, At: c.now().UnixNano(), TooBig: true})
 	}
@@ -220,9 +220,15 @@ func openSmall(dir int, name string) (int, error) {
 	return fd, err
 }
 
+// maxSmallFile bounds the files a proof reads whole (HEAD, refs, config files). A
+// repository's config holds a section per branch that tracks an upstream, about 70 bytes
+// each: 64 KB, the bound before, left every worktree of a repository of a thousand such
+// branches to git.
+const maxSmallFile = 4 << 20
+
 // readOpen reads a small regular file whole, of the size its stat data gives.
 func readOpen(fd int, st *unix.Stat_t) ([]byte, error) {
-	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > 64<<10 {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxSmallFile {
 		return nil, errUnprovable
 	}
 	b := make([]byte, st.Size)
@@ -262,10 +268,17 @@ type prover struct {
 	threshold int64 // Unix seconds: a time at or after this is racy
 	racy      bool
 	off       map[string]bool // tests: Cache.off
-	// root is the worktree proved and tracked the paths its index lists, in the index's
-	// order (sorted bytewise), for the walk's question "does git scan this directory".
+	// afterGit: the refs are read after git ran (withUpstream), so a change since the
+	// proof's time must make the proof racy.
+	afterGit bool
+	// record, when not nil, gathers the walk's record (proveWalk).
+	record []string
+	listed *atomic.Int64 // tests: Cache.listed
+	// root is the worktree proved and tracked every directory (relative to it, with
+	// slashes) under which its index lists a file, for the walk's question "does git scan
+	// this directory".
 	root    string
-	tracked []string
+	tracked map[string]bool
 }
 
 // dirBufs are the walk's buffers for reading directory entries, shared by the proofs
@@ -274,12 +287,22 @@ var dirBufs = sync.Pool{New: func() any { b := make([]byte, 8<<10); return &b }}
 
 func (c *Cache) newProver(at time.Time) *prover {
 	return &prover{h: sha256.New(), buf: make([]byte, 0, 8<<10), threshold: at.Add(-racyMargin).Unix(),
-		grain: int64(c.grain), off: c.off}
+		grain: int64(c.grain), off: c.off, listed: c.listed}
 }
 
 func (p *prover) str(s string) {
 	p.num(int64(len(s)))
 	p.buf = append(p.buf, s...)
+	if len(p.buf) >= 8<<10 {
+		p.h.Write(p.buf)
+		p.buf = p.buf[:0]
+	}
+}
+
+// bytes is str of a byte slice.
+func (p *prover) bytes(b []byte) {
+	p.num(int64(len(b)))
+	p.buf = append(p.buf, b...)
 	if len(p.buf) >= 8<<10 {
 		p.h.Write(p.buf)
 		p.buf = p.buf[:0]
@@ -601,7 +624,8 @@ func (c *Cache) statUserFile(p *prover, file string) error {
 // its .git file, HEAD and the branch it names, the upstream's ref, the rebase and merge
 // markers, the worktree's config, the index and the stat data of every file it lists, and
 // the walk of the worktree's directories.
-func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
+func (c *Cache) prove(t *tree, r *repoPart, stored entry) (*Proof, error) {
+	upstream := stored.Upstream
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -635,13 +659,6 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 			return nil, err
 		}
 	}
-	if upstream != "" && on("upstream") {
-		for _, ref := range upstreamRefs(upstream) {
-			if err := pr.ref(t.common, ref); err != nil {
-				return nil, err
-			}
-		}
-	}
 	state := gitx.GitDirState{Dir: t.gitDir}
 	for _, f := range []string{"MERGE_HEAD", "rebase-merge", "rebase-apply"} {
 		exists, err := pr.stat(t.git, f)
@@ -665,12 +682,52 @@ func (c *Cache) prove(t *tree, r *repoPart, upstream string) (*Proof, error) {
 	if err := pr.index(t); err != nil {
 		return nil, err
 	}
-	if err := pr.walk(t.root, t.path, true, new(int)); err != nil {
+	walkSum, walkRec, walkRacy, err := c.proveWalk(t, pr, r.at, stored)
+	if err != nil {
 		return nil, err
 	}
-	p := &Proof{worktree: t.path, common: t.common, at: r.at, racy: pr.racy || r.racy, upstream: upstream, gitDir: state}
-	pr.sum(p.sum[:0], r.sum[:])
+	pr.bytes(walkSum[:])
+	p := &Proof{worktree: t.path, common: t.common, at: r.at, baseRacy: pr.racy || walkRacy || r.racy, gitDir: state,
+		repoSum: r.sum, walkSum: walkSum, walkRec: walkRec}
+	pr.sum(p.base[:0])
+	sum, racy, err := c.withUpstream(p, upstream, false)
+	if err != nil {
+		return nil, err
+	}
+	p.sum, p.racy, p.upstream = sum, racy, upstream
 	return p, nil
+}
+
+// withUpstream is the proof p completed with the refs the upstream's printed name can
+// stand for (none for ""), and whether it is racy. The upstream's part is hashed apart
+// from the rest, so that Store can complete a proof taken before git ran with the upstream
+// git then reported (afterGit): a cold listing learns each branch's upstream only from
+// git's answer, and without this stored nothing for a worktree that tracks one.
+//
+// A ref read after git ran may not be the one git read. It is trusted only when it has not
+// changed since the proof's time: the ref file's own times and those of the nearest
+// directory above it that exists (where its creation, deletion or renaming shows) must
+// be older than the racy threshold, or the proof is racy and its status is not stored.
+// That is the argument repoPart makes for the files read once per pass: the kernel gives
+// a change after the proof's time a change time in its second or later, which no program
+// can set back. packed-refs, where a ref missing as a file may live, is in the
+// repository's part, read before git ran.
+func (c *Cache) withUpstream(p *Proof, upstream string, afterGit bool) (sum [sha256.Size]byte, racy bool, err error) {
+	u := c.newProver(p.at)
+	u.afterGit = afterGit && !c.off["upstreamrace"]
+	if upstream != "" && !c.off["upstream"] {
+		for _, ref := range upstreamRefs(upstream) {
+			if err := u.ref(p.common, ref); err != nil {
+				return sum, false, err
+			}
+		}
+	}
+	h := sha256.New()
+	h.Write(p.base[:])
+	h.Write(u.sum(nil))
+	h.Write(p.repoSum[:])
+	h.Sum(sum[:0])
+	return sum, p.baseRacy || u.racy, nil
 }
 
 // upstreamRefs are the refs an upstream's name, as git status prints it, can stand for.
@@ -697,6 +754,9 @@ func (p *prover) ref(common, ref string) error {
 		return errUnprovable
 	}
 	path := filepath.Join(common, filepath.FromSlash(ref))
+	if p.afterGit {
+		p.racyAbove(common, path)
+	}
 	b, err := p.content(unix.AT_FDCWD, path)
 	if errors.Is(err, errUnprovable) {
 		// A directory there is no loose ref (refs/remotes/main when a remote is called
@@ -715,6 +775,28 @@ func (p *prover) ref(common, ref string) error {
 		return errUnprovable
 	}
 	return nil
+}
+
+// racyAbove marks the proof racy when the nearest directory above path (up to top) that
+// exists was modified in the racy window or later: a file created, deleted or renamed
+// there since. It hashes nothing: a proof completed after git ran (withUpstream) must
+// hash what a proof taken before git hashes.
+func (p *prover) racyAbove(top, path string) {
+	var st unix.Stat_t
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		err := unix.Lstat(dir, &st)
+		if err == nil {
+			break
+		}
+		if !missing(err) || dir == top || len(dir) <= len(top) {
+			p.racy = true // unreadable: not trusted
+			return
+		}
+	}
+	msec, _, csec, _, ok := fileTimes(&st)
+	if !ok || msec >= p.threshold || csec >= p.threshold {
+		p.racy = true
+	}
 }
 
 // index hashes the index file and the stat data of every file it lists. A worktree whose
@@ -754,24 +836,257 @@ func (p *prover) index(t *tree) error {
 		}
 		n += m
 	}
-	entries, err := readIndex(b)
-	if err != nil {
-		return err
-	}
-	p.tracked = make([]string, 0, len(entries))
-	for _, e := range entries {
-		p.tracked = append(p.tracked, e.path)
-		if e.gitlink {
+	p.tracked = map[string]bool{}
+	dirs := dirStack{root: t.root}
+	defer dirs.close()
+	var lastDir []byte
+	return eachIndexEntry(b, func(path []byte, gitlink bool) error {
+		if gitlink {
 			return errUnprovable // a submodule's status is read from the submodule
 		}
-		if p.off["entries"] {
-			continue
+		dir, base := splitPath(path)
+		if !bytes.Equal(dir, lastDir) {
+			lastDir = append(lastDir[:0], dir...)
+			p.noteTracked(dir)
 		}
-		if _, err := p.stat(t.root, e.path); err != nil {
+		if p.off["entries"] {
+			return nil
+		}
+		// The stat data of every file the index lists, each named relative to its own
+		// directory (opened once): a shorter walk for the kernel than from the top, and no
+		// allocation per file. On a worktree of 20,000 files this loop is the proof.
+		p.bytes(path)
+		fd, err := dirs.open(dir)
+		if err != nil {
 			return err
 		}
+		if fd < 0 {
+			p.num(-1) // a directory on its path is gone (or is no directory)
+			return nil
+		}
+		err = fstatatNoFollow(fd, base, &st)
+		if missing(err) || errors.Is(err, unix.ELOOP) {
+			p.num(-1)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return p.info(&st)
+	})
+}
+
+// splitPath splits an index path at its last slash ("" for a file at the top).
+func splitPath(path []byte) (dir, base []byte) {
+	if i := bytes.LastIndexByte(path, '/'); i >= 0 {
+		return path[:i], path[i+1:]
 	}
-	return nil
+	return nil, path
+}
+
+// noteTracked records that the index lists a file under dir and under each directory
+// above it, for tracks.
+func (p *prover) noteTracked(dir []byte) {
+	for len(dir) > 0 {
+		if p.tracked[string(dir)] {
+			return
+		}
+		p.tracked[string(dir)] = true
+		i := bytes.LastIndexByte(dir, '/')
+		if i < 0 {
+			return
+		}
+		dir = dir[:i]
+	}
+}
+
+// dirStack keeps open the directories along the path of the index entry being proved.
+// The index is sorted, so a directory's files come together, with its subdirectories'
+// among them: each directory is opened once.
+type dirStack struct {
+	root  int
+	names [][]byte // the open directories' paths, each below the one before
+	fds   []int    // their descriptors; -1 for one that could not be opened as a directory
+	buf   []byte
+}
+
+// open returns a descriptor of dir (relative to the top; nil is the top), or -1 when dir
+// or a directory above it is missing, or is not a directory (a symbolic link): git then
+// sees no file there either.
+func (d *dirStack) open(dir []byte) (int, error) {
+	if len(dir) == 0 {
+		return d.root, nil
+	}
+	for n := len(d.names); n > 0; n-- {
+		top := d.names[n-1]
+		if bytes.Equal(top, dir) {
+			return d.fds[n-1], nil
+		}
+		if len(dir) > len(top) && dir[len(top)] == '/' && bytes.HasPrefix(dir, top) {
+			break
+		}
+		d.pop()
+	}
+	parent, at := d.root, 0
+	if n := len(d.names); n > 0 {
+		parent, at = d.fds[n-1], len(d.names[n-1])+1
+	}
+	for at <= len(dir) {
+		end := bytes.IndexByte(dir[at:], '/')
+		if end < 0 {
+			end = len(dir)
+		} else {
+			end += at
+		}
+		fd := -1
+		if parent >= 0 {
+			var err error
+			d.buf = append(d.buf[:0], dir[at:end]...)
+			fd, err = unix.Openat(parent, string(d.buf), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err != nil {
+				if !missing(err) && !errors.Is(err, unix.ELOOP) {
+					return -1, err
+				}
+				fd = -1
+			}
+		}
+		d.names = append(d.names, dir[:end:end])
+		d.fds = append(d.fds, fd)
+		parent, at = fd, end+1
+	}
+	return parent, nil
+}
+
+func (d *dirStack) pop() {
+	n := len(d.names) - 1
+	if d.fds[n] >= 0 {
+		unix.Close(d.fds[n])
+	}
+	d.names, d.fds = d.names[:n], d.fds[:n]
+}
+
+func (d *dirStack) close() {
+	for len(d.names) > 0 {
+		d.pop()
+	}
+}
+
+// proveWalk hashes the walk of the worktree's directories (what git's untracked scan
+// depends on) apart from the rest of the proof, and returns its digest, its record (the
+// directories walked, in order, with what each holds of .git, .gitignore and
+// .gitattributes) and whether it was racy. When the stored entry has a record, it first
+// proves only the directories recorded, as git's untracked cache does: one stat each, no
+// listing of their entries. If that gives the stored walk's digest, every recorded
+// directory has the stat data it had when it was listed, so none gained, lost or renamed
+// an entry since (any such change moves its directory's mtime past the racy threshold the
+// stored proof met), and a full walk would list the same directories and hash the same
+// data. Otherwise (something changed, or no record) it walks every directory.
+func (c *Cache) proveWalk(t *tree, main *prover, at time.Time, stored entry) (sum [sha256.Size]byte, rec []string, racy bool, err error) {
+	newWalker := func() *prover {
+		w := c.newProver(at)
+		w.root, w.tracked = main.root, main.tracked
+		return w
+	}
+	if len(stored.Walk) > 0 && stored.WalkSum != "" && !c.off["replay"] {
+		w := newWalker()
+		if ok, err := w.replay(t, stored.Walk); err == nil && ok {
+			w.sum(sum[:0])
+			if walkKey(sum) == stored.WalkSum {
+				return sum, stored.Walk, w.racy, nil
+			}
+		}
+	}
+	w := newWalker()
+	w.record = []string{}
+	if err := w.walk(t.root, t.path, true, new(int)); err != nil {
+		return sum, nil, false, err
+	}
+	w.sum(sum[:0])
+	return sum, w.record, w.racy, nil
+}
+
+// Walk record flags: the first byte of each record is '0' plus these.
+const (
+	recGit           = 1
+	recGitignore     = 2
+	recGitattributes = 4
+)
+
+// replay hashes the directories of a walk's record as dir hashed them when it listed them,
+// reading only their stat data (and, for those holding .git, .gitignore or
+// .gitattributes, what dir reads of those). It says false when the record no longer fits
+// (a directory gone or no longer one): the caller walks.
+func (p *prover) replay(t *tree, rec []string) (bool, error) {
+	for _, r := range rec {
+		if r == "" || r[0] < '0' || r[0] > '0'+7 {
+			return false, nil
+		}
+		flags, rel := r[0]-'0', r[1:]
+		top := rel == ""
+		dir := t.path
+		if !top {
+			dir = filepath.Join(t.path, rel)
+		}
+		var st unix.Stat_t
+		fd := t.root
+		if flags != 0 && !top {
+			var err error
+			if fd, err = unix.Openat(t.root, rel, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
+				return false, nil
+			}
+		}
+		ok, err := p.replayDir(fd, rel, dir, top, flags, &st)
+		if fd != t.root {
+			unix.Close(fd)
+		}
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// replayDir is dir's hashing of one recorded directory (open as fd when it has flags or is
+// the top; else named rel from the top).
+func (p *prover) replayDir(fd int, rel, dir string, top bool, flags byte, st *unix.Stat_t) (bool, error) {
+	if !p.off["walk"] {
+		p.str(dir)
+		var err error
+		if fd >= 0 && (top || flags != 0) {
+			err = unix.Fstat(fd, st)
+		} else {
+			err = unix.Fstatat(fd, rel, st, unix.AT_SYMLINK_NOFOLLOW)
+		}
+		if err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return false, nil
+		}
+		if err := p.info(st); err != nil {
+			return false, err
+		}
+	}
+	if !top && flags&recGit != 0 {
+		if p.off["nested"] {
+			return true, nil
+		}
+		repo, err := p.nestedGit(fd, dir)
+		if err != nil {
+			return false, err
+		}
+		if repo && !p.tracks(dir) {
+			return true, nil
+		}
+	}
+	if flags&recGitignore != 0 && !p.off["ignore"] {
+		if _, err := p.statOpened(fd, ".gitignore"); err != nil {
+			return false, err
+		}
+	}
+	if flags&recGitattributes != 0 && !p.off["gitattributes"] {
+		if _, err := p.statOpened(fd, ".gitattributes"); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // walk hashes the stat data of every directory under dir (open as fd) and of every
@@ -819,11 +1134,31 @@ func (p *prover) dir(fd int, dir string, top bool, dirs *int) ([]string, error) 
 			return nil, err
 		}
 	}
+	if p.listed != nil {
+		p.listed.Add(1)
+	}
 	buf := dirBufs.Get().(*[]byte)
 	l, err := listDir(fd, *buf)
 	dirBufs.Put(buf)
 	if err != nil {
 		return nil, err
+	}
+	if p.record != nil {
+		flags := byte(0)
+		if l.git {
+			flags |= recGit
+		}
+		if l.gitignore {
+			flags |= recGitignore
+		}
+		if l.gitattributes {
+			flags |= recGitattributes
+		}
+		rel := ""
+		if !top {
+			rel = dir[len(p.root)+1:]
+		}
+		p.record = append(p.record, string('0'+flags)+rel)
 	}
 	if !top && l.git {
 		if p.off["nested"] {
@@ -976,9 +1311,7 @@ func (p *prover) tracks(dir string) bool {
 	if err != nil || rel == "." {
 		return true
 	}
-	prefix := filepath.ToSlash(rel) + "/"
-	i, _ := slices.BinarySearch(p.tracked, prefix)
-	return i < len(p.tracked) && strings.HasPrefix(p.tracked[i], prefix)
+	return p.tracked[filepath.ToSlash(rel)]
 }
 
 // dirList is what the walk needs of one directory: its subdirectories, and whether it
