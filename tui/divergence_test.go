@@ -28,7 +28,7 @@ func TestDivergenceAsksTheRowsOnScreenFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(svc, Options{Listing: l, Width: 100, Height: 12})
+	m := newModel(context.Background(), svc, Options{Listing: l, Width: 100, Height: 12})
 	m, _ = send(t, m, press("j"), press("j"))
 	onScreen := map[string]bool{}
 	for vi := m.offset; vi < min(len(m.visible), m.offset+m.listHeight()); vi++ {
